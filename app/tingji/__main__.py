@@ -1,0 +1,5 @@
+"""Allow `python -m tingji ...` as an alias of the `tingji` command."""
+
+from tingji.cli import main
+
+raise SystemExit(main())

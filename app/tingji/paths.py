@@ -1,0 +1,55 @@
+"""Where Tingji keeps user data.
+
+Everything a user accumulates (models, settings, the transcription queue and
+history, dictation recordings, logs) lives under one folder so that it can be
+backed up, wiped or moved as a whole. `TINGJI_HOME` relocates it; otherwise
+the platform's per-user data folder is used (via platformdirs).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "Tingji"
+
+
+def data_dir() -> Path:
+    """The root of all user data; created on first use."""
+    home = os.environ.get("TINGJI_HOME")
+    if home:
+        root = Path(home).expanduser()
+    else:
+        from platformdirs import user_data_dir
+
+        root = Path(user_data_dir(APP_NAME, appauthor=False, roaming=False))
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def models_dir() -> Path:
+    """Installed models, one sub-folder per model name."""
+    path = data_dir() / "models"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def logs_dir() -> Path:
+    path = data_dir() / "logs"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def recordings_dir() -> Path:
+    """Dictation takes kept until their text is safely stored."""
+    path = data_dir() / "recordings"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def settings_path() -> Path:
+    return data_dir() / "settings.json"
+
+
+def database_path() -> Path:
+    return data_dir() / "tingji.sqlite3"
