@@ -1,0 +1,155 @@
+"""Reading an official Fun-ASR-Nano checkpoint folder.
+
+The release folder holds `config.yaml` (architecture and front-end settings),
+`model.pt` (one state dict: encoder, adaptor, CTC head and the Qwen3 LLM), the
+LLM's config and tokenizer in a `Qwen3-0.6B/` sub-folder and the CTC
+vocabulary `multilingual.tiktoken`. Only plain tensors are read from
+`model.pt` (`weights_only=True`): a checkpoint is data, never code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+import yaml
+
+from ..engine.errors import ModelError
+from .modules import AudioDims
+
+
+@dataclass
+class Checkpoint:
+    """An official checkpoint folder, parsed."""
+
+    folder: Path
+    config: dict[str, Any]
+    state: dict[str, torch.Tensor]
+    llm_dir: Path
+    llm_config: dict[str, Any]
+    ctc_vocab: Path | None
+    sha256: str
+
+    @property
+    def dims(self) -> AudioDims:
+        return audio_dims(self.config, self.llm_config, self.state)
+
+    def frontend_conf(self) -> dict[str, Any]:
+        return dict(self.config.get("frontend_conf") or {})
+
+
+def _normalize_state(obj: Any) -> dict[str, torch.Tensor]:
+    """Unwrap the usual containers and a DDP `module.` prefix, as funasr does."""
+    while isinstance(obj, dict):
+        inner = next(
+            (obj[k] for k in ("state_dict", "model_state_dict", "model") if isinstance(obj.get(k), dict)),
+            None,
+        )
+        if inner is None:
+            break
+        obj = inner
+    if not isinstance(obj, dict):
+        raise ModelError("model.pt does not hold a state dict")
+    state = {}
+    for key, value in obj.items():
+        if not isinstance(value, torch.Tensor):
+            continue
+        key = key[len("module."):] if key.startswith("module.") else key
+        state[key] = value
+    return state
+
+
+def _find_llm_dir(folder: Path, config: dict[str, Any]) -> Path:
+    """The Qwen3 folder: config's llm_conf.init_param_path, relative to the checkpoint."""
+    candidates = []
+    init = (config.get("llm_conf") or {}).get("init_param_path")
+    if isinstance(init, str) and "${" not in init:
+        candidates.append(folder / init)
+        candidates.append(folder / Path(init).name)
+    candidates.append(folder / "Qwen3-0.6B")
+    for path in candidates:
+        if (path / "config.json").is_file():
+            return path
+    raise ModelError(f"{folder}: no LLM folder with config.json (looked for {', '.join(str(c.name) for c in candidates)})")
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_checkpoint(folder: str | Path) -> Checkpoint:
+    folder = Path(folder)
+    config_path = folder / "config.yaml"
+    weights = folder / "model.pt"
+    for required in (config_path, weights):
+        if not required.is_file():
+            raise ModelError(f"{folder}: not a Fun-ASR-Nano checkpoint ({required.name} missing)")
+    try:
+        config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ModelError(f"{config_path}: unreadable YAML ({exc})") from None
+    if config.get("model") != "FunASRNano":
+        raise ModelError(f"{config_path}: model is {config.get('model')!r}, expected FunASRNano")
+    llm_dir = _find_llm_dir(folder, config)
+    llm_config = json.loads((llm_dir / "config.json").read_text(encoding="utf-8"))
+    try:
+        raw = torch.load(weights, map_location="cpu", weights_only=True, mmap=True)
+    except Exception as exc:  # torch raises many types for a corrupt or unsafe file
+        raise ModelError(f"{weights}: cannot read weights ({type(exc).__name__}: {exc})") from None
+    state = _normalize_state(raw)
+    vocab = folder / "multilingual.tiktoken"
+    return Checkpoint(
+        folder=folder,
+        config=config,
+        state=state,
+        llm_dir=llm_dir,
+        llm_config=llm_config,
+        ctc_vocab=vocab if vocab.is_file() else None,
+        sha256=file_sha256(weights),
+    )
+
+
+def audio_dims(config: dict[str, Any], llm_config: dict[str, Any], state: dict[str, torch.Tensor]) -> AudioDims:
+    """Architecture sizes from config.yaml, cross-checked against the tensors present."""
+    enc = config.get("audio_encoder_conf") or {}
+    ada = config.get("audio_adaptor_conf") or {}
+    ctc = config.get("ctc_decoder_conf") or {}
+    fe = config.get("frontend_conf") or {}
+    if int(ada.get("downsample_rate", 1)) != 1:
+        raise ModelError("audio adaptor downsample_rate other than 1 is not supported")
+    input_size = int(fe.get("n_mels", 80)) * int(fe.get("lfr_m", 7))
+    encoder_dim = int(enc.get("output_size", 512))
+    ctc_layers = sum(1 for k in state if k.startswith("ctc_decoder.blocks.") and k.endswith("norm1.weight"))
+    has_ctc = "ctc.ctc_lo.weight" in state and config.get("ctc_decoder") is not None
+    dims = AudioDims(
+        input_size=input_size,
+        encoder_dim=encoder_dim,
+        encoder_heads=int(enc.get("attention_heads", 4)),
+        encoder_ffn=int(enc.get("linear_units", 2048)),
+        encoder_blocks=int(enc.get("num_blocks", 50)),
+        tp_blocks=int(enc.get("tp_blocks", 0)),
+        kernel_size=int(enc.get("kernel_size", 11)),
+        sanm_shift=int(enc.get("sanm_shfit", 0)),
+        llm_dim=int(llm_config["hidden_size"]),
+        adaptor_ffn=int(ada.get("ffn_dim", 2048)),
+        adaptor_layers=int(ada.get("n_layer", 2)),
+        adaptor_heads=int(ada.get("attention_heads", 8)),
+        ctc_layers=ctc_layers if has_ctc else 0,
+        ctc_ffn=int(ctc.get("ffn_dim", 2048)),
+        ctc_heads=int(ctc.get("attention_heads", 8)),
+        ctc_vocab=int(state["ctc.ctc_lo.weight"].shape[0]) if has_ctc else 0,
+    )
+    got = state.get("audio_encoder.encoders0.0.self_attn.linear_q_k_v.weight")
+    if got is None:
+        raise ModelError("model.pt has no audio encoder weights")
+    if tuple(got.shape) != (3 * encoder_dim, input_size):
+        raise ModelError(f"encoder weights {tuple(got.shape)} do not match config.yaml sizes")
+    return dims
