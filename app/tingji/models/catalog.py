@@ -1,0 +1,306 @@
+"""Known downloadable models: `assets/models.json` plus the user's overrides.
+
+The built-in catalog lists where each model can be fetched and, where known,
+the size and SHA-256 of every file. Where a hash is not known (null) the first
+download computes it and *pins* it in `catalog-overrides.json` under the data
+folder; later downloads are then held to it (trust on first use). A pin never
+replaces a value the built-in catalog already has.
+
+The overrides file may also add or replace whole entries (`"models": [...]`).
+`TINGJI_CATALOG` (or the `path` argument) points at another catalog file
+instead of the built-in one; the test suite uses that to aim at a local server.
+
+Catalog format (format 1)::
+
+    {"format": 1, "models": [{
+        "name": "fun-asr-nano-2512",            # folder name once installed
+        "kind": "official-checkpoint",          # or "peer-release", "tingji-model"
+        "title": "...", "description": "...", "homepage": "https://...",
+        "mirrors": ["https://host/repo/resolve/main/{path}", ...],  # per-file URLs
+        "archives": [{"name": "x.zip", "urls": [...], "size": null, "sha256": null}],
+        "files": [{"path": "config.yaml", "size": null, "sha256": null},
+                  {"any_of": [{"path": "a.int4.onnx", ...}, {"path": "a.fp32.onnx", ...}]}]
+    }]}
+
+`{path}` in a mirror is the file's relative path URL-quoted with `/` kept;
+`{path_q}` is quoted completely (for `?FilePath=` style APIs). Archives, when
+listed, are tried before per-file mirrors; the extracted archive must hold one
+of each file choice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+from urllib.parse import quote
+
+from ..engine.errors import ModelError
+from ..paths import data_dir
+
+CATALOG_ENV = "TINGJI_CATALOG"
+OVERRIDES_NAME = "catalog-overrides.json"
+KINDS = ("official-checkpoint", "peer-release", "tingji-model")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_PIN_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class CatalogFile:
+    path: str
+    sha256: str | None
+    size: int | None
+
+    @property
+    def key(self) -> str:
+        return "file:" + self.path
+
+
+@dataclass(frozen=True)
+class FileChoice:
+    """One required file; the first of `options` that a source has is used."""
+
+    options: tuple[CatalogFile, ...]
+
+    @property
+    def label(self) -> str:
+        return " or ".join(o.path for o in self.options)
+
+
+@dataclass(frozen=True)
+class CatalogArchive:
+    name: str
+    urls: tuple[str, ...]
+    sha256: str | None
+    size: int | None
+
+    @property
+    def key(self) -> str:
+        return "archive:" + self.name
+
+
+@dataclass(frozen=True)
+class CatalogModel:
+    name: str
+    kind: str
+    title: str
+    description: str
+    homepage: str
+    files: tuple[FileChoice, ...]
+    mirrors: tuple[str, ...]
+    archives: tuple[CatalogArchive, ...]
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def urls_for(self, path: str) -> list[str]:
+        """The per-file mirror URLs of `path`, in order."""
+        return [
+            m.replace("{path}", quote(path, safe="/")).replace("{path_q}", quote(path, safe=""))
+            for m in self.mirrors
+        ]
+
+    @property
+    def known_size(self) -> int | None:
+        """Total download size when every first-choice file's size is known."""
+        sizes = [c.options[0].size for c in self.files]
+        if not sizes or any(s is None for s in sizes):
+            return None
+        return sum(sizes)  # type: ignore[arg-type]
+
+
+class Catalog:
+    """Catalog entries by name, with the overrides file it pins hashes into."""
+
+    def __init__(self, models: dict[str, CatalogModel], overrides_path: Path, source: str) -> None:
+        self.models = models
+        self.overrides_path = overrides_path
+        self.source = source
+
+    def __iter__(self) -> Iterator[CatalogModel]:
+        return iter(sorted(self.models.values(), key=lambda m: m.name))
+
+    def names(self) -> list[str]:
+        return sorted(self.models)
+
+    def get(self, name: str) -> CatalogModel:
+        try:
+            return self.models[name]
+        except KeyError:
+            known = ", ".join(self.names()) or "none"
+            raise ModelError(f"no downloadable model named {name!r}; known: {known}") from None
+
+    def pin(self, model: str, key: str, sha256: str, size: int) -> None:
+        """Record a hash learned on first download in the overrides file."""
+        with _PIN_LOCK:
+            data = _read_overrides(self.overrides_path)
+            pins = data.setdefault("pins", {}).setdefault(model, {})
+            pins[key] = {"sha256": sha256, "size": int(size)}
+            data.setdefault("format", 1)
+            _write_json(self.overrides_path, data)
+
+
+def builtin_catalog_path() -> Path:
+    """`models.json` shipped as `tingji.assets`, or the repository's assets/ folder."""
+    try:
+        from importlib.resources import files
+
+        resource = files("tingji.assets").joinpath("models.json")
+        if resource.is_file():
+            return Path(str(resource))
+    except (ImportError, ModuleNotFoundError, TypeError):
+        pass
+    return Path(__file__).resolve().parents[3] / "assets" / "models.json"
+
+
+def overrides_path() -> Path:
+    return data_dir() / OVERRIDES_NAME
+
+
+def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
+    """The catalog (built-in, `TINGJI_CATALOG` or `path`) with the user's overrides applied."""
+    chosen = Path(path) if path is not None else (
+        Path(os.environ[CATALOG_ENV]) if os.environ.get(CATALOG_ENV) else builtin_catalog_path()
+    )
+    try:
+        data = json.loads(chosen.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(f"{chosen}: model catalog not found") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelError(f"{chosen}: unreadable model catalog ({exc})") from None
+    entries = _entries(chosen, data)
+    over_path = overrides_path()
+    overrides = _read_overrides(over_path)
+    for name, raw in _entries(over_path, overrides).items():
+        entries[name] = raw
+    pins = overrides.get("pins") or {}
+    models = {name: _parse_model(chosen, raw, pins.get(name) or {}) for name, raw in entries.items()}
+    return Catalog(models, over_path, str(chosen))
+
+
+def _entries(where: Path, data: Any) -> dict[str, dict[str, Any]]:
+    if not isinstance(data, dict):
+        raise ModelError(f"{where}: model catalog is not a JSON object")
+    if int(data.get("format", 1)) > 1:
+        raise ModelError(f"{where}: catalog made by a newer Tingji (format {data.get('format')})")
+    out: dict[str, dict[str, Any]] = {}
+    for raw in data.get("models") or []:
+        if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
+            raise ModelError(f"{where}: catalog entry without a name")
+        out[raw["name"]] = raw
+    return out
+
+
+def _read_overrides(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ModelError(f"{path}: unreadable catalog overrides ({exc}); fix or delete it") from None
+    if not isinstance(data, dict):
+        raise ModelError(f"{path}: catalog overrides are not a JSON object; fix or delete it")
+    return data
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _hash_or_none(where: Path, name: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    text = str(value).strip().lower()
+    if not _HEX64.match(text):
+        raise ModelError(f"{where}: model {name!r}: {value!r} is not a SHA-256")
+    return text
+
+
+def _size_or_none(where: Path, name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ModelError(f"{where}: model {name!r}: bad size {value!r}")
+    return value
+
+
+def _pinned(where: Path, name: str, key: str, sha: str | None, size: int | None,
+            pins: dict[str, Any]) -> tuple[str | None, int | None]:
+    pin = pins.get(key)
+    if isinstance(pin, dict):
+        if sha is None:
+            sha = _hash_or_none(where, name, pin.get("sha256"))
+        if size is None:
+            size = _size_or_none(where, name, pin.get("size"))
+    return sha, size
+
+
+def _safe_rel(where: Path, name: str, path: Any) -> str:
+    if not isinstance(path, str) or not path:
+        raise ModelError(f"{where}: model {name!r}: file without a path")
+    parts = path.replace("\\", "/").split("/")
+    if path.startswith(("/", "\\")) or ":" in path or any(p in ("", ".", "..") for p in parts):
+        raise ModelError(f"{where}: model {name!r}: unsafe file path {path!r}")
+    return "/".join(parts)
+
+
+def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> CatalogModel:
+    name = raw["name"]
+    if not NAME_RE.match(name):
+        raise ModelError(f"{where}: bad model name {name!r}")
+    kind = raw.get("kind")
+    if kind not in KINDS:
+        raise ModelError(f"{where}: model {name!r} has unknown kind {kind!r}")
+
+    def one_file(spec: Any) -> CatalogFile:
+        if not isinstance(spec, dict):
+            raise ModelError(f"{where}: model {name!r}: bad file entry {spec!r}")
+        path = _safe_rel(where, name, spec.get("path"))
+        sha = _hash_or_none(where, name, spec.get("sha256"))
+        size = _size_or_none(where, name, spec.get("size"))
+        sha, size = _pinned(where, name, "file:" + path, sha, size, pins)
+        return CatalogFile(path, sha, size)
+
+    files: list[FileChoice] = []
+    for spec in raw.get("files") or []:
+        if isinstance(spec, dict) and "any_of" in spec:
+            options = tuple(one_file(o) for o in spec["any_of"] or [])
+            if not options:
+                raise ModelError(f"{where}: model {name!r}: empty any_of")
+            files.append(FileChoice(options))
+        else:
+            files.append(FileChoice((one_file(spec),)))
+    archives: list[CatalogArchive] = []
+    for spec in raw.get("archives") or []:
+        if not isinstance(spec, dict) or not spec.get("urls"):
+            raise ModelError(f"{where}: model {name!r}: archive without URLs")
+        aname = _safe_rel(where, name, spec.get("name"))
+        sha = _hash_or_none(where, name, spec.get("sha256"))
+        size = _size_or_none(where, name, spec.get("size"))
+        sha, size = _pinned(where, name, "archive:" + aname, sha, size, pins)
+        archives.append(CatalogArchive(aname, tuple(str(u) for u in spec["urls"]), sha, size))
+    mirrors = tuple(str(m) for m in raw.get("mirrors") or [])
+    if mirrors and any("{path" not in m for m in mirrors):
+        raise ModelError(f"{where}: model {name!r}: mirror without a {{path}} placeholder")
+    if not files:
+        raise ModelError(f"{where}: model {name!r} lists no files")
+    if not mirrors and not archives:
+        raise ModelError(f"{where}: model {name!r} has no download location")
+    known = {"name", "kind", "title", "description", "homepage", "files", "mirrors", "archives"}
+    return CatalogModel(
+        name=name,
+        kind=kind,
+        title=str(raw.get("title") or name),
+        description=str(raw.get("description") or ""),
+        homepage=str(raw.get("homepage") or ""),
+        files=tuple(files),
+        mirrors=mirrors,
+        archives=tuple(archives),
+        extra={k: v for k, v in raw.items() if k not in known},
+    )

@@ -1,0 +1,203 @@
+"""tingji.models.download against a real HTTP server on 127.0.0.1 with injected faults."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from models_http import Fault, FileServer
+from tingji.engine.errors import Cancelled, ModelError
+from tingji.models.download import NotFound, check_url, download
+
+DATA = os.urandom(300_000)
+SHA = hashlib.sha256(DATA).hexdigest()
+FAST = {"backoff": 0.005, "max_backoff": 0.02, "chunk": 8192}
+
+
+@pytest.fixture
+def server():
+    with FileServer({"/m.bin": DATA}) as srv:
+        yield srv
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_plain_download_reports_progress_and_hash(server, tmp_path):
+    seen: list[tuple[int, int | None, float]] = []
+    dest = tmp_path / "m.bin"
+    result = download([server.url("/m.bin")], dest, sha256=None, size=None,
+                      progress=lambda d, t, bps: seen.append((d, t, bps)), **FAST)
+    assert dest.read_bytes() == DATA
+    assert result.sha256 == SHA  # computed when none is known, for the caller to pin
+    assert result.size == len(DATA) and result.url_used == server.url("/m.bin")
+    assert seen and seen[-1][0] == len(DATA) and seen[-1][1] == len(DATA)
+    assert [d for d, _, _ in seen] == sorted(d for d, _, _ in seen)
+    assert _leftovers(tmp_path) == ["m.bin"]
+
+
+def test_cut_connection_resumes_with_range(server, tmp_path):
+    server.faults["/m.bin"] = [Fault("cut", after=100_000)]
+    dest = tmp_path / "m.bin"
+    result = download([server.url("/m.bin")], dest, sha256=SHA, size=len(DATA), **FAST)
+    reqs = server.requests_for("/m.bin")
+    assert [r.status for r in reqs] == [200, 206]
+    assert reqs[0].range is None and reqs[1].range == "bytes=100000-"
+    assert result.sha256 == SHA and hashlib.sha256(dest.read_bytes()).hexdigest() == SHA
+    assert _leftovers(tmp_path) == ["m.bin"]
+
+
+def test_part_file_from_earlier_run_is_resumed(server, tmp_path):
+    dest = tmp_path / "m.bin"
+    (tmp_path / "m.bin.part").write_bytes(DATA[:123_456])
+    download([server.url("/m.bin")], dest, sha256=SHA, size=len(DATA), **FAST)
+    assert [r.range for r in server.requests_for("/m.bin")] == ["bytes=123456-"]
+    assert dest.read_bytes() == DATA
+
+
+def test_server_ignoring_range_restarts_cleanly(server, tmp_path):
+    server.behaviour["/m.bin"] = {"ignore_range": True}
+    dest = tmp_path / "m.bin"
+    # A .part whose bytes are wrong: appending the 200 body to it would corrupt the file.
+    (tmp_path / "m.bin.part").write_bytes(b"\xff" * 50_000)
+    result = download([server.url("/m.bin")], dest, sha256=None, size=len(DATA), **FAST)
+    reqs = server.requests_for("/m.bin")
+    assert reqs[0].range == "bytes=50000-" and reqs[0].status == 200
+    assert dest.read_bytes() == DATA and result.sha256 == SHA
+
+
+def test_bad_content_range_falls_back_to_next_mirror(tmp_path):
+    with FileServer({"/m.bin": DATA}) as a, FileServer({"/m.bin": DATA}) as b:
+        a.faults["/m.bin"] = [Fault("bad_range")]
+        (tmp_path / "m.bin.part").write_bytes(DATA[:1000])
+        result = download([a.url("/m.bin"), b.url("/m.bin")], tmp_path / "m.bin", sha256=SHA,
+                          size=len(DATA), **FAST)
+        assert result.url_used == b.url("/m.bin")
+        assert (tmp_path / "m.bin").read_bytes() == DATA
+
+
+def test_wrong_hash_refused_and_part_deleted(server, tmp_path):
+    dest = tmp_path / "m.bin"
+    wrong = hashlib.sha256(b"something else").hexdigest()
+    with pytest.raises(ModelError, match="SHA-256") as info:
+        download([server.url("/m.bin")], dest, sha256=wrong, size=None, **FAST)
+    assert "\n" not in str(info.value)
+    assert not dest.exists()
+    assert _leftovers(tmp_path) == []
+
+
+def test_stall_watchdog_retries_then_falls_back_to_mirror(tmp_path):
+    with FileServer({"/m.bin": DATA}) as a, FileServer({"/m.bin": DATA}) as b:
+        a.behaviour["/m.bin"] = {"stall_after": 20_000}
+        started = time.monotonic()
+        result = download([a.url("/m.bin"), b.url("/m.bin")], tmp_path / "m.bin", sha256=SHA,
+                          size=len(DATA), stall_timeout=0.3, retries=1, **FAST)
+        elapsed = time.monotonic() - started
+        a_reqs = a.requests_for("/m.bin")
+        # 1 + retries attempts on the stalled mirror, the second resuming after the first's bytes.
+        assert len(a_reqs) == 2 and a_reqs[1].range == "bytes=20000-"
+        b_reqs = b.requests_for("/m.bin")
+        assert len(b_reqs) == 1 and b_reqs[0].range == "bytes=40000-"
+        assert result.url_used == b.url("/m.bin")
+        assert (tmp_path / "m.bin").read_bytes() == DATA
+        assert elapsed < 2.5  # the watchdog (0.3 s), not the socket's backstop timeout, fired
+
+
+def test_server_errors_are_retried_with_backoff(server, tmp_path):
+    server.faults["/m.bin"] = [Fault("status", status=503), Fault("status", status=500)]
+    download([server.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=None, retries=2, **FAST)
+    assert [r.status for r in server.requests_for("/m.bin")] == [503, 500, 200]
+
+
+def test_retries_exhausted_gives_one_line_error(server, tmp_path):
+    server.faults["/m.bin"] = [Fault("status", status=503)] * 3
+    with pytest.raises(ModelError, match="HTTP 503") as info:
+        download([server.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=None, retries=2, **FAST)
+    assert "\n" not in str(info.value)
+    assert len(server.requests_for("/m.bin")) == 3
+    assert not (tmp_path / "m.bin").exists()
+
+
+def test_not_found_everywhere_raises_notfound(server, tmp_path):
+    with pytest.raises(NotFound):
+        download([server.url("/missing.bin")], tmp_path / "x", sha256=None, size=None, **FAST)
+    assert _leftovers(tmp_path) == []
+
+
+def test_not_enough_disk_space_before_any_request(server, tmp_path):
+    asked: list[Path] = []
+
+    def full_disk(folder: Path) -> int:
+        asked.append(folder)
+        return 1_000
+
+    with pytest.raises(ModelError, match=r"not enough disk space: need .* free"):
+        download([server.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=len(DATA),
+                 disk_free=full_disk, **FAST)
+    assert asked == [tmp_path]
+    assert server.requests == []
+    assert _leftovers(tmp_path) == []
+
+
+def test_unknown_size_checks_space_from_content_length(server, tmp_path):
+    with pytest.raises(ModelError, match="not enough disk space"):
+        download([server.url("/m.bin")], tmp_path / "m.bin", sha256=None, size=None,
+                 disk_free=lambda folder: 10, **FAST)
+    assert not (tmp_path / "m.bin").exists()
+
+
+def test_cancel_mid_download_leaves_only_part(server, tmp_path):
+    cancel = threading.Event()
+
+    def progress(done: int, total: int | None, bps: float) -> None:
+        if done > 0:
+            cancel.set()  # the first report comes after the first chunk
+
+    dest = tmp_path / "m.bin"
+    with pytest.raises(Cancelled):
+        download([server.url("/m.bin")], dest, sha256=SHA, size=len(DATA), progress=progress,
+                 cancel=cancel, **FAST)
+    assert not dest.exists()
+    assert _leftovers(tmp_path) == ["m.bin.part"]
+    assert 0 < (tmp_path / "m.bin.part").stat().st_size < len(DATA)
+    # ... and a later call resumes from it.
+    download([server.url("/m.bin")], dest, sha256=SHA, size=len(DATA), **FAST)
+    assert server.requests_for("/m.bin")[-1].range is not None
+    assert dest.read_bytes() == DATA
+
+
+def test_cancel_during_stall_is_prompt(tmp_path):
+    cancel = threading.Event()
+    with FileServer({"/m.bin": DATA}) as srv:
+        srv.behaviour["/m.bin"] = {"stall_after": 1000}
+        timer = threading.Timer(0.2, cancel.set)
+        timer.start()
+        started = time.monotonic()
+        with pytest.raises(Cancelled):
+            download([srv.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=None,
+                     cancel=cancel, stall_timeout=30, **FAST)
+        assert time.monotonic() - started < 3
+    assert not (tmp_path / "m.bin").exists()
+
+
+def test_plain_http_refused_except_loopback(tmp_path):
+    check_url("https://huggingface.co/x")
+    check_url("http://127.0.0.1:8000/x")
+    check_url("http://localhost/x")
+    for bad in ("http://example.com/model.zip", "ftp://127.0.0.1/x", "file:///etc/passwd"):
+        with pytest.raises(ModelError):
+            download([bad], tmp_path / "x", sha256=None, size=None)
+    assert _leftovers(tmp_path) == []
+
+
+def test_existing_verified_destination_is_not_downloaded_again(server, tmp_path):
+    dest = tmp_path / "m.bin"
+    dest.write_bytes(DATA)
+    result = download([server.url("/m.bin")], dest, sha256=SHA, size=len(DATA), **FAST)
+    assert result.url_used is None and server.requests == []

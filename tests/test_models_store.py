@@ -1,0 +1,643 @@
+"""Model store, catalog downloads, safe archive extraction and `tingji models` CLI.
+
+Everything runs against a real HTTP server on 127.0.0.1 (tests/models_http.py)
+with TINGJI_HOME pointed at a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import stat
+import sys
+import tarfile
+import threading
+import types
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import tingji.export
+from models_http import FileServer
+from tingji.engine import manifest as mf
+from tingji.engine.errors import Cancelled, ModelError
+from tingji.models import archive, cli, store
+from tingji.models.catalog import load_catalog
+from tingji.models.download import download as real_download
+from tingji.paths import data_dir, models_dir
+
+FAST = {"backoff": 0.005, "max_backoff": 0.02, "chunk": 8192, "stall_timeout": 5.0}
+
+
+# ---------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    root = tmp_path / "home"
+    monkeypatch.setenv("TINGJI_HOME", str(root))
+    monkeypatch.delenv("TINGJI_CATALOG", raising=False)
+    return root
+
+
+@pytest.fixture
+def server():
+    with FileServer() as srv:
+        yield srv
+
+
+def make_model(folder: Path) -> Path:
+    """A small fake Tingji model folder (random bytes) with a real manifest."""
+    folder.mkdir(parents=True)
+    (folder / "enc").mkdir()
+    files = {
+        "encoder": folder / "enc" / "encoder.onnx",
+        "decoder": folder / "decoder.gguf",
+        "tokens": folder / "tokens.txt",
+    }
+    files["encoder"].write_bytes(os.urandom(20_000))
+    files["decoder"].write_bytes(os.urandom(30_000))
+    files["tokens"].write_text("<blk>\na\nb\n", encoding="utf-8")
+    manifest = mf.Manifest(
+        folder=folder, family=mf.FAMILY,
+        files={role: mf.file_entry(folder, path) for role, path in files.items()},
+        window_seconds=30.0, window_frames=3000, frontend={"sample_rate": 16000},
+        prompt={}, special_tokens={},
+    )
+    mf.save_manifest(manifest)
+    return folder
+
+
+def zip_folder(folder: Path, dest: Path, prefix: str = "") -> bytes:
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                zf.write(path, prefix + path.relative_to(folder).as_posix())
+    return dest.read_bytes()
+
+
+def tree(root: Path) -> list[str]:
+    if not root.exists():
+        return []
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
+
+
+def no_leftovers() -> None:
+    assert [p.name for p in models_dir().iterdir() if p.name.startswith(".")] == []
+    assert list(data_dir().rglob("*.part")) == []
+
+
+def write_catalog(path: Path, entries: list[dict]) -> Path:
+    path.write_text(json.dumps({"format": 1, "models": entries}), encoding="utf-8")
+    return path
+
+
+PEER_FILES = {
+    "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx": os.urandom(12_000),
+    "Fun-ASR-Nano-CTC.int4.onnx": os.urandom(4_000),
+    "Fun-ASR-Nano-Decoder.q5_k.gguf": os.urandom(16_000),
+    "tokens.txt": b"<blk>\nx\n",
+}
+
+
+def peer_entry(base: str, archive_url: str | None) -> dict:
+    return {
+        "name": "peer", "kind": "peer-release",
+        "archives": [] if archive_url is None else
+        [{"name": "Fun-ASR-Nano-GGUF.zip", "urls": [archive_url], "size": None, "sha256": None}],
+        "mirrors": [base + "/peer/{path}"],
+        "files": [
+            {"any_of": [{"path": "Fun-ASR-Nano-Encoder-Adaptor.int4.onnx"},
+                        {"path": "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"}]},
+            {"path": "Fun-ASR-Nano-CTC.int4.onnx"},
+            {"path": "Fun-ASR-Nano-Decoder.q5_k.gguf"},
+            {"path": "tokens.txt"},
+        ],
+    }
+
+
+@pytest.fixture
+def fake_peer_builder(monkeypatch):
+    """Stands in for tingji.export.manifest.manifest_for_peer_release (written elsewhere)."""
+    calls: list[tuple[Path, Path]] = []
+
+    def manifest_for_peer_release(src_dir, out_dir):
+        src_dir, out_dir = Path(src_dir), Path(out_dir)
+        calls.append((src_dir, out_dir))
+        out_dir.mkdir(parents=True)
+        roles = {"encoder": "Fun-ASR-Nano-Encoder-Adaptor", "ctc": "Fun-ASR-Nano-CTC",
+                 "decoder": "Fun-ASR-Nano-Decoder", "tokens": "tokens.txt"}
+        files = {}
+        for role, stem in roles.items():
+            found = sorted(p for p in src_dir.iterdir() if p.name.startswith(stem))[0]
+            (out_dir / found.name).write_bytes(found.read_bytes())
+            files[role] = mf.file_entry(out_dir, out_dir / found.name)
+        manifest = mf.Manifest(folder=out_dir, family=mf.FAMILY, files=files, window_seconds=30.0,
+                               window_frames=3000, frontend={}, prompt={}, special_tokens={},
+                               source={"kind": "peer-release"})
+        mf.save_manifest(manifest)
+        return manifest
+
+    module = types.ModuleType("tingji.export.manifest")
+    module.manifest_for_peer_release = manifest_for_peer_release
+    monkeypatch.setitem(sys.modules, "tingji.export.manifest", module)
+    return calls
+
+
+# ---------------------------------------------------------------- store round trip
+
+
+def test_install_verify_remove_list_round_trip(server, tmp_path):
+    blob = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip", prefix="my-model/")
+    server.files["/m.zip"] = blob
+    sha = hashlib.sha256(blob).hexdigest()
+    assert store.list_models() == []
+
+    result = store.install_from_url(server.url("/m.zip"), sha, "m1", download_options=FAST)
+    assert result.path == models_dir() / "m1" and result.sha256 == sha and result.pinned == {}
+    listed = store.list_models()
+    assert [(m.name, m.manifest_ok) for m in listed] == [("m1", True)]
+    assert listed[0].size >= 50_000
+    assert (models_dir() / "m1" / "enc" / "encoder.onnx").read_bytes() == (
+        tmp_path / "src" / "enc" / "encoder.onnx").read_bytes()
+    manifest = store.verify("m1")
+    assert set(manifest.files) == {"encoder", "decoder", "tokens"}
+    assert store.resolve_model("m1") == models_dir() / "m1"
+    no_leftovers()
+    assert tree(data_dir() / "cache" / "downloads") == []  # the archive is not kept
+
+    with pytest.raises(ModelError, match="already installed"):
+        store.install_from_url(server.url("/m.zip"), sha, "m1", download_options=FAST)
+    store.remove("m1")
+    assert store.list_models() == []
+    assert not (models_dir() / "m1").exists()
+    no_leftovers()
+
+
+def test_install_tar_gz_without_known_hash_returns_it(server, tmp_path):
+    src = make_model(tmp_path / "src")
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        tf.add(src, arcname="model")
+    server.files["/m.tar.gz"] = buf.getvalue()
+    result = store.install_from_url(server.url("/m.tar.gz"), None, "t1", download_options=FAST)
+    assert result.pinned == {"m.tar.gz": hashlib.sha256(buf.getvalue()).hexdigest()}
+    store.verify("t1")
+
+
+def test_install_wrong_hash_installs_nothing(server, tmp_path):
+    server.files["/m.zip"] = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip")
+    with pytest.raises(ModelError, match="SHA-256"):
+        store.install_from_url(server.url("/m.zip"), "0" * 64, "m1", download_options=FAST)
+    assert store.list_models() == []
+    assert not (models_dir() / "m1").exists()
+    no_leftovers()
+
+
+def test_install_archive_whose_files_fail_manifest_is_refused(server, tmp_path):
+    src = make_model(tmp_path / "src")
+    data = bytearray((src / "decoder.gguf").read_bytes())
+    data[100] ^= 0xFF
+    (src / "decoder.gguf").write_bytes(bytes(data))
+    blob = zip_folder(src, tmp_path / "m.zip")
+    server.files["/m.zip"] = blob
+    with pytest.raises(ModelError, match="decoder.gguf"):
+        store.install_from_url(server.url("/m.zip"), hashlib.sha256(blob).hexdigest(), "m1",
+                               download_options=FAST)
+    assert store.list_models() == []
+    no_leftovers()
+
+
+def test_install_unsafe_archive_writes_nothing_outside(server, tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("model/manifest.json", b"{}")
+        zf.writestr("../evil", b"pwned")
+    server.files["/bad.zip"] = buf.getvalue()
+    with pytest.raises(ModelError, match=r"bad\.zip.*'\.\./evil'"):
+        store.install_from_url(server.url("/bad.zip"), hashlib.sha256(buf.getvalue()).hexdigest(),
+                               "bad", download_options=FAST)
+    assert not list(tmp_path.rglob("evil"))
+    assert store.list_models() == []
+    no_leftovers()
+
+
+def test_import_folder_and_corrupt_byte_detected(tmp_path):
+    src = make_model(tmp_path / "My Model")
+    (src / "junk.bin").write_bytes(b"not listed")
+    result = store.import_folder(src)
+    assert result.name == "My-Model"
+    installed = models_dir() / "My-Model"
+    assert sorted(tree(installed)) == sorted(
+        ["decoder.gguf", "enc", "enc/encoder.onnx", "manifest.json", "tokens.txt"])
+    store.verify("My-Model")
+
+    path = installed / "enc" / "encoder.onnx"
+    data = bytearray(path.read_bytes())
+    data[1234] ^= 0x01
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match=r"enc/encoder\.onnx fails its SHA-256 check"):
+        store.verify("My-Model")
+    # list_models' quick check (sizes) cannot see a flipped byte, but a truncation it can.
+    assert store.list_models()[0].manifest_ok
+    path.write_bytes(bytes(data[:-1]))
+    listed = store.list_models()[0]
+    assert not listed.manifest_ok and "encoder.onnx" in listed.problem
+
+
+def test_import_peer_folder_without_builder_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tingji.export.manifest", None)
+    src = tmp_path / "peer"
+    src.mkdir()
+    for name, data in PEER_FILES.items():
+        (src / name).write_bytes(data)
+    with pytest.raises(ModelError, match="cannot import this folder yet"):
+        store.import_folder(src, "peer")
+    assert store.list_models() == []
+    no_leftovers()
+
+
+def test_import_peer_folder_with_builder(tmp_path, fake_peer_builder):
+    src = tmp_path / "peer"
+    src.mkdir()
+    for name, data in PEER_FILES.items():
+        (src / name).write_bytes(data)
+    store.import_folder(src, "peer")
+    assert store.verify("peer").files["decoder"].path == "Fun-ASR-Nano-Decoder.q5_k.gguf"
+    assert fake_peer_builder[0][0] == src
+
+
+def test_resolve_model_rules_and_errors(tmp_path):
+    with pytest.raises(ModelError) as info:
+        store.resolve_model("nano")
+    assert str(info.value) == "no model named nano; no models are installed (see `tingji models list`)"
+
+    for name in ("b", "a"):
+        store.import_folder(make_model(tmp_path / name), name)
+    with pytest.raises(ModelError) as info:
+        store.resolve_model("nano")
+    assert str(info.value) == "no model named nano; installed: a, b (see `tingji models list`)"
+    with pytest.raises(ModelError, match="no model named"):
+        store.resolve_model("../a")
+
+    assert store.resolve_model("a") == models_dir() / "a"
+    folder = make_model(tmp_path / "elsewhere")
+    assert store.resolve_model(str(folder)) == folder.resolve()
+    # An existing model folder wins over an installed name.
+    cwd_model = make_model(tmp_path / "cwd" / "a")
+    old = os.getcwd()
+    os.chdir(tmp_path / "cwd")
+    try:
+        assert store.resolve_model("a") == cwd_model.resolve()
+    finally:
+        os.chdir(old)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ModelError, match="not a Tingji model folder"):
+        store.resolve_model(str(empty))
+    with pytest.raises(ModelError, match="no model named zz; installed: a, b"):
+        store.remove("zz")
+
+
+def test_crash_leftovers_are_ignored_then_cleaned(tmp_path):
+    store.import_folder(make_model(tmp_path / "ok"), "ok")
+    dead = models_dir() / ".incoming-x-deadbeef"
+    make_model(dead / "model")
+    (dead / ".lock").write_text("")
+    (models_dir() / ".removing-y-12345678").mkdir()
+    assert [m.name for m in store.list_models()] == ["ok"]
+    with store._Staging("live") as live:  # an installer still running keeps its folder
+        removed = store.cleanup_incoming()
+        assert live.dir.exists()
+    assert sorted(p.name for p in removed) == [".incoming-x-deadbeef", ".removing-y-12345678"]
+    assert not live.dir.exists()
+    no_leftovers()
+    assert [m.name for m in store.list_models()] == ["ok"]
+
+
+# ---------------------------------------------------------------- catalog downloads
+
+
+def official_entry(base: str) -> dict:
+    return {
+        "name": "nano", "kind": "official-checkpoint", "title": "test checkpoint",
+        "mirrors": [base + "/ckpt/{path}"],
+        "files": [{"path": "config.yaml", "size": None, "sha256": None},
+                  {"path": "model.pt", "size": None, "sha256": None},
+                  {"path": "Qwen3-0.6B/tokenizer.json", "size": None, "sha256": None}],
+    }
+
+
+CKPT = {"config.yaml": b"model: FunASRNano\n", "model.pt": os.urandom(200_000),
+        "Qwen3-0.6B/tokenizer.json": b'{"version": "1.0"}'}
+
+
+@pytest.fixture
+def fake_exporter(monkeypatch, tmp_path):
+    calls: list[tuple[Path, Path]] = []
+
+    def export_model(source, out, *, precision="fp32", decoder_quant="f16", progress=None):
+        for rel, data in CKPT.items():
+            assert (Path(source) / rel).read_bytes() == data
+        assert not Path(out).exists()
+        calls.append((Path(source), Path(out)))
+        if progress is not None:
+            progress("writing decoder (f16)")
+        return make_model(Path(out))
+
+    monkeypatch.setattr(tingji.export, "export_model", export_model, raising=False)
+    return calls
+
+
+def serve_checkpoint(server: FileServer) -> None:
+    for rel, data in CKPT.items():
+        server.files["/ckpt/" + rel] = data
+
+
+def test_official_checkpoint_download_pins_hashes_and_converts(server, tmp_path, fake_exporter):
+    serve_checkpoint(server)
+    catalog_path = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""))])
+    stages: list[str] = []
+    result = store.download_catalog_model(
+        "nano", lambda stage, done, total, bps: stages.append(stage),
+        catalog=load_catalog(catalog_path), download_options=FAST)
+    assert result.path == models_dir() / "nano"
+    assert result.pinned == {rel: hashlib.sha256(d).hexdigest() for rel, d in CKPT.items()}
+    assert fake_exporter[0][0] == data_dir() / "cache" / "nano" / "files"
+    assert fake_exporter[0][1].parent.name.startswith(".incoming-nano-")
+    assert "model.pt (2/3)" in stages and "converting" in stages and "verifying" in stages
+    assert "converting: writing decoder (f16)" in stages
+    store.verify("nano")
+    no_leftovers()
+
+    # The pins live in the user's overrides and are applied to the catalog from now on.
+    overrides = json.loads((data_dir() / "catalog-overrides.json").read_text())
+    assert overrides["pins"]["nano"]["file:model.pt"]["sha256"] == result.pinned["model.pt"]
+    again = load_catalog(catalog_path).get("nano")
+    assert again.files[1].options[0].sha256 == result.pinned["model.pt"]
+    assert again.files[1].options[0].size == len(CKPT["model.pt"])
+
+    # A mirror that later serves different bytes is refused against the pin.
+    store.remove("nano")
+    store.clear_cache()
+    server.files["/ckpt/model.pt"] = os.urandom(200_000)
+    with pytest.raises(ModelError, match="SHA-256"):
+        store.download_catalog_model("nano", catalog=load_catalog(catalog_path), download_options=FAST)
+    assert store.list_models() == []
+    no_leftovers()
+
+
+def test_official_checkpoint_needs_exporter(server, tmp_path, monkeypatch):
+    serve_checkpoint(server)
+    catalog = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""))])
+    monkeypatch.delattr(tingji.export, "export_model", raising=False)
+    with pytest.raises(ModelError, match="cannot convert"):
+        store.download_catalog_model("nano", catalog=load_catalog(catalog), download_options=FAST)
+
+    def needs_torch(source, out, **kw):
+        raise ModuleNotFoundError("No module named 'torch'", name="torch")
+
+    monkeypatch.setattr(tingji.export, "export_model", needs_torch, raising=False)
+    with pytest.raises(ModelError, match=r'pip install "tingji\[export\]"'):
+        store.download_catalog_model("nano", catalog=load_catalog(catalog), download_options=FAST)
+    assert store.list_models() == []
+    no_leftovers()
+    # The checkpoint stays cached: installing the extra and retrying does not download it again.
+    assert (data_dir() / "cache" / "nano" / "files" / "model.pt").read_bytes() == CKPT["model.pt"]
+
+
+def test_cancel_catalog_download_leaves_nothing_visible(server, tmp_path, fake_exporter):
+    serve_checkpoint(server)
+    catalog = load_catalog(write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""))]))
+    cancel = threading.Event()
+
+    def progress(stage: str, done: int, total: int | None, bps: float) -> None:
+        if stage.startswith("model.pt") and done > 0:
+            cancel.set()
+
+    with pytest.raises(Cancelled):
+        store.download_catalog_model("nano", progress, cancel, catalog=catalog, download_options=FAST)
+    assert store.list_models() == []
+    assert not (models_dir() / "nano").exists()
+    assert [p.name for p in models_dir().iterdir()] == []
+    assert fake_exporter == []
+    # Only the partial download remains, in the cache, ready to resume.
+    assert (data_dir() / "cache" / "nano" / "files" / "model.pt.part").is_file()
+    assert not (data_dir() / "cache" / "nano" / "files" / "model.pt").exists()
+
+
+def test_peer_release_from_archive(server, tmp_path, fake_peer_builder):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in PEER_FILES.items():
+            zf.writestr("Fun-ASR-Nano-GGUF/" + name, data)
+    server.files["/release/Fun-ASR-Nano-GGUF.zip"] = buf.getvalue()
+    catalog = write_catalog(tmp_path / "catalog.json",
+                            [peer_entry(server.url(""), server.url("/release/Fun-ASR-Nano-GGUF.zip"))])
+    result = store.download_catalog_model("peer", catalog=load_catalog(catalog), download_options=FAST)
+    assert result.pinned["Fun-ASR-Nano-GGUF.zip"] == hashlib.sha256(buf.getvalue()).hexdigest()
+    assert result.pinned["Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"] == hashlib.sha256(
+        PEER_FILES["Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"]).hexdigest()
+    store.verify("peer")
+    assert not (data_dir() / "cache" / "peer").exists()
+    no_leftovers()
+
+
+def test_peer_release_per_file_fallback_picks_available_variant(server, tmp_path, fake_peer_builder):
+    for name, data in PEER_FILES.items():
+        server.files["/peer/" + name] = data
+    # The archive URL is dead (404), and the int4 encoder does not exist: fp32 is used.
+    catalog = write_catalog(tmp_path / "catalog.json",
+                            [peer_entry(server.url(""), server.url("/release/gone.zip"))])
+    result = store.download_catalog_model("peer", catalog=load_catalog(catalog), download_options=FAST)
+    assert "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx" in result.pinned
+    assert [r.status for r in server.requests_for("/peer/Fun-ASR-Nano-Encoder-Adaptor.int4.onnx")] == [404]
+    assert store.verify("peer").files["encoder"].path == "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"
+    no_leftovers()
+
+
+def test_builtin_catalog_is_valid():
+    catalog = load_catalog()
+    official = catalog.get("fun-asr-nano-2512")
+    assert official.kind == "official-checkpoint"
+    assert official.urls_for("Qwen3-0.6B/vocab.json") == [
+        "https://huggingface.co/FunAudioLLM/Fun-ASR-Nano-2512/resolve/main/Qwen3-0.6B/vocab.json",
+        "https://www.modelscope.cn/models/FunAudioLLM/Fun-ASR-Nano-2512/resolve/master/Qwen3-0.6B/vocab.json",
+    ]
+    assert {c.options[0].path for c in official.files} >= {"config.yaml", "model.pt", "multilingual.tiktoken"}
+    peer = catalog.get("fun-asr-nano-gguf")
+    assert peer.kind == "peer-release"
+    assert peer.archives[0].urls[0].startswith(
+        "https://github.com/HaujetZhao/CapsWriter-Offline/releases/download/")
+    with pytest.raises(ModelError, match="known: fun-asr-nano-2512, fun-asr-nano-gguf"):
+        catalog.get("whisper")
+
+
+# ---------------------------------------------------------------- archive safety
+
+
+def _zip_with(name: str, *, symlink: bool = False) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("ok.txt", b"fine")
+        info = zipfile.ZipInfo(name)
+        if symlink:
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            zf.writestr(info, "/etc/passwd")
+        else:
+            zf.writestr(info, b"evil")
+    return buf.getvalue()
+
+
+def _tar_with(name: str, kind: bytes = tarfile.REGTYPE, linkname: str = "") -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        ok = tarfile.TarInfo("ok.txt")
+        ok.size = 4
+        tf.addfile(ok, io.BytesIO(b"fine"))
+        info = tarfile.TarInfo(name)
+        info.type = kind
+        info.linkname = linkname
+        if kind == tarfile.REGTYPE:
+            info.size = 4
+            tf.addfile(info, io.BytesIO(b"evil"))
+        else:
+            tf.addfile(info)
+    return buf.getvalue()
+
+
+def _unsafe_cases(outside: Path) -> list[tuple[str, bytes, str, str]]:
+    absolute = (outside / "abs-evil").as_posix()
+    return [
+        ("a.zip", _zip_with("../evil"), "../evil", "'..'"),
+        ("b.zip", _zip_with("sub/../../evil"), "sub/../../evil", "'..'"),
+        ("c.zip", _zip_with(absolute), absolute, "absolute"),
+        ("d.zip", _zip_with("C:\\evil"), "C:\\evil", "absolute"),
+        ("e.zip", _zip_with("link", symlink=True), "link", "symlink"),
+        ("f.tar.gz", _tar_with("../evil"), "../evil", "'..'"),
+        ("g.tar.gz", _tar_with(absolute), absolute, "absolute"),
+        ("h.tar.gz", _tar_with("link", tarfile.SYMTYPE, "/etc/passwd"), "link", "symlink"),
+        ("i.tar.gz", _tar_with("hard", tarfile.LNKTYPE, "ok.txt"), "hard", "hard link"),
+        ("j.tar.gz", _tar_with("dev", tarfile.CHRTYPE), "dev", "device"),
+    ]
+
+
+@pytest.mark.parametrize("index", range(10))
+def test_unsafe_archive_entries_are_refused(tmp_path, index):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    name, blob, entry, reason = _unsafe_cases(outside)[index]
+    path = work / name
+    path.write_bytes(blob)
+    target = work / "target"
+    with pytest.raises(ModelError) as info:
+        archive.extract(path, target)
+    message = str(info.value)
+    assert message.startswith(f"{name}: refusing entry ") and reason in message
+    assert repr(entry) in message
+    assert "\n" not in message
+    assert tree(work) == [name]  # no target, no temp dir, no ok.txt
+    assert tree(outside) == []
+    assert not list(tmp_path.rglob("*evil*"))
+
+
+def test_archive_size_bomb_is_refused(tmp_path):
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("a.bin", b"\0" * 2_000_000)
+        zf.writestr("b.bin", b"\0" * 2_000_000)
+    with pytest.raises(ModelError, match=r"bomb\.zip: refusing entry 'b\.bin' \(archive expands beyond"):
+        archive.extract(path, tmp_path / "target", max_total=3_000_000)
+    assert tree(tmp_path) == ["bomb.zip"]
+
+
+def test_safe_archives_extract(tmp_path):
+    src = make_model(tmp_path / "src")
+    zip_folder(src, tmp_path / "m.zip", prefix="inner/")
+    out = archive.extract(tmp_path / "m.zip", tmp_path / "z")
+    assert archive.content_root(out) == tmp_path / "z" / "inner"
+    mf.verify(mf.load_manifest(tmp_path / "z" / "inner"))
+    with tarfile.open(tmp_path / "m.tar.xz", "w:xz") as tf:
+        tf.add(src, arcname=".")
+    out = archive.extract(tmp_path / "m.tar.xz", tmp_path / "t")
+    assert archive.content_root(out) == tmp_path / "t"
+    mf.verify(mf.load_manifest(tmp_path / "t"))
+    (tmp_path / "plain.bin").write_bytes(b"just bytes")
+    assert not archive.is_archive(tmp_path / "plain.bin")
+    with pytest.raises(ModelError, match="not a .zip or .tar archive"):
+        archive.extract(tmp_path / "plain.bin", tmp_path / "p")
+
+
+# ---------------------------------------------------------------- CLI
+
+
+def run_cli(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="tingji")
+    cli.add_subparser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    assert args.func is cli.run
+    return cli.run(args)
+
+
+def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
+    blob = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip")
+    server.files["/m.zip"] = blob
+    monkeypatch.setattr(store, "download", lambda *a, **kw: real_download(*a, **{**FAST, **kw}))
+
+    assert run_cli(["models", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "no models installed" in out and "fun-asr-nano-2512" in out
+
+    assert run_cli(["models", "install", server.url("/m.zip"), "--sha256",
+                    hashlib.sha256(blob).hexdigest(), "--name", "cli1"]) == 0
+    captured = capsys.readouterr()
+    assert f"installed cli1 at {models_dir() / 'cli1'}" in captured.out
+    assert "m.zip" in captured.err and "Traceback" not in captured.err  # plain progress lines
+
+    assert run_cli(["models", "list"]) == 0
+    assert "cli1" in capsys.readouterr().out
+    assert run_cli(["models", "verify", "cli1"]) == 0
+    assert "cli1: ok (3 files" in capsys.readouterr().out
+
+    target = models_dir() / "cli1" / "decoder.gguf"
+    data = bytearray(target.read_bytes())
+    data[0] ^= 0x80
+    target.write_bytes(bytes(data))
+    assert run_cli(["models", "verify", "cli1"]) == 1
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.startswith("tingji models:")]
+    assert len(lines) == 1 and "decoder.gguf fails its SHA-256 check" in lines[0]
+    assert "Traceback" not in err
+
+    assert run_cli(["models", "remove", "cli1"]) == 1  # stdin is not a terminal: needs --yes
+    assert "--yes" in capsys.readouterr().err
+    assert (models_dir() / "cli1").exists()
+    assert run_cli(["models", "remove", "cli1", "--yes"]) == 0
+    assert not (models_dir() / "cli1").exists()
+    capsys.readouterr()
+
+    assert run_cli(["models", "install", server.url("/m.zip"), "--sha256", "ab" * 32, "--name", "x"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("tingji models:") == 1 and "SHA-256" in err and "Traceback" not in err
+    assert run_cli(["models", "verify", "nope"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        "tingji models: no model named nope; no models are installed (see `tingji models list`)")
+
+
+def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch, fake_exporter):
+    serve_checkpoint(server)
+    monkeypatch.setenv("TINGJI_CATALOG", str(write_catalog(tmp_path / "c.json", [official_entry(server.url(""))])))
+    assert run_cli(["models", "download", "nano"]) == 0
+    captured = capsys.readouterr()
+    assert f"SHA-256 {hashlib.sha256(CKPT['model.pt']).hexdigest()} (pinned" in captured.err
+    assert "installed nano" in captured.out
+    assert run_cli(["models", "download", "nano"]) == 1
+    assert "already installed" in capsys.readouterr().err
+    assert run_cli(["models", "import", str(tmp_path / "missing")]) == 1
+    assert "folder not found" in capsys.readouterr().err
