@@ -16,8 +16,15 @@ embedding, the rows past the tokenizer being padding as in the real model.
 
 Random LLM weights are drawn so that logits are well spread (greedy decoding
 then has clear winners instead of near-ties that float rounding could flip)
-and rounded to bfloat16-representable values, because the reference casts the
-LLM to bf16 while loading when config.yaml says `llm_dtype: bf16`.
+and rounded to bfloat16-representable values, so they survive the bf16 cast
+the reference applies when config.yaml says `llm_dtype: bf16`.
+
+`--llm-dtype` sets that config value. It defaults to fp32 because with bf16
+funasr also casts the LLM's RoPE `inv_freq` buffer to bf16 at load (and back
+to fp32 at inference), so the reference runs RoPE with bf16-rounded
+frequencies, which llama.cpp's qwen3 graph computes exactly; the two then
+differ by ~1e-2 in the logits. Equivalence tests need the fp32 setting;
+`--llm-dtype bf16` reproduces the release's setting.
 """
 
 from __future__ import annotations
@@ -265,7 +272,7 @@ def ctc_tiktoken(tok, total: int, n_specials: int) -> str:
     return "".join(f"{base64.b64encode(t).decode()} {i}\n" for i, t in enumerate(ranked))
 
 
-def config_yaml(dims: AudioDims, llm_dir: str, ctc_vocab: int) -> str:
+def config_yaml(dims: AudioDims, llm_dir: str, ctc_vocab: int, llm_dtype: str = "fp32") -> str:
     """config.yaml with the official structure (sizes aside)."""
     import yaml
 
@@ -282,7 +289,7 @@ def config_yaml(dims: AudioDims, llm_dir: str, ctc_vocab: int) -> str:
             "freeze": True,
         },
         "llm": "Qwen3-0.6b",
-        "llm_conf": {"hub": "hf", "freeze": True, "llm_dtype": "bf16", "init_param_path": llm_dir, "use_lora": False},
+        "llm_conf": {"hub": "hf", "freeze": True, "llm_dtype": llm_dtype, "init_param_path": llm_dir, "use_lora": False},
         "audio_adaptor": "Transformer",
         "audio_adaptor_conf": {
             "downsample_rate": 1, "use_low_frame_rate": True, "ffn_dim": dims.adaptor_ffn,
@@ -327,7 +334,7 @@ def ctc_special_count() -> int:
     return 2 + langs + events + emotions + 6 + 50 + 1501
 
 
-def make_checkpoint(out: Path, seed: int, full_size: bool = False) -> Path:
+def make_checkpoint(out: Path, seed: int, full_size: bool = False, llm_dtype: str = "fp32") -> Path:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     llm_dir_name = "Qwen3-0.6B"
@@ -348,7 +355,7 @@ def make_checkpoint(out: Path, seed: int, full_size: bool = False) -> Path:
 
     write_llm_folder(out / llm_dir_name, tok, llm)
     (out / "multilingual.tiktoken").write_text(ctc_tiktoken(tok, n_ctc, n_specials), encoding="ascii")
-    (out / "config.yaml").write_text(config_yaml(dims, llm_dir_name, n_ctc), encoding="utf-8")
+    (out / "config.yaml").write_text(config_yaml(dims, llm_dir_name, n_ctc, llm_dtype), encoding="utf-8")
     configuration = {
         "framework": "pytorch",
         "task": "auto-speech-recognition",
@@ -375,8 +382,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, type=Path, help="folder to write (created)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--full-size", action="store_true", help="real Fun-ASR-Nano sizes (several GB)")
+    ap.add_argument("--llm-dtype", choices=["fp32", "bf16"], default="fp32",
+                    help="llm_conf.llm_dtype in config.yaml (see the module docstring)")
     args = ap.parse_args(argv)
-    make_checkpoint(args.out, args.seed, args.full_size)
+    make_checkpoint(args.out, args.seed, args.full_size, args.llm_dtype)
     print(args.out)
     return 0
 

@@ -32,7 +32,12 @@ class ModelError(TingjiError):
 
 
 class Cancelled(TingjiError):
-    """The caller asked to stop; work finished before the request is kept."""
+    """The caller asked to stop; work finished before the request is kept.
 
-    def __init__(self, message: str = "cancelled") -> None:
+    `partial` carries whatever was finished (a Transcript, when raised by
+    Engine.transcribe), so a cancelled long file still yields its first part.
+    """
+
+    def __init__(self, message: str = "cancelled", partial: object | None = None) -> None:
         super().__init__(message)
+        self.partial = partial

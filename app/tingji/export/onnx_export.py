@@ -68,6 +68,9 @@ def _export(model: torch.nn.Module, args: tuple[torch.Tensor, ...], inputs: list
         batch = torch.export.Dim("batch", min=1, max=64)
         frames = torch.export.Dim("frames", min=1, max=100_000)
         dynamic_shapes = {name: {0: batch, 1: frames} for name in inputs}
+    exporter_log = logging.getLogger("torch.onnx")
+    level = exporter_log.level
+    exporter_log.setLevel(logging.ERROR)  # "torchvision is not installed" etc. are noise here
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         path = Path(tmp) / "model.onnx"
@@ -78,6 +81,7 @@ def _export(model: torch.nn.Module, args: tuple[torch.Tensor, ...], inputs: list
             )
         program.save(str(path))
         proto = onnx.load(str(path), load_external_data=True)
+    exporter_log.setLevel(level)
     if dynamic:
         _name_dims(proto, inputs + outputs)
     return proto
@@ -174,7 +178,11 @@ def export_audio(
     fixed: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Path]:
-    """Write encoder (+ fixed-shape twin) and CTC graphs; return {role: path}."""
+    """Write encoder (+ fixed-shape twin) and CTC graphs; return {role: path}.
+
+    Roles `encoder_data` / `ctc_data` are the external-data files the graphs
+    read their weights from; the manifest hashes them like the graphs.
+    """
     say = progress or (lambda _msg: None)
     out_dir.mkdir(parents=True, exist_ok=True)
     encoder = build_encoder(dims, state)
@@ -208,9 +216,12 @@ def export_audio(
     encoders = {paths[r]: graphs[r] for r in ("encoder", "encoder_fixed") if r in graphs}
     save_sharing_weights(encoders, out_dir / f"encoder.{precision}.data")
     written = {r: paths[r] for r in ("encoder", "encoder_fixed") if r in graphs}
+    written["encoder_data"] = out_dir / f"encoder.{precision}.data"
     if "ctc" in graphs:
         save_sharing_weights({paths["ctc"]: graphs["ctc"]}, out_dir / f"ctc.{precision}.data")
         written["ctc"] = paths["ctc"]
-    for path in written.values():
-        onnx.checker.check_model(str(path), full_check=False)
+        written["ctc_data"] = out_dir / f"ctc.{precision}.data"
+    for role, path in written.items():
+        if path.suffix == ".onnx":
+            onnx.checker.check_model(str(path), full_check=False)
     return written

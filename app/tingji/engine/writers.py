@@ -1,0 +1,84 @@
+"""Transcript files: TXT, SRT, VTT, JSON.
+
+Files are written to a temporary name and renamed, so a crash or a full disk
+never leaves a half-written transcript under the final name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from .errors import TingjiError
+
+if TYPE_CHECKING:
+    from .transcribe import Transcript
+
+FORMATS = ("txt", "srt", "vtt", "json")
+
+
+def _clock(seconds: float, sep: str) -> str:
+    ms = int(round(max(0.0, seconds) * 1000))
+    h, ms = divmod(ms, 3_600_000)
+    m, ms = divmod(ms, 60_000)
+    s, ms = divmod(ms, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
+
+
+def to_txt(t: "Transcript") -> str:
+    return "".join(seg.text.strip() + "\n" for seg in t.segments if seg.text.strip())
+
+
+def to_srt(t: "Transcript") -> str:
+    cues = [s for s in t.segments if s.text.strip()]
+    return "\n".join(
+        f"{i}\n{_clock(s.start, ',')} --> {_clock(max(s.end, s.start + 0.001), ',')}\n{s.text.strip()}\n"
+        for i, s in enumerate(cues, 1)
+    )
+
+
+def to_vtt(t: "Transcript") -> str:
+    cues = [s for s in t.segments if s.text.strip()]
+    body = "\n".join(
+        f"{_clock(s.start, '.')} --> {_clock(max(s.end, s.start + 0.001), '.')}\n{s.text.strip()}\n" for s in cues
+    )
+    return "WEBVTT\n\n" + body
+
+
+def to_json(t: "Transcript") -> str:
+    return json.dumps(t.to_dict(), ensure_ascii=False, indent=2) + "\n"
+
+
+RENDERERS: dict[str, Callable[["Transcript"], str]] = {"txt": to_txt, "srt": to_srt, "vtt": to_vtt, "json": to_json}
+
+
+def render(t: "Transcript", fmt: str) -> str:
+    try:
+        return RENDERERS[fmt](t)
+    except KeyError:
+        raise TingjiError(f"unknown output format {fmt!r} (choose {', '.join(FORMATS)})") from None
+
+
+def write(t: "Transcript", path: str | os.PathLike[str], fmt: str | None = None) -> Path:
+    """Write one format atomically; the format defaults to the file's extension."""
+    path = Path(path)
+    fmt = (fmt or path.suffix.lstrip(".")).lower()
+    text = render(t, fmt)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8", newline="\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise TingjiError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    return path
+
+
+def parse_formats(spec: str) -> list[str]:
+    formats = [f.strip().lower().lstrip(".") for f in spec.split(",") if f.strip()]
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise TingjiError(f"unknown output format {', '.join(bad) or spec!r} (choose from {', '.join(FORMATS)})")
+    return list(dict.fromkeys(formats))

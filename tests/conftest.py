@@ -1,0 +1,69 @@
+"""Shared fixtures: a tiny random checkpoint, its export, the funasr reference, test audio.
+
+Everything is built once per test session from scratch (no downloads): the
+checkpoint by tools/make_tiny_checkpoint.py, the model folder by our exporter.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+for extra in (ROOT / "app", ROOT / "tools", ROOT / "tests"):
+    if str(extra) not in sys.path:
+        sys.path.insert(0, str(extra))
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_user_data(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Never touch the real user data folder from tests."""
+    os.environ["TINGJI_HOME"] = str(tmp_path_factory.mktemp("tingji-home"))
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from make_tiny_checkpoint import make_checkpoint
+
+    return make_checkpoint(tmp_path_factory.mktemp("ckpt") / "Fun-ASR-Nano-tiny", seed=0)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny checkpoint exported with an f32 decoder: the reference-exact configuration."""
+    from tingji.export import export_model
+
+    return export_model(tiny_checkpoint, tmp_path_factory.mktemp("models") / "tiny", decoder_quant="f32")
+
+
+@pytest.fixture(scope="session")
+def reference(tiny_checkpoint: Path):
+    from reference import Reference
+
+    return Reference(tiny_checkpoint)
+
+
+@pytest.fixture(scope="session")
+def speech_en(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
+    from audio_fixtures import espeak
+
+    return espeak(tmp_path_factory.mktemp("speech") / "en.wav",
+                  "Hello world. This is a test of the speech recognizer, one two three four five.")
+
+
+@pytest.fixture(scope="session")
+def speech_zh(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
+    from audio_fixtures import espeak
+
+    return espeak(tmp_path_factory.mktemp("speech") / "zh.wav", "今天天气很好，我们一起去学校吧。", voice="cmn")
+
+
+@pytest.fixture(scope="session")
+def noise() -> np.ndarray:
+    return (np.random.default_rng(7).standard_normal(16000 * 3) * 0.05).astype(np.float32)
