@@ -1,0 +1,132 @@
+"""`tingji transcribe FILE...`: files in, transcript files out.
+
+One line per problem on stderr, never a traceback for bad input; a bad file
+does not stop the others; exit status 0 only when every file succeeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from .engine.errors import Cancelled, TingjiError
+from .engine.writers import parse_formats, write
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("transcribe", help="transcribe audio or video files",
+                       description="Transcribe audio or video files into TXT/SRT/VTT/JSON files named after each input.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="audio or video files")
+    p.add_argument("--model", required=True, help="installed model name or model folder")
+    p.add_argument("--out", default=".", help="folder for the transcript files (default: current folder)")
+    p.add_argument("--format", default="txt", help="comma-separated: txt,srt,vtt,json (default txt)")
+    p.add_argument("--provider", default="auto", choices=["auto", "dml", "cuda", "cpu"])
+    p.add_argument("--language", default=None, help="language spoken, e.g. zh, en, ja (default: detect)")
+    p.add_argument("--hotwords", default="", help="comma-separated words to favour, e.g. names and terms")
+    p.add_argument("--no-itn", action="store_true", help="keep numbers as spoken words (no text normalisation)")
+    p.add_argument("--max-tokens", type=int, default=512, help="token limit per 60 s window (default 512)")
+    p.add_argument("--threads", type=int, default=None, help="CPU threads (default: usable cores, at most 8)")
+    p.add_argument("--exact", action="store_true",
+                   help="reference mode: no VAD trimming, one window for clips that fit, plain greedy decoding")
+    p.set_defaults(func=run)
+
+
+class ProgressLine:
+    """A one-line progress bar on stderr when it is a terminal; quiet otherwise."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.last = 0.0
+
+    def update(self, label: str, fraction: float | None, done_s: float) -> None:
+        if not self.tty or time.monotonic() - self.last < 0.1:
+            return
+        self.last = time.monotonic()
+        if fraction is None:
+            bar = f"{done_s:7.1f} s"
+        else:
+            filled = int(fraction * 24)
+            bar = f"{'█' * filled}{'░' * (24 - filled)} {fraction * 100:5.1f}%"
+        self.stream.write(f"\r{label[:40]:40s} {bar}")
+        self.stream.flush()
+
+    def end(self, line: str) -> None:
+        if self.tty:
+            self.stream.write("\r" + " " * 80 + "\r")
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def _out_names(files: list[str], out_dir: Path) -> list[Path]:
+    """Stem-based output names, disambiguated when two inputs share a stem."""
+    names, used = [], set()
+    for f in files:
+        stem = Path(f).stem or "audio"
+        candidate, n = stem, 2
+        while candidate.casefold() in used:
+            candidate = f"{stem} ({n})"
+            n += 1
+        used.add(candidate.casefold())
+        names.append(out_dir / candidate)
+    return names
+
+
+def _check_out_dir(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TingjiError(f"{out}: cannot create the output folder ({exc.strerror or exc})") from None
+    if not out.is_dir():
+        raise TingjiError(f"{out}: output path is not a folder")
+    probe = out / f".tingji-write-test-{os.getpid()}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError:
+        raise TingjiError(f"{out}: output folder is not writable") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from .engine import Engine
+
+    formats = parse_formats(args.format)
+    out_dir = Path(args.out)
+    _check_out_dir(out_dir)
+    hotwords = [w.strip() for w in args.hotwords.split(",") if w.strip()]
+    err = sys.stderr
+    started = time.perf_counter()
+    engine = Engine(args.model, args.provider, exact=args.exact, threads=args.threads)
+    for warning in engine.warnings:
+        print(f"tingji: warning: {warning}", file=err)
+    print(f"tingji: model {engine.model_name} on {engine.provider.upper()} "
+          f"(loaded in {engine.load_s:.1f} s)", file=err)
+    failures = 0
+    bar = ProgressLine(err)
+    targets = _out_names(args.files, out_dir)
+    for i, (path, target) in enumerate(zip(args.files, targets), 1):
+        label = f"[{i}/{len(args.files)}] {Path(path).name}"
+        try:
+            transcript = engine.transcribe(
+                path, language=args.language, hotwords=hotwords, itn=not args.no_itn, max_tokens=args.max_tokens,
+                on_progress=lambda p: bar.update(label, p.fraction, p.done_s))
+            written = [write(transcript, target.with_name(target.name + "." + fmt), fmt) for fmt in formats]
+        except Cancelled:
+            raise KeyboardInterrupt from None
+        except TingjiError as exc:
+            failures += 1
+            bar.end(f"tingji: {exc}")
+            continue
+        speed = transcript.duration / max(transcript.timings.get("total", 1e-9), 1e-9)
+        bar.end(f"{label}: {transcript.duration:.1f} s of audio in {transcript.timings.get('total', 0):.1f} s "
+                f"({speed:.1f}x real time) -> {', '.join(str(w) for w in written)}")
+        for warning in transcript.warnings:
+            print(f"tingji: warning: {path}: {warning}", file=err)
+    done = len(args.files) - failures
+    print(f"tingji: {done} of {len(args.files)} file(s) transcribed in {time.perf_counter() - started:.1f} s",
+          file=err)
+    return 0 if failures == 0 else 1
