@@ -281,8 +281,8 @@ class LlamaDecoder:
             if stop != "loop":
                 break
         if stop == "loop":
-            # Every attempt looped: keep the first, cut before the loop took over.
-            result_tokens = _cut_loop(attempts[0], opts.loop_window)
+            # Every attempt looped: keep the one with the most text before its loop took over.
+            result_tokens = max((_cut_loop(a, opts.loop_window) for a in attempts), key=len)
         t2 = time.perf_counter()
         return DecodeResult(
             tokens=result_tokens,

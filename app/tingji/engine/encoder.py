@@ -147,10 +147,17 @@ class AudioEncoder:
 
         path, override = self._file_for(role, bucket)
         opts = session_options(self.provider, self.threads, override, exact=self.exact)
+        if PROVIDERS[self.provider] not in ort.get_available_providers():
+            raise RuntimeError("not available in this ONNX Runtime installation")
         providers = [PROVIDERS[self.provider]]
         if self.provider != "cpu":
             providers.append(PROVIDERS["cpu"])
-        return ort.InferenceSession(str(path), sess_options=opts, providers=providers)
+        session = ort.InferenceSession(str(path), sess_options=opts, providers=providers)
+        # ONNX Runtime quietly drops a provider it cannot initialise; make that a real failure
+        # so the fallback below reports it instead of claiming a GPU that is not used.
+        if session.get_providers()[0] != PROVIDERS[self.provider]:
+            raise RuntimeError(f"{PROVIDERS[self.provider]} could not be initialised")
+        return session
 
     def _open(self, warm: bool) -> None:
         roles = ["encoder"] + (["ctc"] if self.manifest.file("ctc") is not None else [])
@@ -169,7 +176,7 @@ class AudioEncoder:
             self._fall_back(exc)
 
     def _fall_back(self, exc: BaseException) -> None:
-        message = f"{self.provider.upper()} failed ({type(exc).__name__}: {str(exc)[:200]}); using CPU"
+        message = f"{self.provider.upper()} failed ({str(exc)[:200]}); using CPU"
         log.warning(message)
         self.warnings.append(message)
         self.provider = "cpu"

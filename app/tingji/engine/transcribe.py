@@ -41,6 +41,7 @@ from .vad import SAMPLE_RATE, SileroVad
 from .windows import Window, WindowPlanner, trimmed
 
 CancelLike = Callable[[], bool] | threading.Event | None
+MIN_SPEECH_S = 0.1  # shorter input cannot hold a word; say so rather than return silence unexplained
 
 
 @dataclass
@@ -81,10 +82,14 @@ class Transcript:
     skipped_windows: int = 0
     warnings: list[str] = field(default_factory=list)
     window_tokens: list[list[int]] = field(default_factory=list)
+    window_texts: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:
-        parts = [s.text.strip() for s in self.segments if s.text.strip()]
+        """The whole transcript: each window's text as decoded (segments are a display split of it)."""
+        parts = [t for t in self.window_texts if t]
+        if not parts and self.segments:  # e.g. rebuilt from stored segments
+            parts = [s.text.strip() for s in self.segments if s.text.strip()]
         if not parts:
             return ""
         out = parts[0]
@@ -232,6 +237,8 @@ class Engine:
             raise Cancelled(str(exc), partial=result) from None
         result.duration = samples_seen / SAMPLE_RATE
         result.timings["total"] = time.perf_counter() - t_start
+        if result.duration < MIN_SPEECH_S:
+            result.warnings.append(f"only {result.duration * 1000:.0f} ms of audio: too short to hold speech")
         return result
 
     def _window(self, window: Window, before: list[int], after: list[int], opts: DecodeOptions,
@@ -265,6 +272,7 @@ class Engine:
         result.timings["generate"] += decoded.generate_s
         result.window_tokens.append(decoded.tokens)
         text = clean_text(decoded.text)
+        result.window_texts.append(text)
         offset = window.start_s + a / SAMPLE_RATE
         span = (0.0, (b - a) / SAMPLE_RATE)
         return [Segment(offset + s, offset + e, piece, window.index)

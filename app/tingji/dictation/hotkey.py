@@ -1,0 +1,307 @@
+"""The global dictation hotkey: parsing, exact-combination matching, pynput glue.
+
+Three layers, so that the logic can be tested without a keyboard:
+
+* `parse_hotkey("ctrl+alt+space")` -> `Hotkey(modifiers={"ctrl", "alt"}, key="space")`.
+* `HotkeyMatcher` is fed normalised key names ("ctrl", "space", "a") and
+  decides. It fires only on the *exact* combination: pressing the trigger key
+  while an extra modifier is held (ctrl+shift+alt+space for ctrl+alt+space)
+  does nothing, so the hotkey never steals a neighbouring shortcut. While the
+  required modifiers alone are held it reports "armed", which the controller
+  uses to open the microphone early when it is not kept open (see capture.py).
+  The combination ends when the trigger key *or* one of its modifiers is
+  released: people let go of the keys in any order, and xdotool (used in the
+  tests) releases the modifiers first.
+* `GlobalHotkey` runs pynput's listener (a low-level keyboard hook on Windows,
+  which needs no admin rights; XRecord on X11; a Quartz event tap on macOS)
+  and feeds the matcher. pynput is imported lazily because on Linux it raises
+  at import time when there is no X display; that becomes the one-line
+  `GlobalHotkey.unavailable` message instead of a crash.
+
+Callbacks run on the listener's thread. On Windows a low-level hook that
+does not return quickly makes the whole keyboard lag and gets the hook
+removed, so callbacks must only hand the event over (the controller queues
+it) and never do real work.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from ..engine.errors import TingjiError
+
+log = logging.getLogger(__name__)
+
+MODIFIERS = ("ctrl", "alt", "shift", "cmd")
+_MODIFIER_ALIASES = {
+    "ctrl": "ctrl", "control": "ctrl", "ctl": "ctrl", "strg": "ctrl",
+    "alt": "alt", "option": "alt", "opt": "alt",
+    "shift": "shift",
+    "cmd": "cmd", "command": "cmd", "win": "cmd", "windows": "cmd", "super": "cmd", "meta": "cmd",
+}
+_KEY_ALIASES = {
+    " ": "space", "spacebar": "space", "return": "enter", "escape": "esc", "del": "delete",
+    "ins": "insert", "pgup": "page_up", "pageup": "page_up", "pgdn": "page_down", "pagedown": "page_down",
+    "capslock": "caps_lock", "scrolllock": "scroll_lock", "numlock": "num_lock", "printscreen": "print_screen",
+    "prtsc": "print_screen", "break": "pause", "plus": "+", "minus": "-",
+}
+_NAMED_KEYS = {
+    "space", "enter", "tab", "esc", "backspace", "delete", "insert", "home", "end", "page_up", "page_down",
+    "up", "down", "left", "right", "caps_lock", "scroll_lock", "num_lock", "print_screen", "pause", "menu",
+    *(f"f{i}" for i in range(1, 25)),
+}
+
+
+class HotkeyError(TingjiError):
+    """A hotkey string that cannot be used (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Hotkey:
+    """A trigger key plus the exact set of modifiers that must be held with it."""
+
+    modifiers: frozenset[str]
+    key: str
+
+    def __str__(self) -> str:
+        mods = [m for m in MODIFIERS if m in self.modifiers]
+        return "+".join([*mods, "plus" if self.key == "+" else self.key])
+
+
+def parse_hotkey(text: str) -> Hotkey:
+    """Parse "ctrl+alt+space" style strings (case-insensitive, aliases allowed)."""
+    if not text or not str(text).strip():
+        raise HotkeyError("hotkey is empty")
+    parts = [p.strip().lower() for p in str(text).split("+")]
+    if any(not p for p in parts):
+        raise HotkeyError(f"hotkey {text!r}: empty part (write the plus key as 'plus')")
+    mods: set[str] = set()
+    keys: list[str] = []
+    for p in parts:
+        if p in _MODIFIER_ALIASES:
+            mods.add(_MODIFIER_ALIASES[p])
+            continue
+        p = _KEY_ALIASES.get(p, p)
+        if p in _NAMED_KEYS or len(p) == 1:
+            keys.append(p)
+        else:
+            raise HotkeyError(f"hotkey {text!r}: unknown key {p!r}")
+    if len(keys) != 1:
+        if not keys and len(mods) >= 1:
+            raise HotkeyError(f"hotkey {text!r}: needs a key besides the modifiers")
+        raise HotkeyError(f"hotkey {text!r}: exactly one non-modifier key is allowed")
+    key = keys[0]
+    if not mods and len(key) == 1:
+        # A bare letter would fire on every word the user types anywhere.
+        raise HotkeyError(f"hotkey {text!r}: a single character needs a modifier (e.g. ctrl+alt+{key})")
+    return Hotkey(frozenset(mods), key)
+
+
+class HotkeyMatcher:
+    """Turns a stream of key presses/releases into activate/deactivate calls.
+
+    `release_grace_s` swallows keyboard auto-repeat: on X11 a held key repeats
+    as release+press pairs, which would otherwise end hold-to-talk after half
+    a second. A release only counts if no press of the same key follows within
+    the grace period. 0 makes everything synchronous (unit tests).
+    """
+
+    def __init__(self, hotkey: Hotkey, *, on_activate: Callable[[], None] = lambda: None,
+                 on_deactivate: Callable[[], None] = lambda: None,
+                 on_arm: Callable[[bool], None] = lambda armed: None, release_grace_s: float = 0.0) -> None:
+        self.hotkey = hotkey
+        self.on_activate = on_activate
+        self.on_deactivate = on_deactivate
+        self.on_arm = on_arm
+        self.release_grace_s = release_grace_s
+        self.held_modifiers: set[str] = set()
+        self.active = False
+        self.armed = False
+        self._lock = threading.RLock()
+        self._pending: threading.Timer | None = None
+        self._pending_key: str | None = None
+        self._released = threading.Condition(self._lock)
+
+    def press(self, name: str) -> None:
+        with self._lock:
+            if name in MODIFIERS:
+                self.held_modifiers.add(name)
+            if self._pending is not None and name == self._pending_key:
+                self._cancel_pending()  # auto-repeat: the key never really went up
+                return
+            if self.active:
+                return  # auto-repeat of the trigger, or other keys while talking
+            if name == self.hotkey.key and self.held_modifiers == set(self.hotkey.modifiers):
+                self.active = True
+                fire = self.on_activate
+            else:
+                fire = None
+            self._update_armed()
+        if fire:
+            fire()
+
+    def release(self, name: str) -> None:
+        with self._lock:
+            ends = self.active and (name == self.hotkey.key or name in self.hotkey.modifiers)
+            if ends and self.release_grace_s > 0 and name == self.hotkey.key:
+                self._cancel_pending()
+                self._pending_key = name
+                self._pending = threading.Timer(self.release_grace_s, self._finish_release, (name,))
+                self._pending.daemon = True
+                self._pending.start()
+                return
+            self._apply_release(name)
+            fire = self.on_deactivate if ends else None
+            if ends:
+                self.active = False
+            self._update_armed()
+        if fire:
+            fire()
+
+    def _finish_release(self, name: str) -> None:
+        with self._lock:
+            if self._pending_key != name:
+                return
+            self._pending = None
+            self._pending_key = None
+            fire = self.active
+            self.active = False
+            self._update_armed()
+        if fire:
+            self.on_deactivate()
+
+    def _cancel_pending(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+        self._pending = None
+        self._pending_key = None
+
+    def _apply_release(self, name: str) -> None:
+        self.held_modifiers.discard(name)
+        self._released.notify_all()
+
+    def _update_armed(self) -> None:
+        armed = bool(self.hotkey.modifiers) and self.held_modifiers == set(self.hotkey.modifiers)
+        if armed != self.armed:
+            self.armed = armed
+            self.on_arm(armed)
+
+    def reset(self) -> None:
+        """Forget all held keys (after the listener restarts, a missed release cannot stick)."""
+        with self._lock:
+            self._cancel_pending()
+            self.held_modifiers.clear()
+            self.active = False
+            self._update_armed()
+            self._released.notify_all()
+
+    def wait_modifiers_released(self, timeout: float) -> bool:
+        """Block until no modifier is held (so a pasted Ctrl+V is not Ctrl+Alt+V)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while self.held_modifiers:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._released.wait(left)
+        return True
+
+
+# -- pynput glue ---------------------------------------------------------------
+
+def key_name(key: Any) -> str | None:
+    """A pynput key (Key member or KeyCode) as our normalised name, or None."""
+    name = getattr(key, "name", None)
+    if name is not None and not hasattr(key, "char"):  # a pynput.keyboard.Key member
+        for suffix in ("_l", "_r", "_gr"):
+            if name.endswith(suffix) and name[: -len(suffix)] in MODIFIERS:
+                return name[: -len(suffix)] if suffix != "_gr" else "alt_gr"
+        return name
+    char = getattr(key, "char", None)
+    vk = getattr(key, "vk", None)
+    if char and char.isprintable():
+        return "space" if char == " " else char.lower()
+    if vk is not None:
+        # Windows: with Ctrl held `char` is a control character; the virtual
+        # key code of letters/digits is their upper-case ASCII code.
+        if sys.platform == "win32":
+            if 0x41 <= vk <= 0x5A or 0x30 <= vk <= 0x39:
+                return chr(vk).lower()
+            if 0x70 <= vk <= 0x87:
+                return f"f{vk - 0x6F}"
+        elif 0x20 < vk < 0x7F:  # X11 keysyms of ASCII are the characters themselves
+            return chr(vk).lower()
+        return f"vk{vk}"
+    return None
+
+
+class GlobalHotkey:
+    """The system-wide listener. `start()` never raises: check `unavailable`."""
+
+    def __init__(self, hotkey: Hotkey | str, *, on_activate: Callable[[], None] = lambda: None,
+                 on_deactivate: Callable[[], None] = lambda: None,
+                 on_arm: Callable[[bool], None] = lambda armed: None, release_grace_s: float = 0.05) -> None:
+        hk = parse_hotkey(hotkey) if isinstance(hotkey, str) else hotkey
+        self.matcher = HotkeyMatcher(hk, on_activate=on_activate, on_deactivate=on_deactivate, on_arm=on_arm,
+                                     release_grace_s=release_grace_s)
+        self.unavailable: str | None = None
+        self._listener: Any = None
+
+    @property
+    def hotkey(self) -> Hotkey:
+        return self.matcher.hotkey
+
+    def start(self) -> bool:
+        """Start listening; False (and `unavailable` set) when this desktop offers no global hook."""
+        if self._listener is not None:
+            return True
+        try:
+            from pynput import keyboard  # raises ImportError without an X display
+        except Exception as exc:  # noqa: BLE001 - any import failure means "no hotkey"
+            self.unavailable = f"global hotkey unavailable: {_first_line(exc)}"
+            log.warning(self.unavailable)
+            return False
+        try:
+            listener = keyboard.Listener(on_press=self._on_press, on_release=self._on_release)
+            listener.daemon = True
+            listener.start()
+            listener.wait()
+            if not listener.running:
+                raise RuntimeError("the keyboard listener stopped right after starting")
+        except Exception as exc:  # noqa: BLE001
+            self.unavailable = f"global hotkey unavailable: {_first_line(exc)}"
+            log.warning(self.unavailable)
+            return False
+        self._listener = listener
+        self.unavailable = None
+        return True
+
+    def stop(self) -> None:
+        if self._listener is not None:
+            self._listener.stop()
+            self._listener = None
+        self.matcher.reset()
+
+    def _on_press(self, key: Any) -> None:
+        name = key_name(key)
+        if name:
+            self.matcher.press(name)
+
+    def _on_release(self, key: Any) -> None:
+        name = key_name(key)
+        if name:
+            self.matcher.release(name)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    msg = text[0] if text else type(exc).__name__
+    # pynput's X message is a tuple repr; keep the human part.
+    if "failed to acquire X connection" in msg:
+        return "no X display (failed to acquire X connection)"
+    return msg

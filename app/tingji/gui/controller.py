@@ -1,0 +1,334 @@
+"""The queue controller: the one place where the queue changes.
+
+It joins the store (what is durable), the queue model (what is shown), the
+engine worker (what is running) and the settings. Widgets call its methods
+and listen to its signals; they never talk to the store or the worker
+directly. All of it runs in the GUI thread; the workers only send signals
+back.
+
+Life of a file: add -> probe (duration, or an error row at once) -> waiting
+-> dispatched when the engine is ready and nothing else runs -> done (result
+committed, auto-exported) | failed (reason) | cancelled (partial kept).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from enum import Enum
+from pathlib import Path
+from typing import Sequence
+
+from PySide6.QtCore import QObject, Qt, Signal
+
+from ..engine.transcribe import Segment, Transcript
+from ..engine.writers import write
+from . import files
+from .model_choice import ModelChoice, choose_model
+from .queue_model import QueueModel
+from .settings import Settings
+from .storage import Job, Status, Store
+from .worker import EngineWorker, ProbeWorker, Request, start_thread
+
+log = logging.getLogger(__name__)
+
+
+class EngineState(str, Enum):
+    NONE = "none"  # no model installed/configured: nothing to load
+    LOADING = "loading"
+    READY = "ready"
+    FAILED = "failed"
+
+
+def export_next_to(transcript: Transcript, source: str, formats: Sequence[str]) -> list[Path]:
+    """Write `<source stem>.<fmt>` beside the source file for each format (atomic writes)."""
+    src = Path(source)
+    return [write(transcript, src.with_name(f"{src.stem}.{fmt}"), fmt) for fmt in formats]
+
+
+class QueueController(QObject):
+    engineStateChanged = Signal()  # read engine_state / engine_detail / engine_provider
+    jobChanged = Signal(int)  # a job's status or result changed
+    liveSegments = Signal(int)  # the running job produced new segments
+    queueFinished = Signal(int, int)  # files done, files failed since the queue last started
+    notice = Signal(str)  # a transient message for the status bar
+
+    _requestLoad = Signal(str, str, int)
+    _requestTranscribe = Signal(object)
+    _requestProbe = Signal(int, str)
+
+    def __init__(self, store: Store, settings: Settings, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.settings = settings
+        self.model = QueueModel(self)
+        self.engine_state = EngineState.NONE
+        self.engine_detail = ""  # model name when loading/ready, reason when failed
+        self.engine_provider = ""
+        self.engine_warnings: list[str] = []
+        self.model_choice: ModelChoice | None = None
+        self._load_seq = 0
+        self._current: Request | None = None
+        self._live: dict[int, list[Segment]] = {}
+        self._remove_after_cancel: set[int] = set()
+        self._batch = [0, 0]  # done, failed since the queue went busy
+        self._closing = False
+
+        self._worker = EngineWorker()
+        self._prober = ProbeWorker()
+        self._requestLoad.connect(self._worker.load)
+        self._requestTranscribe.connect(self._worker.transcribe)
+        self._requestProbe.connect(self._prober.probe)
+        w = self._worker
+        w.ready.connect(self._on_ready)
+        w.load_failed.connect(self._on_load_failed)
+        w.progress.connect(self._on_progress)
+        w.finished.connect(self._on_finished)
+        w.failed.connect(self._on_failed)
+        w.cancelled.connect(self._on_cancelled)
+        self._prober.probed.connect(self._on_probed)
+        self._prober.bad.connect(self._on_bad_file)
+        self._thread = start_thread(self._worker, "tingji-engine")
+        # The engine is closed in its own thread, as the thread ends.
+        self._thread.finished.connect(self._worker.close_engine, Qt.ConnectionType.DirectConnection)
+        self._probe_thread = start_thread(self._prober, "tingji-probe")
+
+        self.model.filesDropped.connect(self.add_paths)
+        self.model.reorderRequested.connect(self.reorder)
+        if store.recover():
+            log.info("resuming files that were being transcribed when the app stopped")
+        self.model.set_jobs(store.jobs())
+        for job in self.model.jobs():
+            if job.status is Status.WAITING and job.duration is None:
+                self._requestProbe.emit(job.id, job.path)
+
+    # -- engine -----------------------------------------------------------------------
+
+    def reload_engine(self) -> None:
+        """(Re)load the model named by the settings, in the background."""
+        self._load_seq += 1
+        choice = self.model_choice = choose_model(self.settings.model)
+        if choice.path is None:
+            self._set_engine(EngineState.FAILED if choice.problem else EngineState.NONE, choice.problem or "")
+            return
+        self._set_engine(EngineState.LOADING, choice.name)
+        self._requestLoad.emit(str(choice.path), self.settings.provider, self._load_seq)
+
+    def _set_engine(self, state: EngineState, detail: str, provider: str = "",
+                    warnings: Sequence[str] = ()) -> None:
+        self.engine_state, self.engine_detail = state, detail
+        self.engine_provider, self.engine_warnings = provider, list(warnings)
+        self.engineStateChanged.emit()
+
+    def _on_ready(self, seq: int, name: str, provider: str, warnings: list) -> None:
+        if seq != self._load_seq or self._closing:
+            return  # a newer load was requested meanwhile
+        self._set_engine(EngineState.READY, name, provider, warnings)
+        self._dispatch()
+
+    def _on_load_failed(self, seq: int, reason: str) -> None:
+        if seq == self._load_seq and not self._closing:
+            self._set_engine(EngineState.FAILED, reason)
+
+    def apply_settings(self, new: Settings) -> None:
+        """Take new settings; reloads the model only when the model or provider changed."""
+        old, self.settings = self.settings, new
+        if (old.model, old.provider) != (new.model, new.provider) or self.engine_state is not EngineState.READY:
+            self.reload_engine()
+
+    # -- queue operations ----------------------------------------------------------------
+
+    def add_paths(self, paths: Sequence[str]) -> list[Job]:
+        """Queue files (folders expand to the media inside); files already waiting are skipped."""
+        pending = {os.path.normcase(j.path) for j in self.model.jobs()
+                   if j.status in (Status.WAITING, Status.RUNNING)}
+        new = [p for p in files.expand(paths) if os.path.normcase(p) not in pending]
+        if not new:
+            return []
+        jobs = self.store.add(new)
+        self.model.append_jobs(jobs)
+        for job in jobs:
+            self._requestProbe.emit(job.id, job.path)
+        self._dispatch()
+        return jobs
+
+    def cancel(self, job_ids: Sequence[int]) -> None:
+        for job_id in job_ids:
+            job = self.store.get(job_id)
+            if job is None:
+                continue
+            if self._current is not None and self._current.job_id == job_id:
+                self._current.cancel.set()  # the worker answers with `cancelled`
+            elif job.status is Status.WAITING:
+                self.store.cancel(job_id)
+                self._refresh(job_id)
+
+    def cancel_all(self) -> None:
+        self.cancel([j.id for j in self.model.jobs() if j.status in (Status.WAITING, Status.RUNNING)])
+
+    def remove(self, job_ids: Sequence[int]) -> None:
+        """Forget files (and their results). A running file is cancelled first, then removed."""
+        running = self._current.job_id if self._current is not None else None
+        gone = [i for i in job_ids if i != running]
+        if running in job_ids:
+            self._remove_after_cancel.add(running)
+            self.cancel([running])
+        self.store.remove(gone)
+        self.model.remove_ids(gone)
+
+    def retry(self, job_ids: Sequence[int]) -> None:
+        ids = [i for i in job_ids if (j := self.model.job_by_id(i)) is not None and j.status.finished]
+        self.store.requeue(ids)
+        for job_id in ids:
+            job = self._refresh(job_id)
+            if job is not None and job.duration is None:
+                self._requestProbe.emit(job.id, job.path)
+        self._dispatch()
+
+    def move(self, job_id: int, delta: int) -> None:
+        order = [j.id for j in self.model.jobs()]
+        i = order.index(job_id) if job_id in order else -1
+        j = i + delta
+        if i < 0 or not 0 <= j < len(order):
+            return
+        order[i], order[j] = order[j], order[i]
+        self._apply_order(order)
+
+    def reorder(self, job_ids: Sequence[int], before_row: int) -> None:
+        """Move waiting files so they sit before `before_row` (-1: at the end)."""
+        jobs = self.model.jobs()
+        moving = [i for i in job_ids if (j := self.model.job_by_id(i)) is not None and j.status is Status.WAITING]
+        if not moving:
+            return
+        before_row = len(jobs) if before_row < 0 else before_row
+        rest = [j.id for j in jobs if j.id not in moving]
+        at = sum(1 for j in jobs[:before_row] if j.id not in moving)
+        self._apply_order(rest[:at] + moving + rest[at:])
+
+    def _apply_order(self, order: list[int]) -> None:
+        self.store.reorder(order)
+        self.model.reorder(self.store.jobs())
+
+    # -- what the views read ---------------------------------------------------------------
+
+    def transcript(self, job_id: int) -> Transcript | None:
+        return self.store.transcript(job_id)
+
+    def live_segments(self, job_id: int) -> list[Segment] | None:
+        return self._live.get(job_id)
+
+    @property
+    def busy(self) -> bool:
+        return self._current is not None
+
+    # -- dispatching and results -----------------------------------------------------------
+
+    def _refresh(self, job_id: int) -> Job | None:
+        job = self.store.get(job_id)
+        if job is not None:
+            self.model.update_job(job)
+            self.jobChanged.emit(job_id)
+        return job
+
+    def _dispatch(self) -> None:
+        if self._current is not None or self._closing or self.engine_state is not EngineState.READY:
+            return
+        job = self.store.next_waiting()
+        if job is None:
+            if any(self._batch):
+                self.queueFinished.emit(*self._batch)
+                self._batch = [0, 0]
+            return
+        s = self.settings
+        self._current = Request(job.id, job.path, language=s.language or None, hotwords=tuple(s.hotwords))
+        self._live[job.id] = []
+        self.store.start(job.id)
+        self._refresh(job.id)
+        self.model.set_fraction(job.id, 0.0)
+        self._requestTranscribe.emit(self._current)
+
+    def _done_with(self, job_id: int) -> bool:
+        """Clear the running slot; False when the signal is stale or the app is closing."""
+        if self._closing or self._current is None or self._current.job_id != job_id:
+            return False
+        self._current = None
+        self._live.pop(job_id, None)
+        return True
+
+    def _on_progress(self, job_id: int, fraction: float, segments: list) -> None:
+        if self._current is None or self._current.job_id != job_id:
+            return
+        self._live.setdefault(job_id, []).extend(segments)
+        if fraction >= 0:
+            self.model.set_fraction(job_id, fraction)
+        self.liveSegments.emit(job_id)
+
+    def _on_finished(self, job_id: int, transcript: Transcript, elapsed: float) -> None:
+        if not self._done_with(job_id):
+            return
+        self.store.finish(job_id, transcript, elapsed)  # committed before anything else happens
+        self._batch[0] += 1
+        job = self._refresh(job_id)
+        if self.settings.auto_export and job is not None:
+            try:
+                export_next_to(transcript, job.path, self.settings.formats)
+            except Exception as exc:  # a read-only folder must not stop the queue
+                self.notice.emit(f"{job.name}: {exc}")
+        self._dispatch()
+
+    def _on_failed(self, job_id: int, reason: str) -> None:
+        if not self._done_with(job_id):
+            return
+        self.store.fail(job_id, reason)
+        self._batch[1] += 1
+        self._refresh(job_id)
+        self._dispatch()
+
+    def _on_cancelled(self, job_id: int, partial: Transcript | None) -> None:
+        if not self._done_with(job_id):
+            return
+        if job_id in self._remove_after_cancel:
+            self._remove_after_cancel.discard(job_id)
+            self.store.remove([job_id])
+            self.model.remove_ids([job_id])
+        else:
+            self.store.cancel(job_id, partial)
+            self._refresh(job_id)
+        self._dispatch()
+
+    def _on_probed(self, job_id: int, duration: float) -> None:
+        if self._closing:
+            return
+        self.store.set_duration(job_id, duration if duration >= 0 else None)
+        job = self.model.job_by_id(job_id)
+        if job is not None:
+            job.duration = duration if duration >= 0 else None
+            self.model.update_job(job)
+
+    def _on_bad_file(self, job_id: int, reason: str) -> None:
+        """Not media: an error row at once, unless the engine already picked the file up."""
+        if self._closing:
+            return
+        job = self.store.get(job_id)
+        if job is None or job.status is not Status.WAITING:
+            return
+        self.store.fail(job_id, reason)
+        self._batch[1] += 1
+        self._refresh(job_id)
+
+    # -- shutdown ------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Stop the workers and close the store. A file mid-way stays "transcribing" in the
+        store on purpose: the next start puts it back to waiting and runs it again."""
+        if self._closing:
+            return
+        self._closing = True
+        if self._current is not None:
+            self._current.cancel.set()
+        for thread in (self._thread, self._probe_thread):
+            thread.quit()
+        for thread in (self._thread, self._probe_thread):
+            if not thread.wait(15000):
+                log.warning("%s did not stop in time", thread.objectName())
+        self.store.close()

@@ -1,0 +1,124 @@
+"""User settings: a small JSON file at `paths.settings_path()`. Imports no Qt.
+
+Plain JSON (not QSettings) so that the file is the same on every platform, can
+be read by the CLI and by support staff, and lives with the rest of the user
+data under one folder. It is written to a temporary name and renamed, so a
+crash mid-write never leaves a truncated file; a file that cannot be parsed is
+set aside as `settings.json.bad` and defaults are used, so a broken file never
+keeps the app from starting.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from ..engine.writers import FORMATS
+from ..paths import settings_path
+
+log = logging.getLogger(__name__)
+
+PROVIDERS = ("auto", "dml", "cuda", "cpu")
+UI_LANGUAGES = ("system", "en", "zh_CN")
+APPEARANCES = ("system", "light", "dark")
+# The recogniser's languages (codes the engine's prompt understands); "" lets it detect.
+LANGUAGES = ("", "zh", "en", "ja", "yue", "ko")
+
+
+@dataclass
+class Settings:
+    """Everything the user can change. Unknown or invalid values fall back to defaults."""
+
+    model: str = ""  # installed model name or a model folder; "" = the first installed model
+    provider: str = "auto"
+    language: str = ""  # "" = detect
+    hotwords: list[str] = field(default_factory=list)
+    formats: list[str] = field(default_factory=lambda: ["txt", "srt"])  # for automatic export
+    auto_export: bool = False  # write transcripts next to each source file when done
+    ui_language: str = "system"
+    appearance: str = "system"
+    window_geometry: str = ""  # Qt's saveGeometry(), base64; the window's business only
+    splitter_state: str = ""
+
+    def normalised(self) -> "Settings":
+        """A copy with every field forced into its allowed range."""
+        s = Settings(**asdict(self))
+        s.model = str(s.model or "").strip()
+        s.provider = s.provider if s.provider in PROVIDERS else "auto"
+        s.language = s.language if s.language in LANGUAGES else ""
+        s.hotwords = [str(w).strip() for w in (s.hotwords or []) if str(w).strip()]
+        formats = [f for f in (s.formats or []) if f in FORMATS]
+        s.formats = list(dict.fromkeys(formats)) or ["txt"]
+        s.auto_export = bool(s.auto_export)
+        s.ui_language = s.ui_language if s.ui_language in UI_LANGUAGES else "system"
+        s.appearance = s.appearance if s.appearance in APPEARANCES else "system"
+        s.window_geometry = str(s.window_geometry or "")
+        s.splitter_state = str(s.splitter_state or "")
+        return s
+
+
+def _from_dict(data: dict[str, Any]) -> Settings:
+    known = {f.name for f in fields(Settings)}
+    kwargs: dict[str, Any] = {}
+    defaults = Settings()
+    for key, value in data.items():
+        if key not in known:
+            continue  # written by a newer version, or a typo: ignore rather than fail
+        default = getattr(defaults, key)
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, list):
+            ok = isinstance(value, list)
+        else:
+            ok = isinstance(value, type(default))
+        if ok:
+            kwargs[key] = value
+        else:
+            log.warning("settings: ignoring %s=%r (expected %s)", key, value, type(default).__name__)
+    return Settings(**kwargs).normalised()
+
+
+def load(path: str | os.PathLike[str] | None = None) -> Settings:
+    """Read the settings; defaults for anything missing, a corrupt file is set aside."""
+    path = Path(path) if path is not None else settings_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings()
+    except OSError as exc:
+        log.warning("settings: cannot read %s (%s); using defaults", path, exc)
+        return Settings()
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+    except ValueError as exc:
+        log.warning("settings: %s is not valid (%s); set aside as .bad, using defaults", path, exc)
+        try:
+            os.replace(path, path.with_name(path.name + ".bad"))
+        except OSError:
+            pass
+        return Settings()
+    return _from_dict(data)
+
+
+def save(settings: Settings, path: str | os.PathLike[str] | None = None) -> Path:
+    """Write atomically: a temporary file in the same folder, flushed, then renamed over."""
+    path = Path(path) if path is not None else settings_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    data = json.dumps(asdict(settings.normalised()), ensure_ascii=False, indent=2) + "\n"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink(missing_ok=True)
+    return path

@@ -1,0 +1,224 @@
+"""The transcription queue and its results, kept in SQLite. Imports no Qt.
+
+Why SQLite and not a JSON file: a queue of hundreds of files with hours of
+transcripts must survive the app being killed at any instant. Every state
+change is one small transaction, finished transcripts are committed the moment
+they exist, and WAL mode with `synchronous=FULL` means a committed result is on
+disk before `finish()` returns, so a crash, a SIGKILL or a power cut loses at
+most the file that was being transcribed (which simply runs again).
+
+Only the GUI thread uses a `Store`: the engine worker hands results back by
+signal, so there is one writer and no locking to get wrong. Live progress is
+deliberately *not* written here; it is cheap to lose and would otherwise turn
+into a write per second per file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from ..engine.transcribe import Segment, Transcript
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    path        TEXT NOT NULL,
+    position    REAL NOT NULL,
+    status      TEXT NOT NULL,
+    duration    REAL,
+    error       TEXT,
+    added_at    REAL NOT NULL,
+    finished_at REAL,
+    elapsed_s   REAL,
+    transcript  TEXT
+);
+CREATE INDEX IF NOT EXISTS jobs_position ON jobs(position);
+"""
+
+# Every column but the (possibly large) transcript: listing the queue must stay cheap.
+_JOB_COLUMNS = "id, path, position, status, duration, error, added_at, finished_at, elapsed_s"
+
+
+class Status(str, Enum):
+    """A file's place in its life cycle; the value is what the database stores."""
+
+    WAITING = "waiting"
+    RUNNING = "transcribing"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def finished(self) -> bool:
+        return self in (Status.DONE, Status.FAILED, Status.CANCELLED)
+
+
+@dataclass
+class Job:
+    """One queued file as the queue shows it (the transcript is fetched separately)."""
+
+    id: int
+    path: str
+    position: float
+    status: Status
+    duration: float | None = None
+    error: str | None = None
+    added_at: float = 0.0
+    finished_at: float | None = None
+    elapsed_s: float | None = None
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name or self.path
+
+
+def _job(row: Sequence[Any]) -> Job:
+    return Job(row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8])
+
+
+class Store:
+    """The queue: add, order, move through states, keep transcripts.
+
+    Methods raise `sqlite3.Error` only for real I/O trouble (disk full, file
+    locked by another process); the app reports those, it does not hide them.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per change.
+        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.executescript(_SCHEMA)
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0:
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _write(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
+        with self._db:  # BEGIN ... COMMIT (or ROLLBACK on error)
+            self._db.execute("BEGIN")
+            return self._db.execute(sql, tuple(params))
+
+    # -- reading ------------------------------------------------------------------
+
+    def jobs(self) -> list[Job]:
+        """Every job in queue order (finished ones stay, as history)."""
+        rows = self._db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs ORDER BY position, id").fetchall()
+        return [_job(r) for r in rows]
+
+    def get(self, job_id: int) -> Job | None:
+        row = self._db.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id=?", (job_id,)).fetchone()
+        return None if row is None else _job(row)
+
+    def next_waiting(self) -> Job | None:
+        row = self._db.execute(
+            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE status=? ORDER BY position, id LIMIT 1",
+            (Status.WAITING.value,)).fetchone()
+        return None if row is None else _job(row)
+
+    def transcript(self, job_id: int) -> Transcript | None:
+        """The stored transcript (full, or the partial one of a cancelled file)."""
+        row = self._db.execute("SELECT transcript FROM jobs WHERE id=?", (job_id,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        return transcript_from_dict(json.loads(row[0]))
+
+    # -- changing -----------------------------------------------------------------
+
+    def add(self, paths: Sequence[str | os.PathLike[str]]) -> list[Job]:
+        """Append files to the end of the queue, in the given order."""
+        now = time.time()
+        added: list[Job] = []
+        with self._db:
+            self._db.execute("BEGIN")
+            top = self._db.execute("SELECT COALESCE(MAX(position), 0) FROM jobs").fetchone()[0]
+            for i, p in enumerate(paths, 1):
+                path = os.fspath(p)
+                cur = self._db.execute(
+                    "INSERT INTO jobs(path, position, status, added_at) VALUES (?, ?, ?, ?)",
+                    (path, top + i, Status.WAITING.value, now))
+                added.append(Job(int(cur.lastrowid or 0), path, top + i, Status.WAITING, added_at=now))
+        return added
+
+    def set_duration(self, job_id: int, duration: float | None) -> None:
+        self._write("UPDATE jobs SET duration=? WHERE id=?", (duration, job_id))
+
+    def start(self, job_id: int) -> None:
+        self._write("UPDATE jobs SET status=?, error=NULL WHERE id=?", (Status.RUNNING.value, job_id))
+
+    def finish(self, job_id: int, transcript: Transcript, elapsed_s: float | None = None) -> None:
+        """Commit a finished transcript; durable once this returns."""
+        self._write(
+            "UPDATE jobs SET status=?, transcript=?, error=NULL, finished_at=?, elapsed_s=?, "
+            "duration=COALESCE(duration, ?) WHERE id=?",
+            (Status.DONE.value, json.dumps(transcript.to_dict(), ensure_ascii=False), time.time(),
+             elapsed_s, transcript.duration, job_id))
+
+    def fail(self, job_id: int, reason: str) -> None:
+        self._write("UPDATE jobs SET status=?, error=?, finished_at=? WHERE id=?",
+                    (Status.FAILED.value, reason, time.time(), job_id))
+
+    def cancel(self, job_id: int, partial: Transcript | None = None) -> None:
+        """Mark cancelled, keeping whatever part was transcribed before the request."""
+        data = None
+        if partial is not None and partial.segments:
+            data = json.dumps(partial.to_dict(), ensure_ascii=False)
+        self._write("UPDATE jobs SET status=?, transcript=?, finished_at=? WHERE id=?",
+                    (Status.CANCELLED.value, data, time.time(), job_id))
+
+    def requeue(self, job_ids: Sequence[int]) -> None:
+        """Send failed/cancelled/done files back to waiting (a retry); keeps their place."""
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany(
+                "UPDATE jobs SET status=?, error=NULL, transcript=NULL, finished_at=NULL, elapsed_s=NULL "
+                "WHERE id=? AND status<>?",
+                [(Status.WAITING.value, i, Status.RUNNING.value) for i in job_ids])
+
+    def remove(self, job_ids: Sequence[int]) -> None:
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany("DELETE FROM jobs WHERE id=?", [(i,) for i in job_ids])
+
+    def reorder(self, job_ids: Sequence[int]) -> None:
+        """Give the listed jobs positions 1..n in this order (the others keep theirs, after them)."""
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany("UPDATE jobs SET position=? WHERE id=?",
+                                 [(float(n), i) for n, i in enumerate(job_ids, 1)])
+
+    def recover(self) -> int:
+        """After a crash: files left "transcribing" go back to waiting. Returns how many."""
+        cur = self._write("UPDATE jobs SET status=? WHERE status=?", (Status.WAITING.value, Status.RUNNING.value))
+        return cur.rowcount
+
+
+def transcript_from_dict(data: dict[str, Any]) -> Transcript:
+    """Rebuild a `Transcript` from `Transcript.to_dict()` output (what the store keeps)."""
+    segments = [Segment(float(s["start"]), float(s["end"]), str(s["text"])) for s in data.get("segments", [])]
+    return Transcript(
+        segments=segments,
+        duration=float(data.get("duration") or 0.0),
+        model=str(data.get("model") or ""),
+        provider=str(data.get("provider") or ""),
+        decoder_device=str(data.get("decoder_device") or ""),
+        language=data.get("language"),
+        source=data.get("source"),
+        timings=dict(data.get("timings") or {}),
+        windows=int(data.get("windows") or 0),
+        skipped_windows=int(data.get("skipped_windows") or 0),
+        warnings=list(data.get("warnings") or []),
+    )
