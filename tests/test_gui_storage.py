@@ -1,0 +1,117 @@
+"""The GUI's Qt-free parts: the SQLite queue, the settings file, folder expansion, model choice."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tingji.engine.transcribe import Segment, Transcript
+from tingji.gui import settings as settings_mod
+from tingji.gui.files import expand
+from tingji.gui.model_choice import DOWNLOAD_COMMAND, choose_model
+from tingji.gui.settings import Settings
+from tingji.gui.storage import Status, Store
+
+
+def _transcript(text: str = "hello there") -> Transcript:
+    return Transcript(segments=[Segment(0.0, 1.5, text), Segment(1.5, 3.0, "second")], duration=3.0,
+                      model="m", provider="cpu", decoder_device="cpu", source="/x/a.wav")
+
+
+def test_store_life_cycle_and_order(tmp_path: Path) -> None:
+    store = Store(tmp_path / "q.sqlite3")
+    a, b, c = store.add(["/m/a.wav", "/m/b.mp3", "/m/c.flac"])
+    assert [j.status for j in store.jobs()] == [Status.WAITING] * 3
+    assert store.next_waiting().id == a.id
+
+    store.start(a.id)
+    store.finish(a.id, _transcript(), elapsed_s=1.25)
+    store.start(b.id)
+    store.fail(b.id, "not an audio or video file Tingji can read")
+    store.reorder([c.id, a.id, b.id])
+    assert [j.id for j in store.jobs()] == [c.id, a.id, b.id]
+    store.close()
+
+    again = Store(tmp_path / "q.sqlite3")
+    jobs = {j.id: j for j in again.jobs()}
+    assert jobs[a.id].status is Status.DONE and jobs[a.id].elapsed_s == 1.25
+    assert jobs[a.id].duration == 3.0  # taken from the transcript when the probe had not run
+    assert jobs[b.id].status is Status.FAILED and "not an audio" in jobs[b.id].error
+    t = again.transcript(a.id)
+    assert [s.text for s in t.segments] == ["hello there", "second"] and t.text == "hello there second"
+    assert again.transcript(b.id) is None
+    assert [j.id for j in again.jobs()] == [c.id, a.id, b.id]
+
+
+def test_store_recover_cancel_requeue_remove(tmp_path: Path) -> None:
+    store = Store(tmp_path / "q.sqlite3")
+    a, b = store.add(["/m/a.wav", "/m/b.wav"])
+    store.start(a.id)
+    assert store.recover() == 1  # what a restart after a crash does
+    assert store.get(a.id).status is Status.WAITING
+
+    partial = Transcript(segments=[Segment(0, 1, "part")], duration=60.0, model="m", provider="cpu",
+                         decoder_device="cpu")
+    store.cancel(a.id, partial)
+    assert store.get(a.id).status is Status.CANCELLED
+    assert store.transcript(a.id).text == "part"  # the partial result is kept
+    store.requeue([a.id])
+    assert store.get(a.id).status is Status.WAITING and store.transcript(a.id) is None
+    store.remove([b.id])
+    assert [j.id for j in store.jobs()] == [a.id]
+
+
+def test_store_uses_wal_and_commits_each_result(tmp_path: Path) -> None:
+    path = tmp_path / "q.sqlite3"
+    store = Store(path)
+    (a,) = store.add(["/m/a.wav"])
+    store.finish(a.id, _transcript())
+    # Another connection (another process after a crash) sees the result at once.
+    other = sqlite3.connect(path)
+    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    status, data = other.execute("SELECT status, transcript FROM jobs WHERE id=?", (a.id,)).fetchone()
+    assert status == "done" and json.loads(data)["text"] == "hello there second"
+
+
+def test_settings_round_trip_and_atomic_write(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    s = Settings(model="/models/x", provider="cpu", language="zh", hotwords=["通义", "Tingji"],
+                 formats=["srt", "json"], auto_export=True, ui_language="zh_CN", appearance="dark")
+    settings_mod.save(s, path)
+    assert settings_mod.load(path) == s
+    assert json.loads(path.read_text(encoding="utf-8"))["hotwords"] == ["通义", "Tingji"]
+    assert not list(tmp_path.glob(".*tmp"))  # no temporary file left behind
+
+
+def test_settings_survive_bad_files(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    assert settings_mod.load(path) == Settings()  # missing: defaults
+    path.write_text('{"provider": "quantum", "formats": ["txt", "docx"], "auto_export": "yes", "future": 1}')
+    s = settings_mod.load(path)
+    assert (s.provider, s.formats, s.auto_export) == ("auto", ["txt"], False)
+    path.write_text("{ truncated")
+    assert settings_mod.load(path) == Settings()
+    assert (tmp_path / "settings.json.bad").exists()  # set aside, not silently overwritten
+
+
+def test_folders_expand_to_media_files(tmp_path: Path) -> None:
+    (tmp_path / "talks" / "day 2").mkdir(parents=True)
+    (tmp_path / "talks" / ".hidden").mkdir()
+    for name in ("talks/b10.mp3", "talks/b2.wav", "talks/notes.txt", "talks/day 2/c.MKV", "talks/.hidden/d.wav"):
+        (tmp_path / name).write_bytes(b"x")
+    single = tmp_path / "explicit.xyz"
+    single.write_bytes(b"x")
+    out = [Path(p).relative_to(tmp_path).as_posix() for p in expand([tmp_path / "talks", single, single])]
+    assert out == ["talks/b2.wav", "talks/b10.mp3", "talks/day 2/c.MKV", "explicit.xyz"]
+
+
+def test_model_choice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_model: Path) -> None:
+    monkeypatch.setenv("TINGJI_HOME", str(tmp_path / "home"))
+    none = choose_model("")
+    assert none.none_installed and not none.ok and "fun-asr-nano-2512" in DOWNLOAD_COMMAND
+    assert choose_model(str(tiny_model)).path == Path(tiny_model).resolve()
+    missing = choose_model("no-such-model")
+    assert not missing.ok and "no-such-model" in missing.problem
