@@ -248,11 +248,18 @@ class QueueController(QObject):
         self._requestTranscribe.emit(self._current)
 
     def _done_with(self, job_id: int) -> bool:
-        """Clear the running slot; False when the signal is stale or the app is closing."""
+        """Clear the running slot; False when the signal is stale, the app is closing, or the
+        file was removed while running (then it is deleted now, whatever the outcome)."""
         if self._closing or self._current is None or self._current.job_id != job_id:
             return False
         self._current = None
         self._live.pop(job_id, None)
+        if job_id in self._remove_after_cancel:
+            self._remove_after_cancel.discard(job_id)
+            self.store.remove([job_id])
+            self.model.remove_ids([job_id])
+            self._dispatch()
+            return False
         return True
 
     def _on_progress(self, job_id: int, fraction: float, segments: list) -> None:
@@ -287,13 +294,8 @@ class QueueController(QObject):
     def _on_cancelled(self, job_id: int, partial: Transcript | None) -> None:
         if not self._done_with(job_id):
             return
-        if job_id in self._remove_after_cancel:
-            self._remove_after_cancel.discard(job_id)
-            self.store.remove([job_id])
-            self.model.remove_ids([job_id])
-        else:
-            self.store.cancel(job_id, partial)
-            self._refresh(job_id)
+        self.store.cancel(job_id, partial)
+        self._refresh(job_id)
         self._dispatch()
 
     def _on_probed(self, job_id: int, duration: float) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 
 from ..engine.writers import FORMATS
 from ..models.store import list_models
+from . import theme
 from .settings import Settings
 
 
@@ -92,12 +93,20 @@ class SettingsDialog(QDialog):
         ui_form.addRow(self.tr("Language:"), self.ui_language)
         ui_form.addRow(self.tr("Appearance:"), self.appearance)
         note = QLabel(self.tr("Language and appearance change at once."))
-        note.setEnabled(False)
+        note.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
         ui_form.addRow(note)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
+
+        # One label column for all three groups, so the fields line up down the dialog.
+        forms = (form, out_form, ui_form)
+        labels = [f.itemAt(r, QFormLayout.ItemRole.LabelRole) for f in forms for r in range(f.rowCount())]
+        widgets = [item.widget() for item in labels if item is not None and item.widget() is not None]
+        width = max((w.sizeHint().width() for w in widgets), default=0)
+        for w in widgets:
+            w.setMinimumWidth(width)
 
         layout = QVBoxLayout(self)
         for box in (speech, output, interface):

@@ -429,172 +429,172 @@ Then choose it in Settings, or restart Tingji.</source>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../settings_dialog.py" line="31" />
+        <location filename="../settings_dialog.py" line="32" />
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="39" />
+        <location filename="../settings_dialog.py" line="40" />
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="40" />
+        <location filename="../settings_dialog.py" line="41" />
         <source>Use a Tingji model folder anywhere on this computer</source>
         <translation>使用本机任意位置的听记模型文件夹</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="42" />
+        <location filename="../settings_dialog.py" line="43" />
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="49" />
+        <location filename="../settings_dialog.py" line="50" />
         <source>Automatic (GPU when available)</source>
         <translation>自动（有 GPU 时使用 GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="50" />
+        <location filename="../settings_dialog.py" line="51" />
         <source>DirectML (Windows GPU)</source>
         <translation>DirectML（Windows GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="51" />
+        <location filename="../settings_dialog.py" line="52" />
         <source>CUDA (NVIDIA GPU)</source>
         <translation>CUDA（NVIDIA GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="51" />
+        <location filename="../settings_dialog.py" line="52" />
         <source>CPU only</source>
         <translation>仅 CPU</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="54" />
+        <location filename="../settings_dialog.py" line="55" />
         <source>Detect automatically</source>
         <translation>自动识别</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="54" />
+        <location filename="../settings_dialog.py" line="55" />
         <source>Chinese</source>
         <translation>中文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="55" />
+        <location filename="../settings_dialog.py" line="56" />
         <source>English</source>
         <translation>英文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="55" />
+        <location filename="../settings_dialog.py" line="56" />
         <source>Japanese</source>
         <translation>日文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="56" />
+        <location filename="../settings_dialog.py" line="57" />
         <source>Cantonese</source>
         <translation>粤语</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="56" />
+        <location filename="../settings_dialog.py" line="57" />
         <source>Korean</source>
         <translation>韩文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="59" />
+        <location filename="../settings_dialog.py" line="60" />
         <source>Names and terms to favour, one per line</source>
         <translation>需要优先识别的人名和术语，每行一个</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="63" />
+        <location filename="../settings_dialog.py" line="64" />
         <source>Speech recognition</source>
         <translation>语音识别</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="65" />
+        <location filename="../settings_dialog.py" line="66" />
         <source>Model:</source>
         <translation>模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="66" />
+        <location filename="../settings_dialog.py" line="67" />
         <source>Run on:</source>
         <translation>运行设备：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="67" />
+        <location filename="../settings_dialog.py" line="68" />
         <source>Language spoken:</source>
         <translation>说话语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="68" />
+        <location filename="../settings_dialog.py" line="69" />
         <source>Hotwords:</source>
         <translation>热词：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="71" />
+        <location filename="../settings_dialog.py" line="72" />
         <source>Save transcripts next to each source file when done</source>
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="77" />
+        <location filename="../settings_dialog.py" line="78" />
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="80" />
+        <location filename="../settings_dialog.py" line="81" />
         <source>Formats:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="84" />
+        <location filename="../settings_dialog.py" line="85" />
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="87" />
+        <location filename="../settings_dialog.py" line="88" />
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="87" />
+        <location filename="../settings_dialog.py" line="88" />
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="88" />
+        <location filename="../settings_dialog.py" line="89" />
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="90" />
+        <location filename="../settings_dialog.py" line="91" />
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="92" />
+        <location filename="../settings_dialog.py" line="93" />
         <source>Language:</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="93" />
+        <location filename="../settings_dialog.py" line="94" />
         <source>Appearance:</source>
         <translation>外观：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="94" />
+        <location filename="../settings_dialog.py" line="95" />
         <source>Language and appearance change at once.</source>
         <translation>语言和外观会立即生效。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="113" />
+        <location filename="../settings_dialog.py" line="122" />
         <source>Automatic (first installed model)</source>
         <translation>自动（第一个已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="116" />
+        <location filename="../settings_dialog.py" line="125" />
         <source>{0} (incomplete)</source>
         <translation>{0}（不完整）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="149" />
+        <location filename="../settings_dialog.py" line="158" />
         <source>Choose a Tingji model folder</source>
         <translation>选择听记模型文件夹</translation>
     </message>
