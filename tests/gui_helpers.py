@@ -1,0 +1,62 @@
+"""Helpers for the GUI tests: real drops, test media, an event-loop stall meter."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication, QWidget
+
+from audio_fixtures import write_wav
+
+
+def drop_files(widget: QWidget, paths: Sequence[Path], at: QPoint | None = None) -> None:
+    """Send a real drag-enter + drop with file URLs to `widget`, as a file manager would."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    pos = at or widget.rect().center()
+    enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(widget, enter)
+    assert enter.isAccepted(), "the window refused the drag"
+    drop = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(widget, drop)
+    assert drop.isAccepted(), "the window refused the drop"
+
+
+def long_speech(path: Path, speech: np.ndarray, repeats: int = 40) -> Path:
+    """`speech` repeated with short pauses: several 60 s windows, seconds of work for the tiny model."""
+    gap = np.zeros(8000, np.float32)
+    return write_wav(path, np.concatenate([np.concatenate([speech, gap])] * repeats))
+
+
+class StallMeter:
+    """Records the longest gap between ticks of a 5 ms timer: how long the GUI thread was blocked."""
+
+    def __init__(self, interval_ms: int = 5) -> None:
+        self.timer = QTimer()
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self._tick)
+        self.max_gap_s = 0.0
+        self.ticks = 0
+        self._last: float | None = None
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        if self._last is not None:
+            self.max_gap_s = max(self.max_gap_s, now - self._last)
+        self._last = now
+        self.ticks += 1
+
+    def start(self) -> None:
+        self._last = None
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
