@@ -43,6 +43,11 @@ def test_store_life_cycle_and_order(tmp_path: Path) -> None:
     t = again.transcript(a.id)
     assert [s.text for s in t.segments] == ["hello there", "second"] and t.text == "hello there second"
     assert again.transcript(b.id) is None
+    # The engine's own whole text survives storage exactly (it is not re-joined from segments).
+    odd = _transcript()
+    odd.window_texts = ["hello there,second"]
+    again.finish(c.id, odd)
+    assert again.transcript(c.id).text == "hello there,second"
     assert [j.id for j in again.jobs()] == [c.id, a.id, b.id]
 
 

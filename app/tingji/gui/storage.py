@@ -207,7 +207,11 @@ class Store:
 
 
 def transcript_from_dict(data: dict[str, Any]) -> Transcript:
-    """Rebuild a `Transcript` from `Transcript.to_dict()` output (what the store keeps)."""
+    """Rebuild a `Transcript` from `Transcript.to_dict()` output (what the store keeps).
+
+    The stored whole text becomes the one "window text", so `.text` (Copy all, TXT export) is
+    exactly what the engine returned, not a re-join of the display segments."""
+    text = data.get("text")
     segments = [Segment(float(s["start"]), float(s["end"]), str(s["text"])) for s in data.get("segments", [])]
     return Transcript(
         segments=segments,
@@ -221,4 +225,5 @@ def transcript_from_dict(data: dict[str, Any]) -> Transcript:
         windows=int(data.get("windows") or 0),
         skipped_windows=int(data.get("skipped_windows") or 0),
         warnings=list(data.get("warnings") or []),
+        window_texts=[text] if isinstance(text, str) and text else [],
     )
