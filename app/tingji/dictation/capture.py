@@ -136,6 +136,8 @@ class Microphone:
         self._take_pre_roll = 0
         self._armed = False
         self._linger: threading.Timer | None = None
+        self._linger_token = 0
+        self._taking = False  # between begin() and end()
         self._needs_refresh = False
         self._worker = threading.Thread(target=self._work, name="tingji-mic", daemon=True)
         self._worker.start()
@@ -178,7 +180,13 @@ class Microphone:
 
     def begin(self) -> None:
         """Start a take with the pre-roll; audio from now on goes to `on_audio` and the take."""
-        self.open()
+        with self._lock:
+            self._taking = True  # set before the lock is released: a pending linger timer must not close
+            try:
+                self.open()
+            except MicrophoneError:
+                self._taking = False
+                raise
         done = threading.Event()
         self._queue.put(("begin", done))
         done.wait(2.0)
@@ -196,6 +204,7 @@ class Microphone:
         done = threading.Event()
         self._queue.put(("end", done, box))
         done.wait(5.0)
+        self._taking = False
         self._maybe_linger()
         return box[0] if box else TakeAudio(np.zeros(0, np.float32))
 
@@ -209,9 +218,9 @@ class Microphone:
                 self.keep_open = keep_open
             if device is not _UNSET and device != self.device:
                 self.device = device
-                if self._take is None:
+                if not self._taking:
                     self._close_stream()
-            if self.keep_open and self._take is None:
+            if self.keep_open and not self._taking:
                 try:
                     self.open()
                 except MicrophoneError as exc:
@@ -294,21 +303,23 @@ class Microphone:
     def _maybe_linger(self) -> None:
         with self._lock:
             self._cancel_linger()
-            if self.keep_open or self._armed or self._take is not None or self._stream is None:
+            if self.keep_open or self._armed or self._taking or self._stream is None:
                 return
             if self.linger_s <= 0:
                 self._close_stream()
                 return
-            self._linger = threading.Timer(self.linger_s, self._linger_close)
+            self._linger = threading.Timer(self.linger_s, self._linger_close, (self._linger_token,))
             self._linger.daemon = True
             self._linger.start()
 
-    def _linger_close(self) -> None:
+    def _linger_close(self, token: int) -> None:
         with self._lock:
-            if not self.keep_open and not self._armed and self._take is None:
+            # A timer that fired while begin()/prepare() held the lock was cancelled too late: the token says so.
+            if token == self._linger_token and not self.keep_open and not self._armed and not self._taking:
                 self._close_stream()
 
     def _cancel_linger(self) -> None:
+        self._linger_token += 1
         if self._linger is not None:
             self._linger.cancel()
             self._linger = None

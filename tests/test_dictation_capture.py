@@ -1,0 +1,132 @@
+"""Dictation capture through a real PulseAudio virtual microphone."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from audio_fixtures import espeak, write_wav
+from pulse_helpers import VirtualMic, pulse_available
+from tingji.dictation.capture import Microphone, MicrophoneError
+
+pytestmark = pytest.mark.dictation
+
+
+@pytest.fixture(scope="module")
+def vmic():
+    if not pulse_available():
+        pytest.skip("PulseAudio (pulseaudio, pactl, paplay) is not installed")
+    mic = VirtualMic().start()
+    yield mic
+    mic.stop()
+
+
+@pytest.fixture(scope="module")
+def phrase(tmp_path_factory) -> tuple[Path, np.ndarray]:
+    path = tmp_path_factory.mktemp("capture") / "phrase.wav"
+    return path, espeak(path, "Please send the report to the team by Friday.")
+
+
+def _wait_flowing(mic: Microphone, timeout: float = 10.0) -> None:
+    """PulseAudio's monitor source needs about a second before its first block."""
+    deadline = time.monotonic() + timeout
+    while mic.frames_captured < 0.2 * 16000:
+        assert time.monotonic() < deadline, "the virtual microphone delivers no audio"
+        time.sleep(0.02)
+
+
+def _best_correlation(a: np.ndarray, b: np.ndarray) -> float:
+    """Peak normalised cross-correlation: is `b` (the reference) inside `a`, at any offset?"""
+    n = len(a) + len(b)
+    size = 1 << (n - 1).bit_length()
+    corr = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(b, size)), size)
+    return float(corr.max() / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12))
+
+
+def test_dictation_capture_records_the_virtual_microphone(vmic, phrase) -> None:
+    wav, reference = phrase
+    mic = Microphone(keep_open=True, pre_roll_s=0.3)
+    errors: list[str] = []
+    mic.on_error = errors.append
+    try:
+        mic.begin()
+        _wait_flowing(mic)
+        assert mic.device_rate == 44100 and mic.device_channels == 2  # the device's own format
+        vmic.play(wav)
+        take = mic.end()
+    finally:
+        mic.close()
+    assert not errors and take.error is None
+    assert take.samples.dtype == np.float32
+    assert len(reference) / 16000 < take.duration < len(reference) / 16000 + 2.0
+    # The same speech came through the sound server and our resampler.
+    assert _best_correlation(take.samples, reference) > 0.8
+
+
+def test_dictation_capture_pre_roll_keeps_audio_from_before_the_take(vmic, tmp_path) -> None:
+    t = np.arange(int(0.25 * 16000)) / 16000
+    beep = write_wav(tmp_path / "beep.wav", (0.5 * np.sin(2 * np.pi * 700 * t)).astype(np.float32))
+    results = {}
+    for pre_roll in (0.6, 0.0):
+        mic = Microphone(keep_open=True, pre_roll_s=pre_roll)
+        try:
+            mic.open()
+            _wait_flowing(mic)
+            time.sleep(0.6)
+            vmic.play(beep)          # the "first word", said before the key press
+            time.sleep(0.05)
+            mic.begin()
+            time.sleep(0.2)
+            take = mic.end()
+        finally:
+            mic.close()
+        results[pre_roll] = take
+    with_pre = results[0.6]
+    assert with_pre.pre_roll_s == pytest.approx(0.6, abs=0.05)
+    assert np.abs(with_pre.samples[: int(0.6 * 16000)]).max() > 0.3  # the beep is in the take
+    assert results[0.0].pre_roll_s == 0.0
+    assert np.abs(results[0.0].samples).max() < 0.05
+
+
+def test_dictation_capture_unplugged_device_is_reported_and_partial_take_kept(vmic, phrase) -> None:
+    wav, _ = phrase
+    mic = Microphone(keep_open=False, linger_s=0)
+    errors: list[str] = []
+    got_error = threading.Event()
+    mic.on_error = lambda m: (errors.append(m), got_error.set())
+    try:
+        mic.begin()
+        _wait_flowing(mic)
+        player = vmic.play(wav, wait=False)
+        time.sleep(1.0)
+        vmic.unplug()
+        assert got_error.wait(5.0), "no error reported after the device went away"
+        take = mic.end()
+        player.wait(10)
+        assert take.error and len(take.samples) > 0.5 * 16000  # the partial take is kept
+        assert len(errors) == 1 and "\n" not in errors[0] and "microphone" in errors[0]
+
+        # Plugged in again: the next take opens a fresh stream and works.
+        vmic.plug()
+        mic.begin()
+        _wait_flowing(mic)
+        vmic.play(wav)
+        again = mic.end()
+        assert again.error is None and np.abs(again.samples).max() > 0.1
+    finally:
+        vmic.plug()
+        mic.close()
+
+
+def test_dictation_capture_missing_device_is_a_clear_error(vmic) -> None:
+    mic = Microphone(device="no such microphone 12345")
+    try:
+        with pytest.raises(MicrophoneError, match="no such microphone 12345") as info:
+            mic.begin()
+        assert "\n" not in str(info.value)
+    finally:
+        mic.close()
