@@ -104,9 +104,23 @@ class PynputKeys:
     def paste(self) -> None:
         ctl, key = self._get()
         mod = key.cmd if sys.platform == "darwin" else key.ctrl
+        v = self._v_key()
         with ctl.pressed(mod):
-            ctl.press("v")
-            ctl.release("v")
+            ctl.press(v)
+            ctl.release(v)
+
+    @staticmethod
+    def _v_key() -> Any:
+        """The V key by its physical code where we can: with a Russian or Greek layout
+        the character "v" is not on the keyboard, and a synthesised Unicode "v" with
+        Ctrl held is not a paste."""
+        from pynput.keyboard import KeyCode
+
+        if sys.platform == "win32":
+            return KeyCode.from_vk(0x56)  # VK_V
+        if sys.platform == "darwin":
+            return KeyCode.from_vk(9)  # kVK_ANSI_V
+        return "v"  # X11: pynput finds the keycode of the keysym "v" (remapping if needed)
 
     def type_text(self, text: str) -> None:
         ctl, _ = self._get()

@@ -1,0 +1,115 @@
+"""Dictation history: rows with recordings, retention, orphans, clipboard-restoring output."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from tingji.dictation.history import DictationHistory, DictationTake
+from tingji.dictation.output import MemoryClipboard, OutputError, TextOutput
+
+pytestmark = pytest.mark.dictation
+
+
+def _wav(history: DictationHistory) -> str:
+    path = history.new_recording_path()
+    sf.write(str(path), np.zeros(1600, np.float32), 16000, subtype="PCM_16")
+    return path.name
+
+
+def test_dictation_history_stores_takes_newest_first(tmp_path) -> None:
+    h = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
+    first = h.add(DictationTake("hello", 1.0, recording=_wav(h), created=100.0))
+    second = h.add(DictationTake("你好", 2.0, recording=_wav(h), created=200.0, language="zh"))
+    assert [t.text for t in h.recent()] == ["你好", "hello"]
+    assert h.recording_path(first).is_file() and first.recording != second.recording
+    first.output, first.latency_s = "paste", 0.7
+    h.update(first)
+    assert h.get(first.id).output == "paste" and h.get(first.id).latency_s == pytest.approx(0.7)
+    h.close()
+    again = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")  # survives a restart
+    assert again.count() == 2
+    again.delete(first.id)
+    assert again.count() == 1 and not (tmp_path / "rec" / first.recording).exists()
+
+
+def test_dictation_history_retention_deletes_only_old_recordings(tmp_path) -> None:
+    h = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
+    takes = [h.add(DictationTake(f"take {i}", 1.0, recording=_wav(h), created=float(i))) for i in range(5)]
+    assert h.apply_retention(None) == 0
+    assert h.apply_retention(2) == 3
+    kept = {t.text: h.recording_path(t) for t in h.recent()}
+    assert [k for k, v in kept.items() if v is not None] == ["take 4", "take 3"]
+    assert h.count() == 5  # the text stays
+    assert h.apply_retention(0) == 2
+    assert not list((tmp_path / "rec").glob("*.wav"))
+    assert all(t.recording is None for t in h.recent())
+    assert takes[0].id is not None
+
+
+def test_dictation_history_finds_orphan_recordings(tmp_path) -> None:
+    h = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
+    h.add(DictationTake("stored", 1.0, recording=_wav(h)))
+    orphan = _wav(h)
+    (tmp_path / "rec" / "someone-elses.wav").write_bytes(b"")
+    assert [p.name for p in h.orphan_recordings()] == [orphan]
+
+
+class _Keys:
+    def __init__(self, clipboard: MemoryClipboard | None = None, fail: bool = False) -> None:
+        self.pasted: list[str] = []
+        self.typed: list[str] = []
+        self.clipboard = clipboard
+        self.fail = fail
+
+    def paste(self) -> None:
+        if self.fail:
+            raise OutputError("cannot send keys")
+        self.pasted.append(self.clipboard.text() if self.clipboard else "")
+
+    def type_text(self, text: str) -> None:
+        self.typed.append(text)
+
+
+def test_dictation_paste_restores_previous_clipboard() -> None:
+    clip = MemoryClipboard("the user's own clipboard")
+    keys = _Keys(clip)
+    out = TextOutput(clip, keys, restore_delay_s=0.01)
+    assert out.insert("dictated text") == "paste"
+    assert keys.pasted == ["dictated text"]
+    assert clip.text() == "the user's own clipboard"
+    # a failed key send still gives the clipboard back
+    keys.fail = True
+    with pytest.raises(OutputError):
+        out.insert("more")
+    assert clip.text() == "the user's own clipboard"
+    assert out.insert("") == "none"
+
+
+def test_dictation_paste_keeps_what_the_user_copied_meanwhile() -> None:
+    clip = MemoryClipboard("old")
+    keys = _Keys(clip)
+    slept = threading.Event()
+
+    def sleep(s: float) -> None:
+        if s == 0.3:  # the restore delay: the user copies something during it
+            clip.set_text("copied during the paste")
+            slept.set()
+
+    out = TextOutput(clip, keys, restore_delay_s=0.3, sleep=sleep)
+    out.insert("dictated")
+    assert slept.is_set() and clip.text() == "copied during the paste"
+
+
+def test_dictation_type_mode_leaves_clipboard_alone() -> None:
+    clip = MemoryClipboard("old")
+    keys = _Keys(clip)
+    out = TextOutput(clip, keys, mode="type")
+    assert out.insert("typed") == "type"
+    assert keys.typed == ["typed"] and keys.pasted == [] and clip.text() == "old"
+    assert TextOutput(None, keys).insert("no clipboard") == "type"
+    with pytest.raises(ValueError):
+        TextOutput(clip, keys, mode="telepathy")
