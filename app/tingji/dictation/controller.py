@@ -422,7 +422,6 @@ class DictationController:
             self._emit(DictationEvent("error", str(exc)))
             self._set_state()
             return
-        self._begun_at = time.monotonic()
         self._set_state()
 
     def _end(self, reason: str, *, quiet: bool = False, restart: bool = False) -> None:
