@@ -36,10 +36,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleS
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox, QTableWidget,
                                QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
 
-from ..dictation.controller import DictationController, DictationEvent, DictationSettings
+from ..dictation.controller import MODES, DictationController, DictationEvent, DictationSettings
 from ..dictation.history import DictationHistory, DictationTake
 from ..dictation.hotkey import HotkeyError, parse_hotkey
-from ..dictation.output import OutputError
+from ..dictation.output import OUTPUT_MODES, OutputError
 from ..engine.errors import TingjiError
 
 # X11 selection meta-targets that Qt lists as formats; they are not content.
@@ -132,11 +132,6 @@ class DictationBridge(QObject):
 
     def post(self, event: DictationEvent) -> None:
         self.event.emit(event)  # queued automatically when emitted from another thread
-
-
-_MODES = (("hold", "Hold to talk"), ("toggle", "Press to start, pause to stop"),
-          ("continuous", "Continuous (press to start and stop)"))
-_OUTPUTS = (("paste", "Paste (clipboard, restored afterwards)"), ("type", "Type the characters"))
 
 
 class DictationPanel(QWidget):
@@ -232,11 +227,11 @@ class DictationPanel(QWidget):
         self.hotkey_error.hide()
         self.mode_combo = QComboBox(self.settings_box)
         self.mode_combo.setObjectName("dictationMode")
-        for key, _ in _MODES:
+        for key in MODES:
             self.mode_combo.addItem("", key)
         self.output_combo = QComboBox(self.settings_box)
         self.output_combo.setObjectName("dictationOutput")
-        for key, _ in _OUTPUTS:
+        for key in OUTPUT_MODES:
             self.output_combo.addItem("", key)
         self.keep_open_check = QCheckBox(self.settings_box)
         self.keep_open_check.setObjectName("dictationKeepOpen")
