@@ -106,8 +106,8 @@ class SanmAttention(nn.Module):
         mem = self.fsmn_block(F.pad(v_masked.transpose(1, 2), self.pad)).transpose(1, 2)
         mem = (mem + v_masked) * keep
 
-        scores = torch.matmul(q_h * self.d_k ** (-0.5), k_h.transpose(-2, -1)) + bias
-        attn = torch.softmax(scores, dim=-1)
+        scores = torch.matmul(q_h * self.d_k ** (-0.5), k_h.transpose(-2, -1))
+        attn = torch.softmax(scores.float() + bias, dim=-1).to(v_h.dtype)  # fp32 softmax in fp16 graphs
         ctx = torch.matmul(attn, v_h).transpose(1, 2).flatten(2)
         return self.linear_out(ctx) + mem
 
@@ -154,10 +154,10 @@ class SenseVoiceEncoder(nn.Module):
         self.register_buffer("inv_timescales", inv.reshape(1, 1, -1), persistent=False)
 
     def positions(self, x: torch.Tensor) -> torch.Tensor:
-        """Sinusoids for positions 1..T, derived from the input's own shape."""
-        pos = torch.cumsum(torch.ones_like(x[:, :, :1]), dim=1)  # [B, T, 1] = 1, 2, ...
+        """Sinusoids for positions 1..T, derived from the input's own shape (always in fp32)."""
+        pos = torch.cumsum(torch.ones_like(x[:, :, :1], dtype=torch.float32), dim=1)  # [B, T, 1] = 1, 2, ...
         scaled = pos * self.inv_timescales
-        return torch.cat([torch.sin(scaled), torch.cos(scaled)], dim=2)
+        return torch.cat([torch.sin(scaled), torch.cos(scaled)], dim=2).to(x.dtype)
 
     def forward(self, x: torch.Tensor, keep: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
         x = x * self.dim ** 0.5
@@ -188,8 +188,8 @@ class MultiHeadAttention(nn.Module):
         q = self.linear_q(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
         k = self.linear_k(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
         v = self.linear_v(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
-        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.d_k) + bias
-        attn = torch.softmax(scores, dim=-1)
+        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.d_k)
+        attn = torch.softmax(scores.float() + bias, dim=-1).to(v.dtype)
         return self.linear_out(torch.matmul(attn, v).transpose(1, 2).flatten(2))
 
 
@@ -238,9 +238,9 @@ class CtcProjection(nn.Module):
 
 
 def _masks(mask: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor]:
-    """From a [B, T] 0/1 mask: a [B, T, 1] multiplier and a [B, 1, 1, T] attention bias."""
-    mask = mask.to(dtype)
-    keep = mask.unsqueeze(-1)
+    """From a [B, T] 0/1 mask: a [B, T, 1] multiplier (model dtype) and a [B, 1, 1, T] fp32 attention bias."""
+    mask = mask.float()
+    keep = mask.to(dtype).unsqueeze(-1)
     bias = ((1.0 - mask) * MASK_BIAS).unsqueeze(1).unsqueeze(1)
     return keep, bias
 
@@ -279,6 +279,18 @@ class CtcGraph(nn.Module):
         logp = torch.log_softmax(self.ctc.ctc_lo(hidden).float(), dim=-1)
         values, indices = torch.topk(logp, self.top_k, dim=-1)
         return values, indices
+
+
+class HalfPrecision(nn.Module):
+    """Runs a graph module in fp16 behind fp32 inputs and outputs (what callers always feed)."""
+
+    def __init__(self, inner: nn.Module) -> None:
+        super().__init__()
+        self.inner = inner.half()
+
+    def forward(self, features: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        outs = self.inner(features.half(), mask)
+        return tuple(o.float() if o.is_floating_point() else o for o in outs)
 
 
 def split_state(state: dict[str, torch.Tensor], prefixes: tuple[str, ...]) -> dict[str, torch.Tensor]:

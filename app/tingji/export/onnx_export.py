@@ -22,7 +22,7 @@ import torch
 from onnx import numpy_helper
 
 from ..engine.errors import ModelError
-from .modules import AudioDims, CtcGraph, EncoderGraph, split_state
+from .modules import AudioDims, CtcGraph, EncoderGraph, HalfPrecision, split_state
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +36,6 @@ PRECISIONS = ("fp32", "fp16", "int8")
 # shared data file, each aligned so ONNX Runtime can memory-map it.
 EXTERNAL_MIN_BYTES = 1024
 ALIGN = 4096
-# Kept in fp32 when converting to fp16: normalisation and softmax statistics
-# overflow or lose too much in half precision.
-FP16_BLOCK_OPS = ["LayerNormalization", "ReduceMean", "Pow", "Sqrt", "Softmax", "LogSoftmax", "Exp", "TopK",
-                  "Sin", "Cos", "CumSum"]
 
 
 def build_encoder(dims: AudioDims, state: dict[str, torch.Tensor]) -> EncoderGraph:
@@ -67,7 +63,7 @@ def _export(model: torch.nn.Module, args: tuple[torch.Tensor, ...], inputs: list
     if dynamic:
         batch = torch.export.Dim("batch", min=1, max=64)
         frames = torch.export.Dim("frames", min=1, max=100_000)
-        dynamic_shapes = {name: {0: batch, 1: frames} for name in inputs}
+        dynamic_shapes = [{0: batch, 1: frames} for _ in inputs]  # positional: wrappers rename args
     exporter_log = logging.getLogger("torch.onnx")
     level = exporter_log.level
     exporter_log.setLevel(logging.ERROR)  # "torchvision is not installed" etc. are noise here
@@ -98,13 +94,6 @@ def _name_dims(proto: onnx.ModelProto, names: list[str]) -> None:
                 dims[i].dim_param = label
 
 
-def _to_fp16(proto: onnx.ModelProto) -> onnx.ModelProto:
-    from onnxruntime.transformers.float16 import convert_float_to_float16
-
-    # keep_io_types: callers always feed and read float32.
-    return convert_float_to_float16(proto, keep_io_types=True, op_block_list=FP16_BLOCK_OPS, disable_shape_infer=True)
-
-
 def _to_int8(proto: onnx.ModelProto) -> onnx.ModelProto:
     """Dynamic int8 quantisation of the MatMul weights (activations quantised per call)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -122,14 +111,10 @@ def _to_int8(proto: onnx.ModelProto) -> onnx.ModelProto:
         return onnx.load(str(dst), load_external_data=True)
 
 
-def convert_precision(proto: onnx.ModelProto, precision: str) -> onnx.ModelProto:
-    if precision == "fp32":
-        return proto
-    if precision == "fp16":
-        return _to_fp16(proto)
-    if precision == "int8":
-        return _to_int8(proto)
-    raise ModelError(f"unknown precision {precision!r} (choose {', '.join(PRECISIONS)})")
+def _for_precision(model: torch.nn.Module, precision: str) -> torch.nn.Module:
+    """fp16 graphs are exported from half-precision modules: weights in fp16, while the
+    modules keep softmax and LayerNorm statistics in fp32 and the graph's I/O stays fp32."""
+    return HalfPrecision(model) if precision == "fp16" else model
 
 
 def save_sharing_weights(models: dict[Path, onnx.ModelProto], data_path: Path) -> None:
@@ -185,7 +170,9 @@ def export_audio(
     """
     say = progress or (lambda _msg: None)
     out_dir.mkdir(parents=True, exist_ok=True)
-    encoder = build_encoder(dims, state)
+    if precision not in PRECISIONS:
+        raise ModelError(f"unknown precision {precision!r} (choose {', '.join(PRECISIONS)})")
+    encoder = _for_precision(build_encoder(dims, state), precision)
     # Example inputs with T > 1 and B > 1 so nothing specialises on 1.
     feat = torch.randn(2, 37, dims.input_size)
     mask = torch.ones(2, 37)
@@ -199,13 +186,13 @@ def export_audio(
     del encoder
     if dims.has_ctc:
         say("exporting CTC head")
-        ctc = build_ctc(dims, state, ctc_top_k)
+        ctc = _for_precision(build_ctc(dims, state, ctc_top_k), precision)
         args = (torch.randn(2, 37, dims.encoder_dim), mask)
         graphs["ctc"] = _export(ctc, args, CTC_INPUTS, CTC_OUTPUTS, True)
-    if precision != "fp32":
+    if precision == "int8":
         for role in list(graphs):
-            say(f"converting {role} to {precision}")
-            graphs[role] = convert_precision(graphs[role], precision)
+            say(f"quantizing {role} to int8")
+            graphs[role] = _to_int8(graphs[role])
 
     paths = {
         "encoder": out_dir / f"encoder.{precision}.onnx",

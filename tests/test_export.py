@@ -1,0 +1,158 @@
+"""`tingji export-model`: precisions, decoder quantizations, manifest, atomicity, safety."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from tingji.engine.decoder import DecodeOptions, LlamaDecoder
+from tingji.engine.errors import ModelError
+from tingji.engine.frontend import features
+from tingji.engine.manifest import load_manifest, verify
+from tingji.engine.prompt import build_prompt
+from tingji.export import export_model
+from tingji.export.lint import lint_directml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def int8_model(tiny_checkpoint, tmp_path_factory):
+    """Exported through the command line, as a user would."""
+    out = tmp_path_factory.mktemp("int8") / "tiny-int8"
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+    r = subprocess.run([sys.executable, "-m", "tingji", "export-model", "--source", str(tiny_checkpoint),
+                        "--out", str(out), "--precision", "int8", "--decoder-quant", "q8_0"],
+                       capture_output=True, text=True, env=env, timeout=900)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(out)
+    return out
+
+
+def _encode(model: Path, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    sess = ort.InferenceSession(str(load_manifest(model).file("encoder")), providers=["CPUExecutionProvider"])
+    return sess.run(None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)})
+
+
+def test_manifest_lists_every_file_with_its_hash(tiny_model):
+    m = load_manifest(tiny_model)
+    verify(m)  # sizes and SHA-256 of every listed file
+    listed = {e.path for e in m.files.values()} | {"manifest.json"}
+    assert listed == {p.name for p in tiny_model.iterdir()}, "unlisted or missing files"
+    assert m.family == "fun-asr-nano" and m.window_seconds == 60 and m.window_frames == 1000
+    assert {"encoder", "encoder_fixed", "ctc", "decoder", "tokens"} <= set(m.files)
+    assert m.frontend["lfr_m"] == 7 and m.frontend["lfr_n"] == 6 and m.frontend["dither"] == 0
+    assert m.special_tokens["eos_ids"] == [m.special_tokens["im_end"]]
+    assert m.prompt["default_before"].startswith("<|im_start|>system\nYou are a helpful assistant.")
+    assert len(m.source["model_pt_sha256"]) == 64
+
+
+def test_int8_and_q8_0_export_is_close_to_fp32(tiny_model, int8_model, speech_en):
+    feats = features(speech_en)
+    _, ada32 = _encode(tiny_model, feats)
+    _, ada8 = _encode(int8_model, feats)
+    rel = float(np.abs(ada8 - ada32).max() / np.abs(ada32).max())
+    print(f"int8 adaptor output vs fp32: max relative error {rel:.3f}")
+    assert rel < 0.1
+    m = load_manifest(int8_model)
+    assert m.extra["encoder"]["precision"] == "int8" and m.extra["decoder"]["quant"] == "q8_0"
+    assert (int8_model / "encoder.int8.data").stat().st_size < 0.5 * (tiny_model / "encoder.fp32.data").stat().st_size
+    for role, static in (("encoder", False), ("encoder_fixed", True), ("ctc", False)):
+        assert lint_directml(m.file(role), require_static=static) == []
+    # The q8_0 decoder agrees with the f32 one on most greedy steps.
+    p = build_prompt(m.prompt)
+    rows = np.random.default_rng(2).standard_normal((20, m.extra["decoder"]["n_embd"])).astype(np.float32)
+    f32 = LlamaDecoder(load_manifest(tiny_model).file("decoder"), eos_ids=[], exact=True)
+    q8 = LlamaDecoder(m.file("decoder"), eos_ids=[], exact=True)
+    ids = f32.tokenize(p.before), f32.tokenize(p.after)
+    a = f32.forward_logits(ids[0], rows, ids[1], [])[0]
+    b = q8.forward_logits(ids[0], rows, ids[1], [])[0]
+    print(f"q8_0 first-step logits vs f32: max abs {np.abs(a - b).max():.3f} of range {np.abs(a).max():.1f}")
+    assert np.argmax(a) == np.argmax(b)
+    assert np.abs(a - b).max() < 0.05 * np.abs(a).max()
+
+
+def test_fp16_encoder_and_q5_k_decoder(tiny_checkpoint, tiny_model, speech_en, tmp_path):
+    out = export_model(tiny_checkpoint, tmp_path / "fp16", precision="fp16", decoder_quant="q5_k", fixed=False)
+    m = load_manifest(out)
+    assert "encoder_fixed" not in m.files and m.file("decoder").name == "decoder.q5_k.gguf"
+    feats = features(speech_en)
+    _, ada32 = _encode(tiny_model, feats)
+    _, ada16 = _encode(out, feats)
+    rel = float(np.abs(ada16 - ada32).max() / np.abs(ada32).max())
+    print(f"fp16 adaptor output vs fp32: max relative error {rel:.4f}")
+    assert rel < 0.02
+    dec = LlamaDecoder(m.file("decoder"), eos_ids=[])
+    p = build_prompt(m.prompt)
+    r = dec.generate(dec.tokenize(p.before), ada16[0, :10], dec.tokenize(p.after), DecodeOptions(max_tokens=8))
+    assert len(r.tokens) > 0
+
+
+def test_export_refuses_a_non_empty_target_and_leaves_nothing_on_failure(tiny_checkpoint, tmp_path):
+    target = tmp_path / "taken"
+    target.mkdir()
+    (target / "keep.txt").write_text("mine")
+    with pytest.raises(ModelError, match="not empty"):
+        export_model(tiny_checkpoint, target)
+    assert [p.name for p in target.iterdir()] == ["keep.txt"]
+    broken = tmp_path / "broken-ckpt"
+    broken.mkdir()
+    for item in tiny_checkpoint.iterdir():
+        if item.name != "model.pt":
+            os.symlink(item, broken / item.name)
+    (broken / "model.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(ModelError, match="model.pt"):
+        export_model(broken, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.partial")]
+
+
+class _Evil:
+    def __reduce__(self):
+        return (os.system, ("touch /tmp/tingji-pwned",))
+
+
+def test_checkpoint_loading_never_runs_pickled_code(tiny_checkpoint, tmp_path):
+    """model.pt is read with weights_only=True: a pickle with a code payload is refused, not executed."""
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    for item in tiny_checkpoint.iterdir():
+        if item.name != "model.pt":
+            os.symlink(item, evil / item.name)
+    with open(evil / "model.pt", "wb") as fh:
+        pickle.dump({"audio_encoder.x": _Evil()}, fh)
+    marker = Path("/tmp/tingji-pwned")
+    marker.unlink(missing_ok=True)
+    with pytest.raises(ModelError):
+        export_model(evil, tmp_path / "out")
+    assert not marker.exists()
+
+
+def test_export_model_cli_errors_are_one_line(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+    r = subprocess.run([sys.executable, "-m", "tingji", "export-model", "--source", str(tmp_path / "nothing"),
+                        "--out", str(tmp_path / "o")], capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    errors = [line for line in r.stderr.splitlines() if line.startswith("tingji:")]
+    assert len(errors) == 1 and "not a Fun-ASR-Nano checkpoint" in errors[0] and "nothing" in errors[0]
+
+
+def test_tiny_checkpoint_is_deterministic(tmp_path):
+    from make_tiny_checkpoint import make_checkpoint
+
+    a = make_checkpoint(tmp_path / "a", seed=3)
+    b = make_checkpoint(tmp_path / "b", seed=3)
+    c = make_checkpoint(tmp_path / "c", seed=4)
+    for name in ("model.pt", "config.yaml", "multilingual.tiktoken", "Qwen3-0.6B/tokenizer.json"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert (a / "model.pt").read_bytes() != (c / "model.pt").read_bytes()
+    cfg = json.loads((a / "Qwen3-0.6B" / "config.json").read_text())
+    assert cfg["model_type"] == "qwen3" and cfg["tie_word_embeddings"] is True
