@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -22,6 +23,17 @@ from pathlib import Path
 
 def _run(args: list[str], env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, env=env, check=check, capture_output=True, text=True, timeout=30)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:  # a zombie (exited, not yet reaped by its parent) counts as gone
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return True
 
 
 def pulse_available() -> bool:
@@ -86,9 +98,20 @@ class VirtualMic:
         return proc
 
     def stop(self) -> None:
+        pid_file = self.runtime / "pulse" / "pid"
+        pid = int(pid_file.read_text().split()[0]) if pid_file.is_file() else None
         if self.started:
-            _run(["pactl", "exit"], self.env, check=False)
+            try:
+                _run(["pactl", "exit"], self.env, check=False)
+            except subprocess.TimeoutExpired:
+                pass
             self.started = False
+        if pid is not None:  # our daemon only: its pid file lives in our runtime folder
+            deadline = time.monotonic() + 5
+            while _alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
         for k, v in self._saved.items():
             if v is None:
                 os.environ.pop(k, None)
@@ -100,8 +123,9 @@ class VirtualMic:
 class VirtualDisplay:
     """An Xvfb server on a free display number (RECORD for pynput's listener, XTEST for its controller)."""
 
-    def __init__(self, width: int = 1280, height: int = 1024) -> None:
+    def __init__(self, width: int = 1280, height: int = 1024, *, record: bool = True) -> None:
         self.size = (width, height)
+        self.record = record
         self.proc: subprocess.Popen[bytes] | None = None
         self.display = ""
 
@@ -110,7 +134,9 @@ class VirtualDisplay:
             if Path(f"/tmp/.X{n}-lock").exists() or Path(f"/tmp/.X11-unix/X{n}").exists():
                 continue
             proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", f"{self.size[0]}x{self.size[1]}x24",
-                                     "-nolisten", "tcp", "+extension", "RECORD", "+extension", "XTEST"],
+                                     "-nolisten", "tcp", "+extension", "XTEST",
+                                     # last: a later +extension re-enables whatever -extension disabled
+                                     "+extension" if self.record else "-extension", "RECORD"],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline and proc.poll() is None:

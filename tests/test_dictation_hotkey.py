@@ -177,3 +177,21 @@ def test_dictation_hotkey_real_keypress_under_xvfb(xvfb) -> None:
         proc.kill() if proc.poll() is None else None
         proc.wait(10)
     assert events == ["down", "up", "down", "up"]
+
+
+def test_dictation_hotkey_unavailable_without_xrecord() -> None:
+    """An X server without RECORD: a clear message, promptly, instead of pynput hanging in wait()."""
+    from pulse_helpers import VirtualDisplay
+
+    display = VirtualDisplay(640, 480, record=False).start()
+    try:
+        code = ("from tingji.dictation.hotkey import GlobalHotkey\n"
+                "h = GlobalHotkey('ctrl+alt+space')\n"
+                "print(h.start()); print(h.unavailable)\n")
+        out = subprocess.run([sys.executable, "-c", code], env=display.env(), capture_output=True, text=True,
+                             timeout=60)
+    finally:
+        display.stop()
+    assert out.returncode == 0, out.stderr
+    started, message = out.stdout.strip().splitlines()
+    assert started == "False" and message.startswith("global hotkey unavailable: ") and "RECORD" in message

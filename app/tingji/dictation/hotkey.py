@@ -270,9 +270,18 @@ class GlobalHotkey:
             listener = keyboard.Listener(on_press=self._on_press, on_release=self._on_release)
             listener.daemon = True
             listener.start()
-            listener.wait()
-            if not listener.running:
-                raise RuntimeError("the keyboard listener stopped right after starting")
+            # Not listener.wait(): it blocks forever when the backend fails
+            # before it is ready (an X server without the RECORD extension).
+            deadline = time.monotonic() + 5.0
+            while not getattr(listener, "_ready", True) and listener.is_alive() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            if not listener.is_alive() or not getattr(listener, "_ready", True):
+                # No stop(): pynput's X backend waits for readiness there too. The
+                # thread is a daemon and has died (or will never deliver events).
+                raise RuntimeError("the keyboard listener did not start (X11 needs the RECORD extension)")
+            if sys.platform == "darwin" and not getattr(listener, "IS_TRUSTED", True):
+                listener.stop()
+                raise RuntimeError("allow Tingji under System Settings > Privacy & Security > Accessibility")
         except Exception as exc:  # noqa: BLE001
             self.unavailable = f"global hotkey unavailable: {_first_line(exc)}"
             log.warning(self.unavailable)
