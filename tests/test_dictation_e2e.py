@@ -130,8 +130,20 @@ class Desk:
         from pulse_helpers import VirtualDisplay, VirtualMic
 
         self.tmp = tmp
-        self.display = VirtualDisplay().start()
-        self.mic = VirtualMic().start()
+        self.display = VirtualDisplay()
+        self.mic = VirtualMic()
+        self.target: subprocess.Popen | None = None
+        self.app: subprocess.Popen | None = None
+        try:
+            self._start(model)
+        except BaseException:
+            self.close()  # never leave an X server or a sound server behind
+            raise
+
+    def _start(self, model: Path) -> None:
+        tmp = self.tmp
+        self.display.start()
+        self.mic.start()
         self.status = tmp / "target.json"
         env = self.display.env(self.mic.env) | {"QT_QPA_PLATFORM": "xcb", "TINGJI_HOME": str(tmp / "home"),
                                                "PYTHONUNBUFFERED": "1"}
@@ -205,14 +217,17 @@ class Desk:
         self.app.stdin.flush()
 
     def close(self) -> None:
-        try:
-            if self.app.poll() is None:
-                self.command("quit")
-                self.app.wait(30)
-        except Exception:  # noqa: BLE001
-            self.app.kill()
-        self.target.terminate()
-        self.target.wait(10)
+        if self.app is not None:
+            try:
+                if self.app.poll() is None:
+                    self.command("quit")
+                    self.app.wait(30)
+            except Exception:  # noqa: BLE001
+                self.app.kill()
+                self.app.wait(10)
+        if self.target is not None:
+            self.target.terminate()
+            self.target.wait(10)
         self.mic.stop()
         self.display.stop()
 
