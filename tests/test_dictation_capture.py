@@ -130,3 +130,27 @@ def test_dictation_capture_missing_device_is_a_clear_error(vmic) -> None:
         assert "\n" not in str(info.value)
     finally:
         mic.close()
+
+
+def test_dictation_capture_armed_hotkey_opens_early_then_lingers(vmic, tmp_path) -> None:
+    """keep_open off: the stream opens when the hotkey's modifiers go down, and closes after the linger."""
+    t = np.arange(int(0.25 * 16000)) / 16000
+    beep = write_wav(tmp_path / "beep.wav", (0.5 * np.sin(2 * np.pi * 700 * t)).astype(np.float32))
+    mic = Microphone(keep_open=False, pre_roll_s=0.8, linger_s=0.5)
+    try:
+        assert not mic.is_open
+        mic.prepare(True)                 # ctrl+alt are down
+        assert mic.is_open
+        _wait_flowing(mic)
+        vmic.play(beep)                   # speech starts before space is pressed
+        mic.begin()                       # space
+        mic.prepare(False)                # modifiers released while talking: the take goes on
+        time.sleep(0.7)
+        assert mic.is_open and mic.recording
+        take = mic.end()
+        assert np.abs(take.samples[: int(0.8 * 16000)]).max() > 0.3
+        assert mic.is_open                # lingers for a quick follow-up take ...
+        time.sleep(1.0)
+        assert not mic.is_open            # ... then lets the device go
+    finally:
+        mic.close()

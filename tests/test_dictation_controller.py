@@ -29,6 +29,7 @@ class FakeMic:
         self.error: str | None = None
         self.fail_open: str | None = None
         self.begins = 0
+        self.prepared: list[bool] = []
         self.lock = threading.Lock()
 
     def open(self) -> None:
@@ -36,7 +37,7 @@ class FakeMic:
             raise MicrophoneError(self.fail_open)
 
     def prepare(self, armed: bool = True) -> None:
-        pass
+        self.prepared.append(armed)
 
     def begin(self) -> None:
         self.open()
@@ -301,6 +302,10 @@ def test_dictation_hold_mode_follows_the_hotkey(tmp_path, speech_en) -> None:
     assert rig.mic.recording  # silence does not end a hold-to-talk take
     rig.c._hotkey_up()
     rig.wait_for("take")
+    # the hotkey's modifiers going down/up open/release the microphone early
+    rig.c._hotkey_arm(True)
+    rig.c._hotkey_arm(False)
+    assert rig.c.wait_idle() and rig.mic.prepared == [True, False]
     rig.c.close()
 
 
