@@ -66,8 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add in (_transcribe_command, _export_command, _models_command):
         add(sub)
-    gui = sub.add_parser("gui", help="open the desktop app (the default)")
-    gui.set_defaults(func=lambda _args: gui_main())
+    gui = sub.add_parser("gui", help="open the desktop app (the default), optionally queueing files")
+    gui.add_argument("files", nargs="*", metavar="FILE", help="audio or video files to queue")
+    gui.set_defaults(func=lambda args: gui_main(args.files))
     return parser
 
 
@@ -93,11 +94,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def gui_main() -> int:
+def gui_main(files: list[str] | None = None) -> int:
     """Open the desktop app; a clear message instead of a traceback when Qt cannot start."""
     try:
         from .gui.app import run_app
     except ImportError as exc:
         print(f"tingji: the desktop app cannot start ({exc})", file=sys.stderr)
         return 1
-    return run_app()
+    return run_app(files or ())

@@ -92,6 +92,22 @@ def session_options(provider: str, threads: int | None, frames_override: int | N
     return opts
 
 
+_ORT_FLOAT = {"tensor(float)": np.float32, "tensor(float16)": np.float16}
+
+
+def _feed(session, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Inputs the graph declares, in the dtype it declares.
+
+    Our graphs take fp32 features and a mask; other exports of the same
+    contract (peer releases) may want fp16 inputs or have no mask.
+    """
+    feed = {}
+    for spec in session.get_inputs():
+        if spec.name in arrays:
+            feed[spec.name] = arrays[spec.name].astype(_ORT_FLOAT.get(spec.type, np.float32), copy=False)
+    return feed
+
+
 @dataclass
 class EncoderOutput:
     enc: np.ndarray  # [T, encoder_dim]
@@ -211,8 +227,9 @@ class AudioEncoder:
         session = self._graphs["encoder"].sessions[bucket]
         if record:
             self.shapes_seen.append(("encoder", x.shape))
-        enc, adaptor = session.run(None, {"lfr_feat": x, "mask": mask})
-        return EncoderOutput(enc=enc[0, :t], adaptor=adaptor[0, :t], frames=t)
+        enc, adaptor = session.run(None, _feed(session, {"lfr_feat": x, "mask": mask}))
+        return EncoderOutput(enc=np.asarray(enc[0, :t], np.float32), adaptor=np.asarray(adaptor[0, :t], np.float32),
+                             frames=t)
 
     def encode(self, feats: np.ndarray) -> EncoderOutput:
         """Encoder and adaptor rows for one window's LFR features [T, 560]."""
@@ -238,6 +255,9 @@ class AudioEncoder:
 
     def _run_ctc(self, enc: np.ndarray, bucket: int | None, record: bool = True) -> tuple[np.ndarray, np.ndarray]:
         t = enc.shape[0]
+        session = self._graphs["ctc"].sessions[bucket]
+        if "mask" not in {i.name for i in session.get_inputs()}:
+            bucket = None  # a graph without a mask (peer releases) must see the real length
         length = t if bucket is None else bucket
         x = np.zeros((1, length, enc.shape[1]), np.float32)
         x[0, :t] = enc
@@ -245,8 +265,8 @@ class AudioEncoder:
         mask[0, :t] = 1.0
         if record:
             self.shapes_seen.append(("ctc", x.shape))
-        values, ids = self._graphs["ctc"].sessions[bucket].run(None, {"enc_output": x, "mask": mask})
-        return values[0, :t], ids[0, :t]
+        values, ids = session.run(None, _feed(session, {"enc_output": x, "mask": mask}))
+        return np.asarray(values[0, :t], np.float32), ids[0, :t]
 
     def session_shapes(self) -> dict[str, list[tuple[int, ...]]]:
         """The input shapes each warmed session was built for (fixed policy), for checks."""
