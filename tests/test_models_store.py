@@ -12,10 +12,8 @@ import io
 import json
 import os
 import stat
-import sys
 import tarfile
 import threading
-import types
 import zipfile
 from pathlib import Path
 
@@ -25,7 +23,7 @@ import tingji.export
 from models_http import FileServer
 from tingji.engine import manifest as mf
 from tingji.engine.errors import Cancelled, ModelError
-from tingji.models import archive, cli, store
+from tingji.models import archive, cli, peer, store
 from tingji.models.catalog import load_catalog
 from tingji.models.download import download as real_download
 from tingji.paths import data_dir, models_dir
@@ -122,10 +120,10 @@ def peer_entry(base: str, archive_url: str | None) -> dict:
 
 @pytest.fixture
 def fake_peer_builder(monkeypatch):
-    """Stands in for tingji.export.manifest.manifest_for_peer_release (written elsewhere)."""
+    """Stands in for tingji.models.peer.manifest_for_peer_release (tested in test_models_peer.py)."""
     calls: list[tuple[Path, Path]] = []
 
-    def manifest_for_peer_release(src_dir, out_dir):
+    def manifest_for_peer_release(src_dir, out_dir, **_):
         src_dir, out_dir = Path(src_dir), Path(out_dir)
         calls.append((src_dir, out_dir))
         out_dir.mkdir(parents=True)
@@ -142,9 +140,7 @@ def fake_peer_builder(monkeypatch):
         mf.save_manifest(manifest)
         return manifest
 
-    module = types.ModuleType("tingji.export.manifest")
-    module.manifest_for_peer_release = manifest_for_peer_release
-    monkeypatch.setitem(sys.modules, "tingji.export.manifest", module)
+    monkeypatch.setattr(peer, "manifest_for_peer_release", manifest_for_peer_release)
     return calls
 
 
@@ -249,13 +245,12 @@ def test_import_folder_and_corrupt_byte_detected(tmp_path):
     assert not listed.manifest_ok and "encoder.onnx" in listed.problem
 
 
-def test_import_peer_folder_without_builder_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setitem(sys.modules, "tingji.export.manifest", None)
+def test_import_peer_folder_of_random_bytes_is_refused(tmp_path):
     src = tmp_path / "peer"
     src.mkdir()
     for name, data in PEER_FILES.items():
         (src / name).write_bytes(data)
-    with pytest.raises(ModelError, match="cannot import this folder yet"):
+    with pytest.raises(ModelError, match="not a readable ONNX model"):
         store.import_folder(src, "peer")
     assert store.list_models() == []
     no_leftovers()

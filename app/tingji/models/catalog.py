@@ -19,7 +19,8 @@ Catalog format (format 1)::
         "mirrors": ["https://host/repo/resolve/main/{path}", ...],  # per-file URLs
         "archives": [{"name": "x.zip", "urls": [...], "size": null, "sha256": null}],
         "files": [{"path": "config.yaml", "size": null, "sha256": null},
-                  {"any_of": [{"path": "a.int4.onnx", ...}, {"path": "a.fp32.onnx", ...}]}]
+                  {"any_of": [{"path": "a.int4.onnx", ...}, {"path": "a.fp32.onnx", ...}]}],
+        "export": {"decoder_quant": "f16"}      # official-checkpoint only: conversion options
     }]}
 
 `{path}` in a mirror is the file's relative path URL-quoted with `/` kept;
@@ -48,6 +49,8 @@ KINDS = ("official-checkpoint", "peer-release", "tingji-model")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _PIN_LOCK = threading.Lock()
+#: What an official-checkpoint entry may say about its conversion (`export_model` keywords).
+EXPORT_OPTIONS: dict[str, type] = {"precision": str, "decoder_quant": str, "fixed": bool}
 
 
 @dataclass(frozen=True)
@@ -102,6 +105,11 @@ class CatalogModel:
             m.replace("{path}", quote(path, safe="/")).replace("{path_q}", quote(path, safe=""))
             for m in self.mirrors
         ]
+
+    @property
+    def export_options(self) -> dict[str, Any]:
+        """How an official checkpoint is converted (`"export": {...}` in the entry), e.g. decoder_quant."""
+        return dict(self.extra.get("export") or {})
 
     @property
     def known_size(self) -> int | None:
@@ -292,6 +300,13 @@ def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> Cata
         raise ModelError(f"{where}: model {name!r} lists no files")
     if not mirrors and not archives:
         raise ModelError(f"{where}: model {name!r} has no download location")
+    export = raw.get("export")
+    if export is not None:
+        if not isinstance(export, dict) or not set(export) <= set(EXPORT_OPTIONS):
+            raise ModelError(f"{where}: model {name!r}: \"export\" takes only {', '.join(EXPORT_OPTIONS)}")
+        for key, value in export.items():
+            if not isinstance(value, EXPORT_OPTIONS[key]):
+                raise ModelError(f"{where}: model {name!r}: bad export option {key}={value!r}")
     known = {"name", "kind", "title", "description", "homepage", "files", "mirrors", "archives"}
     return CatalogModel(
         name=name,

@@ -112,9 +112,13 @@ def _list(out: TextIO) -> None:
     except TingjiError:
         available = []
     if available:
+        from .store import cached_bytes
+
         print("available for download (`tingji models download NAME`):", file=out)
         for c in available:
-            print(f"  {c.name}  {c.title}", file=out)
+            cached = cached_bytes(c.name)
+            resumable = f"  [{format_bytes(cached)} downloaded; downloading again resumes]" if cached else ""
+            print(f"  {c.name}  {c.title}{resumable}", file=out)
 
 
 def _show_pins(pinned: dict[str, str], err: TextIO) -> None:

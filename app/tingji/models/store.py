@@ -205,26 +205,15 @@ def _missing_export_extra(exc: ModuleNotFoundError) -> bool:
     return bool(exc.name) and not str(exc.name).startswith("tingji")
 
 
-def _peer_manifest(src: Path, out: Path) -> Path:
-    """Turn a CapsWriter / Fun-ASR-GGUF release folder into a Tingji model folder at `out`."""
-    try:
-        module = importlib.import_module("tingji.export.manifest")
-        func = getattr(module, "manifest_for_peer_release", None)
-    except ModuleNotFoundError as exc:
-        if _missing_export_extra(exc):
-            raise ModelError(f"{src}: importing this folder needs the export extra: {EXPORT_HINT}") from None
-        func = None
-    if func is None:
-        raise ModelError(
-            f"{src}: cannot import this folder yet: it has no manifest.json and this Tingji "
-            "cannot describe a CapsWriter / Fun-ASR-GGUF release folder"
-        )
-    try:
-        result = func(src, out)
-    except ModuleNotFoundError as exc:
-        if _missing_export_extra(exc):
-            raise ModelError(f"{src}: importing this folder needs the export extra: {EXPORT_HINT}") from None
-        raise
+def _peer_manifest(src: Path, out: Path, progress: StageProgress | None = None,
+                   cancel: threading.Event | None = None) -> Path:
+    """Turn a CapsWriter / Fun-ASR-GGUF release folder into a Tingji model folder at `out`.
+
+    Looked up on the module at call time so that tests can stand in for it.
+    """
+    from . import peer
+
+    result = peer.manifest_for_peer_release(src, out, progress=progress, cancel=cancel)
     return _result_folder(result, out)
 
 
@@ -291,12 +280,13 @@ def _copy_listed(src: Path, dst: Path, manifest: mf.Manifest, progress: StagePro
     shutil.copyfile(src / mf.MANIFEST_NAME, dst / mf.MANIFEST_NAME)
 
 
-def _adopt(root: Path, staging: _Staging) -> Path:
+def _adopt(root: Path, staging: _Staging, progress: StageProgress | None = None,
+           cancel: threading.Event | None = None) -> Path:
     """A folder inside the staging dir becomes the model folder to commit."""
     if (root / mf.MANIFEST_NAME).is_file():
         mf.load_manifest(root)
         return root
-    return _peer_manifest(root, staging.model)
+    return _peer_manifest(root, staging.model, progress, cancel)
 
 
 def _cache_dir(*parts: str) -> Path:
@@ -308,6 +298,59 @@ def _cache_dir(*parts: str) -> Path:
 def clear_cache() -> None:
     """Drop downloaded checkpoints and partial downloads kept for resuming."""
     shutil.rmtree(data_dir() / "cache", ignore_errors=True)
+
+
+def cached_bytes(name: str) -> int:
+    """Bytes kept for catalog model `name` (finished files and `.part`s): what a retry resumes from."""
+    if not NAME_RE.match(name):
+        return 0
+    root = data_dir() / "cache" / name
+    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) if root.is_dir() else 0
+
+
+def discard_cached(name: str) -> None:
+    """Forget a catalog model's partial download (the next download starts from zero)."""
+    if NAME_RE.match(name):
+        shutil.rmtree(data_dir() / "cache" / name, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    """One line of the model overview: an installed model, a catalog model, or both."""
+
+    name: str
+    state: str  # "installed", "broken" (files missing or wrong size), "partial" (resumable), "available"
+    size: int | None  # installed size, else the catalog's download size when known
+    title: str = ""
+    description: str = ""
+    kind: str | None = None  # catalog kind; None for a model not in the catalog
+    cached: int = 0  # bytes already downloaded for a resumable download
+    path: Path | None = None
+    problem: str | None = None
+
+    @property
+    def installed(self) -> bool:
+        return self.state in ("installed", "broken")
+
+
+def overview(catalog: Catalog | None = None) -> list[ModelStatus]:
+    """Installed models and downloadable ones, with resumable downloads marked; installed first."""
+    rows: list[ModelStatus] = []
+    listed = {m.name: m for m in list_models()}
+    entries = {m.name: m for m in (catalog if catalog is not None else [])}
+    for m in listed.values():
+        entry = entries.get(m.name)
+        rows.append(ModelStatus(
+            m.name, "installed" if m.manifest_ok else "broken", m.size,
+            entry.title if entry else "", entry.description if entry else "",
+            entry.kind if entry else None, 0, m.path, m.problem))
+    for entry in entries.values():
+        if entry.name in listed:
+            continue
+        cached = cached_bytes(entry.name)
+        rows.append(ModelStatus(entry.name, "partial" if cached else "available", entry.known_size,
+                                entry.title, entry.description, entry.kind, cached))
+    return rows
 
 
 # ---------------------------------------------------------------- public API
@@ -376,7 +419,7 @@ def import_folder(src: str | os.PathLike[str], name: str | None = None, *,
             _copy_listed(src, staging.model, mf.load_manifest(src), progress, cancel)
             folder = staging.model
         else:
-            folder = _peer_manifest(src, staging.model)
+            folder = _peer_manifest(src, staging.model, progress, cancel)
         _check_cancel(cancel)
         final = staging.commit(folder, progress)
     return InstallResult(name, final)
@@ -405,7 +448,7 @@ def install_from_url(url: str, sha256: str | None, name: str, *,
             if progress is not None:
                 progress("extracting", 0, None, 0.0)
             unpacked = archive.extract(result.path, staging.dir / "unpacked", cancel=cancel)
-            folder = _adopt(archive.content_root(unpacked), staging)
+            folder = _adopt(archive.content_root(unpacked), staging, progress, cancel)
             _check_cancel(cancel)
             final = staging.commit(folder, progress)
     except (Cancelled, KeyboardInterrupt):
@@ -446,7 +489,8 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
         with _Staging(target) as staging:
             if progress is not None:
                 progress("converting", 0, None, 0.0)
-            folder = _export(src, staging.model, progress, export_options)
+            options = {**entry.export_options, **(export_options or {})}
+            folder = _export(src, staging.model, progress, options)
             _check_cancel(cancel)
             final = staging.commit(folder, progress)
         return InstallResult(target, final, None, pinned)
@@ -454,7 +498,7 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
     with _Staging(target) as staging:
         src = _fetch_sources(catalog, entry, staging, pinned, progress, cancel, opts)
         if entry.kind == "peer-release" and not (src / mf.MANIFEST_NAME).is_file():
-            folder = _peer_manifest(src, staging.model)
+            folder = _peer_manifest(src, staging.model, progress, cancel)
         else:
             manifest = mf.load_manifest(src)
             if src.is_relative_to(staging.dir):
