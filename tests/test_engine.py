@@ -211,3 +211,31 @@ def test_timings_and_metadata(engine, speech_en):
         assert t.timings[key] >= 0
     assert t.timings["total"] > 0 and t.provider == "cpu" and t.model == engine.model_name
     assert abs(t.duration - len(speech_en) / 16000) < 1e-6
+
+
+def test_live_lane_does_not_wait_for_a_long_file(tiny_model, long_speech, speech_en):
+    """A dictation take (priority) finishes while a long file is mid-way, and both results are unchanged."""
+    import time
+
+    path, _ = long_speech
+    engine = Engine(tiny_model, "cpu", exact=True)
+    alone_file = engine.transcribe(path).window_tokens
+    alone_take = engine.transcribe(speech_en, priority=True).window_tokens
+    started = threading.Event()
+    done: dict[str, float] = {}
+    results: dict[str, list] = {}
+
+    def file_job():
+        results["file"] = engine.transcribe(path, on_progress=lambda p: started.set()).window_tokens
+        done["file"] = time.perf_counter()
+
+    worker = threading.Thread(target=file_job)
+    worker.start()
+    assert started.wait(300)  # the file's first window is done; the rest is in flight
+    t0 = time.perf_counter()
+    results["take"] = engine.transcribe(speech_en, priority=True).window_tokens
+    done["take"] = time.perf_counter()
+    worker.join()
+    print(f"take finished {done['file'] - done['take']:.2f} s before the file; took {done['take'] - t0:.2f} s")
+    assert done["take"] < done["file"]
+    assert results["take"] == alone_take and results["file"] == alone_file

@@ -120,10 +120,28 @@ class LlamaDecoder:
         self._vocab = llama_cpp.llama_model_get_vocab(self._model)
         self.n_embd = int(llama_cpp.llama_model_n_embd(self._model))
         self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self._vocab))
+        self._owns_model = True
+        self._forks: list[LlamaDecoder] = []
         self._ctx = None
         self.n_ctx = 0
         self._cached: list[int] = []  # token ids whose KV sits at positions 0..len-1
         self._new_context(n_ctx)
+
+    def fork(self, n_ctx: int | None = None) -> "LlamaDecoder":
+        """A second context over the same loaded weights (costs only its KV cache).
+
+        Two contexts can decode in two threads at once; the engine uses one for
+        files and one for live dictation, so a take never waits for a long file.
+        """
+        twin = object.__new__(LlamaDecoder)
+        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_ctx", "_cached", "_forks")})
+        twin._owns_model = False
+        twin._forks = []
+        twin._ctx = None
+        twin._cached = []
+        twin._new_context(n_ctx or self.n_ctx)
+        self._forks.append(twin)
+        return twin
 
     # -- context management -------------------------------------------------
 
@@ -155,12 +173,15 @@ class LlamaDecoder:
 
     def close(self) -> None:
         ll = self._ll
+        for twin in self._forks:  # contexts first: they point into the model
+            twin.close()
+        self._forks = []
         if self._ctx:
             ll.llama_free(self._ctx)
             self._ctx = None
-        if self._model:
+        if self._model and self._owns_model:
             ll.llama_model_free(self._model)
-            self._model = None
+        self._model = None
 
     def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
         try:

@@ -159,7 +159,11 @@ class Engine:
         self.ctc_blank = int(ctc.get("blank_id", -1))
         self.ctc_frame_s = float(ctc.get("frame_seconds", 0.06))
         self.llm_input_dtype = str((self.manifest.extra.get("decoder") or {}).get("input_dtype", "fp32"))
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the file lane
+        self._live_lock = threading.Lock()  # the live (dictation) lane
+        self._live_idle = threading.Event()
+        self._live_idle.set()
+        self._live_decoder: LlamaDecoder | None = None
         if warm:
             self._warm_decoder()
         self.load_s = time.perf_counter() - t0
@@ -185,13 +189,35 @@ class Engine:
 
     def transcribe(self, source: str | os.PathLike[str] | np.ndarray, *, language: str | None = None,
                    hotwords: Sequence[str] = (), itn: bool = True, max_tokens: int = 512,
-                   on_progress: Callable[[Progress], None] | None = None, cancel: CancelLike = None) -> Transcript:
-        """Transcribe a media file (path) or 16 kHz mono float32 samples."""
-        with self._lock:
-            return self._transcribe(source, language, hotwords, itn, max_tokens, on_progress,
-                                    _cancel_check(cancel))
+                   on_progress: Callable[[Progress], None] | None = None, cancel: CancelLike = None,
+                   priority: bool = False) -> Transcript:
+        """Transcribe a media file (path) or 16 kHz mono float32 samples.
 
-    def _transcribe(self, source, language, hotwords, itn, max_tokens, on_progress, cancelled) -> Transcript:
+        `priority=True` is the live lane for dictation: it runs on its own
+        llama.cpp context (same weights) and a file being transcribed at the
+        same time pauses between decode steps until the take is done.
+        """
+        user_cancel = _cancel_check(cancel)
+        if priority:
+            with self._live_lock:
+                self._live_idle.clear()
+                try:
+                    if self._live_decoder is None:
+                        self._live_decoder = self.decoder.fork()
+                    return self._transcribe(source, language, hotwords, itn, max_tokens, on_progress,
+                                            user_cancel, self._live_decoder)
+                finally:
+                    self._live_idle.set()
+
+        def check() -> bool:
+            self._live_idle.wait()  # yield the cores to a dictation take in progress
+            return user_cancel() if user_cancel is not None else False
+
+        with self._lock:
+            return self._transcribe(source, language, hotwords, itn, max_tokens, on_progress, check, self.decoder)
+
+    def _transcribe(self, source, language, hotwords, itn, max_tokens, on_progress, cancelled,
+                    decoder: LlamaDecoder) -> Transcript:
         t_start = time.perf_counter()
         timings = dict.fromkeys(("read", "features", "encode", "ctc", "prefill", "generate"), 0.0)
         if isinstance(source, np.ndarray):
@@ -204,7 +230,7 @@ class Engine:
             total, name, warnings = info.duration_s, os.fspath(source), list(info.warnings)
             blocks = audio.stream(source)
         prompt = build_prompt(self.manifest.prompt, language=language, hotwords=hotwords, itn=itn)
-        before, after = self.decoder.tokenize(prompt.before), self.decoder.tokenize(prompt.after)
+        before, after = decoder.tokenize(prompt.before), decoder.tokenize(prompt.after)
         opts = DecodeOptions(max_tokens=max_tokens, guard=not self.exact)
         result = Transcript(segments=[], duration=0.0, model=self.model_name, provider=self.provider,
                             decoder_device=self.decoder_device, language=language_name(language), source=name,
@@ -227,7 +253,7 @@ class Engine:
             for window in windows():
                 if cancelled is not None and cancelled():
                     raise Cancelled()
-                new = self._window(window, before, after, opts, cancelled, result)
+                new = self._window(window, before, after, opts, cancelled, result, decoder)
                 result.segments.extend(new)
                 if on_progress is not None:
                     on_progress(Progress(window.end / SAMPLE_RATE, total, window.index, new))
@@ -242,7 +268,7 @@ class Engine:
         return result
 
     def _window(self, window: Window, before: list[int], after: list[int], opts: DecodeOptions,
-                cancelled: Callable[[], bool] | None, result: Transcript) -> list[Segment]:
+                cancelled: Callable[[], bool] | None, result: Transcript, decoder: LlamaDecoder) -> list[Segment]:
         result.windows += 1
         if self.exact:
             a, b = 0, len(window.samples)
@@ -267,7 +293,7 @@ class Engine:
             result.timings["ctc"] += time.perf_counter() - t
         n_audio = num_audio_tokens(out.frames)
         rows = round_to(out.adaptor[:n_audio], self.llm_input_dtype)
-        decoded = self.decoder.generate(before, rows, after, opts, cancel=cancelled)
+        decoded = decoder.generate(before, rows, after, opts, cancel=cancelled)
         result.timings["prefill"] += decoded.prefill_s
         result.timings["generate"] += decoded.generate_s
         result.window_tokens.append(decoded.tokens)
