@@ -88,7 +88,7 @@ class FakeEngine:
     def __init__(self) -> None:
         self.calls: list[np.ndarray] = []
 
-    def transcribe(self, samples, *, language=None, hotwords=(), itn=True, cancel=None):
+    def transcribe(self, samples, *, language=None, hotwords=(), itn=True, cancel=None, priority=False):
         self.calls.append(np.asarray(samples))
         return FakeTranscript(f"heard {len(samples)} samples")
 

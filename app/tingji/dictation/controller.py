@@ -150,7 +150,7 @@ class Transcriber(Protocol):
     """What the controller needs from tingji.engine.Engine."""
 
     def transcribe(self, source: np.ndarray, *, language: str | None = None, hotwords: Sequence[str] = (),
-                   itn: bool = True, cancel: Any = None) -> Any: ...
+                   itn: bool = True, cancel: Any = None, priority: bool = False) -> Any: ...
 
 
 class AudioInput(Protocol):
@@ -535,8 +535,9 @@ class DictationController:
             return
         # 3. Transcribe exactly what is kept.
         t0 = time.monotonic()
+        # Live lane: a file being transcribed meanwhile pauses instead of making the user wait.
         transcript = self.engine.transcribe(samples, language=s.language, hotwords=tuple(s.hotwords),
-                                            itn=s.itn, cancel=self._cancel)
+                                            itn=s.itn, cancel=self._cancel, priority=True)
         timings["transcribe_s"] = time.monotonic() - t0
         text = transcript.text.strip()
         if not text:
