@@ -18,6 +18,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionProgressBar, QStyleOptionViewItem
 
 from . import theme
+from .errors import localized_stored
 from .storage import Job, Status
 from .timefmt import clock
 
@@ -166,11 +167,11 @@ class QueueModel(QAbstractTableModel):
             if col == Column.STATUS:
                 return status_label(job.status)
             if col == Column.PROGRESS and job.status is Status.FAILED:
-                return job.error or ""
+                return localized_stored(job.error, job.error_code)
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if job.status is Status.FAILED and job.error:
-                return f"{job.path}\n{job.error}"
+                return f"{job.path}\n{localized_stored(job.error, job.error_code)}"
             return job.path
         if role == Qt.ItemDataRole.ForegroundRole and col in (Column.STATUS, Column.PROGRESS):
             return theme.status_color(job.status)

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 
 from ..engine.transcribe import Segment, Transcript
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     status      TEXT NOT NULL,
     duration    REAL,
     error       TEXT,
+    error_code  TEXT,
     added_at    REAL NOT NULL,
     finished_at REAL,
     elapsed_s   REAL,
@@ -45,7 +46,7 @@ CREATE INDEX IF NOT EXISTS jobs_position ON jobs(position);
 """
 
 # Every column but the (possibly large) transcript: listing the queue must stay cheap.
-_JOB_COLUMNS = "id, path, position, status, duration, error, added_at, finished_at, elapsed_s"
+_JOB_COLUMNS = "id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code"
 
 
 class Status(str, Enum):
@@ -75,6 +76,9 @@ class Job:
     added_at: float = 0.0
     finished_at: float | None = None
     elapsed_s: float | None = None
+    # A known problem's code and arguments (JSON, see gui/errors.py), so the
+    # reason is shown in the UI language even after a restart; None: unknown.
+    error_code: str | None = None
 
     @property
     def name(self) -> str:
@@ -82,7 +86,7 @@ class Job:
 
 
 def _job(row: Sequence[Any]) -> Job:
-    return Job(row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8])
+    return Job(row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8], row[9])
 
 
 class Store:
@@ -100,8 +104,14 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.executescript(_SCHEMA)
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version == 0:
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring a database from an older version up to date (columns are only ever added)."""
+        columns = {r[1] for r in self._db.execute("PRAGMA table_info(jobs)")}
+        if "error_code" not in columns:  # version 1 -> 2: error codes for translated reasons
+            self._db.execute("ALTER TABLE jobs ADD COLUMN error_code TEXT")
+        if self._db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def close(self) -> None:
@@ -157,19 +167,21 @@ class Store:
         self._write("UPDATE jobs SET duration=? WHERE id=?", (duration, job_id))
 
     def start(self, job_id: int) -> None:
-        self._write("UPDATE jobs SET status=?, error=NULL WHERE id=?", (Status.RUNNING.value, job_id))
+        self._write("UPDATE jobs SET status=?, error=NULL, error_code=NULL WHERE id=?",
+                    (Status.RUNNING.value, job_id))
 
     def finish(self, job_id: int, transcript: Transcript, elapsed_s: float | None = None) -> None:
         """Commit a finished transcript; durable once this returns."""
         self._write(
-            "UPDATE jobs SET status=?, transcript=?, error=NULL, finished_at=?, elapsed_s=?, "
+            "UPDATE jobs SET status=?, transcript=?, error=NULL, error_code=NULL, finished_at=?, elapsed_s=?, "
             "duration=COALESCE(duration, ?) WHERE id=?",
             (Status.DONE.value, json.dumps(transcript.to_dict(), ensure_ascii=False), time.time(),
              elapsed_s, transcript.duration, job_id))
 
-    def fail(self, job_id: int, reason: str) -> None:
-        self._write("UPDATE jobs SET status=?, error=?, finished_at=? WHERE id=?",
-                    (Status.FAILED.value, reason, time.time(), job_id))
+    def fail(self, job_id: int, reason: str, code: str | None = None) -> None:
+        """Mark failed with the engine's English reason and, for a known problem, its code."""
+        self._write("UPDATE jobs SET status=?, error=?, error_code=?, finished_at=? WHERE id=?",
+                    (Status.FAILED.value, reason, code, time.time(), job_id))
 
     def cancel(self, job_id: int, partial: Transcript | None = None) -> None:
         """Mark cancelled, keeping whatever part was transcribed before the request."""
@@ -184,7 +196,7 @@ class Store:
         with self._db:
             self._db.execute("BEGIN")
             self._db.executemany(
-                "UPDATE jobs SET status=?, error=NULL, transcript=NULL, finished_at=NULL, elapsed_s=NULL "
+                "UPDATE jobs SET status=?, error=NULL, error_code=NULL, transcript=NULL, finished_at=NULL, elapsed_s=NULL "
                 "WHERE id=? AND status<>?",
                 [(Status.WAITING.value, i, Status.RUNNING.value) for i in job_ids])
 

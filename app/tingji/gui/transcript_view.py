@@ -20,6 +20,7 @@ from ..engine.errors import TingjiError
 from ..engine.transcribe import Segment, Transcript
 from ..engine.writers import FORMATS, write
 from . import icons, theme
+from .errors import localized_message, localized_stored
 from .player import SegmentPlayer
 from .storage import Job, Status
 from .timefmt import clock
@@ -218,7 +219,8 @@ class TranscriptPanel(QWidget):
         elif job.status is Status.RUNNING:
             text = self.tr("Transcribing…\nText appears here as it is recognised.")
         elif job.status is Status.FAILED:
-            text = self.tr("This file could not be transcribed:\n{0}").format(job.error or "")
+            text = self.tr("This file could not be transcribed:\n{0}").format(
+                localized_stored(job.error, job.error_code))
         elif job.status is Status.CANCELLED:
             text = self.tr("Cancelled before any text was recognised.")
         else:
@@ -294,7 +296,7 @@ class TranscriptPanel(QWidget):
         try:
             written = write(self.transcript, path, fmt)
         except TingjiError as exc:
-            self.message.emit(str(exc))
+            self.message.emit(localized_message(str(exc)))
             return None
         self.message.emit(self.tr("Saved {0}").format(written))
         return written
