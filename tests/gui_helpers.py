@@ -60,3 +60,56 @@ class StallMeter:
 
     def stop(self) -> None:
         self.timer.stop()
+
+
+class ScriptedMicrophone:
+    """The dictation controller's microphone without a sound card (capture.Microphone's interface).
+
+    The test "speaks" by calling `speak(samples)`: the blocks go to the controller's live
+    VAD and, while a take is recording, into the take, as the real microphone's worker
+    thread delivers them. Everything after the microphone (VAD, WAV, engine, history,
+    output, the panel) is the real thing."""
+
+    def __init__(self, settings: object = None) -> None:
+        import threading
+
+        self.on_audio = None
+        self.on_error = None
+        self.recording = False
+        self.closed = False
+        self._parts: list[np.ndarray] = []
+        self._lock = threading.Lock()
+
+    def open(self) -> None:
+        pass
+
+    def prepare(self, armed: bool = True) -> None:
+        pass
+
+    def begin(self) -> None:
+        with self._lock:
+            self.recording, self._parts = True, []
+
+    def end(self, tail_s: float | None = None):
+        from tingji.dictation.capture import TakeAudio
+
+        with self._lock:
+            self.recording = False
+            samples = np.concatenate(self._parts) if self._parts else np.zeros(0, np.float32)
+        return TakeAudio(samples.astype(np.float32))
+
+    def set_options(self, **kwargs: object) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+    def speak(self, samples: np.ndarray, block: int = 512) -> None:
+        for i in range(0, len(samples), block):
+            chunk = np.ascontiguousarray(samples[i:i + block], dtype=np.float32)
+            with self._lock:
+                live = self.recording
+                if live:
+                    self._parts.append(chunk)
+            if live and self.on_audio is not None:
+                self.on_audio(chunk)

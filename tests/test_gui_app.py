@@ -37,6 +37,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh user data folder per test: its own settings and queue database."""
     path = tmp_path / "home"
     monkeypatch.setenv("TINGJI_HOME", str(path))
+    monkeypatch.delenv("DISPLAY", raising=False)  # dictation's global hotkey: never a developer's desktop
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     return path
 
 
@@ -89,6 +91,8 @@ def media(tmp_path: Path, speech_en: np.ndarray) -> dict[str, Path]:
 
 def test_drop_files_and_folder_then_transcript_shown(window: MainWindow, qtbot, media, tiny_model: Path) -> None:
     drop_files(window, [media["a"], media["b"].parent])  # a file and a folder (holding b.wav and notes.txt)
+    # The folder is walked on a worker thread; the files are queued together, in drop order.
+    qtbot.waitUntil(lambda: len(window.controller.model.jobs()) == 2, timeout=10_000)
     names = [j.name for j in window.controller.model.jobs()]
     assert names == ["a.wav", "b.wav"]
     _wait_all_finished(qtbot, window, 2)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 from PySide6.QtCore import QLockFile, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
@@ -49,11 +49,13 @@ def create_app(argv: Sequence[str] | None = None) -> QApplication:
     return app
 
 
-def create_window(files: Sequence[str] = ()) -> MainWindow:
-    """Settings + store + controller + window; starts loading the model in the background."""
+def create_window(files: Sequence[str] = (), **options: Any) -> MainWindow:
+    """Settings + store + controller + window; starts loading the model in the background.
+
+    `options` go to MainWindow (tests: tray, dictation_microphone, use_hotkey)."""
     settings = settings_mod.load()
     controller = QueueController(Store(database_path()), settings)
-    window = MainWindow(controller)
+    window = MainWindow(controller, **options)
     controller.setParent(window)
     if files:
         window.add_paths(list(files))
@@ -85,6 +87,10 @@ def run_app(files: Sequence[str] = (), argv: Sequence[str] | None = None) -> int
         return 1
     try:
         window = create_window(files)
+        # With a tray, closing the window hides it; the app ends on the tray's Quit. (Qt would
+        # otherwise also quit when some dialog closes while the main window is hidden.)
+        app.setQuitOnLastWindowClosed(window.tray is None)
+        window.quitting.connect(app.quit)
         window.show()
         return app.exec()
     finally:

@@ -9,26 +9,35 @@ back.
 Life of a file: add -> probe (duration, or an error row at once) -> waiting
 -> dispatched when the engine is ready and nothing else runs -> done (result
 committed, auto-exported) | failed (reason) | cancelled (partial kept).
+
+Dropped folders are walked on a worker thread (ScanWorker); their files are
+queued when the walk ends, in the order the drops came.
+
+The loaded Engine is also handed to dictation (`engine`): before the engine
+thread closes it (a reload, or quitting), `engineReleasing` is emitted so
+dictation can stop using it first.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import threading
 from enum import Enum
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from PySide6.QtCore import QObject, Qt, Signal
 
 from ..engine.transcribe import Segment, Transcript
 from ..engine.writers import write
 from . import files
+from .errors import Problem
 from .model_choice import ModelChoice, choose_model
 from .queue_model import QueueModel
 from .settings import Settings
 from .storage import Job, Status, Store
-from .worker import EngineWorker, ProbeWorker, Request, start_thread
+from .worker import EngineWorker, ProbeWorker, Request, ScanWorker, start_thread
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +61,14 @@ class QueueController(QObject):
     liveSegments = Signal(int)  # the running job produced new segments
     queueFinished = Signal(int, int)  # files done, files failed since the queue last started
     notice = Signal(str)  # a transient message for the status bar
+    engineReleasing = Signal()  # the engine is about to be closed: stop using it now (same thread)
+    scanChanged = Signal()  # a folder walk started, progressed or ended: read `scanning`, `scan_found`
+    scanFinished = Signal(list)  # the jobs a folder walk queued (maybe none); not sent when cancelled
 
     _requestLoad = Signal(str, str, int)
     _requestTranscribe = Signal(object)
     _requestProbe = Signal(int, str)
+    _requestScan = Signal(int, list, object)
 
     def __init__(self, store: Store, settings: Settings, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -67,6 +80,10 @@ class QueueController(QObject):
         self.engine_provider = ""
         self.engine_warnings: list[str] = []
         self.model_choice: ModelChoice | None = None
+        self.engine: Any = None  # the loaded tingji.engine.Engine while READY (owned by the engine thread)
+        self.scan_found = 0  # media files found so far by the running folder walk
+        self._scans: dict[int, threading.Event] = {}  # folder walks queued or running
+        self._scan_seq = 0
         self._load_seq = 0
         self._current: Request | None = None
         self._live: dict[int, list[Segment]] = {}
@@ -76,7 +93,11 @@ class QueueController(QObject):
 
         self._worker = EngineWorker()
         self._prober = ProbeWorker()
+        self._scanner = ScanWorker()
         self._requestLoad.connect(self._worker.load)
+        self._requestScan.connect(self._scanner.scan)
+        self._scanner.progress.connect(self._on_scan_progress)
+        self._scanner.done.connect(self._on_scan_done)
         self._requestTranscribe.connect(self._worker.transcribe)
         self._requestProbe.connect(self._prober.probe)
         w = self._worker
@@ -92,6 +113,7 @@ class QueueController(QObject):
         # The engine is closed in its own thread, as the thread ends.
         self._thread.finished.connect(self._worker.close_engine, Qt.ConnectionType.DirectConnection)
         self._probe_thread = start_thread(self._prober, "tingji-probe")
+        self._scan_thread = start_thread(self._scanner, "tingji-scan")
 
         self.model.filesDropped.connect(self.add_paths)
         self.model.reorderRequested.connect(self.reorder)
@@ -106,7 +128,8 @@ class QueueController(QObject):
 
     def reload_engine(self) -> None:
         """(Re)load the model named by the settings, in the background."""
-        self._load_seq += 1
+        self._load_seq += 1  # first: an answer to an earlier load that is still on its way is stale now
+        self._release_engine()
         choice = self.model_choice = choose_model(self.settings.model)
         if choice.path is None:
             self._set_engine(EngineState.FAILED if choice.problem else EngineState.NONE, choice.problem or "")
@@ -120,9 +143,16 @@ class QueueController(QObject):
         self.engine_provider, self.engine_warnings = provider, list(warnings)
         self.engineStateChanged.emit()
 
-    def _on_ready(self, seq: int, name: str, provider: str, warnings: list) -> None:
+    def _release_engine(self) -> None:
+        """Tell the engine's other users (dictation) to let go before the engine thread closes it."""
+        if self.engine is not None:
+            self.engine = None
+            self.engineReleasing.emit()
+
+    def _on_ready(self, seq: int, name: str, provider: str, warnings: list, engine: Any) -> None:
         if seq != self._load_seq or self._closing:
             return  # a newer load was requested meanwhile
+        self.engine = engine
         self._set_engine(EngineState.READY, name, provider, warnings)
         self._dispatch()
 
@@ -139,10 +169,46 @@ class QueueController(QObject):
     # -- queue operations ----------------------------------------------------------------
 
     def add_paths(self, paths: Sequence[str]) -> list[Job]:
-        """Queue files (folders expand to the media inside); files already waiting are skipped."""
+        """Queue files; files already waiting are skipped. Returns the new jobs.
+
+        Folders expand to the media inside them on the scan thread: then this
+        returns [] at once and `scanFinished` brings the jobs."""
+        paths = [os.fspath(p) for p in paths]
+        if self._scans or files.has_folder(paths):  # behind a running walk: keep the drop order
+            self._scan_seq += 1
+            self._scans[self._scan_seq] = cancel = threading.Event()
+            self._requestScan.emit(self._scan_seq, paths, cancel)
+            self.scanChanged.emit()
+            return []
+        return self._queue_files(files.expand(paths))
+
+    @property
+    def scanning(self) -> bool:
+        return bool(self._scans)
+
+    def cancel_scan(self) -> None:
+        """Stop the folder walks under way; nothing they found is queued."""
+        for cancel in self._scans.values():
+            cancel.set()
+
+    def _on_scan_progress(self, seq: int, found: int) -> None:
+        if seq in self._scans:
+            self.scan_found = found
+            self.scanChanged.emit()
+
+    def _on_scan_done(self, seq: int, paths: list) -> None:
+        cancel = self._scans.pop(seq, None)
+        if cancel is None or self._closing:
+            return
+        self.scan_found = 0
+        self.scanChanged.emit()
+        if not cancel.is_set():  # cancelled: the user knows nothing was added
+            self.scanFinished.emit(self._queue_files(paths))
+
+    def _queue_files(self, expanded: Sequence[str]) -> list[Job]:
         pending = {os.path.normcase(j.path) for j in self.model.jobs()
                    if j.status in (Status.WAITING, Status.RUNNING)}
-        new = [p for p in files.expand(paths) if os.path.normcase(p) not in pending]
+        new = [p for p in expanded if os.path.normcase(p) not in pending]
         if not new:
             return []
         jobs = self.store.add(new)
@@ -283,10 +349,10 @@ class QueueController(QObject):
                 self.notice.emit(f"{job.name}: {exc}")
         self._dispatch()
 
-    def _on_failed(self, job_id: int, reason: str) -> None:
+    def _on_failed(self, job_id: int, problem: Problem) -> None:
         if not self._done_with(job_id):
             return
-        self.store.fail(job_id, reason)
+        self.store.fail(job_id, problem.text, problem.code_json())
         self._batch[1] += 1
         self._refresh(job_id)
         self._dispatch()
@@ -307,30 +373,38 @@ class QueueController(QObject):
             job.duration = duration if duration >= 0 else None
             self.model.update_job(job)
 
-    def _on_bad_file(self, job_id: int, reason: str) -> None:
+    def _on_bad_file(self, job_id: int, problem: Problem) -> None:
         """Not media: an error row at once, unless the engine already picked the file up."""
         if self._closing:
             return
         job = self.store.get(job_id)
         if job is None or job.status is not Status.WAITING:
             return
-        self.store.fail(job_id, reason)
+        self.store.fail(job_id, problem.text, problem.code_json())
         self._batch[1] += 1
         self._refresh(job_id)
 
     # -- shutdown ------------------------------------------------------------------------
+
+    @property
+    def stopped(self) -> bool:
+        """True once shutdown() has ended every worker thread (and so closed the engine)."""
+        return all(t.isFinished() for t in (self._thread, self._probe_thread, self._scan_thread))
 
     def shutdown(self) -> None:
         """Stop the workers and close the store. A file mid-way stays "transcribing" in the
         store on purpose: the next start puts it back to waiting and runs it again."""
         if self._closing:
             return
+        self._release_engine()
         self._closing = True
         if self._current is not None:
             self._current.cancel.set()
-        for thread in (self._thread, self._probe_thread):
+        self.cancel_scan()
+        threads = (self._thread, self._probe_thread, self._scan_thread)
+        for thread in threads:
             thread.quit()
-        for thread in (self._thread, self._probe_thread):
+        for thread in threads:
             if not thread.wait(15000):
                 log.warning("%s did not stop in time", thread.objectName())
         self.store.close()

@@ -1,128 +1,56 @@
-"""The dictation panel: history (play / copy / delete), a record button, settings.
+"""The dictation page: a Dictate button, what dictation is doing, the history, the settings.
 
-Embedding (the main window owns the engine and the history):
+Embedding (the main window does this through `DictationHost`):
 
-    history = DictationHistory()
-    settings = DictationSettings.load()
     panel = DictationPanel(history, settings)
     controller = DictationController(engine, settings, history=history,
                                      clipboard=QtClipboard(), on_event=panel.bridge.post)
     panel.attach(controller)          # events, record button, settings changes
-    panel.settingsChanged.connect(lambda s: s.save())
+    panel.settingsChanged.connect(save)
     controller.start()
     ...
-    controller.close()                # before the QApplication goes away
+    panel.detach(); controller.close()
 
-Also here, because they are Qt:
+The panel works without a controller too (browse, play, copy the history),
+which is what it shows while the speech model loads.
 
-* `QtClipboard` - the `Clipboard` the controller pastes through. The
-  controller calls it from its worker thread, but QClipboard may only be used
-  from the GUI thread, so each call is run there (queued signal) and the
-  worker waits for the result. The snapshot keeps every MIME format, so a
-  copied image or rich text comes back after the paste, not only plain text.
-* `DictationBridge` - turns controller events (from any thread) into a Qt
-  signal delivered on the GUI thread.
+Every text it shows is kept as a key or as the engine's English message and
+rendered in `retranslate()`, so a language switch changes the whole page at
+once, including the status line.
+
+`DictationBridge` turns controller events (from any thread) into a Qt
+signal delivered on the GUI thread. `QtClipboard` lives in qt_clipboard.py
+and is re-exported here.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from typing import Any, Callable
+from typing import Callable
 
-from PySide6.QtCore import QByteArray, QEvent, QMimeData, QObject, Qt, QThread, Signal, Slot
-from PySide6.QtGui import QClipboard, QGuiApplication, QImage
+from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSpinBox, QTableWidget,
-                               QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
+                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSizePolicy, QSpinBox,
+                               QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
 
 from ..dictation.controller import MODES, DictationController, DictationEvent, DictationSettings
 from ..dictation.history import DictationHistory, DictationTake
 from ..dictation.hotkey import HotkeyError, parse_hotkey
-from ..dictation.output import OUTPUT_MODES, OutputError
+from ..dictation.output import OUTPUT_MODES
 from ..engine.errors import TingjiError
+from . import icons, theme
+from .errors import localized_message
+from .microphones import list_microphones
+from .qt_clipboard import QtClipboard
 
-# X11 selection meta-targets that Qt lists as formats; they are not content.
-_NOT_CONTENT = {"TARGETS", "MULTIPLE", "TIMESTAMP", "SAVE_TARGETS"}
+__all__ = ["DictationBridge", "DictationPanel", "QtClipboard", "hotkey_label"]
 
 
-class QtClipboard(QObject):
-    """A thread-safe `tingji.dictation.output.Clipboard` on top of QClipboard. Create it on the GUI thread."""
-
-    _invoke = Signal(object)
-
-    def __init__(self, clipboard: QClipboard | None = None, parent: QObject | None = None,
-                 timeout_s: float = 5.0) -> None:
-        super().__init__(parent)
-        self._clipboard = clipboard or QGuiApplication.clipboard()
-        self.timeout_s = timeout_s
-        self._invoke.connect(self._run, Qt.ConnectionType.QueuedConnection)
-
-    # -- Clipboard protocol ------------------------------------------------------------
-
-    def save(self) -> object:
-        return self._call(self._snapshot)
-
-    def restore(self, snapshot: object) -> None:
-        self._call(lambda: self._restore(snapshot))
-
-    def set_text(self, text: str) -> None:
-        self._call(lambda: self._clipboard.setText(text))
-
-    def text(self) -> str:
-        return str(self._call(self._clipboard.text))
-
-    # -- GUI-thread side ----------------------------------------------------------------
-
-    def _call(self, fn: Callable[[], Any]) -> Any:
-        if QThread.currentThread() is self.thread():
-            return fn()
-        box: dict[str, Any] = {}
-        done = threading.Event()
-        self._invoke.emit((fn, box, done))
-        if not done.wait(self.timeout_s):
-            raise OutputError("the clipboard did not respond (is the app's window busy?)")
-        if "error" in box:
-            raise box["error"]
-        return box.get("value")
-
-    @Slot(object)
-    def _run(self, job: tuple) -> None:
-        fn, box, done = job
-        try:
-            box["value"] = fn()
-        except Exception as exc:  # noqa: BLE001 - handed to the waiting thread
-            box["error"] = exc
-        finally:
-            done.set()
-
-    def _snapshot(self) -> dict[str, Any]:
-        md = self._clipboard.mimeData()
-        snap: dict[str, Any] = {}
-        if md is None:
-            return snap
-        for fmt in md.formats():
-            if fmt in _NOT_CONTENT or "/" not in fmt:
-                continue
-            snap[fmt] = bytes(md.data(fmt).data())
-        if md.hasImage():
-            image = md.imageData()
-            if isinstance(image, QImage) and not image.isNull():
-                snap["\0image"] = QImage(image)
-        return snap
-
-    def _restore(self, snapshot: object) -> None:
-        snap = snapshot if isinstance(snapshot, dict) else {}
-        if not snap:
-            self._clipboard.clear()
-            return
-        md = QMimeData()
-        for fmt, data in snap.items():
-            if fmt == "\0image":
-                md.setImageData(data)
-            else:
-                md.setData(fmt, QByteArray(data))
-        self._clipboard.setMimeData(md)
+def hotkey_label(hotkey: str) -> str:
+    """"ctrl+alt+space" -> "Ctrl+Alt+Space", as keyboards and menus write it."""
+    return "+".join(part if len(part) == 1 and not part.isalpha() else part.capitalize()
+                    for part in hotkey.split("+"))
 
 
 class DictationBridge(QObject):
@@ -152,6 +80,13 @@ class DictationPanel(QWidget):
         self._limit = limit
         self._takes: list[DictationTake] = []
         self._updating = False
+        self._state = "idle"
+        # What the status line says: ("key", name) for our own texts, ("message", English) for
+        # the controller's messages, ("take", text) after an insertion.
+        self._status: tuple[str, str] = ("key", "waiting")
+        self._status_is_error = False
+        self._hotkey_problem = ""
+        self._closed = False
         self._build()
         self._load_settings(self.settings)
         self.retranslate()
@@ -165,65 +100,131 @@ class DictationPanel(QWidget):
         if controller.on_event is None:
             controller.on_event = self.bridge.post
         self.record_button.setEnabled(True)
-        if controller.hotkey_unavailable:
-            self._show_hotkey(controller.hotkey_unavailable)
+        self._state = getattr(controller, "state", "idle")
+        self._set_status("key", "ready")
+        self._show_hotkey(getattr(controller, "hotkey_unavailable", None) or "")
+
+    def detach(self) -> None:
+        """The controller is going (the model reloads, the app quits): back to browsing only."""
+        self.controller = None
+        self._state = "idle"
+        self.record_button.setEnabled(False)
+        self._set_status("key", "waiting")
+        self._render()
+
+    def close_history(self) -> None:
+        """The app is ending: close the history database; the page shows what it has until it goes."""
+        self._closed = True
+        self.history.close()
 
     def refresh(self) -> None:
         """Reload the history table."""
+        if self._closed:
+            return
         self._takes = self.history.recent(self._limit)
         table = self.table
         table.setRowCount(len(self._takes))
+        today = time.strftime("%Y-%m-%d")
         for row, take in enumerate(self._takes):
-            when = QTableWidgetItem(time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(take.created)))
+            day = time.strftime("%Y-%m-%d", time.localtime(take.created))
+            stamp = time.strftime("%H:%M:%S" if day == today else "%Y-%m-%d %H:%M", time.localtime(take.created))
+            when = QTableWidgetItem(stamp)
+            when.setToolTip(time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(take.created)))
             text = QTableWidgetItem(take.text)
-            text.setToolTip(take.text if not take.error else f"{take.text}\n\n{take.error}")
+            problem = localized_message(take.error) if take.error else ""
+            text.setToolTip(f"{take.text}\n\n{problem}" if problem else take.text)
             for item in (when, text):
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
             table.setItem(row, 0, when)
             table.setItem(row, 1, text)
             table.setCellWidget(row, 2, self._row_buttons(take))
         table.resizeColumnToContents(0)
+        table.resizeColumnToContents(2)
+        self.empty_label.setVisible(not self._takes)
 
     def status_text(self) -> str:
         return self.status_label.text()
+
+    def refresh_microphones(self) -> None:
+        """Re-read the input devices into the Microphone list (keeps the chosen one)."""
+        self._updating = True
+        try:
+            combo = self.device_combo
+            combo.clear()
+            combo.addItem("", None)  # "System default", named in retranslate()
+            for entry in list_microphones():
+                combo.addItem(entry.label, entry.value)
+            wanted = self.settings.device
+            if wanted and combo.findData(wanted) < 0:
+                combo.addItem(wanted, wanted)  # saved, but not connected now
+                combo.setItemData(combo.count() - 1, True, Qt.ItemDataRole.UserRole + 1)
+            combo.setCurrentIndex(max(0, combo.findData(wanted)) if wanted else 0)
+            self._name_devices()
+        finally:
+            self._updating = False
 
     # -- construction -------------------------------------------------------------------------
 
     def _build(self) -> None:
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 6, 4, 4)
         top = QHBoxLayout()
         self.record_button = QPushButton(self)
         self.record_button.setObjectName("dictationRecord")
         self.record_button.setEnabled(False)
+        self.record_button.setMinimumHeight(34)
+        self.record_button.setMinimumWidth(120)
         self.record_button.clicked.connect(self._on_record)
         self.status_label = QLabel(self)
         self.status_label.setObjectName("dictationStatus")
         self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         top.addWidget(self.record_button)
+        top.addSpacing(6)
         top.addWidget(self.status_label, 1)
         layout.addLayout(top)
+        self.hint_label = QLabel(self)
+        self.hint_label.setObjectName("dictationHint")
+        self.hint_label.setWordWrap(True)
+        layout.addWidget(self.hint_label)
         self.hotkey_label = QLabel(self)
         self.hotkey_label.setObjectName("dictationHotkeyStatus")
         self.hotkey_label.setWordWrap(True)
         self.hotkey_label.hide()
         layout.addWidget(self.hotkey_label)
 
+        body = QHBoxLayout()
+        body.setSpacing(12)
+        history = QVBoxLayout()
+        self.history_title = QLabel(self)
+        self.history_title.setObjectName("dictationHistoryTitle")
+        history.addWidget(self.history_title)
         self.table = QTableWidget(0, 3, self)
         self.table.setObjectName("dictationHistory")
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        layout.addWidget(self.table, 1)
+        header.setHighlightSections(False)
+        history.addWidget(self.table, 1)
+        self.empty_label = QLabel(self)
+        self.empty_label.setObjectName("dictationEmpty")
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        history.addWidget(self.empty_label)
+        body.addLayout(history, 1)
 
         self.settings_box = QGroupBox(self)
+        self.settings_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         form = QFormLayout(self.settings_box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.hotkey_edit = QLineEdit(self.settings_box)
         self.hotkey_edit.setObjectName("dictationHotkey")
         self.hotkey_edit.editingFinished.connect(self._on_settings_edited)
         self.hotkey_error = QLabel(self.settings_box)
         self.hotkey_error.setObjectName("dictationHotkeyError")
+        self.hotkey_error.setWordWrap(True)
         self.hotkey_error.hide()
         self.mode_combo = QComboBox(self.settings_box)
         self.mode_combo.setObjectName("dictationMode")
@@ -233,6 +234,10 @@ class DictationPanel(QWidget):
         self.output_combo.setObjectName("dictationOutput")
         for key in OUTPUT_MODES:
             self.output_combo.addItem("", key)
+        self.device_combo = QComboBox(self.settings_box)
+        self.device_combo.setObjectName("dictationDevice")
+        self.device_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.device_combo.setMinimumContentsLength(16)
         self.keep_open_check = QCheckBox(self.settings_box)
         self.keep_open_check.setObjectName("dictationKeepOpen")
         self.pre_roll_spin = QSpinBox(self.settings_box)
@@ -240,32 +245,40 @@ class DictationPanel(QWidget):
         self.pre_roll_spin.setSingleStep(100)
         self.pre_roll_spin.setSuffix(" ms")
         self.silence_spin = QDoubleSpinBox(self.settings_box)
+        self.silence_spin.setObjectName("dictationSilence")
         self.silence_spin.setRange(0.2, 10.0)
         self.silence_spin.setSingleStep(0.1)
         self.silence_spin.setSuffix(" s")
         self.keep_spin = QSpinBox(self.settings_box)
         self.keep_spin.setRange(-1, 100000)
         self.keep_spin.setObjectName("dictationKeepRecordings")
-        for w in (self.mode_combo, self.output_combo):
+        for w in (self.mode_combo, self.output_combo, self.device_combo):
             w.currentIndexChanged.connect(self._on_settings_edited)
         self.keep_open_check.toggled.connect(self._on_settings_edited)
         for w in (self.pre_roll_spin, self.silence_spin, self.keep_spin):
             w.valueChanged.connect(self._on_settings_edited)
-        self._form_labels = [QLabel(self.settings_box) for _ in range(7)]
-        rows = (self.hotkey_edit, self.mode_combo, self.output_combo, self.keep_open_check, self.pre_roll_spin,
-                self.silence_spin, self.keep_spin)
+        rows = (self.hotkey_edit, self.mode_combo, self.output_combo, self.device_combo, self.keep_open_check,
+                self.silence_spin, self.pre_roll_spin, self.keep_spin)
+        self._form_labels = [QLabel(self.settings_box) for _ in rows]
         for label, widget in zip(self._form_labels, rows):
             form.addRow(label, widget)
             if widget is self.hotkey_edit:
                 form.addRow("", self.hotkey_error)
-        layout.addWidget(self.settings_box)
+        settings_column = QVBoxLayout()
+        settings_column.addWidget(self.settings_box)
+        settings_column.addStretch(1)
+        body.addLayout(settings_column)
+        layout.addLayout(body, 1)
+        self.refresh_icons()
 
     def retranslate(self) -> None:
         self.settings_box.setTitle(self.tr("Dictation settings"))
+        self.history_title.setText(self.tr("History"))
+        self.empty_label.setText(self.tr("Nothing dictated yet. What you dictate is kept here, with its recording."))
         self.table.setHorizontalHeaderLabels([self.tr("Time"), self.tr("Text"), ""])
         for label, text in zip(self._form_labels, (
-                self.tr("Hotkey"), self.tr("Mode"), self.tr("Insert by"), self.tr("Microphone"),
-                self.tr("Pre-roll"), self.tr("Silence ends take"), self.tr("Keep recordings"))):
+                self.tr("Hotkey"), self.tr("Mode"), self.tr("Insert by"), self.tr("Microphone"), "",
+                self.tr("Silence ends take"), self.tr("Pre-roll"), self.tr("Keep recordings"))):
             label.setText(text)
         labels = {"hold": self.tr("Hold to talk"), "toggle": self.tr("Press to start, pause to stop"),
                   "continuous": self.tr("Continuous (press to start and stop)")}
@@ -274,38 +287,59 @@ class DictationPanel(QWidget):
         outputs = {"paste": self.tr("Paste (clipboard restored afterwards)"), "type": self.tr("Type the characters")}
         for i in range(self.output_combo.count()):
             self.output_combo.setItemText(i, outputs[self.output_combo.itemData(i)])
-        self.keep_open_check.setText(self.tr("Keep open between takes (no cut first word; mic shows as in use)"))
+        self._name_devices()
+        self.keep_open_check.setText(self.tr("Keep the microphone open between takes"))
+        self.keep_open_check.setToolTip(self.tr(
+            "The first word is never cut, but the system shows the microphone as in use all the time."))
+        self.silence_spin.setToolTip(self.tr("How long a pause ends a take (press-to-start and continuous modes)."))
+        self.pre_roll_spin.setToolTip(self.tr("Audio kept from just before the take starts."))
         self.keep_spin.setSpecialValueText(self.tr("All"))
+        self.keep_spin.setToolTip(self.tr("How many of the newest takes keep their recording; the text is always "
+                                          "kept."))
         self.hotkey_edit.setPlaceholderText("ctrl+alt+space")
-        self._update_record_button(self.controller.state if self.controller else "idle")
-        if not self.status_label.text():
-            self.status_label.setText(self.tr("Ready"))
+        self.hotkey_edit.setToolTip(self.tr("Modifiers and one key, e.g. ctrl+alt+space or ctrl+shift+d"))
+        self._render()
+
+    def refresh_icons(self) -> None:
+        self.record_button.setIcon(icons.glyph("stop" if self._state == "listening" else "mic", self.palette()))
+        self._render()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
             self.refresh()
+        elif event.type() == QEvent.Type.PaletteChange:
+            self.refresh_icons()
         super().changeEvent(event)
+
+    def _name_devices(self) -> None:
+        combo = self.device_combo
+        for i in range(combo.count()):
+            if combo.itemData(i) is None:
+                combo.setItemText(i, self.tr("System default"))
+            elif combo.itemData(i, Qt.ItemDataRole.UserRole + 1):
+                combo.setItemText(i, self.tr("{0} (not connected)").format(combo.itemData(i)))
 
     def _row_buttons(self, take: DictationTake) -> QWidget:
         box = QWidget(self.table)
         row = QHBoxLayout(box)
         row.setContentsMargins(2, 0, 2, 0)
-        play = QToolButton(box)
-        play.setText(self.tr("Play"))
-        play.setObjectName("dictationPlay")
-        play.setEnabled(self.history.recording_path(take) is not None)
-        play.clicked.connect(lambda _=False, t=take: self.play_take(t))
-        copy = QToolButton(box)
-        copy.setText(self.tr("Copy"))
-        copy.setObjectName("dictationCopy")
-        copy.clicked.connect(lambda _=False, t=take: self.copy_take(t))
-        delete = QToolButton(box)
-        delete.setText(self.tr("Delete"))
-        delete.setObjectName("dictationDelete")
-        delete.clicked.connect(lambda _=False, t=take: self.delete_take(t))
-        for b in (play, copy, delete):
+        row.setSpacing(2)
+        buttons = (("dictationPlay", self.tr("Play"), "play", lambda _=False, t=take: self.play_take(t)),
+                   ("dictationCopy", self.tr("Copy"), "copy", lambda _=False, t=take: self.copy_take(t)),
+                   ("dictationDelete", self.tr("Delete"), "remove", lambda _=False, t=take: self.delete_take(t)))
+        for name, text, glyph, slot in buttons:
+            b = QToolButton(box)
+            b.setObjectName(name)
+            b.setText(text)
+            b.setToolTip(text)
+            b.setIcon(icons.glyph(glyph, self.palette()))
+            b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+            b.setAutoRaise(True)
+            b.clicked.connect(slot)
             row.addWidget(b)
+            if name == "dictationPlay":
+                b.setEnabled(self.history.recording_path(take) is not None)
         return box
 
     # -- row actions ----------------------------------------------------------------------------
@@ -313,7 +347,7 @@ class DictationPanel(QWidget):
     def play_take(self, take: DictationTake) -> None:
         path = self.history.recording_path(take)
         if path is None:
-            self._show_status(self.tr("The recording of this take was deleted."))
+            self._set_status("key", "deleted", error=True)
             return
         try:
             if self._play is not None:
@@ -323,11 +357,11 @@ class DictationPanel(QWidget):
 
                 play_file(str(path))
         except TingjiError as exc:
-            self._show_status(str(exc))
+            self._set_status("message", str(exc), error=True)
 
     def copy_take(self, take: DictationTake) -> None:
         QGuiApplication.clipboard().setText(take.text)
-        self._show_status(self.tr("Copied."))
+        self._set_status("key", "copied")
 
     def delete_take(self, take: DictationTake) -> None:
         if take.id is not None:
@@ -348,6 +382,7 @@ class DictationPanel(QWidget):
             self.keep_spin.setValue(-1 if s.keep_recordings is None else s.keep_recordings)
         finally:
             self._updating = False
+        self.refresh_microphones()
 
     def _on_settings_edited(self, *_: object) -> None:
         if self._updating:
@@ -361,21 +396,24 @@ class DictationPanel(QWidget):
             return
         self.hotkey_error.hide()
         keep = self.keep_spin.value()
+        device = self.device_combo.currentData()
         data = self.settings.to_dict() | {
             "hotkey": hotkey, "mode": self.mode_combo.currentData(), "output": self.output_combo.currentData(),
-            "keep_mic_open": self.keep_open_check.isChecked(), "pre_roll_s": self.pre_roll_spin.value() / 1000,
-            "silence_s": round(self.silence_spin.value(), 2), "keep_recordings": None if keep < 0 else keep}
+            "device": str(device) if device else None, "keep_mic_open": self.keep_open_check.isChecked(),
+            "pre_roll_s": self.pre_roll_spin.value() / 1000, "silence_s": round(self.silence_spin.value(), 2),
+            "keep_recordings": None if keep < 0 else keep}
         new = DictationSettings.from_dict(data)
         try:
             new.validate()
         except TingjiError as exc:
-            self._show_status(str(exc))
+            self._set_status("message", str(exc), error=True)
             return
         if new == self.settings:
             return
         self.settings = new
         if self.controller is not None:
             self.controller.apply_settings(new)
+        self._render()
         self.settingsChanged.emit(new)
 
     # -- controller events -------------------------------------------------------------------------
@@ -386,30 +424,81 @@ class DictationPanel(QWidget):
 
     @Slot(object)
     def _on_event(self, event: DictationEvent) -> None:
+        if self.controller is None:
+            return  # the last words of a controller that was detached
         if event.kind == "state":
-            self._update_record_button(event.state)
-            self._show_status({"idle": self.tr("Ready"), "listening": self.tr("Listening…"),
-                               "transcribing": self.tr("Transcribing…")}.get(event.state, event.state))
+            self._state = event.state
+            if event.state != "idle":
+                self._set_status("key", event.state)
+            elif self._status in (("key", "listening"), ("key", "transcribing")):
+                self._set_status("key", "ready")  # but keep what the take's outcome said
+            self.refresh_icons()
         elif event.kind == "take":
             self.refresh()
-            if event.take is not None and event.take.output == "failed":
-                self._show_status(event.take.error or "")
+            take = event.take
+            if take is not None and take.output == "failed":
+                self._set_status("message", take.error or "", error=True)
+            elif take is not None and take.output in ("paste", "type"):
+                self._set_status("take", take.text)
         elif event.kind == "empty":
-            self._show_status(self.tr("Nothing was said."))
+            self._set_status("key", "empty")
         elif event.kind == "error":
-            self._show_status(event.message)
+            self._set_status("message", event.message, error=True)
         elif event.kind == "hotkey":
             self._show_hotkey(event.message)
 
-    def _update_record_button(self, state: str) -> None:
-        self.record_button.setText(self.tr("Stop") if state == "listening" else self.tr("Dictate"))
+    # -- rendering -----------------------------------------------------------------------------------
 
-    def _show_status(self, text: str) -> None:
+    def _set_status(self, kind: str, value: str, *, error: bool = False) -> None:
+        self._status = (kind, value)
+        self._status_is_error = error
+        self._render()
+
+    def _status_texts(self) -> dict[str, str]:
+        return {
+            "waiting": self.tr("Dictation starts once the speech model is ready."),
+            "ready": self.tr("Ready"),
+            "listening": self.tr("Listening… speak now"),
+            "transcribing": self.tr("Transcribing…"),
+            "empty": self.tr("Nothing was said."),
+            "copied": self.tr("Copied."),
+            "deleted": self.tr("The recording of this take was deleted."),
+        }
+
+    def _hint(self) -> str:
+        key = hotkey_label(self.settings.hotkey)
+        return {
+            "hold": self.tr("Hold {0} in any application and speak; let go and the text is inserted where "
+                            "your cursor is."),
+            "toggle": self.tr("Press {0} in any application and speak; a pause ends the take and the text is "
+                              "inserted where your cursor is."),
+            "continuous": self.tr("Press {0} to start listening; after each pause what you said is inserted "
+                                  "where your cursor is. Press it again to stop."),
+        }.get(self.settings.mode, "").format(key)
+
+    def _render(self) -> None:
+        kind, value = self._status
+        if kind == "key":
+            text = self._status_texts().get(value, value)
+        elif kind == "take":
+            text = self.tr("Inserted: {0}").format(value)
+        else:
+            text = localized_message(value)
         self.status_label.setText(text)
+        color = theme.dictation_color("listening" if self._status_is_error else self._state, self.palette())
+        weight = "600" if self._state == "listening" or self._status_is_error else "normal"
+        colored = self._status_is_error or self._state in ("listening", "transcribing")
+        self.status_label.setStyleSheet(f"color: {color.name()}; font-weight: {weight};" if colored else "")
+        self.record_button.setText(self.tr("Stop") if self._state == "listening" else self.tr("Dictate"))
+        self.hint_label.setText(self._hint())
+        self.hint_label.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
+        if self._hotkey_problem:
+            self.hotkey_label.setText(self.tr("{0}. Use the Dictate button instead.").format(
+                localized_message(self._hotkey_problem)))
+            self.hotkey_label.setStyleSheet(f"color: {theme.dictation_color('unavailable', self.palette()).name()};")
+        self.hotkey_label.setVisible(bool(self._hotkey_problem))
+        self.hint_label.setVisible(not self._hotkey_problem)
 
     def _show_hotkey(self, message: str) -> None:
-        if message:
-            self.hotkey_label.setText(message)
-            self.hotkey_label.show()
-        else:
-            self.hotkey_label.hide()
+        self._hotkey_problem = message
+        self._render()

@@ -5,6 +5,9 @@ it is not media, the queue shows why, which is more useful than silently
 ignoring it. A folder, though, is walked recursively and only files that look
 like audio or video are taken, so dropping a project folder does not queue its
 PDFs and spreadsheets as errors.
+
+Walking a big folder can take seconds, so the GUI runs `expand` on a worker
+thread (worker.ScanWorker); `on_found` lets it show progress and stop early.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 MEDIA_EXTENSIONS = frozenset(
     # audio
@@ -31,11 +34,19 @@ def _natural_key(path: Path) -> list[object]:
     return [int(t) if t.isdigit() else t.casefold() for t in re.split(r"(\d+)", str(path))]
 
 
-def expand(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+def has_folder(paths: Iterable[str | os.PathLike[str]]) -> bool:
+    """Whether expanding `paths` means walking a folder (one stat per item given)."""
+    return any(Path(p).is_dir() for p in paths)
+
+
+def expand(paths: Iterable[str | os.PathLike[str]],
+           on_found: Callable[[int], bool] | None = None) -> list[str]:
     """Files as given, folders replaced by the media files inside them (recursively, sorted).
 
     Hidden files and folders (dot names) inside a folder are skipped; the
-    result has no duplicates and keeps the order the user gave.
+    result has no duplicates and keeps the order the user gave. `on_found` is
+    called with the number of media files found so far after each folder
+    visited; when it returns False the walk stops (what was found is returned).
     """
     out: list[str] = []
     seen: set[str] = set()
@@ -53,6 +64,8 @@ def expand(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
             for root, dirs, files in os.walk(p):
                 dirs[:] = [d for d in dirs if not d.startswith(".")]
                 found.extend(Path(root, f) for f in files if not f.startswith(".") and is_media(f))
+                if on_found is not None and not on_found(len(out) + len(found)):
+                    break
             for f in sorted(found, key=_natural_key):
                 take(f)
         else:

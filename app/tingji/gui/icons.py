@@ -40,6 +40,9 @@ _GLYPHS: dict[str, str] = {
     "stop": '<rect x="6" y="6" width="12" height="12" rx="2" fill="{color}"/>',
     "drop": '<path d="M12 3v11M7 9l5 5 5-5"/><path d="M4 14v5a1 1 0 0 0 1 1h14a1 1 0 0 0 1-1v-5"/>',
     "model": '<path d="M12 3l8 4.5v9L12 21l-8-4.5v-9z"/><path d="M4 7.5l8 4.5 8-4.5M12 12v9"/>',
+    "mic": '<rect x="9" y="3" width="6" height="11" rx="3"/><path d="M5.5 11a6.5 6.5 0 0 0 13 0M12 17.5V21M9 21h6"/>',
+    "files": '<path d="M8 6h12M8 12h12M8 18h12"/><circle cx="4" cy="6" r="1" fill="{color}"/>'
+             '<circle cx="4" cy="12" r="1" fill="{color}"/><circle cx="4" cy="18" r="1" fill="{color}"/>',
 }
 
 

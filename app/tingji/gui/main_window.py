@@ -1,26 +1,37 @@
-"""The main window: toolbar, notice banner, queue | transcript, status bar.
+"""The main window: toolbar, notice banner, two pages (Files: queue | transcript; Dictation), status bar.
 
 It wires widgets to the controller and owns the things that are about the
 whole app: drops anywhere on the window, the settings dialog (and applying
 its result: save, reload model, switch language and appearance), the engine
-status line, the tray icon, and saving its geometry on close.
+and dictation status lines, the tray icon, and saving its geometry.
+
+Closing: with a system tray, closing the window only hides it (dictation's
+global hotkey keeps working; a note says so the first time) and Quit in the
+tray menu ends the app. Without a tray, closing quits. Quitting stops
+dictation first, then the queue's threads and the engine.
 """
 
 from __future__ import annotations
 
 import html
-from typing import Sequence
+from dataclasses import replace
+from typing import Any, Sequence
 
-from PySide6.QtCore import QByteArray, QEvent, Qt
+from PySide6.QtCore import QByteArray, QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSizePolicy, QSplitter,
-                               QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSizePolicy,
+                               QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
+from ..dictation.history import DictationHistory
 from . import files, i18n, icons, settings as settings_mod, theme
 from .banner import NoticeBanner
 from .controller import EngineState, QueueController
+from .dictation_host import DictationHost, dictation_settings
+from .dictation_panel import DictationPanel, hotkey_label
+from .errors import localized_message
 from .model_choice import DOWNLOAD_COMMAND
 from .queue_view import QueuePanel
+from .scan_status import ScanStatus
 from .settings import Settings
 from .settings_dialog import SettingsDialog
 from .storage import Status
@@ -29,9 +40,18 @@ from .tray import Tray
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, controller: QueueController, parent: QWidget | None = None) -> None:
+    quitting = Signal()  # the app is really ending (not hidden to the tray): everything is stopped
+
+    def __init__(self, controller: QueueController, parent: QWidget | None = None, *,
+                 tray: bool | None = None, dictation_microphone: Any = None, use_hotkey: bool = True,
+                 history: DictationHistory | None = None) -> None:
+        """`tray`: None uses one where the desktop has one; True/False force it (tests).
+        `dictation_microphone` builds the microphone from DictationSettings (tests; default: the
+        real device); `use_hotkey=False` leaves the global hotkey off."""
         super().__init__(parent)
         self.controller = controller
+        self._quitting = False
+        self._shut_down = False
         self.setWindowIcon(icons.app_icon())
         self.setAcceptDrops(True)
         self.resize(1100, 700)
@@ -79,24 +99,50 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 4)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([600, 480])
+
+        self.history = history if history is not None else DictationHistory()
+        self.dictation = DictationPanel(self.history, dictation_settings(controller.settings))
+        self.dictation_host = DictationHost(controller, self.dictation, microphone=dictation_microphone,
+                                            use_hotkey=use_hotkey, parent=self)
+        self.pages = QTabWidget()
+        self.pages.setObjectName("pages")
+        self.pages.setDocumentMode(True)
+        self.pages.addTab(self.splitter, "")
+        self.pages.addTab(self.dictation, "")
+        self.pages.setCurrentWidget(self.dictation if controller.settings.page == "dictation" else self.splitter)
+
         central = QWidget()
         layout = QVBoxLayout(central)
-        layout.setContentsMargins(8, 6, 8, 0)
+        layout.setContentsMargins(8, 4, 8, 0)
         layout.setSpacing(6)
         layout.addWidget(self.banner)
-        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.pages, 1)
         self.setCentralWidget(central)
 
         self.engine_label = QLabel()
         self.engine_label.setObjectName("engineStatus")
         self.engine_label.setTextFormat(Qt.TextFormat.RichText)
+        self.scan_status = ScanStatus(controller)
+        self.dictation_label = QLabel()
+        self.dictation_label.setObjectName("dictationState")
+        self.dictation_label.setTextFormat(Qt.TextFormat.RichText)
+        self.dictation_label.linkActivated.connect(lambda _: self.show_page("dictation"))
         self.statusBar().addWidget(self.engine_label, 1)
+        self.statusBar().addPermanentWidget(self.scan_status)
+        self.statusBar().addPermanentWidget(self.dictation_label)
         self.statusBar().setSizeGripEnabled(True)
 
-        self.tray = Tray(self.windowIcon(), self) if Tray.available() else None
+        use_tray = Tray.available() if tray is None else tray
+        self.tray = Tray(self.windowIcon(), self) if use_tray else None
         if self.tray is not None:
             self.tray.showRequested.connect(self.bring_to_front)
-            self.tray.quitRequested.connect(self.close)
+            self.tray.quitRequested.connect(self.quit_app)
+        self.tray_notice: QMessageBox | None = None
+
+        self.dictation_host.stateChanged.connect(self._dictation_changed)
+        self.dictation_host.problem.connect(self._dictation_problem)
+        self.dictation_host.settingsChanged.connect(self._dictation_settings_changed)
+        controller.scanFinished.connect(self._scan_finished)
 
         controller.engineStateChanged.connect(self._engine_changed)
         controller.jobChanged.connect(self._job_changed)
@@ -117,10 +163,18 @@ class MainWindow(QMainWindow):
     # -- adding files ----------------------------------------------------------------------
 
     def add_paths(self, paths: Sequence[str]) -> None:
+        """Queue files; folders are walked in the background and queued when the walk ends."""
+        if not paths:
+            return
+        self.show_page("files")
         jobs = self.controller.add_paths(paths)
+        if not self.controller.scanning:
+            self._scan_finished(jobs)
+
+    def _scan_finished(self, jobs: list) -> None:
         if jobs and not self.queue.selected_ids():
             self.queue.select_job(jobs[0].id)
-        if not jobs and paths:
+        if not jobs:
             self.statusBar().showMessage(self.tr("No new audio or video files there."), 6000)
 
     def add_files_dialog(self) -> None:
@@ -161,9 +215,20 @@ class MainWindow(QMainWindow):
         active = {Status.WAITING, Status.RUNNING}
         self.actions["cancel"].setEnabled(any(j.status in active for j in self.queue.selected_jobs()))
         self.actions["cancel_all"].setEnabled(any(j.status in active for j in jobs))
-        running = next((j for j in jobs if j.status is Status.RUNNING), None)
-        if self.tray is not None:
-            self.tray.set_status(self.tr("transcribing {0}").format(running.name) if running else "")
+        self._update_tray()
+
+    def _update_tray(self) -> None:
+        if self.tray is None:
+            return
+        running = next((j for j in self.controller.model.jobs() if j.status is Status.RUNNING), None)
+        parts = [self.tr("transcribing {0}").format(running.name)] if running else []
+        state = self.dictation_host.state
+        if state == "listening":
+            parts.append(self.tr("dictation: listening"))
+        elif state == "transcribing":
+            parts.append(self.tr("dictation: transcribing"))
+        self.tray.set_status(" · ".join(parts))
+        self.tray.set_recording(state == "listening")
 
     def _selection_changed(self) -> None:
         self._update_actions()
@@ -245,6 +310,7 @@ class MainWindow(QMainWindow):
         new = self._with_geometry(new)
         settings_mod.save(new)
         self.controller.apply_settings(new)
+        self.dictation_host.apply_app_settings(new)
         app = QApplication.instance()
         if new.ui_language != old.ui_language:
             i18n.install(app, new.ui_language)  # LanguageChange -> retranslate()
@@ -266,6 +332,18 @@ class MainWindow(QMainWindow):
         ModelManagerDialog(self).exec()
         self.controller.reload_engine()
 
+    def _dictation_settings_changed(self, dictation: Any) -> None:
+        """The dictation page changed a setting (the controller has it already): save it."""
+        new = replace(self.controller.settings, dictation=dictation.to_dict())
+        self.controller.settings = new  # not apply_settings(): that may reload the model
+        self._save_settings()
+
+    def _save_settings(self) -> None:
+        try:
+            settings_mod.save(self._with_geometry(self.controller.settings))
+        except OSError:
+            pass  # a read-only data folder must not break the window
+
     def _scheme_changed(self) -> None:
         if self.controller.settings.appearance == "system":
             theme.apply_appearance(QApplication.instance(), "system")
@@ -274,6 +352,10 @@ class MainWindow(QMainWindow):
 
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("Tingji"))
+        self.pages.setTabText(0, self.tr("Files"))
+        self.pages.setTabToolTip(0, self.tr("Transcribe audio and video files"))
+        self.pages.setTabText(1, self.tr("Dictation"))
+        self.pages.setTabToolTip(1, self.tr("Speak into any application with a hotkey"))
         texts = {
             "add_files": (self.tr("Add files"), self.tr("Add audio or video files to the queue (Ctrl+O)")),
             "add_folder": (self.tr("Add folder"), self.tr("Add every audio and video file in a folder")),
@@ -286,14 +368,18 @@ class MainWindow(QMainWindow):
             self.actions[key].setToolTip(tip)
         self.queue.retranslate()
         self.panel.retranslate()
+        self.scan_status.retranslate()
         if self.tray is not None:
             self.tray.retranslate()
         self._engine_changed()
+        self._dictation_changed()
         self._update_actions()
 
     def refresh_icons(self) -> None:
         for action in self.actions.values():
             action.setIcon(icons.glyph(str(action.property("glyph")), self.palette()))
+        self.pages.setTabIcon(0, icons.glyph("files", self.palette()))
+        self.pages.setTabIcon(1, icons.glyph("mic", self.palette()))
         self.queue.refresh_icons()
         self.panel.refresh_icons()
         self.banner.restyle()
@@ -304,12 +390,45 @@ class MainWindow(QMainWindow):
         elif event.type() == QEvent.Type.PaletteChange:
             self.refresh_icons()
             self._engine_changed()
+            self._dictation_changed()
         super().changeEvent(event)
 
     def bring_to_front(self) -> None:
         self.showNormal()
         self.raise_()
         self.activateWindow()
+
+    def show_page(self, page: str) -> None:
+        """"files" or "dictation"."""
+        self.pages.setCurrentWidget(self.dictation if page == "dictation" else self.splitter)
+
+    # -- dictation status ------------------------------------------------------------------------
+
+    def _dictation_changed(self) -> None:
+        host = self.dictation_host
+        state = "unavailable" if host.state == "idle" and host.hotkey_problem else host.state
+        key = hotkey_label(self.dictation.settings.hotkey)
+        text = {
+            "waiting": self.tr("Dictation: waiting for the model"),
+            "idle": self.tr("Dictation: press {0}").format(key),
+            "unavailable": self.tr("Dictation: hotkey unavailable"),
+            "listening": self.tr("Dictation: listening…"),
+            "transcribing": self.tr("Dictation: transcribing…"),
+        }.get(state, state)
+        color = theme.dictation_color(state, self.palette()).name()
+        link = self.palette().color(self.palette().ColorRole.WindowText).name()
+        self.dictation_label.setText(
+            f'<span style="color:{color}; font-size:14pt;">●</span>&nbsp;'
+            f'<a href="dictation" style="color:{link}; text-decoration:none;">{html.escape(text)}</a>')
+        self.dictation_label.setToolTip(localized_message(host.hotkey_problem) if host.hotkey_problem else
+                                        self.tr("Open the dictation page"))
+        self._update_tray()
+
+    def _dictation_problem(self, message: str) -> None:
+        text = localized_message(message)
+        self.statusBar().showMessage(self.tr("Dictation: {0}").format(text), 10000)
+        if self.tray is not None and not self.isVisible():
+            self.tray.notify(self.tr("Dictation"), text)
 
     # -- geometry and closing ----------------------------------------------------------------------
 
@@ -323,15 +442,52 @@ class MainWindow(QMainWindow):
         s = Settings(**{**s.__dict__})
         s.window_geometry = bytes(self.saveGeometry().toBase64().data()).decode()
         s.splitter_state = bytes(self.splitter.saveState().toBase64().data()).decode()
+        s.page = "dictation" if self.pages.currentWidget() is self.dictation else "files"
         return s
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        try:
-            settings_mod.save(self._with_geometry(self.controller.settings))
-        except OSError:
-            pass  # a read-only data folder must not keep the window open
+        if self.tray is not None and not self._quitting:
+            event.ignore()
+            self.hide_to_tray()
+            return
+        self._shutdown()
+        event.accept()
+
+    def hide_to_tray(self) -> None:
+        """Hide the window; the app, the queue and dictation keep running. Says so once."""
+        self._save_settings()
+        self.hide()
+        if self.controller.settings.tray_notice_shown or self.tray is None:
+            return
+        title = self.tr("Tingji is still running")
+        text = self.tr("Dictation and the queue keep working in the background. "
+                       "Click the tray icon to open the window; choose Quit in its menu to exit.")
+        if self.tray.supports_messages() and Tray.available():
+            self.tray.notify(title, text)
+        else:  # no balloons on this desktop: a small window, not modal, once
+            self.tray_notice = QMessageBox(QMessageBox.Icon.Information, title, text)
+            self.tray_notice.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self.tray_notice.show()
+        self.controller.settings = replace(self.controller.settings, tray_notice_shown=True)
+        self._save_settings()
+
+    def quit_app(self) -> None:
+        """Really quit (the tray's Quit): stop dictation, the queue's threads and the engine."""
+        self._quitting = True
+        self.close()
+
+    def _shutdown(self) -> None:
+        if self._shut_down:
+            return
+        self._shut_down = True
+        if self.tray_notice is not None:
+            self.tray_notice.close()
+            self.tray_notice = None
+        self._save_settings()
         self.panel.stop_playback()
+        self.dictation_host.stop()  # before the engine it uses is closed
         self.controller.shutdown()
+        self.dictation.close_history()
         if self.tray is not None:
             self.tray.hide()
-        event.accept()
+        self.quitting.emit()

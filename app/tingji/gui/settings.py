@@ -25,6 +25,7 @@ log = logging.getLogger(__name__)
 PROVIDERS = ("auto", "dml", "cuda", "cpu")
 UI_LANGUAGES = ("system", "en", "zh_CN")
 APPEARANCES = ("system", "light", "dark")
+PAGES = ("files", "dictation")
 # The recogniser's languages (codes the engine's prompt understands); "" lets it detect.
 LANGUAGES = ("", "zh", "en", "ja", "yue", "ko")
 
@@ -43,6 +44,11 @@ class Settings:
     appearance: str = "system"
     window_geometry: str = ""  # Qt's saveGeometry(), base64; the window's business only
     splitter_state: str = ""
+    # tingji.dictation.controller.DictationSettings as a dict (hotkey, mode, microphone, ...):
+    # kept here so one file holds all settings; checked where it is used (gui/dictation_host.py).
+    dictation: dict[str, Any] = field(default_factory=dict)
+    page: str = "files"  # the main window's page: "files" or "dictation"
+    tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
 
     def normalised(self) -> "Settings":
         """A copy with every field forced into its allowed range."""
@@ -58,6 +64,9 @@ class Settings:
         s.appearance = s.appearance if s.appearance in APPEARANCES else "system"
         s.window_geometry = str(s.window_geometry or "")
         s.splitter_state = str(s.splitter_state or "")
+        s.dictation = {str(k): v for k, v in (s.dictation or {}).items()} if isinstance(s.dictation, dict) else {}
+        s.page = s.page if s.page in PAGES else "files"
+        s.tray_notice_shown = bool(s.tray_notice_shown)
         return s
 
 
@@ -71,8 +80,8 @@ def _from_dict(data: dict[str, Any]) -> Settings:
         default = getattr(defaults, key)
         if isinstance(default, bool):
             ok = isinstance(value, bool)
-        elif isinstance(default, list):
-            ok = isinstance(value, list)
+        elif isinstance(default, (list, dict)):
+            ok = isinstance(value, type(default))
         else:
             ok = isinstance(value, type(default))
         if ok:

@@ -117,6 +117,14 @@ def engine_color(state: str, palette: QPalette | None = None) -> QColor:
     return status_color(table.get(state, Status.WAITING), palette)
 
 
+def dictation_color(state: str, palette: QPalette | None = None) -> QColor:
+    """The dot of the dictation status: listening is red (a microphone is recording)."""
+    if state == "listening":
+        return QColor("#ff6b6b" if is_dark(palette) else "#d93025")
+    table = {"transcribing": Status.RUNNING, "idle": Status.DONE, "unavailable": Status.CANCELLED}
+    return status_color(table.get(state, Status.WAITING), palette)
+
+
 def banner_colors(kind: str, palette: QPalette | None = None) -> tuple[QColor, QColor, QColor]:
     """Background, border and text colours for the notice banner ("info" or "error")."""
     dark = is_dark(palette)

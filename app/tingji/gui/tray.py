@@ -1,14 +1,16 @@
-"""The system tray icon: Show / Quit, and a note when a queue finishes unseen.
+"""The system tray icon: Show / Quit, a note when a queue finishes unseen, dictation's state.
 
-Only created where the platform has a tray (`isSystemTrayAvailable`); closing
-the window still quits the app, because a transcription queue survives a
-restart anyway and a hidden app surprises people.
+Only created where the platform has a tray (`isSystemTrayAvailable`). Where
+there is one, closing the window hides it, so that dictation's global hotkey
+keeps working; Quit in this menu ends the app. While dictation records, the
+icon gets a red dot: the window may be hidden, and a live microphone must
+never go unnoticed.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QIcon
+from PySide6.QtCore import QObject, QPointF, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
 
@@ -18,6 +20,8 @@ class Tray(QObject):
 
     def __init__(self, icon: QIcon, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.base_icon = icon
+        self.recording = False
         self.icon = QSystemTrayIcon(icon, self)
         self.menu = QMenu()
         self.show_action = self.menu.addAction("")
@@ -41,6 +45,26 @@ class Tray(QObject):
 
     def set_status(self, text: str) -> None:
         self.icon.setToolTip(f"{self.tr('Tingji')} — {text}" if text else self.tr("Tingji"))
+
+    def supports_messages(self) -> bool:
+        return self.icon.supportsMessages()
+
+    def set_recording(self, recording: bool) -> None:
+        """A red dot on the icon while the microphone records."""
+        if recording == self.recording:
+            return
+        self.recording = recording
+        if not recording:
+            self.icon.setIcon(self.base_icon)
+            return
+        pixmap = self.base_icon.pixmap(64, 64)
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QColor("white"))
+        painter.setBrush(QColor("#d93025"))
+        painter.drawEllipse(QPointF(48, 48), 14, 14)
+        painter.end()
+        self.icon.setIcon(QIcon(pixmap))
 
     def notify(self, title: str, message: str) -> None:
         if self.icon.supportsMessages():

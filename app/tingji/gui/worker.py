@@ -13,7 +13,12 @@ directly; the engine checks it between windows and between decoded tokens.
 
 Probing (reading a file's duration and rejecting non-media up front) runs on a
 second, light thread so the queue shows durations at once even while a long
-file is being transcribed.
+file is being transcribed. Walking a dropped folder runs on a third: a folder
+of a hundred thousand files, or one on a slow network share, takes seconds
+that the GUI thread must not spend.
+
+Failures travel as `errors.Problem` (the engine's English text plus a code
+for known problems), so the GUI can show them in the user's language.
 """
 
 from __future__ import annotations
@@ -22,12 +27,14 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from ..engine import audio
-from ..engine.errors import AudioError, Cancelled, TingjiError
+from ..engine.errors import Cancelled, TingjiError
+from . import files
+from .errors import problem_of
 
 log = logging.getLogger(__name__)
 
@@ -43,24 +50,16 @@ class Request:
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
-def user_message(exc: BaseException) -> str:
-    """The one line a queue row shows: an AudioError's problem (the row already names the file)."""
-    if isinstance(exc, AudioError):
-        return exc.problem
-    if isinstance(exc, TingjiError):
-        return str(exc)
-    return f"internal error ({type(exc).__name__}: {exc}); please report this"
-
-
 class EngineWorker(QObject):
     """Owns the Engine. Lives in its own QThread; every slot runs there."""
 
-    ready = Signal(int, str, str, list)  # load number, model name, provider actually used, warnings
+    # load number, model name, provider actually used, warnings, the Engine (dictation shares it)
+    ready = Signal(int, str, str, list, object)
     load_failed = Signal(int, str)  # load number, one-line reason
     started = Signal(int)  # job id
     progress = Signal(int, float, list)  # job id, fraction (-1 = unknown), new segments
     finished = Signal(int, object, float)  # job id, Transcript, seconds taken
-    failed = Signal(int, str)  # job id, one-line reason
+    failed = Signal(int, object)  # job id, errors.Problem
     cancelled = Signal(int, object)  # job id, partial Transcript or None
 
     def __init__(self) -> None:
@@ -82,9 +81,10 @@ class EngineWorker(QObject):
             return
         except Exception as exc:  # a bug or a broken runtime: say so rather than die silently
             log.exception("engine load failed")
-            self.load_failed.emit(seq, user_message(exc))
+            self.load_failed.emit(seq, problem_of(exc).text)
             return
-        self.ready.emit(seq, self._engine.model_name, self._engine.provider, list(self._engine.warnings))
+        self.ready.emit(seq, self._engine.model_name, self._engine.provider, list(self._engine.warnings),
+                        self._engine)
 
     @Slot(object)
     def transcribe(self, req: Request) -> None:
@@ -92,7 +92,7 @@ class EngineWorker(QObject):
             self.cancelled.emit(req.job_id, None)
             return
         if self._engine is None:
-            self.failed.emit(req.job_id, "no model loaded")
+            self.failed.emit(req.job_id, problem_of(TingjiError("no model loaded")))
             return
         self.started.emit(req.job_id)
         t0 = time.perf_counter()
@@ -109,7 +109,7 @@ class EngineWorker(QObject):
         except Exception as exc:
             if not isinstance(exc, TingjiError):
                 log.exception("transcription of %s failed", req.path)
-            self.failed.emit(req.job_id, user_message(exc))
+            self.failed.emit(req.job_id, problem_of(exc))
         else:
             self.finished.emit(req.job_id, transcript, time.perf_counter() - t0)
 
@@ -126,16 +126,46 @@ class ProbeWorker(QObject):
     """Reads durations; a file that is not media fails here, before it reaches the engine."""
 
     probed = Signal(int, float)  # job id, duration in seconds (-1 = unknown)
-    bad = Signal(int, str)  # job id, one-line reason
+    bad = Signal(int, object)  # job id, errors.Problem
 
     @Slot(int, str)
     def probe(self, job_id: int, path: str) -> None:
         try:
             info = audio.probe(path)
         except Exception as exc:
-            self.bad.emit(job_id, user_message(exc))
+            self.bad.emit(job_id, problem_of(exc))
             return
         self.probed.emit(job_id, float(info.duration_s) if info.duration_s is not None else -1.0)
+
+
+class ScanWorker(QObject):
+    """Expands dropped folders into the media files inside, off the GUI thread.
+
+    Requests are served in order, so files dropped one after another are
+    queued in that order. `progress` reports the count found so far (at most
+    a few times a second) for the busy indicator."""
+
+    progress = Signal(int, int)  # scan number, media files found so far
+    done = Signal(int, list)  # scan number, expanded paths (empty when cancelled)
+
+    @Slot(int, list, object)
+    def scan(self, seq: int, paths: Sequence[str], cancel: threading.Event) -> None:
+        last = 0.0
+
+        def on_found(count: int) -> bool:
+            nonlocal last
+            now = time.monotonic()
+            if now - last >= 0.2:
+                last = now
+                self.progress.emit(seq, count)
+            return not cancel.is_set()
+
+        try:
+            found = files.expand(paths, on_found=on_found)
+        except Exception:  # an unreadable folder part is skipped by os.walk; anything else is a bug
+            log.exception("walking %s failed", paths)
+            found = []
+        self.done.emit(seq, [] if cancel.is_set() else found)
 
 
 def start_thread(worker: QObject, name: str) -> QThread:
