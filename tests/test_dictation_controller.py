@@ -1,11 +1,15 @@
-"""Dictation controller logic with a scripted microphone and engine (no devices needed)."""
+"""Dictation controller logic with a scripted microphone and the real tiny engine (no devices needed).
+
+The microphone is scripted (the test pushes samples; a sound card cannot be
+assumed here). The engine is the real one on the tiny model, so every take
+goes through VAD, the priority lane and decoding for real; expected texts are
+computed by that same engine from the kept recording.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
 import soundfile as sf
@@ -14,6 +18,7 @@ from tingji.dictation.capture import MicrophoneError, TakeAudio
 from tingji.dictation.controller import DictationController, DictationEvent, DictationSettings
 from tingji.dictation.history import DictationHistory
 from tingji.dictation.output import MemoryClipboard, OutputError, TextOutput
+from tingji.engine import Engine
 
 pytestmark = pytest.mark.dictation
 
@@ -74,23 +79,29 @@ class FakeMic:
         self.on_error(message)
 
 
-@dataclass
-class FakeTranscript:
-    text: str
-    language: str | None = None
+class CountingEngine:
+    """The real Engine, noting what it was asked to transcribe (to check what never reaches it)."""
 
-
-class FakeEngine:
-    """Returns a text that identifies the audio (its length), like a deterministic model."""
-
-    model_name = "fake"
-
-    def __init__(self) -> None:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.model_name = engine.model_name
+        self.vad = engine.vad
         self.calls: list[np.ndarray] = []
 
-    def transcribe(self, samples, *, language=None, hotwords=(), itn=True, cancel=None, priority=False):
-        self.calls.append(np.asarray(samples))
-        return FakeTranscript(f"heard {len(samples)} samples")
+    def transcribe(self, samples, **options):
+        self.calls.append(np.array(samples, copy=True))
+        return self.engine.transcribe(samples, **options)
+
+
+@pytest.fixture(scope="module")
+def engine(tiny_model) -> Engine:
+    e = Engine(tiny_model)
+    yield e
+    e.close()
+
+
+def expected_text(engine: Engine, samples: np.ndarray) -> str:
+    return engine.transcribe(samples, priority=True).text.strip()
 
 
 class Keys:
@@ -109,9 +120,9 @@ class Keys:
 
 
 class Rig:
-    def __init__(self, tmp_path, **settings) -> None:
+    def __init__(self, tmp_path, engine: Engine, **settings) -> None:
         self.mic = FakeMic()
-        self.engine = FakeEngine()
+        self.engine = CountingEngine(engine)
         self.clipboard = MemoryClipboard("previous")
         self.keys = Keys(self.clipboard)
         self.history = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
@@ -148,8 +159,8 @@ def quiet_noise() -> np.ndarray:
     return (np.random.default_rng(3).standard_normal(16000 * 2) * 0.003).astype(np.float32)
 
 
-def test_dictation_silence_only_take_yields_nothing(tmp_path, silence, quiet_noise) -> None:
-    rig = Rig(tmp_path)
+def test_dictation_silence_only_take_yields_nothing(tmp_path, engine, silence, quiet_noise) -> None:
+    rig = Rig(tmp_path, engine)
     for audio in (silence, quiet_noise):
         rig.c.begin_take()
         rig.wait_recording()
@@ -163,9 +174,9 @@ def test_dictation_silence_only_take_yields_nothing(tmp_path, silence, quiet_noi
     rig.c.close()
 
 
-def test_dictation_take_is_stored_then_inserted(tmp_path, speech_en) -> None:
+def test_dictation_take_is_stored_then_inserted(tmp_path, engine, speech_en) -> None:
     order: list[str] = []
-    rig = Rig(tmp_path, keep_recordings=1)
+    rig = Rig(tmp_path, engine, keep_recordings=1)
     h = rig.history
     add, apply_retention, insert = h.add, h.apply_retention, rig.c.output.insert
 
@@ -198,6 +209,7 @@ def test_dictation_take_is_stored_then_inserted(tmp_path, speech_en) -> None:
     # what was transcribed is exactly the kept recording
     kept, rate = sf.read(str(h.recording_path(newest)), dtype="float32")
     assert rate == 16000 and np.array_equal(kept, rig.engine.calls[-1])
+    assert newest.text == expected_text(engine, kept) and newest.text
     # retention 1: only the newest take still has its WAV
     assert [h.recording_path(t) is not None for t in h.recent()] == [True, False]
     assert rig.clipboard.text() == "previous"
@@ -205,8 +217,8 @@ def test_dictation_take_is_stored_then_inserted(tmp_path, speech_en) -> None:
     rig.c.close()
 
 
-def test_dictation_output_failure_keeps_text_in_history(tmp_path, speech_en) -> None:
-    rig = Rig(tmp_path)
+def test_dictation_output_failure_keeps_text_in_history(tmp_path, engine, speech_en) -> None:
+    rig = Rig(tmp_path, engine)
     rig.keys.fail = True
     rig.c.begin_take()
     rig.wait_recording()
@@ -220,8 +232,8 @@ def test_dictation_output_failure_keeps_text_in_history(tmp_path, speech_en) -> 
     rig.c.close()
 
 
-def test_dictation_unplugged_mid_take_reports_and_keeps_partial(tmp_path, speech_en) -> None:
-    rig = Rig(tmp_path)
+def test_dictation_unplugged_mid_take_reports_and_keeps_partial(tmp_path, engine, speech_en) -> None:
+    rig = Rig(tmp_path, engine)
     rig.c.begin_take()
     rig.wait_recording()
     rig.mic.feed(speech_en[: len(speech_en) // 2], pace=0)
@@ -241,8 +253,8 @@ def test_dictation_unplugged_mid_take_reports_and_keeps_partial(tmp_path, speech
     rig.c.close()
 
 
-def test_dictation_no_microphone_is_an_event_not_a_crash(tmp_path) -> None:
-    rig = Rig(tmp_path)
+def test_dictation_no_microphone_is_an_event_not_a_crash(tmp_path, engine) -> None:
+    rig = Rig(tmp_path, engine)
     rig.mic.fail_open = "no microphone found (no default input device)"
     rig.c.begin_take()
     assert rig.c.wait_idle()
@@ -256,8 +268,8 @@ def test_dictation_no_microphone_is_an_event_not_a_crash(tmp_path) -> None:
     rig.c.close()
 
 
-def test_dictation_toggle_mode_ends_after_silence(tmp_path, speech_en) -> None:
-    rig = Rig(tmp_path, mode="toggle", silence_s=0.6)
+def test_dictation_toggle_mode_ends_after_silence(tmp_path, engine, speech_en) -> None:
+    rig = Rig(tmp_path, engine, mode="toggle", silence_s=0.6)
     pad = np.zeros(int(16000 * 0.3), np.float32)
     rig.c.toggle()
     rig.wait_recording()
@@ -270,8 +282,8 @@ def test_dictation_toggle_mode_ends_after_silence(tmp_path, speech_en) -> None:
     rig.c.close()
 
 
-def test_dictation_toggle_mode_gives_up_when_nothing_is_said(tmp_path) -> None:
-    rig = Rig(tmp_path, mode="toggle", no_speech_timeout_s=1.0)
+def test_dictation_toggle_mode_gives_up_when_nothing_is_said(tmp_path, engine) -> None:
+    rig = Rig(tmp_path, engine, mode="toggle", no_speech_timeout_s=1.0)
     rig.c.toggle()
     rig.wait_recording()
     rig.mic.feed(np.zeros(16000 * 3, np.float32), pace=0.004)
@@ -280,8 +292,8 @@ def test_dictation_toggle_mode_gives_up_when_nothing_is_said(tmp_path) -> None:
     rig.c.close()
 
 
-def test_dictation_continuous_mode_inserts_each_utterance(tmp_path, speech_en) -> None:
-    rig = Rig(tmp_path, mode="continuous", silence_s=0.5)
+def test_dictation_continuous_mode_inserts_each_utterance(tmp_path, engine, speech_en) -> None:
+    rig = Rig(tmp_path, engine, mode="continuous", silence_s=0.5)
     gap = np.zeros(int(16000 * 1.2), np.float32)
     rig.c.toggle()
     rig.wait_recording()
@@ -291,11 +303,16 @@ def test_dictation_continuous_mode_inserts_each_utterance(tmp_path, speech_en) -
     rig.c.toggle()
     assert rig.c.wait_idle()
     assert len(rig.keys.pasted) == 2 and not rig.kinds("empty")
+    # each utterance's text is what the engine makes of that utterance's recording
+    for take in rig.history.recent():
+        kept = sf.read(str(rig.history.recording_path(take)), dtype="float32")[0]
+        assert take.text == expected_text(engine, kept)
+    assert sorted(rig.keys.pasted) == sorted(t.text for t in rig.history.recent())
     rig.c.close()
 
 
-def test_dictation_hold_mode_follows_the_hotkey(tmp_path, speech_en) -> None:
-    rig = Rig(tmp_path, mode="hold")
+def test_dictation_hold_mode_follows_the_hotkey(tmp_path, engine, speech_en) -> None:
+    rig = Rig(tmp_path, engine, mode="hold")
     rig.c._hotkey_down()
     rig.wait_recording()
     rig.mic.feed(np.concatenate([speech_en, np.zeros(16000 * 2, np.float32)]), pace=0)
@@ -322,16 +339,17 @@ def test_dictation_settings_round_trip_and_validation(tmp_path) -> None:
             DictationSettings(**bad).validate()
 
 
-def test_dictation_recovers_recordings_left_by_a_crash(tmp_path, speech_en) -> None:
+def test_dictation_recovers_recordings_left_by_a_crash(tmp_path, engine, speech_en) -> None:
     history = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
     wav = history.new_recording_path()
     sf.write(str(wav), speech_en, 16000, subtype="PCM_16")
     events: list[DictationEvent] = []
-    c = DictationController(FakeEngine(), DictationSettings(), history=history, microphone=FakeMic(),
+    c = DictationController(engine, DictationSettings(), history=history, microphone=FakeMic(),
                             output=TextOutput(MemoryClipboard(), Keys(MemoryClipboard())), on_event=events.append,
                             use_hotkey=False)
     assert c.recover_orphans() == 1
     (take,) = history.recent()
     assert take.recording == wav.name and take.output == "none" and "recovered" in take.error
+    assert take.text == expected_text(engine, sf.read(str(wav), dtype="float32")[0])
     assert history.orphan_recordings() == []
     c.close()
