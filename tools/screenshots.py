@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Take the README screenshots: the real app under Xvfb, empty / busy / finished, English and Chinese.
+"""Take the README screenshots: the real app under Xvfb, English and Chinese.
 
     python3 tools/screenshots.py [--model DIR] [--out docs/screenshots]
+
+Shots: empty / busy / finished queue (light and dark), settings, no model,
+and the dictation page with a few takes in its history and one under way.
 
 It starts its own Xvfb (1280x800, so the shots look like a laptop screen),
 runs the app on it through the normal xcb platform plugin (real fonts, real
@@ -10,7 +13,13 @@ shows at each stage. Each shot uses a fresh, throw-away data folder.
 
 The model defaults to the trained demo model (tests/fixtures/models/demo) when
 present, else a tiny random-weight model is built on the spot (its transcripts
-are gibberish, but the layout is what the shots are for).
+are gibberish, but the layout is what the shots are for). The demo model
+knows a small English vocabulary (digits and some thirty common words, at
+most six words an utterance), so every sentence spoken here uses only those.
+
+Dictation is real too, except the microphone: the takes are spoken into the
+controller through tests/gui_helpers.ScriptedMicrophone (Xvfb has no sound
+card), then VAD, the engine and the history do their work.
 """
 
 from __future__ import annotations
@@ -29,20 +38,25 @@ for extra in (ROOT / "app", ROOT / "tools", ROOT / "tests"):
     sys.path.insert(0, str(extra))
 
 SHOTS_SIZE = (1120, 700)
-SENTENCES = {
-    "interview": "Thanks for coming in today. Could you tell us how the project started, and what "
-                 "surprised you most in the first year? We began with a small team and a lot of recordings.",
-    "memo": "Remember to send the slides before Friday and book the meeting room for ten o'clock.",
-    "lecture": "In this lecture we look at signals and systems: sampling, aliasing and the Fourier transform.",
-    "meeting_zh": "今天的会议主要讨论三个问题。第一，下个季度的预算；第二，新产品的发布时间。",
+# Phrases from the demo model's vocabulary (tools/train_demo_model.py: VOCAB), six words at most;
+# a file is several phrases with pauses between them.
+FILES = {
+    "call": ["hello world", "thank you", "please call home today", "yes please", "meeting today",
+             "start time nine", "no thank you", "go back"],
+    "memo": ["please call home today", "save file", "open new file"],
+    "numbers": ["five five two one", "zero nine eight seven", "three four six"],
+    "lesson": ["red green blue", "left right up down", "open close start stop", "play next go back"],
 }
+TAKES = ["please call home today", "save file open new file", "one two three four five"]
 
 
 def start_xvfb() -> tuple[subprocess.Popen, str]:
+    """RECORD and XTEST on: dictation's global hotkey and paste work as on a desktop."""
     for n in range(99, 120):
         if Path(f"/tmp/.X11-unix/X{n}").exists() or Path(f"/tmp/.X{n}-lock").exists():
             continue
-        proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp",
+                                 "+extension", "XTEST", "+extension", "RECORD"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(50):
             if Path(f"/tmp/.X11-unix/X{n}").exists():
@@ -66,28 +80,38 @@ def default_model(work: Path) -> Path:
     return Path(export_model(ckpt, work / "models" / "tiny", decoder_quant="f32"))
 
 
+def speak(folder: Path, name: str, phrases: list[str], voices: tuple[str, ...] = ("en-gb", "en-us")):
+    """The phrases spoken one by one (alternating voices), 0.7 s apart, as 16 kHz samples."""
+    import numpy as np
+
+    from audio_fixtures import espeak
+
+    gap = np.zeros(11200, np.float32)
+    parts = []
+    for i, phrase in enumerate(phrases):
+        parts += [espeak(folder / f".{name}-{i}.wav", phrase, voice=voices[i % len(voices)], speed=150), gap]
+    return np.concatenate(parts)
+
+
 def make_media(folder: Path) -> dict[str, Path]:
     """A few believable files, one long enough to catch mid-way, and one broken."""
     import numpy as np
 
-    from audio_fixtures import espeak, ffmpeg, write_wav
+    from audio_fixtures import ffmpeg, write_wav
 
     folder.mkdir(parents=True, exist_ok=True)
-    speech = {k: espeak(folder / f".{k}.wav", text, voice="cmn" if k.endswith("_zh") else "en")
-              for k, text in SENTENCES.items()}
-    gap = np.zeros(8000, np.float32)
+    speech = {k: speak(folder, k, phrases) for k, phrases in FILES.items()}
     files = {
-        "interview": write_wav(folder / "Interview with Dr. Chen.wav",
-                               np.concatenate([np.concatenate([speech["interview"], gap])] * 16)),
+        "call": write_wav(folder / "Call with Dr. Chen.wav", np.concatenate([speech["call"]] * 8)),
         "memo": folder / "Voice memo 12 May.m4a",
-        "lecture": folder / "Lecture 03 - Signals and systems.flac",
-        "meeting_zh": write_wav(folder / "产品例会 2024-05-12.wav", speech["meeting_zh"]),
+        "lesson": folder / "Lesson 03 - Colours and directions.flac",
+        "numbers": write_wav(folder / "电话号码 2024-05-12.wav", speech["numbers"]),
         "broken": folder / "camera-clip-0042.mp4",
     }
     write_wav(folder / ".memo.src.wav", speech["memo"])
     ffmpeg("-i", str(folder / ".memo.src.wav"), "-c:a", "aac", str(files["memo"]))
-    write_wav(folder / ".lecture.src.wav", np.concatenate([speech["lecture"], gap] * 3))
-    ffmpeg("-i", str(folder / ".lecture.src.wav"), str(files["lecture"]))
+    write_wav(folder / ".lesson.src.wav", np.concatenate([speech["lesson"]] * 2))
+    ffmpeg("-i", str(folder / ".lesson.src.wav"), str(files["lesson"]))
     files["broken"].write_bytes(b"\x00\x00\x00\x18ftypmp42" + os.urandom(2048))  # a truncated video
     return files
 
@@ -96,6 +120,7 @@ class Session:
     """One app window in a fresh data folder, in one language and appearance."""
 
     def __init__(self, app, model: Path, lang: str, appearance: str, work: Path, with_model: bool = True) -> None:
+        from gui_helpers import ScriptedMicrophone
         from tingji.gui import i18n, settings as settings_mod, theme
         from tingji.gui.app import create_window
 
@@ -106,7 +131,8 @@ class Session:
                                                 appearance=appearance))
         i18n.install(app, lang)
         theme.apply_appearance(app, appearance)
-        self.window = create_window()
+        self.mics: list[ScriptedMicrophone] = []
+        self.window = create_window(dictation_microphone=self._microphone)
         self.window.resize(*SHOTS_SIZE)
         self.window.show()
         self.window.raise_()
@@ -133,8 +159,14 @@ class Session:
         self.window.grab().save(str(path))
         print(path)
 
+    def _microphone(self, settings):
+        from gui_helpers import ScriptedMicrophone
+
+        self.mics.append(ScriptedMicrophone(settings))
+        return self.mics[-1]
+
     def close(self) -> None:
-        self.window.close()
+        self.window.quit_app()
         self.window.deleteLater()  # gone before the QApplication, not at interpreter exit
         self.wait(lambda: False, 0.2)
 
@@ -151,6 +183,29 @@ def settings_shot(s: Session, path: Path) -> None:
     dialog.deleteLater()
 
 
+def dictation_shot(s: Session, takes: dict, path: Path) -> None:
+    """The dictation page: a few takes done, the next one listening."""
+    host = s.window.dictation_host
+    s.window.show_page("dictation")
+    s.window.dictation.table.setFocus()  # the takes are pasted into the focused window: this one
+    if not s.wait(lambda: host.controller is not None, 30):
+        raise SystemExit("screenshots: dictation did not start")
+    for text in TAKES:
+        done = s.window.dictation.table.rowCount() + 1
+        host.controller.begin_take()
+        s.wait(lambda: s.mics[-1].recording, 5)
+        s.mics[-1].speak(takes[text])
+        host.controller.end_take()
+        if not s.wait(lambda: s.window.dictation.table.rowCount() >= done and host.controller.state == "idle", 60):
+            print(f"screenshots: the take {text!r} produced no text", file=sys.stderr)
+    s.wait(lambda: False, 0.8)  # the last paste's clipboard restore
+    host.controller.begin_take()
+    s.wait(lambda: host.state == "listening", 5)
+    s.shot(path)
+    host.controller.end_take()
+    s.wait(lambda: host.controller.state == "idle", 30)
+
+
 def run(model: Path, out: Path, work: Path) -> None:
     from PySide6.QtWidgets import QApplication
 
@@ -160,8 +215,13 @@ def run(model: Path, out: Path, work: Path) -> None:
     os.environ["TINGJI_HOME"] = str(work / "home-boot")
     app = create_app([sys.argv[0]])
     assert isinstance(app, QApplication)
+    import numpy as np
+
     media = make_media(work / "media")
-    order = ["meeting_zh", "memo", "interview", "lecture", "broken"]
+    order = ["numbers", "memo", "call", "lesson", "broken"]
+    silence = np.zeros(4800, np.float32)
+    takes = {t: np.concatenate([silence, speak(work / "media", f"take{i}", [t], ("en-us",)), silence])
+             for i, t in enumerate(TAKES)}
 
     for lang, tag in (("en", "en"), ("zh_CN", "zh")):
         for appearance in ("light", "dark"):
@@ -176,15 +236,16 @@ def run(model: Path, out: Path, work: Path) -> None:
             def job(name: str):
                 return next(j for j in c.model.jobs() if j.name == media[name].name)
 
-            s.wait(lambda: job("interview").status is Status.RUNNING and (c.model.fraction(job("interview").id) or 0)
+            s.wait(lambda: job("call").status is Status.RUNNING and (c.model.fraction(job("call").id) or 0)
                    >= 0.3, 180)
-            s.window.queue.select_job(job("interview").id)
+            s.window.queue.select_job(job("call").id)
             s.shot(out / f"busy-{tag}{suffix}.png")
             s.wait(lambda: all(j.status.finished for j in c.model.jobs()), 300)
-            s.window.queue.select_job(job("lecture").id)
+            s.window.queue.select_job(job("lesson").id)
             s.shot(out / f"finished-{tag}{suffix}.png")
             if appearance == "light":
                 settings_shot(s, out / f"settings-{tag}.png")
+                dictation_shot(s, takes, out / f"dictation-{tag}.png")
             s.close()
         s = Session(app, model, lang, "light", work, with_model=False)
         s.shot(out / f"no-model-{tag}.png")
@@ -206,6 +267,7 @@ def main() -> int:
         model = args.model or default_model(work)
         run(model, args.out, work)
     finally:
+        time.sleep(0.5)  # let the hotkey listener's thread let go of the display first
         xvfb.terminate()
         xvfb.wait(10)
         shutil.rmtree(work, ignore_errors=True)
