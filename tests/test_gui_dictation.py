@@ -163,6 +163,29 @@ def test_dictation_settings_are_saved_with_the_app_settings(window: MainWindow, 
     assert settings_mod.load().dictation["mode"] == "toggle"  # not lost by the other change
 
 
+def test_microphone_list_comes_from_the_sound_system(window: MainWindow, qtbot) -> None:
+    from pulse_helpers import VirtualMic, pulse_available
+    from tingji.dictation.capture import refresh_devices
+
+    if not pulse_available():
+        pytest.skip("PulseAudio is not installed")
+    mic = VirtualMic().start()  # a sound server with one (virtual) microphone
+    try:
+        refresh_devices()  # PortAudio lists devices once; no stream is open now
+        window.show_page("dictation")  # the list is read when the page is first shown
+        combo = window.dictation.device_combo
+        values = [combo.itemData(i) for i in range(combo.count())]
+        assert values[0] is None and combo.itemText(0) == "System default"
+        assert "pulse, ALSA" in values, values
+        combo.setCurrentIndex(combo.findData("pulse, ALSA"))
+        assert settings_mod.load().dictation["device"] == "pulse, ALSA"
+        controller = window.dictation_host.controller
+        assert controller.wait_idle(5) and controller.settings.device == "pulse, ALSA"
+    finally:
+        mic.stop()
+        refresh_devices()
+
+
 def test_model_reload_restarts_dictation_on_the_new_engine(window: MainWindow, qtbot) -> None:
     host = window.dictation_host
     qtbot.waitUntil(lambda: host.controller is not None, timeout=10_000)

@@ -91,6 +91,9 @@ def run_app(files: Sequence[str] = (), argv: Sequence[str] | None = None) -> int
         # otherwise also quit when some dialog closes while the main window is hidden.)
         app.setQuitOnLastWindowClosed(window.tray is None)
         window.quitting.connect(app.quit)
+        # Logging off: a window that only hides would veto the session's end.
+        app.commitDataRequest.connect(lambda _manager: window.quit_app())
+        app.aboutToQuit.connect(window.quit_app)  # any other way out stops the threads too
         window.show()
         return app.exec()
     finally:

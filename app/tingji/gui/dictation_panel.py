@@ -29,7 +29,7 @@ import time
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSizePolicy, QSpinBox,
                                QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
@@ -41,7 +41,7 @@ from ..dictation.output import OUTPUT_MODES
 from ..engine.errors import TingjiError
 from . import icons, theme
 from .errors import localized_message
-from .microphones import list_microphones
+from .microphones import MicrophoneEntry, list_microphones
 from .qt_clipboard import QtClipboard
 
 __all__ = ["DictationBridge", "DictationPanel", "QtClipboard", "hotkey_label"]
@@ -87,6 +87,7 @@ class DictationPanel(QWidget):
         self._status_is_error = False
         self._hotkey_problem = ""
         self._closed = False
+        self._devices_listed = False
         self._build()
         self._load_settings(self.settings)
         self.retranslate()
@@ -147,12 +148,16 @@ class DictationPanel(QWidget):
 
     def refresh_microphones(self) -> None:
         """Re-read the input devices into the Microphone list (keeps the chosen one)."""
+        self._fill_devices(list_microphones())
+        self._devices_listed = True
+
+    def _fill_devices(self, entries: list[MicrophoneEntry]) -> None:
         self._updating = True
         try:
             combo = self.device_combo
             combo.clear()
             combo.addItem("", None)  # "System default", named in retranslate()
-            for entry in list_microphones():
+            for entry in entries:
                 combo.addItem(entry.label, entry.value)
             wanted = self.settings.device
             if wanted and combo.findData(wanted) < 0:
@@ -304,6 +309,11 @@ class DictationPanel(QWidget):
         self.record_button.setIcon(icons.glyph("stop" if self._state == "listening" else "mic", self.palette()))
         self._render()
 
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        if not self._devices_listed:
+            self.refresh_microphones()
+        super().showEvent(event)
+
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
@@ -382,7 +392,9 @@ class DictationPanel(QWidget):
             self.keep_spin.setValue(-1 if s.keep_recordings is None else s.keep_recordings)
         finally:
             self._updating = False
-        self.refresh_microphones()
+        # Only "System default" and the saved choice until the page is first shown: asking
+        # PortAudio for the devices takes a moment that the app's start should not wait for.
+        self._fill_devices([])
 
     def _on_settings_edited(self, *_: object) -> None:
         if self._updating:

@@ -337,6 +337,7 @@ class MainWindow(QMainWindow):
         new = replace(self.controller.settings, dictation=dictation.to_dict())
         self.controller.settings = new  # not apply_settings(): that may reload the model
         self._save_settings()
+        self._dictation_changed()  # the status bar names the hotkey
 
     def _save_settings(self) -> None:
         try:
