@@ -300,7 +300,7 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.controller.settings, self)
-        dialog.manageModelsRequested.connect(self.open_model_manager)
+        dialog.manageModelsRequested.connect(lambda: self.open_model_manager(dialog))
         if dialog.exec():
             self.apply_settings(dialog.settings())
 
@@ -317,20 +317,25 @@ class MainWindow(QMainWindow):
         if new.appearance != old.appearance:
             theme.apply_appearance(app, new.appearance)
 
-    def open_model_manager(self) -> None:
-        """Hook for the model manager dialog (a later module: `tingji.gui.model_manager`).
+    def open_model_manager(self, settings_dialog: SettingsDialog | None = None) -> None:
+        """The model manager. "Use this model" is applied like a Settings change; after installs
+        or removals the engine is reloaded, so a newly installed model is picked up at once."""
+        from .model_manager import ModelManagerDialog
 
-        When it exists it must provide `ModelManagerDialog(parent)`; after it closes the
-        engine is reloaded, so a newly installed model is picked up at once."""
-        try:
-            from .model_manager import ModelManagerDialog  # type: ignore[import-not-found]
-        except ImportError:
-            QMessageBox.information(self, self.tr("Models"), self.tr(
-                "To install the recommended model, run this in a terminal:\n\n    {0}\n\n"
-                "Then choose it in Settings, or restart Tingji.").format(DOWNLOAD_COMMAND))
-            return
-        ModelManagerDialog(self).exec()
-        self.controller.reload_engine()
+        choice = self.controller.model_choice
+        dialog = ModelManagerDialog(self, current=choice.name if choice is not None and choice.ok else "")
+        chosen: list[str] = []
+        dialog.modelChosen.connect(chosen.append)
+        dialog.modelChosen.connect(self.use_model)
+        dialog.exec()
+        if dialog.models_changed:
+            self.controller.reload_engine()
+        if isinstance(settings_dialog, SettingsDialog):  # opened from Settings: its model list is stale now
+            settings_dialog._fill_models(chosen[-1] if chosen else str(settings_dialog.model.currentData() or ""))
+
+    def use_model(self, name: str) -> None:
+        """Make an installed model the app's model: saved, then loaded in the background."""
+        self.apply_settings(replace(self.controller.settings, model=name))
 
     def _dictation_settings_changed(self, dictation: Any) -> None:
         """The dictation page changed a setting (the controller has it already): save it."""

@@ -1,0 +1,424 @@
+"""The model manager dialog: see, download, import, verify, remove and choose speech models.
+
+One table lists the catalog's models and the installed ones (`store.overview`),
+with size and state: installed, not installed, or partially downloaded (a
+download that was cancelled or cut off; downloading again resumes from its
+`.part` file). Work runs one task at a time on `ModelWorker`'s thread; the
+dialog shows its stage, a progress bar, speed and time left, and can cancel
+it. Closing the dialog during a task cancels the task first.
+
+"Use this model" does not touch settings itself: it emits `modelChosen`, and
+the main window applies it through the same path as the Settings dialog
+(save, then reload the engine in the background). `models_changed` tells the
+window whether installs or removals happened, so it reloads only when needed.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QThread, Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
+                               QLabel, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ..engine.errors import TingjiError
+from ..models import store
+from ..models.catalog import load_catalog
+from ..models.download import format_bytes
+from . import theme
+from .model_manager_worker import ModelWorker, Task
+
+log = logging.getLogger(__name__)
+
+def eta_seconds(done: int, total: int | None, bps: float) -> float | None:
+    """Seconds left at the current speed, or None when it cannot be known."""
+    if not total or bps <= 0 or done > total:
+        return None
+    return (total - done) / bps
+
+
+def default_import_name(folder: str) -> str:
+    """A valid model name from a folder's name (what `store.import_folder` would pick)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", Path(folder).name).strip(".-_")[:64] or "model"
+
+
+class ModelManagerDialog(QDialog):
+    modelChosen = Signal(str)  # an installed model's name: make it the app's model
+    _run = Signal(object)  # Task -> the worker's thread (queued)
+
+    COLUMNS = 3
+
+    def __init__(self, parent: QWidget | None = None, current: str = "") -> None:
+        super().__init__(parent)
+        self.setMinimumSize(720, 480)
+        self.current = current
+        self.models_changed = False  # something was installed or removed while open
+        self.rows: list[store.ModelStatus] = []
+        self._task: Task | None = None
+        self._close_result: int | None = None
+
+        self.heading = QLabel()
+        self.heading.setWordWrap(True)
+        self.table = QTableWidget(0, self.COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.setShowGrid(False)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.itemSelectionChanged.connect(self._update)
+        self.details = QLabel()
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.RichText)
+        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
+        self.details.setOpenExternalLinks(True)
+
+        # -- the running task
+        self.stage_label = QLabel()
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setTextVisible(False)
+        self.speed_label = QLabel()
+        self.cancel_button = QPushButton()
+        self.cancel_button.clicked.connect(self.cancel_task)
+        task_row = QHBoxLayout()
+        task_row.addWidget(self.progress_bar, 1)
+        task_row.addWidget(self.speed_label)
+        task_row.addWidget(self.cancel_button)
+        self.task_box = QWidget()
+        task_layout = QVBoxLayout(self.task_box)
+        task_layout.setContentsMargins(0, 0, 0, 0)
+        task_layout.addWidget(self.stage_label)
+        task_layout.addLayout(task_row)
+        self.task_box.hide()
+
+        # Outcomes (errors, pinned hashes) stay readable and copyable here.
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setFixedHeight(self.fontMetrics().lineSpacing() * 5 + 12)
+
+        self.buttons: dict[str, QPushButton] = {}
+        button_row = QHBoxLayout()
+        for key, slot in (("download", self.download_selected), ("import", self.import_dialog),
+                          ("verify", self.verify_selected), ("remove", self.remove_selected),
+                          ("use", self.use_selected), ("stretch", None), ("close", self.reject)):
+            if slot is None:
+                button_row.addStretch(1)
+                continue
+            button = QPushButton()
+            button.clicked.connect(slot)
+            button.setAutoDefault(False)
+            button_row.addWidget(button)
+            self.buttons[key] = button
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.details)
+        layout.addWidget(self.task_box)
+        layout.addWidget(self.log)
+        layout.addLayout(button_row)
+
+        self._worker = ModelWorker()
+        self._thread = QThread(self)
+        self._thread.setObjectName("tingji-models")
+        self._worker.moveToThread(self._thread)
+        self._thread.finished.connect(self._worker.deleteLater)
+        self._worker.progress.connect(self._on_progress)
+        self._worker.finished.connect(self._on_finished)
+        self._worker.failed.connect(self._on_failed)
+        self._worker.cancelled.connect(self._on_cancelled)
+        self._run.connect(self._worker.run)
+        self._thread.start()
+
+        self.retranslate()
+        self.refresh()
+
+    # -- the table ---------------------------------------------------------------------------------
+
+    def refresh(self, select: str | None = None) -> None:
+        """Re-read installed models, the catalog and partial downloads (file metadata only: fast)."""
+        keep = select or self.selected_name()
+        try:
+            catalog = load_catalog()
+        except TingjiError as exc:
+            catalog = None
+            self.note(self.tr("The model catalog could not be read: {0}").format(exc))
+        self.rows = store.overview(catalog)
+        self.table.setRowCount(len(self.rows))
+        for r, row in enumerate(self.rows):
+            name = QTableWidgetItem(row.name)
+            name.setToolTip(row.title or row.name)
+            size = QTableWidgetItem(format_bytes(row.size) if row.size is not None else "—")
+            size.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            state = QTableWidgetItem(self.state_text(row))
+            if row.state == "broken":
+                state.setForeground(theme.engine_color("failed", self.palette()))
+            for c, item in enumerate((name, size, state)):
+                self.table.setItem(r, c, item)
+        names = [row.name for row in self.rows]
+        if keep in names:
+            self.table.selectRow(names.index(keep))
+        elif self.rows and not self.table.selectedItems():
+            self.table.selectRow(0)
+        self._update()
+
+    def state_text(self, row: store.ModelStatus) -> str:
+        if row.state == "installed":
+            return self.tr("Installed · in use") if row.name == self.current else self.tr("Installed")
+        if row.state == "broken":
+            return self.tr("Damaged (verify or remove it)")
+        if row.state == "partial":
+            return self.tr("Partially downloaded ({0}), resumable").format(format_bytes(row.cached))
+        return self.tr("Not installed")
+
+    def selected_name(self) -> str | None:
+        row = self.selected()
+        return row.name if row is not None else None
+
+    def selected(self) -> store.ModelStatus | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.rows[rows[0].row()] if rows and rows[0].row() < len(self.rows) else None
+
+    def select(self, name: str) -> None:
+        names = [row.name for row in self.rows]
+        self.table.selectRow(names.index(name))
+
+    def _update(self) -> None:
+        row = self.selected()
+        idle = self._task is None and self._close_result is None
+        self.buttons["download"].setEnabled(idle and row is not None and row.kind is not None and not row.installed)
+        self.buttons["download"].setText(self.tr("Resume download") if row is not None and row.state == "partial"
+                                         else self.tr("Download"))
+        self.buttons["import"].setEnabled(idle)
+        self.buttons["verify"].setEnabled(idle and row is not None and row.installed)
+        self.buttons["remove"].setEnabled(idle and row is not None and (row.installed or row.state == "partial"))
+        self.buttons["use"].setEnabled(idle and row is not None and row.state == "installed"
+                                       and row.name != self.current)
+        self.table.setEnabled(self._close_result is None)
+        self._show_details(row)
+
+    def _show_details(self, row: store.ModelStatus | None) -> None:
+        if row is None:
+            self.details.setText("")
+            return
+        parts = [f"<b>{html.escape(row.title or row.name)}</b>"]
+        if row.description:
+            parts.append(html.escape(row.description))
+        if row.path is not None:
+            parts.append(self.tr("Folder: {0}").format(html.escape(str(row.path))))
+        if row.problem:
+            parts.append(html.escape(row.problem))
+        self.details.setText("<br>".join(parts))
+
+    # -- actions -----------------------------------------------------------------------------------
+
+    def download_selected(self) -> None:
+        row = self.selected()
+        if row is not None:
+            self.start(Task("download", row.name))
+
+    def import_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Choose a model folder to import"))
+        if not folder:
+            return
+        name, ok = QInputDialog.getText(self, self.tr("Import model"), self.tr("Install it under the name:"),
+                                        text=default_import_name(folder))
+        if ok and name.strip():
+            self.start(Task("import", name.strip(), folder=folder))
+
+    def start_import(self, folder: str, name: str) -> None:
+        self.start(Task("import", name, folder=folder))
+
+    def verify_selected(self) -> None:
+        row = self.selected()
+        if row is not None and row.installed:
+            self.start(Task("verify", row.name))
+
+    def remove_selected(self) -> None:
+        row = self.selected()
+        if row is None:
+            return
+        if row.installed:
+            text = self.tr("Delete the model {0} from this computer?").format(row.name)
+            if row.name == self.current:
+                text += "\n\n" + self.tr("Tingji is using it now; another installed model will be used instead.")
+            task = Task("remove", row.name)
+        elif row.state == "partial":
+            text = self.tr("Delete the partial download of {0} ({1})? The next download starts from the "
+                           "beginning.").format(row.name, format_bytes(row.cached))
+            task = Task("discard", row.name)
+        else:
+            return
+        answer = QMessageBox.question(self, self.tr("Remove model"), text,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        if answer == QMessageBox.StandardButton.Yes:
+            self.start(task)
+
+    def use_selected(self) -> None:
+        row = self.selected()
+        if row is None or row.state != "installed":
+            return
+        self.current = row.name
+        self.models_changed = False  # the window loads the chosen model now; no second reload
+        self.modelChosen.emit(row.name)
+        self.note(self.tr("Tingji now uses {0}.").format(row.name))
+        self.refresh()
+
+    # -- running tasks -----------------------------------------------------------------------------
+
+    def start(self, task: Task) -> None:
+        """Hand a task to the worker thread (one at a time)."""
+        if self._task is not None or self._close_result is not None:
+            return
+        self._task = task
+        self.stage_label.setText(self.tr("Starting…"))
+        self.progress_bar.setRange(0, 0)
+        self.speed_label.setText("")
+        self.cancel_button.setEnabled(True)
+        self.task_box.show()
+        self._update()
+        self._run.emit(task)  # queued: `run` executes in the worker's thread
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None
+
+    def cancel_task(self) -> None:
+        if self._task is not None:
+            self._task.cancel.set()
+            self.cancel_button.setEnabled(False)
+            self.stage_label.setText(self.tr("Cancelling…"))
+
+    def _stage_text(self, stage: str) -> str:
+        if stage == "verifying":
+            return self.tr("Verifying files")
+        if stage == "extracting":
+            return self.tr("Extracting")
+        if stage == "copying":
+            return self.tr("Copying files")
+        if stage == "converting":
+            return self.tr("Converting")
+        if stage.startswith("converting: "):
+            return self.tr("Converting: {0}").format(stage[len("converting: "):])
+        return self.tr("Downloading {0}").format(stage)
+
+    def _on_progress(self, stage: str, done: int, total: int | None, bps: float) -> None:
+        if self._task is None or self._task.cancel.is_set():
+            return
+        self.stage_label.setText(self._stage_text(stage))
+        if total:
+            self.progress_bar.setRange(0, 1000)
+            self.progress_bar.setValue(min(1000, int(1000 * done / total)))
+        else:
+            self.progress_bar.setRange(0, 0)  # busy indicator: the size is not known
+        pieces = [self.tr("{0} of {1}").format(format_bytes(done), format_bytes(total)) if total
+                  else format_bytes(done)] if done else []
+        if bps > 0:
+            pieces.append(self.tr("{0}/s").format(format_bytes(bps)))
+        eta = eta_seconds(done, total, bps)
+        if eta is not None:
+            pieces.append(self.tr("{0} left").format(self.format_duration(eta)))
+        self.speed_label.setText(" · ".join(pieces))
+
+    def format_duration(self, seconds: float) -> str:
+        s = int(round(seconds))
+        if s < 60:
+            return self.tr("{0} s").format(s)
+        if s < 3600:
+            return self.tr("{0} min {1} s").format(s // 60, s % 60)
+        return self.tr("{0} h {1} min").format(s // 3600, s % 3600 // 60)
+
+    def _task_done(self, select: str | None = None) -> None:
+        self._task = None
+        self.task_box.hide()
+        if self._close_result is not None:
+            result, self._close_result = self._close_result, None
+            self._finish(result)
+            return
+        self.refresh(select)
+
+    def _on_finished(self, task: Task, result: object) -> None:
+        if task.kind in ("download", "import"):
+            self.models_changed = True
+            self.note(self.tr("Installed {0}.").format(task.name))
+            for path, digest in (getattr(result, "pinned", None) or {}).items():
+                self.note(self.tr("First download of {0}: SHA-256 {1} (pinned; later downloads must "
+                                  "match it)").format(path, digest))
+        elif task.kind == "verify":
+            count = len(getattr(result, "files", {}) or {})
+            self.note(self.tr("{0}: all {1} files match their SHA-256.").format(task.name, count))
+        elif task.kind == "remove":
+            self.models_changed = True
+            if task.name == self.current:
+                self.current = ""
+            self.note(self.tr("Removed {0}.").format(task.name))
+        elif task.kind == "discard":
+            self.note(self.tr("Deleted the partial download of {0}.").format(task.name))
+        self._task_done(task.name)
+
+    def _on_failed(self, task: Task, reason: str) -> None:
+        self.note(self.tr("{0} failed: {1}").format(self._task_title(task), reason))
+        self._task_done(task.name)
+
+    def _on_cancelled(self, task: Task) -> None:
+        if task.kind == "download":
+            self.note(self.tr("Download of {0} cancelled; downloading it again resumes where it "
+                              "stopped.").format(task.name))
+        else:
+            self.note(self.tr("{0} cancelled.").format(self._task_title(task)))
+        self._task_done(task.name)
+
+    def _task_title(self, task: Task) -> str:
+        titles = {"download": self.tr("Download of {0}"), "import": self.tr("Import of {0}"),
+                  "verify": self.tr("Verification of {0}"), "remove": self.tr("Removal of {0}"),
+                  "discard": self.tr("Deleting the partial download of {0}")}
+        return titles.get(task.kind, "{0}").format(task.name)
+
+    def note(self, text: str) -> None:
+        self.log.appendPlainText(text)
+
+    # -- closing -----------------------------------------------------------------------------------
+
+    def done(self, result: int) -> None:
+        """Close; a running task is cancelled first and the dialog closes when it has stopped."""
+        if self._task is not None:
+            self._close_result = result
+            self.cancel_task()
+            self._update()
+            return
+        self._finish(result)
+
+    def _finish(self, result: int) -> None:
+        self._thread.quit()
+        self._thread.wait()
+        super().done(result)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(self.tr("Speech models"))
+        self.heading.setText(self.tr("Models Tingji can use. Downloads resume where they stopped; every file "
+                                     "is checked against its SHA-256 before a model is installed."))
+        self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Size"), self.tr("Status")])
+        texts = {"download": self.tr("Download"), "import": self.tr("Import folder…"),
+                 "verify": self.tr("Verify"), "remove": self.tr("Remove"), "use": self.tr("Use this model"),
+                 "close": self.tr("Close")}
+        for key, text in texts.items():
+            self.buttons[key].setText(text)
+        self.buttons["verify"].setToolTip(self.tr("Check every file of the model against its SHA-256"))
+        self.buttons["import"].setToolTip(self.tr("Install a copy of a Tingji model folder, or of a "
+                                                  "Fun-ASR-Nano GGUF release folder (CapsWriter-Offline)"))
+        self.cancel_button.setText(self.tr("Cancel"))
+        if self.rows:
+            self.refresh()
