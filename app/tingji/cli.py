@@ -32,13 +32,21 @@ def _export_command(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run_export)
 
 
+EXPORT_EXTRA = {"torch", "onnx", "onnxscript", "gguf", "yaml", "tokenizers"}
+
+
 def _run_export(args: argparse.Namespace) -> int:
+    from .export import export_model
+
     try:
-        from .export import export_model
-    except ImportError as exc:
-        raise TingjiError(f"export-model needs the export extra ({exc.name} missing): pip install 'tingji[export]'")
-    export_model(args.source, args.out, precision=args.precision, decoder_quant=args.decoder_quant,
-                 fixed=not args.no_fixed, progress=lambda msg: print(f"export: {msg}", file=sys.stderr))
+        export_model(args.source, args.out, precision=args.precision, decoder_quant=args.decoder_quant,
+                     fixed=not args.no_fixed, progress=lambda msg: print(f"export: {msg}", file=sys.stderr))
+    except ModuleNotFoundError as exc:
+        # torch & co. are imported lazily inside export_model: the frozen app and a plain install lack them.
+        if (exc.name or "").split(".")[0] not in EXPORT_EXTRA:
+            raise
+        raise TingjiError(f"export-model needs the export extra ({exc.name} is missing): "
+                          "pip install 'tingji[export]'") from None
     print(args.out)
     return 0
 
