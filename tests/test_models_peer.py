@@ -194,7 +194,7 @@ def test_peer_release_becomes_a_model_that_transcribes(peer_dir, tiny_model, spe
     assert m.frontend == FrontendConfig().to_dict() == ours.frontend
     assert m.prompt == ours.prompt and all(m.prompt[k] == v for k, v in DEFAULT_PIECES.items())
     assert m.special_tokens == ours.special_tokens  # read from the GGUF vocabulary
-    assert m.extra["encoder"] == {**ours.extra["encoder"], "input_dtype": "fp32"}
+    assert m.extra["encoder"] == {**ours.extra["encoder"], "input_dtype": "fp32", "dim_names": ["batch", "frames"]}
     assert m.extra["decoder"] == {"quant": "q5_k", "n_embd": 64, "n_layer": 2, "input_dtype": "bf16"}
     ctc = m.extra["ctc"]
     assert (ctc["vocab_size"], ctc["blank_id"], ctc["top_k"], ctc["mask"]) == (2635, 2634, 8, False)
@@ -211,6 +211,13 @@ def test_peer_release_becomes_a_model_that_transcribes(peer_dir, tiny_model, spe
     expected = Engine(bf16_reference(tiny_model, tmp_path / "ref")).transcribe(wav)
     assert got.text == expected.text and got.text
     assert [(s.start, s.end) for s in got.segments] == [(s.start, s.end) for s in expected.segments]
+    # The DirectML shape policy (fixed buckets, dims pinned by name) also runs a peer model,
+    # its mask-less CTC head at the real length.
+    fixed = Engine(out, policy="fixed")
+    assert fixed.transcribe(wav).text == got.text
+    roles = {(role, shape[1]) for role, shape in fixed.encoder.shapes_seen}
+    assert ("encoder", 167) in roles and all(n == 167 for r, n in roles if r == "encoder")
+    assert any(r == "ctc" and n < 167 for r, n in roles)
 
 
 def test_fp16_graphs_external_weights_and_variant_choice(tiny_model, speech_en, tmp_path):

@@ -57,7 +57,7 @@ def pick_provider(requested: str = "auto") -> str:
 
 
 def session_options(provider: str, threads: int | None, frames_override: int | None = None, *,
-                    exact: bool = False):
+                    exact: bool = False, dim_names: Sequence[str | None] = ("batch", "frames")):
     """ONNX Runtime settings, chosen per provider.
 
     * full graph optimisation (fused MatMul+Add, LayerNorm, attention
@@ -87,8 +87,11 @@ def session_options(provider: str, threads: int | None, frames_override: int | N
     if provider == "dml":
         opts.enable_mem_pattern = False
     if frames_override is not None:
-        opts.add_free_dimension_override_by_name("batch", 1)
-        opts.add_free_dimension_override_by_name("frames", frames_override)
+        batch, frames = (list(dim_names) + [None, None])[:2]
+        if batch:
+            opts.add_free_dimension_override_by_name(batch, 1)
+        if frames:
+            opts.add_free_dimension_override_by_name(frames, frames_override)
     return opts
 
 
@@ -162,7 +165,9 @@ class AudioEncoder:
         import onnxruntime as ort
 
         path, override = self._file_for(role, bucket)
-        opts = session_options(self.provider, self.threads, override, exact=self.exact)
+        info = self.manifest.extra.get(role) or {}
+        opts = session_options(self.provider, self.threads, override, exact=self.exact,
+                               dim_names=info.get("dim_names") or ("batch", "frames"))
         if PROVIDERS[self.provider] not in ort.get_available_providers():
             raise RuntimeError("not available in this ONNX Runtime installation")
         providers = [PROVIDERS[self.provider]]
@@ -181,7 +186,8 @@ class AudioEncoder:
         try:
             for role in roles:
                 graph = _Graph(self.manifest.file(role))
-                for key in keys:
+                # A CTC graph without a mask cannot be padded: one real-length session serves every bucket.
+                for key in ([None] if role == "ctc" and not self._ctc_masked else keys):
                     graph.sessions[key] = self._make_session(role, key)
                 self._graphs[role] = graph
             if warm:
@@ -253,11 +259,15 @@ class AudioEncoder:
         """Top-k CTC log-probs and ids per valid frame: ([T, k], [T, k])."""
         return self._run_ctc(enc, self.bucket_for(enc.shape[0]))
 
+    @property
+    def _ctc_masked(self) -> bool:
+        return (self.manifest.extra.get("ctc") or {}).get("mask", True) is not False
+
     def _run_ctc(self, enc: np.ndarray, bucket: int | None, record: bool = True) -> tuple[np.ndarray, np.ndarray]:
         t = enc.shape[0]
-        session = self._graphs["ctc"].sessions[bucket]
-        if "mask" not in {i.name for i in session.get_inputs()}:
+        if not self._ctc_masked:
             bucket = None  # a graph without a mask (peer releases) must see the real length
+        session = self._graphs["ctc"].sessions[bucket]
         length = t if bucket is None else bucket
         x = np.zeros((1, length, enc.shape[1]), np.float32)
         x[0, :t] = enc

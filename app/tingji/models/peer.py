@@ -214,7 +214,13 @@ def check_encoder(path: Path, io: GraphIO) -> dict[str, Any]:
         "input_size": FEATURE_DIM, "encoder_dim": enc_dim, "llm_dim": llm_dim,
         "inputs": ["lfr_feat", "mask"], "outputs": ["enc_output", "adaptor_output"],
         "input_dtype": "fp16" if feat.dtype == "float16" else "fp32",
+        "dim_names": _dim_names(feat.shape),
     }
+
+
+def _dim_names(shape: tuple[int | str | None, ...]) -> list[str | None]:
+    """Names of the symbolic batch and frame dims (the engine pins them on DirectML)."""
+    return [d if isinstance(d, str) else None for d in shape[:2]]
 
 
 def check_ctc(path: Path, io: GraphIO, enc_dim: int) -> dict[str, Any]:
@@ -236,7 +242,7 @@ def check_ctc(path: Path, io: GraphIO, enc_dim: int) -> dict[str, Any]:
     if any(len(o.shape) != 3 for o in io.outputs):
         raise bad("the outputs are not [batch, frames, k]")
     return {"top_k": _static(io.outputs[1].shape[2]), "mask": "mask" in io.inputs,
-            "input_dtype": "fp16" if enc.dtype == "float16" else "fp32"}
+            "input_dtype": "fp16" if enc.dtype == "float16" else "fp32", "dim_names": _dim_names(enc.shape)}
 
 
 # ---------------------------------------------------------------- reading the decoder
