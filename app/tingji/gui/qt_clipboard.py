@@ -5,6 +5,11 @@ used from the GUI thread, so each call is run there (queued signal) and the
 worker waits for the result. The snapshot keeps every MIME format, so a
 copied image or rich text comes back after the paste, not only plain text.
 
+At exit on the offscreen platform (tests, headless runs) the clipboard is
+cleared: that platform keeps clipboard data in a C++ static destroyed after
+Python has finalised, and deleting a QMimeData made in Python then crashes
+the process. Nothing is lost: offscreen has no system clipboard to keep.
+
 `interrupt()` makes waiting and later calls from other threads fail at once:
 the GUI thread calls it before it blocks to close the dictation controller,
 which would otherwise wait for a paste that waits for the GUI thread.
@@ -12,6 +17,7 @@ which would otherwise wait for a paste that waits for the GUI thread.
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 from typing import Any, Callable
@@ -115,3 +121,12 @@ class QtClipboard(QObject):
             else:
                 md.setData(fmt, QByteArray(data))
         self._clipboard.setMimeData(md)
+
+
+def _clear_offscreen_clipboard() -> None:
+    app = QGuiApplication.instance()
+    if app is not None and QGuiApplication.platformName() == "offscreen":
+        QGuiApplication.clipboard().clear()
+
+
+atexit.register(_clear_offscreen_clipboard)  # runs before PySide's own exit handler (registered earlier)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QPointF, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter
-from PySide6.QtWidgets import QMenu, QSystemTrayIcon
+from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
 
 
 class Tray(QObject):
@@ -23,7 +23,9 @@ class Tray(QObject):
         self.base_icon = icon
         self.recording = False
         self.icon = QSystemTrayIcon(icon, self)
-        self.menu = QMenu()
+        # Parented to the window when there is one: a parentless menu outlives the
+        # QApplication at exit and crashes the interpreter's shutdown.
+        self.menu = QMenu(parent if isinstance(parent, QWidget) else None)
         self.show_action = self.menu.addAction("")
         self.show_action.triggered.connect(self.showRequested)
         self.menu.addSeparator()
