@@ -267,7 +267,11 @@ def main() -> int:
         model = args.model or default_model(work)
         run(model, args.out, work)
     finally:
-        time.sleep(0.5)  # let the hotkey listener's thread let go of the display first
+        import threading
+
+        for thread in threading.enumerate():  # hotkey listeners let go of the display first
+            if thread is not threading.current_thread() and "pynput" in type(thread).__module__:
+                thread.join(3.0)
         xvfb.terminate()
         xvfb.wait(10)
         shutil.rmtree(work, ignore_errors=True)

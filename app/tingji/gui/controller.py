@@ -42,6 +42,9 @@ from .worker import EngineWorker, ProbeWorker, Request, ScanWorker, start_thread
 log = logging.getLogger(__name__)
 
 
+SYNC_ADD_LIMIT = 64  # up to this many plain files are queued at once, on the GUI thread
+
+
 class EngineState(str, Enum):
     NONE = "none"  # no model installed/configured: nothing to load
     LOADING = "loading"
@@ -174,7 +177,9 @@ class QueueController(QObject):
         Folders expand to the media inside them on the scan thread: then this
         returns [] at once and `scanFinished` brings the jobs."""
         paths = [os.fspath(p) for p in paths]
-        if self._scans or files.has_folder(paths):  # behind a running walk: keep the drop order
+        # Many paths (a stat each, maybe on a slow share), a folder, or a walk already under
+        # way (then behind it, to keep the drop order): on the scan thread.
+        if self._scans or len(paths) > SYNC_ADD_LIMIT or files.has_folder(paths):
             self._scan_seq += 1
             self._scans[self._scan_seq] = cancel = threading.Event()
             self._requestScan.emit(self._scan_seq, paths, cancel)
