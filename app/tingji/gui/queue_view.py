@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QRect, Qt, QUrl, Signal
+from PySide6.QtCore import QItemSelectionModel, QPoint, QRect, Qt, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QPainter, QPalette, QPaintEvent
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMenu, QTableView,
                                QToolButton, QVBoxLayout, QWidget)
@@ -143,9 +143,13 @@ class QueuePanel(QWidget):
         return jobs[0] if len(jobs) == 1 else None
 
     def select_job(self, job_id: int) -> None:
+        """Select exactly this job's row. Not selectRow(): that follows the keyboard modifiers
+        Qt last saw, so a Ctrl still "down" (e.g. after a dictation paste) would add to the selection."""
         row = self.controller.model.row_of(job_id)
         if row >= 0:
-            self.table.selectRow(row)
+            index = self.controller.model.index(row, 0)
+            flags = QItemSelectionModel.SelectionFlag
+            self.table.selectionModel().setCurrentIndex(index, flags.ClearAndSelect | flags.Rows)
 
     def _selection_changed(self) -> None:
         self.update_buttons()
