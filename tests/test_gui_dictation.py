@@ -162,6 +162,9 @@ def test_dictation_settings_are_saved_with_the_app_settings(window: MainWindow, 
     assert controller.wait_idle(5)
     assert (controller.settings.language, controller.settings.hotwords) == ("en", ["Tingji"])
     assert settings_mod.load().dictation["mode"] == "toggle"  # not lost by the other change
+    panel.keep_open_check.setChecked(True)  # a later edit on the page keeps the app's language
+    assert controller.wait_idle(5)
+    assert (controller.settings.keep_mic_open, controller.settings.language) == (True, "en")
 
 
 def test_microphone_list_comes_from_the_sound_system(window: MainWindow, qtbot) -> None:

@@ -149,10 +149,9 @@ class DictationHost(QObject):
 
     def apply_app_settings(self, settings: Settings) -> None:
         """The app's settings changed (language, hotwords, or the dictation part)."""
-        if self.controller is None:
-            return
         new = dictation_settings(settings)
-        if new != self.controller.settings:
+        self.panel.settings = new  # the panel's next edit starts from these
+        if self.controller is not None and new != self.controller.settings:
             self.controller.apply_settings(new)
 
     # -- events ------------------------------------------------------------------------------
