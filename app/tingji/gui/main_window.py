@@ -138,6 +138,10 @@ class MainWindow(QMainWindow):
             self.tray.showRequested.connect(self.bring_to_front)
             self.tray.quitRequested.connect(self.quit_app)
         self.tray_notice: QMessageBox | None = None
+        quit_action = QAction(self)  # Ctrl+Q quits even when closing only hides
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        quit_action.triggered.connect(self.quit_app)
+        self.addAction(quit_action)
 
         self.dictation_host.stateChanged.connect(self._dictation_changed)
         self.dictation_host.problem.connect(self._dictation_problem)
