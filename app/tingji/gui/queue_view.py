@@ -128,6 +128,7 @@ class QueuePanel(QWidget):
         self.table.addAction(self.delete_action)
         self.refresh_icons()
         self.retranslate()
+        self.update_buttons()  # nothing selected yet: Up/Down/Remove/Retry start disabled
 
     # -- selection -----------------------------------------------------------------------
 
