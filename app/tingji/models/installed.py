@@ -1,0 +1,144 @@
+"""Models already installed under `paths.models_dir()`: list, resolve, verify, remove, overview.
+
+Installed models are folders under `paths.models_dir()`, one per name, each a
+Tingji model folder (manifest.json plus the files it lists). Nothing here
+downloads or converts: that is `store`; these are the operations on folders
+that are already in place.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..engine import manifest as mf
+from ..engine.errors import ModelError
+from ..paths import models_dir
+from .cache import cached_bytes
+from .catalog import NAME_RE, Catalog
+from .staging import REMOVING_PREFIX, StageProgress, verify_folder
+
+
+@dataclass(frozen=True)
+class InstalledModel:
+    name: str
+    path: Path
+    size: int
+    manifest_ok: bool  # manifest readable and every file present with its size (hashes: `verify`)
+    problem: str | None = None
+
+
+def validate_name(name: str) -> str:
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise ModelError(
+            f"bad model name {name!r}: use letters, digits, '.', '_' or '-' (at most 64, not starting with '.')"
+        )
+    return name
+
+
+def _installed_names() -> list[str]:
+    return sorted(c.name for c in models_dir().iterdir() if c.is_dir() and not c.name.startswith("."))
+
+
+def _no_such_model(name: str) -> ModelError:
+    names = _installed_names()
+    if names:
+        return ModelError(f"no model named {name}; installed: {', '.join(names)} (see `tingji models list`)")
+    return ModelError(f"no model named {name}; no models are installed (see `tingji models list`)")
+
+
+def _installed_path(name: str) -> Path:
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise _no_such_model(str(name))
+    path = models_dir() / name
+    if not path.is_dir():
+        raise _no_such_model(name)
+    return path
+
+
+@dataclass(frozen=True)
+class ModelStatus:
+    """One line of the model overview: an installed model, a catalog model, or both."""
+
+    name: str
+    state: str  # "installed", "broken" (files missing or wrong size), "partial" (resumable), "available"
+    size: int | None  # installed size, else the catalog's download size when known
+    title: str = ""
+    description: str = ""
+    kind: str | None = None  # catalog kind; None for a model not in the catalog
+    cached: int = 0  # bytes already downloaded for a resumable download
+    path: Path | None = None
+    problem: str | None = None
+
+    @property
+    def installed(self) -> bool:
+        return self.state in ("installed", "broken")
+
+
+def overview(catalog: Catalog | None = None) -> list[ModelStatus]:
+    """Installed models and downloadable ones, with resumable downloads marked; installed first."""
+    rows: list[ModelStatus] = []
+    listed = {m.name: m for m in list_models()}
+    entries = {m.name: m for m in (catalog if catalog is not None else [])}
+    for m in listed.values():
+        entry = entries.get(m.name)
+        rows.append(ModelStatus(
+            m.name, "installed" if m.manifest_ok else "broken", m.size,
+            entry.title if entry else "", entry.description if entry else "",
+            entry.kind if entry else None, 0, m.path, m.problem))
+    for entry in entries.values():
+        if entry.name in listed:
+            continue
+        cached = cached_bytes(entry.name)
+        rows.append(ModelStatus(entry.name, "partial" if cached else "available", entry.known_size,
+                                entry.title, entry.description, entry.kind, cached))
+    return rows
+
+
+def list_models() -> list[InstalledModel]:
+    """Installed models by name; half-installed (`.incoming-*`) folders are not shown."""
+    out: list[InstalledModel] = []
+    for name in _installed_names():
+        path = models_dir() / name
+        size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+        try:
+            mf.verify(mf.load_manifest(path), check_hashes=False)
+            ok, problem = True, None
+        except ModelError as exc:
+            ok, problem = False, str(exc)
+        out.append(InstalledModel(name, path, size, ok, problem))
+    return out
+
+
+def resolve_model(name_or_dir: str | os.PathLike[str]) -> Path:
+    """A model folder (with manifest.json) as given, else the installed model of that name."""
+    text = os.fspath(name_or_dir)
+    path = Path(text).expanduser()
+    if path.is_dir() and (path / mf.MANIFEST_NAME).is_file():
+        return path.resolve()
+    if NAME_RE.match(text):
+        installed = models_dir() / text
+        if (installed / mf.MANIFEST_NAME).is_file():
+            return installed
+    if path.is_dir():
+        raise ModelError(f"{path}: not a Tingji model folder (no {mf.MANIFEST_NAME})")
+    raise _no_such_model(text)
+
+
+def verify(name: str, progress: StageProgress | None = None) -> mf.Manifest:
+    """Check every file of an installed model against its SHA-256; ModelError names the bad file."""
+    return verify_folder(_installed_path(name), progress)
+
+
+def remove(name: str) -> None:
+    """Uninstall: the folder disappears at once (rename), then is deleted."""
+    path = _installed_path(name)
+    trash = models_dir() / f"{REMOVING_PREFIX}{name}-{uuid.uuid4().hex[:8]}"
+    try:
+        os.replace(path, trash)
+    except OSError as exc:
+        raise ModelError(f"cannot remove {name}: {exc.strerror or exc} (is it in use?)") from None
+    shutil.rmtree(trash, ignore_errors=True)

@@ -1,0 +1,154 @@
+"""Atomic installs: every model folder appears under its name by one rename, or not at all.
+
+Every install is assembled in `models_dir()/.incoming-<name>-<random>/` and
+appears under its name only through one atomic rename, after everything was
+downloaded, converted and verified. A crash therefore leaves only
+`.incoming-*` folders: `list_models` ignores them and `cleanup_incoming` (run
+before every install) deletes those no live installer holds a lock on.
+Removals go the same way in reverse (`.removing-*`, renamed first, then
+deleted), so a crash mid-removal never leaves a half model under its name.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable
+
+from ..engine import manifest as mf
+from ..engine.errors import Cancelled, ModelError
+from ..paths import models_dir
+from .diskspace import ensure_space
+
+StageProgress = Callable[[str, int, "int | None", float], None]
+INCOMING_PREFIX = ".incoming-"
+REMOVING_PREFIX = ".removing-"
+_STALE_UNLOCKED_S = 60.0
+
+
+def ensure_free_name(name: str) -> None:
+    if (models_dir() / name).exists():
+        raise ModelError(f"a model named {name} is already installed (remove it first: `tingji models remove {name}`)")
+
+
+def check_cancel(cancel: threading.Event | None) -> None:
+    if cancel is not None and cancel.is_set():
+        raise Cancelled()
+
+
+def lock_file(fh: Any) -> bool:
+    """Non-blocking exclusive lock; False when someone (any process) holds it."""
+    try:
+        if os.name == "nt":
+            import msvcrt
+
+            msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except OSError:
+        return False
+
+
+class Staging:
+    """`.incoming-<name>-<random>/`, locked while this installer lives, removed on exit."""
+
+    def __init__(self, name: str) -> None:
+        self.dir = models_dir() / f"{INCOMING_PREFIX}{name}-{uuid.uuid4().hex[:8]}"
+        self.model = self.dir / "model"
+        self.name = name
+        self._lock: Any = None
+
+    def __enter__(self) -> "Staging":
+        self.dir.mkdir()
+        self._lock = open(self.dir / ".lock", "w")
+        lock_file(self._lock)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._lock is not None:
+            self._lock.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def commit(self, folder: Path, progress: StageProgress | None = None) -> Path:
+        """Verify `folder` (inside the staging dir) fully, then rename it into place."""
+        verify_folder(folder, progress)
+        final = models_dir() / self.name
+        ensure_free_name(self.name)
+        try:
+            os.replace(folder, final)
+        except OSError as exc:
+            raise ModelError(f"cannot install {self.name} into {final}: {exc.strerror or exc}") from None
+        return final
+
+
+def cleanup_incoming() -> list[Path]:
+    """Delete leftovers of crashed installs/removals; returns what was removed."""
+    removed: list[Path] = []
+    root = models_dir()
+    for child in root.iterdir():
+        if child.name.startswith(REMOVING_PREFIX):
+            shutil.rmtree(child, ignore_errors=True)
+            removed.append(child)
+            continue
+        if not child.name.startswith(INCOMING_PREFIX) or not child.is_dir():
+            continue
+        lock = child / ".lock"
+        if lock.exists():
+            try:
+                with open(lock, "a") as fh:
+                    if not lock_file(fh):
+                        continue  # a live installer owns it
+            except OSError:
+                continue
+        elif time.time() - child.stat().st_mtime < _STALE_UNLOCKED_S:
+            continue  # just created; its lock may not exist yet
+        shutil.rmtree(child, ignore_errors=True)
+        removed.append(child)
+    return removed
+
+
+def verify_folder(folder: Path, progress: StageProgress | None = None) -> mf.Manifest:
+    manifest = mf.load_manifest(folder)
+    total = sum(e.size for e in manifest.files.values())
+    done = 0
+    start = time.monotonic()
+
+    def tick(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress is not None:
+            elapsed = time.monotonic() - start
+            progress("verifying", done, total, done / elapsed if elapsed > 0 else 0.0)
+
+    mf.verify(manifest, check_hashes=True, progress=tick)
+    return manifest
+
+
+def copy_listed(src: Path, dst: Path, manifest: mf.Manifest, progress: StageProgress | None,
+                cancel: threading.Event | None) -> None:
+    entries = list(manifest.files.values())
+    total = sum(e.size for e in entries)
+    ensure_space(models_dir(), total)
+    dst.mkdir(parents=True)
+    done = 0
+    start = time.monotonic()
+    for entry in entries:
+        check_cancel(cancel)
+        target = dst / entry.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        source = src / entry.path
+        if not source.is_file():
+            raise ModelError(f"{src}: file {entry.path} is missing")
+        shutil.copyfile(source, target)
+        done += entry.size
+        if progress is not None:
+            elapsed = time.monotonic() - start
+            progress("copying", done, total, done / elapsed if elapsed > 0 else 0.0)
+    shutil.copyfile(src / mf.MANIFEST_NAME, dst / mf.MANIFEST_NAME)
