@@ -1,15 +1,10 @@
 """Microphone capture: device-native stream -> 16 kHz mono, with a pre-roll.
 
-The stream is opened at the device's own default sample rate and (up to two)
-channels, because asking PortAudio for 16 kHz makes some drivers (MME, some
-USB mics) resample badly or refuse; we downmix and resample ourselves with a
-soxr stream, which keeps filter state across blocks (no clicks at block
-edges). ALSA's "default"/"pulse" devices claim 32 channels; we take at most
-two, which is all a microphone really delivers.
-
-Pre-roll: a ring buffer holds the last `pre_roll_s` seconds of 16 kHz audio
-while the stream runs, and a take starts with it, so the first word is not
-cut when the user starts talking at the same moment as the key press.
+The stream is opened at the device's own native format (devices.py) and
+converted to 16 kHz mono by us; a ring buffer keeps the last `pre_roll_s`
+seconds so a take starts with the audio from just before the key press
+(resample.py). This module is the Microphone: when the stream is open, the
+take boundaries, and the threads.
 
 * keep_open=True: the stream runs all the time. Full pre-roll on every take,
   but the OS shows the microphone as in use (privacy indicator, and some
@@ -40,22 +35,20 @@ import logging
 import queue
 import threading
 import time
-from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
-from ..engine.errors import TingjiError
+from .devices import MicrophoneError, input_devices, open_input_stream, play_file, refresh_devices, stop_playback
+from .resample import RATE, PreRoll, make_resampler, to_mono_16k
+
+__all__ = ["RATE", "Microphone", "MicrophoneError", "TakeAudio", "input_devices", "play_file", "refresh_devices",
+           "stop_playback"]
 
 log = logging.getLogger(__name__)
 
-RATE = 16000
 _UNSET = object()
-
-
-class MicrophoneError(TingjiError):
-    """The microphone cannot be opened or used; the message is one line for the user."""
 
 
 @dataclass
@@ -69,34 +62,6 @@ class TakeAudio:
     @property
     def duration(self) -> float:
         return len(self.samples) / RATE
-
-
-def _sounddevice() -> Any:
-    try:
-        import sounddevice as sd
-    except OSError as exc:  # PortAudio shared library missing
-        raise MicrophoneError(f"audio input unavailable: {exc}") from None
-    return sd
-
-
-def refresh_devices() -> None:
-    """Re-scan audio devices (PortAudio only enumerates them at initialisation).
-
-    Needed after a device was plugged in, or when the sound server started
-    after us. It ends every open PortAudio stream in the process, so call it
-    only while none is open.
-    """
-    sd = _sounddevice()
-    try:
-        sd._terminate()
-    finally:
-        sd._initialize()
-
-
-def input_devices() -> list[str]:
-    """Names of the input devices PortAudio knows (for a settings combo box)."""
-    sd = _sounddevice()
-    return [d["name"] for d in sd.query_devices() if d.get("max_input_channels", 0) > 0]
 
 
 class Microphone:
@@ -128,8 +93,7 @@ class Microphone:
         self._dead = False  # the current stream failed
         self._last_block = 0.0
         self._resampler: Any = None
-        self._ring: deque[np.ndarray] = deque()
-        self._ring_len = 0
+        self._ring = PreRoll()
         self._ring_gen = -1
         self._take: list[np.ndarray] | None = None
         self._take_error: str | None = None
@@ -239,17 +203,6 @@ class Microphone:
     # -- stream handling ----------------------------------------------------------
 
     def _open_stream(self) -> None:
-        sd = _sounddevice()
-        try:
-            info = sd.query_devices(self.device, kind="input")
-        except (sd.PortAudioError, ValueError) as exc:
-            if self.device is None:
-                raise MicrophoneError("no microphone found (no default input device)") from None
-            raise MicrophoneError(f"microphone {self.device!r} not found ({_oneline(exc)})") from None
-        rate = int(round(info["default_samplerate"]))
-        channels = max(1, min(2, int(info["max_input_channels"])))
-        if channels < 1 or info["max_input_channels"] < 1:
-            raise MicrophoneError(f"{info['name']}: not an input device")
         self._gen += 1
         gen = self._gen
 
@@ -264,21 +217,15 @@ class Microphone:
             if self._closing_gen != gen:
                 self._queue.put(("lost", gen, "microphone disconnected or stopped working"))
 
-        try:
-            stream = sd.InputStream(device=self.device, samplerate=rate, channels=channels, dtype="float32",
-                                    callback=callback, finished_callback=finished)
-            stream.start()
-        except (sd.PortAudioError, ValueError) as exc:
-            raise MicrophoneError(f"cannot open microphone {info['name']!r}: {_oneline(exc)}") from None
-        import soxr
-
-        self._resampler = None if rate == RATE else soxr.ResampleStream(rate, RATE, 1, dtype="float32")
-        self._stream = stream
+        opened = open_input_stream(self.device, callback, finished)
+        rate, channels = opened.rate, opened.channels
+        self._resampler = make_resampler(rate)
+        self._stream = opened.stream
         self._dead = False
         self._last_block = time.monotonic()
         self.frames_captured = 0
         self.device_rate, self.device_channels = rate, channels
-        log.info("microphone open: %s, %d Hz, %d ch", info["name"], rate, channels)
+        log.info("microphone open: %s, %d Hz, %d ch", opened.name, rate, channels)
 
     def _close_stream(self) -> None:
         stream, self._stream = self._stream, None
@@ -365,28 +312,19 @@ class Microphone:
         self._last_block = t
         if gen != self._ring_gen:  # the ring of a previous stream is stale audio
             self._ring.clear()
-            self._ring_len = 0
             self._ring_gen = gen
-        mono = block.mean(axis=1) if block.ndim == 2 and block.shape[1] > 1 else block.reshape(-1)
-        mono = np.ascontiguousarray(mono, dtype=np.float32)
-        out = self._resampler.resample_chunk(mono) if self._resampler is not None else mono
+        out = to_mono_16k(block, self._resampler)
         if not len(out):
             return
-        out = np.asarray(out, np.float32)
         self.frames_captured += len(out)
         self.level = float(np.sqrt(np.mean(out * out)))
-        self._ring.append(out)
-        self._ring_len += len(out)
-        keep = int(self.pre_roll_s * RATE)
-        while self._ring and self._ring_len - len(self._ring[0]) >= keep:
-            self._ring_len -= len(self._ring.popleft())
+        self._ring.push(out, int(self.pre_roll_s * RATE))
         if self._take is not None:
             self._take.append(out)
             self._deliver(out)
 
     def _on_begin(self) -> None:
-        pre = np.concatenate(list(self._ring)) if self._ring else np.zeros(0, np.float32)
-        pre = pre[-int(self.pre_roll_s * RATE):] if self.pre_roll_s > 0 else pre[:0]
+        pre = self._ring.last(self.pre_roll_s)
         self._take = [pre]
         self._take_pre_roll = len(pre)
         self._take_error = None
@@ -426,26 +364,3 @@ class Microphone:
     def _deliver(self, block: np.ndarray) -> None:
         if self.on_audio is not None:
             self.on_audio(block)
-
-
-def play_file(path: str) -> None:
-    """Play a recording on the default output (non-blocking; for the history's Play button)."""
-    import soundfile as sf
-
-    sd = _sounddevice()
-    data, rate = sf.read(str(path), dtype="float32", always_2d=False)
-    try:
-        sd.play(data, rate)
-    except (sd.PortAudioError, ValueError) as exc:
-        raise MicrophoneError(f"cannot play {path}: {_oneline(exc)}") from None
-
-
-def stop_playback() -> None:
-    try:
-        _sounddevice().stop()
-    except Exception:  # noqa: BLE001
-        pass
-
-
-def _oneline(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__

@@ -1,0 +1,107 @@
+"""Audio devices through PortAudio (sounddevice): finding, opening, re-scanning, playback.
+
+The input stream is opened at the device's own default sample rate and (up to
+two) channels, because asking PortAudio for 16 kHz makes some drivers (MME,
+some USB mics) resample badly or refuse; conversion to 16 kHz mono is
+`resample.py`'s. ALSA's "default"/"pulse" devices claim 32 channels; we take
+at most two, which is all a microphone really delivers.
+
+PortAudio's errors become `MicrophoneError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ..engine.errors import TingjiError
+
+
+class MicrophoneError(TingjiError):
+    """The microphone cannot be opened or used; the message is one line for the user."""
+
+
+@dataclass(frozen=True)
+class OpenedStream:
+    stream: Any  # a started sounddevice.InputStream
+    name: str
+    rate: int
+    channels: int
+
+
+def sounddevice() -> Any:
+    try:
+        import sounddevice as sd
+    except OSError as exc:  # PortAudio shared library missing
+        raise MicrophoneError(f"audio input unavailable: {exc}") from None
+    return sd
+
+
+def refresh_devices() -> None:
+    """Re-scan audio devices (PortAudio only enumerates them at initialisation).
+
+    Needed after a device was plugged in, or when the sound server started
+    after us. It ends every open PortAudio stream in the process, so call it
+    only while none is open.
+    """
+    sd = sounddevice()
+    try:
+        sd._terminate()
+    finally:
+        sd._initialize()
+
+
+def input_devices() -> list[str]:
+    """Names of the input devices PortAudio knows (for a settings combo box)."""
+    sd = sounddevice()
+    return [d["name"] for d in sd.query_devices() if d.get("max_input_channels", 0) > 0]
+
+
+def open_input_stream(device: int | str | None,
+                      callback: Callable[[np.ndarray, int, Any, Any], None],
+                      finished: Callable[[], None]) -> OpenedStream:
+    """Start an input stream on `device` (None: the default) in its native format. Raises MicrophoneError."""
+    sd = sounddevice()
+    try:
+        info = sd.query_devices(device, kind="input")
+    except (sd.PortAudioError, ValueError) as exc:
+        if device is None:
+            raise MicrophoneError("no microphone found (no default input device)") from None
+        raise MicrophoneError(f"microphone {device!r} not found ({oneline(exc)})") from None
+    rate = int(round(info["default_samplerate"]))
+    channels = max(1, min(2, int(info["max_input_channels"])))
+    if channels < 1 or info["max_input_channels"] < 1:
+        raise MicrophoneError(f"{info['name']}: not an input device")
+    try:
+        stream = sd.InputStream(device=device, samplerate=rate, channels=channels, dtype="float32",
+                                callback=callback, finished_callback=finished)
+        stream.start()
+    except (sd.PortAudioError, ValueError) as exc:
+        raise MicrophoneError(f"cannot open microphone {info['name']!r}: {oneline(exc)}") from None
+    return OpenedStream(stream, info["name"], rate, channels)
+
+
+def play_file(path: str) -> None:
+    """Play a recording on the default output (non-blocking; for the history's Play button)."""
+    import soundfile as sf
+
+    sd = sounddevice()
+    data, rate = sf.read(str(path), dtype="float32", always_2d=False)
+    try:
+        sd.play(data, rate)
+    except (sd.PortAudioError, ValueError) as exc:
+        raise MicrophoneError(f"cannot play {path}: {oneline(exc)}") from None
+
+
+def stop_playback() -> None:
+    try:
+        sounddevice().stop()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def oneline(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
