@@ -25,17 +25,10 @@ Threads, and why there are three besides the caller's:
     start the next take while the previous one is transcribed.
 The live VAD runs on the microphone's worker thread (0.1 ms per 32 ms frame).
 
-What happens to a finished take, in this order (nothing dictated is lost):
-  1. its audio is written to a WAV under recordings_dir() and read back, so
-     what is transcribed is exactly what is kept;
-  2. no speech in it (VAD) -> the WAV is deleted, an "empty" event, nothing
-     typed: an accidental key press yields nothing;
-  3. transcription; an empty text is treated like 2;
-  4. the history row is committed (text + WAV name);
-  5. the text goes to the focused application (paste or typing);
-  6. only now may the retention setting delete old recordings.
-If the app dies between 1 and 4 the WAV stays without a row and
-`recover_orphans()` transcribes it into the history on the next start.
+What happens to a finished take, in which order (nothing dictated is lost),
+is takes.py; the WAVs a crash leaves behind are recovery.py. This module is
+the take state machine: commands, the microphone, when a take begins and ends.
+The settings are settings.py, the events events.py (both re-exported here).
 
 Everything the user should see arrives as a `DictationEvent` through the
 `on_event` callback, from whatever thread produced it: a GUI must forward it
@@ -44,113 +37,32 @@ to its own thread (tingji.gui.dictation_panel.DictationBridge does).
 
 from __future__ import annotations
 
-import json
 import logging
 import queue
 import threading
 import time
-from dataclasses import asdict, dataclass, field, fields
-from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from ..engine.errors import Cancelled, TingjiError
-from ..engine.vad import FRAME_SECONDS, SileroVad, SpeechParams, VadStream, speech_spans
-from ..paths import data_dir
+from ..engine.errors import Cancelled
+from ..engine.vad import SileroVad
 from .capture import RATE, Microphone, MicrophoneError, TakeAudio
-from .history import DictationHistory, DictationTake
-from .hotkey import GlobalHotkey, HotkeyError, parse_hotkey
-from .output import OUTPUT_MODES, Clipboard, KeySender, TextOutput
+from .events import DictationEvent
+from .history import DictationHistory
+from .hotkey import GlobalHotkey, HotkeyError
+from .live_vad import LiveVad
+from .output import Clipboard, KeySender, TextOutput
+from .recovery import recover_orphans
+from .settings import MODES, DictationSettings
+from .takes import FinishedTake, Transcriber, process_take
+
+__all__ = ["MODES", "STATES", "AudioInput", "DictationController", "DictationEvent", "DictationSettings",
+           "Transcriber"]
 
 log = logging.getLogger(__name__)
 
-MODES = ("hold", "toggle", "continuous")
 STATES = ("idle", "listening", "transcribing")
-
-
-@dataclass
-class DictationSettings:
-    """Everything the user can configure about dictation (JSON-serialisable)."""
-
-    hotkey: str = "ctrl+alt+space"
-    mode: str = "hold"
-    output: str = "paste"                # "paste" (clipboard + Ctrl/Cmd+V) or "type"
-    keep_mic_open: bool = False          # see capture.py for the trade-off
-    device: str | None = None            # input device name; None = system default
-    pre_roll_s: float = 0.5              # audio kept from before the take starts (>= 0.3 recommended)
-    silence_s: float = 1.0               # toggle/continuous: this much silence after speech ends the take
-    no_speech_timeout_s: float = 8.0     # toggle: give up when nothing is said for this long
-    max_take_s: float = 300.0            # safety net for a stuck key
-    vad_threshold: float = 0.5
-    restore_delay_s: float = 0.5         # paste: wait before giving the old clipboard back
-    keep_recordings: int | None = 200    # newest takes whose WAV is kept; None = all, 0 = none
-    language: str | None = None
-    hotwords: list[str] = field(default_factory=list)
-    itn: bool = True
-
-    def validate(self) -> "DictationSettings":
-        """Raise TingjiError (one line) for a setting the controller cannot use."""
-        parse_hotkey(self.hotkey)
-        if self.mode not in MODES:
-            raise TingjiError(f"dictation mode must be one of {', '.join(MODES)}, not {self.mode!r}")
-        if self.output not in OUTPUT_MODES:
-            raise TingjiError(f"dictation output must be one of {', '.join(OUTPUT_MODES)}, not {self.output!r}")
-        for name in ("pre_roll_s", "silence_s", "no_speech_timeout_s", "max_take_s", "restore_delay_s"):
-            if getattr(self, name) < 0:
-                raise TingjiError(f"dictation setting {name} must not be negative")
-        if self.silence_s < 0.2:
-            raise TingjiError("dictation silence must be at least 0.2 s (the VAD decides every 32 ms)")
-        return self
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "DictationSettings":
-        """Unknown keys are ignored, missing ones take defaults (settings from older/newer versions)."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in dict(data).items() if k in names})
-
-    @classmethod
-    def load(cls, path: str | Path | None = None) -> "DictationSettings":
-        path = Path(path) if path is not None else data_dir() / "dictation.json"
-        try:
-            return cls.from_dict(json.loads(path.read_text("utf-8")))
-        except (OSError, ValueError, TypeError):
-            return cls()
-
-    def save(self, path: str | Path | None = None) -> None:
-        path = Path(path) if path is not None else data_dir() / "dictation.json"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), ensure_ascii=False, indent=2), "utf-8")
-        tmp.replace(path)
-
-
-@dataclass
-class DictationEvent:
-    """What the user should see. `kind`:
-
-    state  - `state` changed (idle / listening / transcribing)
-    take   - `take` was stored (and inserted unless take.output == "failed")
-    empty  - a take held no speech; nothing was inserted
-    error  - `message` is a one-line problem (microphone, output, engine); the
-             controller keeps running
-    hotkey - `message` is "" when the global hotkey works, else why not
-    """
-
-    kind: str
-    message: str = ""
-    state: str = ""
-    take: DictationTake | None = None
-    timings: dict[str, float] = field(default_factory=dict)
-
-
-class Transcriber(Protocol):
-    """What the controller needs from tingji.engine.Engine."""
-
-    def transcribe(self, source: np.ndarray, *, language: str | None = None, hotwords: Sequence[str] = (),
-                   itn: bool = True, cancel: Any = None, priority: bool = False) -> Any: ...
 
 
 class AudioInput(Protocol):
@@ -170,50 +82,6 @@ class AudioInput(Protocol):
     def set_options(self, **kwargs: Any) -> None: ...
 
     def close(self) -> None: ...
-
-
-@dataclass
-class _Finished:
-    audio: TakeAudio
-    ended_at: float        # time.monotonic() when the take ended
-    ended_wall: float      # time.time() of the same moment
-    reason: str
-    quiet: bool = False    # a continuous-mode idle segment: drop without an "empty" event
-
-
-class _LiveVad:
-    """Decides, while the take runs, when the speaker has finished."""
-
-    def __init__(self, vad: SileroVad, settings: DictationSettings) -> None:
-        self.stream = VadStream(vad)
-        self.threshold = settings.vad_threshold
-        self.neg_threshold = max(0.05, settings.vad_threshold - 0.15)
-        self.min_speech = max(1, round(0.25 / FRAME_SECONDS))
-        self.silence_frames = max(1, round(settings.silence_s / FRAME_SECONDS))
-        self.speech_run = 0
-        self.heard_speech = False
-        self.quiet_run = 0
-
-    def feed(self, block: np.ndarray) -> bool:
-        """True once speech was heard and then `silence_s` of silence followed."""
-        ended = False
-        for p in self.stream.feed(block):
-            if p >= self.threshold:
-                self.speech_run += 1
-                self.quiet_run = 0
-                if self.speech_run >= self.min_speech:
-                    self.heard_speech = True
-            else:
-                self.speech_run = 0
-                if p < self.neg_threshold:
-                    self.quiet_run += 1
-                if self.heard_speech and self.quiet_run >= self.silence_frames:
-                    ended = True
-        return ended
-
-    @property
-    def seconds(self) -> float:
-        return self.stream.frames * FRAME_SECONDS
 
 
 class DictationController:
@@ -244,12 +112,12 @@ class DictationController:
 
         self.state = "idle"
         self._recording = False
-        self._live: _LiveVad | None = None
+        self._live: LiveVad | None = None
         self._take_samples = 0
         self._segments = 0
         self._end_requested = False
         self._commands: queue.SimpleQueue[tuple] = queue.SimpleQueue()
-        self._takes: queue.SimpleQueue[_Finished | tuple | None] = queue.SimpleQueue()
+        self._takes: queue.SimpleQueue[FinishedTake | tuple | None] = queue.SimpleQueue()
         self._busy = 0  # takes queued or being processed
         self._pending = 0  # commands queued or being handled
         self._cond = threading.Condition()
@@ -410,7 +278,7 @@ class DictationController:
     def _begin(self, *, segment: bool = False) -> None:
         if not segment:
             self._segments = 0  # segments of this continuous-mode session
-        self._live = _LiveVad(self.vad, self.settings)
+        self._live = LiveVad(self.vad, self.settings)
         self._take_samples = 0
         self._end_requested = False
         self._recording = True
@@ -435,7 +303,7 @@ class DictationController:
         self._live = None
         with self._cond:
             self._busy += 1
-        self._takes.put(_Finished(audio, ended_at, ended_wall, reason, quiet))
+        self._takes.put(FinishedTake(audio, ended_at, ended_wall, reason, quiet))
         if restart and audio.error is None:
             self._begin(segment=True)
         self._set_state()
@@ -493,7 +361,7 @@ class DictationController:
             try:
                 if isinstance(item, tuple) and item[0] == "recover":
                     self.recover_orphans()
-                elif isinstance(item, _Finished):
+                elif isinstance(item, FinishedTake):
                     self._set_state()
                     self._process(item)
             except Cancelled:
@@ -502,104 +370,20 @@ class DictationController:
                 log.exception("dictation take")
                 self._emit(DictationEvent("error", f"dictation failed: {exc}"))
             finally:
-                if isinstance(item, _Finished):
+                if isinstance(item, FinishedTake):
                     with self._cond:
                         self._busy -= 1
                         self._cond.notify_all()
                 self._set_state()
 
-    def _process(self, f: _Finished) -> None:
-        import soundfile as sf
-
-        s = self.settings
-        samples = f.audio.samples
-        timings: dict[str, float] = {}
-        if len(samples) < int(0.1 * RATE):
-            if not f.quiet:
-                self._emit(DictationEvent("empty", "nothing was recorded"))
-            return
-        # 1. The WAV first: from here on the take survives a crash.
-        wav = self.history.new_recording_path()
-        sf.write(str(wav), samples, RATE, subtype="PCM_16")
-        samples = sf.read(str(wav), dtype="float32")[0]
-        # 2. Silence-only takes (an accidental press) produce nothing.
-        t0 = time.monotonic()
-        probs = VadStream(self.vad).feed(samples)
-        spans = speech_spans(probs, SpeechParams(threshold=s.vad_threshold,
-                                                 neg_threshold=max(0.05, s.vad_threshold - 0.15)))
-        timings["vad_s"] = time.monotonic() - t0
-        if not spans:
-            wav.unlink(missing_ok=True)
-            if not f.quiet:
-                self._emit(DictationEvent("empty", "no speech heard" if f.audio.error is None else f.audio.error))
-            return
-        # 3. Transcribe exactly what is kept.
-        t0 = time.monotonic()
-        # Live lane: a file being transcribed meanwhile pauses instead of making the user wait.
-        transcript = self.engine.transcribe(samples, language=s.language, hotwords=tuple(s.hotwords),
-                                            itn=s.itn, cancel=self._cancel, priority=True)
-        timings["transcribe_s"] = time.monotonic() - t0
-        text = transcript.text.strip()
-        if not text:
-            wav.unlink(missing_ok=True)
-            if not f.quiet:
-                self._emit(DictationEvent("empty", "no words recognised"))
-            return
-        # 4. Commit the text with its recording.
-        take = DictationTake(text=text, duration_s=len(samples) / RATE, recording=wav.name, created=f.ended_wall,
-                             language=getattr(transcript, "language", None) or s.language, model=self.model_name,
-                             error=f.audio.error)
-        self.history.add(take)
-        # 5. Insert into the focused application.
-        if self.hotkey is not None:
-            # Hold mode: modifiers still down would turn Ctrl+V into Ctrl+Alt+V.
-            self.hotkey.matcher.wait_modifiers_released(1.0)
-        self.output.last_sent = None
-        try:
-            take.output = self.output.insert(text)
-        except TingjiError as exc:
-            take.output = "failed"
-            take.error = f"{exc} (the text is in the dictation history)"
-            self._emit(DictationEvent("error", take.error))
-        # Latency is measured to the moment the text was sent (the paste key),
-        # not to the end of the clipboard-restore wait that follows it.
-        sent = getattr(self.output, "last_sent", None) or time.monotonic()
-        take.latency_s = sent - f.ended_at
-        timings["end_to_text_s"] = take.latency_s
-        # Speech ended before the take did (toggle mode waits `silence_s`).
-        speech_end = spans[-1][1]
-        timings["speech_end_to_text_s"] = take.latency_s + max(0.0, len(samples) / RATE - speech_end)
-        self.history.update(take)
-        # 6. Only now may old recordings go.
-        self.history.apply_retention(s.keep_recordings)
-        self._emit(DictationEvent("take", take=take, timings=timings))
+    def _process(self, f: FinishedTake) -> None:
+        process_take(f, self.settings, engine=self.engine, vad=self.vad, history=self.history, output=self.output,
+                     hotkey=lambda: self.hotkey, model_name=self.model_name, cancel=self._cancel, emit=self._emit)
 
     def recover_orphans(self) -> int:
         """Transcribe WAVs left without a history row by a crash; returns how many were stored."""
-        import soundfile as sf
-
-        stored = 0
-        for wav in self.history.orphan_recordings():
-            try:
-                samples = sf.read(str(wav), dtype="float32")[0]
-                text = self.engine.transcribe(samples, language=self.settings.language,
-                                              hotwords=tuple(self.settings.hotwords), itn=self.settings.itn,
-                                              cancel=self._cancel).text.strip()
-            except Cancelled:
-                raise
-            except Exception as exc:  # noqa: BLE001 - an unreadable leftover must not block startup
-                log.warning("cannot recover %s: %s", wav, exc)
-                continue
-            if not text:
-                wav.unlink(missing_ok=True)
-                continue
-            take = DictationTake(text=text, duration_s=len(samples) / RATE, recording=wav.name,
-                                 created=wav.stat().st_mtime, model=self.model_name, output="none",
-                                 error="recovered after the app stopped; not inserted")
-            self.history.add(take)
-            stored += 1
-            self._emit(DictationEvent("take", take=take))
-        return stored
+        return recover_orphans(self.engine, self.history, lambda: self.settings, model_name=self.model_name,
+                               cancel=self._cancel, emit=self._emit)
 
     # -- events -----------------------------------------------------------------------------
 

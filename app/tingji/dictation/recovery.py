@@ -1,0 +1,55 @@
+"""Crash recovery: recordings the app kept but never stored a text for.
+
+A take's WAV is written before it is transcribed (see takes.py), so when the
+app dies between the two the WAV stays in recordings_dir() without a history
+row. On the next start these are transcribed into the history, marked as
+recovered and not inserted anywhere: the user's focus has long moved on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Callable
+
+from ..engine.errors import Cancelled
+from .capture import RATE
+from .events import DictationEvent
+from .history import DictationHistory, DictationTake
+from .settings import DictationSettings
+from .takes import Transcriber
+
+log = logging.getLogger(__name__)
+
+
+def recover_orphans(engine: Transcriber, history: DictationHistory, settings: Callable[[], DictationSettings], *,
+                    model_name: str | None, cancel: threading.Event,
+                    emit: Callable[[DictationEvent], None]) -> int:
+    """Transcribe WAVs left without a history row by a crash; returns how many were stored.
+
+    `settings()` is asked per recording, so a change made meanwhile applies to the rest.
+    """
+    import soundfile as sf
+
+    stored = 0
+    for wav in history.orphan_recordings():
+        try:
+            samples = sf.read(str(wav), dtype="float32")[0]
+            text = engine.transcribe(samples, language=settings().language,
+                                     hotwords=tuple(settings().hotwords), itn=settings().itn,
+                                     cancel=cancel).text.strip()
+        except Cancelled:
+            raise
+        except Exception as exc:  # noqa: BLE001 - an unreadable leftover must not block startup
+            log.warning("cannot recover %s: %s", wav, exc)
+            continue
+        if not text:
+            wav.unlink(missing_ok=True)
+            continue
+        take = DictationTake(text=text, duration_s=len(samples) / RATE, recording=wav.name,
+                             created=wav.stat().st_mtime, model=model_name, output="none",
+                             error="recovered after the app stopped; not inserted")
+        history.add(take)
+        stored += 1
+        emit(DictationEvent("take", take=take))
+    return stored

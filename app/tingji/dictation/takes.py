@@ -1,0 +1,138 @@
+"""What happens to a finished take, on the controller's take worker, in this order.
+
+Nothing dictated is lost:
+  1. its audio is written to a WAV under recordings_dir() and read back, so
+     what is transcribed is exactly what is kept;
+  2. no speech in it (VAD) -> the WAV is deleted, an "empty" event, nothing
+     typed: an accidental key press yields nothing;
+  3. transcription; an empty text is treated like 2;
+  4. the history row is committed (text + WAV name);
+  5. the text goes to the focused application (paste or typing);
+  6. only now may the retention setting delete old recordings.
+If the app dies between 1 and 4 the WAV stays without a row and
+`recovery.recover_orphans()` transcribes it into the history on the next start.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence
+
+import numpy as np
+
+from ..engine.errors import TingjiError
+from ..engine.vad import SileroVad, SpeechParams, VadStream, speech_spans
+from .capture import RATE, TakeAudio
+from .events import DictationEvent
+from .history import DictationHistory, DictationTake
+from .hotkey import GlobalHotkey
+from .output import TextOutput
+from .settings import DictationSettings
+
+
+class Transcriber(Protocol):
+    """What the controller needs from tingji.engine.Engine."""
+
+    def transcribe(self, source: np.ndarray, *, language: str | None = None, hotwords: Sequence[str] = (),
+                   itn: bool = True, cancel: Any = None, priority: bool = False) -> Any: ...
+
+
+@dataclass
+class FinishedTake:
+    audio: TakeAudio
+    ended_at: float        # time.monotonic() when the take ended
+    ended_wall: float      # time.time() of the same moment
+    reason: str
+    quiet: bool = False    # a continuous-mode idle segment: drop without an "empty" event
+
+
+def process_take(f: FinishedTake, s: DictationSettings, *, engine: Transcriber, vad: SileroVad,
+                 history: DictationHistory, output: TextOutput, hotkey: Callable[[], GlobalHotkey | None],
+                 model_name: str | None, cancel: threading.Event,
+                 emit: Callable[[DictationEvent], None]) -> None:
+    """Steps 1-6 above for one take; events go to `emit`, errors other than output ones propagate.
+
+    `hotkey()` is asked at insert time: a settings change may have replaced it
+    while the take was transcribed.
+    """
+    samples = f.audio.samples
+    timings: dict[str, float] = {}
+    if len(samples) < int(0.1 * RATE):
+        if not f.quiet:
+            emit(DictationEvent("empty", "nothing was recorded"))
+        return
+    # 1. The WAV first: from here on the take survives a crash.
+    wav, samples = _keep_wav(history, samples)
+    # 2. Silence-only takes (an accidental press) produce nothing.
+    t0 = time.monotonic()
+    spans = _speech_spans(vad, samples, s)
+    timings["vad_s"] = time.monotonic() - t0
+    if not spans:
+        wav.unlink(missing_ok=True)
+        if not f.quiet:
+            emit(DictationEvent("empty", "no speech heard" if f.audio.error is None else f.audio.error))
+        return
+    # 3. Transcribe exactly what is kept.
+    t0 = time.monotonic()
+    # Live lane: a file being transcribed meanwhile pauses instead of making the user wait.
+    transcript = engine.transcribe(samples, language=s.language, hotwords=tuple(s.hotwords),
+                                   itn=s.itn, cancel=cancel, priority=True)
+    timings["transcribe_s"] = time.monotonic() - t0
+    text = transcript.text.strip()
+    if not text:
+        wav.unlink(missing_ok=True)
+        if not f.quiet:
+            emit(DictationEvent("empty", "no words recognised"))
+        return
+    # 4. Commit the text with its recording.
+    take = DictationTake(text=text, duration_s=len(samples) / RATE, recording=wav.name, created=f.ended_wall,
+                         language=getattr(transcript, "language", None) or s.language, model=model_name,
+                         error=f.audio.error)
+    history.add(take)
+    # 5. Insert into the focused application.
+    _insert(take, output, hotkey(), emit)
+    # Latency is measured to the moment the text was sent (the paste key),
+    # not to the end of the clipboard-restore wait that follows it.
+    sent = getattr(output, "last_sent", None) or time.monotonic()
+    take.latency_s = sent - f.ended_at
+    timings["end_to_text_s"] = take.latency_s
+    # Speech ended before the take did (toggle mode waits `silence_s`).
+    speech_end = spans[-1][1]
+    timings["speech_end_to_text_s"] = take.latency_s + max(0.0, len(samples) / RATE - speech_end)
+    history.update(take)
+    # 6. Only now may old recordings go.
+    history.apply_retention(s.keep_recordings)
+    emit(DictationEvent("take", take=take, timings=timings))
+
+
+def _keep_wav(history: DictationHistory, samples: np.ndarray) -> tuple[Path, np.ndarray]:
+    """Write the take's WAV and read it back: the 16-bit file is what gets transcribed."""
+    import soundfile as sf
+
+    wav = history.new_recording_path()
+    sf.write(str(wav), samples, RATE, subtype="PCM_16")
+    return wav, sf.read(str(wav), dtype="float32")[0]
+
+
+def _speech_spans(vad: SileroVad, samples: np.ndarray, s: DictationSettings) -> list[tuple[float, float]]:
+    probs = VadStream(vad).feed(samples)
+    return speech_spans(probs, SpeechParams(threshold=s.vad_threshold,
+                                            neg_threshold=max(0.05, s.vad_threshold - 0.15)))
+
+
+def _insert(take: DictationTake, output: TextOutput, hotkey: GlobalHotkey | None,
+            emit: Callable[[DictationEvent], None]) -> None:
+    """Send the text; a failure is recorded on the take (the text stays in the history)."""
+    if hotkey is not None:
+        # Hold mode: modifiers still down would turn Ctrl+V into Ctrl+Alt+V.
+        hotkey.matcher.wait_modifiers_released(1.0)
+    output.last_sent = None
+    try:
+        take.output = output.insert(take.text)
+    except TingjiError as exc:
+        take.output = "failed"
+        take.error = f"{exc} (the text is in the dictation history)"
+        emit(DictationEvent("error", take.error))
