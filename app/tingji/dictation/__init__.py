@@ -1,10 +1,17 @@
 """Live microphone dictation into any application. Imports no Qt.
 
     hotkey.py      global hotkey: "ctrl+alt+space" parsing, exact-combination matching, pynput listener
-    capture.py     microphone at its native format -> 16 kHz mono, pre-roll ring buffer, device errors
+    capture.py     the Microphone: stream on demand, take boundaries, device errors
+    devices.py     PortAudio devices: open at the native format, re-scan, playback
+    resample.py    device blocks -> 16 kHz mono, pre-roll ring buffer
     output.py      paste (clipboard saved and restored) or typing into the focused application
     history.py     SQLite history of takes with their WAV recordings, retention, crash leftovers
-    controller.py  the pipeline: hotkey -> capture -> Silero VAD -> engine -> output -> history
+    settings.py    DictationSettings: validation, JSON load/save
+    events.py      DictationEvent: what the user should see
+    live_vad.py    end of speech decided while a take runs
+    takes.py       a finished take: WAV -> VAD -> transcribe -> history -> output
+    recovery.py    WAVs a crash left without a history row
+    controller.py  the take state machine: hotkey -> capture -> takes, on its threads
 
 The Qt side (QtClipboard, DictationPanel) is tingji.gui.dictation_panel.
 """
