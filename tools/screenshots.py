@@ -132,7 +132,9 @@ class Session:
         self.app = app
         home = Path(tempfile.mkdtemp(prefix=f"home-{lang}-", dir=work))
         os.environ["TINGJI_HOME"] = str(home)
-        settings_mod.save(settings_mod.Settings(model=str(model) if with_model else "", ui_language=lang,
+        if with_model:  # installed, as a user has it: Settings then names it, not a path on this machine
+            shutil.copytree(model, home / "models" / model.name)
+        settings_mod.save(settings_mod.Settings(model=model.name if with_model else "", ui_language=lang,
                                                 appearance=appearance))
         i18n.install(app, lang)
         theme.apply_appearance(app, appearance)
