@@ -1,0 +1,198 @@
+"""Shared plumbing for the benchmarks: paths, timing, machine description, load, child processes.
+
+Every measured stage runs in its own child process (`run.py --child NAME`),
+so each gets a clean peak-RSS figure and no stage's threads, imports or
+allocator state leak into the next. The parent records, per stage, the
+child's CPU time and how much CPU the rest of the machine used meanwhile
+(other jobs share these cores; that number says how far to trust a timing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "benchmarks"
+for _extra in (ROOT / "app", ROOT / "tools", ROOT / "tests", BENCH):
+    if str(_extra) not in sys.path:
+        sys.path.insert(0, str(_extra))
+
+
+def timed(fn: Callable[[], Any], reps: int, warmup: int = 1) -> dict[str, Any]:
+    """Run fn warmup+reps times; median/min/max of the timed reps (seconds) and the last result."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    result = None
+    for _ in range(max(1, reps)):
+        t = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t)
+    return {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
+            "reps": len(times), "all_s": [round(x, 5) for x in times], "_result": result}
+
+
+def strip_private(d: Any) -> Any:
+    """Drop keys starting with '_' (raw results kept only for in-process use)."""
+    if isinstance(d, dict):
+        return {k: strip_private(v) for k, v in d.items() if not str(k).startswith("_")}
+    if isinstance(d, list):
+        return [strip_private(v) for v in d]
+    return d
+
+
+def _proc_stat_busy() -> float:
+    """Busy CPU seconds of the whole machine since boot (all cores), from /proc/stat."""
+    try:
+        with open("/proc/stat") as fh:
+            fields = fh.readline().split()[1:]
+    except OSError:
+        return float("nan")
+    vals = [int(v) for v in fields]
+    idle = vals[3] + (vals[4] if len(vals) > 4 else 0)  # idle + iowait
+    busy = sum(vals[:8]) - idle  # user nice system idle iowait irq softirq steal; guest is inside user
+    return busy / os.sysconf("SC_CLK_TCK")
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    info: dict[str, Any] = {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "logical_cpus": os.cpu_count(),
+        "usable_cores": usable_cores(),
+    }
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+        for line in text.splitlines():
+            if line.startswith("model name"):
+                info["cpu"] = line.split(":", 1)[1].strip()
+                break
+        flags = next((ln.split(":", 1)[1].split() for ln in text.splitlines() if ln.startswith("flags")), [])
+        info["simd"] = sorted(f for f in flags if f.startswith(("avx", "fma", "amx")) or f == "f16c")
+    except OSError:
+        pass
+    try:
+        mem = Path("/proc/meminfo").read_text().split("\n")[0].split()
+        info["ram_gb"] = round(int(mem[1]) / 1024 / 1024, 1)
+    except (OSError, IndexError, ValueError):
+        pass
+    for mod in ("numpy", "onnxruntime", "llama_cpp", "torch", "transformers", "funasr"):
+        try:
+            info[f"{mod}_version"] = __import__(mod).__version__
+        except Exception:
+            info[f"{mod}_version"] = None
+    return info
+
+
+def others_cores(seconds: float = 3.0) -> float:
+    """CPU the machine is using right now, in cores (call when none of our stages runs: it is other jobs)."""
+    b0, t0 = _proc_stat_busy(), time.perf_counter()
+    time.sleep(seconds)
+    return (_proc_stat_busy() - b0) / (time.perf_counter() - t0)
+
+
+QUIET = {"cores": None, "max_wait_s": 0.0}  # set by run.py --quiet-below / --quiet-wait
+
+
+def wait_for_quiet(log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Wait (bounded) until other jobs use less than QUIET['cores'] cores; return what was seen."""
+    busy = others_cores()
+    waited = 0.0
+    limit = QUIET["cores"]
+    while limit is not None and busy > limit and waited < QUIET["max_wait_s"]:
+        time.sleep(10)
+        waited += 10 + 3
+        busy = others_cores()
+    if limit is not None and waited:
+        log(f"  waited {waited:.0f} s for a quieter machine (other jobs now {busy:.2f} cores)")
+    return {"other_jobs_cores_before": round(busy, 2), "waited_s": waited}
+
+
+def run_child(stage: str, args: dict[str, Any], *, timeout: float | None = None,
+              log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Run `run.py --child stage` with JSON args; return its JSON result plus process and load figures."""
+    quiet = wait_for_quiet(log)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "result.json"
+        cmd = [sys.executable, str(BENCH / "run.py"), "--child", stage, "--child-args", json.dumps(args),
+               "--child-out", str(out)]
+        load0 = os.getloadavg()
+        busy0 = _proc_stat_busy()
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=ROOT)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                proc.kill()
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.05)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - t0
+        busy = _proc_stat_busy() - busy0
+        load1 = os.getloadavg()
+        if proc.returncode != 0 or not out.is_file():
+            raise RuntimeError(f"benchmark stage {stage!r} failed (exit {proc.returncode})")
+        result = json.loads(out.read_text())
+    child_cpu = usage.ru_utime + usage.ru_stime
+    # The child's own VmHWM: wait4's ru_maxrss would count the parent's pages it had before exec.
+    peak = result.get("peak_rss_mb")
+    result["process"] = {
+        "wall_s": round(wall, 2),
+        "cpu_s": round(child_cpu, 2),
+        "peak_rss_mb": peak,
+        "loadavg_1m_start": round(load0[0], 2),
+        "loadavg_1m_end": round(load1[0], 2),
+        # CPU the rest of the machine used while this stage ran, in cores on average.
+        "other_jobs_cores": round(max(0.0, busy - child_cpu) / wall, 2) if wall > 0 else None,
+        **quiet,
+    }
+    log(f"  stage {stage}: {wall:.1f} s wall, {child_cpu:.1f} s CPU, peak RSS {peak} MB, "
+        f"other jobs ~{result['process']['other_jobs_cores']} cores")
+    return result
+
+
+def vm_hwm_mb() -> float:
+    """Peak resident set of this process (VmHWM), MB."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def rss_now_mb() -> dict[str, float]:
+    """Current resident set split into anonymous and file-backed (mapped model files) parts, MB."""
+    out: dict[str, float] = {}
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            for key in ("VmRSS", "RssAnon", "RssFile"):
+                if line.startswith(key + ":"):
+                    out[key] = round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return out

@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+"""Tingji benchmarks at the real model size, with the machine's limits measured in the same run.
+
+    python benchmarks/run.py            # full size (builds and caches ~10 GB under benchmarks/.cache/)
+    python benchmarks/run.py --quick    # tiny random model, few repetitions (CI smoke run)
+
+Builds (once, cached) a random-weight checkpoint with tools/make_tiny_checkpoint.py
+(`--full-size` unless --quick) and its exports: encoder fp32 + decoder f16,
+encoder int8 + decoder q8_0, encoder int8 + decoder q5_k. Then measures, each
+stage in its own process: the machine's fp32 GEMM and copy-bandwidth limits;
+the encoder per window length (real length and padded to the fixed buckets);
+decoder prefill and generation speed per GGUF type; Tingji's Engine end to end
+on a 5-minute espeak-ng file, dictation latency on a 3 s utterance, load time
+and peak RSS (int8 encoder + q5_k decoder); and funasr's FunASRNano on the
+same audio with the same token budget. Writes results/latest.json and
+results/latest.md (see benchmarks/README.md for what each number means).
+
+Random weights never say "end of text", so token counts are forced: in the
+work-matched runs every window generates exactly the budget (EOS disabled,
+loop guard off) in both Tingji and funasr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import BENCH, machine, run_child, strip_private, usable_cores  # noqa: E402
+
+CONFIGS = {  # model folder name -> (encoder precision, decoder quant)
+    "fp32-f16": ("fp32", "f16"),
+    "int8-q8_0": ("int8", "q8_0"),
+    "int8-q5_k": ("int8", "q5_k"),
+}
+PRIMARY = "int8-q5_k"  # the small configuration: RSS, dictation and load figures
+REQUIRED_KEYS = ("speedup_vs_funasr_e2e", "dictation_latency_3s_s", "encoder_fraction_of_gemm_limit",
+                 "decoder_fraction_of_bandwidth_limit", "rtf_5min", "peak_rss_mb")
+GOALS = {
+    "speedup_vs_funasr_e2e": (">=", 5.0),
+    "dictation_latency_3s_s": ("<=", 0.6),
+    "encoder_fraction_of_gemm_limit": (">=", 0.70),
+    "decoder_fraction_of_bandwidth_limit": (">=", 0.67),
+    "peak_rss_mb": ("<=", 1536.0),
+}
+
+
+def log(msg: str) -> None:
+    print(f"[{datetime.now().strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+# -- building ------------------------------------------------------------------------
+
+
+def build(cache: Path, quick: bool) -> dict[str, Any]:
+    """Checkpoint, exports and audio, built once and reused; returns paths and the export stats."""
+    from export_probe import probe_export
+    from make_tiny_checkpoint import make_checkpoint
+    from speech import make_long
+
+    cache.mkdir(parents=True, exist_ok=True)
+    ckpt = cache / "checkpoint"
+    if not (ckpt / "model.pt").is_file():
+        log(f"building {'tiny' if quick else 'full-size'} checkpoint in {ckpt}")
+        partial = cache / "checkpoint.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        t = time.perf_counter()
+        make_checkpoint(partial, seed=0, full_size=not quick)
+        partial.rename(ckpt)
+        (cache / "checkpoint.json").write_text(json.dumps({"seconds": round(time.perf_counter() - t, 1)}))
+    exports: dict[str, Any] = {}
+    for name, (precision, quant) in CONFIGS.items():
+        folder = cache / name
+        stats_path = cache / f"export-{name}.json"
+        if (folder / "manifest.json").is_file() and stats_path.is_file():
+            stats = json.loads(stats_path.read_text())
+            stats["cached"] = True
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            log(f"exporting {name} (encoder {precision}, decoder {quant})")
+            load0 = os.getloadavg()[0]
+            stats = probe_export(ckpt, folder, precision, quant)
+            stats["loadavg_1m_start"] = round(load0, 2)
+            stats["loadavg_1m_end"] = round(os.getloadavg()[0], 2)
+            if stats["returncode"] != 0:
+                raise RuntimeError(f"export {name} failed:\n" + "\n".join(stats.get("stderr_tail", [])))
+            stats_path.write_text(json.dumps(stats, indent=2))
+            stats["cached"] = False
+        exports[name] = stats
+    seconds = 40 if quick else 300
+    audio = make_long(cache / "audio" / f"long{seconds}.wav", seconds)
+    return {"checkpoint": ckpt, "models": {n: cache / n for n in CONFIGS}, "exports": exports, "audio": audio}
+
+
+# -- measuring -------------------------------------------------------------------------
+
+
+def measure(built: dict[str, Any], quick: bool) -> dict[str, Any]:
+    from flops import ctc_flops, decoder_bytes_per_token, dims_from_checkpoint, encoder_flops
+
+    from tingji.engine.manifest import load_manifest
+
+    models = {k: str(v) for k, v in built["models"].items()}
+    audio = str(built["audio"])
+    budget = 8 if quick else 200  # tokens per window: what ~60 s of speech needs
+    dict_tokens = 4 if quick else 12  # the 3 s utterance is 9 words, ~11 Qwen tokens
+    res: dict[str, Any] = {}
+
+    log("machine limits")
+    res["limits"] = run_child("limits", {"quick": quick}, log=log)
+
+    dims = dims_from_checkpoint(built["checkpoint"])
+    win = load_manifest(models[PRIMARY]).window_frames
+    flops = encoder_flops(dims, win)
+    res["encoder"] = {}
+    for name in ("fp32-f16", "int8-q5_k"):
+        prec = CONFIGS[name][0]
+        log(f"encoder {prec}")
+        res["encoder"][prec] = run_child("encoder", {"model": models[name], "audio": audio,
+                                                     "reps_long": 2 if quick else 5, "reps_short": 3 if quick else 15,
+                                                     "flops_60s": flops["total"], "probe_n": 512 if quick else 3072},
+                                         log=log)
+
+    res["decoder"] = {}
+    manifest = load_manifest(models[PRIMARY])
+    n_audio = 125  # audio rows of a 60 s window (num_audio_tokens(1000))
+    for name in CONFIGS:
+        quant = CONFIGS[name][1]
+        gguf = manifest.file("decoder") if name == PRIMARY else load_manifest(models[name]).file("decoder")
+        log(f"decoder {quant}")
+        res["decoder"][quant] = run_child("decoder", {"model": models[name], "gguf": str(gguf), "n_audio": n_audio,
+                                                      "gen_tokens": 8 if quick else 64, "reps": 2 if quick else 3,
+                                                      "probe_mb": 32 if quick else 512},
+                                          log=log)
+
+    log(f"tingji end to end ({PRIMARY})")
+    runs = [["e2e_budget", budget, True], ["e2e_shipped_max512", 512 if not quick else 16, False]]
+    res["tingji"] = run_child("tingji", {"model": models[PRIMARY], "audio": audio, "dict_tokens": dict_tokens,
+                                         "reps_dict": 3 if quick else 7, "e2e_runs": runs}, log=log)
+    log("tingji end to end (fp32-f16)")
+    res["tingji_fp32_f16"] = run_child("tingji", {"model": models["fp32-f16"], "audio": audio, "dictation": False,
+                                                  "dict_tokens": dict_tokens, "reps_dict": 3 if quick else 7,
+                                                  "e2e_runs": [["e2e_budget", budget, True]]}, log=log)
+
+    log("funasr reference")
+    res["funasr"] = run_child("funasr", {"checkpoint": str(built["checkpoint"]), "audio": audio, "budget": budget,
+                                         "dict_tokens": dict_tokens, "reps_dict": 2 if quick else 3,
+                                         "reps_prefill": 2 if quick else 3, "reps_enc": 1 if quick else 2,
+                                         "window_s": float(manifest.window_seconds)}, log=log)
+
+    # -- derived figures
+    res["work"] = {"encoder_flops_60s": flops, "ctc_flops_60s": ctc_flops(dims, win), "window_frames": win}
+    gemm = res["limits"]["gemm_limit_gflops"] * 1e9
+    bw = res["limits"]["bandwidth_limit_gbs"] * 1e9
+    for prec, r in res["encoder"].items():
+        t = r["60s_fixed"]["median_s"]
+        r["gflops_60s_fixed"] = flops["total"] / t / 1e9
+        # Headline: paired with a GEMM probe before each run (same load); also vs the limits stage.
+        r["fraction_of_gemm_limit"] = r["fraction_of_paired_gemm"]
+        r["fraction_of_limits_stage_gemm"] = flops["total"] / t / gemm
+        r["real_vs_bucket_3s"] = r["3s_bucket"]["median_s"] / r["3s_real"]["median_s"]
+    for quant, r in res["decoder"].items():
+        gguf = manifest.file("decoder") if quant == CONFIGS[PRIMARY][1] else \
+            load_manifest(models[next(n for n, c in CONFIGS.items() if c[1] == quant)]).file("decoder")
+        b = decoder_bytes_per_token(gguf, r["gen_mean_position"])
+        r["bytes_per_token"] = b
+        r["bandwidth_bound_tok_s"] = bw / b["total"]
+        r["fraction_of_bandwidth_limit"] = r["fraction_of_paired_bandwidth"]
+        r["fraction_of_limits_stage_bandwidth"] = r["gen_tok_s"] * b["total"] / bw
+    t_tj, t_fa = res["tingji"]["e2e_budget"], res["funasr"]["e2e"]
+    fa_enc = res["funasr"]["encoder_60s"]["median_s"]
+    summary = {
+        "speedup_vs_funasr_e2e": t_fa["wall_s"] / t_tj["wall_s"],
+        "dictation_latency_3s_s": res["tingji"]["dictation_3s"]["median_s"],
+        "encoder_fraction_of_gemm_limit": res["encoder"]["fp32"]["fraction_of_gemm_limit"],
+        "decoder_fraction_of_bandwidth_limit": res["decoder"]["q5_k"]["fraction_of_bandwidth_limit"],
+        "rtf_5min": t_tj["rtf"],
+        "peak_rss_mb": res["tingji"]["peak_rss_mb"],
+        # context for the headline numbers
+        "rtf_5min_shipped_max512": res["tingji"]["e2e_shipped_max512"]["rtf"],
+        "rtf_5min_fp32_f16": res["tingji_fp32_f16"]["e2e_budget"]["rtf"],
+        "rtf_5min_funasr": t_fa["rtf"],
+        "speedup_vs_funasr_e2e_fp32_f16": t_fa["wall_s"] / res["tingji_fp32_f16"]["e2e_budget"]["wall_s"],
+        "speedup_vs_funasr_dictation_3s": res["funasr"]["dictation_3s"]["median_s"]
+        / res["tingji"]["dictation_3s"]["median_s"],
+        "encoder_fp32_60s_s": res["encoder"]["fp32"]["60s_fixed"]["median_s"],
+        "encoder_int8_60s_s": res["encoder"]["int8"]["60s_fixed"]["median_s"],
+        "encoder_funasr_60s_s": fa_enc,
+        "encoder_speedup_vs_funasr_fp32": fa_enc / res["encoder"]["fp32"]["60s_fixed"]["median_s"],
+        "encoder_speedup_vs_funasr_int8": fa_enc / res["encoder"]["int8"]["60s_fixed"]["median_s"],
+        "encoder_int8_fraction_of_fp32_gemm_limit": res["encoder"]["int8"]["fraction_of_gemm_limit"],
+        "decoder_gen_tok_s": {q: r["gen_tok_s"] for q, r in res["decoder"].items()},
+        "decoder_prefill_tok_s": {q: r["prefill_cold_tok_s"] for q, r in res["decoder"].items()},
+        "decoder_fraction_of_bandwidth_limit_by_quant": {q: r["fraction_of_bandwidth_limit"]
+                                                         for q, r in res["decoder"].items()},
+        "funasr_prefill_tok_s": res["funasr"]["prefill"]["tok_s"],
+        "funasr_gen_tok_s": res["funasr"]["generation_tok_s"],
+        "load_and_warm_s": res["tingji"]["load_and_warm_s"],
+        "gemm_limit_gflops": res["limits"]["gemm_limit_gflops"],
+        "bandwidth_limit_gbs": res["limits"]["bandwidth_limit_gbs"],
+        "tokens_per_window_budget": budget,
+        "dictation_tokens": dict_tokens,
+    }
+    res["summary"] = summary
+    return res
+
+
+def goals(summary: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for key, (op, target) in GOALS.items():
+        v = summary[key]
+        met = v >= target if op == ">=" else v <= target
+        out[key] = {"value": v, "goal": f"{op} {target}", "met": bool(met)}
+    return out
+
+
+# -- reporting -------------------------------------------------------------------------
+
+
+def _f(v: Any, nd: int = 2) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{nd}f}"
+    return str(v)
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    r, m = doc["results"], doc["machine"]
+    g = doc["goals"]
+    lines = [
+        f"# Tingji benchmarks ({'quick, tiny model' if doc['quick'] else 'full size, random weights'})",
+        "",
+        f"{doc['date']} on {m.get('cpu', '?')}, {m['usable_cores']} cores, {m.get('ram_gb', '?')} GB RAM; "
+        f"load average at start {doc['load']['start'][0]:.2f}, at end {doc['load']['end'][0]:.2f} "
+        f"(other jobs share this machine: see `other_jobs_cores` per stage in latest.json). "
+        f"Run took {doc['run_s']:.0f} s.",
+        "",
+        "## Goals",
+        "",
+        "| metric | value | goal | met |",
+        "|---|---|---|---|",
+    ]
+    for k, v in g.items():
+        lines.append(f"| {k} | {_f(v['value'], 3)} | {v['goal']} | {'yes' if v['met'] else 'NO'} |")
+    lim = r["limits"]
+    lines += [
+        "",
+        f"Machine limits (same run): fp32 GEMM {lim['gemm_limit_gflops']:.0f} GFLOP/s "
+        f"(numpy {lim['gemm_numpy_gflops']:.0f}, torch {_f(lim['gemm_torch_gflops'], 0)}); copy bandwidth "
+        f"{lim['bandwidth_limit_gbs']:.1f} GB/s read+write (1 thread {lim['copy_1thread_gbs']:.1f}, all cores "
+        f"{lim['copy_allcores_gbs']:.1f}).",
+        "",
+        "## End to end (5-minute espeak-ng file)",
+        "",
+        "| run | tokens/window | tokens | wall s | RTF | encode s | prefill s | generate s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for label, e in (("Tingji int8+q5_k, forced budget", r["tingji"]["e2e_budget"]),
+                     ("Tingji fp32+f16, forced budget", r["tingji_fp32_f16"]["e2e_budget"]),
+                     ("Tingji int8+q5_k, shipped (max 512, guard on)", r["tingji"]["e2e_shipped_max512"])):
+        t = e["timings"]
+        lines.append(f"| {label} | {e['max_tokens']} | {e['tokens_total']} | {e['wall_s']:.1f} | {e['rtf']:.3f} | "
+                     f"{t['encode'] + t.get('ctc', 0):.1f} | {t['prefill']:.1f} | {t['generate']:.1f} |")
+    fa = r["funasr"]["e2e"]
+    st = fa["stages"]
+    lines.append(f"| funasr FunASRNano (torch fp32), forced budget | {fa['max_tokens']} | {fa['tokens_total']} | "
+                 f"{fa['wall_s']:.1f} | {fa['rtf']:.3f} | {st['encode'] + st['adaptor'] + st['ctc']:.1f} | "
+                 f"(in generate) | {st['llm_generate']:.1f} |")
+    lines += ["", "Encode includes the CTC head. Forced budget: every window generates exactly that many tokens "
+              "(EOS disabled, loop guard off), the same work in both systems.", "",
+              "## Encoder + adaptor (ONNX Runtime, median s)", "",
+              "| precision | 3 s real | 3 s bucket | 10 s real | 10 s bucket | 60 s real | 60 s fixed | GFLOP/s | of GEMM limit |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for prec, e in r["encoder"].items():
+        lines.append(f"| {prec} | " + " | ".join(_f(e[c]["median_s"], 3) for c in
+                                                  ("3s_real", "3s_bucket", "10s_real", "10s_bucket", "60s_real", "60s_fixed"))
+                     + f" | {e['gflops_60s_fixed']:.0f} | {e['fraction_of_gemm_limit']:.0%} |")
+    lines.append(f"| funasr (torch) | | | | | | {r['funasr']['encoder_60s']['median_s']:.3f} | "
+                 f"{r['work']['encoder_flops_60s']['total'] / r['funasr']['encoder_60s']['median_s'] / 1e9:.0f} | |")
+    lines += ["", f"60 s window = {r['work']['window_frames']} frames = "
+              f"{r['work']['encoder_flops_60s']['total'] / 1e9:.0f} GFLOP; buckets: short "
+              f"{r['encoder']['fp32']['short_bucket_frames']} frames, window {r['work']['window_frames']}.", "",
+              "## Decoder (llama.cpp)", "",
+              "| GGUF | prefill tok/s | prefill s (reused prefix) | generate tok/s | MB/token | bound tok/s | of bandwidth |",
+              "|---|---|---|---|---|---|---|"]
+    for q, d in r["decoder"].items():
+        lines.append(f"| {q} | {d['prefill_cold_tok_s']:.0f} | {d['prefill_reused_prefix']['median_s']:.3f} | "
+                     f"{d['gen_tok_s']:.1f} | {d['bytes_per_token']['total'] / 1e6:.0f} | "
+                     f"{d['bandwidth_bound_tok_s']:.0f} | {d['fraction_of_bandwidth_limit']:.0%} |")
+    lines.append(f"| funasr (transformers fp32) | {r['funasr']['prefill']['tok_s']:.0f} | | "
+                 f"{_f(r['funasr']['generation_tok_s'], 1)} | | | |")
+    tj = r["tingji"]
+    lines += ["", "## Dictation, load, memory (int8 encoder + q5_k decoder)", "",
+              f"* 3 s utterance to text ({tj['dictation_3s']['tokens']} tokens): median "
+              f"{tj['dictation_3s']['median_s']:.3f} s (first call {tj['dictation_3s']['first_call_s']:.3f} s); "
+              f"stages {tj['dictation_3s']['timings_of_median']}; funasr {r['funasr']['dictation_3s']['median_s']:.3f} s.",
+              f"* load + warm-up: {tj['load_and_warm_s']:.2f} s from import (Engine alone {tj['engine_load_s']:.2f} s); "
+              f"funasr load {r['funasr']['load_s']:.1f} s.",
+              f"* peak RSS {tj['peak_rss_mb']:.0f} MB (after load {tj['rss_after_load_mb']}); "
+              f"fp32+f16 {r['tingji_fp32_f16']['peak_rss_mb']:.0f} MB; funasr {r['funasr']['peak_rss_mb']:.0f} MB.",
+              "", "## Exports", "", "| config | wall s | peak RSS MB | encoder MB | CTC MB | decoder MB | cached |",
+              "|---|---|---|---|---|---|---|"]
+    for n, e in doc["exports"].items():
+        lines.append(f"| {n} | {e['wall_s']:.0f} | {e['peak_rss_mb']:.0f} | {e['encoder_bytes'] / 1e6:.0f} | "
+                     f"{e['ctc_bytes'] / 1e6:.0f} | {e['decoder_bytes'] / 1e6:.0f} | {e['cached']} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def finite_positive(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="tiny model, few repetitions (CI)")
+    ap.add_argument("--cache-dir", type=Path, default=BENCH / ".cache", help="where builds are cached")
+    ap.add_argument("--results-dir", type=Path, default=BENCH / "results")
+    ap.add_argument("--quiet-below", type=float, default=None, metavar="CORES",
+                    help="before each stage wait until other jobs use fewer than CORES cores")
+    ap.add_argument("--quiet-wait", type=float, default=300, metavar="S", help="longest wait per stage")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--child-args", help=argparse.SUPPRESS)
+    ap.add_argument("--child-out", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+
+    if args.child:
+        from stages import STAGES
+
+        result = STAGES[args.child](json.loads(args.child_args))
+        Path(args.child_out).write_text(json.dumps(strip_private(result)))
+        return 0
+
+    from common import QUIET
+
+    QUIET.update(cores=args.quiet_below, max_wait_s=args.quiet_wait)
+    t0 = time.perf_counter()
+    load_start = os.getloadavg()
+    cache = args.cache_dir / ("quick" if args.quick else "full")
+    built = build(cache, args.quick)
+    results = measure(built, args.quick)
+    doc = {
+        "quick": args.quick,
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "load": {"start": load_start, "end": os.getloadavg(), "usable_cores": usable_cores()},
+        "run_s": time.perf_counter() - t0,
+        **results["summary"],
+        "summary": results["summary"],
+        "goals": goals(results["summary"]),
+        "exports": built["exports"],
+        "results": {k: v for k, v in results.items() if k != "summary"},
+    }
+    bad = [k for k in REQUIRED_KEYS if not finite_positive(doc.get(k))]
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    (args.results_dir / "latest.json").write_text(json.dumps(strip_private(doc), indent=2, default=str) + "\n")
+    (args.results_dir / "latest.md").write_text(markdown(doc))
+    log(f"wrote {args.results_dir / 'latest.json'} and latest.md in {doc['run_s']:.0f} s")
+    for k in REQUIRED_KEYS:
+        log(f"  {k} = {doc[k]}")
+    if bad:
+        log(f"not finite and positive: {bad}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,385 @@
+"""The measured stages; each runs in its own child process (see common.run_child).
+
+Each function takes the JSON-able argument dict the parent passed and
+returns a JSON-able dict. Only the funasr stage imports torch: the Tingji
+stages import what the app imports, so their peak RSS is the app's.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from common import rss_now_mb, strip_private, timed, usable_cores, vm_hwm_mb
+
+SAMPLE_RATE = 16000
+
+
+def _long_audio(path: str, seconds: float | None = None) -> np.ndarray:
+    import soundfile as sf
+
+    x, sr = sf.read(path, dtype="float32", frames=-1 if seconds is None else int(seconds * SAMPLE_RATE))
+    assert sr == SAMPLE_RATE
+    return x
+
+
+def _summary(t: dict[str, Any]) -> dict[str, Any]:
+    return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in t.items() if not k.startswith("_")}
+
+
+# -- machine limits -------------------------------------------------------------
+
+
+def limits(a: dict[str, Any]) -> dict[str, Any]:
+    import limits as lim
+
+    return {**lim.measure(usable_cores(), quick=a["quick"]), "peak_rss_mb": round(vm_hwm_mb(), 1)}
+
+
+# -- encoder ----------------------------------------------------------------------
+
+
+def encoder(a: dict[str, Any]) -> dict[str, Any]:
+    """Encoder+adaptor time per window length, real length (dynamic) and padded (fixed buckets)."""
+    from tingji.engine.encoder import SHORT_BUCKET_FRAMES, AudioEncoder
+    from tingji.engine.frontend import features
+    from tingji.engine.manifest import load_manifest
+
+    m = load_manifest(a["model"])
+    win = m.window_frames
+    audio = _long_audio(a["audio"], 60.0)
+    feats = {s: features(audio[: int(s * SAMPLE_RATE)]) for s in (3, 10, 60)}
+    t = time.perf_counter()
+    dyn = AudioEncoder(m, "cpu", policy="dynamic", warm=True)
+    t_dyn = time.perf_counter() - t
+    t = time.perf_counter()
+    fixed = AudioEncoder(m, "cpu", policy="fixed", buckets=(SHORT_BUCKET_FRAMES, win), warm=True)
+    t_fixed = time.perf_counter() - t
+    r_long, r_short = a["reps_long"], a["reps_short"]
+    out: dict[str, Any] = {
+        "window_frames": win,
+        "short_bucket_frames": SHORT_BUCKET_FRAMES,
+        "frames": {f"{s}s": int(f.shape[0]) for s, f in feats.items()},
+        "session_create_s": {"dynamic": round(t_dyn, 3), "fixed_buckets": round(t_fixed, 3)},
+        "threads": dyn.threads or usable_cores(),
+    }
+    cases = {
+        "3s_real": (dyn, feats[3], r_short),
+        "3s_bucket": (fixed, feats[3], r_short),
+        "10s_real": (dyn, feats[10], r_short),
+        "10s_bucket": (fixed, feats[10], r_short),
+        "60s_real": (dyn, feats[60], r_long),
+        "60s_fixed": (fixed, feats[60], r_long),
+    }
+    for name, (enc, f, reps) in cases.items():
+        if name == "60s_fixed":
+            continue
+        out[name] = _summary(timed(functools.partial(enc.encode, f), reps))
+    # The 60 s window paired with a GEMM probe just before each run: the same load hits both,
+    # so their ratio (the fraction of the GEMM limit) is steadier than either alone.
+    import limits as lim
+
+    fixed.encode(feats[60])
+    pairs = []
+    for _ in range(r_long):
+        gflops = lim.gemm_gflops_numpy(a.get("probe_n", 3072), reps=2)
+        time.sleep(0.3)  # let BLAS worker threads stop spinning before ONNX Runtime starts
+        t = time.perf_counter()
+        fixed.encode(feats[60])
+        pairs.append((time.perf_counter() - t, gflops))
+    times = [p[0] for p in pairs]
+    out["60s_fixed"] = {"median_s": float(np.median(times)), "min_s": min(times), "max_s": max(times),
+                        "reps": len(times), "all_s": [round(x, 4) for x in times]}
+    out["gemm_probe_gflops"] = [round(p[1], 1) for p in pairs]
+    out["flops_60s"] = a["flops_60s"]
+    out["fraction_of_paired_gemm"] = float(np.median([a["flops_60s"] / t / (g * 1e9) for t, g in pairs]))
+    if dyn.has_ctc:
+        enc60 = dyn.encode(feats[60]).enc
+        out["ctc_60s_real"] = _summary(timed(functools.partial(dyn.ctc, enc60), r_long))
+        enc3 = dyn.encode(feats[3]).enc
+        out["ctc_3s_real"] = _summary(timed(functools.partial(dyn.ctc, enc3), r_short))
+    out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
+    return out
+
+
+# -- decoder ----------------------------------------------------------------------
+
+
+def decoder(a: dict[str, Any]) -> dict[str, Any]:
+    """llama.cpp prefill and generation speed with a forced token count (EOS disabled, no loop guard)."""
+    from tingji.engine.decoder import DecodeOptions, LlamaDecoder
+    from tingji.engine.manifest import load_manifest
+    from tingji.engine.prompt import build_prompt
+
+    m = load_manifest(a["model"])
+    prompt = build_prompt(m.prompt)
+    t = time.perf_counter()
+    dec = LlamaDecoder(a["gguf"], eos_ids=[], n_ctx=1024)
+    load_s = time.perf_counter() - t
+    before, after = dec.tokenize(prompt.before), dec.tokenize(prompt.after)
+    audio = np.random.default_rng(0).standard_normal((a["n_audio"], dec.n_embd)).astype(np.float32)
+    n_prompt = len(before) + len(audio) + len(after)
+
+    def cold() -> None:
+        dec._cached = []  # forget the cached prefix: the whole prompt is computed
+        dec.prefill(before, audio, after)
+
+    def warm() -> None:  # the per-window case: system prompt + task already in the KV cache
+        dec.prefill(before, audio, after)
+
+    cold_t = timed(cold, a["reps"])
+    dec.prefill(before, audio, after)
+    warm_t = timed(warm, a["reps"])
+    n = a["gen_tokens"]
+    opts = DecodeOptions(max_tokens=n, guard=False)
+    import limits as lim
+    from flops import decoder_bytes_per_token
+
+    steps = n - 1  # the first token comes from the prefill's logits
+    per_token = decoder_bytes_per_token(a["gguf"], n_prompt + n / 2)["total"]
+    dec.generate(before, audio, after, opts)
+    gen_times, probes = [], []
+    for _ in range(a["reps"]):
+        # Copy bandwidth just before each run: same load for both, so the ratio is steadier.
+        probes.append(lim.copy_bandwidth_gbs(a.get("probe_mb", 512), reps=3, threads=usable_cores()))
+        r = dec.generate(before, audio, after, opts)
+        assert len(r.tokens) == n, (len(r.tokens), r.stop)
+        gen_times.append(r.generate_s)
+    gen_s = float(np.median(gen_times))
+    return {
+        "gguf": Path(a["gguf"]).name,
+        "threads": dec.n_threads,
+        "n_batch": dec.n_batch,
+        "kv_type": "f16" if not dec.exact else "f32",
+        "load_s": round(load_s, 3),
+        "prompt_tokens": n_prompt,
+        "prompt_text_tokens": len(before) + len(after),
+        "prefill_cold": _summary(cold_t),
+        "prefill_cold_tok_s": n_prompt / cold_t["median_s"],
+        "prefill_reused_prefix": _summary(warm_t),
+        "prefill_reused_tokens": len(before) - 1,
+        "prefill_reused_prefix_s_saved": cold_t["median_s"] - warm_t["median_s"],
+        "gen_tokens": n,
+        "gen_s_all": [round(x, 4) for x in gen_times],
+        "gen_s_median": gen_s,
+        "gen_tok_s": steps / gen_s,
+        "gen_mean_position": n_prompt + n / 2,
+        "bandwidth_probe_gbs": [round(b, 2) for b in probes],
+        "fraction_of_paired_bandwidth": float(np.median([steps / g * per_token / (b * 1e9)
+                                                         for g, b in zip(gen_times, probes)])),
+        "peak_rss_mb": round(vm_hwm_mb(), 1),
+    }
+
+
+# -- Tingji end to end ------------------------------------------------------------------
+
+
+def _transcribe_module():
+    # Not `import tingji.engine.transcribe as tr`: the package re-exports a function
+    # of that name, which shadows the submodule as an attribute.
+    import sys
+
+    import tingji.engine.transcribe  # noqa: F401
+
+    return sys.modules["tingji.engine.transcribe"]
+
+
+def _force_budget(engine) -> None:
+    """Make every window generate exactly max_tokens: no EOS, no loop guard (work-matched runs)."""
+    from tingji.engine.decoder import DecodeOptions
+
+    engine.decoder.eos_ids = frozenset()
+    _transcribe_module().DecodeOptions = lambda **kw: DecodeOptions(**{**kw, "guard": False})
+
+
+def _restore_budget(engine, eos) -> None:
+    from tingji.engine.decoder import DecodeOptions
+
+    engine.decoder.eos_ids = eos
+    _transcribe_module().DecodeOptions = DecodeOptions
+
+
+def _transcript_summary(tr, wall: float, duration: float) -> dict[str, Any]:
+    tokens = [len(t) for t in tr.window_tokens]
+    return {
+        "wall_s": round(wall, 3),
+        "rtf": wall / duration,
+        "windows": tr.windows,
+        "skipped_windows": tr.skipped_windows,
+        "tokens_per_window": tokens,
+        "tokens_total": sum(tokens),
+        "timings": {k: round(v, 3) for k, v in tr.timings.items()},
+    }
+
+
+def tingji(a: dict[str, Any]) -> dict[str, Any]:
+    """Load + warm-up, dictation latency and 5-minute end to end through Engine, plus peak RSS."""
+    from speech import make_utterance
+
+    t0 = time.perf_counter()
+    from tingji.engine.transcribe import Engine
+
+    import_s = time.perf_counter() - t0
+    engine = Engine(a["model"], provider="cpu")
+    load_total = time.perf_counter() - t0
+    out: dict[str, Any] = {
+        "model": Path(a["model"]).name,
+        "import_s": round(import_s, 3),
+        "engine_load_s": round(engine.load_s, 3),  # manifest, sessions, VAD, decoder, warm-up
+        "load_and_warm_s": round(load_total, 3),  # from `import tingji` to ready
+        "rss_after_load_mb": rss_now_mb(),
+    }
+    eos = engine.decoder.eos_ids
+    utt = make_utterance(3.0)
+    if a.get("dictation", True):
+        _force_budget(engine)
+        k = a["dict_tokens"]
+        t = time.perf_counter()
+        first = engine.transcribe(utt, max_tokens=k)
+        first_s = time.perf_counter() - t
+        runs = []
+        for _ in range(a["reps_dict"]):
+            t = time.perf_counter()
+            tr = engine.transcribe(utt, max_tokens=k)
+            runs.append((time.perf_counter() - t, tr))
+        runs.sort(key=lambda x: x[0])
+        med_s, med_tr = runs[len(runs) // 2]
+        out["dictation_3s"] = {
+            "tokens": k,
+            "first_call_s": round(first_s, 4),
+            "median_s": med_s,
+            "all_s": [round(x[0], 4) for x in runs],
+            "timings_of_median": {kk: round(v, 4) for kk, v in med_tr.timings.items()},
+            "tokens_generated": [len(t) for t in first.window_tokens],
+        }
+        _restore_budget(engine, eos)
+    duration = len(_long_audio(a["audio"])) / SAMPLE_RATE
+    out["audio_s"] = duration
+    for name, budget, forced in a["e2e_runs"]:
+        if forced:
+            _force_budget(engine)
+        t = time.perf_counter()
+        tr = engine.transcribe(a["audio"], max_tokens=budget)
+        wall = time.perf_counter() - t
+        if forced:
+            _restore_budget(engine, eos)
+        out[name] = {"max_tokens": budget, "forced_budget": forced, **_transcript_summary(tr, wall, duration)}
+    out["rss_end_mb"] = rss_now_mb()
+    out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
+    engine.close()
+    return out
+
+
+# -- funasr reference ------------------------------------------------------------------
+
+
+def funasr(a: dict[str, Any]) -> dict[str, Any]:
+    """funasr's FunASRNano (PyTorch CPU) on the same windows with the same forced token budget."""
+    import torch
+
+    from reference import Reference
+    from speech import make_utterance
+    from tingji.engine.vad import SileroVad
+    from tingji.engine.windows import WindowPlanner, trimmed
+
+    t0 = time.perf_counter()
+    ref = Reference(Path(a["checkpoint"]))
+    load_s = time.perf_counter() - t0
+    model = ref.model
+    spent: dict[str, float] = {}
+
+    def timing(name, fn):
+        def wrapper(*args, **kwargs):
+            t = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
+        return wrapper
+
+    model.encode = timing("encode", model.encode)
+    model.audio_adaptor.forward = timing("adaptor", model.audio_adaptor.forward)
+    if model.ctc_decoder is not None:
+        model.ctc_decoder.forward = timing("ctc", model.ctc_decoder.forward)
+    model.llm.generate = timing("llm_generate", model.llm.generate)
+
+    def run(samples: np.ndarray, budget: int) -> dict[str, Any]:
+        spent.clear()
+        t = time.perf_counter()
+        res = ref.run(samples, max_length=budget, llm_kwargs={"min_new_tokens": budget})
+        wall = time.perf_counter() - t
+        return {"wall_s": wall, "tokens": len(ref._captured["ids"]), "stages": dict(spent),
+                "embeds": res["embeds"]}
+
+    out: dict[str, Any] = {"load_s": round(load_s, 3), "torch_threads": torch.get_num_threads(),
+                           "llm_dtype": str(next(model.llm.parameters()).dtype)}
+    # Dictation: the same 3 s utterance and token count as Tingji's.
+    utt = make_utterance(3.0)
+    run(utt, a["dict_tokens"])  # warm
+    dict_runs = [run(utt, a["dict_tokens"]) for _ in range(a["reps_dict"])]
+    walls = sorted(r["wall_s"] for r in dict_runs)
+    out["dictation_3s"] = {"tokens": a["dict_tokens"], "median_s": walls[len(walls) // 2], "all_s": walls,
+                           "stages_of_first": {k: round(v, 4) for k, v in dict_runs[0]["stages"].items()}}
+
+    # 5 minutes: the windows Tingji's planner cuts, trimmed to speech as Tingji trims them.
+    samples = _long_audio(a["audio"])
+    duration = len(samples) / SAMPLE_RATE
+    planner = WindowPlanner(SileroVad(), max_s=a["window_s"])
+    windows = list(planner.feed(samples)) + list(planner.finish())
+    per_window = []
+    t_all = time.perf_counter()
+    for w in windows:
+        lo, hi = trimmed(w)
+        if hi <= lo:
+            continue
+        r = run(w.samples[lo:hi], a["budget"])
+        per_window.append({"audio_s": round((hi - lo) / SAMPLE_RATE, 2), "wall_s": round(r["wall_s"], 3),
+                           "tokens": r["tokens"], "stages": {k: round(v, 3) for k, v in r["stages"].items()}})
+        last = r
+    total = time.perf_counter() - t_all
+    # Prefill alone: one forward over the last window's prompt embeddings (what generate() starts with).
+    embeds = last["embeds"]
+    with torch.no_grad():
+        pf = timed(lambda: model.llm(inputs_embeds=embeds, use_cache=True, logits_to_keep=1), a["reps_prefill"],
+                   warmup=0)
+    stages = {k: round(sum(w["stages"].get(k, 0.0) for w in per_window), 3)
+              for k in ("encode", "adaptor", "ctc", "llm_generate")}
+    gen_tokens = sum(w["tokens"] for w in per_window)
+    prefill_total = pf["median_s"] * len(per_window)  # approx.: one prefill per window
+    out["e2e"] = {
+        "max_tokens": a["budget"],
+        "forced_budget": True,
+        "wall_s": total,
+        "rtf": total / duration,
+        "audio_s": duration,
+        "windows": len(windows),
+        "decoded_windows": len(per_window),
+        "tokens_total": gen_tokens,
+        "stages": stages,
+        "per_window": per_window,
+    }
+    n_prompt = int(embeds.shape[1])
+    out["prefill"] = {"prompt_tokens": n_prompt, **_summary(pf), "tok_s": n_prompt / pf["median_s"]}
+    gen_only = stages["llm_generate"] - prefill_total
+    steps = gen_tokens - len(per_window)
+    out["generation_tok_s"] = steps / gen_only if gen_only > 0 else None
+    # The encoder on one full 60 s window (1000 frames), as Tingji's encoder benchmark runs it.
+    feats = ref.features(samples[: 60 * SAMPLE_RATE])
+    x = torch.from_numpy(feats)[None]
+    lens = torch.tensor([x.shape[1]])
+
+    def enc60():
+        with torch.no_grad():
+            e, ol = model.audio_encoder(x, lens)
+            model.audio_adaptor(e, ol)
+
+    out["encoder_60s"] = {"frames": int(x.shape[1]), **_summary(timed(enc60, a["reps_enc"]))}
+    out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
+    return strip_private(out)
+
+
+STAGES = {"limits": limits, "encoder": encoder, "decoder": decoder, "tingji": tingji, "funasr": funasr}
