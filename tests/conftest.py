@@ -67,3 +67,12 @@ def speech_zh(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
 @pytest.fixture(scope="session")
 def noise() -> np.ndarray:
     return (np.random.default_rng(7).standard_normal(16000 * 3) * 0.05).astype(np.float32)
+
+
+@pytest.fixture(autouse=True)
+def _gui_thread_gc(request: pytest.FixtureRequest) -> None:
+    """Qt tests get the app's GUI-thread garbage collection (tingji.gui.gc_guard), as the app has it."""
+    if "qtbot" in request.fixturenames or "qapp" in request.fixturenames:
+        from tingji.gui import gc_guard
+
+        gc_guard.install(request.getfixturevalue("qapp"))

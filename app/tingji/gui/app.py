@@ -17,7 +17,7 @@ from PySide6.QtCore import QLockFile, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..paths import data_dir, database_path, logs_dir
-from . import i18n, icons, settings as settings_mod, theme
+from . import gc_guard, i18n, icons, settings as settings_mod, theme
 from .controller import QueueController
 from .main_window import MainWindow
 from .storage import Store
@@ -38,6 +38,7 @@ def create_app(argv: Sequence[str] | None = None) -> QApplication:
                 pass
         app = QApplication(list(argv) if argv is not None else sys.argv[:1])
     assert isinstance(app, QApplication)
+    gc_guard.install(app)
     app.setApplicationName("Tingji")
     app.setApplicationDisplayName("Tingji")
     app.setOrganizationName("Tingji")
