@@ -58,7 +58,7 @@ def rms(x: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.square(x, dtype=np.float64))))
 
 
-def check_message(err: AudioError, path: Path, reason: str) -> None:
+def check_message(err: AudioError | str, path: Path, reason: str) -> None:
     """A user-facing message: one line, the file's name, a plain reason, no library noise."""
     msg = str(err)
     assert path.name in msg, msg
@@ -242,18 +242,52 @@ def test_stream_rejects_bad_file_at_call_not_first_next(bad_inputs: dict) -> Non
 
 
 def test_unreadable_file_chmod_000(tmp_path: Path) -> None:
-    path = tmp_path / "locked.wav"
-    sf.write(path, sine(440, SAMPLE_RATE, 0.2), SAMPLE_RATE)
-    path.chmod(0)
+    """A file the user may not read."""
+    if os.geteuid() != 0:
+        path = tmp_path / "locked.wav"
+        sf.write(path, sine(440, SAMPLE_RATE, 0.2), SAMPLE_RATE)
+        path.chmod(0)
+        try:
+            with pytest.raises(AudioError) as err:
+                audio.load(path)
+            check_message(err.value, path, "permission denied")
+        finally:
+            path.chmod(0o644)
+        return
+    # Root reads anything: a forked child that has become `nobody` tries instead (the
+    # interpreter under /root would not be reachable for a freshly started one).
+    import pwd
+    import tempfile
+
+    nobody = pwd.getpwnam("nobody")
+    folder = Path(tempfile.mkdtemp(prefix="tingji-locked-"))  # pytest's own tmp folders are root-only
     try:
-        if os.geteuid() == 0:
-            pytest.skip("running as root: file permissions are not enforced, chmod 000 cannot lock the file "
-                        "(test_permission_error_is_translated covers the translation)")
-        with pytest.raises(AudioError) as err:
-            audio.load(path)
-        check_message(err.value, path, "permission denied")
+        folder.chmod(0o755)
+        path = folder / "locked.wav"
+        sf.write(path, sine(440, SAMPLE_RATE, 0.2), SAMPLE_RATE)
+        path.chmod(0)
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child: never returns into pytest
+            try:
+                os.close(read_end)
+                os.setgid(nobody.pw_gid)
+                os.setuid(nobody.pw_uid)
+                try:
+                    audio.load(path)
+                    message = "READ"
+                except AudioError as e:
+                    message = str(e)
+                os.write(write_end, message.encode("utf-8"))
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            message = pipe.read().decode("utf-8")
+        os.waitpid(pid, 0)
+        check_message(message, path, "permission denied")
     finally:
-        path.chmod(0o644)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_permission_error_is_translated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
