@@ -71,8 +71,17 @@ def noise() -> np.ndarray:
 
 @pytest.fixture(autouse=True)
 def _gui_thread_gc(request: pytest.FixtureRequest) -> None:
-    """Qt tests get the app's GUI-thread garbage collection (tingji.gui.gc_guard), as the app has it."""
+    """Qt tests get the app's GUI-thread garbage collection (tingji.gui.gc_guard), as the app has it.
+
+    The app freezes its start-up heap so that a full collection on the GUI thread
+    stays short. A test process also holds what earlier tests built (the funasr
+    reference, torch modules): frozen too before each Qt test, or one full
+    collection of it would show up in the event-loop stall measurements.
+    """
     if "qtbot" in request.fixturenames or "qapp" in request.fixturenames:
+        import gc
+
         from tingji.gui import gc_guard
 
         gc_guard.install(request.getfixturevalue("qapp"))
+        gc.freeze()
