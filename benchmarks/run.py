@@ -291,14 +291,17 @@ def markdown(doc: dict[str, Any]) -> str:
               f"{r['work']['encoder_flops_60s']['total'] / 1e9:.0f} GFLOP; buckets: short "
               f"{r['encoder']['fp32']['short_bucket_frames']} frames, window {r['work']['window_frames']}.", "",
               "## Decoder (llama.cpp)", "",
-              "| GGUF | prefill tok/s | prefill s (reused prefix) | generate tok/s | MB/token | bound tok/s | of bandwidth |",
-              "|---|---|---|---|---|---|---|"]
+              "| GGUF | prefill tok/s | prefill s (reused prefix) | generate tok/s | on all cores | MB/token "
+              "| bound tok/s | of bandwidth |",
+              "|---|---|---|---|---|---|---|---|"]
     for q, d in r["decoder"].items():
         lines.append(f"| {q} | {d['prefill_cold_tok_s']:.0f} | {d['prefill_reused_prefix']['median_s']:.3f} | "
-                     f"{d['gen_tok_s']:.1f} | {d['bytes_per_token']['total'] / 1e6:.0f} | "
+                     f"{d['gen_tok_s']:.1f} ({d.get('threads', '?')} thr) | "
+                     f"{_f(d.get('gen_tok_s_all_cores'), 1)} ({d.get('all_cores_threads', '?')} thr) | "
+                     f"{d['bytes_per_token']['total'] / 1e6:.0f} | "
                      f"{d['bandwidth_bound_tok_s']:.0f} | {d['fraction_of_bandwidth_limit']:.0%} |")
     lines.append(f"| funasr (transformers fp32) | {r['funasr']['prefill']['tok_s']:.0f} | | "
-                 f"{_f(r['funasr']['generation_tok_s'], 1)} | | | |")
+                 f"{_f(r['funasr']['generation_tok_s'], 1)} | | | | |")
     tj = r["tingji"]
     lines += ["", "## Dictation, load, memory (int8 encoder + q5_k decoder)", "",
               f"* 3 s utterance to text ({tj['dictation_3s']['tokens']} tokens): median "
