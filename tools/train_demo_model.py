@@ -35,14 +35,20 @@ on the encoder output, from espeak's word positions, the same tags asked
 of the packed adaptor rows, and the packed rows regressed towards "oracle
 rows", a fixed linear code of the frame tags each row covers (`oracle_rows`,
 `forward_losses`). The LLM is first trained alone on oracle rows plus noise
-(`pretrain_llm`), so it can already read rows when joint training starts. The encoder and adaptor start from a
-hand-made position code and packing attention (`positional_init`,
-`packing_init`) that training then refines.
+(`pretrain_llm`), so it can already read rows when joint training starts.
+The encoder and adaptor start from a hand-made position code and packing
+attention (`positional_init`, `packing_init`) that training then refines.
 
 Determinism: `--minutes` is a *budget* converted into a fixed amount of data
 and a fixed number of optimizer steps (calibrated on a 2-core machine), not a
-wall-clock limit, so the same seed gives the same model however loaded the
-machine is. Threads are fixed, data order comes from the seed.
+wall-clock limit, so the machine's load does not change what is trained.
+Threads are fixed, data order comes from the seed. Not bit-identical,
+though: espeak-ng's samples for an utterance depend slightly on what the same
+process synthesised before, and which pool worker synthesises which speaker
+depends on timing, so two runs train on slightly different audio (measured:
+see tests/fixtures/models/demo/README.md). Starting every speaker from the
+same espeak state (say, a fresh worker process per speaker) should fix that;
+not done yet.
 """
 
 from __future__ import annotations
