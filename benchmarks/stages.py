@@ -150,8 +150,8 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
         assert len(r.tokens) == n, (len(r.tokens), r.stop)
         gen_times.append(r.generate_s)
     gen_s = float(np.median(gen_times))
-    # The engine generates on physical cores - 1 (tingji.engine.decoder.decoder_threads);
-    # the same generation on every usable core, for the record.
+    # The engine tunes its thread count per token (tingji.engine.threads); the same
+    # generation fixed on every usable core, for the record.
     all_cores = LlamaDecoder(a["gguf"], eos_ids=[], n_ctx=1024, n_threads=usable_cores())
     all_cores.generate(before, audio, after, opts)
     all_times = [all_cores.generate(before, audio, after, opts).generate_s for _ in range(a["reps"])]
@@ -160,6 +160,7 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
         "gguf": Path(a["gguf"]).name,
         "threads": dec.n_threads,
         "threads_batch": dec.n_threads_batch,
+        "thread_tuner": dec.tuner.summary() if dec.tuner is not None else None,
         "gen_tok_s_all_cores": steps / float(np.median(all_times)),
         "all_cores_threads": usable_cores(),
         "n_batch": dec.n_batch,

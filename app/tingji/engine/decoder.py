@@ -18,7 +18,6 @@ from __future__ import annotations
 import ctypes
 import logging
 import os
-import platform
 import threading
 import time
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .errors import Cancelled, ModelError
+from .threads import ThreadTuner, decoder_threads
 
 log = logging.getLogger(__name__)
 
@@ -67,38 +67,6 @@ def default_threads() -> int:
     return max(1, min(n, 8))
 
 
-def physical_cores() -> int:
-    """Physical cores among those this process may use (SMT siblings counted once)."""
-    try:
-        allowed = sorted(os.sched_getaffinity(0))
-    except AttributeError:  # Windows, macOS: no affinity call; assume 2-way SMT on x86
-        n = os.cpu_count() or 1
-        return n if platform.machine().lower() in ("arm64", "aarch64") or n <= 2 else n // 2
-    cores = set()
-    for cpu in allowed:
-        topo = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
-        try:
-            cores.add((topo.joinpath("physical_package_id").read_text().strip(),
-                       topo.joinpath("core_id").read_text().strip()))
-        except OSError:
-            cores.add(("?", str(cpu)))
-    return max(1, len(cores))
-
-
-def decoder_threads() -> int:
-    """llama.cpp threads: physical cores minus one (at least one), at most 8.
-
-    llama.cpp's threads meet at a barrier after every operation of every
-    token, so when one of them is descheduled - by another program, by the
-    GUI thread, by audio capture, by a busy SMT sibling - all wait. On this
-    project's 2-core build machine with one core busy elsewhere, a full-size
-    Qwen3-0.6B q5_k generated 28 tokens/s on one thread and 1.4 on two.
-    Leaving a core to the rest of the desktop costs a little peak speed on an
-    idle machine and avoids that cliff.
-    """
-    return max(1, min(physical_cores() - 1, 8))
-
-
 # llama.cpp logs through one process-wide C callback; the Python function must
 # stay referenced for as long as the library may call it, hence module level.
 _LOG_CALLBACK = None
@@ -136,10 +104,13 @@ class LlamaDecoder:
         _init_llama()
         self.path = Path(path)
         self.eos_ids = frozenset(int(i) for i in eos_ids)
-        # Prefill too: on the 2-core build machine it ran 244 tokens/s on two
-        # threads when the machine was idle, 43 when another job woke up, and a
+        # Thread count: see threads.py. Fixed when the caller says so, and in
+        # exact (reference) mode; otherwise tuned per token from measured times.
+        # Prefill uses the same count: on the 2-core build machine it ran 244
+        # tokens/s on two threads when idle, 43 when another job woke up, and a
         # steady 160 on one (full-size q5_k, 150-token prompt).
-        self.n_threads = n_threads or decoder_threads()
+        self.tuner = None if (n_threads or exact) else ThreadTuner.for_machine()
+        self.n_threads = n_threads or (self.tuner.current if self.tuner else decoder_threads())
         self.n_threads_batch = self.n_threads
         self.n_batch = n_batch
         # The fast settings (f16 KV cache, flash attention where available) move
@@ -174,6 +145,7 @@ class LlamaDecoder:
         twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_ctx", "_cached", "_forks")})
         twin._owns_model = False
         twin._forks = []
+        twin.tuner = ThreadTuner.for_machine() if self.tuner is not None else None
         twin._ctx = None
         twin._cached = []
         twin._new_context(n_ctx or self.n_ctx)
@@ -373,10 +345,25 @@ class LlamaDecoder:
                 return tokens, "loop"
             if len(tokens) == opts.max_tokens:
                 break
-            self._decode(pos, tokens=[token])
+            if self.tuner is None:
+                self._decode(pos, tokens=[token])
+            else:
+                self._tuned_decode(pos, token)
             pos += 1
             logits = self._logits()
         return tokens, "limit"
+
+    def _tuned_decode(self, pos: int, token: int) -> None:
+        """One generation step on the thread count the tuner picks, timed for it."""
+        assert self.tuner is not None
+        start = time.perf_counter()
+        threads = self.tuner.next_threads(start)
+        if threads != self.n_threads:
+            self._ll.llama_set_n_threads(self._ctx, threads, threads)
+            self.n_threads = self.n_threads_batch = threads
+        self._decode(pos, tokens=[token])
+        end = time.perf_counter()
+        self.tuner.record(threads, end - start, end)
 
     def forward_logits(self, before: Sequence[int], audio: np.ndarray, after: Sequence[int],
                        forced: Sequence[int]) -> np.ndarray:

@@ -1,0 +1,80 @@
+"""llama.cpp's thread count, tuned per token from measured token times (tingji.engine.threads)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tingji.engine.threads import ThreadTuner
+
+
+def _drive(tuner: ThreadTuner, seconds_per_token: dict[int, float], tokens: int, now: float = 0.0) -> tuple[list[int], float]:
+    """Generate `tokens` tokens on a simulated machine; returns the thread count used for each."""
+    used = []
+    for _ in range(tokens):
+        n = tuner.next_threads(now)
+        now += seconds_per_token[n]
+        tuner.record(n, seconds_per_token[n], now)
+        used.append(n)
+    return used, now
+
+
+def test_busy_machine_stays_on_fewer_threads_and_probes_back_off() -> None:
+    tuner = ThreadTuner(low=1, high=2)
+    # One core busy elsewhere: two threads collapse (measured: 28 vs 1.4 tokens/s).
+    used, elapsed = _drive(tuner, {1: 1 / 28, 2: 1 / 1.4}, 3000)
+    assert tuner.current == 1 and tuner.switches == 0
+    slow = used.count(2)
+    assert slow == tuner.probes * tuner.probe_tokens
+    # Back-off: over ~2.6 minutes of generation only a handful of probes ran.
+    assert 2 <= tuner.probes <= 8, tuner.probes
+    ideal = 3000 / 28
+    assert elapsed < ideal * 1.25, (elapsed, ideal)  # the probes cost under a quarter
+
+
+def test_idle_machine_moves_to_more_threads() -> None:
+    tuner = ThreadTuner(low=1, high=2)
+    used, _ = _drive(tuner, {1: 1 / 29, 2: 1 / 42}, 400)
+    assert tuner.current == 2 and tuner.switches == 1
+    assert used[-100:].count(2) >= 96  # settled, apart from probes of the other count
+
+
+def test_follows_the_machine_when_load_comes_and_goes() -> None:
+    tuner = ThreadTuner(low=1, high=2)
+    _, now = _drive(tuner, {1: 1 / 29, 2: 1 / 42}, 400)
+    assert tuner.current == 2
+    # Load arrives: the current count becomes slow; the next probe of 1 thread wins.
+    _, now = _drive(tuner, {1: 1 / 28, 2: 1 / 1.4}, 200, now)
+    assert tuner.current == 1
+    # Load leaves: back to two threads within the longest probe gap.
+    used, _ = _drive(tuner, {1: 1 / 29, 2: 1 / 42}, int(tuner.max_gap_s * 29 * 1.5) + 200, now)
+    assert tuner.current == 2
+
+
+def test_single_core_machine_has_no_tuner(monkeypatch) -> None:
+    import tingji.engine.threads as threads
+
+    monkeypatch.setattr(threads, "physical_cores", lambda: 1)
+    assert ThreadTuner.for_machine() is None
+    assert threads.decoder_threads() == 1
+
+
+def test_switching_threads_mid_generation_keeps_the_tokens(tiny_model: Path) -> None:
+    """A tuned decoder (forced to switch often) generates exactly what a fixed one does."""
+    from tingji.engine.decoder import DecodeOptions, LlamaDecoder
+    from tingji.engine.manifest import load_manifest
+
+    gguf = tiny_model / load_manifest(tiny_model).files["decoder"].path
+    fixed = LlamaDecoder(gguf, eos_ids=[], n_threads=1)
+    tuned = LlamaDecoder(gguf, eos_ids=[])
+    tuned.tuner = ThreadTuner(low=1, high=2, min_gap_s=0.0, max_gap_s=0.0, margin=-10.0)  # every probe wins
+    before, after = fixed.tokenize("<|im_start|>user\n"), fixed.tokenize("<|im_end|>\n<|im_start|>assistant\n")
+    audio = np.random.default_rng(3).standard_normal((9, fixed.n_embd)).astype(np.float32)
+    opts = DecodeOptions(max_tokens=64, guard=False)
+    a = fixed.generate(before, audio, after, opts)
+    b = tuned.generate(before, audio, after, opts)
+    assert tuned.tuner.switches >= 5, tuned.tuner.summary()
+    assert len(a.tokens) == 64 and a.tokens == b.tokens
+    fixed.close()
+    tuned.close()
