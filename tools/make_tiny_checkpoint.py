@@ -334,6 +334,24 @@ def ctc_special_count() -> int:
     return 2 + langs + events + emotions + 6 + 50 + 1501
 
 
+def configuration_json(llm_dir_name: str) -> str:
+    """The release's configuration.json: where funasr's loader finds weights, config and tokenizers."""
+    configuration = {
+        "framework": "pytorch",
+        "task": "auto-speech-recognition",
+        "model": {"type": "funasr"},
+        "pipeline": {"type": "funasr-pipeline"},
+        "file_path_metas": {
+            "init_param": "model.pt",
+            "config": "config.yaml",
+            "tokenizer_conf": {"init_param_path": llm_dir_name},
+            "llm_conf": {"init_param_path": llm_dir_name},
+            "dataset_conf": {"ctc_tokenizer_conf": {"vocab_path": "multilingual.tiktoken"}},
+        },
+    }
+    return json.dumps(configuration, indent=2)
+
+
 def make_checkpoint(out: Path, seed: int, full_size: bool = False, llm_dtype: str = "fp32") -> Path:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -356,20 +374,7 @@ def make_checkpoint(out: Path, seed: int, full_size: bool = False, llm_dtype: st
     write_llm_folder(out / llm_dir_name, tok, llm)
     (out / "multilingual.tiktoken").write_text(ctc_tiktoken(tok, n_ctc, n_specials), encoding="ascii")
     (out / "config.yaml").write_text(config_yaml(dims, llm_dir_name, n_ctc, llm_dtype), encoding="utf-8")
-    configuration = {
-        "framework": "pytorch",
-        "task": "auto-speech-recognition",
-        "model": {"type": "funasr"},
-        "pipeline": {"type": "funasr-pipeline"},
-        "file_path_metas": {
-            "init_param": "model.pt",
-            "config": "config.yaml",
-            "tokenizer_conf": {"init_param_path": llm_dir_name},
-            "llm_conf": {"init_param_path": llm_dir_name},
-            "dataset_conf": {"ctc_tokenizer_conf": {"vocab_path": "multilingual.tiktoken"}},
-        },
-    }
-    (out / "configuration.json").write_text(json.dumps(configuration, indent=2), encoding="utf-8")
+    (out / "configuration.json").write_text(configuration_json(llm_dir_name), encoding="utf-8")
 
     state = audio_state(dims, seed)
     state.update(llm_state(llm, torch.Generator().manual_seed(seed + 2)))

@@ -1264,20 +1264,7 @@ def write_checkpoint(folder: Path, model, tok, llm_cfg: dict, dims: Dims, tiktok
     (folder / "multilingual.tiktoken").write_text(tiktoken_text, encoding="ascii")
     (folder / "config.yaml").write_text(mtc.config_yaml(audio_dims(dims, ctc_vocab), LLM_FOLDER, ctc_vocab, "fp32"),
                                         encoding="utf-8")
-    configuration = {
-        "framework": "pytorch",
-        "task": "auto-speech-recognition",
-        "model": {"type": "funasr"},
-        "pipeline": {"type": "funasr-pipeline"},
-        "file_path_metas": {
-            "init_param": "model.pt",
-            "config": "config.yaml",
-            "tokenizer_conf": {"init_param_path": LLM_FOLDER},
-            "llm_conf": {"init_param_path": LLM_FOLDER},
-            "dataset_conf": {"ctc_tokenizer_conf": {"vocab_path": "multilingual.tiktoken"}},
-        },
-    }
-    (folder / "configuration.json").write_text(json.dumps(configuration, indent=2), encoding="utf-8")
+    (folder / "configuration.json").write_text(mtc.configuration_json(LLM_FOLDER), encoding="utf-8")
     state = {k: v.detach().clone() for k, v in model.state_dict().items() if not k.startswith(SCAFFOLDING)}
     state["llm.lm_head.weight"] = state["llm.model.embed_tokens.weight"]  # tied, as torch saves them
     torch.save(state, folder / "model.pt")
