@@ -1098,6 +1098,23 @@ def greedy_ctc(model, batch: Batch, side: TextSide) -> list[str]:
     return out
 
 
+def llm_step(model, embed, side: TextSide, batch: tuple, recipe: Recipe, opt, params, lr: float,
+             running: dict[str, float]) -> None:
+    """One optimizer step on the LLM loss alone (LLM pretraining and polish); updates `running` averages."""
+    import torch
+
+    inputs, attention, label_ids = batch
+    for group in opt.param_groups:
+        group["lr"] = lr
+    loss, acc = llm_loss(model.llm, embed, side, inputs, attention, label_ids, recipe.label_smoothing)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(params, 1.0)
+    opt.step()
+    for k, v in (("llm", loss), ("acc", acc)):
+        running[k] = running[k] * 0.9 + float(v) * 0.1 if k in running else float(v)
+
+
 def pretrain_llm(model, tok, side: TextSide, short: list[Example], recipe: Recipe, table: "torch.Tensor",
                  seed: int, log) -> None:
     """The LLM alone, on oracle rows plus noise: it learns to read rows before the adaptor can write them.
@@ -1133,15 +1150,7 @@ def pretrain_llm(model, tok, side: TextSide, short: list[Example], recipe: Recip
                                                  [e.text for e in items], embed, tok, side)
         warm = max(2, steps // 10)
         lr = recipe.lr * min(1.0, (step + 1) / warm)
-        for group in opt.param_groups:
-            group["lr"] = lr
-        loss, acc = llm_loss(model.llm, embed, side, inputs, attention, label_ids, recipe.label_smoothing)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
-        for k, v in (("llm", loss), ("acc", acc)):
-            running[k] = running[k] * 0.9 + float(v) * 0.1 if k in running else float(v)
+        llm_step(model, embed, side, (inputs, attention, label_ids), recipe, opt, params, lr, running)
         if (step + 1) % max(1, steps // 10) == 0 or step == steps - 1:
             log(f"LLM pretraining {step + 1}/{steps} {time.perf_counter() - started:5.0f}s  llm {running['llm']:.3f}"
                 f"  acc {running['acc']:.3f}  (frames {frames})")
@@ -1186,15 +1195,7 @@ def polish_llm(model, tok, side: TextSide, short: list[Example], recipe: Recipe,
         warm = max(2, steps // 20)
         progress = max(0.0, (step - warm) / max(1, steps - warm))
         lr = recipe.polish_lr * min(1.0, (step + 1) / warm) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
-        for group in opt.param_groups:
-            group["lr"] = lr
-        loss, acc = llm_loss(model.llm, embed, side, inputs, attention, label_ids, recipe.label_smoothing)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        opt.step()
-        for k, v in (("llm", loss), ("acc", acc)):
-            running[k] = running[k] * 0.9 + float(v) * 0.1 if k in running else float(v)
+        llm_step(model, embed, side, (inputs, attention, label_ids), recipe, opt, params, lr, running)
         if (step + 1) % max(1, steps // 10) == 0 or step == steps - 1:
             log(f"LLM polish {step + 1}/{steps} {time.perf_counter() - started:5.0f}s  llm {running['llm']:.3f}"
                 f"  acc {running['acc']:.3f}")
