@@ -41,6 +41,14 @@ def timed(fn: Callable[[], Any], reps: int, warmup: int = 1) -> dict[str, Any]:
             "reps": len(times), "all_s": [round(x, 5) for x in times], "_result": result}
 
 
+def emit_json(res: dict[str, Any], path: Path | None) -> None:
+    """An experiment's result: printed, and also written to `path` when given."""
+    text = json.dumps(res, indent=2)
+    print(text)
+    if path:
+        path.write_text(text + "\n")
+
+
 def strip_private(d: Any) -> Any:
     """Drop keys starting with '_' (raw results kept only for in-process use)."""
     if isinstance(d, dict):

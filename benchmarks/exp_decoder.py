@@ -17,7 +17,6 @@ Rounds interleave the variants so other jobs' load hits all alike.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -27,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ROOT  # noqa: E402,F401
+from common import ROOT, emit_json  # noqa: E402,F401
 
 
 def make(change: str, gguf: Path):
@@ -117,10 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             "raw": {k: [round(x, 4) for x in xs] for k, xs in t[v].items()}}
         for v in variants}
     res["loadavg_end"] = os.getloadavg()
-    text = json.dumps(res, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n")
+    emit_json(res, args.json)
     return 0
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ROOT  # noqa: E402,F401  (sets sys.path for the app)
+from common import ROOT, emit_json  # noqa: E402,F401  (sets sys.path for the app)
 
 
 def _opts(change: str, threads: int):
@@ -168,10 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.op_counts:
         res["op_counts"] = {lvl: optimized_op_counts(path, args.threads, lvl)
                             for lvl in ("opt_basic", "baseline")}
-    text = json.dumps(res, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n")
+    emit_json(res, args.json)
     return 0
 
 

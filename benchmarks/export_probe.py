@@ -12,7 +12,6 @@ comes from the kernel (`ru_maxrss` of the waited-for child), not the sampler.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import subprocess
@@ -20,6 +19,8 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+from common import emit_json
 
 
 def _rss_kb(pid: int) -> tuple[int, int]:
@@ -124,10 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     res = probe_export(args.source, args.out, args.precision, args.decoder_quant, fixed=not args.no_fixed, echo=True)
     res["load_before"] = os.getloadavg()
-    text = json.dumps(res, indent=2)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n")
+    emit_json(res, args.json)
     return 0 if res["returncode"] == 0 else 1
 
 

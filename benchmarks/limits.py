@@ -14,17 +14,22 @@ import time
 import numpy as np
 
 
+def best_seconds(fn, reps: int) -> float:
+    """Fastest of `reps` timed calls after one untimed warm-up call."""
+    fn()
+    best = float("inf")
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
 def gemm_gflops_numpy(n: int = 4096, reps: int = 5) -> float:
     a = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)
     b = np.random.default_rng(1).standard_normal((n, n), dtype=np.float32)
     c = np.empty((n, n), np.float32)
-    np.matmul(a, b, out=c)  # warm
-    best = float("inf")
-    for _ in range(reps):
-        t = time.perf_counter()
-        np.matmul(a, b, out=c)
-        best = min(best, time.perf_counter() - t)
-    return 2.0 * n ** 3 / best / 1e9
+    return 2.0 * n ** 3 / best_seconds(lambda: np.matmul(a, b, out=c), reps) / 1e9
 
 
 def gemm_gflops_torch(n: int = 4096, reps: int = 5, threads: int | None = None) -> float | None:
@@ -38,13 +43,7 @@ def gemm_gflops_torch(n: int = 4096, reps: int = 5, threads: int | None = None) 
     a = torch.randn(n, n, generator=g)
     b = torch.randn(n, n, generator=g)
     c = torch.empty(n, n)
-    torch.mm(a, b, out=c)
-    best = float("inf")
-    for _ in range(reps):
-        t = time.perf_counter()
-        torch.mm(a, b, out=c)
-        best = min(best, time.perf_counter() - t)
-    return 2.0 * n ** 3 / best / 1e9
+    return 2.0 * n ** 3 / best_seconds(lambda: torch.mm(a, b, out=c), reps) / 1e9
 
 
 def copy_bandwidth_gbs(mb: int = 1024, reps: int = 5, threads: int = 1) -> float:
@@ -58,8 +57,7 @@ def copy_bandwidth_gbs(mb: int = 1024, reps: int = 5, threads: int = 1) -> float
     def copy_part(a: int, b: int) -> None:
         np.copyto(dst[a:b], src[a:b])
 
-    def once() -> float:
-        t = time.perf_counter()
+    def once() -> None:
         if threads == 1:
             np.copyto(dst, src)
         else:
@@ -68,11 +66,8 @@ def copy_bandwidth_gbs(mb: int = 1024, reps: int = 5, threads: int = 1) -> float
                 w.start()
             for w in workers:
                 w.join()
-        return time.perf_counter() - t
 
-    once()
-    best = min(once() for _ in range(reps))
-    return 2.0 * src.nbytes / best / 1e9
+    return 2.0 * src.nbytes / best_seconds(once, reps) / 1e9
 
 
 def measure(cores: int, quick: bool = False) -> dict:
