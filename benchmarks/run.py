@@ -176,6 +176,9 @@ def measure(built: dict[str, Any], quick: bool) -> dict[str, Any]:
         r["bandwidth_bound_tok_s"] = bw / b["total"]
         r["fraction_of_bandwidth_limit"] = r["fraction_of_paired_bandwidth"]
         r["fraction_of_limits_stage_bandwidth"] = r["gen_tok_s"] * b["total"] / bw
+        # Perfect scaling of the one-thread speed over every usable core, as a fraction of the bound.
+        r["kernel_ceiling_fraction"] = (r["all_cores_threads"] * r["gen_tok_s_one_thread"] * b["total"] / bw
+                                        if "gen_tok_s_one_thread" in r else None)
     t_tj, t_fa = res["tingji"]["e2e_budget"], res["funasr"]["e2e"]
     fa_enc = res["funasr"]["encoder_60s"]["median_s"]
     summary = {
@@ -202,6 +205,7 @@ def measure(built: dict[str, Any], quick: bool) -> dict[str, Any]:
         "decoder_prefill_tok_s": {q: r["prefill_cold_tok_s"] for q, r in res["decoder"].items()},
         "decoder_fraction_of_bandwidth_limit_by_quant": {q: r["fraction_of_bandwidth_limit"]
                                                          for q, r in res["decoder"].items()},
+        "decoder_kernel_ceiling_by_quant": {q: r["kernel_ceiling_fraction"] for q, r in res["decoder"].items()},
         "funasr_prefill_tok_s": res["funasr"]["prefill"]["tok_s"],
         "funasr_gen_tok_s": res["funasr"]["generation_tok_s"],
         "load_and_warm_s": res["tingji"]["load_and_warm_s"],
@@ -224,6 +228,10 @@ def goals(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 # -- reporting -------------------------------------------------------------------------
+
+
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:.0%}"
 
 
 def _f(v: Any, nd: int = 2) -> str:
@@ -291,17 +299,19 @@ def markdown(doc: dict[str, Any]) -> str:
               f"{r['work']['encoder_flops_60s']['total'] / 1e9:.0f} GFLOP; buckets: short "
               f"{r['encoder']['fp32']['short_bucket_frames']} frames, window {r['work']['window_frames']}.", "",
               "## Decoder (llama.cpp)", "",
-              "| GGUF | prefill tok/s | prefill s (reused prefix) | generate tok/s | on all cores | MB/token "
-              "| bound tok/s | of bandwidth |",
-              "|---|---|---|---|---|---|---|---|"]
+              "| GGUF | prefill tok/s | prefill s (reused prefix) | generate tok/s | on all cores | on 1 thread "
+              "| MB/token | bound tok/s | of bandwidth | ceiling (cores x 1 thread) |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for q, d in r["decoder"].items():
         lines.append(f"| {q} | {d['prefill_cold_tok_s']:.0f} | {d['prefill_reused_prefix']['median_s']:.3f} | "
                      f"{d['gen_tok_s']:.1f} ({d.get('threads', '?')} thr) | "
                      f"{_f(d.get('gen_tok_s_all_cores'), 1)} ({d.get('all_cores_threads', '?')} thr) | "
+                     f"{_f(d.get('gen_tok_s_one_thread'), 1)} | "
                      f"{d['bytes_per_token']['total'] / 1e6:.0f} | "
-                     f"{d['bandwidth_bound_tok_s']:.0f} | {d['fraction_of_bandwidth_limit']:.0%} |")
+                     f"{d['bandwidth_bound_tok_s']:.0f} | {d['fraction_of_bandwidth_limit']:.0%} | "
+                     f"{_pct(d.get('kernel_ceiling_fraction'))} |")
     lines.append(f"| funasr (transformers fp32) | {r['funasr']['prefill']['tok_s']:.0f} | | "
-                 f"{_f(r['funasr']['generation_tok_s'], 1)} | | | | |")
+                 f"{_f(r['funasr']['generation_tok_s'], 1)} | | | | | | |")
     tj = r["tingji"]
     lines += ["", "## Dictation, load, memory (int8 encoder + q5_k decoder)", "",
               f"* 3 s utterance to text ({tj['dictation_3s']['tokens']} tokens): median "

@@ -156,6 +156,13 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
     all_cores.generate(before, audio, after, opts)
     all_times = [all_cores.generate(before, audio, after, opts).generate_s for _ in range(a["reps"])]
     all_cores.close()
+    # One thread: the kernel's own speed. Cores x this is what perfect thread
+    # scaling could reach; if that is below the bandwidth bound, the decoder is
+    # compute-bound on this machine and no thread setting reaches the bound.
+    one = LlamaDecoder(a["gguf"], eos_ids=[], n_ctx=1024, n_threads=1)
+    one.generate(before, audio, after, opts)
+    one_times = [one.generate(before, audio, after, opts).generate_s for _ in range(a["reps"])]
+    one.close()
     return {
         "gguf": Path(a["gguf"]).name,
         "threads": dec.n_threads,
@@ -163,6 +170,7 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
         "thread_tuner": dec.tuner.summary() if dec.tuner is not None else None,
         "gen_tok_s_all_cores": steps / float(np.median(all_times)),
         "all_cores_threads": usable_cores(),
+        "gen_tok_s_one_thread": steps / float(np.median(one_times)),
         "n_batch": dec.n_batch,
         "kv_type": "f16" if not dec.exact else "f32",
         "load_s": round(load_s, 3),
