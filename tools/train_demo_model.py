@@ -1388,6 +1388,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--steps", type=int, default=None, help="override the step count the budget gives (experiments)")
     ap.add_argument("--speakers", type=int, default=None, help="override the number of training speakers (experiments)")
+    ap.add_argument("--llm-pretrain-steps", type=int, default=None,
+                    help="override the LLM pretraining step count on oracle rows (experiments)")
     ap.add_argument("--polish-steps", type=int, default=None,
                     help="adaptor+LLM steps on the frozen encoder after joint training (`polish_llm`; experiments)")
     args = ap.parse_args(argv)
@@ -1423,6 +1425,8 @@ def main(argv: list[str] | None = None) -> int:
                          speakers=args.speakers or recipe.speakers)
     if args.polish_steps is not None:
         recipe = replace(recipe, polish_steps=args.polish_steps)
+    if args.llm_pretrain_steps is not None:
+        recipe = replace(recipe, llm_pretrain_steps=args.llm_pretrain_steps)
     log(f"recipe {asdict(recipe)}")
     log(f"dims {asdict(dims)}")
     import make_tiny_checkpoint as mtc
