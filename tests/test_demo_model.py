@@ -79,7 +79,7 @@ def _digit_groups_file(path: Path, seconds: float, seed: int) -> tuple[list[list
     # More groups than needed (a group and its pause last well over 1 s), synthesised
     # together, each in a fresh process so the audio does not depend on test order.
     candidates = [[demo.DIGITS[int(i)] for i in rng.integers(0, 10, 3)] for _ in range(int(seconds) + 1)]
-    speech = demo.fresh_process_map(demo._espeak_samples, [(" ".join(g), speaker) for g in candidates], 2)
+    speech = demo.espeak_many([(" ".join(g), speaker) for g in candidates])
     parts, groups, t = [np.zeros(8000, np.float32)], [], 0.5
     for group, clip in zip(candidates, speech):
         if t >= seconds:

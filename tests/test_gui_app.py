@@ -313,7 +313,7 @@ def test_drop_speech_with_demo_model_shows_the_spoken_words(qtbot, home: Path, t
 
     spoken = {"memo one.wav": ("call home today", demo.Speaker("en-gb-x-rp", "Hugo", 168, 40, 1)),
               "备忘 二.wav": ("save file three two", demo.Speaker("en-us", "Mike", 170, 50, 0))}
-    clips = demo.fresh_process_map(demo._espeak_samples, list(spoken.values()), 2)
+    clips = demo.espeak_many(spoken.values())
     paths = []
     for name, clip in zip(spoken, clips):
         paths.append(tmp_path / name)

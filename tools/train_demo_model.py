@@ -491,9 +491,9 @@ def held_out_set(n: int, seed: int, workers: int = 2) -> list[HeldOutUtterance]:
     return fresh_process_map(_held_out_utterance, jobs, workers)
 
 
-def espeak(text: str, speaker: Speaker) -> np.ndarray:
-    """16 kHz float32 speech for `text`, synthesised in a fresh process (repeatable; for tests)."""
-    return fresh_process_map(_espeak_samples, [(text, speaker)], 1)[0]
+def espeak_many(jobs: Sequence[tuple[str, Speaker]], workers: int = 2) -> list[np.ndarray]:
+    """16 kHz float32 speech for each (text, speaker), each in a fresh process (repeatable; for tests)."""
+    return fresh_process_map(_espeak_samples, list(jobs), workers)
 
 
 def _espeak_samples(job: tuple[str, Speaker]) -> np.ndarray:
