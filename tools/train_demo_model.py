@@ -439,8 +439,8 @@ def long_example(short: Sequence[Example], by_speaker: Sequence[Sequence[int]], 
     LFR frame at each joint, and costs nothing.) One speaker's utterances come
     first; a speaker has only ~20 s of speech, so further speakers follow, as
     in a conversation, until the length is reached. Without them no example
-    was longer than ~26 s and the decoder never learned to read a whole 60 s
-    window, the engine's window size (it lost its place after ~40 words).
+    was longer than ~26 s, so training never showed the decoder a whole 60 s
+    window, the engine's window size.
     """
     parts: list[Example] = []
     total = 0
