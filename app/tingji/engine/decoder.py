@@ -58,15 +58,6 @@ class DecodeResult:
     attempts: list[list[int]] = field(default_factory=list)
 
 
-def default_threads() -> int:
-    """Cores this process may use, capped: ONNX Runtime's encoder scales to about 8."""
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:
-        n = os.cpu_count() or 1
-    return max(1, min(n, 8))
-
-
 # llama.cpp logs through one process-wide C callback; the Python function must
 # stay referenced for as long as the library may call it, hence module level.
 _LOG_CALLBACK = None
@@ -111,7 +102,6 @@ class LlamaDecoder:
         # steady 160 on one (full-size q5_k, 150-token prompt).
         self.tuner = None if (n_threads or exact) else ThreadTuner.for_machine()
         self.n_threads = n_threads or (self.tuner.current if self.tuner else decoder_threads())
-        self.n_threads_batch = self.n_threads
         self.n_batch = n_batch
         # The fast settings (f16 KV cache, flash attention where available) move
         # logits by ~1e-3 relative; `exact` keeps the KV cache in f32 and uses
@@ -164,7 +154,7 @@ class LlamaDecoder:
         cparams.n_ubatch = self.n_batch
         cparams.n_seq_max = 1
         cparams.n_threads = self.n_threads
-        cparams.n_threads_batch = self.n_threads_batch
+        cparams.n_threads_batch = self.n_threads
         cparams.no_perf = True
         cparams.type_k = self.kv_type
         cparams.type_v = self.kv_type
@@ -360,7 +350,7 @@ class LlamaDecoder:
         threads = self.tuner.next_threads(start)
         if threads != self.n_threads:
             self._ll.llama_set_n_threads(self._ctx, threads, threads)
-            self.n_threads = self.n_threads_batch = threads
+            self.n_threads = threads
         self._decode(pos, tokens=[token])
         end = time.perf_counter()
         self.tuner.record(threads, end - start, end)

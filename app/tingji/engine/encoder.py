@@ -23,9 +23,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .decoder import default_threads
 from .errors import ModelError, TingjiError
 from .manifest import Manifest
+from .threads import default_threads
 
 log = logging.getLogger(__name__)
 

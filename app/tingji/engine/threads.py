@@ -13,6 +13,9 @@ So the decoder measures what it cares about. It generates on the thread count
 that has been faster lately and every so often tries the other one for a few
 tokens. A try that loses doubles the wait before the next (up to a minute), so
 under sustained load the tries cost little; a try that wins switches at once.
+
+The encoder's count lives here too (`default_threads`): ONNX Runtime does not
+spin after a run, so it simply takes every usable core.
 """
 
 from __future__ import annotations
@@ -39,6 +42,15 @@ def physical_cores() -> int:
         except OSError:
             cores.add(("?", str(cpu)))
     return max(1, len(cores))
+
+
+def default_threads() -> int:
+    """Cores this process may use, capped: ONNX Runtime's encoder scales to about 8."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:
+        n = os.cpu_count() or 1
+    return max(1, min(n, 8))
 
 
 def decoder_threads() -> int:
