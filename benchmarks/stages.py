@@ -150,27 +150,28 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
         assert len(r.tokens) == n, (len(r.tokens), r.stop)
         gen_times.append(r.generate_s)
     gen_s = float(np.median(gen_times))
+    def fixed_threads_gen_s(threads: int) -> float:
+        """Median generation time on a decoder held at `threads` threads (one warm-up run)."""
+        fixed = LlamaDecoder(a["gguf"], eos_ids=[], n_ctx=1024, n_threads=threads)
+        fixed.generate(before, audio, after, opts)
+        times = [fixed.generate(before, audio, after, opts).generate_s for _ in range(a["reps"])]
+        fixed.close()
+        return float(np.median(times))
+
     # The engine tunes its thread count per token (tingji.engine.threads); the same
-    # generation fixed on every usable core, for the record.
-    all_cores = LlamaDecoder(a["gguf"], eos_ids=[], n_ctx=1024, n_threads=usable_cores())
-    all_cores.generate(before, audio, after, opts)
-    all_times = [all_cores.generate(before, audio, after, opts).generate_s for _ in range(a["reps"])]
-    all_cores.close()
-    # One thread: the kernel's own speed. Cores x this is what perfect thread
-    # scaling could reach; if that is below the bandwidth bound, the decoder is
-    # compute-bound on this machine and no thread setting reaches the bound.
-    one = LlamaDecoder(a["gguf"], eos_ids=[], n_ctx=1024, n_threads=1)
-    one.generate(before, audio, after, opts)
-    one_times = [one.generate(before, audio, after, opts).generate_s for _ in range(a["reps"])]
-    one.close()
+    # generation fixed on every usable core, for the record, and on one thread: the
+    # kernel's own speed. Cores x that is what perfect thread scaling could reach; if
+    # it is below the bandwidth bound, the decoder is compute-bound on this machine
+    # and no thread setting reaches the bound.
+    all_cores_s, one_thread_s = fixed_threads_gen_s(usable_cores()), fixed_threads_gen_s(1)
     return {
         "gguf": Path(a["gguf"]).name,
         "threads": dec.n_threads,
-        "threads_batch": dec.n_threads_batch,
+        "threads_batch": dec.n_threads,  # llama.cpp's batch threads follow the generation count
         "thread_tuner": dec.tuner.summary() if dec.tuner is not None else None,
-        "gen_tok_s_all_cores": steps / float(np.median(all_times)),
+        "gen_tok_s_all_cores": steps / all_cores_s,
         "all_cores_threads": usable_cores(),
-        "gen_tok_s_one_thread": steps / float(np.median(one_times)),
+        "gen_tok_s_one_thread": steps / one_thread_s,
         "n_batch": dec.n_batch,
         "kv_type": "f16" if not dec.exact else "f32",
         "load_s": round(load_s, 3),
