@@ -182,15 +182,13 @@ class Recipe:
         # (held-out voices) CTC WER stayed at 12.7% and pooled held-out WER at
         # 24.7%: the model learnt the training voices more than the words.
         speakers = max(4, min(1600, int(m * 52)))
-        return Recipe(
-            speakers=speakers,
-            utterances_per_speaker=11 if m >= 5 else 6,
-            steps=steps,
-            warmup=max(2, steps // 15),
-            short_only_steps=int(steps * 0.3),
-            llm_pretrain_steps=min(1500, steps),
-            polish_steps=int(m * 30),
-        )
+        return Recipe(speakers=speakers, utterances_per_speaker=11 if m >= 5 else 6, steps=0, warmup=0,
+                      short_only_steps=0, polish_steps=int(m * 30)).with_steps(steps)
+
+    def with_steps(self, steps: int) -> "Recipe":
+        """This recipe at `steps` joint steps; the schedule parts that follow the step count follow it."""
+        return replace(self, steps=steps, warmup=max(2, steps // 15), short_only_steps=int(steps * 0.3),
+                       llm_pretrain_steps=min(1500, steps), polish_steps=min(self.polish_steps, steps))
 
 
 # --------------------------------------------------------------------------
@@ -1419,10 +1417,7 @@ def main(argv: list[str] | None = None) -> int:
 
     dims, recipe = Dims(), Recipe.for_minutes(args.minutes)
     if args.steps is not None or args.speakers is not None:
-        steps = args.steps or recipe.steps
-        recipe = replace(recipe, steps=steps, warmup=max(2, steps // 15), short_only_steps=int(steps * 0.3),
-                         llm_pretrain_steps=min(1500, steps), polish_steps=min(recipe.polish_steps, steps),
-                         speakers=args.speakers or recipe.speakers)
+        recipe = replace(recipe.with_steps(args.steps or recipe.steps), speakers=args.speakers or recipe.speakers)
     if args.polish_steps is not None:
         recipe = replace(recipe, polish_steps=args.polish_steps)
     if args.llm_pretrain_steps is not None:
