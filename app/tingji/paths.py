@@ -52,4 +52,29 @@ def settings_path() -> Path:
 
 
 def database_path() -> Path:
+    """The file queue and its results (the GUI's storage)."""
     return data_dir() / "tingji.sqlite3"
+
+
+def dictation_database_path() -> Path:
+    """Dictation history: one row per take, next to the WAVs in `recordings_dir()`."""
+    return data_dir() / "dictation.sqlite3"
+
+
+def cache_dir() -> Path:
+    """Partial and finished downloads that an interrupted install resumes from (not created here)."""
+    return data_dir() / "cache"
+
+
+def catalog_overrides_path() -> Path:
+    """Hashes pinned by downloads and user additions to the built-in model catalog."""
+    return data_dir() / "catalog-overrides.json"
+
+
+def gui_lock_path() -> Path:
+    """Held by the running desktop app: one app per data folder."""
+    return data_dir() / "gui.lock"
+
+
+def gui_log_path() -> Path:
+    return logs_dir() / "tingji-gui.log"
