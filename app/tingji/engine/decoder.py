@@ -112,6 +112,11 @@ class LlamaDecoder:
                            else llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO)
         mparams = llama_cpp.llama_model_default_params()
         mparams.n_gpu_layers = gpu_layers
+        # No "extra" CPU buffer types (AMX tiles, repacked weights): llama-cpp-python
+        # 0.3.36 built on an AMX CPU crashes inside ggml_backend_amx_mul_mat for
+        # q8_0 weights (SIGSEGV, seen on this project's Xeon build machine), and
+        # the same model must compute the same way on every user's CPU.
+        mparams.use_extra_bufts = False
         self._model = llama_cpp.llama_model_load_from_file(str(self.path).encode("utf-8"), mparams)
         if not self._model:
             raise ModelError(f"{self.path}: llama.cpp could not load the decoder")
