@@ -4,7 +4,7 @@
     python benchmarks/exp_decoder.py --model benchmarks/.cache/full/int8-q5_k [--gguf PATH]
         [--variants baseline,threads1,...] [--rounds 3] [--gen 32]
 
-Each variant is a `LlamaDecoder` (the app's class) whose context is rebuilt
+Each variant is a `LlamaContext` (the app's class) whose context is rebuilt
 with one setting changed: threads, n_batch/n_ubatch, flash attention, KV
 cache type. The model file is memory-mapped once by the OS, so the variants
 share its pages. Per round and variant: a cold prefill (the whole prompt:
@@ -32,14 +32,14 @@ from common import ROOT, emit_json  # noqa: E402,F401
 def make(change: str, gguf: Path):
     import llama_cpp
 
-    from tingji.engine.decoder import LlamaDecoder
+    from tingji.engine.decoder import open_decoder
 
     kw = {}
     if change == "threads1":
         kw["n_threads"] = 1
     if change.startswith("batch"):
         kw["n_batch"] = int(change[len("batch"):])
-    dec = LlamaDecoder(gguf, eos_ids=[], n_ctx=1024, **kw)
+    dec = open_decoder(gguf, eos_ids=[], n_ctx=1024, **kw)
     rebuild = True
     if change == "flash_off":
         dec.flash_attn = llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED
@@ -64,7 +64,7 @@ VARIANTS = ["baseline", "threads1", "flash_off", "flash_on", "kv_q8_0", "kv_f32"
 def main(argv: list[str] | None = None) -> int:
     from tingji.engine.decoder import DecodeOptions
     from tingji.engine.manifest import load_manifest
-    from tingji.engine.prompt import build_prompt
+    from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, required=True)
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
     m = load_manifest(args.model)
     gguf = args.gguf or m.file("decoder")
-    prompt = build_prompt(m.prompt)
+    prompt = build_prompt(m.section["prompt"])
     variants = args.variants.split(",")
     decs = {v: make(v, gguf) for v in variants}
     any_dec = decs[variants[0]]

@@ -4,7 +4,7 @@
     python benchmarks/exp_encoder.py --model benchmarks/.cache/full/fp32-f16 [--frames 1000] [--rounds 5]
         [--variants baseline,opt_basic,...] [--profile]
 
-Every variant is a session built from `tingji.engine.encoder.session_options`
+Every variant is a session built from `tingji.engine.recognizer.encoder.session_options`
 (what the app uses) with one change. Sessions are built side by side and run
 in interleaved rounds (A B C A B C ...), so load from other jobs on the
 machine hits all variants alike; the report gives each variant's median and
@@ -35,7 +35,7 @@ from common import ROOT, emit_json  # noqa: E402,F401  (sets sys.path for the ap
 def _opts(change: str, threads: int):
     import onnxruntime as ort
 
-    from tingji.engine.encoder import session_options
+    from tingji.engine.sessions import session_options
 
     o = session_options("cpu", threads)
     if change == "baseline":

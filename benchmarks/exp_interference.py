@@ -30,8 +30,8 @@ def main(argv: list[str] | None = None) -> int:
     from stages import _long_audio
     from tingji.engine.decoder import DecodeOptions
     from tingji.engine.frontend import features
-    from tingji.engine.prompt import build_prompt
-    from tingji.engine.transcribe import Engine
+    from tingji.engine.families.fun_asr_nano.prompt import build_prompt
+    from tingji.engine import Engine
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, required=True)
@@ -44,21 +44,20 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     engine = Engine(args.model, provider="cpu", threads=args.threads)
-    dec = engine.decoder
-    dec.eos_ids = frozenset()
+    dec = engine.files.state  # the file lane's llama.cpp context
     feats = features(_long_audio(str(args.audio), args.seconds))
-    prompt = build_prompt(engine.manifest.prompt)
+    prompt = build_prompt(engine.manifest.section["prompt"])
     before, after = dec.tokenize(prompt.before), dec.tokenize(prompt.after)
-    rows = engine.encoder.encode(feats).adaptor[: max(1, len(feats) // 8)]
-    opts = DecodeOptions(max_tokens=args.gen, guard=False)
+    rows = engine.recognizer.encoder.encode(feats).adaptor[: max(1, len(feats) // 8)]
+    opts = DecodeOptions(max_tokens=args.gen, guard=False, ignore_eos=True)
 
     def decode() -> tuple[float, float]:
         r = dec.generate(before, rows, after, opts)
         return r.prefill_s, r.generate_s
 
     def after_encoder(sleep: float) -> tuple[float, float]:
-        out = engine.encoder.encode(feats)
-        engine.encoder.ctc(out.enc)
+        out = engine.recognizer.encoder.encode(feats)
+        engine.recognizer.encoder.ctc(out.enc)
         if sleep:
             time.sleep(sleep)
         return decode()

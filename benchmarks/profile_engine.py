@@ -33,8 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     import soundfile as sf
 
     from speech import make_utterance
-    from stages import _force_budget
-    from tingji.engine.transcribe import Engine
+    from tingji.engine import Engine
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, required=True)
@@ -48,12 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     engine = Engine(args.model, provider="cpu")
     print(f"load {time.perf_counter() - t:.2f} s")
-    _force_budget(engine)
     utt = make_utterance(3.0)
     prof = cProfile.Profile()
     t = time.perf_counter()
     prof.enable()
-    first = engine.transcribe(utt, max_tokens=args.tokens)
+    first = engine.transcribe(utt, max_tokens=args.tokens, ignore_eos=True)
     prof.disable()
     print(f"first dictation call {time.perf_counter() - t:.3f} s; timings {json.dumps(first.timings)}")
     print(_top(prof, "cumulative", args.top))
@@ -62,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.reps):
         t = time.perf_counter()
         prof.enable()
-        tr = engine.transcribe(utt, max_tokens=args.tokens)
+        tr = engine.transcribe(utt, max_tokens=args.tokens, ignore_eos=True)
         prof.disable()
         walls.append(time.perf_counter() - t)
         print(f"warm dictation call {walls[-1]:.3f} s; timings {json.dumps({k: round(v, 4) for k, v in tr.timings.items()})}")
@@ -72,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         prof = cProfile.Profile()
         t = time.perf_counter()
         prof.enable()
-        tr = engine.transcribe(x, max_tokens=args.window_tokens)
+        tr = engine.transcribe(x, max_tokens=args.window_tokens, ignore_eos=True)
         prof.disable()
         print(f"60 s window {time.perf_counter() - t:.3f} s; timings "
               f"{json.dumps({k: round(v, 3) for k, v in tr.timings.items()})}")

@@ -45,7 +45,7 @@ def limits(a: dict[str, Any]) -> dict[str, Any]:
 
 def encoder(a: dict[str, Any]) -> dict[str, Any]:
     """Encoder+adaptor time per window length, real length (dynamic) and padded (fixed buckets)."""
-    from tingji.engine.encoder import SHORT_BUCKET_FRAMES, AudioEncoder
+    from tingji.engine.families.fun_asr_nano.encoder import SHORT_BUCKET_FRAMES, NanoEncoder
     from tingji.engine.frontend import features
     from tingji.engine.manifest import load_manifest
 
@@ -54,10 +54,10 @@ def encoder(a: dict[str, Any]) -> dict[str, Any]:
     audio = _long_audio(a["audio"], 60.0)
     feats = {s: features(audio[: int(s * SAMPLE_RATE)]) for s in (3, 10, 60)}
     t = time.perf_counter()
-    dyn = AudioEncoder(m, "cpu", policy="dynamic", warm=True)
+    dyn = NanoEncoder(m, "cpu", policy="dynamic", warm=True)
     t_dyn = time.perf_counter() - t
     t = time.perf_counter()
-    fixed = AudioEncoder(m, "cpu", policy="fixed", buckets=(SHORT_BUCKET_FRAMES, win), warm=True)
+    fixed = NanoEncoder(m, "cpu", policy="fixed", buckets=(SHORT_BUCKET_FRAMES, win), warm=True)
     t_fixed = time.perf_counter() - t
     r_long, r_short = a["reps_long"], a["reps_short"]
     out: dict[str, Any] = {
@@ -65,7 +65,7 @@ def encoder(a: dict[str, Any]) -> dict[str, Any]:
         "short_bucket_frames": SHORT_BUCKET_FRAMES,
         "frames": {f"{s}s": int(f.shape[0]) for s, f in feats.items()},
         "session_create_s": {"dynamic": round(t_dyn, 3), "fixed_buckets": round(t_fixed, 3)},
-        "threads": dyn.threads or usable_cores(),
+        "threads": dyn.graphs.threads or usable_cores(),
     }
     cases = {
         "3s_real": (dyn, feats[3], r_short),
@@ -111,14 +111,14 @@ def encoder(a: dict[str, Any]) -> dict[str, Any]:
 
 def decoder(a: dict[str, Any]) -> dict[str, Any]:
     """llama.cpp prefill and generation speed with a forced token count (EOS disabled, no loop guard)."""
-    from tingji.engine.decoder import DecodeOptions, LlamaDecoder
+    from tingji.engine.decoder import DecodeOptions, open_decoder
     from tingji.engine.manifest import load_manifest
-    from tingji.engine.prompt import build_prompt
+    from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 
     m = load_manifest(a["model"])
-    prompt = build_prompt(m.prompt)
+    prompt = build_prompt(m.section["prompt"])
     t = time.perf_counter()
-    dec = LlamaDecoder(a["gguf"], eos_ids=[], n_ctx=1024)
+    dec = open_decoder(a["gguf"], eos_ids=[], n_ctx=1024)
     load_s = time.perf_counter() - t
     before, after = dec.tokenize(prompt.before), dec.tokenize(prompt.after)
     audio = np.random.default_rng(0).standard_normal((a["n_audio"], dec.n_embd)).astype(np.float32)
@@ -152,7 +152,7 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
     gen_s = float(np.median(gen_times))
     def fixed_threads_gen_s(threads: int) -> float:
         """Median generation time on a decoder held at `threads` threads (one warm-up run)."""
-        fixed = LlamaDecoder(a["gguf"], eos_ids=[], n_ctx=1024, n_threads=threads)
+        fixed = open_decoder(a["gguf"], eos_ids=[], n_ctx=1024, n_threads=threads)
         fixed.generate(before, audio, after, opts)
         times = [fixed.generate(before, audio, after, opts).generate_s for _ in range(a["reps"])]
         fixed.close()
@@ -197,31 +197,6 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
 # -- Tingji end to end ------------------------------------------------------------------
 
 
-def _transcribe_module():
-    # Not `import tingji.engine.transcribe as tr`: the package re-exports a function
-    # of that name, which shadows the submodule as an attribute.
-    import sys
-
-    import tingji.engine.transcribe  # noqa: F401
-
-    return sys.modules["tingji.engine.transcribe"]
-
-
-def _force_budget(engine) -> None:
-    """Make every window generate exactly max_tokens: no EOS, no loop guard (work-matched runs)."""
-    from tingji.engine.decoder import DecodeOptions
-
-    engine.decoder.eos_ids = frozenset()
-    _transcribe_module().DecodeOptions = lambda **kw: DecodeOptions(**{**kw, "guard": False})
-
-
-def _restore_budget(engine, eos) -> None:
-    from tingji.engine.decoder import DecodeOptions
-
-    engine.decoder.eos_ids = eos
-    _transcribe_module().DecodeOptions = DecodeOptions
-
-
 def _transcript_summary(tr, wall: float, duration: float) -> dict[str, Any]:
     tokens = [len(t) for t in tr.window_tokens]
     return {
@@ -240,7 +215,7 @@ def tingji(a: dict[str, Any]) -> dict[str, Any]:
     from speech import make_utterance
 
     t0 = time.perf_counter()
-    from tingji.engine.transcribe import Engine
+    from tingji.engine import Engine
 
     import_s = time.perf_counter() - t0
     engine = Engine(a["model"], provider="cpu")
@@ -252,18 +227,16 @@ def tingji(a: dict[str, Any]) -> dict[str, Any]:
         "load_and_warm_s": round(load_total, 3),  # from `import tingji` to ready
         "rss_after_load_mb": rss_now_mb(),
     }
-    eos = engine.decoder.eos_ids
     utt = make_utterance(3.0)
     if a.get("dictation", True):
-        _force_budget(engine)
         k = a["dict_tokens"]
         t = time.perf_counter()
-        first = engine.transcribe(utt, max_tokens=k)
+        first = engine.transcribe(utt, max_tokens=k, ignore_eos=True)
         first_s = time.perf_counter() - t
         runs = []
         for _ in range(a["reps_dict"]):
             t = time.perf_counter()
-            tr = engine.transcribe(utt, max_tokens=k)
+            tr = engine.transcribe(utt, max_tokens=k, ignore_eos=True)
             runs.append((time.perf_counter() - t, tr))
         runs.sort(key=lambda x: x[0])
         med_s, med_tr = runs[len(runs) // 2]
@@ -275,17 +248,12 @@ def tingji(a: dict[str, Any]) -> dict[str, Any]:
             "timings_of_median": {kk: round(v, 4) for kk, v in med_tr.timings.items()},
             "tokens_generated": [len(t) for t in first.window_tokens],
         }
-        _restore_budget(engine, eos)
     duration = len(_long_audio(a["audio"])) / SAMPLE_RATE
     out["audio_s"] = duration
     for name, budget, forced in a["e2e_runs"]:
-        if forced:
-            _force_budget(engine)
         t = time.perf_counter()
-        tr = engine.transcribe(a["audio"], max_tokens=budget)
+        tr = engine.transcribe(a["audio"], max_tokens=budget, ignore_eos=forced)
         wall = time.perf_counter() - t
-        if forced:
-            _restore_budget(engine, eos)
         out[name] = {"max_tokens": budget, "forced_budget": forced, **_transcript_summary(tr, wall, duration)}
     out["rss_end_mb"] = rss_now_mb()
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)

@@ -61,7 +61,7 @@ def test_encoder_flop_count_matches_torch():
     from torch.utils.flop_counter import FlopCounterMode
 
     from flops import encoder_flops
-    from tingji.export.modules import AudioDims, EncoderGraph
+    from tingji.export.fun_asr_nano.modules import AudioDims, EncoderGraph
 
     dims = AudioDims(encoder_dim=64, encoder_heads=4, encoder_ffn=128, encoder_blocks=3, tp_blocks=2,
                      llm_dim=96, adaptor_ffn=128, adaptor_layers=2, adaptor_heads=4, ctc_vocab=0)

@@ -62,12 +62,12 @@ def test_single_core_machine_has_no_tuner(monkeypatch) -> None:
 
 def test_switching_threads_mid_generation_keeps_the_tokens(tiny_model: Path) -> None:
     """A tuned decoder (forced to switch often) generates exactly what a fixed one does."""
-    from tingji.engine.decoder import DecodeOptions, LlamaDecoder
+    from tingji.engine.decoder import DecodeOptions, open_decoder
     from tingji.engine.manifest import load_manifest
 
     gguf = tiny_model / load_manifest(tiny_model).files["decoder"].path
-    fixed = LlamaDecoder(gguf, eos_ids=[], n_threads=1)
-    tuned = LlamaDecoder(gguf, eos_ids=[])
+    fixed = open_decoder(gguf, eos_ids=[], n_threads=1)
+    tuned = open_decoder(gguf, eos_ids=[])
     tuned.tuner = ThreadTuner(low=1, high=2, min_gap_s=0.0, max_gap_s=0.0, margin=-10.0)  # every probe wins
     before, after = fixed.tokenize("<|im_start|>user\n"), fixed.tokenize("<|im_end|>\n<|im_start|>assistant\n")
     audio = np.random.default_rng(3).standard_normal((9, fixed.n_embd)).astype(np.float32)

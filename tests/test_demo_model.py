@@ -36,7 +36,7 @@ import train_demo_model as demo  # noqa: E402  (tools/ is on sys.path via confte
 
 @pytest.fixture(scope="module")
 def engine():
-    from tingji.engine.transcribe import Engine
+    from tingji.engine import Engine
 
     eng = Engine(DEMO, threads=2)
     yield eng
@@ -144,7 +144,7 @@ def test_training_script_smoke(tmp_path):
     subprocess.run(cmd, check=True, cwd=ROOT, capture_output=True, text=True, timeout=900)
 
     from tingji.engine.manifest import load_manifest, verify
-    from tingji.engine.transcribe import Engine
+    from tingji.engine import Engine
 
     verify(load_manifest(out), check_hashes=True)
     engine = Engine(out, threads=2)

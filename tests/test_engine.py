@@ -9,10 +9,10 @@ import pytest
 
 from audio_fixtures import espeak, write_wav
 from tingji.engine import Cancelled, Engine
-from tingji.engine.decoder import DecodeOptions, LlamaDecoder
-from tingji.engine.encoder import AudioEncoder
+from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.families.fun_asr_nano.encoder import NanoEncoder
+from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.engine.manifest import load_manifest
-from tingji.engine.prompt import build_prompt
 
 
 @pytest.fixture(scope="module")
@@ -111,23 +111,23 @@ def test_silence_only_gives_no_text(engine):
 def test_fixed_shape_policy_only_uses_warmed_shapes(tiny_model, speech_en):
     """The DirectML policy, run on the CPU provider: every run uses a warmed bucket shape."""
     manifest = load_manifest(tiny_model)
-    enc = AudioEncoder(manifest, "cpu", policy="fixed")
-    assert enc.buckets == (167, manifest.window_frames)
-    warmed = {(1, b) for b in enc.buckets}
+    enc = NanoEncoder(manifest, "cpu", policy="fixed")
+    assert enc.graphs.buckets == (167, manifest.window_frames)
+    warmed = {(1, b) for b in enc.graphs.buckets}
     engine = Engine(tiny_model, "cpu", policy="fixed")
     for seconds in (0.5, 3, 9.9, 10.5, 30, 59):
         n = int(seconds * 16000)
         engine.transcribe(np.resize(speech_en, n))
-    shapes = {shape[:2] for _, shape in engine.encoder.shapes_seen}
+    shapes = {shape[:2] for _, shape in engine.recognizer.encoder.graphs.shapes_seen}
     print("shapes seen:", sorted(shapes))
     assert shapes and shapes <= warmed
-    assert {s[1] for s in shapes} == set(enc.buckets)  # both buckets were needed
+    assert {s[1] for s in shapes} == set(enc.graphs.buckets)  # both buckets were needed
 
 
 def test_dynamic_policy_runs_real_length(engine, speech_en):
-    engine.encoder.shapes_seen.clear()
+    engine.recognizer.encoder.graphs.shapes_seen.clear()
     engine.transcribe(speech_en[: 16000 * 2])
-    lengths = {shape[1] for role, shape in engine.encoder.shapes_seen if role == "encoder"}
+    lengths = {shape[1] for role, shape in engine.recognizer.encoder.graphs.shapes_seen if role == "encoder"}
     assert len(lengths) == 1 and lengths.pop() < 167
 
 
@@ -170,8 +170,8 @@ def test_cancel_between_decode_steps(tiny_model, speech_en):
 
 def test_repetition_guard_stops_loops(tiny_model, speech_en):
     manifest = load_manifest(tiny_model)
-    dec = LlamaDecoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024)
-    p = build_prompt(manifest.prompt)
+    dec = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024)
+    p = build_prompt(manifest.section["prompt"])
     rows = np.random.default_rng(0).standard_normal((20, dec.n_embd)).astype(np.float32)
     plain = dec.generate(dec.tokenize(p.before), rows, dec.tokenize(p.after), DecodeOptions(guard=False))
     looping = any(len(set(plain.tokens[i:i + 30])) <= 3 for i in range(len(plain.tokens) - 30))
@@ -185,15 +185,15 @@ def test_repetition_guard_stops_loops(tiny_model, speech_en):
 
 def test_prefix_kv_is_reused_across_windows(tiny_model):
     manifest = load_manifest(tiny_model)
-    reused = LlamaDecoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024, exact=True)
-    p = build_prompt(manifest.prompt, hotwords=["alpha", "beta"])
+    reused = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024, exact=True)
+    p = build_prompt(manifest.section["prompt"], hotwords=["alpha", "beta"])
     before, after = reused.tokenize(p.before), reused.tokenize(p.after)
     rng = np.random.default_rng(1)
     opts = DecodeOptions(max_tokens=40, guard=False)
     for _ in range(3):
         rows = rng.standard_normal((15, reused.n_embd)).astype(np.float32)
         out = reused.generate(before, rows, after, opts)
-        fresh = LlamaDecoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024, exact=True)
+        fresh = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024, exact=True)
         assert out.tokens == fresh.generate(before, rows, after, opts).tokens
     assert out.reused_tokens == len(before) - 1
 
@@ -202,12 +202,12 @@ def test_hotwords_and_language_change_the_prompt(engine, speech_en):
     base = engine.transcribe(speech_en)
     hot = engine.transcribe(speech_en, hotwords=["Tingji", "听记"], language="en")
     assert base.window_tokens != hot.window_tokens  # the prompt reached the model
-    assert hot.language == "英文"
+    assert hot.language == "en"
 
 
 def test_timings_and_metadata(engine, speech_en):
     t = engine.transcribe(speech_en)
-    for key in ("read", "features", "encode", "ctc", "prefill", "generate", "total"):
+    for key in ("read", "vad", "features", "encode", "ctc", "prefill", "generate", "total"):
         assert t.timings[key] >= 0
     assert t.timings["total"] > 0 and t.provider == "cpu" and t.model == engine.model_name
     assert abs(t.duration - len(speech_en) / 16000) < 1e-6

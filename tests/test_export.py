@@ -13,11 +13,11 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from tingji.engine.decoder import DecodeOptions, LlamaDecoder
+from tingji.engine.decoder import DecodeOptions, open_decoder
 from tingji.engine.errors import ModelError
 from tingji.engine.frontend import features
 from tingji.engine.manifest import load_manifest, verify
-from tingji.engine.prompt import build_prompt
+from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.export import export_model
 from tingji.export.lint import lint_directml
 
@@ -50,8 +50,8 @@ def test_manifest_lists_every_file_with_its_hash(tiny_model):
     assert m.family == "fun-asr-nano" and m.window_seconds == 60 and m.window_frames == 1000
     assert {"encoder", "encoder_fixed", "ctc", "decoder", "tokens"} <= set(m.files)
     assert m.frontend["lfr_m"] == 7 and m.frontend["lfr_n"] == 6 and m.frontend["dither"] == 0
-    assert m.special_tokens["eos_ids"] == [m.special_tokens["im_end"]]
-    assert m.prompt["default_before"].startswith("<|im_start|>system\nYou are a helpful assistant.")
+    assert m.section["special_tokens"]["eos_ids"] == [m.section["special_tokens"]["im_end"]]
+    assert m.section["prompt"]["default_before"].startswith("<|im_start|>system\nYou are a helpful assistant.")
     assert len(m.source["model_pt_sha256"]) == 64
 
 
@@ -63,15 +63,15 @@ def test_int8_and_q8_0_export_is_close_to_fp32(tiny_model, int8_model, speech_en
     print(f"int8 adaptor output vs fp32: max relative error {rel:.3f}")
     assert rel < 0.1
     m = load_manifest(int8_model)
-    assert m.extra["encoder"]["precision"] == "int8" and m.extra["decoder"]["quant"] == "q8_0"
+    assert m.section["encoder"]["precision"] == "int8" and m.section["decoder"]["quant"] == "q8_0"
     assert (int8_model / "encoder.int8.data").stat().st_size < 0.5 * (tiny_model / "encoder.fp32.data").stat().st_size
     for role, static in (("encoder", False), ("encoder_fixed", True), ("ctc", False)):
         assert lint_directml(m.file(role), require_static=static) == []
     # The q8_0 decoder agrees with the f32 one on most greedy steps.
-    p = build_prompt(m.prompt)
-    rows = np.random.default_rng(2).standard_normal((20, m.extra["decoder"]["n_embd"])).astype(np.float32)
-    f32 = LlamaDecoder(load_manifest(tiny_model).file("decoder"), eos_ids=[], exact=True)
-    q8 = LlamaDecoder(m.file("decoder"), eos_ids=[], exact=True)
+    p = build_prompt(m.section["prompt"])
+    rows = np.random.default_rng(2).standard_normal((20, m.section["decoder"]["n_embd"])).astype(np.float32)
+    f32 = open_decoder(load_manifest(tiny_model).file("decoder"), eos_ids=[], exact=True)
+    q8 = open_decoder(m.file("decoder"), eos_ids=[], exact=True)
     ids = f32.tokenize(p.before), f32.tokenize(p.after)
     a = f32.forward_logits(ids[0], rows, ids[1], [])[0]
     b = q8.forward_logits(ids[0], rows, ids[1], [])[0]
@@ -90,8 +90,8 @@ def test_fp16_encoder_and_q5_k_decoder(tiny_checkpoint, tiny_model, speech_en, t
     rel = float(np.abs(ada16 - ada32).max() / np.abs(ada32).max())
     print(f"fp16 adaptor output vs fp32: max relative error {rel:.4f}")
     assert rel < 0.02
-    dec = LlamaDecoder(m.file("decoder"), eos_ids=[])
-    p = build_prompt(m.prompt)
+    dec = open_decoder(m.file("decoder"), eos_ids=[])
+    p = build_prompt(m.section["prompt"])
     r = dec.generate(dec.tokenize(p.before), ada16[0, :10], dec.tokenize(p.after), DecodeOptions(max_tokens=8))
     assert len(r.tokens) > 0
 
@@ -142,7 +142,7 @@ def test_export_model_cli_errors_are_one_line(tmp_path):
                         "--out", str(tmp_path / "o")], capture_output=True, text=True, env=env)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     errors = [line for line in r.stderr.splitlines() if line.startswith("tingji:")]
-    assert len(errors) == 1 and "not a Fun-ASR-Nano checkpoint" in errors[0] and "nothing" in errors[0]
+    assert len(errors) == 1 and "checkpoint folder not found" in errors[0] and "nothing" in errors[0]
 
 
 def test_tiny_checkpoint_is_deterministic(tmp_path):

@@ -15,16 +15,16 @@ import onnxruntime as ort
 import pytest
 import torch
 
-from tingji.engine.decoder import DecodeOptions, LlamaDecoder
+from tingji.engine.decoder import DecodeOptions, open_decoder
 from tingji.engine.frontend import features, num_audio_tokens
 from tingji.engine.manifest import load_manifest
-from tingji.engine.prompt import build_prompt
+from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.export.lint import lint_directml
 
 
 def _session(path, exact: bool = True):
     """A CPU session with the engine's options (exact mode: basic graph optimisation)."""
-    from tingji.engine.encoder import session_options
+    from tingji.engine.sessions import session_options
 
     return ort.InferenceSession(str(path), sess_options=session_options("cpu", None, exact=exact),
                                 providers=["CPUExecutionProvider"])
@@ -128,7 +128,7 @@ def test_decoder_matches_transformers(tiny_checkpoint, tiny_model):
         hf_logits = hf(inputs_embeds=full).logits[0, x.shape[1] - 1:].numpy()
 
     manifest = load_manifest(tiny_model)
-    dec = LlamaDecoder(manifest.file("decoder"), eos_ids=[], n_ctx=512, exact=True)
+    dec = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=512, exact=True)
     assert dec.tokenize(prompt.before) == before and dec.tokenize(prompt.after) == after
     ours = dec.generate(before, audio_rows, after, DecodeOptions(max_tokens=32, guard=False))
     logits = dec.forward_logits(before, audio_rows, after, gen[:-1])
@@ -144,7 +144,7 @@ def test_decoder_tokenizer_matches_hf(tiny_checkpoint, tiny_model):
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(tiny_checkpoint / "Qwen3-0.6B")
-    dec = LlamaDecoder(load_manifest(tiny_model).file("decoder"), eos_ids=[], n_ctx=256)
+    dec = open_decoder(load_manifest(tiny_model).file("decoder"), eos_ids=[], n_ctx=256)
     samples = [build_prompt(None).before, build_prompt(None, language="en", itn=False).before,
                build_prompt(None, hotwords=["Fun-ASR", "CapsWriter", "语音 识别", "don't"]).before,
                "Hello  world\n\n  tabs\tand 123,456.78 numbers!", "混合 text 和 English。", "<|im_end|>\n<|im_start|>assistant\n"]
@@ -167,8 +167,8 @@ def test_end_to_end_tokens_match_funasr(tiny_model, reference, clip, request):
     enc, ada = _session(manifest.file("encoder")).run(
         None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)})
     rows = ada[0, : num_audio_tokens(len(feats))]
-    dec = LlamaDecoder(manifest.file("decoder"), eos_ids=manifest.special_tokens["eos_ids"], n_ctx=1024, exact=True)
-    prompt = build_prompt(manifest.prompt)
+    dec = open_decoder(manifest.file("decoder"), eos_ids=manifest.section["special_tokens"]["eos_ids"], n_ctx=1024, exact=True)
+    prompt = build_prompt(manifest.section["prompt"])
     out = dec.generate(dec.tokenize(prompt.before), rows, dec.tokenize(prompt.after),
                        DecodeOptions(max_tokens=512, guard=False))
     n_same = next((i for i, (a, b) in enumerate(zip(out.tokens, ref["ids"])) if a != b), min(len(out.tokens), len(ref["ids"])))
@@ -180,18 +180,18 @@ def test_bf16_config_rounds_audio_rows_like_the_reference(tmp_path, speech_en):
     """With llm_dtype bf16 the reference feeds bf16-rounded adaptor rows; the engine does the same."""
     from make_tiny_checkpoint import make_checkpoint
     from reference import Reference
-    from tingji.engine.transcribe import round_to
+    from tingji.engine.families.fun_asr_nano.recognizer import round_to
     from tingji.export import export_model
 
     ckpt = make_checkpoint(tmp_path / "ckpt", seed=5, llm_dtype="bf16")
     model = export_model(ckpt, tmp_path / "model", decoder_quant="f32", fixed=False)
     manifest = load_manifest(model)
-    assert manifest.extra["decoder"]["input_dtype"] == "bf16"
+    assert manifest.section["decoder"]["input_dtype"] == "bf16"
     ref = Reference(ckpt).run(speech_en)
     feats = features(speech_en)
     _, ada = _session(manifest.file("encoder")).run(None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)})
     n = num_audio_tokens(len(feats))
-    before = len(LlamaDecoder(manifest.file("decoder"), eos_ids=[], n_ctx=256).tokenize(build_prompt(manifest.prompt).before))
+    before = len(open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256).tokenize(build_prompt(manifest.section["prompt"]).before))
     ref_rows = ref["embeds"][0, before:before + n].float().numpy()
     ours = round_to(ada[0, :n], "bf16")
     # Rounding to bf16 can only differ where the fp32 inputs straddle a rounding boundary.

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tingji.engine.transcribe import Segment, Transcript
+from tingji.engine.transcript import Segment, Transcript
 from tingji.gui import settings as settings_mod
 from tingji.gui.files import expand
 from tingji.gui.model_choice import DOWNLOAD_COMMAND, choose_model

@@ -25,7 +25,7 @@ from tingji.engine import Engine
 from tingji.engine import manifest as mf
 from tingji.engine.errors import Cancelled, ModelError
 from tingji.engine.frontend import FrontendConfig
-from tingji.engine.prompt import DEFAULT_PIECES
+from tingji.engine.families.fun_asr_nano.prompt import DEFAULT_PIECES
 from tingji.models import peer, store
 from tingji.paths import models_dir
 
@@ -168,7 +168,7 @@ def bf16_reference(tiny_model: Path, dest: Path) -> Path:
     """The tiny model, told to round its audio rows to bf16 as a peer model (official family) is."""
     shutil.copytree(tiny_model, dest)
     data = json.loads((dest / "manifest.json").read_text(encoding="utf-8"))
-    data["decoder"]["input_dtype"] = "bf16"
+    data["fun-asr-nano"]["decoder"]["input_dtype"] = "bf16"
     (dest / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
     return dest
 
@@ -192,20 +192,20 @@ def test_peer_release_becomes_a_model_that_transcribes(peer_dir, tiny_model, spe
     ours = mf.load_manifest(tiny_model)
     assert (m.window_seconds, m.window_frames) == (60, 1000)
     assert m.frontend == FrontendConfig().to_dict() == ours.frontend
-    assert m.prompt == ours.prompt and all(m.prompt[k] == v for k, v in DEFAULT_PIECES.items())
-    assert m.special_tokens == ours.special_tokens  # read from the GGUF vocabulary
-    assert m.extra["encoder"] == {**ours.extra["encoder"], "input_dtype": "fp32", "dim_names": ["batch", "frames"]}
-    assert m.extra["decoder"] == {"quant": "q5_k", "n_embd": 64, "n_layer": 2, "input_dtype": "bf16"}
-    ctc = m.extra["ctc"]
+    assert m.section["prompt"] == ours.section["prompt"] and all(m.section["prompt"][k] == v for k, v in DEFAULT_PIECES.items())
+    assert m.section["special_tokens"] == ours.section["special_tokens"]  # read from the GGUF vocabulary
+    assert m.section["encoder"] == {**ours.section["encoder"], "input_dtype": "fp32", "dim_names": ["batch", "frames"]}
+    assert m.section["decoder"] == {"quant": "q5_k", "n_embd": 64, "n_layer": 2, "input_dtype": "bf16"}
+    ctc = m.section["ctc"]
     assert (ctc["vocab_size"], ctc["blank_id"], ctc["top_k"], ctc["mask"]) == (2635, 2634, 8, False)
-    assert ctc["text_tokens"] == ours.extra["ctc"]["text_tokens"] and ctc["frame_seconds"] == 0.06
+    assert ctc["text_tokens"] == ours.section["ctc"]["text_tokens"] and ctc["frame_seconds"] == 0.06
     assert m.source["kind"] == "peer-release" and m.source["folder"] == "Fun-ASR-Nano-GGUF"
     # The tags of non-speech ids are dropped: the same vocabulary file as our exporter writes.
     assert (out / "tokens.txt").read_bytes() == (tiny_model / "tokens.txt").read_bytes()
 
     wav = write_wav(tmp_path / "a.wav", speech_en)
     engine = Engine(out)
-    assert engine.encoder.has_ctc
+    assert engine.recognizer.encoder.has_ctc
     got = engine.transcribe(wav)
     engine.close()
     expected = Engine(bf16_reference(tiny_model, tmp_path / "ref")).transcribe(wav)
@@ -215,7 +215,7 @@ def test_peer_release_becomes_a_model_that_transcribes(peer_dir, tiny_model, spe
     # its mask-less CTC head at the real length.
     fixed = Engine(out, policy="fixed")
     assert fixed.transcribe(wav).text == got.text
-    roles = {(role, shape[1]) for role, shape in fixed.encoder.shapes_seen}
+    roles = {(role, shape[1]) for role, shape in fixed.recognizer.encoder.graphs.shapes_seen}
     assert ("encoder", 167) in roles and all(n == 167 for r, n in roles if r == "encoder")
     assert any(r == "ctc" and n < 167 for r, n in roles)
 
@@ -231,7 +231,7 @@ def test_fp16_graphs_external_weights_and_variant_choice(tiny_model, speech_en, 
     mf.verify(m)
     assert m.files["encoder"].path == ENCODER.format("fp16") and m.files["decoder"].path == DECODER.format("fp16")
     assert m.files["encoder_data"].path == ENCODER.format("fp16") + ".data"
-    assert m.extra["encoder"]["input_dtype"] == "fp16" and m.extra["ctc"]["input_dtype"] == "fp16"
+    assert m.section["encoder"]["input_dtype"] == "fp16" and m.section["ctc"]["input_dtype"] == "fp16"
     assert not (out / ENCODER.format("int4")).exists()
     engine = Engine(out)
     text = engine.transcribe(write_wav(tmp_path / "a.wav", speech_en)).text

@@ -61,10 +61,10 @@ def make_model(folder: Path) -> Path:
     files["decoder"].write_bytes(os.urandom(30_000))
     files["tokens"].write_text("<blk>\na\nb\n", encoding="utf-8")
     manifest = mf.Manifest(
-        folder=folder, family=mf.FAMILY,
+        folder=folder, family="fun-asr-nano",
         files={role: mf.file_entry(folder, path) for role, path in files.items()},
         window_seconds=30.0, window_frames=3000, frontend={"sample_rate": 16000},
-        prompt={}, special_tokens={},
+        section={"prompt": {}, "special_tokens": {}},
     )
     mf.save_manifest(manifest)
     return folder
@@ -134,8 +134,8 @@ def fake_peer_builder(monkeypatch):
             found = sorted(p for p in src_dir.iterdir() if p.name.startswith(stem))[0]
             (out_dir / found.name).write_bytes(found.read_bytes())
             files[role] = mf.file_entry(out_dir, out_dir / found.name)
-        manifest = mf.Manifest(folder=out_dir, family=mf.FAMILY, files=files, window_seconds=30.0,
-                               window_frames=3000, frontend={}, prompt={}, special_tokens={},
+        manifest = mf.Manifest(folder=out_dir, family="fun-asr-nano", files=files, window_seconds=30.0,
+                               window_frames=3000, frontend={}, section={"prompt": {}, "special_tokens": {}},
                                source={"kind": "peer-release"})
         mf.save_manifest(manifest)
         return manifest

@@ -586,14 +586,15 @@ def build_model(dims: Dims, ctc_vocab: int, llm_config: dict):
     from torch import nn
     from transformers import Qwen3Config, Qwen3ForCausalLM
 
-    from tingji.export.modules import Adaptor, CtcProjection, SenseVoiceEncoder
+    from tingji.export.fun_asr_nano.modules import Adaptor, CtcProjection
+    from tingji.export.sanm import SanmEncoder
 
     audio = audio_dims(dims, ctc_vocab)
 
     class DemoNano(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.audio_encoder = SenseVoiceEncoder(audio)
+            self.audio_encoder = SanmEncoder(audio)
             self.audio_adaptor = Adaptor(audio.encoder_dim, audio.adaptor_ffn, audio.llm_dim,
                                          audio.adaptor_layers, audio.adaptor_heads)
             self.ctc_decoder = Adaptor(audio.encoder_dim, audio.ctc_ffn, audio.encoder_dim,
@@ -779,7 +780,7 @@ def packing_init(model, sharpness: float = 8.0) -> None:
 
 
 def audio_dims(dims: Dims, ctc_vocab: int):
-    from tingji.export.modules import AudioDims
+    from tingji.export.fun_asr_nano.modules import AudioDims
 
     return AudioDims(
         encoder_dim=dims.encoder_dim, encoder_heads=dims.encoder_heads, encoder_ffn=dims.encoder_ffn,
@@ -1346,7 +1347,7 @@ def export(checkpoint: Path, out: Path, quant: str, precision: str) -> None:
 
 def evaluate(model_dir: Path, utterances: Sequence[HeldOutUtterance], threads: int = 2) -> dict:
     """WER through the real inference path: Engine.transcribe (numpy features, ONNX, llama.cpp)."""
-    from tingji.engine.transcribe import Engine
+    from tingji.engine import Engine
 
     engine = Engine(model_dir, threads=threads)
     try:
@@ -1433,7 +1434,7 @@ def main(argv: list[str] | None = None) -> int:
     ctc_vocab = 256 + n_bpe + n_specials
     tiktoken_text = mtc.ctc_tiktoken(tok, ctc_vocab, n_specials)
     ctc_ids = ctc_word_ids(tiktoken_text)
-    from tingji.engine.prompt import build_prompt
+    from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 
     prompt = build_prompt()
     side = TextSide(before=tok.encode(prompt.before).ids, after=tok.encode(prompt.after).ids,

@@ -1,13 +1,18 @@
-"""The speech engine: audio in, timed transcript out. Imports no Qt.
+"""The speech engine: a model folder and audio in, a timed transcript out. Imports no Qt.
 
     from tingji.engine import Engine
-    engine = Engine("models/fun-asr-nano")        # loads and warms
+    engine = Engine("models/fun-asr-nano")        # a model folder: loads and warms
     transcript = engine.transcribe("meeting.mp3")
     print(transcript.text)
+
+The pipeline (`transcribe.py`) is the same for every model family; a family
+(`families/`) turns one window of audio into text.
 """
 
 from .errors import AudioError, Cancelled, ModelError, TingjiError
-from .transcribe import Engine, Progress, Segment, Transcript, transcribe
+from .families.base import Capabilities
+from .transcribe import Engine, Lane, transcribe
+from .transcript import Progress, Segment, Transcript, WindowInfo
 
-__all__ = ["Engine", "Transcript", "Segment", "Progress", "transcribe",
+__all__ = ["Engine", "Lane", "Capabilities", "Transcript", "Segment", "Progress", "WindowInfo", "transcribe",
            "TingjiError", "AudioError", "ModelError", "Cancelled"]

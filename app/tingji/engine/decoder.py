@@ -1,11 +1,15 @@
-"""The Qwen3 decoder in llama.cpp, fed audio embeddings directly.
+"""An LLM decoder in llama.cpp, fed audio embeddings directly.
 
-Fun-ASR-Nano's LLM reads a ChatML prompt whose user turn holds the adaptor's
-output rows in place of tokens. llama.cpp accepts a batch of embeddings
-instead of token ids, so the prompt is decoded in three batches: the tokens
-before the audio, the audio rows, the tokens after it. The tokens before the
-audio are the same for every window of a file (system prompt, task, hotwords);
-their KV cache is kept and only what follows is recomputed.
+The LLM families (Fun-ASR-Nano, Qwen3-ASR) read a ChatML prompt whose user
+turn holds the audio encoder's output rows in place of tokens. llama.cpp
+accepts a batch of embeddings instead of token ids, so the prompt is decoded
+in three batches: the tokens before the audio, the audio rows, the tokens
+after it. The tokens before the audio are the same for every window of a
+file (system prompt, task, hotwords); their KV cache is kept and only what
+follows is recomputed.
+
+`LlamaModel` holds the weights and vocabulary, `LlamaContext` one KV cache:
+a lane of the engine (files, or live dictation) owns one context.
 
 Decoding is greedy, as the reference's `generate()` is. Greedy decoding can
 fall into a loop; with the guard on, a run whose recent tokens cycle through a
@@ -38,6 +42,7 @@ CancelCheck = Callable[[], bool]
 class DecodeOptions:
     max_tokens: int = 512
     guard: bool = True
+    ignore_eos: bool = False  # generate exactly max_tokens (work-matched benchmark runs)
     loop_window: int = 30  # a loop: the last `loop_window` tokens hold
     loop_distinct: int = 3  # at most this many distinct ids
     retries: int = 2
@@ -83,33 +88,21 @@ def _init_llama() -> None:
         llama_cpp.llama_backend_init()
 
 
-class LlamaDecoder:
-    """One llama.cpp model + context, used from one thread at a time."""
+class LlamaModel:
+    """A GGUF decoder's weights and vocabulary, loaded once and shared by its contexts.
 
-    def __init__(self, path: str | os.PathLike[str], *, eos_ids: Sequence[int], n_ctx: int = 1024,
-                 n_threads: int | None = None, gpu_layers: int = 0, n_batch: int = 512,
-                 exact: bool = False) -> None:
+    Splitting weights from contexts is what lets two threads decode at once
+    (the file queue and a dictation take): each uses its own `LlamaContext`
+    - its own KV cache - over these weights. Only contexts cost memory per
+    lane; the weights are mapped once.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, gpu_layers: int = 0) -> None:
         import llama_cpp
 
         self._ll = llama_cpp
         _init_llama()
         self.path = Path(path)
-        self.eos_ids = frozenset(int(i) for i in eos_ids)
-        # Thread count: see threads.py. Fixed when the caller says so, and in
-        # exact (reference) mode; otherwise tuned per token from measured times.
-        # Prefill uses the same count: on the 2-core build machine it ran 244
-        # tokens/s on two threads when idle, 43 when another job woke up, and a
-        # steady 160 on one (full-size q5_k, 150-token prompt).
-        self.tuner = None if (n_threads or exact) else ThreadTuner.for_machine()
-        self.n_threads = n_threads or (self.tuner.current if self.tuner else decoder_threads())
-        self.n_batch = n_batch
-        # The fast settings (f16 KV cache, flash attention where available) move
-        # logits by ~1e-3 relative; `exact` keeps the KV cache in f32 and uses
-        # plain attention, which agrees with transformers to ~1e-6 relative.
-        self.exact = exact
-        self.kv_type = llama_cpp.GGML_TYPE_F32 if exact else llama_cpp.GGML_TYPE_F16
-        self.flash_attn = (llama_cpp.LLAMA_FLASH_ATTN_TYPE_DISABLED if exact
-                           else llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO)
         mparams = llama_cpp.llama_model_default_params()
         mparams.n_gpu_layers = gpu_layers
         # No "extra" CPU buffer types (AMX tiles, repacked weights): llama-cpp-python
@@ -123,68 +116,24 @@ class LlamaDecoder:
         self._vocab = llama_cpp.llama_model_get_vocab(self._model)
         self.n_embd = int(llama_cpp.llama_model_n_embd(self._model))
         self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self._vocab))
-        self._owns_model = True
-        self._forks: list[LlamaDecoder] = []
-        self._ctx = None
-        self.n_ctx = 0
-        self._cached: list[int] = []  # token ids whose KV sits at positions 0..len-1
-        self._new_context(n_ctx)
+        self._contexts: list[LlamaContext] = []
 
-    def fork(self, n_ctx: int | None = None) -> "LlamaDecoder":
-        """A second context over the same loaded weights (costs only its KV cache).
-
-        Two contexts can decode in two threads at once; the engine uses one for
-        files and one for live dictation, so a take never waits for a long file.
-        """
-        twin = object.__new__(LlamaDecoder)
-        twin.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("_ctx", "_cached", "_forks")})
-        twin._owns_model = False
-        twin._forks = []
-        twin.tuner = ThreadTuner.for_machine() if self.tuner is not None else None
-        twin._ctx = None
-        twin._cached = []
-        twin._new_context(n_ctx or self.n_ctx)
-        self._forks.append(twin)
-        return twin
-
-    # -- context management -------------------------------------------------
-
-    def _new_context(self, n_ctx: int) -> None:
-        ll = self._ll
-        if self._ctx:
-            ll.llama_free(self._ctx)
-        cparams = ll.llama_context_default_params()
-        cparams.n_ctx = n_ctx
-        cparams.n_batch = self.n_batch
-        cparams.n_ubatch = self.n_batch
-        cparams.n_seq_max = 1
-        cparams.n_threads = self.n_threads
-        cparams.n_threads_batch = self.n_threads
-        cparams.no_perf = True
-        cparams.type_k = self.kv_type
-        cparams.type_v = self.kv_type
-        cparams.flash_attn_type = self.flash_attn
-        self._ctx = ll.llama_init_from_model(self._model, cparams)
-        if not self._ctx:
-            raise ModelError(f"{self.path}: llama.cpp could not create a context of {n_ctx} tokens")
-        self.n_ctx = int(ll.llama_n_ctx(self._ctx))
-        self._cached = []
-
-    def ensure_context(self, n_needed: int) -> None:
-        """Grow the context (in 256-token steps) when a prompt plus output would not fit."""
-        if n_needed > self.n_ctx:
-            self._new_context((n_needed + 255) // 256 * 256)
+    def context(self, *, eos_ids: Sequence[int], n_ctx: int = 1024, n_threads: int | None = None,
+                n_batch: int = 512, exact: bool = False) -> "LlamaContext":
+        """A new context (KV cache) over these weights, for one thread at a time."""
+        if self._model is None:
+            raise ModelError(f"{self.path}: decoder already closed")
+        ctx = LlamaContext(self, eos_ids=eos_ids, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, exact=exact)
+        self._contexts.append(ctx)
+        return ctx
 
     def close(self) -> None:
-        ll = self._ll
-        for twin in self._forks:  # contexts first: they point into the model
-            twin.close()
-        self._forks = []
-        if self._ctx:
-            ll.llama_free(self._ctx)
-            self._ctx = None
-        if self._model and self._owns_model:
-            ll.llama_model_free(self._model)
+        """Free every context first (they point into the weights), then the weights."""
+        for ctx in self._contexts:
+            ctx.close()
+        self._contexts = []
+        if self._model:
+            self._ll.llama_model_free(self._model)
         self._model = None
 
     def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
@@ -216,6 +165,76 @@ class LlamaDecoder:
     def detokenize(self, tokens: Sequence[int]) -> str:
         """Text of the ids, special tokens skipped (as `skip_special_tokens=True`)."""
         return b"".join(self.token_bytes(t) for t in tokens).decode("utf-8", "replace")
+
+
+class LlamaContext:
+    """One llama.cpp context (KV cache) over a `LlamaModel`, used from one thread at a time."""
+
+    def __init__(self, model: LlamaModel, *, eos_ids: Sequence[int], n_ctx: int = 1024,
+                 n_threads: int | None = None, n_batch: int = 512, exact: bool = False) -> None:
+        ll = model._ll
+        self._ll = ll
+        self.model = model
+        self.n_embd = model.n_embd
+        self.n_vocab = model.n_vocab
+        self.eos_ids = frozenset(int(i) for i in eos_ids)
+        # Thread count: see threads.py. Fixed when the caller says so, and in
+        # exact (reference) mode; otherwise tuned per token from measured times.
+        # Prefill uses the same count: on the 2-core build machine it ran 244
+        # tokens/s on two threads when idle, 43 when another job woke up, and a
+        # steady 160 on one (full-size q5_k, 150-token prompt).
+        self.tuner = None if (n_threads or exact) else ThreadTuner.for_machine()
+        self.n_threads = n_threads or (self.tuner.current if self.tuner else decoder_threads())
+        self.n_batch = n_batch
+        # The fast settings (f16 KV cache, flash attention where available) move
+        # logits by ~1e-3 relative; `exact` keeps the KV cache in f32 and uses
+        # plain attention, which agrees with transformers to ~1e-6 relative.
+        self.exact = exact
+        self.kv_type = ll.GGML_TYPE_F32 if exact else ll.GGML_TYPE_F16
+        self.flash_attn = ll.LLAMA_FLASH_ATTN_TYPE_DISABLED if exact else ll.LLAMA_FLASH_ATTN_TYPE_AUTO
+        self._ctx = None
+        self.n_ctx = 0
+        self._cached: list[int] = []  # token ids whose KV sits at positions 0..len-1
+        self._new_context(n_ctx)
+
+    def tokenize(self, text: str) -> list[int]:
+        return self.model.tokenize(text)
+
+    def detokenize(self, tokens: Sequence[int]) -> str:
+        return self.model.detokenize(tokens)
+
+    # -- context management -------------------------------------------------
+
+    def _new_context(self, n_ctx: int) -> None:
+        ll = self._ll
+        if self._ctx:
+            ll.llama_free(self._ctx)
+        cparams = ll.llama_context_default_params()
+        cparams.n_ctx = n_ctx
+        cparams.n_batch = self.n_batch
+        cparams.n_ubatch = self.n_batch
+        cparams.n_seq_max = 1
+        cparams.n_threads = self.n_threads
+        cparams.n_threads_batch = self.n_threads
+        cparams.no_perf = True
+        cparams.type_k = self.kv_type
+        cparams.type_v = self.kv_type
+        cparams.flash_attn_type = self.flash_attn
+        self._ctx = ll.llama_init_from_model(self.model._model, cparams)
+        if not self._ctx:
+            raise ModelError(f"{self.path}: llama.cpp could not create a context of {n_ctx} tokens")
+        self.n_ctx = int(ll.llama_n_ctx(self._ctx))
+        self._cached = []
+
+    def ensure_context(self, n_needed: int) -> None:
+        """Grow the context (in 256-token steps) when a prompt plus output would not fit."""
+        if n_needed > self.n_ctx:
+            self._new_context((n_needed + 255) // 256 * 256)
+
+    def close(self) -> None:
+        if self._ctx:
+            self._ll.llama_free(self._ctx)
+            self._ctx = None
 
     # -- batches --------------------------------------------------------------
 
@@ -333,7 +352,7 @@ class LlamaDecoder:
                 token = int(rng.choice(len(p), p=p / p.sum()))
             else:
                 token = int(np.argmax(logits))
-            if token in self.eos_ids:
+            if token in self.eos_ids and not opts.ignore_eos:
                 return tokens, "eos"
             tokens.append(token)
             if opts.guard and _is_loop(tokens, opts.loop_window, opts.loop_distinct):
@@ -385,3 +404,8 @@ def _cut_loop(tokens: list[int], window: int) -> list[int]:
         cut -= 1
     # Keep one pass of the repeated material: it is usually a real word said once.
     return tokens[: cut + len(tail)]
+
+
+def open_decoder(path: str | os.PathLike[str], *, gpu_layers: int = 0, **context_options) -> LlamaContext:
+    """Weights and one context in one call, for single-threaded callers (tools, tests, benchmarks)."""
+    return LlamaModel(path, gpu_layers=gpu_layers).context(**context_options)

@@ -2,9 +2,21 @@
 
 A Tingji model is a folder. `manifest.json` names every file the engine loads
 with its SHA-256 and size, so that a half-copied or tampered model is refused
-before ONNX Runtime or llama.cpp ever parse it, and it carries every number the
-engine must agree on with the exporter (window length, front-end settings,
-prompt pieces, special tokens). Nothing else about a folder is assumed.
+before ONNX Runtime or llama.cpp ever parse it. It has a common core that the
+pipeline and the model manager understand for every family:
+
+    format          2 (format 1 folders, written before families existed, still load)
+    family          which engine.families module runs it ("fun-asr-nano", ...)
+    files           role -> {path, sha256, size}; paths relative, inside the folder
+    window_seconds  the longest window the model is given (the pipeline cuts there)
+    window_frames   the encoder's input rows for a full window (the fixed DirectML shape)
+    frontend        the feature settings the exporter read from the checkpoint
+    source          where the model came from (checkpoint hash, folder name)
+
+and one section named after the family holding everything only that family
+reads (prompt pieces, special tokens, graph details). Keys this version does
+not know are kept (`extra`), so a manifest survives a round trip through an
+older Tingji.
 """
 
 from __future__ import annotations
@@ -12,18 +24,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Callable
 
 from .errors import ModelError
 
 MANIFEST_NAME = "manifest.json"
-FORMAT_VERSION = 1
-FAMILY = "fun-asr-nano"
-# Roles a manifest may list; `encoder`, `decoder` are required.
-FILE_ROLES = ("encoder", "encoder_fixed", "ctc", "decoder", "tokens")
-REQUIRED_ROLES = ("encoder", "decoder")
+FORMAT_VERSION = 2
+# Format 1 kept the Fun-ASR-Nano settings at the top level; they are its section now.
+_V1_SECTION_KEYS = ("prompt", "special_tokens", "encoder", "decoder", "ctc")
+_CORE_KEYS = {"format", "family", "files", "window_seconds", "window_frames", "frontend", "source"}
 
 
 @dataclass(frozen=True)
@@ -40,7 +52,7 @@ class FileEntry:
 
 @dataclass
 class Manifest:
-    """What `manifest.json` holds; `extra` keeps keys this version does not know."""
+    """What `manifest.json` holds: the common core, the family's section, and unknown keys."""
 
     folder: Path
     family: str
@@ -48,8 +60,7 @@ class Manifest:
     window_seconds: float
     window_frames: int
     frontend: dict[str, Any]
-    prompt: dict[str, Any]
-    special_tokens: dict[str, Any]
+    section: dict[str, Any] = field(default_factory=dict)  # the family's own settings
     source: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -68,9 +79,8 @@ class Manifest:
                 "window_seconds": self.window_seconds,
                 "window_frames": self.window_frames,
                 "frontend": self.frontend,
-                "prompt": self.prompt,
-                "special_tokens": self.special_tokens,
                 "source": self.source,
+                self.family: self.section,
             }
         )
         return data
@@ -96,8 +106,71 @@ def file_entry(folder: Path, path: Path) -> FileEntry:
     return FileEntry(path=rel, sha256=sha256_file(path), size=path.stat().st_size)
 
 
+# Names Windows reserves in every folder (with any extension): a model file must not be one.
+_WINDOWS_RESERVED = re.compile(r"(?i)^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$")
+
+
+def is_safe_relative(rel: str) -> bool:
+    """True when `rel` names a place inside the folder under POSIX *and* Windows rules.
+
+    A model folder made on one system is installed on another, so a path is
+    judged by the stricter reading of both: no absolute or root-relative path
+    (`/x`, `\\x`), no drive (`C:x` is relative to the current folder of drive
+    C, not to the model folder), no UNC share, no `..`, no `:` anywhere (NTFS
+    alternate data streams), no names Windows reserves, no control characters.
+    """
+    if not rel or any(ord(ch) < 32 for ch in rel) or ":" in rel:
+        return False
+    if PurePosixPath(rel).is_absolute() or rel.startswith(("/", "\\")):
+        return False
+    win = PureWindowsPath(rel)
+    if win.drive or win.root or win.is_absolute():
+        return False
+    for part in win.parts:  # split on both / and \\
+        if part == ".":
+            continue
+        if part == ".." or _WINDOWS_RESERVED.match(part) or part != part.rstrip(" ."):
+            return False  # Windows drops trailing dots and spaces: "a.onnx." is "a.onnx"
+    return True
+
+
+def _format_version(path: Path, value: Any) -> int:
+    """The manifest's format number; anything but a whole number is a one-line error."""
+    if value is None:
+        return 1  # format 1 folders written before the key existed
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ModelError(f"{path}: manifest format {value!r} is not a format number Tingji knows")
+    if value > FORMAT_VERSION:
+        raise ModelError(f"{path}: made by a newer Tingji (format {value}); update Tingji")
+    if value < 1:
+        raise ModelError(f"{path}: manifest format {value!r} is not a format number Tingji knows")
+    return value
+
+
+def _files(path: Path, raw: Any) -> dict[str, FileEntry]:
+    if not isinstance(raw, dict):
+        raise ModelError(f"{path}: manifest lists no files")
+    files: dict[str, FileEntry] = {}
+    for role, entry in raw.items():
+        try:
+            rel = str(entry["path"])
+            files[role] = FileEntry(path=rel, sha256=str(entry["sha256"]).lower(), size=int(entry["size"]))
+        except (KeyError, TypeError, ValueError):
+            raise ModelError(f"{path}: bad entry for file {role!r}") from None
+        if not is_safe_relative(rel):
+            raise ModelError(f"{path}: file {role!r} points outside the model folder ({rel!r})")
+    return files
+
+
 def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
-    """Read and sanity-check a model folder's manifest (hashes are checked by `verify`)."""
+    """Read and sanity-check a model folder's manifest (hashes are checked by `verify`).
+
+    Also checks the family is one this Tingji knows and that the manifest
+    lists the files that family cannot run without, so a model manager can
+    refuse a folder without loading it.
+    """
+    from .families import family_module
+
     folder = Path(folder)
     if not folder.is_dir():
         raise ModelError(f"{folder}: model folder not found")
@@ -110,34 +183,32 @@ def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
         raise ModelError(f"{path}: unreadable manifest ({exc})") from None
     if not isinstance(data, dict):
         raise ModelError(f"{path}: manifest is not a JSON object")
-    if data.get("family") != FAMILY:
-        raise ModelError(f"{path}: unsupported model family {data.get('family')!r}")
-    if int(data.get("format", 0)) > FORMAT_VERSION:
-        raise ModelError(f"{path}: made by a newer Tingji (format {data.get('format')}); update Tingji")
-    files: dict[str, FileEntry] = {}
-    for role, entry in (data.get("files") or {}).items():
-        try:
-            rel = str(entry["path"])
-            files[role] = FileEntry(path=rel, sha256=str(entry["sha256"]).lower(), size=int(entry["size"]))
-        except (KeyError, TypeError, ValueError):
-            raise ModelError(f"{path}: bad entry for file {role!r}") from None
-        if Path(rel).is_absolute() or ".." in Path(rel).parts:
-            raise ModelError(f"{path}: file {role!r} points outside the model folder")
-    for role in REQUIRED_ROLES:
+    version = _format_version(path, data.get("format"))
+    family = data.get("family")
+    if not isinstance(family, str):
+        raise ModelError(f"{path}: manifest names no model family")
+    module = family_module(family, path)
+    files = _files(path, data.get("files"))
+    for role in module.REQUIRED_FILES:
         if role not in files:
             raise ModelError(f"{path}: manifest lists no {role} file")
-    known = {"format", "family", "files", "window_seconds", "window_frames", "frontend",
-             "prompt", "special_tokens", "source"}
+    if version == 1:
+        section = {k: data[k] for k in _V1_SECTION_KEYS if k in data}
+        known = _CORE_KEYS | set(_V1_SECTION_KEYS)
+    else:
+        section = data.get(family)
+        if not isinstance(section, dict):
+            raise ModelError(f"{path}: manifest has no {family!r} section")
+        known = _CORE_KEYS | {family}
     try:
         return Manifest(
             folder=folder,
-            family=data["family"],
+            family=family,
             files=files,
             window_seconds=float(data["window_seconds"]),
             window_frames=int(data["window_frames"]),
             frontend=dict(data["frontend"]),
-            prompt=dict(data["prompt"]),
-            special_tokens=dict(data["special_tokens"]),
+            section=dict(section),
             source=dict(data.get("source") or {}),
             extra={k: v for k, v in data.items() if k not in known},
         )
@@ -146,10 +217,13 @@ def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
 
 
 def save_manifest(manifest: Manifest) -> Path:
-    """Write atomically: a crash mid-write must not leave a torn manifest."""
+    """Write atomically and durably: a crash mid-write must not leave a torn manifest."""
     path = manifest.folder / MANIFEST_NAME
     tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write(json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
     os.replace(tmp, path)
     return path
 

@@ -16,7 +16,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .vad import FRAME, FRAME_SECONDS, SAMPLE_RATE, SileroVad, SpeechParams, VadStream, speech_spans
+from .vad import FRAME, SAMPLE_RATE, SileroVad, SpeechParams, VadStream, speech_spans
 
 
 @dataclass
@@ -133,5 +133,3 @@ def trimmed(window: Window, keep_s: float = 0.0) -> tuple[int, int]:
     b = min(len(window.samples), int(round((window.speech[-1][1] + keep_s) * SAMPLE_RATE)))
     return a, b
 
-
-__all__ = ["Window", "WindowPlanner", "trimmed", "FRAME_SECONDS"]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 from .errors import TingjiError
 
 if TYPE_CHECKING:
-    from .transcribe import Transcript
+    from .transcript import Transcript
 
 FORMATS = ("txt", "srt", "vtt", "json")
 

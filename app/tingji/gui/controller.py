@@ -29,7 +29,7 @@ from typing import Any, Sequence
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from ..engine.transcribe import Segment, Transcript
+from ..engine.transcript import Segment, Transcript
 from ..engine.writers import write
 from . import files
 from .errors import Problem

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHea
                                QPushButton, QStackedWidget, QTableView, QToolButton, QVBoxLayout, QWidget)
 
 from ..engine.errors import TingjiError
-from ..engine.transcribe import Segment, Transcript
+from ..engine.transcript import Segment, Transcript
 from ..engine.writers import FORMATS, write
 from . import icons, theme
 from .errors import localized_message, localized_stored

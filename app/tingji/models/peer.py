@@ -223,7 +223,7 @@ def _place_files(r: _Release, src: Path, out: Path, progress: StageProgress | No
 def _manifest(r: _Release, src: Path, out: Path, files: dict[str, mf.FileEntry],
               ctc_extra: dict[str, Any]) -> mf.Manifest:
     from ..engine.frontend import FrontendConfig, num_lfr_frames
-    from ..engine.prompt import DEFAULT_PIECES, build_prompt
+    from ..engine.families.fun_asr_nano.prompt import DEFAULT_PIECES, build_prompt
 
     dec = r.dec
     frontend = FrontendConfig()
@@ -231,20 +231,20 @@ def _manifest(r: _Release, src: Path, out: Path, files: dict[str, mf.FileEntry],
     im_end, endoftext = dec.special["<|im_end|>"], dec.special["<|endoftext|>"]
     return mf.Manifest(
         folder=out,
-        family=mf.FAMILY,
+        family="fun-asr-nano",
         files=files,
         window_seconds=WINDOW_SECONDS,
         window_frames=num_lfr_frames(WINDOW_SECONDS * frontend.sample_rate, frontend),
         frontend=frontend.to_dict(),
-        prompt={**DEFAULT_PIECES, "default_before": prompt.before, "default_after": prompt.after},
-        special_tokens={
-            "im_start": dec.special["<|im_start|>"], "im_end": im_end, "endoftext": endoftext,
-            "eos_ids": [dec.eos], "stop_ids": sorted({dec.eos, im_end, endoftext}),
-            "vocab_size": dec.vocab_size,
-        },
         source={"kind": "peer-release", "folder": src.name,
                 "files": {role: path.name for role, path in _roles(r).items()}},
-        extra={
+        section={
+            "prompt": {**DEFAULT_PIECES, "default_before": prompt.before, "default_after": prompt.after},
+            "special_tokens": {
+                "im_start": dec.special["<|im_start|>"], "im_end": im_end, "endoftext": endoftext,
+                "eos_ids": [dec.eos], "stop_ids": sorted({dec.eos, im_end, endoftext}),
+                "vocab_size": dec.vocab_size,
+            },
             "encoder": {"precision": _variant(r.encoder, ENCODER_STEM, ".onnx"), **r.enc_info},
             # The official model family runs its LLM in bf16: the audio rows are rounded to it.
             "decoder": {"quant": _variant(r.decoder, DECODER_STEM, ".gguf"), "n_embd": dec.n_embd,

@@ -9,7 +9,6 @@ vocabulary `multilingual.tiktoken`. Only plain tensors are read from
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,9 @@ from typing import Any
 import torch
 import yaml
 
-from ..engine.errors import ModelError
+from ...engine.errors import ModelError
+from ...engine.manifest import sha256_file
+from ..torch_state import load_state_dict
 from .modules import AudioDims
 
 
@@ -42,27 +43,6 @@ class Checkpoint:
         return dict(self.config.get("frontend_conf") or {})
 
 
-def _normalize_state(obj: Any) -> dict[str, torch.Tensor]:
-    """Unwrap the usual containers and a DDP `module.` prefix, as funasr does."""
-    while isinstance(obj, dict):
-        inner = next(
-            (obj[k] for k in ("state_dict", "model_state_dict", "model") if isinstance(obj.get(k), dict)),
-            None,
-        )
-        if inner is None:
-            break
-        obj = inner
-    if not isinstance(obj, dict):
-        raise ModelError("model.pt does not hold a state dict")
-    state = {}
-    for key, value in obj.items():
-        if not isinstance(value, torch.Tensor):
-            continue
-        key = key[len("module."):] if key.startswith("module.") else key
-        state[key] = value
-    return state
-
-
 def _find_llm_dir(folder: Path, config: dict[str, Any]) -> Path:
     """The Qwen3 folder: config's llm_conf.init_param_path, relative to the checkpoint."""
     candidates = []
@@ -75,14 +55,6 @@ def _find_llm_dir(folder: Path, config: dict[str, Any]) -> Path:
         if (path / "config.json").is_file():
             return path
     raise ModelError(f"{folder}: no LLM folder with config.json (looked for {', '.join(str(c.name) for c in candidates)})")
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def load_checkpoint(folder: str | Path) -> Checkpoint:
@@ -100,11 +72,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
         raise ModelError(f"{config_path}: model is {config.get('model')!r}, expected FunASRNano")
     llm_dir = _find_llm_dir(folder, config)
     llm_config = json.loads((llm_dir / "config.json").read_text(encoding="utf-8"))
-    try:
-        raw = torch.load(weights, map_location="cpu", weights_only=True, mmap=True)
-    except Exception as exc:  # torch raises many types for a corrupt or unsafe file
-        raise ModelError(f"{weights}: cannot read weights ({type(exc).__name__}: {exc})") from None
-    state = _normalize_state(raw)
+    state = load_state_dict(weights)
     vocab = folder / "multilingual.tiktoken"
     return Checkpoint(
         folder=folder,
@@ -113,7 +81,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
         llm_dir=llm_dir,
         llm_config=llm_config,
         ctc_vocab=vocab if vocab.is_file() else None,
-        sha256=file_sha256(weights),
+        sha256=sha256_file(weights),
     )
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from ...languages import NAMES, normalise
+
 # The reference's prompt pieces (funasr/models/fun_asr_nano/model.py).
 DEFAULT_PIECES: dict[str, Any] = {
     "system": "You are a helpful assistant.",
@@ -28,22 +30,20 @@ DEFAULT_PIECES: dict[str, Any] = {
     "end": "：",
 }
 
-# What users type (ISO codes, English names) -> what the model was prompted with.
-LANGUAGE_NAMES = {
-    "zh": "中文", "chinese": "中文", "mandarin": "中文", "中文": "中文",
-    "en": "英文", "english": "英文", "英文": "英文",
-    "ja": "日文", "japanese": "日文", "日文": "日文",
-    "yue": "粤语", "cantonese": "粤语", "粤语": "粤语",
-    "ko": "韩文", "korean": "韩文",
-}
+# Language codes (engine.languages) -> the words the model was prompted with in training.
+LANGUAGE_WORDS = {"zh": "中文", "en": "英文", "ja": "日文", "yue": "粤语", "ko": "韩文"}
 
 
-def language_name(language: str | None) -> str | None:
-    """Map a language code or name to the model's wording; unknown names pass through."""
-    if language is None or not language.strip() or language.strip().lower() == "auto":
+def language_word(language: str | None) -> str | None:
+    """The model's wording for a language code or name; other languages by their English name.
+
+    Fun-ASR-Nano was trained on the five languages above; for any other the
+    English name is the most likely thing its LLM understands.
+    """
+    code = normalise(language)
+    if code is None:
         return None
-    key = language.strip()
-    return LANGUAGE_NAMES.get(key.lower(), LANGUAGE_NAMES.get(key, key))
+    return LANGUAGE_WORDS.get(code) or NAMES.get(code, code)
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def build_prompt(pieces: dict[str, Any] | None = None, *, language: str | None =
     if words:
         instruction += p["hotwords_intro"]
         instruction += p["hotwords_line"].format(hotwords=p["hotwords_separator"].join(words))
-    name = language_name(language)
+    name = language_word(language)
     instruction += p["task"] if name is None else p["task_with_language"].format(language=name)
     if not itn:
         instruction += p["no_itn"]

@@ -1,9 +1,10 @@
-"""The Qwen3 LLM decoder to GGUF for llama.cpp.
+"""A Qwen3 LLM decoder to GGUF for llama.cpp (Fun-ASR-Nano's and Qwen3-ASR's).
 
-Weights come from the `llm.*` entries of the checkpoint's state dict, the
-architecture from `Qwen3-0.6B/config.json`, the vocabulary from its
-`tokenizer.json`. llama.cpp's `qwen3` architecture and its `qwen2`
-pre-tokenizer then reproduce transformers' Qwen3 and its tokenizer.
+The caller hands over the LLM's tensors under their transformers names
+(`model.layers.0.self_attn.q_proj.weight`, ...), its transformers config and
+its `tokenizer.json`; each family knows where those sit in its checkpoint.
+llama.cpp's `qwen3` architecture and its `qwen2` pre-tokenizer then
+reproduce transformers' Qwen3 and its tokenizer.
 
 f32 and f16 files are written directly with the `gguf` package; q8_0 and q5_k
 are made from the f16 file by llama.cpp's own quantizer, so they are exactly
@@ -26,13 +27,12 @@ from ..engine.errors import ModelError
 QUANTS = ("f32", "f16", "q8_0", "q5_k")
 
 
-def _tokenizer_vocab(llm_dir: Path, vocab_size: int) -> tuple[list[str], list[int], list[str], dict[str, int]]:
+def _tokenizer_vocab(path: Path, vocab_size: int) -> tuple[list[str], list[int], list[str], dict[str, int]]:
     """Token strings, token types and merges for llama.cpp's BPE ("gpt2") tokenizer."""
     import gguf
 
-    path = llm_dir / "tokenizer.json"
     if not path.is_file():
-        raise ModelError(f"{llm_dir}: tokenizer.json missing")
+        raise ModelError(f"{path}: tokenizer.json missing")
     data = json.loads(path.read_text(encoding="utf-8"))
     model = data.get("model") or {}
     if model.get("type") != "BPE":
@@ -56,33 +56,16 @@ def _tokenizer_vocab(llm_dir: Path, vocab_size: int) -> tuple[list[str], list[in
     return tokens, types, merges, specials
 
 
-def _llm_tensors(state: dict[str, torch.Tensor], cfg: dict[str, Any]) -> dict[str, torch.Tensor]:
-    """HF-named Qwen3 tensors from the checkpoint's `llm.` entries."""
-    tensors = {k[len("llm."):]: v for k, v in state.items() if k.startswith("llm.")}
-    if "model.embed_tokens.weight" not in tensors:
-        raise ModelError("model.pt has no LLM weights (llm.model.embed_tokens.weight)")
-    tied = cfg.get("tie_word_embeddings", True)
-    head = tensors.pop("lm_head.weight", None)
-    if not tied:
-        if head is None:
-            raise ModelError("config says untied embeddings but model.pt has no lm_head")
-        tensors["lm_head.weight"] = head
-    return tensors
-
-
-def write_gguf(state: dict[str, torch.Tensor], llm_dir: Path, out: Path, *, dtype: str = "f32",
-               name: str = "Fun-ASR-Nano decoder") -> Path:
-    """Write an f32 or f16 GGUF of the LLM."""
+def write_gguf(tensors: dict[str, torch.Tensor], cfg: dict[str, Any], tokenizer: Path, out: Path, *,
+               dtype: str = "f32", name: str) -> Path:
+    """Write an f32 or f16 GGUF of a Qwen3 LLM from its transformers-named tensors and config."""
     import gguf
 
     if dtype not in ("f32", "f16"):
         raise ModelError(f"write_gguf makes f32/f16 files, not {dtype}")
-    cfg = json.loads((llm_dir / "config.json").read_text(encoding="utf-8"))
-    if cfg.get("model_type") != "qwen3":
-        raise ModelError(f"{llm_dir}/config.json: model_type {cfg.get('model_type')!r}, expected qwen3")
     n_layer = int(cfg["num_hidden_layers"])
     head_dim = int(cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"])
-    tokens, types, merges, specials = _tokenizer_vocab(llm_dir, int(cfg["vocab_size"]))
+    tokens, types, merges, specials = _tokenizer_vocab(tokenizer, int(cfg["vocab_size"]))
 
     writer = gguf.GGUFWriter(str(out), "qwen3")
     writer.add_name(name)
@@ -111,7 +94,7 @@ def write_gguf(state: dict[str, torch.Tensor], llm_dir: Path, out: Path, *, dtyp
     writer.add_add_bos_token(False)
 
     names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.QWEN3, n_layer)
-    for hf_name, tensor in _llm_tensors(state, cfg).items():
+    for hf_name, tensor in tensors.items():
         gg_name = names.get_name(hf_name, try_suffixes=(".weight", ".bias"))
         if gg_name is None:
             raise ModelError(f"no GGUF name for LLM tensor {hf_name}")
@@ -144,13 +127,16 @@ def quantize_gguf(src: Path, dst: Path, quant: str, threads: int = 0) -> Path:
     return dst
 
 
-def export_decoder(state: dict[str, torch.Tensor], llm_dir: Path, out_dir: Path, quant: str = "f16") -> Path:
-    """Write `decoder.<quant>.gguf` into out_dir."""
+def export_decoder(tensors: dict[str, torch.Tensor], cfg: dict[str, Any], tokenizer: Path, out_dir: Path,
+                   quant: str = "f16", *, name: str) -> Path:
+    """Write `decoder.<quant>.gguf` into out_dir (quantised types via an f16 file)."""
     if quant not in QUANTS:
         raise ModelError(f"unknown decoder quantization {quant!r} (choose {', '.join(QUANTS)})")
+    if cfg.get("model_type") != "qwen3":
+        raise ModelError(f"LLM config: model_type {cfg.get('model_type')!r}, expected qwen3")
     out = out_dir / f"decoder.{quant}.gguf"
     if quant in ("f32", "f16"):
-        return write_gguf(state, llm_dir, out, dtype=quant)
+        return write_gguf(tensors, cfg, tokenizer, out, dtype=quant, name=name)
     with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
-        f16 = write_gguf(state, llm_dir, Path(tmp) / "decoder.f16.gguf", dtype="f16")
+        f16 = write_gguf(tensors, cfg, tokenizer, Path(tmp) / "decoder.f16.gguf", dtype="f16", name=name)
         return quantize_gguf(f16, out, quant)

@@ -1,0 +1,151 @@
+"""Fun-ASR-Nano: SAN-M audio encoder + adaptor (ONNX), Qwen3 LLM (GGUF) fed the adaptor rows.
+
+One window: Kaldi fbank + LFR features -> encoder (+ CTC head) -> the first
+`num_audio_tokens` adaptor rows -> ChatML prompt around them -> greedy
+tokens from llama.cpp -> text, with character times from the CTC path.
+
+`exact` is the reference mode used by the equivalence tests: the reference's
+stop token only, plain greedy decoding (no loop guard), f32 KV cache, basic
+ONNX graph optimisation.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+
+from ...align import ctc_greedy, load_ctc_tokens
+from ...decoder import DecodeOptions, LlamaContext, LlamaModel
+from ...frontend import FrontendConfig, features, num_audio_tokens
+from ...languages import normalise
+from ...manifest import Manifest
+from ..base import Capabilities, CancelCheck, LoadOptions, RecognizeOptions, WindowResult
+from .encoder import NanoEncoder
+from .prompt import LANGUAGE_WORDS, build_prompt
+
+FAMILY = "fun-asr-nano"
+FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "ctc", "ctc_data", "decoder", "tokens")
+REQUIRED_FILES = ("encoder", "decoder")
+
+
+class FunAsrNano:
+    """A loaded Fun-ASR-Nano model (see `engine.families.base.Recognizer`)."""
+
+    family = FAMILY
+    stages = ("features", "encode", "ctc", "prefill", "generate")
+
+    def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
+        section = manifest.section
+        self.manifest = manifest
+        self.exact = options.exact
+        self.threads = options.threads
+        self.n_ctx = options.n_ctx
+        self.frontend = FrontendConfig.from_dict(manifest.frontend)
+        self.encoder = NanoEncoder(manifest, options.provider, policy=options.policy, buckets=options.buckets,
+                                   threads=options.threads, warm=options.warm, exact=options.exact)
+        special = section.get("special_tokens") or {}
+        stop = special.get("eos_ids") if options.exact else special.get("stop_ids") or special.get("eos_ids")
+        self.stop_ids = list(stop or [])
+        self.warnings = self.encoder.graphs.warnings  # the live list: a later fallback adds to it
+        gpu_layers = (options.decoder_gpu_layers if options.decoder_gpu_layers is not None
+                      else _gpu_layers(self.provider))
+        self.llm = LlamaModel(manifest.file("decoder"), gpu_layers=gpu_layers)
+        self.decoder_device = "gpu" if gpu_layers > 0 else "cpu"
+        tokens = manifest.file("tokens")
+        ctc = section.get("ctc") or {}
+        self.ctc_tokens = load_ctc_tokens(tokens) if tokens is not None and self.encoder.has_ctc else None
+        self.ctc_blank = int(ctc.get("blank_id", -1))
+        self.ctc_frame_s = float(ctc.get("frame_seconds", 0.06))
+        self.llm_input_dtype = str((section.get("decoder") or {}).get("input_dtype", "fp32"))
+        self.prompt_pieces = dict(section.get("prompt") or {})
+        self.capabilities = Capabilities(
+            languages=tuple(LANGUAGE_WORDS), open_languages=True, detects_language=False, hotwords=True, itn=True,
+            timestamps="tokens" if self.ctc_tokens is not None else "window", live_lane=True)
+        self._prompts: dict[tuple, tuple[list[int], list[int]]] = {}
+
+    @property
+    def provider(self) -> str:
+        """What the encoder runs on now (a GPU provider that fails falls back to the CPU)."""
+        return self.encoder.graphs.provider
+
+    def open_lane(self) -> LlamaContext:
+        return self.llm.context(eos_ids=self.stop_ids, n_ctx=self.n_ctx, n_threads=self.threads, exact=self.exact)
+
+    def warm(self, lane: LlamaContext) -> None:
+        before, after = self._prompt(RecognizeOptions())
+        rows = np.zeros((2, self.llm.n_embd), np.float32)
+        lane.generate(before, rows, after, DecodeOptions(max_tokens=1, guard=False))
+
+    def close(self) -> None:
+        self.llm.close()
+
+    def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
+        """Prompt token ids before and after the audio rows (tokenised once per choice of options)."""
+        key = (options.language, options.hotwords, options.itn)
+        if key not in self._prompts:
+            prompt = build_prompt(self.prompt_pieces, language=options.language, hotwords=options.hotwords,
+                                  itn=options.itn)
+            self._prompts[key] = (self.llm.tokenize(prompt.before), self.llm.tokenize(prompt.after))
+        return self._prompts[key]
+
+    def recognize(self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext,
+                  cancel: CancelCheck | None = None) -> WindowResult:
+        timings = dict.fromkeys(self.stages, 0.0)
+        t = time.perf_counter()
+        feats = features(samples, self.frontend)
+        timings["features"] = time.perf_counter() - t
+        language = normalise(options.language)
+        if feats.shape[0] == 0:  # shorter than one 25 ms frame
+            return WindowResult("", language=language, timings=timings)
+        t = time.perf_counter()
+        out = self.encoder.encode(feats)
+        timings["encode"] = time.perf_counter() - t
+        ctc_chars = None
+        if self.ctc_tokens is not None:
+            t = time.perf_counter()
+            _, ids = self.encoder.ctc(out.enc)
+            ctc_chars = ctc_greedy(ids, self.ctc_blank, self.ctc_tokens, self.ctc_frame_s)
+            timings["ctc"] = time.perf_counter() - t
+        rows = round_to(out.adaptor[:num_audio_tokens(out.frames)], self.llm_input_dtype)
+        before, after = self._prompt(options)
+        opts = DecodeOptions(max_tokens=options.max_tokens, guard=not (self.exact or options.ignore_eos),
+                             ignore_eos=options.ignore_eos)
+        decoded = lane.generate(before, rows, after, opts, cancel=cancel)
+        timings["prefill"] = decoded.prefill_s
+        timings["generate"] = decoded.generate_s
+        return WindowResult(clean_text(decoded.text), decoded.tokens, ctc_chars, language=language, timings=timings)
+
+
+def clean_text(text: str) -> str:
+    """The reference's post-processing: `/sil` markers to spaces, whitespace runs collapsed."""
+    return re.sub(r"\s+", " ", text.replace("/sil", " ")).strip()
+
+
+def round_to(rows: np.ndarray, dtype: str) -> np.ndarray:
+    """Round float32 rows to bf16/fp16 precision (kept as float32), as the reference's cast does."""
+    rows = np.ascontiguousarray(rows, dtype=np.float32)
+    if dtype == "fp16":
+        return rows.astype(np.float16).astype(np.float32)
+    if dtype != "bf16":
+        return rows
+    bits = rows.view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round to nearest even
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def _gpu_layers(provider: str) -> int:
+    """Offload the whole LLM when a GPU provider runs and llama.cpp was built with GPU support."""
+    if provider == "cpu":
+        return 0
+    try:
+        import llama_cpp
+
+        return 999 if llama_cpp.llama_supports_gpu_offload() else 0
+    except Exception:
+        return 0
+
+
+def load(manifest: Manifest, options: LoadOptions) -> FunAsrNano:
+    return FunAsrNano(manifest, options)

@@ -1,0 +1,115 @@
+"""What a transcription produces: timed segments, the text, and how it was made.
+
+Kept apart from the pipeline (`transcribe.py`) because everything downstream -
+writers, the GUI's storage, dictation - needs these plain dataclasses and
+none of the machinery that fills them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Segment:
+    start: float
+    end: float
+    text: str
+    window: int = 0
+
+
+@dataclass
+class WindowInfo:
+    """What a model said about one window besides its text.
+
+    `language` is the language code the model detected (or was told);
+    `extras` holds family-specific labels, such as SenseVoice's emotion and
+    audio-event tags, so JSON output can carry them without the pipeline
+    knowing what they mean.
+    """
+
+    index: int
+    start: float
+    end: float
+    language: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "start": round(self.start, 3), "end": round(self.end, 3),
+                "language": self.language, **self.extras}
+
+
+@dataclass
+class Progress:
+    """Reported after each window: how far, and the segments it produced."""
+
+    done_s: float
+    total_s: float | None
+    window: int
+    segments: list[Segment]
+
+    @property
+    def fraction(self) -> float | None:
+        if not self.total_s:
+            return None
+        return min(1.0, self.done_s / self.total_s)
+
+
+@dataclass
+class Transcript:
+    segments: list[Segment]
+    duration: float
+    model: str
+    provider: str
+    decoder_device: str
+    language: str | None = None
+    source: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    windows: int = 0
+    skipped_windows: int = 0
+    warnings: list[str] = field(default_factory=list)
+    window_tokens: list[list[int]] = field(default_factory=list)
+    window_texts: list[str] = field(default_factory=list)
+    window_info: list[WindowInfo] = field(default_factory=list)
+    family: str = ""
+
+    @property
+    def text(self) -> str:
+        """The whole transcript: each window's text as decoded (segments are a display split of it)."""
+        parts = [t for t in self.window_texts if t]
+        if not parts and self.segments:  # e.g. rebuilt from stored segments
+            parts = [s.text.strip() for s in self.segments if s.text.strip()]
+        return join_texts(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "segments": [{"start": round(s.start, 3), "end": round(s.end, 3), "text": s.text} for s in self.segments],
+            "source": self.source,
+            "duration": round(self.duration, 3),
+            "language": self.language,
+            "model": self.model,
+            "family": self.family,
+            "provider": self.provider,
+            "decoder_device": self.decoder_device,
+            "windows": self.windows,
+            "skipped_windows": self.skipped_windows,
+            "window_info": [w.to_dict() for w in self.window_info],
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "warnings": self.warnings,
+        }
+
+
+def join_texts(parts: list[str]) -> str:
+    """Texts of consecutive windows as one: no space between CJK sentences, one between Latin ones."""
+    if not parts:
+        return ""
+    out = parts[0]
+    for p in parts[1:]:
+        out += p if (is_cjk(out[-1]) or is_cjk(p[0])) else " " + p
+    return out
+
+
+def is_cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef"

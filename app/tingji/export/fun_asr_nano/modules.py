@@ -1,0 +1,139 @@
+"""Fun-ASR-Nano's audio side in PyTorch: the SAN-M encoder, the adaptor and the CTC head.
+
+The parameter names are those of the official `model.pt` (`audio_encoder.*`,
+`audio_adaptor.*`, `ctc_decoder.*`, `ctc.ctc_lo.*`), so the official state dict
+loads with `strict=True`. The arithmetic follows funasr's reference modules
+(SenseVoiceEncoderSmall, the `Transformer` adaptor, CTC) operation for
+operation; padding and shapes are expressed as `export/sanm.py` explains, so
+the graphs run at one fixed shape on DirectML.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from ..layers import FeedForward, layer_norm, masks
+from ..sanm import SanmDims, SanmEncoder
+
+
+@dataclass(frozen=True)
+class AudioDims(SanmDims):
+    """The sizes that define a Fun-ASR-Nano audio side (read from config.yaml): the encoder's, then these."""
+
+    llm_dim: int = 1024
+    adaptor_ffn: int = 2048
+    adaptor_layers: int = 2
+    adaptor_heads: int = 8
+    ctc_layers: int = 5
+    ctc_ffn: int = 2048
+    ctc_heads: int = 8
+    ctc_vocab: int = 60515  # 0 when the checkpoint has no CTC head
+
+    @property
+    def has_ctc(self) -> bool:
+        return self.ctc_vocab > 0 and self.ctc_layers >= 0
+
+
+class MultiHeadAttention(nn.Module):
+    """Plain multi-head self-attention (reference: transformer MultiHeadedAttention)."""
+
+    def __init__(self, heads: int, dim: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.d_k = dim // heads
+        self.linear_q = nn.Linear(dim, dim)
+        self.linear_k = nn.Linear(dim, dim)
+        self.linear_v = nn.Linear(dim, dim)
+        self.linear_out = nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        q = self.linear_q(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
+        k = self.linear_k(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
+        v = self.linear_v(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
+        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.d_k)
+        attn = torch.softmax(scores.float() + bias, dim=-1).to(v.dtype)
+        return self.linear_out(torch.matmul(attn, v).transpose(1, 2).flatten(2))
+
+
+class TransformerLayer(nn.Module):
+    """Pre-norm transformer layer, LayerNorm eps 1e-12 (reference: transformer EncoderLayer)."""
+
+    def __init__(self, dim: int, heads: int) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(heads, dim)
+        self.feed_forward = FeedForward(dim, dim // 4)
+        self.norm1 = nn.LayerNorm(dim, eps=1e-12)
+        self.norm2 = nn.LayerNorm(dim, eps=1e-12)
+
+    def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        x = x + self.self_attn(layer_norm(x, self.norm1), bias)
+        return x + self.feed_forward(layer_norm(x, self.norm2))
+
+
+class Adaptor(nn.Module):
+    """Linear-ReLU-Linear projection then transformer layers (reference: adaptor `Transformer`).
+
+    Only downsample_rate 1 exists in released checkpoints; the reference then
+    keeps one output row per encoder frame.
+    """
+
+    def __init__(self, in_dim: int, ffn: int, out_dim: int, layers: int, heads: int) -> None:
+        super().__init__()
+        self.linear1 = nn.Linear(in_dim, ffn)
+        self.linear2 = nn.Linear(ffn, out_dim)
+        self.blocks = nn.ModuleList([TransformerLayer(out_dim, heads) for _ in range(layers)]) if layers > 0 else None
+
+    def forward(self, x: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        x = self.linear2(torch.relu(self.linear1(x)))
+        if self.blocks is not None:
+            for block in self.blocks:
+                x = block(x, bias)
+        return x
+
+
+class CtcProjection(nn.Module):
+    """Holds `ctc_lo` so the state dict key is `ctc.ctc_lo.*` as in the checkpoint."""
+
+    def __init__(self, dim: int, vocab: int) -> None:
+        super().__init__()
+        self.ctc_lo = nn.Linear(dim, vocab)
+
+
+class EncoderGraph(nn.Module):
+    """What `encoder.onnx` computes: (lfr_feat, mask) -> (enc_output, adaptor_output)."""
+
+    def __init__(self, d: AudioDims) -> None:
+        super().__init__()
+        self.audio_encoder = SanmEncoder(d)
+        self.audio_adaptor = Adaptor(d.encoder_dim, d.adaptor_ffn, d.llm_dim, d.adaptor_layers, d.adaptor_heads)
+
+    def forward(self, lfr_feat: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        keep, bias = masks(mask, lfr_feat.dtype)
+        enc = self.audio_encoder(lfr_feat * keep, keep, bias) * keep
+        adapted = self.audio_adaptor(enc, bias) * keep
+        return enc, adapted
+
+
+class CtcGraph(nn.Module):
+    """What `ctc.onnx` computes: (enc_output, mask) -> top-k CTC log-probabilities per frame.
+
+    The full 60k-way distribution per 60 ms frame would be ~240 MB per minute;
+    greedy CTC and timestamp alignment only need the best few entries.
+    """
+
+    def __init__(self, d: AudioDims, top_k: int = 4) -> None:
+        super().__init__()
+        self.top_k = top_k
+        self.ctc_decoder = Adaptor(d.encoder_dim, d.ctc_ffn, d.encoder_dim, d.ctc_layers, d.ctc_heads)
+        self.ctc = CtcProjection(d.encoder_dim, d.ctc_vocab)
+
+    def forward(self, enc_output: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        keep, bias = masks(mask, enc_output.dtype)
+        hidden = self.ctc_decoder(enc_output * keep, bias)
+        logp = torch.log_softmax(self.ctc.ctc_lo(hidden).float(), dim=-1)
+        values, indices = torch.topk(logp, self.top_k, dim=-1)
+        return values, indices

@@ -1,0 +1,143 @@
+"""PyTorch modules to ONNX files: export, int8 quantisation, shared weight files.
+
+The families' exporters all go through here, so every graph is made the same
+way: torch.export-based ONNX export at opset 18 (no Python control flow leaks
+into the graph), named symbolic dimensions (so a session can pin them for
+DirectML), dynamic int8 quantisation of the MatMul weights, and big tensors
+written once to an aligned external-data file that several graphs share.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import onnx
+import torch
+from onnx import numpy_helper
+
+from ..engine.errors import ModelError
+from .layers import HalfPrecision
+
+OPSET = 18
+PRECISIONS = ("fp32", "fp16", "int8")
+# Tensors below this size stay inside the .onnx file; above it they go to the
+# shared data file, each aligned so ONNX Runtime can memory-map it.
+EXTERNAL_MIN_BYTES = 1024
+ALIGN = 4096
+# Symbolic dimensions every graph of ours names alike: batch and frames.
+BATCH_FRAMES: dict[int, str] = {0: "batch", 1: "frames"}
+_DIM_MAX = {"batch": 64}
+
+
+def export_graph(model: torch.nn.Module, args: tuple[torch.Tensor, ...], inputs: list[str], outputs: list[str],
+                 dynamic: Sequence[Mapping[int, str]] | None) -> onnx.ModelProto:
+    """torch.export-based ONNX export (the dynamo path: no Python control flow leaks in).
+
+    `dynamic` gives, per input, which axes are symbolic and their names (one
+    name, one dimension: inputs sharing "frames" must agree on it); None
+    exports a fully static graph at the example's shapes. Output axes 0 and 1
+    get the names batch/frames where they stayed symbolic.
+    """
+    dynamic_shapes = None
+    if dynamic is not None:
+        dims: dict[str, torch.export.Dim] = {}
+        for axes in dynamic:
+            for name in axes.values():
+                if name not in dims:
+                    dims[name] = torch.export.Dim(name, min=1, max=_DIM_MAX.get(name, 100_000))
+        dynamic_shapes = [{axis: dims[name] for axis, name in axes.items()} for axes in dynamic]
+    exporter_log = logging.getLogger("torch.onnx")
+    level = exporter_log.level
+    exporter_log.setLevel(logging.ERROR)  # "torchvision is not installed" etc. are noise here
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = Path(tmp) / "model.onnx"
+        with torch.no_grad():
+            program = torch.onnx.export(
+                model, args, dynamo=True, opset_version=OPSET, input_names=inputs, output_names=outputs,
+                dynamic_shapes=dynamic_shapes, verbose=False, optimize=True,
+            )
+        program.save(str(path))
+        proto = onnx.load(str(path), load_external_data=True)
+    exporter_log.setLevel(level)
+    if dynamic is not None:
+        _name_dims(proto, dict(zip(inputs, dynamic)), outputs)
+    return proto
+
+
+def _name_dims(proto: onnx.ModelProto, input_axes: Mapping[str, Mapping[int, str]], outputs: list[str]) -> None:
+    """Give the symbolic dims stable names, so sessions can pin them (free dimension overrides)."""
+    for value in list(proto.graph.input) + list(proto.graph.output):
+        if value.name in input_axes:
+            labels = input_axes[value.name]
+        elif value.name in outputs:
+            labels = BATCH_FRAMES
+        else:
+            continue
+        dims = value.type.tensor_type.shape.dim
+        for i, label in labels.items():
+            if len(dims) > i and not dims[i].HasField("dim_value"):
+                dims[i].dim_param = label
+
+
+def to_int8(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """Dynamic int8 quantisation of the MatMul weights (activations quantised per call)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp) / "in.onnx", Path(tmp) / "out.onnx"
+        onnx.save(proto, str(src), save_as_external_data=proto.ByteSize() > 1_500_000_000, location="in.data")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            quantize_dynamic(
+                str(src), str(dst), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"],
+                per_channel=False, extra_options={"MatMulConstBOnly": True},
+                use_external_data_format=proto.ByteSize() > 1_500_000_000,
+            )
+        return onnx.load(str(dst), load_external_data=True)
+
+
+def for_precision(model: torch.nn.Module, precision: str) -> torch.nn.Module:
+    """fp16 graphs are exported from half-precision modules: weights in fp16, while the
+    modules keep softmax and LayerNorm statistics in fp32 and the graph's I/O stays fp32."""
+    return HalfPrecision(model) if precision == "fp16" else model
+
+
+def save_sharing_weights(models: dict[Path, onnx.ModelProto], data_path: Path) -> None:
+    """Save several graphs whose big tensors are stored once in `data_path`.
+
+    Tensors are deduplicated by content, so graphs exported from the same
+    weights share every block even if the exporter named them differently.
+    """
+    offsets: dict[str, tuple[int, int]] = {}
+    with open(data_path, "wb") as data:
+        for proto in models.values():
+            for tensor in proto.graph.initializer:
+                if tensor.data_location == onnx.TensorProto.EXTERNAL:
+                    raise ModelError("internal: tensor still external after load")
+                raw = numpy_helper.to_array(tensor).tobytes() if not tensor.HasField("raw_data") else tensor.raw_data
+                if len(raw) < EXTERNAL_MIN_BYTES:
+                    continue
+                key = hashlib.sha256(raw).hexdigest() + f":{tensor.data_type}:{tuple(tensor.dims)}"
+                if key not in offsets:
+                    pad = (-data.tell()) % ALIGN
+                    data.write(b"\0" * pad)
+                    offsets[key] = (data.tell(), len(raw))
+                    data.write(raw)
+                offset, length = offsets[key]
+                # Re-encode as raw + external location.
+                dims, dtype, name = list(tensor.dims), tensor.data_type, tensor.name
+                tensor.Clear()
+                tensor.name, tensor.data_type = name, dtype
+                tensor.dims.extend(dims)
+                tensor.data_location = onnx.TensorProto.EXTERNAL
+                for k, v in (("location", data_path.name), ("offset", str(offset)), ("length", str(length))):
+                    entry = tensor.external_data.add()
+                    entry.key, entry.value = k, v
+    for path, proto in models.items():
+        onnx.save(proto, str(path))
