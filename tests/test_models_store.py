@@ -397,7 +397,8 @@ def test_official_checkpoint_needs_exporter(server, tmp_path, monkeypatch):
         raise ModuleNotFoundError("No module named 'torch'", name="torch")
 
     monkeypatch.setattr(tingji.export, "export_model", needs_torch, raising=False)
-    with pytest.raises(ModelError, match=r'pip install "tingji\[export\]"'):
+    with pytest.raises(ModelError, match=r'^converting the official checkpoint needs the export extra '
+                                         r'\(torch is missing\): pip install "tingji\[export\]"$'):
         store.download_catalog_model("nano", catalog=load_catalog(catalog), download_options=FAST)
     assert store.list_models() == []
     no_leftovers()
