@@ -6,7 +6,6 @@ with TINGJI_HOME pointed at a temporary folder.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import io
 import json
@@ -23,7 +22,8 @@ import tingji.export
 from models_http import FileServer
 from tingji.engine import manifest as mf
 from tingji.engine.errors import Cancelled, ModelError
-from tingji.models import archive, cli, peer, store
+from tingji.cli import main
+from tingji.models import archive, peer, store
 from tingji.models.catalog import load_catalog
 from tingji.models.download import download as real_download
 from tingji.paths import data_dir, models_dir
@@ -574,11 +574,8 @@ def test_safe_archives_extract(tmp_path):
 
 
 def run_cli(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="tingji")
-    cli.add_subparser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    assert args.func is cli.run
-    return cli.run(args)
+    """The `tingji` command in this process, so that monkeypatches reach it."""
+    return main(argv)
 
 
 def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
@@ -607,7 +604,7 @@ def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
     target.write_bytes(bytes(data))
     assert run_cli(["models", "verify", "cli1"]) == 1
     err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.startswith("tingji models:")]
+    lines = [line for line in err.splitlines() if line.startswith("tingji:")]
     assert len(lines) == 1 and "decoder.gguf fails its SHA-256 check" in lines[0]
     assert "Traceback" not in err
 
@@ -620,10 +617,10 @@ def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
 
     assert run_cli(["models", "install", server.url("/m.zip"), "--sha256", "ab" * 32, "--name", "x"]) == 1
     err = capsys.readouterr().err
-    assert err.count("tingji models:") == 1 and "SHA-256" in err and "Traceback" not in err
+    assert err.count("tingji:") == 1 and "SHA-256" in err and "Traceback" not in err
     assert run_cli(["models", "verify", "nope"]) == 1
     assert capsys.readouterr().err.strip() == (
-        "tingji models: no model named nope; no models are installed (see `tingji models list`)")
+        "tingji: no model named nope; no models are installed (see `tingji models list`)")
 
 
 def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch, fake_exporter):
