@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"{exc.strerror or exc}{where}")
         return 1
     except Exception as exc:
-        log.debug("internal error", exc_info=True)
+        if args.verbose:
+            log.error("internal error", exc_info=True)
         text = " ".join(str(exc).split())
         _say(f"internal error ({type(exc).__name__}: {text}); please report it"
              + ("" if args.verbose else " (run it again with -v for the details)"))
