@@ -10,7 +10,11 @@ import hashlib
 import io
 import json
 import os
+import re
+import signal
 import stat
+import subprocess
+import sys
 import tarfile
 import threading
 import zipfile
@@ -19,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import tingji.export
-from models_http import FileServer
+from models_http import Fault, FileServer
 from tingji.engine import manifest as mf
 from tingji.engine.errors import Cancelled, ModelError
 from tingji.cli import main
@@ -28,6 +32,7 @@ from tingji.models.catalog import load_catalog
 from tingji.models.download import download as real_download
 from tingji.paths import data_dir, models_dir
 
+ROOT = Path(__file__).resolve().parents[1]
 FAST = {"backoff": 0.005, "max_backoff": 0.02, "chunk": 8192, "stall_timeout": 5.0}
 
 
@@ -634,3 +639,40 @@ def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch,
     assert "already installed" in capsys.readouterr().err
     assert run_cli(["models", "import", str(tmp_path / "missing")]) == 1
     assert "folder not found" in capsys.readouterr().err
+
+
+def test_cli_ctrl_c_exits_130_and_the_same_command_resumes(server, tmp_path, home):
+    """A real SIGINT in the middle of `tingji models install`: one line, exit 130, and the
+    bytes already downloaded are not fetched again by the next run (as the line promises)."""
+    blob = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip")
+    server.files["/m.zip"] = blob
+    server.faults["/m.zip"] = [Fault("stall", after=len(blob) // 2)]  # then silence until we interrupt
+    argv = [sys.executable, "-m", "tingji", "models", "install", server.url("/m.zip"),
+            "--sha256", hashlib.sha256(blob).hexdigest(), "--name", "resumed"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"), TINGJI_HOME=str(home))
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        seen = []
+        for line in proc.stderr:  # the first progress line comes after the first bytes are written
+            seen.append(line)
+            if re.match(r"m\.zip: +\d+\.\d% ", line):
+                break
+        assert seen and re.match(r"m\.zip: +\d+\.\d% ", seen[-1]), seen
+        proc.send_signal(signal.SIGINT)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=60) == 130
+    finally:
+        proc.kill()
+        proc.wait()
+    assert rest.strip().splitlines() == ["tingji: interrupted (running the same command again resumes the download)"]
+    assert not (models_dir() / "resumed").exists()
+    parts = list(data_dir().rglob("*.part"))
+    assert len(parts) == 1 and 0 < parts[0].stat().st_size <= len(blob) // 2
+    kept = parts[0].stat().st_size
+
+    r = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert server.requests[-1].range == f"bytes={kept}-" and server.requests[-1].status == 206
+    assert f"installed resumed at {models_dir() / 'resumed'}" in r.stdout
+    store.verify("resumed")
+    print(f"interrupted after {kept} of {len(blob)} bytes; the second run asked for bytes={kept}-")
