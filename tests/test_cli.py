@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +18,10 @@ from audio_fixtures import ffmpeg, write_wav
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def tingji(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def tingji(*args: str, cwd: Path | None = None, home: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+    if home is not None:
+        env["TINGJI_HOME"] = str(home)
     return subprocess.run([sys.executable, "-m", "tingji", *args], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=900)
 
@@ -153,10 +156,53 @@ def test_cli_output_folder_not_writable(tiny_model, speech_en, tmp_path):
 
 def test_cli_unknown_model_and_format_are_one_line_errors(tiny_model, speech_en, tmp_path):
     src = write_wav(tmp_path / "talk.wav", speech_en)
-    for args in (["--model", str(tmp_path / "no-model")], ["--model", str(tiny_model), "--format", "docx"]):
-        r = tingji("transcribe", str(src), *args, "--out", str(tmp_path))
-        assert r.returncode == 1 and "Traceback" not in r.stderr
-        assert len(r.stderr.strip().splitlines()) == 1
+    cases = {"no such folder": (["--model", str(tmp_path / "no-model")], "no-model"),
+             "no such name": (["--model", "no-such-model"], "no model named no-such-model"),
+             "not a model folder": (["--model", str(tmp_path)], "not a Tingji model folder"),
+             "unknown format": (["--model", str(tiny_model), "--format", "docx"], "docx")}
+    for case, (args, expected) in cases.items():
+        r = tingji("transcribe", str(src), *args, "--out", str(tmp_path / "out"))
+        assert r.returncode == 1 and "Traceback" not in r.stderr, case
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("tingji: ") and expected in lines[0], (case, lines)
+        assert not (tmp_path / "out").exists(), case  # nothing created for a command that cannot run
+
+
+def test_cli_model_by_installed_name(tiny_model, speech_en, tmp_path):
+    """`--model NAME` is resolved by the CLI (the engine takes folders only) to the same model."""
+    home = tmp_path / "home"
+    shutil.copytree(tiny_model, home / "models" / "tiny-installed")
+    src = write_wav(tmp_path / "talk.wav", speech_en)
+    by_name = tingji("transcribe", str(src), "--model", "tiny-installed", "--out", str(tmp_path / "a"),
+                     "--format", "json", home=home)
+    by_folder = tingji("transcribe", str(src), "--model", str(tiny_model), "--out", str(tmp_path / "b"),
+                       "--format", "json", home=home)
+    assert by_name.returncode == 0 and by_folder.returncode == 0, by_name.stderr + by_folder.stderr
+    a = json.loads((tmp_path / "a" / "talk.json").read_text(encoding="utf-8"))
+    b = json.loads((tmp_path / "b" / "talk.json").read_text(encoding="utf-8"))
+    assert a["model"] == "tiny-installed" and a["text"] and a["segments"] == b["segments"]
+    assert "model tiny-installed on CPU" in by_name.stderr
+
+
+def test_cli_bug_is_one_line_asking_for_a_report(tmp_path, monkeypatch, capsys, caplog):
+    """An exception no code meant for the user: one line, no traceback; -v logs the traceback."""
+    import tingji.export
+    from tingji.cli import main
+
+    def broken(source, out, **options):
+        raise RuntimeError("index out of range\n  while reading layer 3")
+
+    monkeypatch.setattr(tingji.export, "export_model", broken)
+    argv = ["export-model", "--source", str(tmp_path), "--out", str(tmp_path / "o")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["tingji: internal error (RuntimeError: index out of range while reading layer 3); "
+                                "please report it (run it again with -v for the details)"]
+    assert "Traceback" not in err and not caplog.records
+    assert main(["-v", *argv]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "tingji: internal error (RuntimeError: index out of range while reading layer 3); please report it"]
+    assert [r.exc_info[0] for r in caplog.records if r.exc_info] == [RuntimeError]
 
 
 PEAK_SCRIPT = """

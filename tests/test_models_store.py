@@ -6,12 +6,15 @@ with TINGJI_HOME pointed at a temporary folder.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import io
 import json
 import os
+import re
+import signal
 import stat
+import subprocess
+import sys
 import tarfile
 import threading
 import zipfile
@@ -20,14 +23,16 @@ from pathlib import Path
 import pytest
 
 import tingji.export
-from models_http import FileServer
+from models_http import Fault, FileServer
 from tingji.engine import manifest as mf
 from tingji.engine.errors import Cancelled, ModelError
-from tingji.models import archive, cli, peer, store
+from tingji.cli import main
+from tingji.models import archive, peer, store
 from tingji.models.catalog import load_catalog
 from tingji.models.download import download as real_download
 from tingji.paths import data_dir, models_dir
 
+ROOT = Path(__file__).resolve().parents[1]
 FAST = {"backoff": 0.005, "max_backoff": 0.02, "chunk": 8192, "stall_timeout": 5.0}
 
 
@@ -397,7 +402,8 @@ def test_official_checkpoint_needs_exporter(server, tmp_path, monkeypatch):
         raise ModuleNotFoundError("No module named 'torch'", name="torch")
 
     monkeypatch.setattr(tingji.export, "export_model", needs_torch, raising=False)
-    with pytest.raises(ModelError, match=r'pip install "tingji\[export\]"'):
+    with pytest.raises(ModelError, match=r'^converting the official checkpoint needs the export extra '
+                                         r'\(torch is missing\): pip install "tingji\[export\]"$'):
         store.download_catalog_model("nano", catalog=load_catalog(catalog), download_options=FAST)
     assert store.list_models() == []
     no_leftovers()
@@ -573,11 +579,8 @@ def test_safe_archives_extract(tmp_path):
 
 
 def run_cli(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="tingji")
-    cli.add_subparser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    assert args.func is cli.run
-    return cli.run(args)
+    """The `tingji` command in this process, so that monkeypatches reach it."""
+    return main(argv)
 
 
 def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
@@ -606,7 +609,7 @@ def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
     target.write_bytes(bytes(data))
     assert run_cli(["models", "verify", "cli1"]) == 1
     err = capsys.readouterr().err
-    lines = [line for line in err.splitlines() if line.startswith("tingji models:")]
+    lines = [line for line in err.splitlines() if line.startswith("tingji:")]
     assert len(lines) == 1 and "decoder.gguf fails its SHA-256 check" in lines[0]
     assert "Traceback" not in err
 
@@ -619,10 +622,10 @@ def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
 
     assert run_cli(["models", "install", server.url("/m.zip"), "--sha256", "ab" * 32, "--name", "x"]) == 1
     err = capsys.readouterr().err
-    assert err.count("tingji models:") == 1 and "SHA-256" in err and "Traceback" not in err
+    assert err.count("tingji:") == 1 and "SHA-256" in err and "Traceback" not in err
     assert run_cli(["models", "verify", "nope"]) == 1
     assert capsys.readouterr().err.strip() == (
-        "tingji models: no model named nope; no models are installed (see `tingji models list`)")
+        "tingji: no model named nope; no models are installed (see `tingji models list`)")
 
 
 def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch, fake_exporter):
@@ -636,3 +639,40 @@ def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch,
     assert "already installed" in capsys.readouterr().err
     assert run_cli(["models", "import", str(tmp_path / "missing")]) == 1
     assert "folder not found" in capsys.readouterr().err
+
+
+def test_cli_ctrl_c_exits_130_and_the_same_command_resumes(server, tmp_path, home):
+    """A real SIGINT in the middle of `tingji models install`: one line, exit 130, and the
+    bytes already downloaded are not fetched again by the next run (as the line promises)."""
+    blob = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip")
+    server.files["/m.zip"] = blob
+    server.faults["/m.zip"] = [Fault("stall", after=len(blob) // 2)]  # then silence until we interrupt
+    argv = [sys.executable, "-m", "tingji", "models", "install", server.url("/m.zip"),
+            "--sha256", hashlib.sha256(blob).hexdigest(), "--name", "resumed"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"), TINGJI_HOME=str(home))
+    proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        seen = []
+        for line in proc.stderr:  # the first progress line comes after the first bytes are written
+            seen.append(line)
+            if re.match(r"m\.zip: +\d+\.\d% ", line):
+                break
+        assert seen and re.match(r"m\.zip: +\d+\.\d% ", seen[-1]), seen
+        proc.send_signal(signal.SIGINT)
+        rest = proc.stderr.read()
+        assert proc.wait(timeout=60) == 130
+    finally:
+        proc.kill()
+        proc.wait()
+    assert rest.strip().splitlines() == ["tingji: interrupted (running the same command again resumes the download)"]
+    assert not (models_dir() / "resumed").exists()
+    parts = list(data_dir().rglob("*.part"))
+    assert len(parts) == 1 and 0 < parts[0].stat().st_size <= len(blob) // 2
+    kept = parts[0].stat().st_size
+
+    r = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert server.requests[-1].range == f"bytes={kept}-" and server.requests[-1].status == 206
+    assert f"installed resumed at {models_dir() / 'resumed'}" in r.stdout
+    store.verify("resumed")
+    print(f"interrupted after {kept} of {len(blob)} bytes; the second run asked for bytes={kept}-")

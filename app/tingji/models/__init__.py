@@ -9,7 +9,8 @@
   (list, resolve, verify, remove), `staging` (atomic installs) and `cache`.
 - `peer`: adopting a CapsWriter / Fun-ASR-GGUF release (`peer_graph` reads it,
   `peer_contract` checks it).
-- `cli`: the `tingji models` command.
+
+The `tingji models` command is `tingji.cli.models`.
 """
 
 from .download import DownloadResult, NotFound

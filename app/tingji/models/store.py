@@ -47,13 +47,12 @@ from .staging import (
 )
 
 __all__ = [
-    "EXPORT_HINT", "INCOMING_PREFIX", "REMOVING_PREFIX", "InstallResult", "InstalledModel", "ModelStatus",
+    "INCOMING_PREFIX", "REMOVING_PREFIX", "InstallResult", "InstalledModel", "ModelStatus",
     "StageProgress", "cached_bytes", "cleanup_incoming", "clear_cache", "discard_cached", "download_catalog_model",
     "import_folder", "install_from_url", "list_models", "overview", "remove", "resolve_model", "validate_name",
     "verify",
 ]
 
-EXPORT_HINT = 'pip install "tingji[export]"'
 _Staging = Staging  # the name tests use to hold a staging folder open
 
 
@@ -72,11 +71,6 @@ def _stage(progress: StageProgress | None, label: str) -> Callable[[int, int | N
     if progress is None:
         return None
     return lambda done, total, bps: progress(label, done, total, bps)
-
-
-def _missing_export_extra(exc: ModuleNotFoundError) -> bool:
-    """True when a third-party module (torch, onnx, ...) is what is missing."""
-    return bool(exc.name) and not str(exc.name).startswith("tingji")
 
 
 def _peer_manifest(src: Path, out: Path, progress: StageProgress | None = None,
@@ -108,26 +102,18 @@ def _export(src: Path, out: Path, progress: StageProgress | None = None,
     are siblings inside the staging folder). Its text progress messages become
     stages ("converting: <message>").
     """
-    try:
+    from ..export.extra import needs_export_extra
+
+    with needs_export_extra("converting the official checkpoint"):
         module = importlib.import_module("tingji.export")
         func = getattr(module, "export_model", None)
-    except ModuleNotFoundError as exc:
-        if _missing_export_extra(exc):
-            raise ModelError(f"converting the official checkpoint needs the export extra: {EXPORT_HINT}") from None
-        raise
-    if func is None:
-        raise ModelError("this Tingji cannot convert official checkpoints yet (tingji.export.export_model is missing)")
-    kwargs = dict(options or {})
-    if progress is not None:
-        kwargs["progress"] = lambda message: progress(f"converting: {message}", 0, None, 0.0)
-    try:
+        if func is None:
+            raise ModelError("this Tingji cannot convert official checkpoints yet "
+                             "(tingji.export.export_model is missing)")
+        kwargs = dict(options or {})
+        if progress is not None:
+            kwargs["progress"] = lambda message: progress(f"converting: {message}", 0, None, 0.0)
         result = func(src, out, **kwargs)
-    except ModuleNotFoundError as exc:
-        if _missing_export_extra(exc):
-            raise ModelError(
-                f"converting the official checkpoint needs the export extra ({exc.name} is missing): {EXPORT_HINT}"
-            ) from None
-        raise
     return _result_folder(result, out)
 
 

@@ -1,7 +1,9 @@
 """`tingji transcribe FILE...`: files in, transcript files out.
 
-One line per problem on stderr, never a traceback for bad input; a bad file
-does not stop the others; exit status 0 only when every file succeeded.
+A bad file gets one line on stderr and does not stop the others; the exit
+status is 0 only when every file succeeded. A model is named by its installed
+name or its folder; turning a name into a folder is the model manager's job,
+so it happens here, before the engine (which takes folders only) is loaded.
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import Any
 
-from .engine.errors import Cancelled, TingjiError
-from .engine.writers import parse_formats, write
+from ..engine.errors import Cancelled, TingjiError
+from ..engine.writers import parse_formats, write
+from .progress import StatusLine
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("transcribe", help="transcribe audio or video files",
-                       description="Transcribe audio or video files into TXT/SRT/VTT/JSON files named after each input.")
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "transcribe", help="transcribe audio or video files",
+        description="Transcribe audio or video files into TXT/SRT/VTT/JSON files named after each input.")
     p.add_argument("files", nargs="+", metavar="FILE", help="audio or video files")
     p.add_argument("--model", required=True, help="installed model name or model folder")
     p.add_argument("--out", default=".", help="folder for the transcript files (default: current folder)")
@@ -32,34 +36,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: usable cores, at most 8)")
     p.add_argument("--exact", action="store_true",
                    help="reference mode: no VAD trimming, one window for clips that fit, plain greedy decoding")
-    p.set_defaults(func=run)
+    p.set_defaults(run=run)
 
 
-class ProgressLine:
-    """A one-line progress bar on stderr when it is a terminal; quiet otherwise."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.tty = stream.isatty()
-        self.last = 0.0
-
-    def update(self, label: str, fraction: float | None, done_s: float) -> None:
-        if not self.tty or time.monotonic() - self.last < 0.1:
-            return
-        self.last = time.monotonic()
-        if fraction is None:
-            bar = f"{done_s:7.1f} s"
-        else:
-            filled = int(fraction * 24)
-            bar = f"{'█' * filled}{'░' * (24 - filled)} {fraction * 100:5.1f}%"
-        self.stream.write(f"\r{label[:40]:40s} {bar}")
-        self.stream.flush()
-
-    def end(self, line: str) -> None:
-        if self.tty:
-            self.stream.write("\r" + " " * 80 + "\r")
-        self.stream.write(line + "\n")
-        self.stream.flush()
+def _bar(label: str, fraction: float | None, done_s: float) -> str:
+    if fraction is None:  # length unknown (a stream without a duration): show the seconds done
+        return f"{label[:40]:40s} {done_s:7.1f} s"
+    filled = int(fraction * 24)
+    return f"{label[:40]:40s} {'█' * filled}{'░' * (24 - filled)} {fraction * 100:5.1f}%"
 
 
 def _out_names(files: list[str], out_dir: Path) -> list[Path]:
@@ -92,40 +76,47 @@ def _check_out_dir(out: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .engine import Engine
+    from ..engine import Engine
+    from ..models.installed import resolve_model
 
     formats = parse_formats(args.format)
+    folder = resolve_model(args.model)
     out_dir = Path(args.out)
     _check_out_dir(out_dir)
     hotwords = [w.strip() for w in args.hotwords.split(",") if w.strip()]
     err = sys.stderr
     started = time.perf_counter()
-    engine = Engine(args.model, args.provider, exact=args.exact, threads=args.threads)
+    engine = Engine(folder, args.provider, exact=args.exact, threads=args.threads)
     for warning in engine.warnings:
         print(f"tingji: warning: {warning}", file=err)
     print(f"tingji: model {engine.model_name} on {engine.provider.upper()} "
           f"(loaded in {engine.load_s:.1f} s)", file=err)
     failures = 0
-    bar = ProgressLine(err)
+    status = StatusLine(err)
     targets = _out_names(args.files, out_dir)
-    for i, (path, target) in enumerate(zip(args.files, targets), 1):
-        label = f"[{i}/{len(args.files)}] {Path(path).name}"
-        try:
-            transcript = engine.transcribe(
-                path, language=args.language, hotwords=hotwords, itn=not args.no_itn, max_tokens=args.max_tokens,
-                on_progress=lambda p: bar.update(label, p.fraction, p.done_s))
-            written = [write(transcript, target.with_name(target.name + "." + fmt), fmt) for fmt in formats]
-        except Cancelled:
-            raise KeyboardInterrupt from None
-        except TingjiError as exc:
-            failures += 1
-            bar.end(f"tingji: {exc}")
-            continue
-        speed = transcript.duration / max(transcript.timings.get("total", 1e-9), 1e-9)
-        bar.end(f"{label}: {transcript.duration:.1f} s of audio in {transcript.timings.get('total', 0):.1f} s "
-                f"({speed:.1f}x real time) -> {', '.join(str(w) for w in written)}")
-        for warning in transcript.warnings:
-            print(f"tingji: warning: {path}: {warning}", file=err)
+    try:
+        for i, (path, target) in enumerate(zip(args.files, targets), 1):
+            label = f"[{i}/{len(args.files)}] {Path(path).name}"
+            try:
+                transcript = engine.transcribe(
+                    path, language=args.language, hotwords=hotwords, itn=not args.no_itn,
+                    max_tokens=args.max_tokens,
+                    on_progress=lambda p: status.show(_bar(label, p.fraction, p.done_s)))
+                written = [write(transcript, target.with_name(target.name + "." + fmt), fmt) for fmt in formats]
+            except Cancelled:
+                raise KeyboardInterrupt from None
+            except TingjiError as exc:
+                failures += 1
+                status.print(f"tingji: {exc}")
+                continue
+            total_s = transcript.timings.get("total", 0)
+            speed = transcript.duration / max(total_s, 1e-9)
+            status.print(f"{label}: {transcript.duration:.1f} s of audio in {total_s:.1f} s "
+                         f"({speed:.1f}x real time) -> {', '.join(str(w) for w in written)}")
+            for warning in transcript.warnings:
+                print(f"tingji: warning: {path}: {warning}", file=err)
+    finally:
+        status.finish()
     done = len(args.files) - failures
     print(f"tingji: {done} of {len(args.files)} file(s) transcribed in {time.perf_counter() - started:.1f} s",
           file=err)

@@ -1,0 +1,41 @@
+"""`tingji export-model`: an official checkpoint folder in, a Tingji model folder out."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "export-model",
+        help="convert an official model checkpoint into a Tingji model folder",
+        description="Convert an official checkpoint folder (for Fun-ASR-Nano: config.yaml, model.pt, "
+        "Qwen3-0.6B/) into a Tingji model folder. Needs the export extra: pip install \"tingji[export]\".",
+    )
+    p.add_argument("--source", required=True, help="official checkpoint folder")
+    p.add_argument("--out", required=True, help="model folder to create")
+    p.add_argument("--family", default=None, metavar="NAME",
+                   help="model family of the checkpoint (default: recognised from the checkpoint)")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "int8"], help="encoder precision")
+    p.add_argument("--decoder-quant", default="f16", choices=["f32", "f16", "q8_0", "q5_k"],
+                   help="decoder GGUF type")
+    p.add_argument("--no-fixed", action="store_true", help="skip the fixed-shape encoder used by DirectML")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..export.extra import needs_export_extra
+
+    options: dict[str, Any] = {"precision": args.precision, "decoder_quant": args.decoder_quant,
+                               "fixed": not args.no_fixed}
+    if args.family is not None:  # only then: the exporter picks the family itself when none is given
+        options["family"] = args.family
+    with needs_export_extra("export-model"):
+        from ..export import export_model
+
+        export_model(args.source, args.out, progress=lambda msg: print(f"export: {msg}", file=sys.stderr),
+                     **options)
+    print(args.out)
+    return 0

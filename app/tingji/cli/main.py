@@ -1,0 +1,86 @@
+"""The `tingji` command: the parser, the dispatch, and the one place errors become exit codes.
+
+With no arguments it opens the desktop app; otherwise it runs a subcommand.
+Each subcommand is a module with `add_parser(subparsers)` and `run(args) -> int`
+that raises instead of printing its failure, so every command fails the same
+way: one line on stderr and a non-zero exit status. A message meant for the
+user (TingjiError) exits 1, Ctrl-C exits 130, and anything else is a bug,
+reported as one line asking for a report; the traceback goes to the log only
+with --verbose, never to a user who did not ask for it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Callable
+
+from .. import __version__
+from ..engine.errors import TingjiError
+from . import export, models, transcribe
+
+log = logging.getLogger(__name__)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tingji",
+        description="Tingji (听记): offline speech-to-text. Run without arguments to open the app.",
+    )
+    parser.add_argument("--version", action="version", version=f"tingji {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in (transcribe, export, models):
+        command.add_parser(sub)
+    gui = sub.add_parser("gui", help="open the desktop app (the default), optionally queueing files")
+    gui.add_argument("files", nargs="*", metavar="FILE", help="audio or video files to queue")
+    gui.set_defaults(run=lambda args: gui_main(args.files))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:
+        return gui_main()
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    run: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
+    if run is None:  # `tingji -v` and nothing else
+        parser.print_help()
+        return 2
+    try:
+        return int(run(args) or 0)
+    except TingjiError as exc:
+        _say(str(exc))
+        return 1
+    except KeyboardInterrupt as exc:
+        _say(str(exc) or "interrupted")
+        return 130
+    except OSError as exc:  # the disk or the system refused (full, read-only, permissions): not a bug
+        where = f": {exc.filename}" if exc.filename else ""
+        _say(f"{exc.strerror or exc}{where}")
+        return 1
+    except Exception as exc:
+        if args.verbose:
+            log.error("internal error", exc_info=True)
+        text = " ".join(str(exc).split())
+        _say(f"internal error ({type(exc).__name__}: {text}); please report it"
+             + ("" if args.verbose else " (run it again with -v for the details)"))
+        return 1
+
+
+def _say(message: str) -> None:
+    print(f"tingji: {message}", file=sys.stderr)
+
+
+def gui_main(files: list[str] | None = None) -> int:
+    """Open the desktop app; a clear message instead of a traceback when Qt cannot start."""
+    try:
+        from ..gui.app import run_app
+    except ImportError as exc:
+        print(f"tingji: the desktop app cannot start ({exc})", file=sys.stderr)
+        return 1
+    return run_app(files or ())

@@ -1,0 +1,171 @@
+"""`tingji models ...`: list, install, download, import, verify and remove models.
+
+Results go to stdout, progress to stderr (one updating line with the speed on
+a terminal; on a pipe a line per stage and per 10 %). Failures are raised for
+`main` to report like every other command's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Callable, TextIO
+
+from .progress import StatusLine
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "models", help="list, download, install, import, verify or remove models",
+        description="Manage the speech models Tingji uses (stored under the user data folder).",
+    )
+    sub = parser.add_subparsers(dest="models_command", metavar="COMMAND")
+    sub.required = True
+    sub.add_parser("list", help="installed models (and the ones available for download)")
+    p = sub.add_parser("install", help="install a model archive (.zip/.tar.*) from an https URL")
+    p.add_argument("url")
+    p.add_argument("--sha256", required=True, metavar="HEX", help="SHA-256 of the archive")
+    p.add_argument("--name", required=True, help="name to install the model under")
+    p = sub.add_parser("download", help="download a model from the catalog (see `tingji models list`)")
+    p.add_argument("name")
+    p.add_argument("--as", dest="install_as", metavar="NAME", help="install under another name")
+    p = sub.add_parser("import", help="install a copy of a model folder")
+    p.add_argument("dir")
+    p.add_argument("--name", help="name to install it under (default: the folder's name)")
+    p = sub.add_parser("verify", help="check every file of an installed model against its SHA-256")
+    p.add_argument("name")
+    p = sub.add_parser("remove", help="delete an installed model")
+    p.add_argument("name")
+    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    parser.set_defaults(run=run)
+
+
+class _StageProgress:
+    """The model manager's `(stage, done, total, bytes_per_second)` reports as status lines."""
+
+    def __init__(self, status: StatusLine) -> None:
+        self.status = status
+        self.stage: str | None = None
+        self.last_decile = -1
+
+    def __call__(self, stage: str, done: int, total: int | None, bps: float) -> None:
+        from ..models.download import format_bytes
+
+        if stage != self.stage:
+            self.status.finish()
+            self.stage = stage
+            self.last_decile = -1
+            if not self.status.tty:
+                self.status.print(f"{stage} ...")
+        amount = f"{format_bytes(done)} of {format_bytes(total)}" if total else format_bytes(done)
+        percent = f"{100 * done / total:5.1f}% " if total else ""
+        speed = f", {format_bytes(bps)}/s" if bps > 0 else ""
+        if self.status.tty:
+            line = f"{stage}: {percent}{amount}{speed}" if total or done else f"{stage} ..."
+            self.status.show(line, force=bool(total and done >= total))
+        elif total:
+            decile = min(10, int(10 * done / total))
+            if decile > self.last_decile:
+                self.last_decile = decile
+                self.status.print(f"{stage}: {percent.strip()} {amount}{speed}")
+
+
+def _list(args: argparse.Namespace, progress: _StageProgress) -> None:
+    from ..engine.errors import TingjiError
+    from ..models.cache import cached_bytes
+    from ..models.catalog import load_catalog
+    from ..models.download import format_bytes
+    from ..models.installed import list_models
+
+    out = sys.stdout
+    models = list_models()
+    if not models:
+        print("no models installed", file=out)
+    else:
+        width = max(len(m.name) for m in models)
+        for m in models:
+            status = "ok" if m.manifest_ok else f"BROKEN: {m.problem}"
+            print(f"{m.name:<{width}}  {format_bytes(m.size):>9}  {status}  {m.path}", file=out)
+    try:
+        installed = {m.name for m in models}
+        available = [c for c in load_catalog() if c.name not in installed]
+    except TingjiError:  # a broken catalog must not hide the installed models listed above
+        available = []
+    if available:
+        print("available for download (`tingji models download NAME`):", file=out)
+        for c in available:
+            cached = cached_bytes(c.name)
+            resumable = f"  [{format_bytes(cached)} downloaded; downloading again resumes]" if cached else ""
+            print(f"  {c.name}  {c.title}{resumable}", file=out)
+
+
+def _install(args: argparse.Namespace, progress: _StageProgress) -> None:
+    from ..models.store import install_from_url
+
+    result = install_from_url(args.url, args.sha256, args.name, progress=progress)
+    progress.status.finish()
+    print(f"installed {result.name} at {result.path}")
+
+
+def _download(args: argparse.Namespace, progress: _StageProgress) -> None:
+    from ..models.store import download_catalog_model
+
+    result = download_catalog_model(args.name, progress, install_as=args.install_as)
+    progress.status.finish()
+    _show_pins(result.pinned, sys.stderr)
+    print(f"installed {result.name} at {result.path}")
+
+
+def _show_pins(pinned: dict[str, str], err: TextIO) -> None:
+    for path, digest in pinned.items():
+        print(f"first download of {path}: SHA-256 {digest} (pinned; later downloads must match)", file=err)
+
+
+def _import(args: argparse.Namespace, progress: _StageProgress) -> None:
+    from ..models.store import import_folder
+
+    result = import_folder(args.dir, args.name, progress=progress)
+    progress.status.finish()
+    print(f"installed {result.name} at {result.path}")
+
+
+def _verify(args: argparse.Namespace, progress: _StageProgress) -> None:
+    from ..models.installed import verify
+
+    manifest = verify(args.name, progress=progress)
+    progress.status.finish()
+    print(f"{args.name}: ok ({len(manifest.files)} files match their SHA-256)")
+
+
+def _remove(args: argparse.Namespace, progress: _StageProgress) -> None:
+    from ..engine.errors import TingjiError
+    from ..models.installed import remove
+
+    if not args.yes:
+        if not (sys.stdin is not None and sys.stdin.isatty()):
+            raise TingjiError(f"not removing {args.name} without --yes (no terminal to ask on)")
+        answer = input(f"remove model {args.name}? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            raise TingjiError(f"{args.name} not removed")
+    remove(args.name)
+    print(f"removed {args.name}")
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, _StageProgress], None]] = {
+    "list": _list, "install": _install, "download": _download, "import": _import,
+    "verify": _verify, "remove": _remove,
+}
+_RESUMABLE = ("install", "download")  # what a download already fetched stays in the cache
+
+
+def run(args: argparse.Namespace) -> int:
+    progress = _StageProgress(StatusLine(sys.stderr))
+    try:
+        _COMMANDS[args.models_command](args, progress)
+    except KeyboardInterrupt:
+        if args.models_command in _RESUMABLE:
+            raise KeyboardInterrupt("interrupted (running the same command again resumes the download)") from None
+        raise
+    finally:
+        progress.status.finish()
+    return 0

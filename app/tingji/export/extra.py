@@ -1,0 +1,43 @@
+"""The `export` extra: which modules it provides, and the one error for when it is missing.
+
+The exporter imports torch, onnx, gguf and yaml only when it runs, so a plain
+install and the frozen app (which leave the extra out) still start. Both ways
+into the exporter, the `tingji export-model` command and the model manager
+converting a downloaded checkpoint, wrap it in `needs_export_extra`, so the
+user gets the same one-line answer from either. Only the extra's own modules
+count: any other missing module is a broken install or a bug, and installing
+the extra would not fix it.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from ..engine.errors import ModelError
+
+# Import names of the packages listed under [project.optional-dependencies] export
+# (pyyaml installs `yaml`); tests/test_export.py checks the two lists agree.
+EXTRA_MODULES = frozenset({"torch", "onnx", "onnxscript", "gguf", "yaml", "tokenizers"})
+INSTALL_HINT = 'pip install "tingji[export]"'  # double quotes: cmd.exe does not strip single ones
+
+
+def missing_extra_module(exc: ModuleNotFoundError) -> str | None:
+    """The export-extra module whose absence raised `exc`, or None when it is another module."""
+    top = (exc.name or "").split(".")[0]
+    return top if top in EXTRA_MODULES else None
+
+
+@contextmanager
+def needs_export_extra(task: str) -> Iterator[None]:
+    """Run the block; a missing export-extra module becomes one ModelError naming it and the fix.
+
+    `task` starts the message, e.g. "export-model" or "converting the official checkpoint".
+    """
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        missing = missing_extra_module(exc)
+        if missing is None:
+            raise
+        raise ModelError(f"{task} needs the export extra ({missing} is missing): {INSTALL_HINT}") from None
