@@ -227,28 +227,22 @@ def test_export_extra_modules_match_pyproject():
     print(f"export extra {sorted(EXTRA_MODULES)}; the exporter imports {third_party}")
 
 
-def test_export_model_cli_passes_family_only_when_given(tmp_path, monkeypatch, capsys):
-    """--family reaches export_model only when given (the exporter picks the family itself otherwise).
-
-    A stand-in records the call: today's export_model has no `family` parameter yet.
-    """
-    import tingji.export
+def test_export_model_cli_recognises_the_family_or_takes_it(tiny_checkpoint, tmp_path, capsys):
+    """Without --family the checkpoint's config decides; with it the same model comes out; a wrong one is one line."""
     from tingji.cli import main
 
-    calls: list[dict] = []
-
-    def record(source, out, **options):
-        calls.append({"source": source, "out": out, **options})
-        Path(out).mkdir()
-        return Path(out)
-
-    monkeypatch.setattr(tingji.export, "export_model", record)
-    base = ["export-model", "--source", str(tmp_path / "ckpt"), "--precision", "fp16"]
-    assert main([*base, "--out", str(tmp_path / "a")]) == 0
-    assert main([*base, "--out", str(tmp_path / "b"), "--family", "fun-asr-nano", "--no-fixed"]) == 0
-    assert capsys.readouterr().out.split() == [str(tmp_path / "a"), str(tmp_path / "b")]
-    assert "family" not in calls[0] and calls[0]["fixed"] is True and calls[0]["precision"] == "fp16"
-    assert calls[1]["family"] == "fun-asr-nano" and calls[1]["fixed"] is False
+    base = ["export-model", "--source", str(tiny_checkpoint), "--decoder-quant", "f32", "--no-fixed"]
+    assert main([*base, "--out", str(tmp_path / "auto")]) == 0
+    assert main([*base, "--out", str(tmp_path / "told"), "--family", "fun-asr-nano"]) == 0
+    auto, told = load_manifest(tmp_path / "auto"), load_manifest(tmp_path / "told")
+    assert auto.family == told.family == "fun-asr-nano"
+    assert {r: e.sha256 for r, e in auto.files.items()} == {r: e.sha256 for r, e in told.files.items()}
+    capsys.readouterr()
+    assert main([*base, "--out", str(tmp_path / "wrong"), "--family", "whisper-large"]) == 1
+    errors = capsys.readouterr().err.strip().splitlines()
+    print(f"recognised {auto.family}; a wrong --family: {errors}")
+    assert len(errors) == 1 and "unknown model family 'whisper-large'" in errors[0]
+    assert not (tmp_path / "wrong").exists()
 
 
 def test_tiny_checkpoint_is_deterministic(tmp_path):

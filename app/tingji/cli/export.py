@@ -11,8 +11,8 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "export-model",
         help="convert an official model checkpoint into a Tingji model folder",
-        description="Convert an official checkpoint folder (for Fun-ASR-Nano: config.yaml, model.pt, "
-        "Qwen3-0.6B/) into a Tingji model folder. Needs the export extra: pip install \"tingji[export]\".",
+        description="Convert an official checkpoint folder into a Tingji model folder; the model family "
+        "is recognised from the checkpoint's own config. Needs the export extra: pip install \"tingji[export]\".",
     )
     p.add_argument("--source", required=True, help="official checkpoint folder")
     p.add_argument("--out", required=True, help="model folder to create")
@@ -28,14 +28,11 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..export.extra import needs_export_extra
 
-    options: dict[str, Any] = {"precision": args.precision, "decoder_quant": args.decoder_quant,
-                               "fixed": not args.no_fixed}
-    if args.family is not None:  # only then: the exporter picks the family itself when none is given
-        options["family"] = args.family
     with needs_export_extra("export-model"):
         from ..export import export_model
 
-        export_model(args.source, args.out, progress=lambda msg: print(f"export: {msg}", file=sys.stderr),
-                     **options)
+        export_model(args.source, args.out, family=args.family, precision=args.precision,
+                     decoder_quant=args.decoder_quant, fixed=not args.no_fixed,
+                     progress=lambda msg: print(f"export: {msg}", file=sys.stderr))
     print(args.out)
     return 0
