@@ -173,6 +173,22 @@ def test_cli_damaged_media_keeps_the_partial_transcript_and_says_so(tiny_model, 
     assert "3 of 3 file(s) transcribed (2 only partly" in r.stderr
 
 
+def test_cli_transcripts_reach_the_disk_before_they_are_published(tiny_model, speech_en, tmp_path):
+    """strace on the real CLI: each transcript's data is fsynced before its rename, the folder after (issue 17)."""
+    from durability import published_durably, traced
+
+    src = write_wav(tmp_path / "talk.wav", speech_en)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+    r = traced([sys.executable, "-m", "tingji", "transcribe", str(src), "--model", str(tiny_model), "--out", str(out),
+                "--format", "txt,json"], env, tmp_path / "trace.log")
+    assert r.returncode == 0, r.stderr
+    for name in ("talk.txt", "talk.json"):
+        problems = published_durably(tmp_path / "trace.log", out / name)
+        print(f"{name}: {problems or 'fsynced, renamed, folder fsynced'}")
+        assert problems == []
+
+
 def test_cli_output_folder_not_writable(tiny_model, speech_en, tmp_path):
     src = write_wav(tmp_path / "talk.wav", speech_en)
     blocked = tmp_path / "blocked"
