@@ -69,6 +69,8 @@ def app_main(model: str, home: str) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication(sys.argv[:1])
+    from dataclasses import replace
+
     from tingji.dictation.controller import DictationController, DictationSettings
     from tingji.dictation.history import DictationHistory
     from tingji.engine import Engine
@@ -111,7 +113,7 @@ def app_main(model: str, home: str) -> int:
                 TextOutput(None, mode="type").insert(line.split(" ", 1)[1].rstrip("\n"))
                 say(kind="ok")
             if cmd[0] == "mode":
-                controller.apply_settings(DictationSettings.from_dict(controller.settings.to_dict() | {"mode": cmd[1]}))
+                controller.apply_settings(replace(controller.settings, mode=cmd[1]))
                 controller.wait_idle(5)
                 say(kind="ok")
         QTimer.singleShot(0, app.quit)

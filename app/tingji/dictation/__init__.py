@@ -6,7 +6,7 @@
     resample.py    device blocks -> 16 kHz mono, pre-roll ring buffer
     output.py      paste (clipboard saved and restored) or typing into the focused application
     history.py     SQLite history of takes with their WAV recordings, retention, crash leftovers
-    settings.py    DictationSettings: validation, JSON load/save
+    settings.py    DictationSettings: validation, the tolerant parser of the stored settings
     events.py      DictationEvent: what the user should see
     live_vad.py    end of speech decided while a take runs
     takes.py       a finished take: WAV -> VAD -> transcribe -> history -> output

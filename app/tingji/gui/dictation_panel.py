@@ -26,6 +26,7 @@ and is re-exported here.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
@@ -34,10 +35,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleS
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSizePolicy, QSpinBox,
                                QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
 
-from ..dictation.controller import MODES, DictationController, DictationEvent, DictationSettings
+from ..dictation.controller import DictationController
+from ..dictation.events import DictationEvent
 from ..dictation.history import DictationHistory, DictationTake
 from ..dictation.hotkey import HotkeyError, parse_hotkey
 from ..dictation.output import OUTPUT_MODES
+from ..dictation.settings import MODES, DictationSettings
 from ..engine.errors import TingjiError
 from . import icons, theme
 from .errors import localized_message
@@ -409,12 +412,11 @@ class DictationPanel(QWidget):
         self.hotkey_error.hide()
         keep = self.keep_spin.value()
         device = self.device_combo.currentData()
-        data = self.settings.to_dict() | {
-            "hotkey": hotkey, "mode": self.mode_combo.currentData(), "output": self.output_combo.currentData(),
-            "device": str(device) if device else None, "keep_mic_open": self.keep_open_check.isChecked(),
-            "pre_roll_s": self.pre_roll_spin.value() / 1000, "silence_s": round(self.silence_spin.value(), 2),
-            "keep_recordings": None if keep < 0 else keep}
-        new = DictationSettings.from_dict(data)
+        new = replace(
+            self.settings, hotkey=hotkey, mode=self.mode_combo.currentData(), output=self.output_combo.currentData(),
+            device=str(device) if device else None, keep_mic_open=self.keep_open_check.isChecked(),
+            pre_roll_s=self.pre_roll_spin.value() / 1000, silence_s=round(self.silence_spin.value(), 2),
+            keep_recordings=None if keep < 0 else keep)
         try:
             new.validate()
         except TingjiError as exc:
