@@ -34,6 +34,7 @@ from tingji.gui.main_window import MainWindow
 from tingji.gui.queue_model import Column
 from tingji.gui.settings import Settings
 from tingji.gui.storage import Status, Store
+from tingji.paths import settings_path
 
 pytestmark = [pytest.mark.gui, pytest.mark.dictation]
 LOAD_TIMEOUT_MS = 120_000
@@ -170,8 +171,7 @@ def test_dictation_settings_are_saved_with_the_app_settings(window: MainWindow, 
 def test_hand_edited_dictation_settings_keep_dictation_on(qtbot, home: Path, tiny_model: Path, caplog) -> None:
     """settings.json edited by hand (or by a newer Tingji): the usable dictation fields are used, each
     bad one falls back to its default with a logged reason, and dictation starts all the same."""
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "settings.json").write_text(json.dumps({
+    settings_path().write_text(json.dumps({
         "model": str(tiny_model),
         "dictation": {"mode": "toggle", "output": "type", "silence_s": "long", "hotkey": "ctrl+banana",
                       "keep_recordings": -5, "from_the_future": True}}), "utf-8")

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..paths import data_dir, recordings_dir
+from ..paths import dictation_database_path, recordings_dir
 
 RECORDING_PREFIX = "dictation-"
 
@@ -65,7 +65,7 @@ class DictationHistory:
     """A small thread-safe store of takes."""
 
     def __init__(self, path: str | Path | None = None, recordings: str | Path | None = None) -> None:
-        self.path = Path(path) if path is not None else data_dir() / "dictation.sqlite3"
+        self.path = Path(path) if path is not None else dictation_database_path()
         self.recordings = Path(recordings) if recordings is not None else recordings_dir()
         self.recordings.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
