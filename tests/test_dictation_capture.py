@@ -11,7 +11,8 @@ import pytest
 
 from audio_fixtures import espeak, write_wav
 from pulse_helpers import VirtualMic, pulse_available
-from tingji.dictation.capture import Microphone, MicrophoneError
+from tingji.dictation.capture import Microphone
+from tingji.dictation.devices import MicrophoneError
 
 pytestmark = pytest.mark.dictation
 

@@ -14,10 +14,13 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from tingji.dictation.capture import MicrophoneError, TakeAudio
-from tingji.dictation.controller import DictationController, DictationEvent, DictationSettings
+from tingji.dictation.capture import TakeAudio
+from tingji.dictation.controller import DictationController
+from tingji.dictation.devices import MicrophoneError
+from tingji.dictation.events import DictationEvent
 from tingji.dictation.history import DictationHistory
 from tingji.dictation.output import MemoryClipboard, OutputError, TextOutput
+from tingji.dictation.settings import DictationSettings
 from tingji.engine import Engine
 
 pytestmark = pytest.mark.dictation

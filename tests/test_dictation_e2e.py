@@ -71,10 +71,11 @@ def app_main(model: str, home: str) -> int:
     app = QApplication(sys.argv[:1])
     from dataclasses import replace
 
-    from tingji.dictation.controller import DictationController, DictationSettings
+    from tingji.dictation.controller import DictationController
     from tingji.dictation.history import DictationHistory
+    from tingji.dictation.settings import DictationSettings
     from tingji.engine import Engine
-    from tingji.gui.dictation_panel import QtClipboard
+    from tingji.gui.qt_clipboard import QtClipboard
 
     lock = threading.Lock()
 

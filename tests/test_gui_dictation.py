@@ -189,7 +189,7 @@ def test_hand_edited_dictation_settings_keep_dictation_on(qtbot, home: Path, tin
 
 def test_microphone_list_comes_from_the_sound_system(window: MainWindow, qtbot) -> None:
     from pulse_helpers import VirtualMic, pulse_available
-    from tingji.dictation.capture import refresh_devices
+    from tingji.dictation.devices import refresh_devices
 
     if not pulse_available():
         pytest.skip("PulseAudio is not installed")

@@ -13,10 +13,12 @@
     recovery.py    WAVs a crash left without a history row
     controller.py  the take state machine: hotkey -> capture -> takes, on its threads
 
-The Qt side (QtClipboard, DictationPanel) is tingji.gui.dictation_panel.
+The Qt side is tingji.gui: qt_clipboard.QtClipboard, dictation_panel.DictationPanel.
 """
 
-from .controller import DictationController, DictationEvent, DictationSettings
+from .controller import DictationController
+from .events import DictationEvent
 from .history import DictationHistory, DictationTake
+from .settings import DictationSettings
 
 __all__ = ["DictationController", "DictationEvent", "DictationSettings", "DictationHistory", "DictationTake"]

@@ -13,9 +13,9 @@ import threading
 from typing import Callable
 
 from ..engine.errors import Cancelled
-from .capture import RATE
 from .events import DictationEvent
 from .history import DictationHistory, DictationTake
+from .resample import RATE
 from .settings import DictationSettings
 from .takes import Transcriber
 

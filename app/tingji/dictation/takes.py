@@ -25,11 +25,12 @@ import numpy as np
 
 from ..engine.errors import TingjiError
 from ..engine.vad import SileroVad, SpeechParams, VadStream, speech_spans
-from .capture import RATE, TakeAudio
+from .capture import TakeAudio
 from .events import DictationEvent
 from .history import DictationHistory, DictationTake
 from .hotkey import GlobalHotkey
 from .output import TextOutput
+from .resample import RATE
 from .settings import DictationSettings
 
 

@@ -19,8 +19,8 @@ rendered in `retranslate()`, so a language switch changes the whole page at
 once, including the status line.
 
 `DictationBridge` turns controller events (from any thread) into a Qt
-signal delivered on the GUI thread. `QtClipboard` lives in qt_clipboard.py
-and is re-exported here.
+signal delivered on the GUI thread. The clipboard the controller pastes
+through is tingji.gui.qt_clipboard.QtClipboard.
 """
 
 from __future__ import annotations
@@ -45,9 +45,8 @@ from ..engine.errors import TingjiError
 from . import icons, theme
 from .errors import localized_message
 from .microphones import MicrophoneEntry, list_microphones
-from .qt_clipboard import QtClipboard
 
-__all__ = ["DictationBridge", "DictationPanel", "QtClipboard", "hotkey_label"]
+__all__ = ["DictationBridge", "DictationPanel", "hotkey_label"]
 
 
 def hotkey_label(hotkey: str) -> str:
@@ -366,7 +365,7 @@ class DictationPanel(QWidget):
             if self._play is not None:
                 self._play(str(path))
             else:
-                from ..dictation.capture import play_file
+                from ..dictation.devices import play_file
 
                 play_file(str(path))
         except TingjiError as exc:
