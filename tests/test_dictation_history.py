@@ -113,3 +113,24 @@ def test_dictation_type_mode_leaves_clipboard_alone() -> None:
     assert TextOutput(None, keys).insert("no clipboard") == "type"
     with pytest.raises(ValueError):
         TextOutput(clip, keys, mode="telepathy")
+
+
+def test_dictation_recording_that_cannot_be_deleted_yet_is_retried_not_recovered(tmp_path) -> None:
+    """An unlink that fails (a file in use on Windows; here a folder in the WAV's place) keeps the name
+    listed as deleted: it is no orphan for recovery, no new take gets the name, the next open retries."""
+    h = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
+    take = h.add(DictationTake("private", 1.0, recording=_wav(h)))
+    wav = tmp_path / "rec" / take.recording
+    wav.unlink()
+    wav.mkdir()
+    (wav / "busy").write_bytes(b"x")
+    h.delete(take.id)
+    assert h.get(take.id) is None and wav.exists()
+    assert h.orphan_recordings() == []
+    h.close()
+    (wav / "busy").unlink()
+    wav.rmdir()
+    wav.write_bytes(b"RIFF")  # the same name appears again before the next start
+    again = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
+    assert not wav.exists() and again.orphan_recordings() == [] and again.count() == 0
+    print("undeletable recording: stays listed, never an orphan, deleted on the next open")
