@@ -9,6 +9,7 @@ WAVs, so a recording left behind as an "orphan" would come back as text.
 
 The stop points are the steps of the protocol in history.py:
   commit         inside the transaction that marks the deletion, before COMMIT
+  checkpoint     committed; the write-ahead log still holds the deleted text
   unlink:K:before  the marking is committed, the K-th WAV not yet unlinked
   unlink:K:after   the K-th WAV is unlinked, later ones (and the forgetting of
                  the names) not yet done; K = the last one is "all files gone,
@@ -37,7 +38,7 @@ from tingji.engine import Engine
 pytestmark = pytest.mark.dictation
 ROOT = Path(__file__).resolve().parents[1]
 
-# The child: runs one deletion and stops at argv[4] ("commit" or "unlink:K:before|after").
+# The child: runs one deletion and stops at argv[5] ("commit", "checkpoint" or "unlink:K:before|after").
 _CHILD = r"""
 import pathlib, sys
 from tingji.dictation.history import DictationHistory
@@ -58,6 +59,8 @@ class Connection:
     def execute(self, sql, *args):
         if stop == "commit" and sql.strip().upper() == "COMMIT":
             pause("before COMMIT")
+        if stop == "checkpoint" and "wal_checkpoint" in sql:
+            pause("after COMMIT, before the checkpoint")
         return self.con.execute(sql, *args)
     def executemany(self, sql, *args):
         return self.con.executemany(sql, *args)
@@ -145,7 +148,7 @@ def _pending_names(db: Path) -> int:
         con.close()
 
 
-@pytest.mark.parametrize("stop", ["unlink:1:before", "unlink:1:after"])
+@pytest.mark.parametrize("stop", ["checkpoint", "unlink:1:before", "unlink:1:after"])
 def test_deleted_take_stays_deleted_when_killed_mid_delete(tmp_path: Path, engine: Engine, speech_en: np.ndarray,
                                                            stop: str) -> None:
     db, rec, (keep, gone) = _history_with_takes(tmp_path, speech_en, 2)
@@ -158,9 +161,10 @@ def test_deleted_take_stays_deleted_when_killed_mid_delete(tmp_path: Path, engin
     assert not (rec / gone.recording).exists()
     assert sorted(p.name for p in rec.glob("*.wav")) == [keep.recording]
     assert history.orphan_recordings() == [] and _pending_names(db) == 0
+    assert not any(gone.text.encode() in p.read_bytes() for p in db.parent.glob(db.name + "*"))
     history.close()
     print(f"delete killed {where}: after reopen + recovery the take is gone (0 recovered, WAV gone, "
-          f"other take kept)")
+          f"text not in the database files, other take kept)")
 
 
 def test_delete_killed_before_commit_leaves_the_take_whole(tmp_path: Path, engine: Engine,

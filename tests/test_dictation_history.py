@@ -134,3 +134,24 @@ def test_dictation_recording_that_cannot_be_deleted_yet_is_retried_not_recovered
     again = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
     assert not wav.exists() and again.orphan_recordings() == [] and again.count() == 0
     print("undeletable recording: stays listed, never an orphan, deleted on the next open")
+
+
+def test_dictation_deleted_text_is_not_left_in_the_database_files(tmp_path) -> None:
+    """Deleted means gone from the bytes on disk too: not in free space, not in the write-ahead log."""
+    secret = "my bank PIN is 4711, zebra " * 200  # long enough to need overflow pages
+    h = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
+    for i in range(4):
+        h.add(DictationTake(f"take {i}", 1.0))
+    take = h.add(DictationTake(secret, 1.0, recording=_wav(h)))
+    take.output = "paste"
+    h.update(take)
+    needle = "PIN is 4711".encode()
+    files = sorted(tmp_path.glob("d.sqlite3*"))
+    assert sum(p.read_bytes().count(needle) for p in files) > 0  # it was there
+    h.delete(take.id)
+    found = {p.name: p.read_bytes().count(needle) for p in tmp_path.glob("d.sqlite3*")}
+    assert not any(found.values()), found
+    assert h._db.execute("PRAGMA secure_delete").fetchone()[0] == 1
+    assert [t.text for t in h.recent()] == [f"take {i}" for i in reversed(range(4))]
+    h.close()
+    print(f"deleted text: 0 copies left in {sorted(found)}")

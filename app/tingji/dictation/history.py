@@ -21,7 +21,9 @@ transcribes right back into the history. So one transaction removes the row
 the name forgotten. Opening the history finishes any deletion a crash
 interrupted, and `orphan_recordings()` never offers a name that is listed
 there. A crash before the commit leaves the take whole; after it, the take is
-gone for good, whichever step the crash hit.
+gone for good, whichever step the crash hit. The text is gone from the bytes
+too: SQLite zeroes deleted content (secure_delete), and the write-ahead log,
+which still holds the inserted text, is emptied after a delete and on open.
 
 No Qt here: the panel reads the same object from the GUI thread while the
 controller writes from its worker (one connection, serialised by a lock).
@@ -90,11 +92,15 @@ class DictationHistory:
         self.recordings.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        # Deleted text is overwritten in the file, not just unlinked from the tree (builds of
+        # SQLite differ in their default; Python's on Windows does not zero).
+        self._db.execute("PRAGMA secure_delete=ON")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
         with self._lock:
             pending = [r[0] for r in self._db.execute("SELECT name FROM deleted_recordings")]
             self._unlink_deleted(pending)  # deletions a crash interrupted
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # see delete()
 
     # -- recordings -------------------------------------------------------------
 
@@ -177,6 +183,9 @@ class DictationHistory:
                 if row[0]:
                     self._db.execute("INSERT OR IGNORE INTO deleted_recordings (name) VALUES (?)", (row[0],))
                 self._db.execute("DELETE FROM takes WHERE id = ?", (take_id,))
+            # The write-ahead log still holds the pages with the text as it was inserted:
+            # copy the zeroed pages into the database and empty the log.
+            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._unlink_deleted([row[0]] if row[0] else [])
 
     def apply_retention(self, keep_recordings: int | None) -> int:
