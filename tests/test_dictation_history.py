@@ -155,3 +155,37 @@ def test_dictation_deleted_text_is_not_left_in_the_database_files(tmp_path) -> N
     assert [t.text for t in h.recent()] == [f"take {i}" for i in reversed(range(4))]
     h.close()
     print(f"deleted text: 0 copies left in {sorted(found)}")
+
+
+def test_dictation_recording_is_synced_before_the_rename_that_publishes_it(tmp_path, monkeypatch) -> None:
+    """The real os calls run; the test only records their order."""
+    import os
+    import stat
+
+    h = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
+    calls: list[tuple] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        kind = "folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"
+        size = os.fstat(fd).st_size
+        real_fsync(fd)
+        calls.append(("fsync", kind, size))
+
+    def replace(src, dst) -> None:
+        calls.append(("replace", os.path.basename(src), os.path.basename(dst)))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    samples = (np.sin(np.arange(16000) / 9) * 0.5).astype(np.float32)
+    path = h.write_recording(samples, 16000)
+    monkeypatch.undo()
+    assert [c[:2] for c in calls] == [("fsync", "file"), ("replace", f".{path.name}.partial"),
+                                      ("fsync", "folder")], calls
+    assert calls[0][2] == path.stat().st_size  # the whole file was written when it was synced
+    assert calls[1][2] == path.name and path.name.startswith("dictation-")
+    assert sorted(p.name for p in (tmp_path / "rec").iterdir()) == [path.name]
+    back, rate = sf.read(str(path), dtype="float32")
+    assert rate == 16000 and np.abs(back - samples).max() < 1e-4
+    print(f"recording: fsync(file, {calls[0][2]} bytes) -> rename to {path.name} -> fsync(folder)")

@@ -41,11 +41,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
+import numpy as np
+
 from ..paths import dictation_database_path, recordings_dir
 
 log = logging.getLogger(__name__)
 
 RECORDING_PREFIX = "dictation-"
+PARTIAL_SUFFIX = ".partial"  # a recording being written: hidden, and no `dictation-*.wav` until complete
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS takes (
@@ -97,6 +100,9 @@ class DictationHistory:
         self._db.execute("PRAGMA secure_delete=ON")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
+        for partial in self.recordings.glob(f".{RECORDING_PREFIX}*{PARTIAL_SUFFIX}"):
+            log.warning("removing %s: the app stopped while writing this recording", partial.name)
+            partial.unlink(missing_ok=True)
         with self._lock:
             pending = [r[0] for r in self._db.execute("SELECT name FROM deleted_recordings")]
             self._unlink_deleted(pending)  # deletions a crash interrupted
@@ -116,6 +122,29 @@ class DictationHistory:
             if not path.exists() and path.name not in doomed:
                 return path
         raise FileExistsError(path)
+
+    def write_recording(self, samples: np.ndarray, rate: int) -> Path:
+        """Keep a take's audio as a new 16-bit WAV, complete or not at all.
+
+        Written under a hidden temporary name, flushed and fsynced, then renamed
+        and the folder fsynced: a crash or a power cut never leaves a truncated
+        `dictation-*.wav` that recovery would transcribe as if it were the take.
+        """
+        import soundfile as sf
+
+        path = self.new_recording_path()
+        tmp = path.with_name(f".{path.name}{PARTIAL_SUFFIX}")
+        try:
+            with open(tmp, "xb") as fh:
+                sf.write(fh, samples, rate, subtype="PCM_16", format="WAV")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        sync_folder(self.recordings)
+        return path
 
     def recording_path(self, take: DictationTake) -> Path | None:
         """The take's WAV if it still exists."""

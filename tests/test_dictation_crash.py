@@ -1,7 +1,8 @@
-"""A deleted dictation take stays deleted through a crash (issue 17 item 4: privacy).
+"""Dictation history through a crash: a deleted take stays deleted (issue 17 item 4: privacy),
+and a recording is published complete or not at all (item 8).
 
-A child process deletes a take (or applies retention over many takes) and is
-stopped at an exact step of the deletion: it prints where it is and blocks,
+A child process deletes a take (or applies retention over many takes, or
+writes a recording) and is stopped at an exact step: it prints where it is and blocks,
 and this process kills it with SIGKILL right there. No sleeps: the child
 cannot move on before the kill. Then a fresh `DictationHistory` is opened on
 the same files and crash recovery runs with the real engine on real speech
@@ -14,6 +15,8 @@ The stop points are the steps of the protocol in history.py:
   unlink:K:after   the K-th WAV is unlinked, later ones (and the forgetting of
                  the names) not yet done; K = the last one is "all files gone,
                  names not yet forgotten"
+  rename         a recording is written and fsynced under its temporary name,
+                 not yet renamed to the `dictation-*.wav` that recovery reads
 """
 
 from __future__ import annotations
@@ -38,9 +41,10 @@ from tingji.engine import Engine
 pytestmark = pytest.mark.dictation
 ROOT = Path(__file__).resolve().parents[1]
 
-# The child: runs one deletion and stops at argv[5] ("commit", "checkpoint" or "unlink:K:before|after").
+# The child: runs one operation and stops at argv[5] ("commit", "checkpoint", "unlink:K:before|after", "rename").
 _CHILD = r"""
-import pathlib, sys
+import os, pathlib, sys
+import numpy as np
 from tingji.dictation.history import DictationHistory
 
 db, rec, op, arg, stop = sys.argv[1:6]
@@ -83,11 +87,21 @@ def unlink(self, missing_ok=False):
     if unlinked == int(k) and when == "after":
         pause(f"after unlinking WAV {k}")
 
+real_replace = os.replace
+
+def replace(src, dst):
+    if stop == "rename":
+        pause("before renaming the written recording")
+    real_replace(src, dst)
+
 pathlib.Path.unlink = unlink
+os.replace = replace
 if op == "delete":
     history.delete(int(arg))
-else:
+elif op == "retention":
     history.apply_retention(int(arg))
+else:
+    history.write_recording(np.full(16000 * int(arg), 0.25, np.float32), 16000)
 print("FINISHED", flush=True)
 """
 
@@ -205,3 +219,21 @@ def test_retention_killed_part_way_brings_nothing_back(tmp_path: Path, engine: E
     history.close()
     print(f"retention killed {where}: 6 texts once each, {len(on_disk)} WAV(s) left, all referenced, "
           "0 recovered")
+
+
+def test_recording_killed_before_it_is_published_leaves_no_take_behind(tmp_path: Path, engine: Engine,
+                                                                        speech_en: np.ndarray) -> None:
+    """Killed after writing and syncing, before the rename: no `dictation-*.wav` exists for recovery to
+    take for a whole take; the next open removes the unfinished file."""
+    db, rec, (take,) = _history_with_takes(tmp_path, speech_en, 1)
+    where = _kill_at(db, rec, "write", 3, "rename")
+    assert sorted(p.name for p in rec.glob("dictation-*.wav")) == [take.recording]  # nothing published
+    (partial,) = rec.glob(".dictation-*.wav.partial")
+    assert partial.stat().st_size > 3 * 16000 * 2  # the whole recording was written (and synced)
+
+    history, stored = _reopen_and_recover(db, rec, engine)
+    assert stored == 0 and not partial.exists()
+    assert sorted(p.name for p in rec.iterdir()) == [take.recording]
+    assert [t.text for t in history.recent()] == [take.text]
+    history.close()
+    print(f"recording killed {where}: nothing published, the unfinished file removed on open, 0 recovered")
