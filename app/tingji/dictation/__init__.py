@@ -1,6 +1,7 @@
 """Live microphone dictation into any application. Imports no Qt.
 
     hotkey.py      global hotkey: "ctrl+alt+space" parsing, exact-combination matching, pynput listener
+    keystate.py    the system's own key state, which the matcher resynchronises with (lost key-ups)
     capture.py     the Microphone: stream on demand, take boundaries, device errors
     devices.py     PortAudio devices: open at the native format, re-scan, playback
     resample.py    device blocks -> 16 kHz mono, pre-roll ring buffer
