@@ -14,6 +14,7 @@ from pulse_helpers import VirtualMic, pulse_available
 from tingji.dictation import capture
 from tingji.dictation.capture import Microphone
 from tingji.dictation.devices import MicrophoneError
+from tingji.dictation.resample import to_mono_16k
 
 pytestmark = pytest.mark.dictation
 
@@ -52,16 +53,14 @@ class Heard:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.blocks: list[np.ndarray] = []
         self._cond = threading.Condition()
-        convert = capture.to_mono_16k
-
         def spy(block: np.ndarray, resampler) -> np.ndarray:
-            out = convert(block, resampler)
+            out = to_mono_16k(block, resampler)
             with self._cond:
                 self.blocks.append(np.array(out, copy=True))
                 self._cond.notify_all()
             return out
 
-        monkeypatch.setattr(capture, "to_mono_16k", spy)
+        monkeypatch.setattr(capture, "to_mono_16k", spy)  # the name capture.py calls it by
 
     def _wait(self, ready, what: str, timeout: float = 20.0) -> None:
         with self._cond:
