@@ -13,7 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tingji.dictation.hotkey import MODIFIERS, Hotkey, HotkeyError, HotkeyMatcher, Resync, key_name, parse_hotkey
+from tingji.dictation.global_hotkey import key_name
+from tingji.dictation.hotkey import MODIFIERS, Hotkey, HotkeyError, HotkeyMatcher, Resync, parse_hotkey
 
 pytestmark = pytest.mark.dictation
 APP = Path(__file__).resolve().parents[1] / "app"
@@ -129,7 +130,7 @@ def test_dictation_key_names_from_pynput_objects() -> None:
 
 def test_dictation_hotkey_unavailable_without_display() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    code = ("from tingji.dictation.hotkey import GlobalHotkey\n"
+    code = ("from tingji.dictation.global_hotkey import GlobalHotkey\n"
             "h = GlobalHotkey('ctrl+alt+space')\n"
             "print(h.start()); print(h.unavailable)\n")
     out = subprocess.run([sys.executable, "-c", code], env=_with_app(env), capture_output=True, text=True, timeout=60)
@@ -325,7 +326,8 @@ def test_dictation_hotkey_watchdog_timer_runs_by_itself() -> None:
 # After each command it prints the events since the last print (JSON).
 _HOTKEY_CHILD = """
 import json, sys, threading
-from tingji.dictation.hotkey import GlobalHotkey, Resync
+from tingji.dictation.global_hotkey import GlobalHotkey
+from tingji.dictation.hotkey import Resync
 every, quiet = float(sys.argv[2]), float(sys.argv[3])
 events, changed = [], threading.Condition()
 def note(event):
@@ -467,7 +469,7 @@ def test_dictation_hotkey_unavailable_without_xrecord() -> None:
 
     display = VirtualDisplay(640, 480, record=False).start()
     try:
-        code = ("from tingji.dictation.hotkey import GlobalHotkey\n"
+        code = ("from tingji.dictation.global_hotkey import GlobalHotkey\n"
                 "h = GlobalHotkey('ctrl+alt+space')\n"
                 "print(h.start()); print(h.unavailable)\n")
         out = subprocess.run([sys.executable, "-c", code], env=_with_app(display.env()), capture_output=True,

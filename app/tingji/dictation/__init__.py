@@ -1,6 +1,7 @@
 """Live microphone dictation into any application. Imports no Qt.
 
-    hotkey.py      global hotkey: "ctrl+alt+space" parsing, exact-combination matching, pynput listener
+    hotkey.py      the hotkey: "ctrl+alt+space" parsing, exact-combination matching, resynchronising
+    global_hotkey.py  the system-wide pynput listener that feeds the matcher
     keystate.py    the system's own key state, which the matcher resynchronises with (lost key-ups)
     capture.py     the Microphone: stream on demand, take boundaries, device errors
     devices.py     PortAudio devices: open at the native format, re-scan, playback

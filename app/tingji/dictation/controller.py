@@ -51,7 +51,8 @@ from .capture import Microphone, TakeAudio
 from .devices import MicrophoneError
 from .events import DictationEvent
 from .history import DictationHistory
-from .hotkey import GlobalHotkey, HotkeyError
+from .global_hotkey import GlobalHotkey
+from .hotkey import HotkeyError
 from .live_vad import LiveVad
 from .output import Clipboard, KeySender, TextOutput
 from .recovery import recover_orphans

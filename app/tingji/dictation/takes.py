@@ -29,7 +29,7 @@ from ..engine.vad import SileroVad, SpeechParams, VadStream, speech_spans
 from .capture import TakeAudio
 from .events import DictationEvent
 from .history import DictationHistory, DictationTake
-from .hotkey import GlobalHotkey
+from .global_hotkey import GlobalHotkey
 from .output import TextOutput
 from .resample import RATE
 from .settings import DictationSettings
