@@ -3,8 +3,9 @@
 SQLite (standard library, one file, safe against a crash mid-write) in its
 own file `dictation.sqlite3` under the user data folder, so that its schema
 evolves independently of the file-transcription queue. Recordings are 16 kHz
-16-bit mono WAV files under `recordings_dir()`, named `dictation-*.wav`; a
-row stores the file name, not the path, so the whole data folder can move.
+16-bit mono WAV files under `recordings_dir()`, named `dictation-*.wav` and
+published complete or not at all (`write_recording`); a row stores the file
+name, not the path, so the whole data folder can move.
 
 Order of operations, so that no dictated text can be lost: the controller
 writes the WAV first, then transcribes it, then adds the row; only after the
@@ -96,7 +97,7 @@ class DictationHistory:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         # Deleted text is overwritten in the file, not just unlinked from the tree (builds of
-        # SQLite differ in their default; Python's on Windows does not zero).
+        # SQLite differ in this default).
         self._db.execute("PRAGMA secure_delete=ON")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
