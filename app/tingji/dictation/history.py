@@ -44,6 +44,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
+from .. import atomic
 from ..paths import dictation_database_path, recordings_dir
 
 log = logging.getLogger(__name__)
@@ -140,12 +141,10 @@ class DictationHistory:
                 sf.write(fh, samples, rate, subtype="PCM_16", format="WAV")
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, path)
+            return atomic.publish(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-        sync_folder(self.recordings)
-        return path
 
     def recording_path(self, take: DictationTake) -> Path | None:
         """The take's WAV if it still exists."""
@@ -268,7 +267,7 @@ class DictationHistory:
         if done:
             # The unlinks must reach the disk before the names are forgotten, or a power
             # cut could bring a file back with nothing left to say it was deleted.
-            sync_folder(self.recordings)
+            atomic.fsync_dir(self.recordings)
             with self._transaction():
                 self._db.executemany("DELETE FROM deleted_recordings WHERE name = ?", [(n,) for n in done])
         return removed
@@ -277,15 +276,3 @@ class DictationHistory:
     def _take(row: tuple) -> DictationTake:
         return DictationTake(id=row[0], created=row[1], text=row[2], duration_s=row[3], recording=row[4],
                              language=row[5], model=row[6], latency_s=row[7], output=row[8], error=row[9])
-
-
-def sync_folder(path: Path) -> None:
-    """fsync a folder, so that a rename or unlink in it survives a power cut. Windows cannot
-    open a folder for this (NTFS journals the metadata itself); there it does nothing."""
-    if os.name == "nt":
-        return
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .. import atomic
 from ..dictation.settings import DictationSettings
 from ..engine.writers import FORMATS
 from ..paths import settings_path
@@ -122,18 +123,7 @@ def load(path: str | os.PathLike[str] | None = None) -> Settings:
 
 
 def save(settings: Settings, path: str | os.PathLike[str] | None = None) -> Path:
-    """Write atomically: a temporary file in the same folder, flushed, then renamed over."""
+    """Write atomically and durably (tingji.atomic): a crash never leaves a torn settings file."""
     path = Path(path) if path is not None else settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    data = json.dumps(asdict(settings.normalised()), ensure_ascii=False, indent=2) + "\n"
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink(missing_ok=True)
-    return path
+    return atomic.write_text(path, json.dumps(asdict(settings.normalised()), ensure_ascii=False, indent=2) + "\n")
