@@ -41,10 +41,9 @@ from typing import Any, Iterator
 from urllib.parse import quote
 
 from ..engine.errors import ModelError
-from ..paths import data_dir
+from ..paths import catalog_overrides_path
 
 CATALOG_ENV = "TINGJI_CATALOG"
-OVERRIDES_NAME = "catalog-overrides.json"
 KINDS = ("official-checkpoint", "peer-release", "tingji-model")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -164,10 +163,6 @@ def builtin_catalog_path() -> Path:
     return Path(__file__).resolve().parents[3] / "assets" / "models.json"
 
 
-def overrides_path() -> Path:
-    return data_dir() / OVERRIDES_NAME
-
-
 def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     """The catalog (built-in, `TINGJI_CATALOG` or `path`) with the user's overrides applied."""
     chosen = Path(path) if path is not None else (
@@ -180,7 +175,7 @@ def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelError(f"{chosen}: unreadable model catalog ({exc})") from None
     entries = _entries(chosen, data)
-    over_path = overrides_path()
+    over_path = catalog_overrides_path()
     overrides = _read_overrides(over_path)
     for name, raw in _entries(over_path, overrides).items():
         entries[name] = raw

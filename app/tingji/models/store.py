@@ -2,7 +2,7 @@
 
 Every install is assembled in a private staging folder and appears under its
 name by one atomic rename after everything was downloaded, converted and
-verified (`staging`). Downloads themselves go to `data_dir()/cache/` so an
+verified (`staging`). Downloads themselves go to the download cache so an
 interrupted download resumes on the next try (`cache`).
 
 `progress` callbacks here take `(stage, done, total, bytes_per_second)`: `stage`
@@ -29,9 +29,8 @@ from urllib.parse import unquote, urlsplit
 
 from ..engine import manifest as mf
 from ..engine.errors import Cancelled, ModelError
-from ..paths import data_dir
 from . import archive
-from .cache import cache_dir, cached_bytes, clear_cache, discard_cached
+from .cache import cache_subdir, cached_bytes, clear_cache, discard_cached
 from .catalog import Catalog, CatalogArchive, CatalogModel, load_catalog
 from .download import NotFound, download
 from .installed import InstalledModel, ModelStatus, list_models, overview, remove, resolve_model, validate_name, verify
@@ -179,7 +178,7 @@ def install_from_url(url: str, sha256: str | None, name: str, *,
     cleanup_incoming()
     base = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or "download"
     base = re.sub(r"[^A-Za-z0-9._-]+", "_", base)[-80:]
-    dest = cache_dir("downloads") / f"{hashlib.sha256(url.encode()).hexdigest()[:12]}-{base}"
+    dest = cache_subdir("downloads") / f"{hashlib.sha256(url.encode()).hexdigest()[:12]}-{base}"
     result = download([url], dest, sha256=sha256, size=None, progress=_stage(progress, base),
                       cancel=cancel, **(download_options or {}))
     try:
@@ -225,7 +224,7 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
     if entry.kind == "official-checkpoint":
         # The checkpoint stays in the cache: a failed or repeated conversion
         # does not download it again (`clear_cache` drops it).
-        src = cache_dir(entry.name, "files")
+        src = cache_subdir(entry.name, "files")
         _fetch_files(catalog, entry, src, pinned, progress, cancel, opts)
         with Staging(target) as staging:
             if progress is not None:
@@ -249,7 +248,7 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
                 folder = staging.model
         check_cancel(cancel)
         final = staging.commit(folder, progress)
-    shutil.rmtree(data_dir() / "cache" / entry.name, ignore_errors=True)
+    discard_cached(entry.name)
     return InstallResult(target, final, None, pinned)
 
 
@@ -281,7 +280,7 @@ def _fetch_files(catalog: Catalog, entry: CatalogModel, folder: Path, pinned: di
 def _fetch_archive(catalog: Catalog, entry: CatalogModel, spec: CatalogArchive, staging: Staging,
                    pinned: dict[str, str], progress: StageProgress | None,
                    cancel: threading.Event | None, opts: dict[str, Any]) -> Path:
-    dest = cache_dir(entry.name, "archives") / spec.name
+    dest = cache_subdir(entry.name, "archives") / spec.name
     result = download(list(spec.urls), dest, sha256=spec.sha256, size=spec.size,
                       progress=_stage(progress, spec.name), cancel=cancel, **opts)
     if spec.sha256 is None:
@@ -319,7 +318,7 @@ def _fetch_sources(catalog: Catalog, entry: CatalogModel, staging: Staging, pinn
                 raise
             errors.append(str(exc))
     if entry.mirrors:
-        folder = cache_dir(entry.name, "files")
+        folder = cache_subdir(entry.name, "files")
         try:
             _fetch_files(catalog, entry, folder, pinned, progress, cancel, opts)
             return folder
