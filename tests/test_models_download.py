@@ -12,7 +12,8 @@ import pytest
 
 from models_http import Fault, FileServer
 from tingji.engine.errors import Cancelled, ModelError
-from tingji.models.download import NotFound, check_url, download
+from tingji.models.download import NotFound, download
+from tingji.models.http_range import check_url
 
 DATA = os.urandom(300_000)
 SHA = hashlib.sha256(DATA).hexdigest()

@@ -28,6 +28,7 @@ from tingji.gui.controller import EngineState
 from tingji.gui.model_manager import ModelManagerDialog, eta_seconds
 from tingji.gui.settings import Settings
 from tingji.models import store
+from tingji.models.installed import list_models, verify
 from tingji.paths import data_dir, models_dir
 
 pytestmark = pytest.mark.gui
@@ -161,7 +162,7 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         _idle(qtbot, dialog)
         assert "cancelled" in dialog.log.toPlainText()
         # Nothing installed, nothing half-installed; the partial file waits in the cache.
-        assert store.list_models() == [] and [p.name for p in models_dir().iterdir()] == []
+        assert list_models() == [] and [p.name for p in models_dir().iterdir()] == []
         part = data_dir() / "cache" / NAME / "archives" / "tiny.zip.part"
         kept = part.stat().st_size
         assert 0 < kept <= STALL_AT
@@ -176,7 +177,7 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         last = server.requests_for("/tiny.zip")[-1]
         assert (last.range, last.status) == (f"bytes={kept}-", 206)
         assert _row(dialog, NAME)[2] == "Installed"
-        store.verify(NAME)
+        verify(NAME)
         assert not part.exists()
         log = dialog.log.toPlainText()
         assert f"Installed {NAME}." in log
@@ -226,11 +227,11 @@ def test_verify_remove_import_and_closing_mid_download(qtbot, home, server, cata
 
     monkeypatch.setattr(QMessageBox, "question", question)
     dialog.buttons["remove"].click()
-    assert [m.name for m in store.list_models()] == ["tiny"]
+    assert [m.name for m in list_models()] == ["tiny"]
     dialog.buttons["remove"].click()
     _idle(qtbot, dialog)
     assert "Tingji is using it now" in questions[-1]
-    assert store.list_models() == [] and dialog.models_changed and dialog.current == ""
+    assert list_models() == [] and dialog.models_changed and dialog.current == ""
 
     dialog.start_import(str(tiny_model), "again")
     _idle(qtbot, dialog)
@@ -243,7 +244,7 @@ def test_verify_remove_import_and_closing_mid_download(qtbot, home, server, cata
     qtbot.waitUntil(lambda: dialog.progress_bar.value() > 0, timeout=TIMEOUT_MS)
     dialog.reject()
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=TIMEOUT_MS)
-    assert not dialog.busy and [m.name for m in store.list_models()] == ["again"]
+    assert not dialog.busy and [m.name for m in list_models()] == ["again"]
 
 
 def test_chinese_texts_and_eta(qtbot, home, catalog) -> None:

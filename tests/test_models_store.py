@@ -21,11 +21,14 @@ import pytest
 
 import tingji.export
 from models_http import FileServer
+from test_models_peer import make_peer_folder
 from tingji.engine import manifest as mf
 from tingji.engine.errors import Cancelled, ModelError
-from tingji.models import archive, cli, peer, store
+from tingji.models import archive, cli, store
+from tingji.models.cache import clear_cache
 from tingji.models.catalog import load_catalog
-from tingji.models.download import download as real_download
+from tingji.models.installed import list_models, remove, resolve_model, verify
+from tingji.models.staging import Staging, cleanup_incoming
 from tingji.paths import data_dir, models_dir
 
 FAST = {"backoff": 0.005, "max_backoff": 0.02, "chunk": 8192, "stall_timeout": 5.0}
@@ -118,30 +121,10 @@ def peer_entry(base: str, archive_url: str | None) -> dict:
     }
 
 
-@pytest.fixture
-def fake_peer_builder(monkeypatch):
-    """Stands in for tingji.models.peer.manifest_for_peer_release (tested in test_models_peer.py)."""
-    calls: list[tuple[Path, Path]] = []
-
-    def manifest_for_peer_release(src_dir, out_dir, **_):
-        src_dir, out_dir = Path(src_dir), Path(out_dir)
-        calls.append((src_dir, out_dir))
-        out_dir.mkdir(parents=True)
-        roles = {"encoder": "Fun-ASR-Nano-Encoder-Adaptor", "ctc": "Fun-ASR-Nano-CTC",
-                 "decoder": "Fun-ASR-Nano-Decoder", "tokens": "tokens.txt"}
-        files = {}
-        for role, stem in roles.items():
-            found = sorted(p for p in src_dir.iterdir() if p.name.startswith(stem))[0]
-            (out_dir / found.name).write_bytes(found.read_bytes())
-            files[role] = mf.file_entry(out_dir, out_dir / found.name)
-        manifest = mf.Manifest(folder=out_dir, family=mf.FAMILY, files=files, window_seconds=30.0,
-                               window_frames=3000, frontend={}, prompt={}, special_tokens={},
-                               source={"kind": "peer-release"})
-        mf.save_manifest(manifest)
-        return manifest
-
-    monkeypatch.setattr(peer, "manifest_for_peer_release", manifest_for_peer_release)
-    return calls
+@pytest.fixture(scope="module")
+def peer_release(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real CapsWriter-style release folder (the tiny model's graphs and decoder under peer names)."""
+    return make_peer_folder(tiny_model, tmp_path_factory.mktemp("peer") / "Fun-ASR-Nano-GGUF", ctc="int4")
 
 
 # ---------------------------------------------------------------- store round trip
@@ -151,25 +134,25 @@ def test_install_verify_remove_list_round_trip(server, tmp_path):
     blob = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip", prefix="my-model/")
     server.files["/m.zip"] = blob
     sha = hashlib.sha256(blob).hexdigest()
-    assert store.list_models() == []
+    assert list_models() == []
 
     result = store.install_from_url(server.url("/m.zip"), sha, "m1", download_options=FAST)
     assert result.path == models_dir() / "m1" and result.sha256 == sha and result.pinned == {}
-    listed = store.list_models()
+    listed = list_models()
     assert [(m.name, m.manifest_ok) for m in listed] == [("m1", True)]
     assert listed[0].size >= 50_000
     assert (models_dir() / "m1" / "enc" / "encoder.onnx").read_bytes() == (
         tmp_path / "src" / "enc" / "encoder.onnx").read_bytes()
-    manifest = store.verify("m1")
+    manifest = verify("m1")
     assert set(manifest.files) == {"encoder", "decoder", "tokens"}
-    assert store.resolve_model("m1") == models_dir() / "m1"
+    assert resolve_model("m1") == models_dir() / "m1"
     no_leftovers()
     assert tree(data_dir() / "cache" / "downloads") == []  # the archive is not kept
 
     with pytest.raises(ModelError, match="already installed"):
         store.install_from_url(server.url("/m.zip"), sha, "m1", download_options=FAST)
-    store.remove("m1")
-    assert store.list_models() == []
+    remove("m1")
+    assert list_models() == []
     assert not (models_dir() / "m1").exists()
     no_leftovers()
 
@@ -182,14 +165,14 @@ def test_install_tar_gz_without_known_hash_returns_it(server, tmp_path):
     server.files["/m.tar.gz"] = buf.getvalue()
     result = store.install_from_url(server.url("/m.tar.gz"), None, "t1", download_options=FAST)
     assert result.pinned == {"m.tar.gz": hashlib.sha256(buf.getvalue()).hexdigest()}
-    store.verify("t1")
+    verify("t1")
 
 
 def test_install_wrong_hash_installs_nothing(server, tmp_path):
     server.files["/m.zip"] = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip")
     with pytest.raises(ModelError, match="SHA-256"):
         store.install_from_url(server.url("/m.zip"), "0" * 64, "m1", download_options=FAST)
-    assert store.list_models() == []
+    assert list_models() == []
     assert not (models_dir() / "m1").exists()
     no_leftovers()
 
@@ -204,7 +187,7 @@ def test_install_archive_whose_files_fail_manifest_is_refused(server, tmp_path):
     with pytest.raises(ModelError, match="decoder.gguf"):
         store.install_from_url(server.url("/m.zip"), hashlib.sha256(blob).hexdigest(), "m1",
                                download_options=FAST)
-    assert store.list_models() == []
+    assert list_models() == []
     no_leftovers()
 
 
@@ -218,7 +201,7 @@ def test_install_unsafe_archive_writes_nothing_outside(server, tmp_path):
         store.install_from_url(server.url("/bad.zip"), hashlib.sha256(buf.getvalue()).hexdigest(),
                                "bad", download_options=FAST)
     assert not list(tmp_path.rglob("evil"))
-    assert store.list_models() == []
+    assert list_models() == []
     no_leftovers()
 
 
@@ -230,18 +213,18 @@ def test_import_folder_and_corrupt_byte_detected(tmp_path):
     installed = models_dir() / "My-Model"
     assert sorted(tree(installed)) == sorted(
         ["decoder.gguf", "enc", "enc/encoder.onnx", "manifest.json", "tokens.txt"])
-    store.verify("My-Model")
+    verify("My-Model")
 
     path = installed / "enc" / "encoder.onnx"
     data = bytearray(path.read_bytes())
     data[1234] ^= 0x01
     path.write_bytes(bytes(data))
     with pytest.raises(ModelError, match=r"enc/encoder\.onnx fails its SHA-256 check"):
-        store.verify("My-Model")
+        verify("My-Model")
     # list_models' quick check (sizes) cannot see a flipped byte, but a truncation it can.
-    assert store.list_models()[0].manifest_ok
+    assert list_models()[0].manifest_ok
     path.write_bytes(bytes(data[:-1]))
-    listed = store.list_models()[0]
+    listed = list_models()[0]
     assert not listed.manifest_ok and "encoder.onnx" in listed.problem
 
 
@@ -252,50 +235,49 @@ def test_import_peer_folder_of_random_bytes_is_refused(tmp_path):
         (src / name).write_bytes(data)
     with pytest.raises(ModelError, match="not a readable ONNX model"):
         store.import_folder(src, "peer")
-    assert store.list_models() == []
+    assert list_models() == []
     no_leftovers()
 
 
-def test_import_peer_folder_with_builder(tmp_path, fake_peer_builder):
-    src = tmp_path / "peer"
-    src.mkdir()
-    for name, data in PEER_FILES.items():
-        (src / name).write_bytes(data)
-    store.import_folder(src, "peer")
-    assert store.verify("peer").files["decoder"].path == "Fun-ASR-Nano-Decoder.q5_k.gguf"
-    assert fake_peer_builder[0][0] == src
+def test_import_peer_folder_is_adopted(peer_release):
+    result = store.import_folder(peer_release, "peer")
+    manifest = verify("peer")
+    assert manifest.files["decoder"].path == "Fun-ASR-Nano-Decoder.q5_k.gguf"
+    assert manifest.source["kind"] == "peer-release" and manifest.source["folder"] == peer_release.name
+    print(f"imported a real peer release as {result.path}: {sorted(manifest.files)}")
+    no_leftovers()
 
 
 def test_resolve_model_rules_and_errors(tmp_path):
     with pytest.raises(ModelError) as info:
-        store.resolve_model("nano")
+        resolve_model("nano")
     assert str(info.value) == "no model named nano; no models are installed (see `tingji models list`)"
 
     for name in ("b", "a"):
         store.import_folder(make_model(tmp_path / name), name)
     with pytest.raises(ModelError) as info:
-        store.resolve_model("nano")
+        resolve_model("nano")
     assert str(info.value) == "no model named nano; installed: a, b (see `tingji models list`)"
     with pytest.raises(ModelError, match="no model named"):
-        store.resolve_model("../a")
+        resolve_model("../a")
 
-    assert store.resolve_model("a") == models_dir() / "a"
+    assert resolve_model("a") == models_dir() / "a"
     folder = make_model(tmp_path / "elsewhere")
-    assert store.resolve_model(str(folder)) == folder.resolve()
+    assert resolve_model(str(folder)) == folder.resolve()
     # An existing model folder wins over an installed name.
     cwd_model = make_model(tmp_path / "cwd" / "a")
     old = os.getcwd()
     os.chdir(tmp_path / "cwd")
     try:
-        assert store.resolve_model("a") == cwd_model.resolve()
+        assert resolve_model("a") == cwd_model.resolve()
     finally:
         os.chdir(old)
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(ModelError, match="not a Tingji model folder"):
-        store.resolve_model(str(empty))
+        resolve_model(str(empty))
     with pytest.raises(ModelError, match="no model named zz; installed: a, b"):
-        store.remove("zz")
+        remove("zz")
 
 
 def test_crash_leftovers_are_ignored_then_cleaned(tmp_path):
@@ -304,14 +286,14 @@ def test_crash_leftovers_are_ignored_then_cleaned(tmp_path):
     make_model(dead / "model")
     (dead / ".lock").write_text("")
     (models_dir() / ".removing-y-12345678").mkdir()
-    assert [m.name for m in store.list_models()] == ["ok"]
-    with store._Staging("live") as live:  # an installer still running keeps its folder
-        removed = store.cleanup_incoming()
+    assert [m.name for m in list_models()] == ["ok"]
+    with Staging("live") as live:  # an installer still running keeps its folder
+        removed = cleanup_incoming()
         assert live.dir.exists()
     assert sorted(p.name for p in removed) == [".incoming-x-deadbeef", ".removing-y-12345678"]
     assert not live.dir.exists()
     no_leftovers()
-    assert [m.name for m in store.list_models()] == ["ok"]
+    assert [m.name for m in list_models()] == ["ok"]
 
 
 # ---------------------------------------------------------------- catalog downloads
@@ -366,7 +348,7 @@ def test_official_checkpoint_download_pins_hashes_and_converts(server, tmp_path,
     assert fake_exporter[0][1].parent.name.startswith(".incoming-nano-")
     assert "model.pt (2/3)" in stages and "converting" in stages and "verifying" in stages
     assert "converting: writing decoder (f16)" in stages
-    store.verify("nano")
+    verify("nano")
     no_leftovers()
 
     # The pins live in the user's overrides and are applied to the catalog from now on.
@@ -377,21 +359,18 @@ def test_official_checkpoint_download_pins_hashes_and_converts(server, tmp_path,
     assert again.files[1].options[0].size == len(CKPT["model.pt"])
 
     # A mirror that later serves different bytes is refused against the pin.
-    store.remove("nano")
-    store.clear_cache()
+    remove("nano")
+    clear_cache()
     server.files["/ckpt/model.pt"] = os.urandom(200_000)
     with pytest.raises(ModelError, match="SHA-256"):
         store.download_catalog_model("nano", catalog=load_catalog(catalog_path), download_options=FAST)
-    assert store.list_models() == []
+    assert list_models() == []
     no_leftovers()
 
 
 def test_official_checkpoint_needs_exporter(server, tmp_path, monkeypatch):
     serve_checkpoint(server)
     catalog = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""))])
-    monkeypatch.delattr(tingji.export, "export_model", raising=False)
-    with pytest.raises(ModelError, match="cannot convert"):
-        store.download_catalog_model("nano", catalog=load_catalog(catalog), download_options=FAST)
 
     def needs_torch(source, out, **kw):
         raise ModuleNotFoundError("No module named 'torch'", name="torch")
@@ -399,7 +378,7 @@ def test_official_checkpoint_needs_exporter(server, tmp_path, monkeypatch):
     monkeypatch.setattr(tingji.export, "export_model", needs_torch, raising=False)
     with pytest.raises(ModelError, match=r'pip install "tingji\[export\]"'):
         store.download_catalog_model("nano", catalog=load_catalog(catalog), download_options=FAST)
-    assert store.list_models() == []
+    assert list_models() == []
     no_leftovers()
     # The checkpoint stays cached: installing the extra and retrying does not download it again.
     assert (data_dir() / "cache" / "nano" / "files" / "model.pt").read_bytes() == CKPT["model.pt"]
@@ -416,7 +395,7 @@ def test_cancel_catalog_download_leaves_nothing_visible(server, tmp_path, fake_e
 
     with pytest.raises(Cancelled):
         store.download_catalog_model("nano", progress, cancel, catalog=catalog, download_options=FAST)
-    assert store.list_models() == []
+    assert list_models() == []
     assert not (models_dir() / "nano").exists()
     assert [p.name for p in models_dir().iterdir()] == []
     assert fake_exporter == []
@@ -425,33 +404,33 @@ def test_cancel_catalog_download_leaves_nothing_visible(server, tmp_path, fake_e
     assert not (data_dir() / "cache" / "nano" / "files" / "model.pt").exists()
 
 
-def test_peer_release_from_archive(server, tmp_path, fake_peer_builder):
+def test_peer_release_from_archive(server, tmp_path, peer_release):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        for name, data in PEER_FILES.items():
-            zf.writestr("Fun-ASR-Nano-GGUF/" + name, data)
+        for path in sorted(peer_release.iterdir()):
+            zf.write(path, "Fun-ASR-Nano-GGUF/" + path.name)
     server.files["/release/Fun-ASR-Nano-GGUF.zip"] = buf.getvalue()
     catalog = write_catalog(tmp_path / "catalog.json",
                             [peer_entry(server.url(""), server.url("/release/Fun-ASR-Nano-GGUF.zip"))])
     result = store.download_catalog_model("peer", catalog=load_catalog(catalog), download_options=FAST)
     assert result.pinned["Fun-ASR-Nano-GGUF.zip"] == hashlib.sha256(buf.getvalue()).hexdigest()
-    assert result.pinned["Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"] == hashlib.sha256(
-        PEER_FILES["Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"]).hexdigest()
-    store.verify("peer")
+    encoder = "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"
+    assert result.pinned[encoder] == hashlib.sha256((peer_release / encoder).read_bytes()).hexdigest()
+    verify("peer")
     assert not (data_dir() / "cache" / "peer").exists()
     no_leftovers()
 
 
-def test_peer_release_per_file_fallback_picks_available_variant(server, tmp_path, fake_peer_builder):
-    for name, data in PEER_FILES.items():
-        server.files["/peer/" + name] = data
+def test_peer_release_per_file_fallback_picks_available_variant(server, tmp_path, peer_release):
+    for path in peer_release.iterdir():
+        server.files["/peer/" + path.name] = path.read_bytes()
     # The archive URL is dead (404), and the int4 encoder does not exist: fp32 is used.
     catalog = write_catalog(tmp_path / "catalog.json",
                             [peer_entry(server.url(""), server.url("/release/gone.zip"))])
     result = store.download_catalog_model("peer", catalog=load_catalog(catalog), download_options=FAST)
     assert "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx" in result.pinned
     assert [r.status for r in server.requests_for("/peer/Fun-ASR-Nano-Encoder-Adaptor.int4.onnx")] == [404]
-    assert store.verify("peer").files["encoder"].path == "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"
+    assert verify("peer").files["encoder"].path == "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"
     no_leftovers()
 
 
@@ -583,8 +562,6 @@ def run_cli(argv: list[str]) -> int:
 def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
     blob = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip")
     server.files["/m.zip"] = blob
-    monkeypatch.setattr(store, "download", lambda *a, **kw: real_download(*a, **{**FAST, **kw}))
-
     assert run_cli(["models", "list"]) == 0
     out = capsys.readouterr().out
     assert "no models installed" in out and "fun-asr-nano-2512" in out

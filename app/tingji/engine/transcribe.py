@@ -334,7 +334,7 @@ def _resolve(model: str | os.PathLike[str]) -> Path:
     if (path / "manifest.json").is_file():
         return path
     try:
-        from ..models.store import resolve_model
+        from ..models.installed import resolve_model
     except ImportError as exc:  # pragma: no cover - the package ships it
         raise ModelError(f"{model}: not a model folder ({exc})") from None
     return Path(resolve_model(model))

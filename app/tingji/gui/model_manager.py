@@ -1,6 +1,6 @@
 """The model manager dialog: see, download, import, verify, remove and choose speech models.
 
-One table lists the catalog's models and the installed ones (`store.overview`),
+One table lists the catalog's models and the installed ones (`installed.overview`),
 with size and state: installed, not installed, or partially downloaded (a
 download that was cancelled or cut off; downloading again resumes from its
 `.part` file). Work runs one task at a time on `ModelWorker`'s thread; the
@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLay
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..engine.errors import TingjiError
-from ..models import store
 from ..models.catalog import load_catalog
-from ..models.download import format_bytes
+from ..models.diskspace import format_bytes
+from ..models.installed import ModelStatus, overview
 from . import theme
 from .model_manager_worker import ModelWorker, Task
 
@@ -57,7 +57,7 @@ class ModelManagerDialog(QDialog):
         self.setMinimumSize(720, 480)
         self.current = current
         self.models_changed = False  # something was installed or removed while open
-        self.rows: list[store.ModelStatus] = []
+        self.rows: list[ModelStatus] = []
         self._task: Task | None = None
         self._close_result: int | None = None
 
@@ -150,7 +150,7 @@ class ModelManagerDialog(QDialog):
         except TingjiError as exc:
             catalog = None
             self.note(self.tr("The model catalog could not be read: {0}").format(exc))
-        self.rows = store.overview(catalog)
+        self.rows = overview(catalog)
         self.table.setRowCount(len(self.rows))
         for r, row in enumerate(self.rows):
             name = QTableWidgetItem(row.name)
@@ -169,7 +169,7 @@ class ModelManagerDialog(QDialog):
             self.table.selectRow(0)
         self._update()
 
-    def state_text(self, row: store.ModelStatus) -> str:
+    def state_text(self, row: ModelStatus) -> str:
         if row.state == "installed":
             return self.tr("Installed · in use") if row.name == self.current else self.tr("Installed")
         if row.state == "broken":
@@ -182,7 +182,7 @@ class ModelManagerDialog(QDialog):
         row = self.selected()
         return row.name if row is not None else None
 
-    def selected(self) -> store.ModelStatus | None:
+    def selected(self) -> ModelStatus | None:
         rows = self.table.selectionModel().selectedRows()
         return self.rows[rows[0].row()] if rows and rows[0].row() < len(self.rows) else None
 
@@ -204,7 +204,7 @@ class ModelManagerDialog(QDialog):
         self.table.setEnabled(self._close_result is None)
         self._show_details(row)
 
-    def _show_details(self, row: store.ModelStatus | None) -> None:
+    def _show_details(self, row: ModelStatus | None) -> None:
         if row is None:
             self.details.setText("")
             return

@@ -21,7 +21,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..engine.errors import Cancelled, TingjiError
-from ..models import store
+from ..models import cache, installed, store
 
 log = logging.getLogger(__name__)
 _PROGRESS_INTERVAL_S = 0.05
@@ -82,12 +82,12 @@ class ModelWorker(QObject):
                 result = store.import_folder(task.folder, task.name or None, progress=progress,
                                              cancel=task.cancel)
             elif task.kind == "verify":
-                result = store.verify(task.name, progress=progress)
+                result = installed.verify(task.name, progress=progress)
             elif task.kind == "remove":
-                store.remove(task.name)
+                installed.remove(task.name)
                 result = None
             elif task.kind == "discard":
-                store.discard_cached(task.name)
+                cache.discard_cached(task.name)
                 result = None
             else:
                 raise TingjiError(f"internal: unknown task {task.kind!r}")

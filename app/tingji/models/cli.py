@@ -15,7 +15,7 @@ import time
 from typing import Any, TextIO
 
 from ..engine.errors import Cancelled, TingjiError
-from .download import format_bytes
+from .diskspace import format_bytes
 
 
 def add_subparser(subparsers: Any) -> argparse.ArgumentParser:
@@ -94,7 +94,7 @@ class _Reporter:
 
 
 def _list(out: TextIO) -> None:
-    from .store import list_models
+    from .installed import list_models
 
     models = list_models()
     if not models:
@@ -112,7 +112,7 @@ def _list(out: TextIO) -> None:
     except TingjiError:
         available = []
     if available:
-        from .store import cached_bytes
+        from .cache import cached_bytes
 
         print("available for download (`tingji models download NAME`):", file=out)
         for c in available:
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     cancel = threading.Event()
     command = getattr(args, "models_command", None)
     try:
-        from . import store
+        from . import installed, store
 
         if command == "list":
             _list(out)
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             reporter.finish_line()
             print(f"installed {result.name} at {result.path}", file=out)
         elif command == "verify":
-            manifest = store.verify(args.name, progress=reporter)
+            manifest = installed.verify(args.name, progress=reporter)
             reporter.finish_line()
             print(f"{args.name}: ok ({len(manifest.files)} files match their SHA-256)", file=out)
         elif command == "remove":
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
                 if answer not in ("y", "yes"):
                     print("not removed", file=err)
                     return 1
-            store.remove(args.name)
+            installed.remove(args.name)
             print(f"removed {args.name}", file=out)
         else:
             print("tingji models: choose a command: list, install, download, import, verify, remove", file=err)

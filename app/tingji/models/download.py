@@ -13,7 +13,7 @@ uses; any other http URL is refused before a connection is made.
 
 This module is the policy (attempts, back-off, mirrors, the final hash check);
 one ranged GET with its stall watchdog is `http_range`, free-space checks and
-human sizes are `diskspace` (both re-exported here).
+human sizes are `diskspace`.
 """
 
 from __future__ import annotations
@@ -29,13 +29,8 @@ from urllib.parse import urlsplit
 
 from ..engine.errors import Cancelled, ModelError
 from ..engine.manifest import sha256_file
-from .diskspace import default_disk_free, ensure_space, format_bytes
-from .http_range import LOOPBACK_HOSTS, MiB, Meter, NextMirror, PartFile, Progress, Retry, attempt, check_url
-
-__all__ = [
-    "LOOPBACK_HOSTS", "MiB", "PROGRESS_RESET_BYTES", "DownloadResult", "NotFound", "Progress", "check_url",
-    "default_disk_free", "download", "ensure_space", "format_bytes",
-]
+from .diskspace import ensure_space
+from .http_range import MiB, Meter, NextMirror, PartFile, Progress, Retry, attempt, check_url
 
 #: An attempt that delivered at least this much before failing is not counted
 #: against the retry budget: a flaky but working link should finish a large file.

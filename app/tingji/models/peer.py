@@ -16,8 +16,7 @@ then are the files placed (hard-linked where possible, else copied) and a
 manifest written, so the rest of Tingji sees an ordinary model folder.
 
 Reading the files is `peer_graph`, the checks against the engine's contract
-`peer_contract`; this module finds the files and assembles the model folder
-(their public names are re-exported here).
+`peer_contract`; this module finds the files and assembles the model folder.
 """
 
 from __future__ import annotations
@@ -31,22 +30,13 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..engine import manifest as mf
 from ..engine.errors import Cancelled, ModelError
-from .peer_contract import FEATURE_DIM, check_ctc, check_encoder
-from .peer_graph import SPECIAL_NAMES, DecoderInfo, GraphIO, TensorSpec, read_decoder_info, read_graph_io
-from .peer_graph import onnx_module as _onnx_module  # looked up here at call time: tests stand in for it
-
-__all__ = [
-    "CTC_FRAME_SECONDS", "CTC_STEM", "DECODER_STEM", "ENCODER_STEM", "FEATURE_DIM", "GGUF_PREFERENCE",
-    "ONNX_PREFERENCE", "SPECIAL_NAMES", "TOKENS_NAME", "WINDOW_SECONDS", "DecoderInfo", "GraphIO", "StageProgress",
-    "TensorSpec", "check_ctc", "check_encoder", "convert_tokens", "looks_like_peer_release",
-    "manifest_for_peer_release", "read_decoder_info", "read_graph_io",
-]
-
-StageProgress = Callable[[str, int, "int | None", float], None]
+from .peer_contract import check_ctc, check_encoder
+from .peer_graph import DecoderInfo, GraphIO, onnx_module, read_decoder_info, read_graph_io
+from .staging import StageProgress
 
 ENCODER_STEM = "Fun-ASR-Nano-Encoder-Adaptor"
 CTC_STEM = "Fun-ASR-Nano-CTC"
@@ -185,7 +175,7 @@ def _inspect(src: Path) -> _Release:
     if ctc is not None and not tokens.is_file():
         raise ModelError(f"{src}: {ctc.name} needs {TOKENS_NAME}, which is missing")
 
-    onnx = _onnx_module()
+    onnx = onnx_module()
     enc_io = read_graph_io(encoder, onnx)
     enc_info = check_encoder(encoder, enc_io)
     ctc_io = read_graph_io(ctc, onnx) if ctc is not None else None

@@ -10,14 +10,12 @@ is a short text such as "model.pt (3/9)", "extracting", "converting",
 "verifying"; `total` may be None when unknown.
 
 The operations on installed folders (list, resolve, verify, remove, the
-overview) live in `installed` and the download cache in `cache`; both are
-re-exported here, so `store` stays the one module callers use.
+overview) are `installed`; this module only adds models.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 import re
 import shutil
@@ -30,30 +28,14 @@ from urllib.parse import unquote, urlsplit
 from ..engine import manifest as mf
 from ..engine.errors import Cancelled, ModelError
 from . import archive
-from .cache import cache_subdir, cached_bytes, clear_cache, discard_cached
+from .cache import cache_subdir, discard_cached
 from .catalog import Catalog, CatalogArchive, CatalogModel, load_catalog
 from .download import NotFound, download
-from .installed import InstalledModel, ModelStatus, list_models, overview, remove, resolve_model, validate_name, verify
-from .staging import (
-    INCOMING_PREFIX,
-    REMOVING_PREFIX,
-    Staging,
-    StageProgress,
-    check_cancel,
-    cleanup_incoming,
-    copy_listed,
-    ensure_free_name,
-)
-
-__all__ = [
-    "EXPORT_HINT", "INCOMING_PREFIX", "REMOVING_PREFIX", "InstallResult", "InstalledModel", "ModelStatus",
-    "StageProgress", "cached_bytes", "cleanup_incoming", "clear_cache", "discard_cached", "download_catalog_model",
-    "import_folder", "install_from_url", "list_models", "overview", "remove", "resolve_model", "validate_name",
-    "verify",
-]
+from .installed import validate_name
+from .peer import manifest_for_peer_release
+from .staging import Staging, StageProgress, check_cancel, cleanup_incoming, copy_listed, ensure_free_name
 
 EXPORT_HINT = 'pip install "tingji[export]"'
-_Staging = Staging  # the name tests use to hold a staging folder open
 
 
 @dataclass(frozen=True)
@@ -73,61 +55,27 @@ def _stage(progress: StageProgress | None, label: str) -> Callable[[int, int | N
     return lambda done, total, bps: progress(label, done, total, bps)
 
 
-def _missing_export_extra(exc: ModuleNotFoundError) -> bool:
-    """True when a third-party module (torch, onnx, ...) is what is missing."""
-    return bool(exc.name) and not str(exc.name).startswith("tingji")
-
-
-def _peer_manifest(src: Path, out: Path, progress: StageProgress | None = None,
-                   cancel: threading.Event | None = None) -> Path:
-    """Turn a CapsWriter / Fun-ASR-GGUF release folder into a Tingji model folder at `out`.
-
-    Looked up on the module at call time so that tests can stand in for it.
-    """
-    from . import peer
-
-    result = peer.manifest_for_peer_release(src, out, progress=progress, cancel=cancel)
-    return _result_folder(result, out)
-
-
-def _result_folder(result: Any, default: Path) -> Path:
-    if isinstance(result, (str, os.PathLike)) and Path(result).is_dir():
-        return Path(result)
-    folder = getattr(result, "folder", None)
-    if isinstance(folder, (str, os.PathLike)) and Path(folder).is_dir():
-        return Path(folder)
-    return default
-
-
 def _export(src: Path, out: Path, progress: StageProgress | None = None,
             options: dict[str, Any] | None = None) -> Path:
     """Convert an official checkpoint folder with `tingji.export.export_model`.
 
     `out` does not exist yet; the exporter creates it (its own temporary files
     are siblings inside the staging folder). Its text progress messages become
-    stages ("converting: <message>").
+    stages ("converting: <message>"). The exporter imports torch & co. only
+    when it runs, so a missing module surfaces here: the export extra is not
+    installed (or, in the packaged app, not bundled).
     """
-    try:
-        module = importlib.import_module("tingji.export")
-        func = getattr(module, "export_model", None)
-    except ModuleNotFoundError as exc:
-        if _missing_export_extra(exc):
-            raise ModelError(f"converting the official checkpoint needs the export extra: {EXPORT_HINT}") from None
-        raise
-    if func is None:
-        raise ModelError("this Tingji cannot convert official checkpoints yet (tingji.export.export_model is missing)")
     kwargs = dict(options or {})
     if progress is not None:
         kwargs["progress"] = lambda message: progress(f"converting: {message}", 0, None, 0.0)
     try:
-        result = func(src, out, **kwargs)
+        from ..export import export_model
+
+        return export_model(src, out, **kwargs)
     except ModuleNotFoundError as exc:
-        if _missing_export_extra(exc):
-            raise ModelError(
-                f"converting the official checkpoint needs the export extra ({exc.name} is missing): {EXPORT_HINT}"
-            ) from None
-        raise
-    return _result_folder(result, out)
+        raise ModelError(
+            f"converting the official checkpoint needs the export extra ({exc.name} is missing): {EXPORT_HINT}"
+        ) from None
 
 
 def _adopt(root: Path, staging: Staging, progress: StageProgress | None = None,
@@ -136,7 +84,7 @@ def _adopt(root: Path, staging: Staging, progress: StageProgress | None = None,
     if (root / mf.MANIFEST_NAME).is_file():
         mf.load_manifest(root)
         return root
-    return _peer_manifest(root, staging.model, progress, cancel)
+    return manifest_for_peer_release(root, staging.model, progress=progress, cancel=cancel)
 
 
 # ---------------------------------------------------------------- installing
@@ -159,7 +107,7 @@ def import_folder(src: str | os.PathLike[str], name: str | None = None, *,
             copy_listed(src, staging.model, mf.load_manifest(src), progress, cancel)
             folder = staging.model
         else:
-            folder = _peer_manifest(src, staging.model, progress, cancel)
+            folder = manifest_for_peer_release(src, staging.model, progress=progress, cancel=cancel)
         check_cancel(cancel)
         final = staging.commit(folder, progress)
     return InstallResult(name, final)
@@ -238,7 +186,7 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
     with Staging(target) as staging:
         src = _fetch_sources(catalog, entry, staging, pinned, progress, cancel, opts)
         if entry.kind == "peer-release" and not (src / mf.MANIFEST_NAME).is_file():
-            folder = _peer_manifest(src, staging.model, progress, cancel)
+            folder = manifest_for_peer_release(src, staging.model, progress=progress, cancel=cancel)
         else:
             manifest = mf.load_manifest(src)
             if src.is_relative_to(staging.dir):
