@@ -1,4 +1,8 @@
-"""tingji.models.download against a real HTTP server on 127.0.0.1 with injected faults."""
+"""tingji.models.download against a real HTTPS server on 127.0.0.1 with injected faults.
+
+The server's certificate comes from a CA made for the test run; every test here
+trusts it (SSL_CERT_FILE) unless it says otherwise.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from models_http import Fault, FileServer
+from models_http import Fault, FileServer, trust_local_ca
 from tingji.engine.errors import Cancelled, ModelError
 from tingji.models.download import NotFound, download
 from tingji.models.http_range import check_url
@@ -18,6 +22,11 @@ from tingji.models.http_range import check_url
 DATA = os.urandom(300_000)
 SHA = hashlib.sha256(DATA).hexdigest()
 FAST = {"backoff": 0.005, "max_backoff": 0.02, "chunk": 8192}
+
+
+@pytest.fixture(autouse=True)
+def trusted(monkeypatch):
+    return trust_local_ca(monkeypatch)
 
 
 @pytest.fixture
@@ -187,14 +196,63 @@ def test_cancel_during_stall_is_prompt(tmp_path):
     assert not (tmp_path / "m.bin").exists()
 
 
-def test_plain_http_refused_except_loopback(tmp_path):
+def test_plain_http_refused_even_on_loopback(tmp_path):
     check_url("https://huggingface.co/x")
-    check_url("http://127.0.0.1:8000/x")
-    check_url("http://localhost/x")
-    for bad in ("http://example.com/model.zip", "ftp://127.0.0.1/x", "file:///etc/passwd"):
-        with pytest.raises(ModelError):
-            download([bad], tmp_path / "x", sha256=None, size=None)
+    check_url("https://127.0.0.1:8000/x")
+    with FileServer({"/m.bin": DATA}, tls=False) as plain:
+        for bad in (plain.url("/m.bin"), "http://localhost/x", "http://example.com/model.zip",
+                    "ftp://127.0.0.1/x", "file:///etc/passwd"):
+            with pytest.raises(ModelError, match="only https:// downloads are allowed"):
+                download([bad], tmp_path / "x", sha256=None, size=None)
+        assert plain.requests == []  # refused before connecting
     assert _leftovers(tmp_path) == []
+    print("plain http refused before any connection, 127.0.0.1 and localhost included")
+
+
+def test_https_server_trusted_only_when_its_ca_is_given(server, tmp_path, monkeypatch):
+    monkeypatch.delenv("SSL_CERT_FILE")  # the system's trust store alone: the test CA is not in it
+    with pytest.raises(ModelError, match=r"TLS certificate rejected \(unable to get local issuer certificate\)") \
+            as info:
+        download([server.url("/m.bin")], tmp_path / "m.bin", sha256=None, size=None, **FAST)
+    assert "\n" not in str(info.value)
+    assert server.requests == [] and len(server.wait_handshake_failures(1)) == 1  # it ended in the handshake
+    assert _leftovers(tmp_path) == []
+
+    trust_local_ca(monkeypatch)
+    result = download([server.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=None, **FAST)
+    assert result.url_used == server.url("/m.bin") and (tmp_path / "m.bin").read_bytes() == DATA
+    print(f"untrusted CA refused ({info.value}); trusted once SSL_CERT_FILE names the test CA")
+
+
+def test_certificate_for_another_host_is_refused(tmp_path):
+    """A certificate from the trusted CA, but for another name: refused by IP address and by host name."""
+    with FileServer({"/m.bin": DATA}, hosts=("files.example.invalid",)) as wrong:
+        messages = []
+        for url, expected in ((wrong.url("/m.bin"), "IP address mismatch"),
+                              (f"https://localhost:{wrong.port}/m.bin", "Hostname mismatch")):
+            with pytest.raises(ModelError, match=rf"TLS certificate rejected \({expected}") as info:
+                download([url], tmp_path / "m.bin", sha256=None, size=None, **FAST)
+            messages.append(str(info.value))
+        assert wrong.requests == [] and len(wrong.wait_handshake_failures(2)) == 2
+    assert _leftovers(tmp_path) == []
+    print(f"a certificate for files.example.invalid refused at 127.0.0.1 and at localhost: {messages}")
+
+
+def test_redirect_from_https_to_http_is_refused(tmp_path):
+    with FileServer({"/m.bin": DATA}, tls=False) as plain, FileServer({"/m.bin": DATA}) as secure, \
+            FileServer({"/m.bin": DATA}) as moved:
+        moved.behaviour["/m.bin"] = {"redirect": secure.url("/m.bin")}
+        result = download([moved.url("/m.bin")], tmp_path / "a.bin", sha256=SHA, size=None, **FAST)
+        assert result.url_used == moved.url("/m.bin") and (tmp_path / "a.bin").read_bytes() == DATA
+
+        moved.behaviour["/m.bin"] = {"redirect": plain.url("/m.bin")}
+        with pytest.raises(ModelError, match=r"redirected to http://127\.0\.0\.1:\d+/m\.bin, which is not https") \
+                as info:
+            download([moved.url("/m.bin")], tmp_path / "b.bin", sha256=SHA, size=None, **FAST)
+        assert plain.requests == []  # the http server never heard from us
+        assert [r.status for r in moved.requests_for("/m.bin")] == [302, 302]
+    assert _leftovers(tmp_path) == ["a.bin"]
+    print(f"https -> https redirect followed; https -> http refused: {info.value}")
 
 
 def test_existing_verified_destination_is_not_downloaded_again(server, tmp_path):

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from audio_fixtures import write_wav
-from models_http import FileServer
+from models_http import FileServer, trust_local_ca
 from test_models_peer import bf16_reference, make_peer_folder
 from tingji.engine import Engine
 
@@ -76,7 +76,8 @@ def write_catalog(path: Path, *entries: dict) -> Path:
 
 
 @pytest.fixture
-def server():
+def server(monkeypatch):
+    trust_local_ca(monkeypatch)
     with FileServer() as srv:
         yield srv
 

@@ -1,7 +1,7 @@
 """The model manager dialog, driven as a user would (offscreen), against a real local HTTP server.
 
 The catalog is a test file (TINGJI_CATALOG) whose model is a zip of the tiny
-model served from 127.0.0.1; a server that stops sending after a few hundred
+model served over HTTPS from 127.0.0.1; a server that stops sending after a few hundred
 kB stands in for a slow or dropped connection.
 """
 
@@ -20,7 +20,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from gui_helpers import StallMeter
-from models_http import FileServer
+from models_http import FileServer, trust_local_ca
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
@@ -78,7 +78,8 @@ class SlowServer(FileServer):
 
 
 @pytest.fixture
-def server(tiny_zip: bytes):
+def server(tiny_zip: bytes, monkeypatch: pytest.MonkeyPatch):
+    trust_local_ca(monkeypatch)
     with SlowServer({"/tiny.zip": tiny_zip}) as srv:
         yield srv
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 import tingji.export
-from models_http import FileServer
+from models_http import FileServer, trust_local_ca
 from test_models_peer import make_peer_folder
 from tingji.engine import manifest as mf
 from tingji.engine.errors import Cancelled, ModelError
@@ -46,7 +46,8 @@ def home(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def server():
+def server(monkeypatch):
+    trust_local_ca(monkeypatch)
     with FileServer() as srv:
         yield srv
 

@@ -7,9 +7,9 @@ next mirror. The file appears under its final name (`os.replace`) only after it
 is complete and, when a SHA-256 is known, matches it; when none is known the
 hash is computed and returned so the caller can pin it.
 
-Only HTTPS URLs are accepted. Plain http is allowed for loopback hosts
-(127.0.0.1, ::1, localhost) only, which is what the test suite's local server
-uses; any other http URL is refused before a connection is made.
+Only HTTPS URLs are accepted, loopback hosts included: any other URL, and a
+redirect to one, is refused before a connection is made. (The test suite's
+local server speaks HTTPS with a certificate from a CA made for the test.)
 
 This module is the policy (attempts, back-off, mirrors, the final hash check);
 one ranged GET with its stall watchdog is `http_range`, free-space checks and
@@ -71,7 +71,7 @@ def download(
 ) -> DownloadResult:
     """Download one file from `urls` (mirrors, tried in order) to `dest`.
 
-    - HTTPS only; http is accepted for 127.0.0.1 / ::1 / localhost (tests).
+    - HTTPS only (redirects too); certificates are checked as `ssl.create_default_context()` does.
     - Free space is checked first when `size` is known (`disk_free(folder)`,
       default `shutil.disk_usage`), else as soon as the server states a length.
     - Bytes go to `<dest>.part`; a later attempt or call resumes from its length.

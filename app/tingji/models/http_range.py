@@ -1,7 +1,8 @@
 """One HTTP GET that appends to a `.part` file from its current length (standard library only).
 
 This is the transport under `download.download`: it connects (following
-redirects, HTTPS only), asks for the missing bytes with a Range header, checks
+redirects, HTTPS only, certificates checked against the system's trust store
+or OpenSSL's `SSL_CERT_FILE`), asks for the missing bytes with a Range header, checks
 what the server answers, and streams the body into the `.part` file while a
 watchdog thread aborts a connection that stalls. How often to try, and which
 mirror next, is `download`'s policy: this module only says, by the exception
@@ -28,7 +29,6 @@ from ..engine.errors import Cancelled, ModelError
 from .diskspace import ensure_space
 
 MiB = 1 << 20
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 _MAX_REDIRECTS = 10
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CONTENT_RANGE = re.compile(r"^\s*bytes\s+(\d+)-(\d+)/(\d+|\*)\s*$", re.I)
@@ -55,17 +55,12 @@ class NextMirror(Exception):
 
 
 def check_url(url: str) -> None:
-    """Refuse anything but https (and http to a loopback host, for tests)."""
+    """Refuse anything but https, loopback hosts included: a redirect to plain http is never followed."""
     parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if not host:
+    if parts.scheme.lower() != "https":
+        raise ModelError(f"refusing {url}: only https:// downloads are allowed")
+    if not parts.hostname:
         raise ModelError(f"not a download URL: {url}")
-    if scheme == "https":
-        return
-    if scheme == "http" and host in LOOPBACK_HOSTS:
-        return
-    raise ModelError(f"refusing {url}: only https:// downloads are allowed")
 
 
 class PartFile:
@@ -170,16 +165,11 @@ class Meter:
         self.progress(done, self.total, bps)
 
 
-def _connect(url: str, timeout: float) -> http.client.HTTPConnection:
+def _connect(url: str, timeout: float) -> http.client.HTTPSConnection:
+    """An HTTPS connection that checks the certificate chain and the host name (`check_url` came first)."""
     parts = urlsplit(url)
-    port = parts.port
-    if parts.scheme.lower() == "https":
-        conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-            parts.hostname, port, timeout=timeout, context=ssl.create_default_context()
-        )
-    else:
-        conn = http.client.HTTPConnection(parts.hostname, port, timeout=timeout)
-    return conn
+    return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout,
+                                       context=ssl.create_default_context())
 
 
 def _open(url: str, offset: int, stall: float, wd: Watchdog):
