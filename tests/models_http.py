@@ -13,20 +13,31 @@ is a plain-http server, for what the downloader must refuse.
         download([srv.url("/a.bin")], ...)
         srv.requests  # [Request(path, range, status), ...]
 
+Every file has an ETag (from its bytes) and a Last-Modified date, and the server
+honours `If-Range`: a validator that no longer matches gets the whole file (200).
+Replacing `files[path]` is a file that changed on the server.
+
 One-shot faults (consumed in order, one per request): "cut" (send `after` body
 bytes of a full response, then close), "stall" (send `after` bytes, then go
 silent until the server stops), "status" (answer `status` with no body),
 "bad_range" (a 206 whose Content-Range starts at the wrong byte).
 Persistent behaviour keys: "ignore_range" (always 200 with the whole file),
 "stall_after" (every response stalls after that many bytes), "redirect" (answer 302 to
-that URL).
+that URL), "no_validators" (no ETag, no Last-Modified), "ignore_if_range" (answer
+Range as if the file had not changed), "length": "chunked" (no Content-Length:
+chunked transfer coding) or "none" (no Content-Length: the body ends when the
+connection closes), "content_encoding": "gzip" (a gzip-compressed body, which
+the client did not ask for).
 """
 
 from __future__ import annotations
 
 import atexit
 import datetime
+import email.utils
 import functools
+import gzip
+import hashlib
 import importlib.util
 import ipaddress
 import re
@@ -218,6 +229,7 @@ class Request:
     path: str
     range: str | None
     status: int
+    if_range: str | None = None
 
 
 @dataclass
@@ -299,9 +311,20 @@ class FileServer:
             return [r for r in self.requests if r.path == path]
 
     # -- the handler body
+    @staticmethod
+    def etag(data: bytes) -> str:
+        return '"' + hashlib.sha256(data).hexdigest()[:20] + '"'
+
+    @staticmethod
+    def last_modified(data: bytes) -> str:
+        """A date that differs between versions of a file (derived from its bytes)."""
+        seconds = 1_700_000_000 + int(hashlib.sha256(data).hexdigest()[:6], 16)
+        return email.utils.formatdate(seconds, usegmt=True)
+
     def _serve(self, h: BaseHTTPRequestHandler) -> None:
         path = h.path.split("?", 1)[0]
         range_header = h.headers.get("Range")
+        if_range = h.headers.get("If-Range")
         with self._lock:
             queue = self.faults.get(path) or []
             fault = queue.pop(0) if queue else None
@@ -310,51 +333,57 @@ class FileServer:
 
         def record(status: int) -> None:
             with self._lock:
-                self.requests.append(Request(path, range_header, status))
+                self.requests.append(Request(path, range_header, status, if_range))
+
+        def empty(status: int, **headers: str) -> None:
+            record(status)
+            h.send_response(status)
+            for key, value in headers.items():
+                h.send_header(key.replace("_", "-"), value)
+            h.send_header("Content-Length", "0")
+            h.end_headers()
 
         if "redirect" in behaviour:
-            record(302)
-            h.send_response(302)
-            h.send_header("Location", behaviour["redirect"])
-            h.send_header("Content-Length", "0")
-            h.end_headers()
-            return
+            return empty(302, Location=behaviour["redirect"])
         if data is None:
-            record(404)
-            h.send_response(404)
-            h.send_header("Content-Length", "0")
-            h.end_headers()
-            return
+            return empty(404)
         if fault is not None and fault.kind == "status":
-            record(fault.status)
-            h.send_response(fault.status)
-            h.send_header("Content-Length", "0")
-            h.end_headers()
-            return
+            return empty(fault.status)
 
+        validators = {} if behaviour.get("no_validators") else {
+            "ETag": self.etag(data), "Last-Modified": self.last_modified(data)}
         total = len(data)
         start, end = 0, total - 1
         status = 200
         match = re.match(r"^bytes=(\d+)-(\d*)$", range_header or "")
-        if match and not behaviour.get("ignore_range"):
+        still_same = if_range is None or if_range in validators.values() or behaviour.get("ignore_if_range")
+        if match and still_same and not behaviour.get("ignore_range") and "content_encoding" not in behaviour:
             start = int(match.group(1))
             end = int(match.group(2)) if match.group(2) else total - 1
             if start >= total:
-                record(416)
-                h.send_response(416)
-                h.send_header("Content-Range", f"bytes */{total}")
-                h.send_header("Content-Length", "0")
-                h.end_headers()
-                return
+                return empty(416, Content_Range=f"bytes */{total}")
             status = 206
         body = data[start:end + 1]
+        if behaviour.get("content_encoding") == "gzip":
+            body = gzip.compress(data)
         record(status)
+        chunked = behaviour.get("length") == "chunked"
+        if chunked:
+            h.protocol_version = "HTTP/1.1"  # chunked transfer coding needs it
         h.send_response(status)
         if status == 206:
             first = start + 1 if fault is not None and fault.kind == "bad_range" else start
             h.send_header("Content-Range", f"bytes {first}-{end}/{total}")
-        h.send_header("Content-Length", str(len(body)))
+        if chunked:
+            h.send_header("Transfer-Encoding", "chunked")
+        elif behaviour.get("length") != "none":
+            h.send_header("Content-Length", str(len(body)))
+        if "content_encoding" in behaviour:
+            h.send_header("Content-Encoding", behaviour["content_encoding"])
+        for key, value in validators.items():
+            h.send_header(key, value)
         h.send_header("Content-Type", "application/octet-stream")
+        h.send_header("Connection", "close")
         h.end_headers()
 
         limit = len(body)
@@ -368,8 +397,10 @@ class FileServer:
         sent = 0
         while sent < limit:
             piece = body[sent:min(limit, sent + self.block)]
-            h.wfile.write(piece)
+            h.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
             sent += len(piece)
+        if chunked and sent == len(body):
+            h.wfile.write(b"0\r\n\r\n")
         h.wfile.flush()
         if stall:
             self._release.wait(30)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..paths import cache_dir
 from .catalog import NAME_RE
+from .partfile import RESUME_SUFFIX
 
 
 def cache_subdir(*parts: str) -> Path:
@@ -30,7 +31,9 @@ def cached_bytes(name: str) -> int:
     if not NAME_RE.match(name):
         return 0
     root = cache_dir() / name
-    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) if root.is_dir() else 0
+    if not root.is_dir():
+        return 0
+    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file() and not f.name.endswith(RESUME_SUFFIX))
 
 
 def discard_cached(name: str) -> None:
