@@ -28,8 +28,9 @@ from tingji.gui.controller import EngineState
 from tingji.gui.model_manager import ModelManagerDialog, eta_seconds
 from tingji.gui.settings import Settings
 from tingji.models import store
+from tingji.models.catalog import load_catalog
 from tingji.models.installed import list_models, verify
-from tingji.paths import data_dir, models_dir
+from tingji.paths import catalog_overrides_path, data_dir, models_dir
 
 pytestmark = pytest.mark.gui
 NAME = "tiny-zip"
@@ -182,7 +183,8 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         assert not part.exists()
         log = dialog.log.toPlainText()
         assert f"Installed {NAME}." in log
-        assert f"First download of tiny.zip: SHA-256 {hashlib.sha256(tiny_zip).hexdigest()}" in log
+        assert (f"tiny.zip: not checked (no published SHA-256); pinned {hashlib.sha256(tiny_zip).hexdigest()} "
+                "now that the model verified") in log
         assert dialog.models_changed
 
         # Use this model: the app's setting changes and the engine loads it.
@@ -248,6 +250,31 @@ def test_verify_remove_import_and_closing_mid_download(qtbot, home, server, cata
     assert not dialog.busy and [m.name for m in list_models()] == ["again"]
 
 
+def test_forget_pinned_hashes_button(qtbot, home, catalog, monkeypatch) -> None:
+    load_catalog().pin(NAME, {"archive:tiny.zip": ("ab" * 32, 1234)})  # as a first download leaves it
+    dialog = ModelManagerDialog()
+    qtbot.addWidget(dialog)
+    dialog.select("elsewhere")
+    assert not dialog.buttons["forget"].isEnabled()  # nothing pinned there
+    dialog.select(NAME)
+    assert dialog.buttons["forget"].isEnabled()
+
+    questions: list[str] = []
+    answers = [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes]
+    monkeypatch.setattr(QMessageBox, "question", lambda parent, title, text, *a: (questions.append(text),
+                                                                                  answers.pop(0))[1])
+    dialog.buttons["forget"].click()
+    assert load_catalog().get(NAME).archives[0].sha256 == "ab" * 32  # "No" keeps it
+    dialog.buttons["forget"].click()
+    _idle(qtbot, dialog)
+    assert "Forget the 1 SHA-256 hashes pinned by the first download of tiny-zip?" in questions[-1]
+    assert load_catalog().get(NAME).archives[0].sha256 is None
+    assert f"Forgot 1 pinned SHA-256 hashes of {NAME}" in dialog.log.toPlainText()
+    assert not dialog.buttons["forget"].isEnabled()
+    print(f"the Forget button dropped the pin of {NAME} from {catalog_overrides_path().name}")
+    dialog.reject()
+
+
 def test_chinese_texts_and_eta(qtbot, home, catalog) -> None:
     app = create_app()
     i18n.install(app, "zh_CN")
@@ -256,6 +283,7 @@ def test_chinese_texts_and_eta(qtbot, home, catalog) -> None:
         qtbot.addWidget(dialog)
         assert dialog.windowTitle() == "语音模型"
         assert dialog.buttons["use"].text() == "使用此模型"
+        assert dialog.buttons["forget"].text() == "忘记固定的哈希"
         assert _row(dialog, NAME)[2] == "未安装"
         dialog.reject()
     finally:

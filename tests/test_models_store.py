@@ -608,7 +608,8 @@ def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch,
     monkeypatch.setenv("TINGJI_CATALOG", str(write_catalog(tmp_path / "c.json", [official_entry(server.url(""))])))
     assert run_cli(["models", "download", "nano"]) == 0
     captured = capsys.readouterr()
-    assert f"SHA-256 {hashlib.sha256(CKPT['model.pt']).hexdigest()} (pinned" in captured.err
+    assert (f"model.pt: not checked (the catalog publishes no SHA-256); pinned "
+            f"{hashlib.sha256(CKPT['model.pt']).hexdigest()} now that the model verified") in captured.err
     assert "installed nano" in captured.out
     assert run_cli(["models", "download", "nano"]) == 1
     assert "already installed" in capsys.readouterr().err

@@ -107,7 +107,8 @@ class ModelManagerDialog(QDialog):
         button_row = QHBoxLayout()
         for key, slot in (("download", self.download_selected), ("import", self.import_dialog),
                           ("verify", self.verify_selected), ("remove", self.remove_selected),
-                          ("use", self.use_selected), ("stretch", None), ("close", self.reject)):
+                          ("forget", self.forget_selected), ("use", self.use_selected), ("stretch", None),
+                          ("close", self.reject)):
             if slot is None:
                 button_row.addStretch(1)
                 continue
@@ -199,6 +200,8 @@ class ModelManagerDialog(QDialog):
         self.buttons["import"].setEnabled(idle)
         self.buttons["verify"].setEnabled(idle and row is not None and row.installed)
         self.buttons["remove"].setEnabled(idle and row is not None and (row.installed or row.state == "partial"))
+        self.buttons["forget"].setEnabled(idle and row is not None and row.hashes is not None
+                                          and row.hashes.pinned > 0)
         self.buttons["use"].setEnabled(idle and row is not None and row.state == "installed"
                                        and row.name != self.current)
         self.table.setEnabled(self._close_result is None)
@@ -261,6 +264,20 @@ class ModelManagerDialog(QDialog):
                                       QMessageBox.StandardButton.No)
         if answer == QMessageBox.StandardButton.Yes:
             self.start(task)
+
+    def forget_selected(self) -> None:
+        """Forget the hashes a first download pinned (after a legitimate update of the model, say)."""
+        row = self.selected()
+        if row is None or row.hashes is None or not row.hashes.pinned:
+            return
+        text = self.tr("Forget the {0} SHA-256 hashes pinned by the first download of {1}? The next download "
+                       "cannot be checked against them; it pins new ones once the model verifies.").format(
+                           row.hashes.pinned, row.name)
+        answer = QMessageBox.question(self, self.tr("Forget pinned hashes"), text,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        if answer == QMessageBox.StandardButton.Yes:
+            self.start(Task("forget", row.name))
 
     def use_selected(self) -> None:
         row = self.selected()
@@ -350,8 +367,8 @@ class ModelManagerDialog(QDialog):
             self.models_changed = True
             self.note(self.tr("Installed {0}.").format(task.name))
             for path, digest in (getattr(result, "pinned", None) or {}).items():
-                self.note(self.tr("First download of {0}: SHA-256 {1} (pinned; later downloads must "
-                                  "match it)").format(path, digest))
+                self.note(self.tr("{0}: not checked (no published SHA-256); pinned {1} now that the model "
+                                  "verified. Later downloads must match it.").format(path, digest))
         elif task.kind == "verify":
             count = len(getattr(result, "files", {}) or {})
             self.note(self.tr("{0}: all {1} files match their SHA-256.").format(task.name, count))
@@ -362,6 +379,9 @@ class ModelManagerDialog(QDialog):
             self.note(self.tr("Removed {0}.").format(task.name))
         elif task.kind == "discard":
             self.note(self.tr("Deleted the partial download of {0}.").format(task.name))
+        elif task.kind == "forget":
+            self.note(self.tr("Forgot {0} pinned SHA-256 hashes of {1}; its next download pins new "
+                              "ones.").format(len(result or {}), task.name))
         self._task_done(task.name)
 
     def _on_failed(self, task: Task, reason: str) -> None:
@@ -379,7 +399,8 @@ class ModelManagerDialog(QDialog):
     def _task_title(self, task: Task) -> str:
         titles = {"download": self.tr("Download of {0}"), "import": self.tr("Import of {0}"),
                   "verify": self.tr("Verification of {0}"), "remove": self.tr("Removal of {0}"),
-                  "discard": self.tr("Deleting the partial download of {0}")}
+                  "discard": self.tr("Deleting the partial download of {0}"),
+                  "forget": self.tr("Forgetting the pinned hashes of {0}")}
         return titles.get(task.kind, "{0}").format(task.name)
 
     def note(self, text: str) -> None:
@@ -412,11 +433,14 @@ class ModelManagerDialog(QDialog):
                                      "is checked against its SHA-256 before a model is installed."))
         self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Size"), self.tr("Status")])
         texts = {"download": self.tr("Download"), "import": self.tr("Import folder…"),
-                 "verify": self.tr("Verify"), "remove": self.tr("Remove"), "use": self.tr("Use this model"),
+                 "verify": self.tr("Verify"), "remove": self.tr("Remove"),
+                 "forget": self.tr("Forget pinned hashes"), "use": self.tr("Use this model"),
                  "close": self.tr("Close")}
         for key, text in texts.items():
             self.buttons[key].setText(text)
         self.buttons["verify"].setToolTip(self.tr("Check every file of the model against its SHA-256"))
+        self.buttons["forget"].setToolTip(self.tr("Forget the SHA-256 hashes pinned by this model's first "
+                                                  "download (after a legitimate update of the model)"))
         self.buttons["import"].setToolTip(self.tr("Install a copy of a Tingji model folder, or of a "
                                                   "Fun-ASR-Nano GGUF release folder (CapsWriter-Offline)"))
         self.cancel_button.setText(self.tr("Cancel"))

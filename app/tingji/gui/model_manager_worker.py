@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ..engine.errors import Cancelled, TingjiError
 from ..models import cache, installed, store
+from ..models.catalog import load_catalog
 
 log = logging.getLogger(__name__)
 _PROGRESS_INTERVAL_S = 0.05
@@ -29,7 +30,7 @@ _PROGRESS_INTERVAL_S = 0.05
 
 @dataclass
 class Task:
-    """One request: `kind` is download, import, verify or remove."""
+    """One request: `kind` is download, import, verify, remove, discard (a partial download) or forget (pins)."""
 
     kind: str
     name: str
@@ -89,6 +90,8 @@ class ModelWorker(QObject):
             elif task.kind == "discard":
                 cache.discard_cached(task.name)
                 result = None
+            elif task.kind == "forget":
+                result = load_catalog().forget_pins(task.name)
             else:
                 raise TingjiError(f"internal: unknown task {task.kind!r}")
         except Cancelled:

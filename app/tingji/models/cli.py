@@ -41,6 +41,11 @@ def add_subparser(subparsers: Any) -> argparse.ArgumentParser:
     p = sub.add_parser("remove", help="delete an installed model")
     p.add_argument("name")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    p = sub.add_parser("forget-pin", help="forget the SHA-256 hashes pinned by a catalog model's first download",
+                       description="A catalog model without published hashes gets its hashes pinned by the "
+                       "first download that installs; later downloads must match them. Forget them when the "
+                       "model was legitimately updated; the next download pins anew.")
+    p.add_argument("name")
     parser.set_defaults(func=run)
     return parser
 
@@ -121,9 +126,10 @@ def _list(out: TextIO) -> None:
             print(f"  {c.name}  {c.title}{resumable}", file=out)
 
 
-def _show_pins(pinned: dict[str, str], err: TextIO) -> None:
+def _show_pins(name: str, pinned: dict[str, str], err: TextIO) -> None:
     for path, digest in pinned.items():
-        print(f"first download of {path}: SHA-256 {digest} (pinned; later downloads must match)", file=err)
+        print(f"{path}: not checked (the catalog publishes no SHA-256); pinned {digest} now that the model "
+              f"verified; later downloads must match (`tingji models forget-pin {name}` forgets it)", file=err)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -143,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         elif command == "download":
             result = store.download_catalog_model(args.name, reporter, cancel, install_as=args.install_as)
             reporter.finish_line()
-            _show_pins(result.pinned, err)
+            _show_pins(args.name, result.pinned, err)
             print(f"installed {result.name} at {result.path}", file=out)
         elif command == "import":
             result = store.import_folder(args.dir, args.name, progress=reporter, cancel=cancel)
@@ -164,8 +170,18 @@ def run(args: argparse.Namespace) -> int:
                     return 1
             installed.remove(args.name)
             print(f"removed {args.name}", file=out)
+        elif command == "forget-pin":
+            from .catalog import load_catalog
+
+            forgotten = load_catalog().forget_pins(args.name)
+            if forgotten:
+                print(f"{args.name}: forgot {len(forgotten)} pinned SHA-256 hash(es); the next download pins anew",
+                      file=out)
+            else:
+                print(f"{args.name}: no SHA-256 hashes are pinned", file=out)
         else:
-            print("tingji models: choose a command: list, install, download, import, verify, remove", file=err)
+            print("tingji models: choose a command: list, install, download, import, verify, remove, forget-pin",
+                  file=err)
             return 1
         return 0
     except KeyboardInterrupt:

@@ -43,7 +43,9 @@ class InstallResult:
     name: str
     path: Path
     sha256: str | None = None  # of the downloaded archive (install_from_url)
-    pinned: dict[str, str] = field(default_factory=dict)  # hashes learned now: show them to the user
+    # Hashes of files with no published hash, learned by this download and pinned
+    # now that the model verified (install_from_url: computed, not pinned). Show them.
+    pinned: dict[str, str] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- helpers
@@ -158,8 +160,10 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
 
     `export_options` go to `export_model` (e.g. precision="fp32", decoder_quant="f16").
 
-    Hashes the catalog does not know are pinned on first download into the
-    user's catalog overrides and returned in `InstallResult.pinned`.
+    Files the catalog publishes no hash for cannot be checked as they arrive.
+    Their hashes are pinned into the user's catalog overrides only after the
+    whole model has verified and been installed (never before: one bad
+    response must not lock the model out), and returned in `InstallResult.pinned`.
     """
     catalog = catalog if catalog is not None else load_catalog()
     entry = catalog.get(name)
@@ -167,13 +171,12 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
     ensure_free_name(target)
     cleanup_incoming()
     opts = dict(download_options or {})
-    pinned: dict[str, str] = {}
 
     if entry.kind == "official-checkpoint":
         # The checkpoint stays in the cache: a failed or repeated conversion
         # does not download it again (`clear_cache` drops it).
         src = cache_subdir(entry.name, "files")
-        _fetch_files(catalog, entry, src, pinned, progress, cancel, opts)
+        learned = _fetch_files(entry, src, progress, cancel, opts)
         with Staging(target) as staging:
             if progress is not None:
                 progress("converting", 0, None, 0.0)
@@ -181,10 +184,10 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
             folder = _export(src, staging.model, progress, options)
             check_cancel(cancel)
             final = staging.commit(folder, progress)
-        return InstallResult(target, final, None, pinned)
+        return InstallResult(target, final, None, _pin(catalog, entry, learned))
 
     with Staging(target) as staging:
-        src = _fetch_sources(catalog, entry, staging, pinned, progress, cancel, opts)
+        src, learned = _fetch_sources(entry, staging, progress, cancel, opts)
         if entry.kind == "peer-release" and not (src / mf.MANIFEST_NAME).is_file():
             folder = manifest_for_peer_release(src, staging.model, progress=progress, cancel=cancel)
         else:
@@ -197,15 +200,32 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
         check_cancel(cancel)
         final = staging.commit(folder, progress)
     discard_cached(entry.name)
-    return InstallResult(target, final, None, pinned)
+    return InstallResult(target, final, None, _pin(catalog, entry, learned))
 
 
-def _fetch_files(catalog: Catalog, entry: CatalogModel, folder: Path, pinned: dict[str, str],
-                 progress: StageProgress | None, cancel: threading.Event | None,
-                 opts: dict[str, Any]) -> None:
-    """Per-file download of every file choice into `folder` (kept there for resuming)."""
+@dataclass(frozen=True)
+class _Learned:
+    """A hash a download computed because the catalog publishes none: pinned once the model installs."""
+
+    label: str  # the file or archive name, for the user
+    sha256: str
+    size: int
+
+
+def _pin(catalog: Catalog, entry: CatalogModel, learned: dict[str, _Learned]) -> dict[str, str]:
+    """Pin what the installed (hence fully verified) model's download learned; returns label -> hash."""
+    catalog.pin(entry.name, {key: (x.sha256, x.size) for key, x in learned.items()})
+    return {x.label: x.sha256 for x in learned.values()}
+
+
+def _fetch_files(entry: CatalogModel, folder: Path, progress: StageProgress | None,
+                 cancel: threading.Event | None, opts: dict[str, Any]) -> dict[str, _Learned]:
+    """Per-file download of every file choice into `folder` (kept there for resuming).
+
+    Returns the hashes learned for files the catalog gives none (by catalog key)."""
     if not entry.mirrors:
         raise ModelError(f"{entry.name}: the catalog lists no per-file mirrors")
+    learned: dict[str, _Learned] = {}
     count = len(entry.files)
     for index, choice in enumerate(entry.files, 1):
         for n, option in enumerate(choice.options, 1):
@@ -220,20 +240,21 @@ def _fetch_files(catalog: Catalog, entry: CatalogModel, folder: Path, pinned: di
                     continue
                 raise
             if option.sha256 is None:
-                catalog.pin(entry.name, option.key, result.sha256, result.size)
-                pinned[option.path] = result.sha256
+                learned[option.key] = _Learned(option.path, result.sha256, result.size)
             break
+    return learned
 
 
-def _fetch_archive(catalog: Catalog, entry: CatalogModel, spec: CatalogArchive, staging: Staging,
-                   pinned: dict[str, str], progress: StageProgress | None,
-                   cancel: threading.Event | None, opts: dict[str, Any]) -> Path:
+def _fetch_archive(entry: CatalogModel, spec: CatalogArchive, staging: Staging,
+                   progress: StageProgress | None, cancel: threading.Event | None,
+                   opts: dict[str, Any]) -> tuple[Path, dict[str, _Learned]]:
+    """Download and extract one archive; returns its content folder and the hashes learned."""
+    learned: dict[str, _Learned] = {}
     dest = cache_subdir(entry.name, "archives") / spec.name
     result = download(list(spec.urls), dest, sha256=spec.sha256, size=spec.size,
                       progress=_stage(progress, spec.name), cancel=cancel, **opts)
     if spec.sha256 is None:
-        catalog.pin(entry.name, spec.key, result.sha256, result.size)
-        pinned[spec.name] = result.sha256
+        learned[spec.key] = _Learned(spec.name, result.sha256, result.size)
     if progress is not None:
         progress("extracting", 0, None, 0.0)
     unpacked = staging.dir / "unpacked"
@@ -248,19 +269,20 @@ def _fetch_archive(catalog: Catalog, entry: CatalogModel, spec: CatalogArchive, 
         if option.sha256 is not None and actual != option.sha256:
             raise ModelError(f"{spec.name}: {option.path} fails its SHA-256 check")
         if option.sha256 is None:
-            catalog.pin(entry.name, option.key, actual, (root / option.path).stat().st_size)
-            pinned[option.path] = actual
-    return root
+            learned[option.key] = _Learned(option.path, actual, (root / option.path).stat().st_size)
+    return root, learned
 
 
-def _fetch_sources(catalog: Catalog, entry: CatalogModel, staging: Staging, pinned: dict[str, str],
-                   progress: StageProgress | None, cancel: threading.Event | None,
-                   opts: dict[str, Any]) -> Path:
-    """Archives first, then per-file mirrors; the first that works gives the source folder."""
+def _fetch_sources(entry: CatalogModel, staging: Staging, progress: StageProgress | None,
+                   cancel: threading.Event | None, opts: dict[str, Any]) -> tuple[Path, dict[str, _Learned]]:
+    """Archives first, then per-file mirrors; the first that works gives the source folder.
+
+    Only the hashes learned from that source are returned: a source that failed
+    taught nothing worth pinning."""
     errors: list[str] = []
     for spec in entry.archives:
         try:
-            return _fetch_archive(catalog, entry, spec, staging, pinned, progress, cancel, opts)
+            return _fetch_archive(entry, spec, staging, progress, cancel, opts)
         except ModelError as exc:
             if str(exc).startswith("not enough disk space"):
                 raise
@@ -268,8 +290,7 @@ def _fetch_sources(catalog: Catalog, entry: CatalogModel, staging: Staging, pinn
     if entry.mirrors:
         folder = cache_subdir(entry.name, "files")
         try:
-            _fetch_files(catalog, entry, folder, pinned, progress, cancel, opts)
-            return folder
+            return folder, _fetch_files(entry, folder, progress, cancel, opts)
         except ModelError as exc:
             errors.append(str(exc))
     raise ModelError(f"{entry.name}: could not download ({'; '.join(errors)})")

@@ -712,8 +712,8 @@
     </message>
     <message>
         <location filename="../model_manager.py" line="353" />
-        <source>First download of {0}: SHA-256 {1} (pinned; later downloads must match it)</source>
-        <translation>首次下载 {0}：SHA-256 {1}（已固定；以后的下载必须与之一致）</translation>
+        <source>{0}: not checked (no published SHA-256); pinned {1} now that the model verified. Later downloads must match it.</source>
+        <translation>{0}：未校验（目录没有公布 SHA-256）；模型校验通过后已固定为 {1}。以后的下载必须与之一致。</translation>
     </message>
     <message>
         <location filename="../model_manager.py" line="357" />
@@ -834,6 +834,31 @@
         <location filename="../model_manager.py" line="422" />
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Forget the {0} SHA-256 hashes pinned by the first download of {1}? The next download cannot be checked against them; it pins new ones once the model verifies.</source>
+        <translation>要忘记 {1} 首次下载时固定的 {0} 个 SHA-256 哈希吗？下次下载将无法用它们校验；模型校验通过后会固定新的哈希。</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Forget pinned hashes</source>
+        <translation>忘记固定的哈希</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Forgot {0} pinned SHA-256 hashes of {1}; its next download pins new ones.</source>
+        <translation>已忘记 {1} 的 {0} 个固定 SHA-256 哈希；下次下载时会固定新的哈希。</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Forgetting the pinned hashes of {0}</source>
+        <translation>忘记 {0} 的固定哈希</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Forget the SHA-256 hashes pinned by this model's first download (after a legitimate update of the model)</source>
+        <translation>忘记此模型首次下载时固定的 SHA-256 哈希（在模型正当更新之后使用）</translation>
     </message>
 </context>
 <context>
