@@ -99,9 +99,9 @@ def catalog(server: FileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     return path
 
 
-def _row(dialog: ModelManagerDialog, name: str) -> tuple[str, str, str]:
+def _row(dialog: ModelManagerDialog, name: str) -> tuple[str, str, str, str]:
     r = [row.name for row in dialog.rows].index(name)
-    return tuple(dialog.table.item(r, c).text() for c in range(3))  # type: ignore[return-value]
+    return tuple(dialog.table.item(r, c).text() for c in range(4))  # type: ignore[return-value]
 
 
 def _idle(qtbot, dialog: ModelManagerDialog) -> None:
@@ -144,10 +144,14 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
 
     def scenario(dialog: ModelManagerDialog) -> None:
         assert [row.name for row in dialog.rows] == ["elsewhere", NAME]
-        assert _row(dialog, NAME) == (NAME, "—", "Not installed")
+        # The catalog publishes no hash for it: said in the table and the details, never "checked".
+        assert _row(dialog, NAME) == (NAME, "—", "Not installed", "None published")
         dialog.select(NAME)
         assert dialog.buttons["download"].isEnabled() and not dialog.buttons["use"].isEnabled()
         assert "Tiny test model" in dialog.details.text()
+        assert "publishes no SHA-256 for 2 of its 2 files: downloading this model cannot check them" in \
+            dialog.details.text()
+        assert "every file is checked" not in dialog.heading.text()
 
         # A connection that goes quiet after 300 kB: progress shows, then the user cancels.
         server.behaviour["/tiny.zip"] = {"stall_after": STALL_AT}
@@ -178,7 +182,8 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         meter.stop()
         last = server.requests_for("/tiny.zip")[-1]
         assert (last.range, last.status) == (f"bytes={kept}-", 206)
-        assert _row(dialog, NAME)[2] == "Installed"
+        assert _row(dialog, NAME)[2:] == ("Installed", "Pinned by you")
+        assert "pinned by your first download, not published by the catalog" in dialog.details.text()
         verify(NAME)
         assert not part.exists()
         log = dialog.log.toPlainText()
@@ -208,7 +213,7 @@ def test_verify_remove_import_and_closing_mid_download(qtbot, home, server, cata
     dialog = ModelManagerDialog(current="tiny")
     qtbot.addWidget(dialog)
     dialog.show()
-    assert _row(dialog, "tiny")[2] == "Installed · in use"
+    assert _row(dialog, "tiny")[2:] == ("Installed · in use", "—")  # not from the catalog
 
     dialog.select("tiny")
     dialog.buttons["verify"].click()
@@ -284,7 +289,7 @@ def test_chinese_texts_and_eta(qtbot, home, catalog) -> None:
         assert dialog.windowTitle() == "语音模型"
         assert dialog.buttons["use"].text() == "使用此模型"
         assert dialog.buttons["forget"].text() == "忘记固定的哈希"
-        assert _row(dialog, NAME)[2] == "未安装"
+        assert _row(dialog, NAME)[2:] == ("未安装", "未公布")
         dialog.reject()
     finally:
         i18n.install(app, "en")

@@ -132,3 +132,24 @@ def test_forget_pin_after_a_legitimate_update(server, tmp_path, zips, capsys, mo
     assert run_cli(["models", "download", NAME]) == 0
     assert pins()[NAME]["archive:tiny.zip"]["sha256"] == sha(zips["update"])
     print("pinned, refused an update against the pin, forgot it with `tingji models forget-pin`, re-pinned the update")
+
+
+def test_cli_says_when_a_download_cannot_be_checked(server, tmp_path, zips, capsys, monkeypatch):
+    server.files["/tiny.zip"] = zips["good"]
+    monkeypatch.setenv("TINGJI_CATALOG", str(write_catalog(tmp_path / "c.json", [tiny_entry(server.url("/tiny.zip"))])))
+    assert run_cli(["models", "list"]) == 0
+    listed = capsys.readouterr().out
+    unchecked = ("not checked: the catalog publishes no SHA-256 for 3 of 3 files; they are pinned once the model "
+                 "verifies")
+    assert f"  {NAME}  Tiny  [{unchecked}]" in listed
+
+    assert run_cli(["models", "download", NAME]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines()[0] == f"{NAME}: {unchecked}"  # said before a byte is fetched
+    assert "checked against" not in err.replace("not checked", "")
+
+    remove(NAME)
+    assert run_cli(["models", "list"]) == 0
+    assert f"  {NAME}  Tiny  [checked against SHA-256 pinned by your first download (3 of 3)]" in \
+        capsys.readouterr().out
+    print(f"`tingji models list` and `download` said: {unchecked}")

@@ -1,9 +1,11 @@
 """The model manager dialog: see, download, import, verify, remove and choose speech models.
 
 One table lists the catalog's models and the installed ones (`installed.overview`),
-with size and state: installed, not installed, or partially downloaded (a
+with size, state (installed, not installed, or partially downloaded: a
 download that was cancelled or cut off; downloading again resumes from its
-`.part` file). Work runs one task at a time on `ModelWorker`'s thread; the
+`.part` file) and what a download is checked against: hashes the catalog
+publishes, hashes pinned by the user's first download, or none (said plainly:
+such a download cannot be checked). Work runs one task at a time on `ModelWorker`'s thread; the
 dialog shows its stage, a progress bar, speed and time left, and can cancel
 it. Closing the dialog during a task cancels the task first.
 
@@ -50,7 +52,7 @@ class ModelManagerDialog(QDialog):
     modelChosen = Signal(str)  # an installed model's name: make it the app's model
     _run = Signal(object)  # Task -> the worker's thread (queued)
 
-    COLUMNS = 3
+    COLUMNS = 4
 
     def __init__(self, parent: QWidget | None = None, current: str = "") -> None:
         super().__init__(parent)
@@ -73,6 +75,7 @@ class ModelManagerDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemSelectionChanged.connect(self._update)
         self.details = QLabel()
         self.details.setWordWrap(True)
@@ -161,7 +164,8 @@ class ModelManagerDialog(QDialog):
             state = QTableWidgetItem(self.state_text(row))
             if row.state == "broken":
                 state.setForeground(theme.engine_color("failed", self.palette()))
-            for c, item in enumerate((name, size, state)):
+            hashes = QTableWidgetItem(self.hash_text(row))
+            for c, item in enumerate((name, size, state, hashes)):
                 self.table.setItem(r, c, item)
         names = [row.name for row in self.rows]
         if keep in names:
@@ -178,6 +182,28 @@ class ModelManagerDialog(QDialog):
         if row.state == "partial":
             return self.tr("Partially downloaded ({0}), resumable").format(format_bytes(row.cached))
         return self.tr("Not installed")
+
+    def hash_text(self, row: ModelStatus) -> str:
+        """What the catalog's download of this model is checked against ("—" for a model not in the catalog)."""
+        if row.hashes is None:
+            return "—"
+        if row.hashes.state == "missing":
+            return self.tr("None published")
+        if row.hashes.state == "pinned":
+            return self.tr("Pinned by you")
+        return self.tr("Published")
+
+    def hash_details(self, row: ModelStatus) -> str:
+        if row.hashes is None:
+            return ""
+        if row.hashes.state == "missing":
+            return self.tr("The catalog publishes no SHA-256 for {0} of its {1} files: downloading this model "
+                           "cannot check them. Their hashes are pinned once the model verifies, and later "
+                           "downloads must match.").format(row.hashes.missing, row.hashes.total)
+        if row.hashes.state == "pinned":
+            return self.tr("Downloads are checked against SHA-256 hashes pinned by your first download, not "
+                           "published by the catalog.")
+        return self.tr("Downloads are checked against the SHA-256 hashes the catalog publishes.")
 
     def selected_name(self) -> str | None:
         row = self.selected()
@@ -218,6 +244,8 @@ class ModelManagerDialog(QDialog):
             parts.append(self.tr("Folder: {0}").format(html.escape(str(row.path))))
         if row.problem:
             parts.append(html.escape(row.problem))
+        if row.hashes is not None:
+            parts.append(html.escape(self.hash_details(row)))
         self.details.setText("<br>".join(parts))
 
     # -- actions -----------------------------------------------------------------------------------
@@ -429,9 +457,11 @@ class ModelManagerDialog(QDialog):
 
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("Speech models"))
-        self.heading.setText(self.tr("Models Tingji can use. Downloads resume where they stopped; every file "
-                                     "is checked against its SHA-256 before a model is installed."))
-        self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Size"), self.tr("Status")])
+        self.heading.setText(self.tr("Models Tingji can use. Downloads resume where they stopped; a file is "
+                                     "checked against its SHA-256 where one is published or pinned (see the "
+                                     "Hashes column), and every model is verified before it is installed."))
+        self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Size"), self.tr("Status"),
+                                              self.tr("Hashes")])
         texts = {"download": self.tr("Download"), "import": self.tr("Import folder…"),
                  "verify": self.tr("Verify"), "remove": self.tr("Remove"),
                  "forget": self.tr("Forget pinned hashes"), "use": self.tr("Use this model"),

@@ -15,6 +15,7 @@ import time
 from typing import Any, TextIO
 
 from ..engine.errors import Cancelled, TingjiError
+from .catalog import HashCount
 from .diskspace import format_bytes
 
 
@@ -123,7 +124,16 @@ def _list(out: TextIO) -> None:
         for c in available:
             cached = cached_bytes(c.name)
             resumable = f"  [{format_bytes(cached)} downloaded; downloading again resumes]" if cached else ""
+            resumable += f"  [{_hash_note(c.hashes)}]" if c.hashes.state != "published" else ""
             print(f"  {c.name}  {c.title}{resumable}", file=out)
+
+
+def _hash_note(hashes: HashCount) -> str:
+    """What a catalog model's download can be checked against, when it is less than published hashes."""
+    if hashes.state == "missing":
+        return (f"not checked: the catalog publishes no SHA-256 for {hashes.missing} of {hashes.total} "
+                "files; they are pinned once the model verifies")
+    return f"checked against SHA-256 pinned by your first download ({hashes.pinned} of {hashes.total})"
 
 
 def _show_pins(name: str, pinned: dict[str, str], err: TextIO) -> None:
@@ -147,6 +157,11 @@ def run(args: argparse.Namespace) -> int:
             reporter.finish_line()
             print(f"installed {result.name} at {result.path}", file=out)
         elif command == "download":
+            from .catalog import load_catalog
+
+            hashes = load_catalog().get(args.name).hashes
+            if hashes.state != "published":
+                print(f"{args.name}: {_hash_note(hashes)}", file=err)
             result = store.download_catalog_model(args.name, reporter, cancel, install_as=args.install_as)
             reporter.finish_line()
             _show_pins(args.name, result.pinned, err)

@@ -777,8 +777,8 @@
     </message>
     <message>
         <location filename="../model_manager.py" line="411" />
-        <source>Models Tingji can use. Downloads resume where they stopped; every file is checked against its SHA-256 before a model is installed.</source>
-        <translation>听记可使用的模型。下载中断后可从中断处继续；安装前会用 SHA-256 校验每个文件。</translation>
+        <source>Models Tingji can use. Downloads resume where they stopped; a file is checked against its SHA-256 where one is published or pinned (see the Hashes column), and every model is verified before it is installed.</source>
+        <translation>Tingji 可用的模型。下载会从中断处继续；公布了或已固定 SHA-256 的文件会据此校验（见“哈希”列），每个模型在安装前都会经过校验。</translation>
     </message>
     <message>
         <location filename="../model_manager.py" line="413" />
@@ -859,6 +859,41 @@
         <location filename="../model_manager.py" line="0" />
         <source>Forget the SHA-256 hashes pinned by this model's first download (after a legitimate update of the model)</source>
         <translation>忘记此模型首次下载时固定的 SHA-256 哈希（在模型正当更新之后使用）</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>None published</source>
+        <translation>未公布</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Pinned by you</source>
+        <translation>由你固定</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Published</source>
+        <translation>已公布</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>The catalog publishes no SHA-256 for {0} of its {1} files: downloading this model cannot check them. Their hashes are pinned once the model verifies, and later downloads must match.</source>
+        <translation>目录没有公布其 {1} 个文件中 {0} 个的 SHA-256：下载此模型时无法校验这些文件。模型校验通过后会固定它们的哈希，以后的下载必须与之一致。</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Downloads are checked against SHA-256 hashes pinned by your first download, not published by the catalog.</source>
+        <translation>下载会用你首次下载时固定的 SHA-256 哈希校验，而不是目录公布的哈希。</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Downloads are checked against the SHA-256 hashes the catalog publishes.</source>
+        <translation>下载会用目录公布的 SHA-256 哈希校验。</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Hashes</source>
+        <translation>哈希</translation>
     </message>
 </context>
 <context>
