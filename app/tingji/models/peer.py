@@ -14,6 +14,7 @@ read and compared with the contract the engine relies on, and a folder that
 differs is refused with a message naming the file and the difference. Only
 then are the files placed (hard-linked where possible, else copied) and a
 manifest written, so the rest of Tingji sees an ordinary model folder.
+A file that is a link to somewhere outside the release folder is refused.
 
 Reading the files is `peer_graph`, the checks against the engine's contract
 `peer_contract`; this module finds the files and assembles the model folder.
@@ -36,7 +37,7 @@ from ..engine import manifest as mf
 from ..engine.errors import Cancelled, ModelError
 from .peer_contract import check_ctc, check_encoder
 from .peer_graph import DecoderInfo, GraphIO, onnx_module, read_decoder_info, read_graph_io
-from .staging import StageProgress
+from .staging import StageProgress, source_file
 
 ENCODER_STEM = "Fun-ASR-Nano-Encoder-Adaptor"
 CTC_STEM = "Fun-ASR-Nano-CTC"
@@ -174,6 +175,9 @@ def _inspect(src: Path) -> _Release:
                          f"(no {missing})")
     if ctc is not None and not tokens.is_file():
         raise ModelError(f"{src}: {ctc.name} needs {TOKENS_NAME}, which is missing")
+    for path in (encoder, decoder, ctc, tokens if ctc is not None else None):
+        if path is not None:
+            source_file(src, path.name)  # nothing is read through a link that leaves the folder
 
     onnx = onnx_module()
     enc_io = read_graph_io(encoder, onnx)
@@ -197,10 +201,10 @@ def _place_files(r: _Release, src: Path, out: Path, progress: StageProgress | No
     roles = _roles(r)
     placed: dict[Path, Path] = {}  # destination -> source (a shared weights file is placed once)
     for path in roles.values():
-        placed[out / path.name] = path
+        placed[out / path.name] = source_file(src, path.name)
     for path, io in ((r.encoder, r.enc_io), (r.ctc, r.ctc_io)):
         for rel in io.external if path is not None and io is not None else ():
-            placed[out / rel] = src / rel
+            placed[out / rel] = source_file(src, rel)
     _place_all([(s, d) for d, s in placed.items()], progress, cancel)
 
     files = {role: mf.file_entry(out, out / path.name) for role, path in roles.items()}

@@ -131,24 +131,39 @@ def verify_folder(folder: Path, progress: StageProgress | None = None) -> mf.Man
     return manifest
 
 
+def source_file(folder: Path, rel: str) -> Path:
+    """The real file behind `rel` in a folder being imported; refused when a link leads outside the folder.
+
+    Imports copy what a path resolves to: a link (of the file, or of a folder on
+    its way) to `~/.ssh/id_rsa` would otherwise install that file as part of a
+    model. A link that stays inside the folder is fine and is installed as a copy.
+    """
+    path = folder / rel
+    target = path.resolve()
+    if not target.is_relative_to(folder.resolve()):
+        raise ModelError(f"{path}: a link to {target}, outside the folder; not importing it")
+    if not target.is_file():
+        raise ModelError(f"{folder}: file {rel} is missing")
+    return target
+
+
 def copy_listed(src: Path, dst: Path, manifest: mf.Manifest, progress: StageProgress | None,
                 cancel: threading.Event | None) -> None:
+    """Copy the manifest and the files it lists (nothing else) from `src` into the new folder `dst`."""
     entries = list(manifest.files.values())
+    sources = [source_file(src, e.path) for e in entries]  # every link checked before a byte is copied
     total = sum(e.size for e in entries)
     ensure_space(models_dir(), total)
     dst.mkdir(parents=True)
     done = 0
     start = time.monotonic()
-    for entry in entries:
+    for entry, source in zip(entries, sources):
         check_cancel(cancel)
         target = dst / entry.path
         target.parent.mkdir(parents=True, exist_ok=True)
-        source = src / entry.path
-        if not source.is_file():
-            raise ModelError(f"{src}: file {entry.path} is missing")
         shutil.copyfile(source, target)
         done += entry.size
         if progress is not None:
             elapsed = time.monotonic() - start
             progress("copying", done, total, done / elapsed if elapsed > 0 else 0.0)
-    shutil.copyfile(src / mf.MANIFEST_NAME, dst / mf.MANIFEST_NAME)
+    shutil.copyfile(source_file(src, mf.MANIFEST_NAME), dst / mf.MANIFEST_NAME)

@@ -1,0 +1,71 @@
+"""Importing a model folder the user points at: what may be installed from it, and how.
+
+Real folders with real links, the tiny model (a real ONNX + GGUF model) and
+real peer releases made from it; the data folder is a temporary TINGJI_HOME.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from test_models_peer import DECODER, make_peer_folder
+from tingji.engine.errors import ModelError
+from tingji.models import store
+from tingji.models.installed import list_models, verify
+from tingji.paths import models_dir
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("TINGJI_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+def nothing_installed() -> None:
+    assert list_models() == [] and [p.name for p in models_dir().iterdir()] == []
+
+
+def test_a_link_out_of_the_folder_is_refused(tiny_model, tmp_path):
+    """tokens.txt links to a file outside the folder whose bytes even match the manifest's hash."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.txt"
+    shutil.copyfile(tiny_model / "tokens.txt", secret)
+    src = shutil.copytree(tiny_model, tmp_path / "model")
+    (src / "tokens.txt").unlink()
+    (src / "tokens.txt").symlink_to(secret)
+    with pytest.raises(ModelError) as info:
+        store.import_folder(src, "linked")
+    assert str(info.value) == f"{src / 'tokens.txt'}: a link to {secret}, outside the folder; not importing it"
+    nothing_installed()
+    print(f"refused: {info.value}")
+
+
+def test_links_inside_the_folder_and_to_the_folder_are_fine(tiny_model, tmp_path):
+    src = shutil.copytree(tiny_model, tmp_path / "real" / "model")
+    (src / "sub").mkdir()
+    (src / "tokens.txt").rename(src / "sub" / "tokens.txt")
+    (src / "tokens.txt").symlink_to(Path("sub") / "tokens.txt")  # stays inside
+    alias = tmp_path / "alias"
+    alias.symlink_to(src, target_is_directory=True)  # the folder itself reached through a link
+    result = store.import_folder(alias, "inside")
+    installed = result.path / "tokens.txt"
+    assert not installed.is_symlink() and installed.read_bytes() == (tiny_model / "tokens.txt").read_bytes()
+    verify("inside")
+    print("a link within the folder was installed as a copy of its file; a linked folder imported as usual")
+
+
+def test_a_peer_release_with_a_link_out_is_refused(tiny_model, tmp_path):
+    src = make_peer_folder(tiny_model, tmp_path / "release")
+    decoder = src / DECODER.format("q5_k")
+    elsewhere = tmp_path / "elsewhere.gguf"
+    decoder.rename(elsewhere)
+    decoder.symlink_to(elsewhere)
+    with pytest.raises(ModelError, match=r"a link to .*elsewhere\.gguf, outside the folder; not importing it") as info:
+        store.import_folder(src, "peer")
+    assert "\n" not in str(info.value)
+    nothing_installed()
+    print(f"refused: {info.value}")
