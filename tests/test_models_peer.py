@@ -314,7 +314,7 @@ def test_mismatches_are_refused_with_what_differs(kind, tiny_model, tmp_path):
 # ---------------------------------------------------------------- through the store
 
 
-def test_store_import_links_checks_and_cancels(peer_dir, home):
+def test_store_import_copies_checks_and_cancels(peer_dir, home):
     cancel = threading.Event()
     cancel.set()
     with pytest.raises(Cancelled):
@@ -326,8 +326,18 @@ def test_store_import_links_checks_and_cancels(peer_dir, home):
     assert "copying" in stages and "verifying" in stages
     m = verify("peer-tiny")
     assert m.source["kind"] == "peer-release"
-    # Same file system: the big files are hard links, not copies.
-    decoder = result.path / DECODER.format("q5_k")
-    assert os.path.samefile(decoder, peer_dir / DECODER.format("q5_k"))
+    # Copies, not hard links (same file system or not): the user's folder and the model share nothing.
+    for entry in m.files.values():
+        if (peer_dir / entry.path).exists():
+            assert not os.path.samefile(result.path / entry.path, peer_dir / entry.path), entry.path
+            assert (peer_dir / entry.path).stat().st_nlink == 1
+    decoder = peer_dir / DECODER.format("q5_k")
+    original = decoder.read_bytes()
+    decoder.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))  # the user edits their file in place
+    try:
+        verify("peer-tiny")  # the installed model is untouched
+    finally:
+        decoder.write_bytes(original)
+    print(f"the import copied {len(m.files)} files; editing the source afterwards left the model intact")
     assert list_models()[0].size == sum(e.size for e in m.files.values()) + \
         (result.path / "manifest.json").stat().st_size

@@ -86,7 +86,7 @@ def _adopt(root: Path, staging: Staging, progress: StageProgress | None = None,
     if (root / mf.MANIFEST_NAME).is_file():
         mf.load_manifest(root)
         return root
-    return manifest_for_peer_release(root, staging.model, progress=progress, cancel=cancel)
+    return manifest_for_peer_release(root, staging.model, link=True, progress=progress, cancel=cancel)
 
 
 # ---------------------------------------------------------------- installing
@@ -189,7 +189,8 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
     with Staging(target) as staging:
         src, learned = _fetch_sources(entry, staging, progress, cancel, opts)
         if entry.kind == "peer-release" and not (src / mf.MANIFEST_NAME).is_file():
-            folder = manifest_for_peer_release(src, staging.model, progress=progress, cancel=cancel)
+            # Our own download (extracted in staging, or in the cache): linking saves a copy.
+            folder = manifest_for_peer_release(src, staging.model, link=True, progress=progress, cancel=cancel)
         else:
             manifest = mf.load_manifest(src)
             if src.is_relative_to(staging.dir):
