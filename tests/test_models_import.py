@@ -6,6 +6,8 @@ real peer releases made from it; the data folder is a temporary TINGJI_HOME.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -69,3 +71,33 @@ def test_a_peer_release_with_a_link_out_is_refused(tiny_model, tmp_path):
     assert "\n" not in str(info.value)
     nothing_installed()
     print(f"refused: {info.value}")
+
+
+def spoiled(tiny_model: Path, dest: Path, role: str, data: bytes) -> Path:
+    """The tiny model with one file replaced and the manifest updated to match: only loading can tell."""
+    src = shutil.copytree(tiny_model, dest)
+    manifest = json.loads((src / "manifest.json").read_text(encoding="utf-8"))
+    entry = manifest["files"][role]
+    (src / entry["path"]).write_bytes(data)
+    entry["sha256"], entry["size"] = hashlib.sha256(data).hexdigest(), len(data)
+    (src / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return src
+
+
+@pytest.mark.parametrize("role, file, data, reason", [
+    ("encoder", "encoder.fp32.onnx", b"\x08\x07" + bytes(range(256)) * 40, "ONNX Runtime cannot load the encoder"),
+    ("decoder", "decoder.f32.gguf", b"GGUF" + bytes(range(256)) * 40, "llama.cpp could not load the decoder"),
+    # Weights too short for the CTC graph: the graph that cannot be loaded is named.
+    ("ctc_data", "ctc.fp32.onnx", b"\0" * 1000, "External initializer"),
+], ids=["onnx", "gguf", "onnx-weights"])
+def test_a_model_that_cannot_be_loaded_is_refused_at_import(tiny_model, tmp_path, role, file, data, reason):
+    src = spoiled(tiny_model, tmp_path / "model", role, data)
+    stages: list[str] = []
+    with pytest.raises(ModelError) as info:
+        store.import_folder(src, "spoiled", progress=lambda stage, *_: stages.append(stage))
+    message = str(info.value)
+    assert message.startswith(f"{src / file}: cannot be loaded (") and reason in message
+    assert "\n" not in message and ".incoming-" not in message  # names the user's file, not our staging copy
+    assert "verifying" in stages and "loading" in stages  # the hashes matched; loading is what refused it
+    nothing_installed()
+    print(f"refused at import: {message[:160]}")

@@ -1,7 +1,9 @@
 """Model store, catalog downloads, safe archive extraction and `tingji models` CLI.
 
-Everything runs against a real HTTP server on 127.0.0.1 (tests/models_http.py)
-with TINGJI_HOME pointed at a temporary folder.
+Everything runs against a real HTTPS server on 127.0.0.1 (tests/models_http.py)
+with TINGJI_HOME pointed at a temporary folder. What gets installed is the tiny
+model (real ONNX graphs and a real GGUF: an install loads it); folders of random
+bytes with a valid manifest serve where nothing is installed.
 """
 
 from __future__ import annotations
@@ -11,7 +13,10 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import stat
+import subprocess
+import sys
 import tarfile
 import threading
 import zipfile
@@ -19,7 +24,6 @@ from pathlib import Path
 
 import pytest
 
-import tingji.export
 from models_http import FileServer, trust_local_ca
 from test_models_peer import make_peer_folder
 from tingji.engine import manifest as mf
@@ -32,6 +36,7 @@ from tingji.models.staging import Staging, cleanup_incoming
 from tingji.paths import data_dir, models_dir
 
 FAST = {"backoff": 0.005, "max_backoff": 0.02, "chunk": 8192, "stall_timeout": 5.0}
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # ---------------------------------------------------------------- fixtures
@@ -52,8 +57,24 @@ def server(monkeypatch):
         yield srv
 
 
-def make_model(folder: Path) -> Path:
-    """A small fake Tingji model folder (random bytes) with a real manifest."""
+def real_model(tiny_model: Path, folder: Path) -> Path:
+    """A copy of the tiny model (what an install can load), its tokens.txt in a sub-folder `vocab/`."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(tiny_model, folder)
+    (folder / "vocab").mkdir()
+    (folder / "tokens.txt").rename(folder / "vocab" / "tokens.txt")
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"]["tokens"]["path"] = "vocab/tokens.txt"
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return folder
+
+
+TINY_FILES = ["ctc.fp32.data", "ctc.fp32.onnx", "decoder.f32.gguf", "encoder.fp32.data",
+              "encoder.fp32.fixed1000.onnx", "encoder.fp32.onnx", "manifest.json", "vocab", "vocab/tokens.txt"]
+
+
+def random_model(folder: Path) -> Path:
+    """A Tingji model folder of random bytes with a real manifest: verifies, but never loads."""
     folder.mkdir(parents=True)
     (folder / "enc").mkdir()
     files = {
@@ -131,8 +152,8 @@ def peer_release(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 # ---------------------------------------------------------------- store round trip
 
 
-def test_install_verify_remove_list_round_trip(server, tmp_path):
-    blob = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip", prefix="my-model/")
+def test_install_verify_remove_list_round_trip(server, tmp_path, tiny_model):
+    blob = zip_folder(real_model(tiny_model, tmp_path / "src"), tmp_path / "m.zip", prefix="my-model/")
     server.files["/m.zip"] = blob
     sha = hashlib.sha256(blob).hexdigest()
     assert list_models() == []
@@ -141,11 +162,13 @@ def test_install_verify_remove_list_round_trip(server, tmp_path):
     assert result.path == models_dir() / "m1" and result.sha256 == sha and result.pinned == {}
     listed = list_models()
     assert [(m.name, m.manifest_ok) for m in listed] == [("m1", True)]
-    assert listed[0].size >= 50_000
-    assert (models_dir() / "m1" / "enc" / "encoder.onnx").read_bytes() == (
-        tmp_path / "src" / "enc" / "encoder.onnx").read_bytes()
+    assert listed[0].size >= 3_000_000
+    assert tree(models_dir() / "m1") == TINY_FILES
+    assert (models_dir() / "m1" / "vocab" / "tokens.txt").read_bytes() == (
+        tmp_path / "src" / "vocab" / "tokens.txt").read_bytes()
     manifest = verify("m1")
-    assert set(manifest.files) == {"encoder", "decoder", "tokens"}
+    assert set(manifest.files) == {"encoder", "encoder_fixed", "encoder_data", "ctc", "ctc_data", "decoder",
+                                   "tokens"}
     assert resolve_model("m1") == models_dir() / "m1"
     no_leftovers()
     assert tree(data_dir() / "cache" / "downloads") == []  # the archive is not kept
@@ -158,8 +181,8 @@ def test_install_verify_remove_list_round_trip(server, tmp_path):
     no_leftovers()
 
 
-def test_install_tar_gz_without_known_hash_returns_it(server, tmp_path):
-    src = make_model(tmp_path / "src")
+def test_install_tar_gz_without_known_hash_returns_it(server, tmp_path, tiny_model):
+    src = real_model(tiny_model, tmp_path / "src")
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tf:
         tf.add(src, arcname="model")
@@ -170,7 +193,7 @@ def test_install_tar_gz_without_known_hash_returns_it(server, tmp_path):
 
 
 def test_install_wrong_hash_installs_nothing(server, tmp_path):
-    server.files["/m.zip"] = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip")
+    server.files["/m.zip"] = zip_folder(random_model(tmp_path / "src"), tmp_path / "m.zip")
     with pytest.raises(ModelError, match="SHA-256"):
         store.install_from_url(server.url("/m.zip"), "0" * 64, "m1", download_options=FAST)
     assert list_models() == []
@@ -179,7 +202,7 @@ def test_install_wrong_hash_installs_nothing(server, tmp_path):
 
 
 def test_install_archive_whose_files_fail_manifest_is_refused(server, tmp_path):
-    src = make_model(tmp_path / "src")
+    src = random_model(tmp_path / "src")
     data = bytearray((src / "decoder.gguf").read_bytes())
     data[100] ^= 0xFF
     (src / "decoder.gguf").write_bytes(bytes(data))
@@ -206,27 +229,26 @@ def test_install_unsafe_archive_writes_nothing_outside(server, tmp_path):
     no_leftovers()
 
 
-def test_import_folder_and_corrupt_byte_detected(tmp_path):
-    src = make_model(tmp_path / "My Model")
+def test_import_folder_and_corrupt_byte_detected(tmp_path, tiny_model):
+    src = real_model(tiny_model, tmp_path / "My Model")
     (src / "junk.bin").write_bytes(b"not listed")
     result = store.import_folder(src)
     assert result.name == "My-Model"
     installed = models_dir() / "My-Model"
-    assert sorted(tree(installed)) == sorted(
-        ["decoder.gguf", "enc", "enc/encoder.onnx", "manifest.json", "tokens.txt"])
+    assert tree(installed) == TINY_FILES  # what the manifest lists, nothing else
     verify("My-Model")
 
-    path = installed / "enc" / "encoder.onnx"
+    path = installed / "vocab" / "tokens.txt"
     data = bytearray(path.read_bytes())
     data[1234] ^= 0x01
     path.write_bytes(bytes(data))
-    with pytest.raises(ModelError, match=r"enc/encoder\.onnx fails its SHA-256 check"):
+    with pytest.raises(ModelError, match=r"vocab/tokens\.txt fails its SHA-256 check"):
         verify("My-Model")
     # list_models' quick check (sizes) cannot see a flipped byte, but a truncation it can.
     assert list_models()[0].manifest_ok
     path.write_bytes(bytes(data[:-1]))
     listed = list_models()[0]
-    assert not listed.manifest_ok and "encoder.onnx" in listed.problem
+    assert not listed.manifest_ok and "tokens.txt" in listed.problem
 
 
 def test_import_peer_folder_of_random_bytes_is_refused(tmp_path):
@@ -249,13 +271,13 @@ def test_import_peer_folder_is_adopted(peer_release):
     no_leftovers()
 
 
-def test_resolve_model_rules_and_errors(tmp_path):
+def test_resolve_model_rules_and_errors(tmp_path, tiny_model):
     with pytest.raises(ModelError) as info:
         resolve_model("nano")
     assert str(info.value) == "no model named nano; no models are installed (see `tingji models list`)"
 
     for name in ("b", "a"):
-        store.import_folder(make_model(tmp_path / name), name)
+        store.import_folder(real_model(tiny_model, tmp_path / name), name)
     with pytest.raises(ModelError) as info:
         resolve_model("nano")
     assert str(info.value) == "no model named nano; installed: a, b (see `tingji models list`)"
@@ -263,10 +285,10 @@ def test_resolve_model_rules_and_errors(tmp_path):
         resolve_model("../a")
 
     assert resolve_model("a") == models_dir() / "a"
-    folder = make_model(tmp_path / "elsewhere")
+    folder = random_model(tmp_path / "elsewhere")
     assert resolve_model(str(folder)) == folder.resolve()
     # An existing model folder wins over an installed name.
-    cwd_model = make_model(tmp_path / "cwd" / "a")
+    cwd_model = random_model(tmp_path / "cwd" / "a")
     old = os.getcwd()
     os.chdir(tmp_path / "cwd")
     try:
@@ -281,10 +303,10 @@ def test_resolve_model_rules_and_errors(tmp_path):
         remove("zz")
 
 
-def test_crash_leftovers_are_ignored_then_cleaned(tmp_path):
-    store.import_folder(make_model(tmp_path / "ok"), "ok")
+def test_crash_leftovers_are_ignored_then_cleaned(tmp_path, tiny_model):
+    store.import_folder(real_model(tiny_model, tmp_path / "ok"), "ok")
     dead = models_dir() / ".incoming-x-deadbeef"
-    make_model(dead / "model")
+    random_model(dead / "model")
     (dead / ".lock").write_text("")
     (models_dir() / ".removing-y-12345678").mkdir()
     assert [m.name for m in list_models()] == ["ok"]
@@ -300,94 +322,90 @@ def test_crash_leftovers_are_ignored_then_cleaned(tmp_path):
 # ---------------------------------------------------------------- catalog downloads
 
 
-def official_entry(base: str) -> dict:
+def checkpoint_files(checkpoint: Path) -> dict[str, bytes]:
+    return {p.relative_to(checkpoint).as_posix(): p.read_bytes()
+            for p in sorted(checkpoint.rglob("*")) if p.is_file()}
+
+
+def official_entry(base: str, files: dict[str, bytes]) -> dict:
     return {
         "name": "nano", "kind": "official-checkpoint", "title": "test checkpoint",
         "mirrors": [base + "/ckpt/{path}"],
-        "files": [{"path": "config.yaml", "size": None, "sha256": None},
-                  {"path": "model.pt", "size": None, "sha256": None},
-                  {"path": "Qwen3-0.6B/tokenizer.json", "size": None, "sha256": None}],
+        "files": [{"path": rel, "size": None, "sha256": None} for rel in files],
     }
 
 
-CKPT = {"config.yaml": b"model: FunASRNano\n", "model.pt": os.urandom(200_000),
-        "Qwen3-0.6B/tokenizer.json": b'{"version": "1.0"}'}
-
-
-@pytest.fixture
-def fake_exporter(monkeypatch, tmp_path):
-    calls: list[tuple[Path, Path]] = []
-
-    def export_model(source, out, *, precision="fp32", decoder_quant="f16", progress=None):
-        for rel, data in CKPT.items():
-            assert (Path(source) / rel).read_bytes() == data
-        assert not Path(out).exists()
-        calls.append((Path(source), Path(out)))
-        if progress is not None:
-            progress("writing decoder (f16)")
-        return make_model(Path(out))
-
-    monkeypatch.setattr(tingji.export, "export_model", export_model, raising=False)
-    return calls
-
-
-def serve_checkpoint(server: FileServer) -> None:
-    for rel, data in CKPT.items():
+def serve_checkpoint(server: FileServer, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
         server.files["/ckpt/" + rel] = data
 
 
-def test_official_checkpoint_download_pins_hashes_and_converts(server, tmp_path, fake_exporter):
-    serve_checkpoint(server)
-    catalog_path = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""))])
+def test_official_checkpoint_download_pins_hashes_and_converts(server, tmp_path, tiny_checkpoint):
+    """The tiny official checkpoint from the local server, converted by the real exporter."""
+    files = checkpoint_files(tiny_checkpoint)
+    serve_checkpoint(server, files)
+    catalog_path = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""), files)])
     stages: list[str] = []
     result = store.download_catalog_model(
         "nano", lambda stage, done, total, bps: stages.append(stage),
-        catalog=load_catalog(catalog_path), download_options=FAST)
+        catalog=load_catalog(catalog_path), download_options=FAST, export_options={"decoder_quant": "f32"})
     assert result.path == models_dir() / "nano"
-    assert result.pinned == {rel: hashlib.sha256(d).hexdigest() for rel, d in CKPT.items()}
-    assert fake_exporter[0][0] == data_dir() / "cache" / "nano" / "files"
-    assert fake_exporter[0][1].parent.name.startswith(".incoming-nano-")
-    assert "model.pt (2/3)" in stages and "converting" in stages and "verifying" in stages
-    assert "converting: writing decoder (f16)" in stages
-    verify("nano")
+    assert result.pinned == {rel: hashlib.sha256(d).hexdigest() for rel, d in files.items()}
+    index = list(files).index("model.pt") + 1
+    assert f"model.pt ({index}/{len(files)})" in stages and "converting" in stages
+    assert any(s.startswith("converting: ") for s in stages)
+    assert stages.index("verifying") < stages.index("loading")
+    assert verify("nano").extra["decoder"]["quant"] == "f32"
     no_leftovers()
+    # The checkpoint stays cached: converting again does not download it again.
+    assert (data_dir() / "cache" / "nano" / "files" / "model.pt").read_bytes() == files["model.pt"]
 
     # The pins live in the user's overrides and are applied to the catalog from now on.
     overrides = json.loads((data_dir() / "catalog-overrides.json").read_text())
     assert overrides["pins"]["nano"]["file:model.pt"]["sha256"] == result.pinned["model.pt"]
-    again = load_catalog(catalog_path).get("nano")
-    assert again.files[1].options[0].sha256 == result.pinned["model.pt"]
-    assert again.files[1].options[0].size == len(CKPT["model.pt"])
+    again = load_catalog(catalog_path).get("nano").files[index - 1].options[0]
+    assert (again.sha256, again.size, again.pinned) == (result.pinned["model.pt"], len(files["model.pt"]), True)
 
     # A mirror that later serves different bytes is refused against the pin.
     remove("nano")
     clear_cache()
-    server.files["/ckpt/model.pt"] = os.urandom(200_000)
+    server.files["/ckpt/model.pt"] = bytes(reversed(files["model.pt"]))
     with pytest.raises(ModelError, match="SHA-256"):
         store.download_catalog_model("nano", catalog=load_catalog(catalog_path), download_options=FAST)
     assert list_models() == []
     no_leftovers()
+    print(f"converted the tiny checkpoint ({len(files)} files pinned after install); a changed model.pt refused")
 
 
-def test_official_checkpoint_needs_exporter(server, tmp_path, monkeypatch):
-    serve_checkpoint(server)
-    catalog = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""))])
-
-    def needs_torch(source, out, **kw):
-        raise ModuleNotFoundError("No module named 'torch'", name="torch")
-
-    monkeypatch.setattr(tingji.export, "export_model", needs_torch, raising=False)
-    with pytest.raises(ModelError, match=r'pip install "tingji\[export\]"'):
-        store.download_catalog_model("nano", catalog=load_catalog(catalog), download_options=FAST)
+def test_official_checkpoint_needs_the_export_extra(server, tmp_path, tiny_checkpoint, monkeypatch):
+    """A real `tingji models download` in a Python where torch cannot be imported (as without the extra)."""
+    files = checkpoint_files(tiny_checkpoint)
+    serve_checkpoint(server, files)
+    catalog = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""), files)])
+    blocker = tmp_path / "no-torch" / "torch"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text('raise ModuleNotFoundError("No module named \'torch\'", name="torch")\n')
+    home = data_dir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(blocker.parent), str(ROOT / "app")]),
+               TINGJI_HOME=str(home), TINGJI_CATALOG=str(catalog))
+    r = subprocess.run([sys.executable, "-m", "tingji", "models", "download", "nano"], capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode == 1
+    last = r.stderr.strip().splitlines()[-1]
+    assert last == ('tingji models: converting the official checkpoint needs the export extra (torch is missing): '
+                    'pip install "tingji[export]"')
+    assert "Traceback" not in r.stderr
     assert list_models() == []
     no_leftovers()
     # The checkpoint stays cached: installing the extra and retrying does not download it again.
-    assert (data_dir() / "cache" / "nano" / "files" / "model.pt").read_bytes() == CKPT["model.pt"]
+    assert (home / "cache" / "nano" / "files" / "model.pt").read_bytes() == files["model.pt"]
+    print(f"without torch: {last}")
 
 
-def test_cancel_catalog_download_leaves_nothing_visible(server, tmp_path, fake_exporter):
-    serve_checkpoint(server)
-    catalog = load_catalog(write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""))]))
+def test_cancel_catalog_download_leaves_nothing_visible(server, tmp_path, tiny_checkpoint):
+    files = checkpoint_files(tiny_checkpoint)
+    serve_checkpoint(server, files)
+    catalog = load_catalog(write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""), files)]))
     cancel = threading.Event()
 
     def progress(stage: str, done: int, total: int | None, bps: float) -> None:
@@ -397,9 +415,7 @@ def test_cancel_catalog_download_leaves_nothing_visible(server, tmp_path, fake_e
     with pytest.raises(Cancelled):
         store.download_catalog_model("nano", progress, cancel, catalog=catalog, download_options=FAST)
     assert list_models() == []
-    assert not (models_dir() / "nano").exists()
-    assert [p.name for p in models_dir().iterdir()] == []
-    assert fake_exporter == []
+    assert [p.name for p in models_dir().iterdir()] == []  # no model, no staging folder
     # Only the partial download remains, in the cache, ready to resume.
     assert (data_dir() / "cache" / "nano" / "files" / "model.pt.part").is_file()
     assert not (data_dir() / "cache" / "nano" / "files" / "model.pt").exists()
@@ -533,7 +549,7 @@ def test_archive_size_bomb_is_refused(tmp_path):
 
 
 def test_safe_archives_extract(tmp_path):
-    src = make_model(tmp_path / "src")
+    src = random_model(tmp_path / "src")
     zip_folder(src, tmp_path / "m.zip", prefix="inner/")
     out = archive.extract(tmp_path / "m.zip", tmp_path / "z")
     assert archive.content_root(out) == tmp_path / "z" / "inner"
@@ -560,8 +576,8 @@ def run_cli(argv: list[str]) -> int:
     return cli.run(args)
 
 
-def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
-    blob = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip")
+def test_cli_round_trip(server, tmp_path, capsys, tiny_model):
+    blob = zip_folder(real_model(tiny_model, tmp_path / "src"), tmp_path / "m.zip")
     server.files["/m.zip"] = blob
     assert run_cli(["models", "list"]) == 0
     out = capsys.readouterr().out
@@ -576,16 +592,16 @@ def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
     assert run_cli(["models", "list"]) == 0
     assert "cli1" in capsys.readouterr().out
     assert run_cli(["models", "verify", "cli1"]) == 0
-    assert "cli1: ok (3 files" in capsys.readouterr().out
+    assert "cli1: ok (7 files" in capsys.readouterr().out
 
-    target = models_dir() / "cli1" / "decoder.gguf"
+    target = models_dir() / "cli1" / "decoder.f32.gguf"
     data = bytearray(target.read_bytes())
     data[0] ^= 0x80
     target.write_bytes(bytes(data))
     assert run_cli(["models", "verify", "cli1"]) == 1
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.startswith("tingji models:")]
-    assert len(lines) == 1 and "decoder.gguf fails its SHA-256 check" in lines[0]
+    assert len(lines) == 1 and "decoder.f32.gguf fails its SHA-256 check" in lines[0]
     assert "Traceback" not in err
 
     assert run_cli(["models", "remove", "cli1"]) == 1  # stdin is not a terminal: needs --yes
@@ -603,13 +619,17 @@ def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
         "tingji models: no model named nope; no models are installed (see `tingji models list`)")
 
 
-def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch, fake_exporter):
-    serve_checkpoint(server)
-    monkeypatch.setenv("TINGJI_CATALOG", str(write_catalog(tmp_path / "c.json", [official_entry(server.url(""))])))
+def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch, tiny_model):
+    blob = zip_folder(tiny_model, tmp_path / "tiny.zip", prefix="tiny/")
+    server.files["/tiny.zip"] = blob
+    entry = {"name": "nano", "kind": "tingji-model",
+             "archives": [{"name": "tiny.zip", "urls": [server.url("/tiny.zip")], "size": None, "sha256": None}],
+             "files": [{"path": "decoder.f32.gguf"}]}
+    monkeypatch.setenv("TINGJI_CATALOG", str(write_catalog(tmp_path / "c.json", [entry])))
     assert run_cli(["models", "download", "nano"]) == 0
     captured = capsys.readouterr()
-    assert (f"model.pt: not checked (the catalog publishes no SHA-256); pinned "
-            f"{hashlib.sha256(CKPT['model.pt']).hexdigest()} now that the model verified") in captured.err
+    assert (f"tiny.zip: not checked (the catalog publishes no SHA-256); pinned "
+            f"{hashlib.sha256(blob).hexdigest()} now that the model verified") in captured.err
     assert "installed nano" in captured.out
     assert run_cli(["models", "download", "nano"]) == 1
     assert "already installed" in capsys.readouterr().err

@@ -347,6 +347,8 @@ class ModelManagerDialog(QDialog):
             return self.tr("Verifying files")
         if stage == "extracting":
             return self.tr("Extracting")
+        if stage == "loading":
+            return self.tr("Loading the model to check it")
         if stage == "copying":
             return self.tr("Copying files")
         if stage == "converting":

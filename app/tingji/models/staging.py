@@ -2,7 +2,9 @@
 
 Every install is assembled in `models_dir()/.incoming-<name>-<random>/` and
 appears under its name only through one atomic rename, after everything was
-downloaded, converted and verified. A crash therefore leaves only
+downloaded, converted, verified against the manifest's hashes and loaded once
+by the engine (a GGUF or ONNX file the runtimes cannot load is refused at
+install, not on the user's first file). A crash therefore leaves only
 `.incoming-*` folders: `list_models` ignores them and `cleanup_incoming` (run
 before every install) deletes those no live installer holds a lock on.
 Removals go the same way in reverse (`.removing-*`, renamed first, then
@@ -19,6 +21,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
+from ..engine import Engine
 from ..engine import manifest as mf
 from ..engine.errors import Cancelled, ModelError
 from ..paths import models_dir
@@ -76,9 +79,14 @@ class Staging:
             self._lock.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def commit(self, folder: Path, progress: StageProgress | None = None) -> Path:
-        """Verify `folder` (inside the staging dir) fully, then rename it into place."""
+    def commit(self, folder: Path, progress: StageProgress | None = None, source: Path | None = None) -> Path:
+        """Verify `folder` (inside the staging dir) fully and load it, then rename it into place.
+
+        `source`: the folder it was imported from, for naming a file that cannot be loaded."""
         verify_folder(folder, progress)
+        if progress is not None:
+            progress("loading", 0, None, 0.0)
+        check_loads(folder, source if source is not None else Path(self.name))
         final = models_dir() / self.name
         ensure_free_name(self.name)
         try:
@@ -86,6 +94,35 @@ class Staging:
         except OSError as exc:
             raise ModelError(f"cannot install {self.name} into {final}: {exc.strerror or exc}") from None
         return final
+
+
+def check_loads(folder: Path, label: Path) -> None:
+    """Load the model as the app will (CPU, not warmed), then release it.
+
+    The engine's own error names a file inside the staging folder; the user
+    needs the one they gave: `label / <file>` (the imported folder, or the model name).
+    """
+    try:
+        Engine(folder, provider="cpu", warm=False).close()
+    except Exception as exc:  # ModelError from the engine; anything else from a runtime that choked
+        text = " ".join(str(exc).split())
+        culprit = _culprit(folder, text)
+        reason = text.removeprefix(f"{folder}: ").replace(f"{folder}{os.sep}", "").replace(str(folder), str(label))
+        reason = reason.removeprefix(f"{culprit}: ") if culprit else reason
+        where = label / culprit if culprit else label
+        raise ModelError(f"{where}: cannot be loaded ({reason[:300]})") from None
+
+
+def _culprit(folder: Path, text: str) -> str | None:
+    """Which of the model's files an engine error is about: named by path, else by role."""
+    files = mf.load_manifest(folder).files
+    for entry in sorted(files.values(), key=lambda e: -len(e.path)):
+        if str(folder / entry.path) in text:
+            return entry.path
+    for role in ("decoder", "ctc", "encoder"):
+        if role in text and role in files:
+            return files[role].path
+    return None
 
 
 def cleanup_incoming() -> list[Path]:

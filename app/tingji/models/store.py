@@ -111,7 +111,7 @@ def import_folder(src: str | os.PathLike[str], name: str | None = None, *,
         else:
             folder = manifest_for_peer_release(src, staging.model, progress=progress, cancel=cancel)
         check_cancel(cancel)
-        final = staging.commit(folder, progress)
+        final = staging.commit(folder, progress, source=src)
     return InstallResult(name, final)
 
 

@@ -895,6 +895,11 @@
         <source>Hashes</source>
         <translation>哈希</translation>
     </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Loading the model to check it</source>
+        <translation>正在加载模型以检查其能否使用</translation>
+    </message>
 </context>
 <context>
     <name>QueueModel</name>
