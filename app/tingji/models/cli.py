@@ -149,7 +149,9 @@ def run(args: argparse.Namespace) -> int:
     command = getattr(args, "models_command", None)
     try:
         from . import installed, store
+        from .staging import cleanup_incoming
 
+        cleanup_incoming()  # leftovers of installs a crash interrupted; a running install keeps its own
         if command == "list":
             _list(out)
         elif command == "install":
