@@ -8,16 +8,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from test_models_peer import DECODER, make_peer_folder
+from test_models_store import real_model
 from tingji.engine.errors import ModelError
 from tingji.models import store
+from tingji.models.catalog import load_catalog
 from tingji.models.installed import list_models, verify
-from tingji.paths import models_dir
+from tingji.paths import catalog_overrides_path, models_dir
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(autouse=True)
@@ -101,3 +109,61 @@ def test_a_model_that_cannot_be_loaded_is_refused_at_import(tiny_model, tmp_path
     assert "verifying" in stages and "loading" in stages  # the hashes matched; loading is what refused it
     nothing_installed()
     print(f"refused at import: {message[:160]}")
+
+
+# ---------------------------------------------------------------- durability
+
+
+def traced(argv: list[str], env: dict[str, str], trace: Path) -> list[tuple[str, str]]:
+    """Run `python -m tingji ARGV` under strace; its fsyncs ("fsync", path) and renames ("rename", "a -> b"), in order."""
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed: the system calls cannot be observed")
+    r = subprocess.run([strace, "-f", "-y", "-qq", "-o", str(trace), "-e",
+                        "trace=fsync,fdatasync,rename,renameat,renameat2", sys.executable, "-m", "tingji", *argv],
+                       env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    events: list[tuple[str, str]] = []
+    for line in trace.read_text().splitlines():
+        if m := re.search(r"f(?:data)?sync\(\d+<([^>]*)>", line):
+            events.append(("fsync", m.group(1)))
+        elif m := re.search(r'rename(?:at2?)?\((?:\d+<[^>]*>, )?"([^"]*)", (?:\d+<[^>]*>, )?"([^"]*)"', line):
+            events.append(("rename", f"{m.group(1)} -> {m.group(2)}"))
+    return events
+
+
+def test_install_commit_flushes_files_and_folders_before_the_rename(tiny_model, tmp_path):
+    """`tingji models import` traced by strace: every staged file and folder is fsynced before the
+    rename that publishes the model, and the models folder after it."""
+    src = real_model(tiny_model, tmp_path / "src")  # with a sub-folder (vocab/)
+    home = tmp_path / "home"
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"), TINGJI_HOME=str(home))
+    events = traced(["models", "import", str(src), "--name", "durable"], env, tmp_path / "trace.txt")
+    final = home / "models" / "durable"
+    publish = next(i for i, (kind, what) in enumerate(events) if kind == "rename" and what.endswith(f" -> {final}"))
+    staged = Path(events[publish][1].split(" -> ")[0])
+    assert staged.parent.name.startswith(".incoming-durable-")
+    flushed = {what for kind, what in events[:publish] if kind == "fsync"}
+    files = sorted(p.relative_to(final).as_posix() for p in final.rglob("*"))
+    assert {str(staged / rel) for rel in files} | {str(staged)} <= flushed
+    assert ("fsync", str(final.parent)) in events[publish + 1:]
+    print(f"before the rename: fsync of all {len(files)} staged files and folders and the model folder; "
+          f"after it: fsync of {final.parent.name}/")
+
+
+def test_catalog_overrides_are_flushed_before_their_rename(tmp_path, monkeypatch):
+    """The pins file: an unreadable one would stop every catalog download, so a crash must not tear it."""
+    catalog = tmp_path / "catalog.json"
+    catalog.write_text(json.dumps({"format": 1, "models": [{
+        "name": "m", "kind": "tingji-model", "archives": [{"name": "m.zip", "urls": ["https://127.0.0.1/m.zip"]}],
+        "files": [{"path": "manifest.json"}]}]}), encoding="utf-8")
+    monkeypatch.setenv("TINGJI_CATALOG", str(catalog))
+    load_catalog().pin("m", {"archive:m.zip": ("ab" * 32, 10)})
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+    events = traced(["models", "forget-pin", "m"], env, tmp_path / "trace.txt")
+    target = catalog_overrides_path()
+    publish = next(i for i, (kind, what) in enumerate(events) if kind == "rename" and what.endswith(f" -> {target}"))
+    tmp = events[publish][1].split(" -> ")[0]
+    assert ("fsync", tmp) in events[:publish]
+    assert json.loads(target.read_text()).get("pins") == {}
+    print(f"{Path(tmp).name} was fsynced before it replaced {target.name}")

@@ -82,6 +82,9 @@ class Staging:
     def commit(self, folder: Path, progress: StageProgress | None = None, source: Path | None = None) -> Path:
         """Verify `folder` (inside the staging dir) fully and load it, then rename it into place.
 
+        The files and folders are flushed to disk before the rename and the
+        rename after it: a power cut then leaves either no model or a whole one,
+        never a published name over files the disk had not written yet.
         `source`: the folder it was imported from, for naming a file that cannot be loaded."""
         verify_folder(folder, progress)
         if progress is not None:
@@ -90,10 +93,31 @@ class Staging:
         final = models_dir() / self.name
         ensure_free_name(self.name)
         try:
+            fsync_tree(folder)
             os.replace(folder, final)
+            fsync_path(final.parent, directory=True)
         except OSError as exc:
             raise ModelError(f"cannot install {self.name} into {final}: {exc.strerror or exc}") from None
         return final
+
+
+def fsync_path(path: Path, directory: bool = False) -> None:
+    """Flush one file, or a folder's entries, to disk."""
+    if directory and os.name == "nt":
+        return  # Windows cannot open a folder to flush it; NTFS journals the rename itself
+    fd = os.open(path, os.O_RDWR if os.name == "nt" else os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_tree(folder: Path) -> None:
+    """Flush every file under `folder`, then every folder from the deepest up to `folder` itself."""
+    for root, _dirs, files in os.walk(folder, topdown=False):
+        for name in files:
+            fsync_path(Path(root) / name)
+        fsync_path(Path(root), directory=True)
 
 
 def check_loads(folder: Path, label: Path) -> None:
