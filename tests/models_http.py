@@ -45,6 +45,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -206,8 +207,6 @@ class _Server(ThreadingHTTPServer):
         return sock, address
 
     def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
         exc = sys.exc_info()[1]
         if isinstance(exc, (ssl.SSLError, ConnectionError, TimeoutError)):
             with self.failure_seen:

@@ -115,7 +115,7 @@ def test_a_model_that_cannot_be_loaded_is_refused_at_import(tiny_model, tmp_path
 
 
 def traced(argv: list[str], env: dict[str, str], trace: Path) -> list[tuple[str, str]]:
-    """Run `python -m tingji ARGV` under strace; its fsyncs ("fsync", path) and renames ("rename", "a -> b"), in order."""
+    """Run `python -m tingji ARGV` under strace; its fsyncs ("fsync", path) and renames ("rename", "a -> b")."""
     strace = shutil.which("strace")
     if strace is None:
         pytest.skip("strace is not installed: the system calls cannot be observed")
