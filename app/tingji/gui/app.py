@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from PySide6.QtCore import QLockFile, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from ..models.staging import cleanup_incoming
 from ..paths import database_path, gui_lock_path, gui_log_path
 from . import gc_guard, i18n, icons, settings as settings_mod, theme
 from .controller import QueueController
@@ -87,6 +88,11 @@ def run_app(files: Sequence[str] = (), argv: Sequence[str] | None = None) -> int
         QMessageBox.information(None, "Tingji", app.translate("App", "Tingji is already running."))
         return 1
     try:
+        # Half-installed models a crash left behind (an install still running elsewhere holds a lock on its own).
+        removed = cleanup_incoming()
+        if removed:
+            log.info("start-up: removed %d leftover install folder(s): %s", len(removed),
+                     ", ".join(p.name for p in removed))
         window = create_window(files)
         # With a tray, closing the window hides it; the app ends on the tray's Quit. (Qt would
         # otherwise also quit when some dialog closes while the main window is hidden.)
