@@ -9,20 +9,37 @@ timestamps after the tokens are fixed, so it is replaced by a no-op.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import torch
 
 
+@contextmanager
+def quiet_root_logger():
+    """funasr logs its progress on the root logger; hush it only while it runs.
+
+    Raising the root logger's level for good (as this module once did) made
+    every later test's warnings from tingji's loggers vanish, caplog included.
+    """
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        root.setLevel(level)
+
+
 class Reference:
     def __init__(self, checkpoint: Path) -> None:
         import funasr.models.fun_asr_nano.model as nano
 
-        logging.getLogger("root").setLevel(logging.ERROR)
         nano.forced_align = lambda *args, **kwargs: []
-        self.model, self.kwargs = nano.FunASRNano.from_pretrained(model=str(checkpoint), device="cpu",
-                                                                  disable_update=True)
+        with quiet_root_logger():
+            self.model, self.kwargs = nano.FunASRNano.from_pretrained(model=str(checkpoint), device="cpu",
+                                                                      disable_update=True)
         self.model.eval()
         self._captured: dict[str, object] = {}
         generate = self.model.llm.generate
@@ -40,7 +57,7 @@ class Reference:
         """Reference inference on 16 kHz float samples: ids (up to EOS), text, internals."""
         rest = {k: v for k, v in self.kwargs.items() if k not in ("tokenizer", "frontend", "model")}
         rest.update(options)
-        with torch.no_grad():
+        with torch.no_grad(), quiet_root_logger():
             results, meta = self.model.inference([torch.from_numpy(np.array(wav, np.float32))], key=["clip"],
                                                  tokenizer=self.kwargs["tokenizer"],
                                                  frontend=self.kwargs["frontend"], **rest)

@@ -149,7 +149,7 @@ def _kill_at(db: Path, rec: Path, op: str, arg: int, stop: str) -> str:
 def _reopen_and_recover(db: Path, rec: Path, engine: Engine) -> tuple[DictationHistory, int]:
     """What the next start of the app does: open the history, transcribe orphans into it."""
     history = DictationHistory(db, rec)
-    stored = recover_orphans(engine, history, DictationSettings, model_name=None, cancel=threading.Event(),
+    stored = recover_orphans(engine.live, history, DictationSettings, model_name=None, cancel=threading.Event(),
                              emit=lambda event: None)
     return history, stored
 

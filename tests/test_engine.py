@@ -214,13 +214,13 @@ def test_timings_and_metadata(engine, speech_en):
 
 
 def test_live_lane_does_not_wait_for_a_long_file(tiny_model, long_speech, speech_en):
-    """A dictation take (priority) finishes while a long file is mid-way, and both results are unchanged."""
+    """A dictation take (live lane) finishes while a long file is mid-way, and both results are unchanged."""
     import time
 
     path, _ = long_speech
     engine = Engine(tiny_model, "cpu", exact=True)
     alone_file = engine.transcribe(path).window_tokens
-    alone_take = engine.transcribe(speech_en, priority=True).window_tokens
+    alone_take = engine.live.transcribe(speech_en).window_tokens
     started = threading.Event()
     done: dict[str, float] = {}
     results: dict[str, list] = {}
@@ -233,7 +233,7 @@ def test_live_lane_does_not_wait_for_a_long_file(tiny_model, long_speech, speech
     worker.start()
     assert started.wait(300)  # the file's first window is done; the rest is in flight
     t0 = time.perf_counter()
-    results["take"] = engine.transcribe(speech_en, priority=True).window_tokens
+    results["take"] = engine.live.transcribe(speech_en).window_tokens
     done["take"] = time.perf_counter()
     worker.join()
     print(f"take finished {done['file'] - done['take']:.2f} s before the file; took {done['take'] - t0:.2f} s")

@@ -3,7 +3,7 @@
 The window runs the real engine on the tiny model; dictation shares that very
 Engine object. The only stand-in is the microphone (tests/gui_helpers.py
 ScriptedMicrophone): the test "speaks" into the controller, and everything
-after it (VAD, WAV, the engine's priority lane, history, output, the panel)
+after it (VAD, WAV, the engine's live lane, history, output, the panel)
 is real. No X display here, so the global hotkey and key sending report why
 they cannot work; the fixture removes DISPLAY so a developer's desktop is
 never typed into.
@@ -136,7 +136,7 @@ def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(window: Ma
     assert wav is not None
     samples, rate = sf.read(str(wav), dtype="float32")
     engine = Engine(tiny_model)
-    expected = engine.transcribe(samples, priority=True).text.strip()
+    expected = engine.live.transcribe(samples).text.strip()
     engine.close()
     assert rate == 16000 and take.text == expected and expected
     assert panel.table.item(0, 1).text() == expected

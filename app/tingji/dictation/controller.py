@@ -58,7 +58,7 @@ from .output import Clipboard, KeySender, TextOutput
 from .recovery import recover_orphans
 from .resample import RATE
 from .settings import DictationSettings
-from .takes import FinishedTake, Transcriber, process_take
+from .takes import DictationEngine, FinishedTake, process_take
 
 __all__ = ["STATES", "AudioInput", "DictationController"]
 
@@ -89,7 +89,7 @@ class AudioInput(Protocol):
 class DictationController:
     """Owns a dictation session: the hotkey, the microphone, the take pipeline."""
 
-    def __init__(self, engine: Transcriber, settings: DictationSettings | None = None, *,
+    def __init__(self, engine: DictationEngine, settings: DictationSettings | None = None, *,
                  clipboard: Clipboard | None = None, keys: KeySender | None = None,
                  output: TextOutput | None = None, history: DictationHistory | None = None,
                  microphone: AudioInput | None = None, vad: SileroVad | None = None,
@@ -98,12 +98,12 @@ class DictationController:
         self.settings = (settings or DictationSettings()).validate()
         s = self.settings
         self.engine = engine
-        self.model_name = model_name or getattr(engine, "model_name", None)
+        self.model_name = model_name or engine.model_name
         self.on_event = on_event
         self.history = history if history is not None else DictationHistory()
         self.output = output if output is not None else TextOutput(
             clipboard, keys, mode=s.output, restore_delay_s=s.restore_delay_s)
-        self.vad = vad if vad is not None else (getattr(engine, "vad", None) or SileroVad())
+        self.vad = vad if vad is not None else engine.vad
         self.mic: AudioInput = microphone if microphone is not None else Microphone(
             s.device, pre_roll_s=s.pre_roll_s, keep_open=s.keep_mic_open)
         self.mic.on_audio = self._on_audio
@@ -379,12 +379,12 @@ class DictationController:
                 self._set_state()
 
     def _process(self, f: FinishedTake) -> None:
-        process_take(f, self.settings, engine=self.engine, vad=self.vad, history=self.history, output=self.output,
+        process_take(f, self.settings, engine=self.engine.live, vad=self.vad, history=self.history, output=self.output,
                      hotkey=lambda: self.hotkey, model_name=self.model_name, cancel=self._cancel, emit=self._emit)
 
     def recover_orphans(self) -> int:
         """Transcribe WAVs left without a history row by a crash; returns how many were stored."""
-        return recover_orphans(self.engine, self.history, lambda: self.settings, model_name=self.model_name,
+        return recover_orphans(self.engine.live, self.history, lambda: self.settings, model_name=self.model_name,
                                cancel=self._cancel, emit=self._emit)
 
     # -- events -----------------------------------------------------------------------------

@@ -36,10 +36,22 @@ from .settings import DictationSettings
 
 
 class Transcriber(Protocol):
-    """What the controller needs from tingji.engine.Engine."""
+    """What takes need from the engine: its live lane (`tingji.engine.Lane`, i.e. `engine.live`).
+
+    Dictation always runs on the live lane: a take never waits for a file the
+    queue is transcribing, and the file pauses between decoding steps instead.
+    """
 
     def transcribe(self, source: np.ndarray, *, language: str | None = None, hotwords: Sequence[str] = (),
-                   itn: bool = True, cancel: Any = None, priority: bool = False) -> Any: ...
+                   itn: bool = True, cancel: Any = None) -> Any: ...
+
+
+class DictationEngine(Protocol):
+    """What the controller needs from `tingji.engine.Engine`: the live lane, the VAD, the model's name."""
+
+    live: Transcriber
+    vad: SileroVad
+    model_name: str
 
 
 @dataclass
@@ -81,7 +93,7 @@ def process_take(f: FinishedTake, s: DictationSettings, *, engine: Transcriber, 
     t0 = time.monotonic()
     # Live lane: a file being transcribed meanwhile pauses instead of making the user wait.
     transcript = engine.transcribe(samples, language=s.language, hotwords=tuple(s.hotwords),
-                                   itn=s.itn, cancel=cancel, priority=True)
+                                   itn=s.itn, cancel=cancel)
     timings["transcribe_s"] = time.monotonic() - t0
     text = transcript.text.strip()
     if not text:

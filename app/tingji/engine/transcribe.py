@@ -48,33 +48,37 @@ MIN_SPEECH_S = 0.1  # shorter input cannot hold a word; say so rather than retur
 
 
 class Lane:
-    """One thread's way into a loaded engine.
+    """One thread's way into a loaded engine: `engine.files` or `engine.live`.
 
-    An engine has two: `files` (the file queue, the CLI) and `live`
-    (dictation takes). A lane holds a lock - a second caller on the same
-    lane waits its turn - and the family's private state for it (for the LLM
-    families, a llama.cpp context: a KV cache over the shared weights), made
-    on first use because it costs memory. Calls on different lanes may run at
-    the same time; the engine makes the files lane pause between decoding
-    steps while a live take runs, so dictation never waits for a long file.
+    The file queue and the CLI use `files` (what `Engine.transcribe` runs
+    on); dictation takes use `live`. A lane holds a lock - a second caller on
+    the same lane waits its turn - and the family's private state for it (for
+    the LLM families a llama.cpp context: a KV cache over the shared weights),
+    made on first use because it costs memory. Calls on different lanes may
+    run at the same time; while a live take runs, the files lane pauses
+    between decoding steps, so dictation never waits for a long file.
     """
 
-    def __init__(self, name: str, recognizer: Recognizer) -> None:
+    def __init__(self, name: str, engine: "Engine") -> None:
         self.name = name
+        self.engine = engine
         self.lock = threading.Lock()
-        self._recognizer = recognizer
         self._state: LaneState | None = None
 
     @property
     def state(self) -> LaneState:
-        """The lane's state, opened on first use (call with `lock` held, or before others use the lane)."""
+        """The lane's family state, opened on first use (call with `lock` held, or before others use it)."""
         if self._state is None:
-            self._state = self._recognizer.open_lane()
+            self._state = self.engine.recognizer.open_lane()
         return self._state
 
     @property
     def opened(self) -> bool:
         return self._state is not None
+
+    def transcribe(self, source: str | os.PathLike[str] | np.ndarray, **options: Any) -> Transcript:
+        """`Engine.transcribe` on this lane (same arguments)."""
+        return self.engine._transcribe_on(self, source, **options)
 
     def close(self) -> None:
         if self._state is not None:
@@ -102,8 +106,8 @@ class Engine:
         self.capabilities = self.recognizer.capabilities
         self.decoder_device = self.recognizer.decoder_device
         self.warnings = self.recognizer.warnings  # load-time problems; a later GPU fallback adds to it
-        self.files = Lane("files", self.recognizer)
-        self.live = Lane("live", self.recognizer)
+        self.files = Lane("files", self)
+        self.live = Lane("live", self)
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
         self._live_idle.set()
         try:
@@ -131,23 +135,30 @@ class Engine:
     def transcribe(self, source: str | os.PathLike[str] | np.ndarray, *, language: str | None = None,
                    hotwords: Sequence[str] = (), itn: bool = True, max_tokens: int = 512,
                    on_progress: Callable[[Progress], None] | None = None, cancel: CancelLike = None,
-                   priority: bool = False, ignore_eos: bool = False) -> Transcript:
-        """Transcribe a media file (path) or 16 kHz mono float32 samples.
+                   ignore_eos: bool = False) -> Transcript:
+        """Transcribe a media file (path) or 16 kHz mono float32 samples on the files lane.
 
-        `priority=True` runs on the live lane (dictation): a file being
-        transcribed at the same time pauses between decode steps until the
-        take is done. `ignore_eos=True` makes every decoded window generate
-        exactly `max_tokens` (benchmarks compare equal amounts of work).
+        Dictation uses `engine.live.transcribe(...)` instead (see `Lane`).
+        `ignore_eos=True` makes every decoded window generate exactly
+        `max_tokens` (benchmarks compare equal amounts of work).
         """
+        return self._transcribe_on(self.files, source, language=language, hotwords=hotwords, itn=itn,
+                                   max_tokens=max_tokens, on_progress=on_progress, cancel=cancel,
+                                   ignore_eos=ignore_eos)
+
+    def _transcribe_on(self, lane: Lane, source: str | os.PathLike[str] | np.ndarray, *,
+                       language: str | None = None, hotwords: Sequence[str] = (), itn: bool = True,
+                       max_tokens: int = 512, on_progress: Callable[[Progress], None] | None = None,
+                       cancel: CancelLike = None, ignore_eos: bool = False) -> Transcript:
         user_cancel = _cancel_check(cancel)
         options, warnings = self._options(language, hotwords, itn, max_tokens)
         if ignore_eos:
             options = replace(options, ignore_eos=True)
-        if priority and self.capabilities.live_lane:
-            with self.live.lock:
+        if lane is self.live and self.capabilities.live_lane:
+            with lane.lock:
                 self._live_idle.clear()
                 try:
-                    return self._run(source, options, warnings, on_progress, user_cancel, self.live)
+                    return self._run(source, options, warnings, on_progress, user_cancel, lane)
                 finally:
                     self._live_idle.set()
 
@@ -155,8 +166,9 @@ class Engine:
             self._live_idle.wait()  # yield the cores to a dictation take in progress
             return user_cancel() if user_cancel is not None else False
 
-        with self.files.lock:
-            return self._run(source, options, warnings, on_progress, check, self.files)
+        lane = self.files  # a family without a live lane serves dictation on the files lane
+        with lane.lock:
+            return self._run(source, options, warnings, on_progress, check, lane)
 
     def _options(self, language: str | None, hotwords: Sequence[str], itn: bool,
                  max_tokens: int) -> tuple[RecognizeOptions, list[str]]:

@@ -1,7 +1,7 @@
 """Dictation inside the desktop app: one DictationController on the queue's own Engine.
 
 Why share the engine: a second Engine would load the model twice (memory,
-and seconds of warm-up). The engine's priority lane lets a dictation take run
+and seconds of warm-up). The engine's live lane lets a dictation take run
 while a file is transcribed; the file pauses between decode steps.
 
 Life cycle, driven by the queue controller's engine signals:
