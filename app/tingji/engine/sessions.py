@@ -185,6 +185,7 @@ class OnnxGraphs:
 
     def _open(self) -> None:
         keys: list[int | None] = list(self.buckets) if self.policy == "fixed" else [None]
+        role = "model"
         try:
             for role, spec in self.specs.items():
                 graph = _Graph(spec)
@@ -192,11 +193,12 @@ class OnnxGraphs:
                 for key in (keys if spec.padded else [None]):
                     graph.sessions[key] = self._make_session(spec, key)
                 self._graphs[role] = graph
+            role = "model"  # warming runs every graph
             if self._warm is not None:
                 self._warm(self)
         except Exception as exc:
             if self.provider == "cpu":
-                raise ModelError(f"{self.manifest.folder}: ONNX Runtime cannot load the model ({exc})") from None
+                raise ModelError(f"{self.manifest.folder}: ONNX Runtime cannot load the {role} ({exc})") from None
             self._fall_back(exc)
 
     def _fall_back(self, exc: BaseException) -> None:
