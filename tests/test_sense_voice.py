@@ -167,6 +167,18 @@ def test_tags_come_out_of_the_query_rows(sv_model, exact_engine):
     assert all(0.06 <= c.start < 0.12 for c in times[:4]) and all(0.24 <= c.start < 0.30 for c in times[4:])
 
 
+def test_capabilities_and_what_it_cannot_do(exact_engine, speech_en):
+    """No hotwords and five languages: asking for more warns and runs as the model can."""
+    caps = exact_engine.capabilities
+    assert caps.languages == ("zh", "en", "yue", "ja", "ko") and caps.detects_language and caps.itn
+    assert not caps.hotwords and caps.timestamps == "tokens" and caps.tags == ("emotion", "event") and caps.live_lane
+    t = exact_engine.transcribe(speech_en, language="fr", hotwords=["Tingji"])
+    print("warnings:", t.warnings)
+    assert any("no hotword support" in w for w in t.warnings)
+    assert any("cannot be told the language 'fr'" in w and "detecting" in w for w in t.warnings)
+    assert t.window_tokens == exact_engine.transcribe(speech_en).window_tokens  # the auto query row
+
+
 # -- 3. DirectML: lint and the fixed shape policy ------------------------------------
 
 def test_exported_graphs_pass_directml_lint(sv_model):

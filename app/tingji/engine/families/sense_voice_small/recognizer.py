@@ -25,14 +25,13 @@ from ...languages import normalise
 from ...manifest import Manifest
 from ...sessions import GraphSpec, OnnxGraphs
 from ..base import Capabilities, CancelCheck, LoadOptions, RecognizeOptions, WindowResult
-from .rich import N_QUERIES, QUERY_ROWS, classify, query_ids, read_tags
+from .rich import N_QUERIES, QUERY_ROWS, classify, languages, query_ids, read_tags
 from .tokens import BYTE, NORMAL, SPACE, UNUSED, USER_DEFINED, PieceTable, load_pieces
 
 FAMILY = "sense-voice-small"
 FILE_ROLES = ("encoder", "encoder_fixed", "encoder_data", "cmvn", "tokens")
 REQUIRED_FILES = ("encoder", "cmvn", "tokens")
 SHORT_BUCKET_FRAMES = 167  # fixed policy: a 10 s bucket for dictation beside the full window
-LANGUAGES = ("zh", "en", "yue", "ja", "ko")
 
 
 class _NoLane:
@@ -69,8 +68,8 @@ class SenseVoiceSmall:
                                  threads=options.threads, exact=options.exact,
                                  warm=self._warm_up if options.warm else None)
         self.warnings = self.graphs.warnings
-        self.capabilities = Capabilities(languages=LANGUAGES, detects_language=True, hotwords=False, itn=True,
-                                         timestamps="tokens", live_lane=True, tags=("emotion", "event"))
+        self.capabilities = Capabilities(languages=languages(self.rows), detects_language=True, hotwords=False,
+                                         itn=True, timestamps="tokens", live_lane=True, tags=("emotion", "event"))
 
     @property
     def provider(self) -> str:
@@ -87,7 +86,9 @@ class SenseVoiceSmall:
         return _NoLane()
 
     def warm(self, lane: Any) -> None:
-        """The sessions were warmed when they were made."""
+        """One short window through everything (features, graph, decoding), so the first dictation
+        take pays no first-call costs (the sessions themselves were warmed when they were made)."""
+        self.recognize(np.zeros(self.frontend.sample_rate, np.float32), RecognizeOptions(), lane)
 
     def close(self) -> None:
         pass
@@ -125,8 +126,7 @@ class SenseVoiceSmall:
         tags = read_tags([self.kinds[tok] for tok, frame in zip(tokens, emitted)
                           if frame < N_QUERIES and self.kinds[tok] is not None])
         text = "".join(s for s, tok in zip(surfaces, tokens) if self.kinds[tok] is None).strip()
-        return WindowResult(text, tokens, self._char_times(path), language=tags.language,
-                            extras=dict(tags.extras or {}))
+        return WindowResult(text, tokens, self._char_times(path), language=tags.language, extras=tags.extras)
 
     def _char_times(self, path: np.ndarray) -> list[TimedChar]:
         """Characters of the text with the times of the frames that emitted them (query rows excluded)."""

@@ -12,7 +12,7 @@ the manifest, where the engine reads them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
@@ -35,6 +35,11 @@ EVENTS = {"Speech": "speech", "BGM": "bgm", "Applause": "applause", "Laughter": 
           "Sneeze": "sneeze", "Breath": "breath", "Cough": "cough", "Sing": "sing", "Speech_Noise": "speech_noise",
           "Event_UNK": "unknown"}
 ITN_TAGS = {"withitn": True, "woitn": False}
+
+
+def languages(rows: Mapping[str, Any]) -> tuple[str, ...]:
+    """The language codes the model can be told (its language rows other than auto and nospeech)."""
+    return tuple(code for code in rows["language"] if code not in ("auto", "nospeech"))
 
 
 def query_ids(rows: Mapping[str, Any], language: str | None, itn: bool) -> np.ndarray:
@@ -69,7 +74,7 @@ class RichTags:
     """What the model said at its query positions, as codes and plain words."""
 
     language: str | None = None  # a language code; None for <|nospeech|> or no language tag
-    extras: dict[str, Any] | None = None  # emotion, event, and no_speech when the model heard none
+    extras: dict[str, Any] = field(default_factory=dict)  # emotion, event; no_speech when it heard none
 
 
 def read_tags(kinds: list[tuple[str, Any]]) -> RichTags:
