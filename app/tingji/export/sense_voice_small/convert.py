@@ -34,7 +34,6 @@ WINDOW_REASON = (
     "of the window, and two 30 s windows cost less than one 60 s window")
 INPUTS = ["speech", "mask", "query"]
 OUTPUTS = ["query_log_probs", "query_ids", "log_probs", "ids"]
-TOP_K = 4
 
 
 def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
@@ -63,7 +62,7 @@ def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fix
     say("hashing files")
     section = {
         "encoder": {"precision": precision, "input_size": ckpt.dims.input_size, "encoder_dim": ckpt.dims.encoder_dim,
-                    "inputs": INPUTS, "outputs": OUTPUTS, "top_k": TOP_K},
+                    "inputs": INPUTS, "outputs": OUTPUTS},
         "ctc": {"vocab_size": ckpt.dims.vocab, "blank_id": 0, "frame_seconds": 0.06},
         "queries": QUERY_ROWS,
         "window_reason": WINDOW_REASON,
@@ -74,7 +73,7 @@ def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fix
 
 
 def build_graph(ckpt: Checkpoint) -> SenseVoiceGraph:
-    model = SenseVoiceGraph(ckpt.dims, top_k=TOP_K)
+    model = SenseVoiceGraph(ckpt.dims)
     weights = {k: v.float() for k, v in split_state(ckpt.state, ("embed", "encoder", "ctc")).items()}
     missing, unexpected = model.load_state_dict(weights, strict=False)
     if missing or unexpected:

@@ -14,8 +14,10 @@ the rest the text.
 Export-specific choices: the query ids are a graph input (one graph for
 every language and ITN choice); the output is split into the four query
 rows and the frame rows, so the frame rows line up one to one with the
-input frames and pad like them; only the top-k log-probabilities leave the
-graph (a 25055-way distribution per 60 ms frame would be ~100 MB a minute).
+input frames and pad like them; only the best token and its log-probability
+leave the graph, computed as max - logsumexp over the logits (greedy CTC
+needs nothing else, and a 25055-way log-softmax per 60 ms frame would be a
+second ~50 MB buffer per 30 s window, plus a top-k pass over it).
 """
 
 from __future__ import annotations
@@ -40,11 +42,10 @@ class SenseVoiceDims(SanmDims):
 
 
 class SenseVoiceGraph(nn.Module):
-    """(speech [B,T,D], mask [B,T], query [B,4] int64) -> top-k CTC log-probs of the query rows and the frames."""
+    """(speech [B,T,D], mask [B,T], query [B,4] int64) -> best CTC log-prob and id ([..., 1]) per query row and frame."""
 
-    def __init__(self, d: SenseVoiceDims, top_k: int = 4) -> None:
+    def __init__(self, d: SenseVoiceDims) -> None:
         super().__init__()
-        self.top_k = top_k
         self.embed = nn.Embedding(d.query_rows, d.input_size)
         self.encoder = SanmEncoder(d)
         self.ctc = CtcProjection(d.encoder_dim, d.vocab)
@@ -57,6 +58,7 @@ class SenseVoiceGraph(nn.Module):
         keep, bias = masks(full_mask, speech.dtype)
         x = torch.cat([self.embed(query).to(speech.dtype), speech * keep[:, N_QUERIES:]], dim=1)
         enc = self.encoder(x, keep, bias) * keep
-        logp = torch.log_softmax(self.ctc.ctc_lo(enc).float(), dim=-1)
-        values, ids = torch.topk(logp, self.top_k, dim=-1)
+        logits = self.ctc.ctc_lo(enc).float()
+        best, ids = logits.max(dim=-1, keepdim=True)
+        values = best - torch.logsumexp(logits, dim=-1, keepdim=True)  # the log-softmax at the best token
         return values[:, :N_QUERIES], ids[:, :N_QUERIES], values[:, N_QUERIES:], ids[:, N_QUERIES:]

@@ -1,7 +1,7 @@
 """SenseVoice-Small (FunAudioLLM/SenseVoiceSmall): one encoder pass and a CTC head, no LLM.
 
 One window: Kaldi fbank + LFR + CMVN features -> the `encoder` graph (query
-rows + SAN-M encoder + CTC head, top-k log-probs out) -> the best path over
+rows + SAN-M encoder + CTC head; the best token per row out) -> the best path over
 the four query positions and the frames, repeats collapsed and blanks
 dropped, as the reference decodes it -> tags from the query positions
 (language, emotion, event), text from every other piece, character times
