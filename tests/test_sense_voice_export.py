@@ -62,8 +62,8 @@ def test_int8_and_fp16_exports_stay_close_to_fp32(sv_checkpoint, sv_model, speec
     out = tmp_path / "int8"
     r = _cli("export-model", "--source", str(sv_checkpoint), "--out", str(out), "--precision", "int8")
     assert r.returncode == 0, r.stderr
-    fp16 = export_model(sv_checkpoint, tmp_path / "fp16", precision="fp16", fixed=False)
-    assert "encoder_fixed" not in load_manifest(fp16).files
+    fp16 = export_model(sv_checkpoint, tmp_path / "fp16", precision="fp16")
+    assert "encoder_fixed" not in load_manifest(export_model(sv_checkpoint, tmp_path / "nofixed", fixed=False)).files
     ref_values, ref_ids = _log_probs(sv_model, speech_en)
     for name, model in (("int8", out), ("fp16", fp16)):
         values, ids = _log_probs(model, speech_en)
@@ -71,12 +71,13 @@ def test_int8_and_fp16_exports_stay_close_to_fp32(sv_checkpoint, sv_model, speec
         err = float(np.abs(values[:, 0] - ref_values[:, 0]).max())
         print(f"{name} vs fp32: best CTC token agrees on {agree:.1%} of frames; best log-prob max abs error {err:.3f}")
         assert agree >= (0.9 if name == "int8" else 0.99)
-    m = load_manifest(out)
-    assert m.section["encoder"]["precision"] == "int8"
+    assert load_manifest(out).section["encoder"]["precision"] == "int8"
     # (tiny weights: the query table, FSMN kernels and 4 KiB alignment keep this above one half)
     assert (out / "encoder.int8.data").stat().st_size < 0.6 * (sv_model / "encoder.fp32.data").stat().st_size
-    for role, static in (("encoder", False), ("encoder_fixed", True)):
-        assert lint_directml(m.file(role), require_static=static) == []
+    for model in (out, fp16):
+        m = load_manifest(model)
+        for role, static in (("encoder", False), ("encoder_fixed", True)):
+            assert lint_directml(m.file(role), require_static=static) == [], (model.name, role)
 
 
 def _broken_copy(source: Path, target: Path, name: str, content: bytes | None) -> Path:
