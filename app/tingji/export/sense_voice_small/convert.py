@@ -63,7 +63,9 @@ def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fix
     section = {
         "encoder": {"precision": precision, "input_size": ckpt.dims.input_size, "encoder_dim": ckpt.dims.encoder_dim,
                     "inputs": INPUTS, "outputs": OUTPUTS},
-        "ctc": {"vocab_size": ckpt.dims.vocab, "blank_id": 0, "frame_seconds": 0.06},
+        # funasr passes model_conf to SenseVoiceSmall, whose blank_id defaults to 0.
+        "ctc": {"vocab_size": ckpt.dims.vocab, "blank_id": int((ckpt.config.get("model_conf") or {}).get("blank_id", 0)),
+                "frame_seconds": cfg.lfr_n * cfg.frame_shift_ms / 1000},
         "queries": QUERY_ROWS,
         "window_reason": WINDOW_REASON,
     }
