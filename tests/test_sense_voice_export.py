@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -156,3 +155,14 @@ def test_transcribe_cli_reports_tags_and_warns_about_hotwords(sv_model, speech_e
     assert all("language" in w for w in data["window_info"])
     assert "no hotword support" in r.stderr
     assert data["segments"] and all(s["end"] >= s["start"] for s in data["segments"])
+
+
+def test_running_needs_neither_torch_nor_sentencepiece(sv_model, tmp_path):
+    """The engine loads and runs the model with NumPy and ONNX Runtime only (the piece table replaces sentencepiece)."""
+    code = ("import json, sys, numpy as np; from tingji.engine import Engine; "
+            f"Engine({str(sv_model)!r}, 'cpu').transcribe(np.zeros(16000, np.float32)); "
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('torch', 'sentencepiece', 'funasr', 'PySide6') or m.startswith('tingji.export'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, check=True)
+    print(f"modules a SenseVoice run loads beyond the engine's: {out.stdout.strip()}")
+    assert json.loads(out.stdout) == []
