@@ -39,6 +39,8 @@ REPLACEMENT = "\ufffd"
 
 @dataclass(frozen=True)
 class PieceTable:
+    """A SentencePiece vocabulary as decoding needs it: pieces by id, their types, the normaliser flags."""
+
     pieces: list[str]
     types: list[int]
     add_dummy_prefix: bool = True
