@@ -204,3 +204,26 @@ def rss_now_mb() -> dict[str, float]:
     except OSError:
         pass
     return out
+
+
+def build_checkpoint(cache: Path, make: Callable[..., Any], quick: bool, what: str,
+                     log: Callable[[str], None] = print) -> Path:
+    """`cache/checkpoint`, made once by `make(folder, seed=0, full_size=not quick)`.
+
+    It is written into a `.partial` folder renamed at the end, so an
+    interrupted build is redone rather than reused; its build time goes to
+    `cache/checkpoint.json`.
+    """
+    import shutil
+
+    cache.mkdir(parents=True, exist_ok=True)
+    ckpt = cache / "checkpoint"
+    if not (ckpt / "model.pt").is_file():
+        log(f"building {'tiny' if quick else 'full-size'} {what} checkpoint in {ckpt}")
+        partial = cache / "checkpoint.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        t = time.perf_counter()
+        make(partial, seed=0, full_size=not quick)
+        partial.rename(ckpt)
+        (cache / "checkpoint.json").write_text(json.dumps({"seconds": round(time.perf_counter() - t, 1)}))
+    return ckpt

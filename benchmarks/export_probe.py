@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from common import emit_json
+from common import ROOT, emit_json
 
 
 def _rss_kb(pid: int) -> tuple[int, int]:
@@ -56,7 +56,10 @@ def probe_export(source: Path, out: Path, precision: str, decoder_quant: str, *,
         cmd.append("--no-fixed")
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # This checkout's exporter, not whichever `tingji` happens to be installed.
+    path = os.pathsep.join(p for p in (str(ROOT / "app"), os.environ.get("PYTHONPATH", "")) if p)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, PYTHONPATH=path))
     steps: list[dict] = []  # {"step", "start_s", "peak_rss_mb"}
     current = {"step": "start", "start_s": 0.0, "peak_rss_mb": 0.0, "peak_anon_mb": 0.0}
     steps.append(current)

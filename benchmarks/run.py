@@ -35,7 +35,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import BENCH, machine, run_child, strip_private, usable_cores  # noqa: E402
+import sensevoice  # noqa: E402
+from common import BENCH, build_checkpoint, machine, run_child, strip_private, usable_cores  # noqa: E402
 
 CONFIGS = {  # model folder name -> (encoder precision, decoder quant)
     "fp32-f16": ("fp32", "f16"),
@@ -67,16 +68,7 @@ def build(cache: Path, quick: bool) -> dict[str, Any]:
     from make_tiny_checkpoint import make_checkpoint
     from speech import make_long
 
-    cache.mkdir(parents=True, exist_ok=True)
-    ckpt = cache / "checkpoint"
-    if not (ckpt / "model.pt").is_file():
-        log(f"building {'tiny' if quick else 'full-size'} checkpoint in {ckpt}")
-        partial = cache / "checkpoint.partial"
-        shutil.rmtree(partial, ignore_errors=True)
-        t = time.perf_counter()
-        make_checkpoint(partial, seed=0, full_size=not quick)
-        partial.rename(ckpt)
-        (cache / "checkpoint.json").write_text(json.dumps({"seconds": round(time.perf_counter() - t, 1)}))
+    ckpt = build_checkpoint(cache, make_checkpoint, quick, "Fun-ASR-Nano", log)
     exports: dict[str, Any] = {}
     for name, (precision, quant) in CONFIGS.items():
         folder = cache / name
@@ -98,7 +90,8 @@ def build(cache: Path, quick: bool) -> dict[str, Any]:
         exports[name] = stats
     seconds = 40 if quick else 300
     audio = make_long(cache / "audio" / f"long{seconds}.wav", seconds)
-    return {"checkpoint": ckpt, "models": {n: cache / n for n in CONFIGS}, "exports": exports, "audio": audio}
+    return {"checkpoint": ckpt, "models": {n: cache / n for n in CONFIGS}, "exports": exports, "audio": audio,
+            "sensevoice": sensevoice.build(cache / "sensevoice", quick, log)}
 
 
 # -- measuring -------------------------------------------------------------------------
@@ -214,13 +207,16 @@ def measure(built: dict[str, Any], quick: bool) -> dict[str, Any]:
         "tokens_per_window_budget": budget,
         "dictation_tokens": dict_tokens,
     }
+    res["sensevoice"] = sensevoice.measure(built["sensevoice"], quick, log, nano_model=models[PRIMARY])
+    summary.update(sensevoice.summary(res["sensevoice"]))
     res["summary"] = summary
     return res
 
 
 def goals(summary: dict[str, Any]) -> dict[str, Any]:
     out = {}
-    for key, (op, target) in GOALS.items():
+    measured = {k: g for k, g in sensevoice.GOALS.items() if k in summary}  # sherpa-onnx is optional
+    for key, (op, target) in {**GOALS, **measured}.items():
         v = summary[key]
         met = v >= target if op == ">=" else v <= target
         out[key] = {"value": v, "goal": f"{op} {target}", "met": bool(met)}
@@ -326,6 +322,7 @@ def markdown(doc: dict[str, Any]) -> str:
     for n, e in doc["exports"].items():
         lines.append(f"| {n} | {e['wall_s']:.0f} | {e['peak_rss_mb']:.0f} | {e['encoder_bytes'] / 1e6:.0f} | "
                      f"{e['ctc_bytes'] / 1e6:.0f} | {e['decoder_bytes'] / 1e6:.0f} | {e['cached']} |")
+    lines += sensevoice.markdown(r["sensevoice"], doc["summary"])
     lines.append("")
     return "\n".join(lines)
 
@@ -350,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         from stages import STAGES
 
-        result = STAGES[args.child](json.loads(args.child_args))
+        result = {**STAGES, **sensevoice.STAGES}[args.child](json.loads(args.child_args))
         Path(args.child_out).write_text(json.dumps(strip_private(result)))
         return 0
 

@@ -85,3 +85,26 @@ def _gui_thread_gc(request: pytest.FixtureRequest) -> None:
 
         gc_guard.install(request.getfixturevalue("qapp"))
         gc.freeze()
+
+
+@pytest.fixture(scope="session")
+def sv_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random SenseVoice-Small checkpoint in the official layout."""
+    from tiny_sense_voice import make_checkpoint
+
+    return make_checkpoint(tmp_path_factory.mktemp("sv-ckpt") / "SenseVoiceSmall-tiny", seed=0)
+
+
+@pytest.fixture(scope="session")
+def sv_model(sv_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """That checkpoint exported in fp32 (dynamic and fixed-shape graphs), family detected from its config."""
+    from tingji.export import export_model
+
+    return export_model(sv_checkpoint, tmp_path_factory.mktemp("sv-models") / "sv-tiny")
+
+
+@pytest.fixture(scope="session")
+def sv_reference(sv_checkpoint: Path):
+    from sense_voice_reference import SenseVoiceReference
+
+    return SenseVoiceReference(sv_checkpoint)

@@ -53,6 +53,17 @@ def test_quick_run_writes_all_keys(tmp_path):
         assert _positive(e["wall_s"]) and _positive(e["peak_rss_mb"]) and _positive(e["decoder_bytes"]), name
     md = (results / "latest.md").read_text()
     assert "| speedup_vs_funasr_e2e |" in md
+    # SenseVoice-Small beside Nano; the sherpa-onnx peer is optional and says so when skipped.
+    for key in ("sensevoice_dictation_3s_s", "sensevoice_encoder_30s_s", "sensevoice_60s_s", "sensevoice_peak_rss_mb",
+                "sensevoice_speedup_vs_funasr_3s", "peak_rss_two_models_mb"):
+        assert _positive(s[key]), (key, s.get(key))
+    assert "## SenseVoice-Small" in md
+    try:
+        import sherpa_onnx  # noqa: F401
+    except ImportError:
+        assert "sherpa-onnx skipped" in md
+    else:
+        assert _positive(s["sensevoice_speedup_vs_sherpa_3s"]) and _positive(s["sensevoice_speedup_vs_sherpa_60s"])
 
 
 def test_encoder_flop_count_matches_torch():

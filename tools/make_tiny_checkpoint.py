@@ -6,7 +6,10 @@ benchmarks make their own: the same folder layout, file formats and tensor
 names as the official Fun-ASR-Nano-2512 release, loadable by funasr's
 `FunASRNano.from_pretrained`, with random weights drawn from a seed.
 
-    tools/make_tiny_checkpoint.py --out DIR --seed N [--full-size]
+    tools/make_tiny_checkpoint.py --out DIR --seed N [--full-size] [--family F]
+
+`--family sense-voice-small` writes a SenseVoice-Small checkpoint instead
+(tools/tiny_sense_voice.py); each family's writer lives in its own module.
 
 Default sizes are tiny so CI stays fast; `--full-size` uses the real sizes
 (about 221 M encoder parameters and a Qwen3-0.6B-shaped LLM) for benchmarks.
@@ -389,8 +392,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--full-size", action="store_true", help="real Fun-ASR-Nano sizes (several GB)")
     ap.add_argument("--llm-dtype", choices=["fp32", "bf16"], default="fp32",
                     help="llm_conf.llm_dtype in config.yaml (see the module docstring)")
+    ap.add_argument("--family", choices=["fun-asr-nano", "sense-voice-small"], default="fun-asr-nano")
     args = ap.parse_args(argv)
-    make_checkpoint(args.out, args.seed, args.full_size, args.llm_dtype)
+    if args.family == "sense-voice-small":
+        from tiny_sense_voice import make_checkpoint as make_sense_voice
+
+        make_sense_voice(args.out, args.seed, args.full_size)
+    else:
+        make_checkpoint(args.out, args.seed, args.full_size, args.llm_dtype)
     print(args.out)
     return 0
 

@@ -586,7 +586,8 @@ def build_model(dims: Dims, ctc_vocab: int, llm_config: dict):
     from torch import nn
     from transformers import Qwen3Config, Qwen3ForCausalLM
 
-    from tingji.export.fun_asr_nano.modules import Adaptor, CtcProjection
+    from tingji.export.fun_asr_nano.modules import Adaptor
+    from tingji.export.layers import CtcProjection
     from tingji.export.sanm import SanmEncoder
 
     audio = audio_dims(dims, ctc_vocab)

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
@@ -41,6 +43,8 @@ __all__ = [
     "num_fbank_frames",
     "num_lfr_frames",
     "num_audio_tokens",
+    "Cmvn",
+    "load_cmvn",
 ]
 
 _F32 = np.float32
@@ -358,9 +362,44 @@ def apply_lfr(feats: np.ndarray, m: int, n: int) -> np.ndarray:
     return feats[rows].reshape(t_lfr, m * d).astype(np.float32, copy=False)
 
 
-def features(samples: np.ndarray, cfg: FrontendConfig = _NANO) -> np.ndarray:
+@dataclass(frozen=True)
+class Cmvn:
+    """Global feature normalisation after LFR: ``(x + shift) * scale``, as funasr's ``apply_cmvn``."""
+
+    shift: np.ndarray  # the file's <AddShift> row (minus the training mean)
+    scale: np.ndarray  # its <Rescale> row (one over the training deviation)
+
+
+def load_cmvn(path: str | os.PathLike[str]) -> Cmvn:
+    """Read a Kaldi nnet CMVN file (funasr's ``am.mvn``); ValueError says what is wrong with it.
+
+    The numbers are the bracketed vector after ``<AddShift>`` and after
+    ``<Rescale>``; anything else in the file (``<Splice>``, learn-rate
+    coefficients) does not change inference.
+    """
+    words = Path(path).read_text(encoding="utf-8").split()
+    rows = []
+    for marker in ("<AddShift>", "<Rescale>"):
+        try:
+            start = words.index("[", words.index(marker)) + 1
+            row = np.array(words[start:words.index("]", start)], dtype=np.float32)
+        except ValueError:
+            raise ValueError(f"no {marker} [ numbers ] vector") from None
+        if row.size == 0 or not np.all(np.isfinite(row)):
+            raise ValueError(f"empty or non-finite {marker} vector")
+        rows.append(row)
+    if rows[0].shape != rows[1].shape:
+        raise ValueError(f"<AddShift> has {rows[0].size} values, <Rescale> {rows[1].size}")
+    return Cmvn(shift=rows[0], scale=rows[1])
+
+
+def features(samples: np.ndarray, cfg: FrontendConfig = _NANO, cmvn: Cmvn | None = None) -> np.ndarray:
     """Encoder input (funasr's ``lfr_feat``), float32 [T_lfr, n_mels * lfr_m].
 
-    No CMVN: Fun-ASR-Nano's WavFrontend has no cmvn_file.
+    Fun-ASR-Nano's WavFrontend has no cmvn_file; SenseVoice's normalises
+    with ``am.mvn`` (in float32, add then multiply, as the reference does).
     """
-    return apply_lfr(fbank(samples, cfg), cfg.lfr_m, cfg.lfr_n)
+    feats = apply_lfr(fbank(samples, cfg), cfg.lfr_m, cfg.lfr_n)
+    if cmvn is not None:
+        feats = (feats + cmvn.shift[: feats.shape[1]]) * cmvn.scale[: feats.shape[1]]
+    return feats

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 # manifest "family" -> the converter package for its official checkpoints.
 CONVERTERS: dict[str, str] = {
     "fun-asr-nano": "tingji.export.fun_asr_nano",
+    "sense-voice-small": "tingji.export.sense_voice_small",
 }
 
 __all__ = ["export_model", "detect_family", "CONVERTERS"]

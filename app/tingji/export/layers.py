@@ -53,9 +53,19 @@ class HalfPrecision(nn.Module):
         super().__init__()
         self.inner = inner.half()
 
-    def forward(self, features: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        outs = self.inner(features.half(), mask)
+    def forward(self, features: torch.Tensor, mask: torch.Tensor,
+                ids: torch.Tensor | None = None) -> tuple[torch.Tensor, ...]:
+        # `ids`: an integer input some graphs take (SenseVoice's query rows), passed on as given.
+        outs = self.inner(features.half(), mask) if ids is None else self.inner(features.half(), mask, ids)
         return tuple(o.float() if o.is_floating_point() else o for o in outs)
+
+
+class CtcProjection(nn.Module):
+    """Holds `ctc_lo` so the state dict key is `ctc.ctc_lo.*`, as funasr's CTC module names it."""
+
+    def __init__(self, dim: int, vocab: int) -> None:
+        super().__init__()
+        self.ctc_lo = nn.Linear(dim, vocab)
 
 
 def split_state(state: dict[str, torch.Tensor], prefixes: tuple[str, ...]) -> dict[str, torch.Tensor]:

@@ -19,6 +19,7 @@ from ...engine.errors import ModelError
 from ...engine.families.fun_asr_nano.prompt import build_prompt, pieces_from_config
 from ...engine.frontend import FrontendConfig, num_lfr_frames
 from ...engine.manifest import Manifest, file_entry
+from ..funasr_frontend import frontend_settings
 from ..gguf_tools import QUANTS, export_decoder
 from ..onnx_tools import PRECISIONS
 from .checkpoint import Checkpoint, load_checkpoint
@@ -83,18 +84,9 @@ def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fix
 
 def _frontend_dict(conf: dict[str, Any]) -> dict[str, Any]:
     """Front-end settings as the engine's FrontendConfig takes them; inference never dithers."""
-    cfg = FrontendConfig(
-        sample_rate=int(conf.get("fs", 16000)),
-        n_mels=int(conf.get("n_mels", 80)),
-        frame_length_ms=float(conf.get("frame_length", 25)),
-        frame_shift_ms=float(conf.get("frame_shift", 10)),
-        lfr_m=int(conf.get("lfr_m", 7)),
-        lfr_n=int(conf.get("lfr_n", 6)),
-        window=str(conf.get("window", "hamming")),
-    )
     if conf.get("cmvn_file"):
         raise ModelError("checkpoints with CMVN statistics are not Fun-ASR-Nano; not supported")
-    return cfg.to_dict()
+    return frontend_settings(conf)
 
 
 def _llm_tensors(ckpt: Checkpoint) -> dict[str, torch.Tensor]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..layers import FeedForward, layer_norm, masks
+from ..layers import CtcProjection, FeedForward, layer_norm, masks
 from ..sanm import SanmDims, SanmEncoder
 
 
@@ -93,14 +93,6 @@ class Adaptor(nn.Module):
             for block in self.blocks:
                 x = block(x, bias)
         return x
-
-
-class CtcProjection(nn.Module):
-    """Holds `ctc_lo` so the state dict key is `ctc.ctc_lo.*` as in the checkpoint."""
-
-    def __init__(self, dim: int, vocab: int) -> None:
-        super().__init__()
-        self.ctc_lo = nn.Linear(dim, vocab)
 
 
 class EncoderGraph(nn.Module):

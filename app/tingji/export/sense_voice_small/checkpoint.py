@@ -1,0 +1,128 @@
+"""Reading an official SenseVoice-Small checkpoint folder, checking every part before any export.
+
+The release (ModelScope iic/SenseVoiceSmall, Hugging Face
+FunAudioLLM/SenseVoiceSmall) holds `config.yaml`, `configuration.json`,
+`am.mvn` (CMVN statistics), `chn_jpn_yue_eng_ko_spectok.bpe.model` (the
+SentencePiece vocabulary) and `model.pt`. A folder missing one of them, or
+holding the wrong file under one of the names, is refused with one line
+naming the file, before anything is written. Only plain tensors are read
+from `model.pt` (`weights_only=True`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+import yaml
+
+from ...engine.errors import ModelError
+from ...engine.families.sense_voice_small.tokens import PieceTable
+from ...engine.frontend import Cmvn, load_cmvn
+from ...engine.manifest import sha256_file
+from ..torch_state import load_state_dict
+from .bpe import read_model
+from .modules import SenseVoiceDims
+
+MODEL_CLASS = "SenseVoiceSmall"
+DEFAULT_FILES = {"cmvn": "am.mvn", "bpe": "chn_jpn_yue_eng_ko_spectok.bpe.model"}
+# Tags the model's query rows are trained to emit: a vocabulary without them is another model's.
+REQUIRED_TAGS = ("<|zh|>", "<|en|>", "<|withitn|>", "<|woitn|>")
+
+
+@dataclass
+class Checkpoint:
+    folder: Path
+    config: dict[str, Any]
+    cmvn_path: Path
+    cmvn: Cmvn
+    bpe_path: Path
+    bpe: PieceTable
+    state: dict[str, torch.Tensor]
+    dims: SenseVoiceDims
+    sha256: str
+
+    def frontend_conf(self) -> dict[str, Any]:
+        return dict(self.config.get("frontend_conf") or {})
+
+
+def _file_names(folder: Path) -> dict[str, str]:
+    """Where configuration.json says the CMVN and BPE files are (funasr's `file_path_metas`)."""
+    names = dict(DEFAULT_FILES)
+    path = folder / "configuration.json"
+    if not path.is_file():
+        return names
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        metas = data.get("file_path_metas") or {}
+        found = {"cmvn": (metas.get("frontend_conf") or {}).get("cmvn_file"),
+                 "bpe": (metas.get("tokenizer_conf") or {}).get("bpemodel")}
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        raise ModelError(f"{path}: unreadable (not the JSON object funasr releases carry)") from None
+    for role, name in found.items():
+        if isinstance(name, str) and name:
+            if Path(name).name != name or name in (".", ".."):
+                raise ModelError(f"{path}: {name!r} is not a file name inside the checkpoint folder")
+            names[role] = name
+    return names
+
+
+def load_checkpoint(folder: str | Path) -> Checkpoint:
+    folder = Path(folder)
+    config_path = folder / "config.yaml"
+    if not config_path.is_file():
+        raise ModelError(f"{folder}: not a SenseVoice-Small checkpoint (config.yaml missing)")
+    try:
+        config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ModelError(f"{config_path}: unreadable YAML ({exc})") from None
+    if not isinstance(config, dict) or config.get("model") != MODEL_CLASS:
+        raise ModelError(f"{config_path}: model is not {MODEL_CLASS}")
+    names = _file_names(folder)
+    paths = {role: folder / name for role, name in names.items()}
+    for required in (paths["cmvn"], paths["bpe"], folder / "model.pt"):
+        if not required.is_file():
+            raise ModelError(f"{folder}: incomplete SenseVoice-Small checkpoint ({required.name} missing)")
+    try:
+        cmvn = load_cmvn(paths["cmvn"])
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ModelError(f"{paths['cmvn']}: not a CMVN file ({exc})") from None
+    bpe = read_model(paths["bpe"])
+    missing = [t for t in REQUIRED_TAGS if t not in set(bpe.pieces)]
+    if missing:
+        raise ModelError(f"{paths['bpe']}: not SenseVoice's vocabulary (no {', '.join(missing)} pieces)")
+    state = load_state_dict(folder / "model.pt")
+    dims = sense_voice_dims(config, state, folder / "model.pt")
+    if len(bpe.pieces) != dims.vocab:
+        raise ModelError(f"{paths['bpe']}: {len(bpe.pieces)} pieces, but model.pt's CTC head has {dims.vocab} "
+                         "outputs: not this model's vocabulary")
+    if cmvn.shift.size != dims.input_size:
+        raise ModelError(f"{paths['cmvn']}: {cmvn.shift.size} values per row, the encoder takes {dims.input_size}")
+    return Checkpoint(folder=folder, config=config, cmvn_path=paths["cmvn"], cmvn=cmvn, bpe_path=paths["bpe"],
+                      bpe=bpe, state=state, dims=dims, sha256=sha256_file(folder / "model.pt"))
+
+
+def sense_voice_dims(config: dict[str, Any], state: dict[str, torch.Tensor], path: Path) -> SenseVoiceDims:
+    """Architecture sizes from config.yaml, cross-checked against the tensors of model.pt."""
+    enc = config.get("encoder_conf") or {}
+    fe = config.get("frontend_conf") or {}
+    input_size = int(fe.get("n_mels", 80)) * int(fe.get("lfr_m", 7))
+    dim = int(enc.get("output_size", 512))
+    first = state.get("encoder.encoders0.0.self_attn.linear_q_k_v.weight")
+    head, embed = state.get("ctc.ctc_lo.weight"), state.get("embed.weight")
+    if first is None or head is None or embed is None:
+        raise ModelError(f"{path}: not SenseVoice-Small weights (encoder, CTC head or query table missing)")
+    if tuple(first.shape) != (3 * dim, input_size) or head.shape[1] != dim or embed.shape[1] != input_size:
+        raise ModelError(f"{path}: weight shapes do not match config.yaml's sizes")
+    if embed.shape[0] < 16:
+        raise ModelError(f"{path}: the query table has {embed.shape[0]} rows, SenseVoice-Small uses 16")
+    return SenseVoiceDims(
+        input_size=input_size, encoder_dim=dim, encoder_heads=int(enc.get("attention_heads", 4)),
+        encoder_ffn=int(enc.get("linear_units", 2048)), encoder_blocks=int(enc.get("num_blocks", 50)),
+        tp_blocks=int(enc.get("tp_blocks", 20)), kernel_size=int(enc.get("kernel_size", 11)),
+        sanm_shift=int(enc.get("sanm_shfit", 0)), vocab=int(head.shape[0]), query_rows=int(embed.shape[0]),
+    )
+

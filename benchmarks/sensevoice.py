@@ -1,0 +1,350 @@
+#!/usr/bin/env python3
+"""SenseVoice-Small at the real size: Tingji's engine beside sherpa-onnx and funasr, same random weights.
+
+    python benchmarks/sensevoice.py [--quick]     # this family alone (development); prints the summary
+    python benchmarks/run.py                       # everything, SenseVoice included, into results/
+
+Builds (once, cached under benchmarks/.cache/{full,quick}/sensevoice/) a
+random-weight SenseVoice-Small checkpoint at the release's sizes, Tingji's
+int8 export of it, and - when the sherpa-onnx package and its export script
+are available (see sherpa_sensevoice.py) - sherpa-onnx's own int8 export.
+Each system runs in its own child process with 2 threads:
+
+* Tingji: `Engine.transcribe` of a 3 s utterance as dictation does it
+  (live lane, VAD included), one full window through the recognizer, 60 s of
+  speech through the engine (VAD cuts it into windows), peak RSS;
+* sherpa-onnx: `OfflineRecognizer.from_sense_voice` on the same audio, 60 s
+  in one pass as its users run it;
+* funasr's SenseVoiceSmall (torch fp32), for context.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import BENCH, build_checkpoint, rss_now_mb, run_child, strip_private, timed, vm_hwm_mb  # noqa: E402
+
+THREADS = 2
+SAMPLE_RATE = 16000
+GOALS = {  # key -> (op, target); checked only when the key was measured (sherpa-onnx is optional)
+    "sensevoice_speedup_vs_sherpa_3s": (">=", 1.5),
+    "sensevoice_speedup_vs_sherpa_60s": (">=", 2.0),
+    "sensevoice_peak_rss_mb": ("<=", 600.0),
+}
+
+
+def _audio(path: str, seconds: float) -> np.ndarray:
+    import soundfile as sf
+
+    x, sr = sf.read(path, dtype="float32", frames=int(seconds * SAMPLE_RATE))
+    assert sr == SAMPLE_RATE
+    return x
+
+
+def _median(t: dict[str, Any]) -> dict[str, Any]:
+    return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in t.items() if not k.startswith("_")}
+
+
+# -- building ---------------------------------------------------------------------------
+
+
+def build(cache: Path, quick: bool, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """Checkpoint, Tingji's int8 export, sherpa-onnx's export (if it can run) and 60 s of speech."""
+    import sherpa_sensevoice
+    from export_probe import probe_export
+    from speech import make_long
+    from tiny_sense_voice import make_checkpoint
+
+    ckpt = build_checkpoint(cache, make_checkpoint, quick, "SenseVoice-Small", log)
+    model, stats_path = cache / "int8", cache / "export-int8.json"
+    if not (model / "manifest.json").is_file() or not stats_path.is_file():
+        shutil.rmtree(model, ignore_errors=True)
+        log("exporting SenseVoice-Small (int8)")
+        stats = probe_export(ckpt, model, "int8", "f16")
+        if stats["returncode"] != 0:
+            raise RuntimeError("SenseVoice export failed:\n" + "\n".join(stats.get("stderr_tail", [])))
+        stats_path.write_text(json.dumps(stats, indent=2))
+    built: dict[str, Any] = {"checkpoint": str(ckpt), "model": str(model), "export": json.loads(stats_path.read_text()),
+                             "audio": str(make_long(cache / "long60.wav", 60))}
+    why = sherpa_sensevoice.unavailable()
+    if why is None:
+        try:
+            log("sherpa-onnx's SenseVoice export (cached after the first run)")
+            built["sherpa"] = sherpa_sensevoice.build(ckpt, cache / "sherpa")
+        except RuntimeError as exc:
+            why = str(exc)
+    if why is not None:
+        log(f"sherpa-onnx peer skipped: {why}")
+        built["sherpa_skipped"] = why
+    return built
+
+
+# -- stages (each in its own child process) ------------------------------------------------
+
+
+def stage_tingji(a: dict[str, Any]) -> dict[str, Any]:
+    """Load + warm, dictation of a 3 s utterance, one full window, 60 s of speech; peak RSS."""
+    from speech import make_utterance
+
+    t0 = time.perf_counter()
+    from tingji.engine import Engine
+    from tingji.engine.families.base import RecognizeOptions
+
+    engine = Engine(a["model"], provider="cpu", threads=THREADS)
+    out: dict[str, Any] = {"load_and_warm_s": round(time.perf_counter() - t0, 3), "threads": THREADS,
+                           "rss_after_load_mb": rss_now_mb()}
+    utt = make_utterance(3.0)
+    first = time.perf_counter()
+    engine.transcribe(utt, priority=True)
+    out["dictation_first_call_s"] = round(time.perf_counter() - first, 4)
+    runs = []
+    for _ in range(a["reps_short"]):
+        t = time.perf_counter()
+        tr = engine.transcribe(utt, priority=True)
+        runs.append((time.perf_counter() - t, tr))
+    runs.sort(key=lambda r: r[0])
+    out["dictation_3s"] = {"median_s": runs[len(runs) // 2][0], "all_s": [round(r[0], 4) for r in runs],
+                           "timings_of_median": {k: round(v, 4) for k, v in runs[len(runs) // 2][1].timings.items()}}
+    rec, window_s = engine.recognizer, engine.manifest.window_seconds
+    speech = _audio(a["audio"], 60.0)
+    lane = engine.files.state
+    window = functools.partial(rec.recognize, speech[: int(window_s * SAMPLE_RATE)], RecognizeOptions(), lane)
+    out[f"window_{window_s:g}s"] = _median(timed(window, a["reps_long"]))
+    t = time.perf_counter()
+    tr = engine.transcribe(speech)
+    out["audio_60s"] = {"first_s": round(time.perf_counter() - t, 3), "windows": tr.windows,
+                        **_median(timed(functools.partial(engine.transcribe, speech), a["reps_long"], warmup=0)),
+                        "timings": {k: round(v, 3) for k, v in tr.timings.items()}}
+    out["window_seconds"] = window_s
+    out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
+    engine.close()
+    return out
+
+
+def stage_sherpa(a: dict[str, Any]) -> dict[str, Any]:
+    """sherpa-onnx's OfflineRecognizer on its own int8 export: 3 s, 10 s and 60 s in one pass each."""
+    import sherpa_onnx
+
+    from speech import make_utterance
+
+    t0 = time.perf_counter()
+    rec = sherpa_onnx.OfflineRecognizer.from_sense_voice(model=a["model"], tokens=a["tokens"], num_threads=THREADS,
+                                                         use_itn=True, language="auto")
+
+    def decode(samples: np.ndarray) -> None:
+        stream = rec.create_stream()
+        stream.accept_waveform(SAMPLE_RATE, samples)
+        rec.decode_stream(stream)  # the result is not read: random weights give bytes that are not UTF-8
+
+    out: dict[str, Any] = {"load_s": round(time.perf_counter() - t0, 3), "threads": THREADS,
+                           "model": Path(a["model"]).name}
+    speech = _audio(a["audio"], 60.0)
+    out["dictation_3s"] = _median(timed(functools.partial(decode, make_utterance(3.0)), a["reps_short"]))
+    out["audio_10s"] = _median(timed(functools.partial(decode, speech[: 10 * SAMPLE_RATE]), a["reps_short"]))
+    out["audio_60s"] = _median(timed(functools.partial(decode, speech), a["reps_long"]))
+    out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
+    return out
+
+
+def stage_paired(a: dict[str, Any]) -> dict[str, Any]:
+    """Tingji and sherpa-onnx in one process, runs alternating: both see the same load from other jobs.
+
+    On a shared machine the load changes from minute to minute; the ratio of
+    two runs made back to back is steadier than the ratio of two stages made
+    minutes apart. (Memory is measured in the separate stages.)
+    """
+    import sherpa_onnx
+
+    from speech import make_utterance
+    from tingji.engine import Engine
+
+    engine = Engine(a["model"], provider="cpu", threads=THREADS)
+    rec = sherpa_onnx.OfflineRecognizer.from_sense_voice(model=a["sherpa_model"], tokens=a["tokens"],
+                                                         num_threads=THREADS, use_itn=True, language="auto")
+
+    def sherpa(samples: np.ndarray) -> None:
+        stream = rec.create_stream()
+        stream.accept_waveform(SAMPLE_RATE, samples)
+        rec.decode_stream(stream)
+
+    out: dict[str, Any] = {"threads": THREADS}
+    cases = {"3s": (make_utterance(3.0), functools.partial(engine.transcribe, priority=True), a["reps_short"]),
+             "60s": (_audio(a["audio"], 60.0), engine.transcribe, a["reps_long"])}
+    for name, (samples, tingji, reps) in cases.items():
+        tingji(samples)
+        sherpa(samples)
+        pairs = []
+        for i in range(reps):
+            times = {}
+            for who in (("tingji", "sherpa") if i % 2 == 0 else ("sherpa", "tingji")):
+                t = time.perf_counter()
+                (tingji if who == "tingji" else sherpa)(samples)
+                times[who] = time.perf_counter() - t
+            pairs.append(times)
+        out[name] = {"tingji_s": [round(p["tingji"], 4) for p in pairs], "sherpa_s": [round(p["sherpa"], 4) for p in pairs],
+                     "speedup_median": float(np.median([p["sherpa"] / p["tingji"] for p in pairs]))}
+    engine.close()
+    return out
+
+
+def stage_funasr(a: dict[str, Any]) -> dict[str, Any]:
+    """funasr's SenseVoiceSmall (torch fp32, dither 0), 3 s and 60 s in one pass each."""
+    import torch
+
+    from sense_voice_reference import SenseVoiceReference
+    from speech import make_utterance
+
+    t0 = time.perf_counter()
+    ref = SenseVoiceReference(Path(a["checkpoint"]))
+    torch.set_num_threads(THREADS)  # after loading: funasr's loader sets its own count (4)
+    out: dict[str, Any] = {"load_s": round(time.perf_counter() - t0, 3), "threads": THREADS}
+    out["dictation_3s"] = _median(timed(functools.partial(ref.run, make_utterance(3.0)), a["reps_short"]))
+    out["audio_60s"] = _median(timed(functools.partial(ref.run, _audio(a["audio"], 60.0)), a["reps_long"]))
+    out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
+    return out
+
+
+def stage_two_models(a: dict[str, Any]) -> dict[str, Any]:
+    """The app's expected pairing in one process: Fun-ASR-Nano for files, SenseVoice for dictation; peak RSS."""
+    from speech import make_utterance
+    from tingji.engine import Engine
+
+    files, live = Engine(a["nano_model"], provider="cpu"), Engine(a["model"], provider="cpu", threads=THREADS)
+    out: dict[str, Any] = {"rss_after_load_mb": rss_now_mb()}
+    utt, speech = make_utterance(3.0), _audio(a["audio"], 60.0)
+    for _ in range(3):
+        live.transcribe(utt, priority=True)
+    t = time.perf_counter()
+    files.transcribe(speech, max_tokens=a["budget"], ignore_eos=True)
+    out["nano_60s_s"] = round(time.perf_counter() - t, 3)
+    live.transcribe(speech)
+    out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
+    live.close()
+    files.close()
+    return out
+
+
+STAGES = {"sv_tingji": stage_tingji, "sv_sherpa": stage_sherpa, "sv_paired": stage_paired,
+          "sv_funasr": stage_funasr, "sv_two_models": stage_two_models}
+
+
+# -- measuring and reporting -----------------------------------------------------------------
+
+
+def measure(built: dict[str, Any], quick: bool, log: Callable[[str], None] = print,
+            nano_model: str | None = None, peers: tuple[str, ...] = ("sherpa", "funasr")) -> dict[str, Any]:
+    """Tingji and the `peers`; `nano_model` (a Fun-ASR-Nano folder) adds the two-models memory figure."""
+    reps = {"reps_short": 3 if quick else 9, "reps_long": 1 if quick else 3}
+    res: dict[str, Any] = {"weights": "tiny" if quick else "full-size", "export": built["export"]}
+    log("SenseVoice-Small: tingji")
+    res["tingji"] = run_child("sv_tingji", {"model": built["model"], "audio": built["audio"], **reps}, log=log)
+    if "sherpa" in peers and "sherpa" in built:
+        log("SenseVoice-Small: sherpa-onnx")
+        res["sherpa"] = run_child("sv_sherpa", {"model": built["sherpa"]["model_int8"],
+                                                "tokens": built["sherpa"]["tokens"], "audio": built["audio"], **reps},
+                                  log=log)
+        log("SenseVoice-Small: Tingji and sherpa-onnx alternating")
+        res["paired"] = run_child("sv_paired", {"model": built["model"], "sherpa_model": built["sherpa"]["model_int8"],
+                                                "tokens": built["sherpa"]["tokens"], "audio": built["audio"],
+                                                "reps_short": 3 if quick else 15, "reps_long": 1 if quick else 5},
+                                  log=log)
+    elif "sherpa" in peers:
+        res["sherpa_skipped"] = built["sherpa_skipped"]
+    if "funasr" in peers:
+        log("SenseVoice-Small: funasr")
+        res["funasr"] = run_child("sv_funasr", {"checkpoint": built["checkpoint"], "audio": built["audio"], **reps},
+                                  log=log)
+    if nano_model is not None:
+        log("SenseVoice-Small and Fun-ASR-Nano loaded together")
+        res["two_models"] = run_child("sv_two_models", {"model": built["model"], "nano_model": nano_model,
+                                                        "audio": built["audio"], "budget": 8 if quick else 200},
+                                      log=log)
+    return res
+
+
+def summary(res: dict[str, Any]) -> dict[str, Any]:
+    """The figures latest.json carries at the top level (ratios from the same run)."""
+    tj = res["tingji"]
+    window = f"window_{tj['window_seconds']:g}s"
+    out = {
+        "sensevoice_dictation_3s_s": tj["dictation_3s"]["median_s"],
+        f"sensevoice_encoder_{tj['window_seconds']:g}s_s": tj[window]["median_s"],
+        "sensevoice_60s_s": tj["audio_60s"]["median_s"],
+        "sensevoice_peak_rss_mb": tj["peak_rss_mb"],
+        "sensevoice_load_and_warm_s": tj["load_and_warm_s"],
+    }
+    if "funasr" in res:
+        fa = res["funasr"]
+        out["sensevoice_speedup_vs_funasr_3s"] = fa["dictation_3s"]["median_s"] / tj["dictation_3s"]["median_s"]
+        out["sensevoice_speedup_vs_funasr_60s"] = fa["audio_60s"]["median_s"] / tj["audio_60s"]["median_s"]
+    if "sherpa" in res:
+        sh, paired = res["sherpa"], res["paired"]
+        # Headline ratios from alternating runs (same load); the separate stages' ratio for the record.
+        out["sensevoice_speedup_vs_sherpa_3s"] = paired["3s"]["speedup_median"]
+        out["sensevoice_speedup_vs_sherpa_60s"] = paired["60s"]["speedup_median"]
+        out["sensevoice_speedup_vs_sherpa_3s_separate_stages"] = (sh["dictation_3s"]["median_s"]
+                                                                  / tj["dictation_3s"]["median_s"])
+        out["sensevoice_speedup_vs_sherpa_60s_separate_stages"] = (sh["audio_60s"]["median_s"]
+                                                                   / tj["audio_60s"]["median_s"])
+        out["sensevoice_sherpa_peak_rss_mb"] = sh["peak_rss_mb"]
+    if "two_models" in res:
+        out["peak_rss_two_models_mb"] = res["two_models"]["peak_rss_mb"]
+    return out
+
+
+def markdown(res: dict[str, Any], summ: dict[str, Any]) -> list[str]:
+    """The results section for latest.md: one row per system."""
+    tj, sh, fa = res["tingji"], res.get("sherpa"), res.get("funasr")
+    w = f"window_{tj['window_seconds']:g}s"
+    lines = ["", f"## SenseVoice-Small (2 threads, the same random {res['weights']} weights)", "",
+             f"| system | 3 s utterance | {tj['window_seconds']:g} s window | 60 s of speech | peak RSS MB |",
+             "|---|---|---|---|---|",
+             f"| Tingji int8 (VAD included) | {tj['dictation_3s']['median_s']:.3f} | {tj[w]['median_s']:.3f} | "
+             f"{tj['audio_60s']['median_s']:.3f} ({tj['audio_60s']['windows']} windows) | {tj['peak_rss_mb']:.0f} |"]
+    if sh is not None:
+        lines.append(f"| sherpa-onnx int8 (its export) | {sh['dictation_3s']['median_s']:.3f} | | "
+                     f"{sh['audio_60s']['median_s']:.3f} (one pass) | {sh['peak_rss_mb']:.0f} |")
+    if fa is not None:
+        lines.append(f"| funasr SenseVoiceSmall (torch fp32) | {fa['dictation_3s']['median_s']:.3f} | | "
+                     f"{fa['audio_60s']['median_s']:.3f} (one pass) | {fa['peak_rss_mb']:.0f} |")
+    if sh is None:
+        lines += ["", f"sherpa-onnx skipped: {res.get('sherpa_skipped', 'not run')}"]
+    else:
+        lines += ["", f"Speed-up over sherpa-onnx (median of back-to-back pairs): 3 s "
+                  f"{summ['sensevoice_speedup_vs_sherpa_3s']:.2f}x, 60 s {summ['sensevoice_speedup_vs_sherpa_60s']:.2f}x "
+                  f"(separate stages: {summ['sensevoice_speedup_vs_sherpa_3s_separate_stages']:.2f}x, "
+                  f"{summ['sensevoice_speedup_vs_sherpa_60s_separate_stages']:.2f}x)."]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="tiny model, few repetitions")
+    ap.add_argument("--cache-dir", type=Path, default=BENCH / ".cache")
+    ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument("--peers", default="sherpa,funasr", help="which peers run beside Tingji (comma-separated)")
+    args = ap.parse_args(argv)
+    built = build(args.cache_dir / ("quick" if args.quick else "full") / "sensevoice", args.quick)
+    res = measure(built, args.quick, peers=tuple(p for p in args.peers.split(",") if p))
+    doc = {"summary": summary(res), "results": res}
+    text = json.dumps(strip_private(doc), indent=2)
+    print(text)
+    print("\n".join(markdown(res, doc["summary"])))
+    if args.json:
+        args.json.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
