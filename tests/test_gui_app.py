@@ -21,12 +21,12 @@ from tingji.engine import Engine
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
-from tingji.gui.controller import EngineState
+from tingji.gui.engine_host import EngineState
 from tingji.gui.main_window import MainWindow
-from tingji.gui.queue_model import Column
+from tingji.gui.files.queue_model import Column
 from tingji.gui.settings import Settings
 from tingji.gui.settings_dialog import SettingsDialog
-from tingji.gui.storage import Status, Store
+from tingji.gui.files.storage import Status, Store
 
 pytestmark = pytest.mark.gui
 LOAD_TIMEOUT_MS = 120_000
@@ -49,7 +49,7 @@ def _open(qtbot, wait_ready: bool = True) -> MainWindow:
     qtbot.addWidget(window)
     window.show()
     if wait_ready:
-        qtbot.waitUntil(lambda: window.controller.engine_state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
     assert app is QApplication.instance()
     return window
 
@@ -178,7 +178,7 @@ def test_reorder_remove_and_no_model_start(qtbot, home: Path, media) -> None:
     settings_mod.save(Settings())  # nothing configured, nothing installed
     window = _open(qtbot, wait_ready=False)
     c = window.controller
-    qtbot.waitUntil(lambda: c.engine_state is EngineState.NONE and window.banner.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: window.engine.state is EngineState.NONE and window.banner.isVisible(), timeout=10_000)
     assert "tingji models download fun-asr-nano-2512" in window.banner.label.text()
     assert "No speech model installed" in window.engine_label.text()
     assert "Tingji" in window.windowTitle()
@@ -207,7 +207,7 @@ def test_reorder_remove_and_no_model_start(qtbot, home: Path, media) -> None:
 
 
 def test_settings_dialog_round_trip_and_apply(window: MainWindow, qtbot, home: Path, tiny_model: Path) -> None:
-    current = window.controller.settings
+    current = window.settings
     dialog = SettingsDialog(current)
     qtbot.addWidget(dialog)
     assert dialog.settings() == current  # what it shows is what it returns
@@ -225,7 +225,7 @@ def test_settings_dialog_round_trip_and_apply(window: MainWindow, qtbot, home: P
 
 
 def test_auto_export_writes_next_to_source(window: MainWindow, qtbot, media) -> None:
-    window.apply_settings(replace(window.controller.settings, auto_export=True, formats=["txt", "json"]))
+    window.apply_settings(replace(window.settings, auto_export=True, formats=["txt", "json"]))
     window.controller.add_paths([str(media["a"])])
     _wait_all_finished(qtbot, window, 1)
     assert media["a"].with_suffix(".txt").is_file()
@@ -235,15 +235,15 @@ def test_auto_export_writes_next_to_source(window: MainWindow, qtbot, media) -> 
 def test_language_switch_shows_chinese(window: MainWindow, qtbot, media) -> None:
     window.controller.add_paths([str(media["bad"])])
     qtbot.waitUntil(lambda: _status(window, "broken.mp3") is Status.FAILED, timeout=RUN_TIMEOUT_MS)
-    window.apply_settings(replace(window.controller.settings, ui_language="zh_CN"))
+    window.apply_settings(replace(window.settings, ui_language="zh_CN"))
     model = window.controller.model
     qtbot.waitUntil(lambda: "听记" in window.windowTitle(), timeout=5000)  # LanguageChange is a posted event
     assert window.actions["add_files"].text() == "添加文件"
     assert model.headerData(Column.NAME, Qt.Orientation.Horizontal) == "文件"
     assert model.data(model.index(0, Column.STATUS)) == "失败"
     assert "就绪" in window.engine_label.text()
-    assert SettingsDialog(window.controller.settings).windowTitle() == "设置"
-    window.apply_settings(replace(window.controller.settings, ui_language="en"))
+    assert SettingsDialog(window.settings).windowTitle() == "设置"
+    window.apply_settings(replace(window.settings, ui_language="en"))
     qtbot.waitUntil(lambda: window.actions["add_files"].text() == "Add files", timeout=5000)
     assert model.data(model.index(0, Column.STATUS)) == "Failed"
 
@@ -253,8 +253,8 @@ def test_broken_model_says_why(qtbot, home: Path, tmp_path: Path) -> None:
     not_a_model.mkdir()
     settings_mod.save(Settings(model=str(not_a_model)))
     window = _open(qtbot, wait_ready=False)
-    qtbot.waitUntil(lambda: window.controller.engine_state is EngineState.FAILED, timeout=10_000)
-    assert "manifest.json" in window.controller.engine_detail
+    qtbot.waitUntil(lambda: window.engine.state is EngineState.FAILED, timeout=10_000)
+    assert "manifest.json" in window.engine.detail
     assert "Model failed to load" in window.engine_label.text()
     assert window.banner.isVisible() and "could not be loaded" in window.banner.label.text()
     window.close()

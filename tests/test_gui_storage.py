@@ -10,10 +10,10 @@ import pytest
 
 from tingji.engine.transcript import Segment, Transcript
 from tingji.gui import settings as settings_mod
-from tingji.gui.files import expand
-from tingji.gui.model_choice import DOWNLOAD_COMMAND, choose_model
+from tingji.gui.files.folders import expand
+from tingji.gui.models.choice import DOWNLOAD_COMMAND, choose_model
 from tingji.gui.settings import Settings
-from tingji.gui.storage import Status, Store
+from tingji.gui.files.storage import Status, Store
 
 
 def _transcript(text: str = "hello there") -> Transcript:

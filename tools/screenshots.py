@@ -156,10 +156,10 @@ class Session:
         return condition()
 
     def ready(self) -> None:
-        from tingji.gui.controller import EngineState
+        from tingji.gui.engine_host import EngineState
 
-        if not self.wait(lambda: self.window.controller.engine_state is EngineState.READY, 120):
-            raise SystemExit(f"screenshots: the engine did not load ({self.window.controller.engine_detail})")
+        if not self.wait(lambda: self.window.engine.state is EngineState.READY, 120):
+            raise SystemExit(f"screenshots: the engine did not load ({self.window.engine.detail})")
 
     def shot(self, path: Path) -> None:
         self.wait(lambda: False, 0.4)  # let every repaint land
@@ -181,7 +181,7 @@ class Session:
 def settings_shot(s: Session, path: Path) -> None:
     from tingji.gui.settings_dialog import SettingsDialog
 
-    dialog = SettingsDialog(s.window.controller.settings, s.window)
+    dialog = SettingsDialog(s.window.settings, s.window)
     dialog.show()
     s.wait(lambda: False, 0.5)
     dialog.grab().save(str(path))
@@ -217,7 +217,7 @@ def run(model: Path, out: Path, work: Path) -> None:
     from PySide6.QtWidgets import QApplication
 
     from tingji.gui.app import create_app
-    from tingji.gui.storage import Status
+    from tingji.gui.files.storage import Status
 
     os.environ["TINGJI_HOME"] = str(work / "home-boot")
     app = create_app([sys.argv[0]])

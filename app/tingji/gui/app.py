@@ -1,5 +1,13 @@
 """Start the desktop app: `run_app()` is what `tingji` with no arguments calls.
 
+This is the one place where the app's parts are made and joined:
+
+    settings.json ─▶ Settings
+    tingji.sqlite3 ─▶ Store ───────────────▶ QueueController (files/) ─┐
+    EngineHost (engine thread: load, files, close) ◀──────────────────┤
+    dictation.sqlite3 ─▶ DictationHistory ─▶ DictationPanel ─▶ DictationHost (dictation/)
+                                                                       └▶ MainWindow
+
 Start-up order matters for how the app feels: the window is shown first and
 the model loads in the background afterwards, so the user sees the queue (and
 any files left from last time) within a second even when the model takes ten
@@ -11,17 +19,23 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Any, Sequence
+from typing import Callable, Sequence
 
 from PySide6.QtCore import QLockFile, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from ..dictation.controller import AudioInput
+from ..dictation.history import DictationHistory
+from ..dictation.settings import DictationSettings
 from ..models.staging import cleanup_incoming
 from ..paths import database_path, gui_lock_path, gui_log_path
 from . import gc_guard, i18n, icons, settings as settings_mod, theme
-from .controller import QueueController
+from .dictation.host import DictationHost, dictation_settings
+from .dictation.panel import DictationPanel
+from .engine_host import EngineHost
+from .files.controller import QueueController
+from .files.storage import Store
 from .main_window import MainWindow
-from .storage import Store
 
 log = logging.getLogger(__name__)
 
@@ -51,18 +65,28 @@ def create_app(argv: Sequence[str] | None = None) -> QApplication:
     return app
 
 
-def create_window(files: Sequence[str] = (), **options: Any) -> MainWindow:
-    """Settings + store + controller + window; starts loading the model in the background.
+def create_window(files: Sequence[str] = (), *, tray: bool | None = None,
+                  dictation_microphone: Callable[[DictationSettings], AudioInput] | None = None,
+                  use_hotkey: bool = True) -> MainWindow:
+    """Make and join the app's parts, then start loading the model in the background.
 
-    `options` go to MainWindow (tests: tray, dictation_microphone, use_hotkey)."""
+    `tray` None uses one where the desktop has one (tests force it); `dictation_microphone`
+    builds dictation's microphone (tests; default: the real device); `use_hotkey=False` leaves
+    the global hotkey off."""
     settings = settings_mod.load()
-    controller = QueueController(Store(database_path()), settings)
-    window = MainWindow(controller, **options)
-    controller.setParent(window)
+    store = Store(database_path())
+    history = DictationHistory()
+    engine = EngineHost(settings)
+    controller = QueueController(store, engine, settings)
+    panel = DictationPanel(history, dictation_settings(settings))
+    dictation = DictationHost(engine, panel, settings, microphone=dictation_microphone, use_hotkey=use_hotkey)
+    window = MainWindow(controller, engine, dictation, settings, tray=tray)
+    for part in (engine, controller, dictation):
+        part.setParent(window)  # they live as long as the window
     if files:
         window.add_paths(list(files))
     # After the window is up: the load itself runs on the engine thread.
-    QTimer.singleShot(0, controller.reload_engine)
+    QTimer.singleShot(0, engine.reload)
     return window
 
 

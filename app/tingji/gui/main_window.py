@@ -1,9 +1,11 @@
 """The main window: toolbar, notice banner, two pages (Files: queue | transcript; Dictation), status bar.
 
-It wires widgets to the controller and owns the things that are about the
-whole app: drops anywhere on the window, the settings dialog (and applying
-its result: save, reload model, switch language and appearance), the engine
-and dictation status lines, the tray icon, and saving its geometry.
+The parts behind it (queue controller, engine host, dictation host) come
+wired from gui/app.py; the window builds the widgets, connects them to those
+parts, and owns the things that are about the whole app: drops anywhere on
+the window, the settings (`self.settings` is the app's current copy; the
+dialog's result is saved, then handed to each part), the engine and dictation
+status lines, the tray icon, and saving its geometry.
 
 Closing: with a system tray, closing the window only hides it (dictation's
 global hotkey keeps working; a note says so the first time) and Quit in the
@@ -15,42 +17,45 @@ from __future__ import annotations
 
 import html
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Sequence
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSizePolicy,
                                QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
-from ..dictation.history import DictationHistory
 from ..dictation.settings import DictationSettings
-from . import files, i18n, icons, settings as settings_mod, theme
+from . import i18n, icons, settings as settings_mod, theme
 from .banner import NoticeBanner
-from .controller import EngineState, QueueController
-from .dictation_host import DictationHost, dictation_settings
-from .dictation_panel import DictationPanel, hotkey_label
+from .dictation.host import DictationHost
+from .dictation.panel import hotkey_label
+from .engine_host import EngineHost, EngineState
 from .errors import localized_message
-from .model_choice import DOWNLOAD_COMMAND
-from .queue_view import QueuePanel
-from .scan_status import ScanStatus
+from .files.controller import QueueController
+from .files.folders import FILE_DIALOG_PATTERNS
+from .files.queue_view import QueuePanel
+from .files.scan_status import ScanStatus
+from .files.storage import Status
+from .files.transcript_view import PROVIDER_NAMES, TranscriptPanel
+from .models.choice import DOWNLOAD_COMMAND
 from .settings import Settings
 from .settings_dialog import SettingsDialog
-from .storage import Status
-from .transcript_view import PROVIDER_NAMES, TranscriptPanel
 from .tray import Tray
 
 
 class MainWindow(QMainWindow):
     quitting = Signal()  # the app is really ending (not hidden to the tray): everything is stopped
 
-    def __init__(self, controller: QueueController, parent: QWidget | None = None, *,
-                 tray: bool | None = None, dictation_microphone: Any = None, use_hotkey: bool = True,
-                 history: DictationHistory | None = None) -> None:
-        """`tray`: None uses one where the desktop has one; True/False force it (tests).
-        `dictation_microphone` builds the microphone from DictationSettings (tests; default: the
-        real device); `use_hotkey=False` leaves the global hotkey off."""
+    def __init__(self, controller: QueueController, engine: EngineHost, dictation: DictationHost,
+                 settings: Settings, parent: QWidget | None = None, *, tray: bool | None = None) -> None:
+        """The parts come ready-made and wired to each other (gui/app.py); the window adds the
+        widgets, shows their state and applies settings. `tray`: None uses one where the desktop
+        has one; True/False force it (tests)."""
         super().__init__(parent)
         self.controller = controller
+        self.engine = engine
+        self.dictation_host = dictation
+        self.settings = settings
         self._quitting = False
         self._shut_down = False
         self.setWindowIcon(icons.app_icon())
@@ -101,16 +106,14 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([600, 480])
 
-        self.history = history if history is not None else DictationHistory()
-        self.dictation = DictationPanel(self.history, dictation_settings(controller.settings))
-        self.dictation_host = DictationHost(controller, self.dictation, microphone=dictation_microphone,
-                                            use_hotkey=use_hotkey, parent=self)
+        self.dictation = dictation.panel
+        self.history = self.dictation.history
         self.pages = QTabWidget()
         self.pages.setObjectName("pages")
         self.pages.setDocumentMode(True)
         self.pages.addTab(self.splitter, "")
         self.pages.addTab(self.dictation, "")
-        self.pages.setCurrentWidget(self.dictation if controller.settings.page == "dictation" else self.splitter)
+        self.pages.setCurrentWidget(self.dictation if settings.page == "dictation" else self.splitter)
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -149,7 +152,7 @@ class MainWindow(QMainWindow):
         self.dictation_host.settingsChanged.connect(self._dictation_settings_changed)
         controller.scanFinished.connect(self._scan_finished)
 
-        controller.engineStateChanged.connect(self._engine_changed)
+        engine.stateChanged.connect(self._engine_changed)
         controller.jobChanged.connect(self._job_changed)
         controller.liveSegments.connect(self._live_segments)
         controller.queueFinished.connect(self._queue_finished)
@@ -161,7 +164,7 @@ class MainWindow(QMainWindow):
         self.panel.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         QApplication.styleHints().colorSchemeChanged.connect(self._scheme_changed)
 
-        self._restore_geometry(controller.settings)
+        self._restore_geometry(settings)
         self.refresh_icons()
         self.retranslate()
 
@@ -183,7 +186,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(self.tr("No new audio or video files there."), 6000)
 
     def add_files_dialog(self) -> None:
-        pattern = self.tr("Audio and video files ({0})").format(files.FILE_DIALOG_PATTERNS)
+        pattern = self.tr("Audio and video files ({0})").format(FILE_DIALOG_PATTERNS)
         paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Add files"), "",
                                                 f"{pattern};;{self.tr('All files (*)')}")
         if paths:
@@ -267,36 +270,36 @@ class MainWindow(QMainWindow):
     # -- engine status ------------------------------------------------------------------------
 
     def _engine_changed(self) -> None:
-        c = self.controller
-        state, detail = c.engine_state, html.escape(c.engine_detail)
+        e = self.engine
+        state, detail = e.state, html.escape(e.detail)
         color = theme.engine_color(state.value, self.palette()).name()
         dot = f'<span style="color:{color}; font-size:14pt;">●</span>&nbsp;'
         if state is EngineState.LOADING:
             text = self.tr("Loading model {0}…").format(detail)
         elif state is EngineState.READY:
-            where = PROVIDER_NAMES.get(c.engine_provider, c.engine_provider)
+            where = PROVIDER_NAMES.get(e.provider, e.provider)
             text = self.tr("Ready · {0} on {1}").format(detail, where)
         elif state is EngineState.FAILED:
             text = self.tr("Model failed to load: {0}").format(detail)
         else:
             text = self.tr("No speech model installed")
         self.engine_label.setText(dot + text)
-        self.engine_label.setToolTip("\n".join(c.engine_warnings))
+        self.engine_label.setToolTip("\n".join(e.warnings))
         self._update_banner()
 
     def _update_banner(self) -> None:
-        c = self.controller
+        e = self.engine
         settings_button = (self.tr("Settings…"), self.open_settings)
-        if c.engine_state is EngineState.NONE:
+        if e.state is EngineState.NONE:
             self.banner.show_notice("info", self.tr(
                 "<b>No speech model installed.</b> Run <code>{0}</code> in a terminal, "
                 "or choose a model folder in Settings. Files you add now wait until a model is ready."
-            ).format(DOWNLOAD_COMMAND), [settings_button, (self.tr("Manage models…"), self.open_model_manager)])
-        elif c.engine_state is EngineState.FAILED:
+            ).format(DOWNLOAD_COMMAND), [settings_button, (self.tr("Manage models…"), lambda: self.open_model_manager())])
+        elif e.state is EngineState.FAILED:
             self.banner.show_notice("error", self.tr("<b>The speech model could not be loaded.</b> {0}").format(
-                html.escape(c.engine_detail)), [settings_button])
-        elif c.engine_state is EngineState.READY and c.engine_warnings:
-            self.banner.show_notice("info", "<br>".join(html.escape(w) for w in c.engine_warnings),
+                html.escape(e.detail)), [settings_button])
+        elif e.state is EngineState.READY and e.warnings:
+            self.banner.show_notice("info", "<br>".join(html.escape(w) for w in e.warnings),
                                     [(self.tr("Dismiss"), self.banner.hide)])
         else:
             self.banner.hide()
@@ -304,18 +307,19 @@ class MainWindow(QMainWindow):
     # -- settings -------------------------------------------------------------------------------
 
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.controller.settings, self)
+        dialog = SettingsDialog(self.settings, self)
         dialog.manageModelsRequested.connect(lambda: self.open_model_manager(dialog))
         if dialog.exec():
             self.apply_settings(dialog.settings())
 
     def apply_settings(self, new: Settings) -> None:
         """Save, then apply: model/provider reload in the background, language and look at once."""
-        old = self.controller.settings
-        new = self._with_geometry(new)
+        old = self.settings
+        new = self.settings = self._with_geometry(new)
         settings_mod.save(new)
         self.controller.apply_settings(new)
         self.dictation_host.apply_app_settings(new)
+        self.engine.apply_settings(new)  # last: a reload releases the engine after dictation has the new settings
         app = QApplication.instance()
         if new.ui_language != old.ui_language:
             i18n.install(app, new.ui_language)  # LanguageChange -> retranslate()
@@ -325,38 +329,38 @@ class MainWindow(QMainWindow):
     def open_model_manager(self, settings_dialog: SettingsDialog | None = None) -> None:
         """The model manager. "Use this model" is applied like a Settings change; after installs
         or removals the engine is reloaded, so a newly installed model is picked up at once."""
-        from .model_manager import ModelManagerDialog
+        from .models.manager import ModelManagerDialog  # loaded when first opened: the catalog, downloads
 
-        choice = self.controller.model_choice
+        choice = self.engine.choice
         dialog = ModelManagerDialog(self, current=choice.name if choice is not None and choice.ok else "")
         chosen: list[str] = []
         dialog.modelChosen.connect(chosen.append)
         dialog.modelChosen.connect(self.use_model)
         dialog.exec()
         if dialog.models_changed:
-            self.controller.reload_engine()
-        if isinstance(settings_dialog, SettingsDialog):  # opened from Settings: its model list is stale now
-            settings_dialog._fill_models(chosen[-1] if chosen else str(settings_dialog.model.currentData() or ""))
+            self.engine.reload()
+        if settings_dialog is not None:  # opened from Settings: its model list is stale now
+            settings_dialog.refresh_models(chosen[-1] if chosen else None)
 
     def use_model(self, name: str) -> None:
         """Make an installed model the app's model: saved, then loaded in the background."""
-        self.apply_settings(replace(self.controller.settings, model=name))
+        self.apply_settings(replace(self.settings, model=name))
 
     def _dictation_settings_changed(self, dictation: DictationSettings) -> None:
         """The dictation page changed a setting (the controller has it already): save it."""
-        new = replace(self.controller.settings, dictation=replace(dictation))
-        self.controller.settings = new  # not apply_settings(): that may reload the model
+        self.settings = replace(self.settings, dictation=replace(dictation))  # not apply_settings(): no reload
+        self.dictation_host.settings = self.settings
         self._save_settings()
         self._dictation_changed()  # the status bar names the hotkey
 
     def _save_settings(self) -> None:
         try:
-            settings_mod.save(self._with_geometry(self.controller.settings))
+            settings_mod.save(self._with_geometry(self.settings))
         except OSError:
             pass  # a read-only data folder must not break the window
 
     def _scheme_changed(self) -> None:
-        if self.controller.settings.appearance == "system":
+        if self.settings.appearance == "system":
             theme.apply_appearance(QApplication.instance(), "system")
 
     # -- looks ----------------------------------------------------------------------------------
@@ -468,7 +472,7 @@ class MainWindow(QMainWindow):
         """Hide the window; the app, the queue and dictation keep running. Says so once."""
         self._save_settings()
         self.hide()
-        if self.controller.settings.tray_notice_shown or self.tray is None:
+        if self.settings.tray_notice_shown or self.tray is None:
             return
         title = self.tr("Tingji is still running")
         text = self.tr("Dictation and the queue keep working in the background. "
@@ -479,7 +483,7 @@ class MainWindow(QMainWindow):
             self.tray_notice = QMessageBox(QMessageBox.Icon.Information, title, text)
             self.tray_notice.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             self.tray_notice.show()
-        self.controller.settings = replace(self.controller.settings, tray_notice_shown=True)
+        self.settings = replace(self.settings, tray_notice_shown=True)
         self._save_settings()
 
     def quit_app(self) -> None:
@@ -496,8 +500,9 @@ class MainWindow(QMainWindow):
             self.tray_notice = None
         self._save_settings()
         self.panel.stop_playback()
-        self.dictation_host.stop()  # before the engine it uses is closed
-        self.controller.shutdown()
+        self.dictation_host.shutdown()  # before the engine it uses is closed
+        self.controller.shutdown()  # cancels the running file: the engine thread is free to end
+        self.engine.shutdown()
         self.dictation.close_history()
         if self.tray is not None:
             self.tray.hide()

@@ -47,7 +47,7 @@ class Settings:
     window_geometry: str = ""  # Qt's saveGeometry(), base64; the window's business only
     splitter_state: str = ""
     # Hotkey, mode, microphone, ...: kept here so that one file holds all settings. Its spoken
-    # language and hotwords are the fields above (gui/dictation_host.py puts them in).
+    # language and hotwords are the fields above (gui/dictation/host.py puts them in).
     dictation: DictationSettings = field(default_factory=DictationSettings)
     page: str = "files"  # the main window's page: "files" or "dictation"
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once

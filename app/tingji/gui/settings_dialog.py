@@ -154,6 +154,10 @@ class SettingsDialog(QDialog):
             appearance=str(self.appearance.currentData()),
         ).normalised()
 
+    def refresh_models(self, current: str | None = None) -> None:
+        """Re-read the installed models (the model manager changed them); `current` None keeps the choice."""
+        self._fill_models(str(self.model.currentData() or "") if current is None else current)
+
     def _browse_model(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Choose a Tingji model folder"))
         if folder:

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from .storage import Status
+from .files.storage import Status
 
 _light_palette: QPalette | None = None
 

@@ -13,9 +13,9 @@ committed, auto-exported) | failed (reason) | cancelled (partial kept).
 Dropped folders are walked on a worker thread (ScanWorker); their files are
 queued when the walk ends, in the order the drops came.
 
-The loaded Engine is also handed to dictation (`engine`): before the engine
-thread closes it (a reload, or quitting), `engineReleasing` is emitted so
-dictation can stop using it first.
+The engine itself (loading, which model, sharing it with dictation) is
+`gui.engine_host.EngineHost`; the controller sends it files while it is
+ready and hears back from its worker.
 """
 
 from __future__ import annotations
@@ -23,33 +23,27 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from enum import Enum
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import QObject, Signal
 
-from ..engine.transcript import Segment, Transcript
-from ..engine.writers import write
-from . import files
-from .errors import Problem
-from .model_choice import ModelChoice, choose_model
+from ...engine.transcript import Segment, Transcript
+from ...engine.writers import write
+from ..engine_host import EngineHost, EngineState
+from ..engine_worker import Request
+from ..errors import Problem
+from ..settings import Settings
+from ..threads import start_worker, stop_threads
+from .folders import expand, has_folder
 from .queue_model import QueueModel
-from .settings import Settings
 from .storage import Job, Status, Store
-from .worker import EngineWorker, ProbeWorker, Request, ScanWorker, start_thread
+from .workers import ProbeWorker, ScanWorker
 
 log = logging.getLogger(__name__)
 
 
 SYNC_ADD_LIMIT = 64  # up to this many plain files are queued at once, on the GUI thread
-
-
-class EngineState(str, Enum):
-    NONE = "none"  # no model installed/configured: nothing to load
-    LOADING = "loading"
-    READY = "ready"
-    FAILED = "failed"
 
 
 def export_next_to(transcript: Transcript, source: str, formats: Sequence[str]) -> list[Path]:
@@ -59,64 +53,48 @@ def export_next_to(transcript: Transcript, source: str, formats: Sequence[str]) 
 
 
 class QueueController(QObject):
-    engineStateChanged = Signal()  # read engine_state / engine_detail / engine_provider
     jobChanged = Signal(int)  # a job's status or result changed
     liveSegments = Signal(int)  # the running job produced new segments
     queueFinished = Signal(int, int)  # files done, files failed since the queue last started
     notice = Signal(str)  # a transient message for the status bar
-    engineReleasing = Signal()  # the engine is about to be closed: stop using it now (same thread)
     scanChanged = Signal()  # a folder walk started, progressed or ended: read `scanning`, `scan_found`
     scanFinished = Signal(list)  # the jobs a folder walk queued (maybe none); not sent when cancelled
 
-    _requestLoad = Signal(str, str, int)
-    _requestTranscribe = Signal(object)
     _requestProbe = Signal(int, str)
     _requestScan = Signal(int, list, object)
 
-    def __init__(self, store: Store, settings: Settings, parent: QObject | None = None) -> None:
+    def __init__(self, store: Store, engine: EngineHost, settings: Settings, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.store = store
+        self.engine = engine
         self.settings = settings
         self.model = QueueModel(self)
-        self.engine_state = EngineState.NONE
-        self.engine_detail = ""  # model name when loading/ready, reason when failed
-        self.engine_provider = ""
-        self.engine_warnings: list[str] = []
-        self.model_choice: ModelChoice | None = None
-        self.engine: Any = None  # the loaded tingji.engine.Engine while READY (owned by the engine thread)
         self.scan_found = 0  # media files found so far by the running folder walk
         self._scans: dict[int, threading.Event] = {}  # folder walks queued or running
         self._scan_seq = 0
-        self._load_seq = 0
         self._current: Request | None = None
         self._live: dict[int, list[Segment]] = {}
         self._remove_after_cancel: set[int] = set()
         self._batch = [0, 0]  # done, failed since the queue went busy
         self._closing = False
 
-        self._worker = EngineWorker()
+        worker = engine.worker
+        worker.progress.connect(self._on_progress)
+        worker.finished.connect(self._on_finished)
+        worker.failed.connect(self._on_failed)
+        worker.cancelled.connect(self._on_cancelled)
+        engine.stateChanged.connect(self._dispatch)
+
+        # Parentless: they move to their threads.
         self._prober = ProbeWorker()
         self._scanner = ScanWorker()
-        self._requestLoad.connect(self._worker.load)
         self._requestScan.connect(self._scanner.scan)
         self._scanner.progress.connect(self._on_scan_progress)
         self._scanner.done.connect(self._on_scan_done)
-        self._requestTranscribe.connect(self._worker.transcribe)
         self._requestProbe.connect(self._prober.probe)
-        w = self._worker
-        w.ready.connect(self._on_ready)
-        w.load_failed.connect(self._on_load_failed)
-        w.progress.connect(self._on_progress)
-        w.finished.connect(self._on_finished)
-        w.failed.connect(self._on_failed)
-        w.cancelled.connect(self._on_cancelled)
         self._prober.probed.connect(self._on_probed)
         self._prober.bad.connect(self._on_bad_file)
-        self._thread = start_thread(self._worker, "tingji-engine")
-        # The engine is closed in its own thread, as the thread ends.
-        self._thread.finished.connect(self._worker.close_engine, Qt.ConnectionType.DirectConnection)
-        self._probe_thread = start_thread(self._prober, "tingji-probe")
-        self._scan_thread = start_thread(self._scanner, "tingji-scan")
+        self._threads = [start_worker(self._prober, "tingji-probe"), start_worker(self._scanner, "tingji-scan")]
 
         self.model.filesDropped.connect(self.add_paths)
         self.model.reorderRequested.connect(self.reorder)
@@ -127,47 +105,9 @@ class QueueController(QObject):
             if job.status is Status.WAITING and job.duration is None:
                 self._requestProbe.emit(job.id, job.path)
 
-    # -- engine -----------------------------------------------------------------------
-
-    def reload_engine(self) -> None:
-        """(Re)load the model named by the settings, in the background."""
-        self._load_seq += 1  # first: an answer to an earlier load that is still on its way is stale now
-        self._release_engine()
-        choice = self.model_choice = choose_model(self.settings.model)
-        if choice.path is None:
-            self._set_engine(EngineState.FAILED if choice.problem else EngineState.NONE, choice.problem or "")
-            return
-        self._set_engine(EngineState.LOADING, choice.name)
-        self._requestLoad.emit(str(choice.path), self.settings.provider, self._load_seq)
-
-    def _set_engine(self, state: EngineState, detail: str, provider: str = "",
-                    warnings: Sequence[str] = ()) -> None:
-        self.engine_state, self.engine_detail = state, detail
-        self.engine_provider, self.engine_warnings = provider, list(warnings)
-        self.engineStateChanged.emit()
-
-    def _release_engine(self) -> None:
-        """Tell the engine's other users (dictation) to let go before the engine thread closes it."""
-        if self.engine is not None:
-            self.engine = None
-            self.engineReleasing.emit()
-
-    def _on_ready(self, seq: int, name: str, provider: str, warnings: list, engine: Any) -> None:
-        if seq != self._load_seq or self._closing:
-            return  # a newer load was requested meanwhile
-        self.engine = engine
-        self._set_engine(EngineState.READY, name, provider, warnings)
-        self._dispatch()
-
-    def _on_load_failed(self, seq: int, reason: str) -> None:
-        if seq == self._load_seq and not self._closing:
-            self._set_engine(EngineState.FAILED, reason)
-
     def apply_settings(self, new: Settings) -> None:
-        """Take new settings; reloads the model only when the model or provider changed."""
-        old, self.settings = self.settings, new
-        if (old.model, old.provider) != (new.model, new.provider) or self.engine_state is not EngineState.READY:
-            self.reload_engine()
+        """Take new settings: the next file runs with its language and hotwords, results export by them."""
+        self.settings = new
 
     # -- queue operations ----------------------------------------------------------------
 
@@ -179,13 +119,13 @@ class QueueController(QObject):
         paths = [os.fspath(p) for p in paths]
         # Many paths (a stat each, maybe on a slow share), a folder, or a walk already under
         # way (then behind it, to keep the drop order): on the scan thread.
-        if self._scans or len(paths) > SYNC_ADD_LIMIT or files.has_folder(paths):
+        if self._scans or len(paths) > SYNC_ADD_LIMIT or has_folder(paths):
             self._scan_seq += 1
             self._scans[self._scan_seq] = cancel = threading.Event()
             self._requestScan.emit(self._scan_seq, paths, cancel)
             self.scanChanged.emit()
             return []
-        return self._queue_files(files.expand(paths))
+        return self._queue_files(expand(paths))
 
     @property
     def scanning(self) -> bool:
@@ -302,7 +242,7 @@ class QueueController(QObject):
         return job
 
     def _dispatch(self) -> None:
-        if self._current is not None or self._closing or self.engine_state is not EngineState.READY:
+        if self._current is not None or self._closing or self.engine.state is not EngineState.READY:
             return
         job = self.store.next_waiting()
         if job is None:
@@ -316,7 +256,7 @@ class QueueController(QObject):
         self.store.start(job.id)
         self._refresh(job.id)
         self.model.set_fraction(job.id, 0.0)
-        self._requestTranscribe.emit(self._current)
+        self.engine.transcribe(self._current)
 
     def _done_with(self, job_id: int) -> bool:
         """Clear the running slot; False when the signal is stale, the app is closing, or the
@@ -393,23 +333,18 @@ class QueueController(QObject):
 
     @property
     def stopped(self) -> bool:
-        """True once shutdown() has ended every worker thread (and so closed the engine)."""
-        return all(t.isFinished() for t in (self._thread, self._probe_thread, self._scan_thread))
+        """True once shutdown() has ended the probe and scan threads."""
+        return all(t.isFinished() for t in self._threads)
 
     def shutdown(self) -> None:
-        """Stop the workers and close the store. A file mid-way stays "transcribing" in the
-        store on purpose: the next start puts it back to waiting and runs it again."""
+        """Cancel the running file, stop the workers and close the store. The file mid-way stays
+        "transcribing" in the store on purpose: the next start puts it back to waiting and runs it
+        again. (The engine thread is the EngineHost's to stop, after this.)"""
         if self._closing:
             return
-        self._release_engine()
         self._closing = True
         if self._current is not None:
             self._current.cancel.set()
         self.cancel_scan()
-        threads = (self._thread, self._probe_thread, self._scan_thread)
-        for thread in threads:
-            thread.quit()
-        for thread in threads:
-            if not thread.wait(15000):
-                log.warning("%s did not stop in time", thread.objectName())
+        stop_threads(self._threads)
         self.store.close()

@@ -1,20 +1,21 @@
-"""Dictation inside the desktop app: one DictationController on the queue's own Engine.
+"""Dictation inside the desktop app: one DictationController on the app's shared Engine.
 
 Why share the engine: a second Engine would load the model twice (memory,
 and seconds of warm-up). The engine's live lane lets a dictation take run
 while a file is transcribed; the file pauses between decode steps.
 
-Life cycle, driven by the queue controller's engine signals:
-  * engine READY -> a DictationController is made on that Engine object and
-    started (global hotkey, microphone when "keep open" is on);
-  * `engineReleasing` (model reload, quitting) -> the controller is closed
+Life cycle, driven by `EngineHost` (gui/engine_host.py):
+  * engine READY -> a DictationController is made on `loaded.engine` and
+    started (global hotkey, microphone when "keep open" is on); starting the
+    hotkey can take seconds, so it runs on a worker thread;
+  * `releasing` (model reload, quitting) -> the controller is closed
     *before* the engine thread closes the engine it uses;
   * model missing or failed -> no controller; the page says dictation waits
     for a model, the history can still be browsed.
 
 Settings: the DictationSettings live in the app's settings.json (its
-`dictation` object, read by DictationSettings.from_dict); the spoken language
-and hotwords are the app's, so dictation and files recognise the same way.
+`dictation` object, parsed by gui/settings.py); the spoken language and
+hotwords are the app's, so dictation and files recognise the same way.
 
 The host also sums up what dictation is doing for the status bar and tray:
 `state` is "waiting" (no engine), "idle", "listening" or "transcribing", and
@@ -30,21 +31,35 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..dictation.controller import AudioInput, DictationController
-from ..dictation.events import DictationEvent
-from ..dictation.settings import DictationSettings
-from .controller import EngineState, QueueController
-from .dictation_panel import DictationPanel
+from ...dictation.controller import AudioInput, DictationController
+from ...dictation.events import DictationEvent
+from ...dictation.settings import DictationSettings
+from ..engine_host import EngineHost, EngineState
+from ..settings import Settings
+from ..threads import start_worker, stop_threads
+from .panel import DictationPanel
 from .qt_clipboard import QtClipboard
-from .settings import Settings
 
 log = logging.getLogger(__name__)
+
+START_TIMEOUT_S = 10.0
 
 
 def dictation_settings(settings: Settings) -> DictationSettings:
     """The app settings' dictation part with the app's spoken language and hotwords, so that
     dictation and files recognise the same way. (settings.py parsed it when it was loaded.)"""
     return replace(settings.dictation, language=settings.language or None, hotwords=list(settings.hotwords))
+
+
+class _Starter(QObject):
+    """Starts controllers (global hotkey, microphone) off the GUI thread; `done` is set after each."""
+
+    @Slot(object, object)
+    def start(self, controller: DictationController, done: threading.Event) -> None:
+        try:
+            controller.start()
+        finally:
+            done.set()
 
 
 class DictationHost(QObject):
@@ -54,21 +69,29 @@ class DictationHost(QObject):
     problem = Signal(str)  # a dictation error (English one-liner) worth a status-bar message
     settingsChanged = Signal(object)  # the panel changed a DictationSettings: save it
 
-    def __init__(self, queue: QueueController, panel: DictationPanel, *,
+    _start = Signal(object, object)  # controller, threading.Event -> the starter's thread
+
+    def __init__(self, engine: EngineHost, panel: DictationPanel, settings: Settings, *,
                  microphone: Callable[[DictationSettings], AudioInput] | None = None,
                  use_hotkey: bool = True, parent: QObject | None = None) -> None:
+        """`microphone` builds the microphone from DictationSettings (tests; default: the real
+        device); `use_hotkey=False` leaves the global hotkey off."""
         super().__init__(parent)
-        self.queue = queue
+        self.engine = engine
         self.panel = panel
+        self.settings = settings
         self.controller: DictationController | None = None
         self.state = "waiting"
         self.hotkey_problem = ""
         self._make_microphone = microphone
         self._use_hotkey = use_hotkey
         self._clipboard = QtClipboard(parent=self)
-        self._starter: threading.Thread | None = None
-        queue.engineStateChanged.connect(self._engine_changed)
-        queue.engineReleasing.connect(self.stop)
+        self._started = threading.Event()  # set once the current controller's start() returned
+        self._starter = _Starter()
+        self._start.connect(self._starter.start)
+        self._starter_thread = start_worker(self._starter, "tingji-dictation-start")
+        engine.stateChanged.connect(self._engine_changed)
+        engine.releasing.connect(self.stop)
         panel.bridge.event.connect(self._on_event)
         panel.settingsChanged.connect(self.settingsChanged)
 
@@ -76,17 +99,17 @@ class DictationHost(QObject):
 
     @Slot()
     def _engine_changed(self) -> None:
-        engine = self.queue.engine
-        if engine is None or self.queue.engine_state is not EngineState.READY:
+        loaded = self.engine.loaded
+        if loaded is None or self.engine.state is not EngineState.READY:
             self.stop()
             return
-        if self.controller is not None and self.controller.engine is engine:
+        if self.controller is not None and self.controller.engine is loaded.engine:
             return
         self.stop()
-        settings = dictation_settings(self.queue.settings)
+        settings = dictation_settings(self.settings)
         try:
             controller = DictationController(
-                engine, settings, clipboard=self._clipboard, history=self.panel.history,
+                loaded.engine, settings, clipboard=self._clipboard, history=self.panel.history,
                 microphone=self._make_microphone(settings) if self._make_microphone else None,
                 on_event=self.panel.bridge.post, use_hotkey=self._use_hotkey)
         except Exception as exc:  # noqa: BLE001 - dictation must never keep the app from running
@@ -97,10 +120,8 @@ class DictationHost(QObject):
         self._clipboard.resume()
         self.panel.attach(controller)
         self._set_state(controller.state)
-        # Starting the global hotkey can take seconds where the desktop has no hook
-        # (an X server without RECORD): not on the GUI thread.
-        self._starter = threading.Thread(target=controller.start, name="tingji-dictation-start", daemon=True)
-        self._starter.start()
+        self._started = threading.Event()
+        self._start.emit(controller, self._started)
 
     @Slot()
     def stop(self) -> None:
@@ -109,9 +130,8 @@ class DictationHost(QObject):
         if controller is None:
             return
         self.panel.detach()
-        if self._starter is not None:
-            self._starter.join(10.0)
-            self._starter = None
+        if not self._started.wait(START_TIMEOUT_S):  # closing while start() runs would race it
+            log.warning("dictation did not finish starting in %.0f s", START_TIMEOUT_S)
         self._clipboard.interrupt()  # a paste waiting for this (blocked) thread fails at once
         try:
             controller.close()
@@ -119,8 +139,14 @@ class DictationHost(QObject):
             log.exception("closing dictation")
         self._set_state("waiting")
 
+    def shutdown(self) -> None:
+        """The app is ending: close the controller and end the starter's thread."""
+        self.stop()
+        stop_threads([self._starter_thread])
+
     def apply_app_settings(self, settings: Settings) -> None:
         """The app's settings changed (language, hotwords, or the dictation part)."""
+        self.settings = settings
         new = dictation_settings(settings)
         self.panel.settings = new  # the panel's next edit starts from these
         if self.controller is not None and new != self.controller.settings:

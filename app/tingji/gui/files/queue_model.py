@@ -17,10 +17,10 @@ from PySide6.QtCore import (QAbstractTableModel, QCoreApplication, QMimeData, QM
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionProgressBar, QStyleOptionViewItem
 
-from . import theme
-from .errors import localized_stored
+from .. import theme
+from ..errors import localized_stored
 from .storage import Job, Status
-from .timefmt import clock
+from ..timefmt import clock
 
 JOB_MIME = "application/x-tingji-job-ids"
 JobIdRole = Qt.ItemDataRole.UserRole + 1

@@ -15,7 +15,7 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QPainter, QPa
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMenu, QTableView,
                                QToolButton, QVBoxLayout, QWidget)
 
-from . import icons, theme
+from .. import icons, theme
 from .controller import QueueController
 from .queue_model import Column, ProgressDelegate
 from .storage import Job, Status

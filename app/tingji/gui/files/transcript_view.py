@@ -16,14 +16,14 @@ from PySide6.QtGui import QFont, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu,
                                QPushButton, QStackedWidget, QTableView, QToolButton, QVBoxLayout, QWidget)
 
-from ..engine.errors import TingjiError
-from ..engine.transcript import Segment, Transcript
-from ..engine.writers import FORMATS, write
-from . import icons, theme
-from .errors import localized_message, localized_stored
+from ...engine.errors import TingjiError
+from ...engine.transcript import Segment, Transcript
+from ...engine.writers import FORMATS, write
+from .. import icons, theme
+from ..errors import localized_message, localized_stored
 from .player import SegmentPlayer
 from .storage import Job, Status
-from .timefmt import clock
+from ..timefmt import clock
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 PROVIDER_NAMES = {"dml": "DirectML", "cuda": "CUDA", "cpu": "CPU"}

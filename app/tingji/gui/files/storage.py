@@ -24,7 +24,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..engine.transcript import Segment, Transcript
+from ...engine.transcript import Segment, Transcript
 
 SCHEMA_VERSION = 2
 
