@@ -294,7 +294,8 @@ class MainWindow(QMainWindow):
             self.banner.show_notice("info", self.tr(
                 "<b>No speech model installed.</b> Run <code>{0}</code> in a terminal, "
                 "or choose a model folder in Settings. Files you add now wait until a model is ready."
-            ).format(DOWNLOAD_COMMAND), [settings_button, (self.tr("Manage models…"), lambda: self.open_model_manager())])
+            ).format(DOWNLOAD_COMMAND),
+                [settings_button, (self.tr("Manage models…"), lambda: self.open_model_manager())])
         elif e.state is EngineState.FAILED:
             self.banner.show_notice("error", self.tr("<b>The speech model could not be loaded.</b> {0}").format(
                 html.escape(e.detail)), [settings_button])
