@@ -11,22 +11,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import soundfile as sf
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from audio_fixtures import write_wav
+from audio_fixtures import damaged_at, write_wav
 from gui_helpers import StallMeter, drop_files, long_speech
 from tingji.engine import Engine
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
 from tingji.gui.engine_host import EngineState
-from tingji.gui.main_window import MainWindow
 from tingji.gui.files.queue_model import Column
+from tingji.gui.files.storage import Status, Store
+from tingji.gui.main_window import MainWindow
 from tingji.gui.settings import Settings
 from tingji.gui.settings_dialog import SettingsDialog
-from tingji.gui.files.storage import Status, Store
 
 pytestmark = pytest.mark.gui
 LOAD_TIMEOUT_MS = 120_000
@@ -333,3 +334,52 @@ def test_drop_speech_with_demo_model_shows_the_spoken_words(qtbot, home: Path, t
             assert demo.normalise_words(shown) == text.split(), (name, shown)
     finally:
         window.close()
+
+
+def test_damaged_file_is_done_with_warnings_and_says_why(qtbot, home: Path, tiny_model: Path, speech_en: np.ndarray,
+                                                         tmp_path: Path) -> None:
+    """A 90 s FLAC damaged half way in: the part before the damage is kept, the row says "Done with
+    warnings" and why (in both languages), and so does the transcript pane, also after a restart."""
+    speech = np.concatenate([speech_en, np.zeros(8000, np.float32)])
+    sf.write(str(tmp_path / "talk.flac"), np.resize(speech, 90 * 16000), 16000)
+    damaged = damaged_at(tmp_path / "talk.flac", 1 / 2)
+    whole = write_wav(tmp_path / "whole.wav", speech_en)
+    settings_mod.save(Settings(model=str(tiny_model)))
+    window = _open(qtbot)
+    window.controller.add_paths([str(damaged), str(whole)])
+    _wait_all_finished(qtbot, window, 2)
+    model = window.controller.model
+    bad, good = model.jobs()
+    assert bad.status is Status.DONE and bad.incomplete and not good.incomplete
+    assert bad.warning.startswith("decoding stopped at ") and "of 90.0 s (the data is damaged)" in bad.warning
+    assert model.data(model.index(0, Column.STATUS)) == "Done with warnings"
+    assert model.data(model.index(1, Column.STATUS)) == "Done"
+    assert model.data(model.index(0, Column.PROGRESS)) == bad.warning  # the reason, where the bar would be
+    assert bad.warning in model.data(model.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole)
+    partial = window.controller.transcript(bad.id)
+    assert partial.complete is False and partial.segments and 30 < partial.duration < 50
+    window.queue.select_job(bad.id)
+    assert window.panel.warning.isVisible() and bad.warning in window.panel.warning.text()
+    assert window.panel.shown_segments() == [s.text.strip() for s in partial.segments]  # the part is kept
+    window.queue.select_job(good.id)
+    assert not window.panel.warning.isVisible()
+
+    window.apply_settings(replace(window.settings, ui_language="zh_CN"))
+    qtbot.waitUntil(lambda: model.data(model.index(0, Column.STATUS)) == "完成（有警告）", timeout=5000)
+    window.queue.select_job(bad.id)
+    assert window.panel.warning.text().startswith("⚠ 此文件只转写了一部分：")
+    window.apply_settings(replace(window.settings, ui_language="en"))
+    window.close()
+
+    again = _open(qtbot, wait_ready=False)  # a restart: the warning comes from the database
+    try:
+        model = again.controller.model
+        job = model.job_by_id(bad.id)
+        assert job.incomplete and job.warning == bad.warning
+        assert model.data(model.index(0, Column.STATUS)) == "Done with warnings"
+        again.queue.select_job(bad.id)
+        assert again.panel.warning.isVisible() and bad.warning in again.panel.warning.text()
+        print(f"\n{damaged.name}: done with warnings ({bad.warning}); {len(partial.segments)} segments kept, "
+              "shown in the row and the pane, in English and Chinese, and after a restart")
+    finally:
+        again.close()

@@ -30,10 +30,10 @@ from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
 from tingji.gui.engine_host import EngineState
-from tingji.gui.main_window import MainWindow
 from tingji.gui.files.queue_model import Column
-from tingji.gui.settings import Settings
 from tingji.gui.files.storage import Status, Store
+from tingji.gui.main_window import MainWindow
+from tingji.gui.settings import Settings
 from tingji.paths import settings_path
 
 pytestmark = [pytest.mark.gui, pytest.mark.dictation]

@@ -111,6 +111,11 @@ def status_color(status: Status, palette: QPalette | None = None) -> QColor:
     return QColor(dark if is_dark(palette) else light)
 
 
+def warning_color(palette: QPalette | None = None) -> QColor:
+    """Done with warnings (part of a file could not be read): amber, between done and failed."""
+    return QColor("#f2c04c" if is_dark(palette) else "#9a6700")
+
+
 def engine_color(state: str, palette: QPalette | None = None) -> QColor:
     """The dot next to the engine status: loading / ready / failed / none."""
     table = {"loading": Status.RUNNING, "ready": Status.DONE, "failed": Status.FAILED, "none": Status.CANCELLED}

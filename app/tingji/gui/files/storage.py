@@ -26,7 +26,7 @@ from typing import Any, Iterable, Sequence
 
 from ...engine.transcript import Segment, Transcript
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -40,13 +40,14 @@ CREATE TABLE IF NOT EXISTS jobs (
     added_at    REAL NOT NULL,
     finished_at REAL,
     elapsed_s   REAL,
-    transcript  TEXT
+    transcript  TEXT,
+    warning     TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_position ON jobs(position);
 """
 
 # Every column but the (possibly large) transcript: listing the queue must stay cheap.
-_JOB_COLUMNS = "id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code"
+_JOB_COLUMNS = "id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code, warning"
 
 
 class Status(str, Enum):
@@ -79,14 +80,29 @@ class Job:
     # A known problem's code and arguments (JSON, see gui/errors.py), so the
     # reason is shown in the UI language even after a restart; None: unknown.
     error_code: str | None = None
+    # Done, but the source could not be read to its end (a damaged file): why, in the engine's
+    # words ("decoding stopped at 45.1 s of 150.0 s (the data is damaged)"). None: read whole.
+    warning: str | None = None
 
     @property
     def name(self) -> str:
         return Path(self.path).name or self.path
 
+    @property
+    def incomplete(self) -> bool:
+        """Done with warnings: the transcript covers only part of the file."""
+        return self.status is Status.DONE and self.warning is not None
+
 
 def _job(row: Sequence[Any]) -> Job:
-    return Job(row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8], row[9])
+    return Job(row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8], row[9], row[10])
+
+
+def incompleteness(transcript: Transcript) -> str | None:
+    """Why a transcript covers only part of its file (its warnings), or None when the file was read whole."""
+    if transcript.complete:
+        return None
+    return "; ".join(transcript.warnings) or "the file could not be read to its end"
 
 
 class Store:
@@ -111,6 +127,8 @@ class Store:
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(jobs)")}
         if "error_code" not in columns:  # version 1 -> 2: error codes for translated reasons
             self._db.execute("ALTER TABLE jobs ADD COLUMN error_code TEXT")
+        if "warning" not in columns:  # 2 -> 3: files done with warnings (read only in part)
+            self._db.execute("ALTER TABLE jobs ADD COLUMN warning TEXT")
         if self._db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
@@ -167,16 +185,16 @@ class Store:
         self._write("UPDATE jobs SET duration=? WHERE id=?", (duration, job_id))
 
     def start(self, job_id: int) -> None:
-        self._write("UPDATE jobs SET status=?, error=NULL, error_code=NULL WHERE id=?",
+        self._write("UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL WHERE id=?",
                     (Status.RUNNING.value, job_id))
 
     def finish(self, job_id: int, transcript: Transcript, elapsed_s: float | None = None) -> None:
-        """Commit a finished transcript; durable once this returns."""
+        """Commit a finished transcript (an incomplete one is done with warnings); durable once this returns."""
         self._write(
-            "UPDATE jobs SET status=?, transcript=?, error=NULL, error_code=NULL, finished_at=?, elapsed_s=?, "
-            "duration=COALESCE(duration, ?) WHERE id=?",
-            (Status.DONE.value, json.dumps(transcript.to_dict(), ensure_ascii=False), time.time(),
-             elapsed_s, transcript.duration, job_id))
+            "UPDATE jobs SET status=?, transcript=?, error=NULL, error_code=NULL, warning=?, finished_at=?, "
+            "elapsed_s=?, duration=COALESCE(duration, ?) WHERE id=?",
+            (Status.DONE.value, json.dumps(transcript.to_dict(), ensure_ascii=False), incompleteness(transcript),
+             time.time(), elapsed_s, transcript.duration, job_id))
 
     def fail(self, job_id: int, reason: str, code: str | None = None) -> None:
         """Mark failed with the engine's English reason and, for a known problem, its code."""
@@ -196,8 +214,8 @@ class Store:
         with self._db:
             self._db.execute("BEGIN")
             self._db.executemany(
-                "UPDATE jobs SET status=?, error=NULL, error_code=NULL, transcript=NULL, finished_at=NULL, elapsed_s=NULL "
-                "WHERE id=? AND status<>?",
+                "UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, transcript=NULL, "
+                "finished_at=NULL, elapsed_s=NULL WHERE id=? AND status<>?",
                 [(Status.WAITING.value, i, Status.RUNNING.value) for i in job_ids])
 
     def remove(self, job_ids: Sequence[int]) -> None:
@@ -238,4 +256,6 @@ def transcript_from_dict(data: dict[str, Any]) -> Transcript:
         skipped_windows=int(data.get("skipped_windows") or 0),
         warnings=list(data.get("warnings") or []),
         window_texts=[text] if isinstance(text, str) and text else [],
+        family=str(data.get("family") or ""),
+        complete=data.get("complete") is not False,
     )

@@ -107,6 +107,12 @@ class TranscriptPanel(QWidget):
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.meta = QLabel()
         self.meta.setObjectName("transcriptMeta")
+        # Done with warnings: what part of the file is missing, and why (a damaged file).
+        self.warning = QLabel()
+        self.warning.setObjectName("transcriptWarning")
+        self.warning.setWordWrap(True)
+        self.warning.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.warning.hide()
 
         self.table = QTableView()
         self.table.setObjectName("segmentTable")
@@ -166,6 +172,7 @@ class TranscriptPanel(QWidget):
         layout.setSpacing(6)
         layout.addWidget(self.title)
         layout.addWidget(self.meta)
+        layout.addWidget(self.warning)
         layout.addWidget(self.stack, 1)
         layout.addLayout(buttons)
 
@@ -208,6 +215,10 @@ class TranscriptPanel(QWidget):
         self.title.setToolTip(job.path if job else "")
         self.meta.setText(self._meta_text())
         self.meta.setVisible(bool(self.meta.text()))
+        incomplete = job is not None and job.incomplete
+        self.warning.setText(self.tr("⚠ Only part of this file was transcribed: {0}").format(job.warning)
+                             if job is not None and incomplete else "")
+        self.warning.setVisible(incomplete)
         if has_text:
             self.stack.setCurrentWidget(self.table)
             return
@@ -262,6 +273,7 @@ class TranscriptPanel(QWidget):
         self.stop_button.setIcon(icons.glyph("stop", pal))
         secondary = theme.secondary_text(pal).name()
         self.meta.setStyleSheet(f"color: {secondary};")
+        self.warning.setStyleSheet(f"color: {theme.warning_color(pal).name()};")
         self.play_hint.setStyleSheet(f"color: {secondary};")
         self.placeholder.setStyleSheet(f"color: {secondary}; font-size: 11pt;")
 

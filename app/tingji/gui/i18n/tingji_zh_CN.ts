@@ -359,13 +359,13 @@
     </message>
     <message>
         <location filename="../main_window.py" line="190"/>
-        <location filename="../main_window.py" line="375"/>
+        <location filename="../main_window.py" line="376"/>
         <source>Add files</source>
         <translation>添加文件</translation>
     </message>
     <message>
         <location filename="../main_window.py" line="196"/>
-        <location filename="../main_window.py" line="376"/>
+        <location filename="../main_window.py" line="377"/>
         <source>Add folder</source>
         <translation>添加文件夹</translation>
     </message>
@@ -391,7 +391,7 @@
     </message>
     <message>
         <location filename="../main_window.py" line="268"/>
-        <location filename="../main_window.py" line="369"/>
+        <location filename="../main_window.py" line="370"/>
         <source>Tingji</source>
         <translation>听记 Tingji</translation>
     </message>
@@ -426,123 +426,123 @@
         <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请在终端运行 &lt;code&gt;{0}&lt;/code&gt;，或在“设置”中选择一个模型文件夹。现在添加的文件会排队等待，模型就绪后开始转写。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="297"/>
+        <location filename="../main_window.py" line="298"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="299"/>
+        <location filename="../main_window.py" line="300"/>
         <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="303"/>
+        <location filename="../main_window.py" line="304"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="370"/>
+        <location filename="../main_window.py" line="371"/>
         <source>Files</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="371"/>
+        <location filename="../main_window.py" line="372"/>
         <source>Transcribe audio and video files</source>
         <translation>转写音频和视频文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="372"/>
-        <location filename="../main_window.py" line="446"/>
+        <location filename="../main_window.py" line="373"/>
+        <location filename="../main_window.py" line="447"/>
         <source>Dictation</source>
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="373"/>
+        <location filename="../main_window.py" line="374"/>
         <source>Speak into any application with a hotkey</source>
         <translation>用快捷键在任意应用中语音输入</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="375"/>
+        <location filename="../main_window.py" line="376"/>
         <source>Add audio or video files to the queue (Ctrl+O)</source>
         <translation>把音频或视频文件加入队列 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="376"/>
+        <location filename="../main_window.py" line="377"/>
         <source>Add every audio and video file in a folder</source>
         <translation>添加文件夹中的所有音频和视频文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="377"/>
+        <location filename="../main_window.py" line="378"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="377"/>
+        <location filename="../main_window.py" line="378"/>
         <source>Cancel the selected files</source>
         <translation>取消所选文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="378"/>
+        <location filename="../main_window.py" line="379"/>
         <source>Cancel all</source>
         <translation>全部取消</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="378"/>
+        <location filename="../main_window.py" line="379"/>
         <source>Cancel every file that is waiting or transcribing</source>
         <translation>取消所有等待中和转写中的文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="379"/>
+        <location filename="../main_window.py" line="380"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="379"/>
+        <location filename="../main_window.py" line="380"/>
         <source>Model, language, output formats, appearance</source>
         <translation>模型、语言、输出格式、外观</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="427"/>
+        <location filename="../main_window.py" line="428"/>
         <source>Dictation: waiting for the model</source>
         <translation>听写：等待模型</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="428"/>
+        <location filename="../main_window.py" line="429"/>
         <source>Dictation: press {0}</source>
         <translation>听写：按 {0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="429"/>
+        <location filename="../main_window.py" line="430"/>
         <source>Dictation: hotkey unavailable</source>
         <translation>听写：快捷键不可用</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="430"/>
+        <location filename="../main_window.py" line="431"/>
         <source>Dictation: listening…</source>
         <translation>听写：正在聆听…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="431"/>
+        <location filename="../main_window.py" line="432"/>
         <source>Dictation: transcribing…</source>
         <translation>听写：正在转写…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="439"/>
+        <location filename="../main_window.py" line="440"/>
         <source>Open the dictation page</source>
         <translation>打开听写页面</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="444"/>
+        <location filename="../main_window.py" line="445"/>
         <source>Dictation: {0}</source>
         <translation>听写：{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="477"/>
+        <location filename="../main_window.py" line="478"/>
         <source>Tingji is still running</source>
         <translation>听记仍在运行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="478"/>
+        <location filename="../main_window.py" line="479"/>
         <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
         <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
     </message>
@@ -905,24 +905,29 @@
 <context>
     <name>QueueModel</name>
     <message>
-        <location filename="../files/queue_model.py" line="156"/>
+        <location filename="../files/queue_model.py" line="159"/>
         <source>File</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="156"/>
+        <location filename="../files/queue_model.py" line="159"/>
         <source>Duration</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="156"/>
+        <location filename="../files/queue_model.py" line="159"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="156"/>
+        <location filename="../files/queue_model.py" line="159"/>
         <source>Progress</source>
         <translation>进度</translation>
+    </message>
+    <message>
+        <location filename="../files/queue_model.py" line="181"/>
+        <source>Only part of this file was transcribed: {0}</source>
+        <translation>此文件只转写了一部分：{0}</translation>
     </message>
 </context>
 <context>
@@ -1225,27 +1230,32 @@
 <context>
     <name>Status</name>
     <message>
-        <location filename="../files/queue_model.py" line="42"/>
+        <location filename="../files/queue_model.py" line="43"/>
+        <source>Done with warnings</source>
+        <translation>完成（有警告）</translation>
+    </message>
+    <message>
+        <location filename="../files/queue_model.py" line="45"/>
         <source>Waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="43"/>
+        <location filename="../files/queue_model.py" line="46"/>
         <source>Transcribing</source>
         <translation>转写中</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="44"/>
+        <location filename="../files/queue_model.py" line="47"/>
         <source>Done</source>
         <translation>完成</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="45"/>
+        <location filename="../files/queue_model.py" line="48"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="46"/>
+        <location filename="../files/queue_model.py" line="49"/>
         <source>Cancelled</source>
         <translation>已取消</translation>
     </message>
@@ -1253,116 +1263,121 @@
 <context>
     <name>TranscriptPanel</name>
     <message>
-        <location filename="../files/transcript_view.py" line="173"/>
+        <location filename="../files/transcript_view.py" line="180"/>
         <source>Cannot play this file: {0}</source>
         <translation>无法播放此文件：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="207"/>
+        <location filename="../files/transcript_view.py" line="214"/>
         <source>Transcript</source>
         <translation>转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="216"/>
+        <location filename="../files/transcript_view.py" line="219"/>
+        <source>⚠ Only part of this file was transcribed: {0}</source>
+        <translation>⚠ 此文件只转写了一部分：{0}</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="227"/>
         <source>Select a file in the queue to see its transcript.</source>
         <translation>在队列中选择一个文件，即可查看转写结果。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="218"/>
+        <location filename="../files/transcript_view.py" line="229"/>
         <source>Waiting to be transcribed.</source>
         <translation>等待转写。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="220"/>
+        <location filename="../files/transcript_view.py" line="231"/>
         <source>Transcribing…
 Text appears here as it is recognised.</source>
         <translation>正在转写…
 识别出的文字会陆续显示在这里。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="222"/>
+        <location filename="../files/transcript_view.py" line="233"/>
         <source>This file could not be transcribed:
 {0}</source>
         <translation>无法转写此文件：
 {0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="225"/>
+        <location filename="../files/transcript_view.py" line="236"/>
         <source>Cancelled before any text was recognised.</source>
         <translation>在识别出任何文字之前已取消。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="227"/>
+        <location filename="../files/transcript_view.py" line="238"/>
         <source>No speech was found in this file.</source>
         <translation>此文件中没有发现语音。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="243"/>
+        <location filename="../files/transcript_view.py" line="254"/>
         <source>transcribed in {0:.1f} s</source>
         <translation>用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="245"/>
+        <location filename="../files/transcript_view.py" line="256"/>
         <source>cancelled: partial transcript</source>
         <translation>已取消：部分结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="249"/>
+        <location filename="../files/transcript_view.py" line="260"/>
         <source>Copy all</source>
         <translation>全部复制</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="250"/>
+        <location filename="../files/transcript_view.py" line="261"/>
         <source>Copy the whole transcript to the clipboard</source>
         <translation>把全部转写结果复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="251"/>
+        <location filename="../files/transcript_view.py" line="262"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="252"/>
+        <location filename="../files/transcript_view.py" line="263"/>
         <source>Save the transcript as TXT, SRT, VTT or JSON</source>
         <translation>把转写结果保存为 TXT、SRT、VTT 或 JSON</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="253"/>
+        <location filename="../files/transcript_view.py" line="264"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="273"/>
+        <location filename="../files/transcript_view.py" line="285"/>
         <source>Transcript copied to the clipboard.</source>
         <translation>转写结果已复制到剪贴板。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="288"/>
+        <location filename="../files/transcript_view.py" line="300"/>
         <source>Plain text (*.txt)</source>
         <translation>纯文本 (*.txt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="288"/>
+        <location filename="../files/transcript_view.py" line="300"/>
         <source>SubRip subtitles (*.srt)</source>
         <translation>SubRip 字幕 (*.srt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="289"/>
+        <location filename="../files/transcript_view.py" line="301"/>
         <source>WebVTT subtitles (*.vtt)</source>
         <translation>WebVTT 字幕 (*.vtt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="289"/>
+        <location filename="../files/transcript_view.py" line="301"/>
         <source>JSON with timings (*.json)</source>
         <translation>带时间信息的 JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="290"/>
+        <location filename="../files/transcript_view.py" line="302"/>
         <source>Export transcript</source>
         <translation>导出转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="301"/>
+        <location filename="../files/transcript_view.py" line="313"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
