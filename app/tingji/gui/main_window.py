@@ -26,7 +26,10 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, Q
 
 from ..dictation.settings import DictationSettings
 from . import i18n, icons, settings as settings_mod, theme
+from ..engine.errors import TingjiError
+from ..paths import database_path
 from .banner import NoticeBanner
+from .databases import SetAside
 from .dictation.host import DictationHost
 from .dictation.panel import hotkey_label
 from .engine_host import EngineHost, EngineState
@@ -95,7 +98,9 @@ class MainWindow(QMainWindow):
             toolbar.addAction(action)
             self.actions[key] = action
 
-        self.banner = NoticeBanner()
+        self.banner = NoticeBanner()  # the engine: no model, failed to load, warnings
+        self.storage_banner = NoticeBanner()  # the app's databases: set aside at start, writes failing
+        self.set_aside: list[SetAside] = []  # databases set aside at start-up, until dismissed
         self.queue = QueuePanel(controller)
         self.panel = TranscriptPanel()
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -120,6 +125,7 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(8, 4, 8, 0)
         layout.setSpacing(6)
         layout.addWidget(self.banner)
+        layout.addWidget(self.storage_banner)
         layout.addWidget(self.pages, 1)
         self.setCentralWidget(central)
 
@@ -157,6 +163,7 @@ class MainWindow(QMainWindow):
         controller.liveSegments.connect(self._live_segments)
         controller.queueFinished.connect(self._queue_finished)
         controller.notice.connect(lambda text: self.statusBar().showMessage(text, 10000))
+        controller.storageChanged.connect(self._update_storage_banner)
         controller.model.dataChanged.connect(lambda *_: self._update_actions())
         controller.model.rowsInserted.connect(lambda *_: self._update_actions())
         controller.model.rowsRemoved.connect(lambda *_: self._update_actions())
@@ -245,7 +252,7 @@ class MainWindow(QMainWindow):
             self.panel.show_job(None)
             return
         live = self.controller.live_segments(job.id) if job.status is Status.RUNNING else None
-        self.panel.show_job(job, self.controller.transcript(job.id), live)
+        self.panel.show_job(job, self.controller.transcript(job.id), live, unsaved=self.controller.is_unsaved(job.id))
 
     def _job_changed(self, job_id: int) -> None:
         job = self.queue.current_job()
@@ -305,6 +312,61 @@ class MainWindow(QMainWindow):
         else:
             self.banner.hide()
 
+    # -- storage ------------------------------------------------------------------------------
+
+    def show_set_aside(self, notices: Sequence[SetAside]) -> None:
+        """Databases that could not be used at start-up and were renamed: say where they went."""
+        self.set_aside = list(notices)
+        self._update_storage_banner()
+
+    def _set_aside_text(self, notice: SetAside) -> str:
+        queue = notice.path == database_path()
+        if notice.newer:
+            text = self.tr("The queue database was written by a newer version of Tingji.") if queue else \
+                self.tr("The dictation history was written by a newer version of Tingji.")
+        else:
+            text = self.tr("The queue database could not be read ({0}).") if queue else \
+                self.tr("The dictation history could not be read ({0}).")
+        then = self.tr("It was moved to {0}, and Tingji started with an empty one.") if queue else \
+            self.tr("It was moved to {0}, and the history starts empty.")
+        return f"{html.escape(text.format(notice.reason))} {html.escape(then.format(str(notice.moved_to)))}"
+
+    def _update_storage_banner(self) -> None:
+        c = self.controller
+        if c.storage_error or c.unsaved_count:
+            text = self.tr("<b>Tingji cannot write to its queue database</b> ({0}). The queue goes on.").format(
+                html.escape(c.storage_error or "?"))
+            actions = [(self.tr("Dismiss"), self.storage_banner.hide)]
+            if c.unsaved_count:
+                text += " " + self.tr("%n finished transcript(s) are kept only in memory until you save them.",
+                                      "", c.unsaved_count)
+                actions.insert(0, (self.tr("Save transcripts…"), self.save_unsaved_dialog))
+            self.storage_banner.show_notice("error", text, actions)
+        elif self.set_aside:
+            text = "<br>".join(self._set_aside_text(n) for n in self.set_aside)
+            self.storage_banner.show_notice("info", text, [(self.tr("Dismiss"), self._dismiss_set_aside)])
+        else:
+            self.storage_banner.hide()
+
+    def _dismiss_set_aside(self) -> None:
+        self.set_aside = []
+        self._update_storage_banner()
+
+    def save_unsaved_dialog(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, self.tr("Save the transcripts to a folder"))
+        if folder:
+            self.save_unsaved(folder)
+
+    def save_unsaved(self, folder: str) -> None:
+        """Write the transcripts the queue database could not keep into `folder`; says what was written."""
+        try:
+            written = self.controller.save_unsaved(folder)
+        except (OSError, TingjiError) as exc:
+            QMessageBox.warning(self, self.tr("Save the transcripts"),
+                                self.tr("The transcripts could not be saved in {0}: {1}").format(folder, exc))
+            return
+        self.statusBar().showMessage(self.tr("Saved %n file(s) in {0}", "", len(written)).format(folder), 15000)
+
     # -- settings -------------------------------------------------------------------------------
 
     def open_settings(self) -> None:
@@ -317,7 +379,11 @@ class MainWindow(QMainWindow):
         """Save, then apply: model/provider reload in the background, language and look at once."""
         old = self.settings
         new = self.settings = self._with_geometry(new)
-        settings_mod.save(new)
+        try:
+            settings_mod.save(new)
+        except OSError as exc:  # a full disk, a read-only folder: the change still applies to this session
+            self.statusBar().showMessage(self.tr("The settings could not be saved: {0}").format(
+                exc.strerror or exc), 15000)
         self.controller.apply_settings(new)
         self.dictation_host.apply_app_settings(new)
         self.engine.apply_settings(new)  # last: a reload releases the engine after dictation has the new settings

@@ -10,6 +10,14 @@ Life of a file: add -> probe (duration, or an error row at once) -> waiting
 -> dispatched when the engine is ready and nothing else runs -> done (result
 committed, auto-exported) | failed (reason) | cancelled (partial kept).
 
+The queue runs from the model (what is shown), and every change is written to
+the store as it happens. A write that fails (disk full, a damaged file) never
+stops the queue: the change is shown all the same, the next file starts, a
+finished transcript the store could not keep stays in memory (shown, exported
+next to the source when auto-export is on, or saved to a folder the user
+picks: `save_unsaved`), `storageChanged` tells the window, and the memory is
+written to the store as soon as a write works again.
+
 Dropped folders are walked on a worker thread (ScanWorker); their files are
 queued when the walk ends, in the order the drops came.
 
@@ -22,34 +30,31 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import threading
+import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from PySide6.QtCore import QObject, Signal
 
 from ...engine.transcript import Segment, Transcript
-from ...engine.writers import write
 from ..engine_host import EngineHost, EngineState
 from ..engine_worker import Request
 from ..errors import Problem
 from ..settings import Settings
 from ..threads import start_worker, stop_threads
+from .export import export_next_to, save_to_folder
 from .folders import expand, has_folder
 from .queue_model import QueueModel
-from .storage import Job, Status, Store
+from .storage import Job, Status, Store, incompleteness
 from .workers import ProbeWorker, ScanWorker
 
 log = logging.getLogger(__name__)
 
 
 SYNC_ADD_LIMIT = 64  # up to this many plain files are queued at once, on the GUI thread
-
-
-def export_next_to(transcript: Transcript, source: str, formats: Sequence[str]) -> list[Path]:
-    """Write `<source stem>.<fmt>` beside the source file for each format (atomic writes)."""
-    src = Path(source)
-    return [write(transcript, src.with_name(f"{src.stem}.{fmt}"), fmt) for fmt in formats]
 
 
 class QueueController(QObject):
@@ -59,6 +64,7 @@ class QueueController(QObject):
     notice = Signal(str)  # a transient message for the status bar
     scanChanged = Signal()  # a folder walk started, progressed or ended: read `scanning`, `scan_found`
     scanFinished = Signal(list)  # the jobs a folder walk queued (maybe none); not sent when cancelled
+    storageChanged = Signal()  # a write to the queue database failed or works again: read storage_error, unsaved_count
 
     _requestProbe = Signal(int, str)
     _requestScan = Signal(int, list, object)
@@ -77,6 +83,8 @@ class QueueController(QObject):
         self._remove_after_cancel: set[int] = set()
         self._batch = [0, 0]  # done, failed since the queue went busy
         self._closing = False
+        self.storage_error = ""  # SQLite's words for the last failed write, until one works again
+        self._unsaved: dict[int, Transcript] = {}  # results the store could not keep (done or cancelled)
 
         worker = engine.worker
         worker.progress.connect(self._on_progress)
@@ -156,7 +164,11 @@ class QueueController(QObject):
         new = [p for p in expanded if os.path.normcase(p) not in pending]
         if not new:
             return []
-        jobs = self.store.add(new)
+        try:
+            jobs = self.store.add(new)  # the jobs' ids come from the database: nothing to queue without it
+        except sqlite3.Error as exc:
+            self._storage_fault("add files", exc)
+            return []
         self.model.append_jobs(jobs)
         for job in jobs:
             self._requestProbe.emit(job.id, job.path)
@@ -165,14 +177,14 @@ class QueueController(QObject):
 
     def cancel(self, job_ids: Sequence[int]) -> None:
         for job_id in job_ids:
-            job = self.store.get(job_id)
+            job = self.model.job_by_id(job_id)
             if job is None:
                 continue
             if self._current is not None and self._current.job_id == job_id:
                 self._current.cancel.set()  # the worker answers with `cancelled`
             elif job.status is Status.WAITING:
-                self.store.cancel(job_id)
-                self._refresh(job_id)
+                self._persist("cancel a file", self.store.cancel, job_id)
+                self._show(job_id, status=Status.CANCELLED, finished_at=time.time())
 
     def cancel_all(self) -> None:
         self.cancel([j.id for j in self.model.jobs() if j.status in (Status.WAITING, Status.RUNNING)])
@@ -184,14 +196,16 @@ class QueueController(QObject):
         if running in job_ids:
             self._remove_after_cancel.add(running)
             self.cancel([running])
-        self.store.remove(gone)
-        self.model.remove_ids(gone)
+        self._persist("remove files", self.store.remove, gone)
+        self._forget(gone)
 
     def retry(self, job_ids: Sequence[int]) -> None:
         ids = [i for i in job_ids if (j := self.model.job_by_id(i)) is not None and j.status.finished]
-        self.store.requeue(ids)
+        self._persist("retry files", self.store.requeue, ids)
         for job_id in ids:
-            job = self._refresh(job_id)
+            self._drop_unsaved(job_id)
+            job = self._show(job_id, status=Status.WAITING, error=None, error_code=None, warning=None,
+                             finished_at=None, elapsed_s=None)
             if job is not None and job.duration is None:
                 self._requestProbe.emit(job.id, job.path)
         self._dispatch()
@@ -217,34 +231,107 @@ class QueueController(QObject):
         self._apply_order(rest[:at] + moving + rest[at:])
 
     def _apply_order(self, order: list[int]) -> None:
-        self.store.reorder(order)
-        self.model.reorder(self.store.jobs())
+        """`order` holds every job: positions 1..n, in the store and on screen."""
+        self._persist("reorder files", self.store.reorder, order)
+        by_id = {j.id: j for j in self.model.jobs()}
+        self.model.reorder([replace(by_id[i], position=float(n)) for n, i in enumerate(order, 1)])
 
     # -- what the views read ---------------------------------------------------------------
 
     def transcript(self, job_id: int) -> Transcript | None:
-        return self.store.transcript(job_id)
+        """The job's transcript: the one the store could not keep, else the stored one."""
+        if job_id in self._unsaved:
+            return self._unsaved[job_id]
+        try:
+            return self.store.transcript(job_id)
+        except sqlite3.Error as exc:
+            self._storage_fault("read a transcript", exc)
+            return None
 
     def live_segments(self, job_id: int) -> list[Segment] | None:
         return self._live.get(job_id)
+
+    def is_unsaved(self, job_id: int) -> bool:
+        """True when the job's transcript exists only in memory (the store failed to keep it)."""
+        return job_id in self._unsaved
+
+    @property
+    def unsaved_count(self) -> int:
+        return len(self._unsaved)
 
     @property
     def busy(self) -> bool:
         return self._current is not None
 
+    # -- storage faults: the queue goes on in memory ------------------------------------------
+
+    def _persist(self, what: str, write: Callable[..., object], *args: object) -> bool:
+        """Run one store write; on a storage fault say so and return False. The caller shows the
+        change all the same: the model, not the store, is what the queue runs from."""
+        try:
+            write(*args)
+        except sqlite3.Error as exc:
+            self._storage_fault(what, exc)
+            return False
+        return True
+
+    def _storage_fault(self, what: str, exc: sqlite3.Error) -> None:
+        log.error("queue database %s: cannot %s: %s", self.store.path, what, exc)
+        self.storage_error = str(exc)
+        self.storageChanged.emit()
+
+    def _keep_unsaved(self, job_id: int, transcript: Transcript) -> None:
+        self._unsaved[job_id] = transcript
+        self.storageChanged.emit()
+
+    def _drop_unsaved(self, job_id: int) -> None:
+        if self._unsaved.pop(job_id, None) is not None:
+            self.storageChanged.emit()
+
+    def _store_unsaved(self) -> None:
+        """A write worked again: put the transcripts kept in memory into the store too."""
+        for job_id, transcript in list(self._unsaved.items()):
+            job = self.model.job_by_id(job_id)
+            if job is None:
+                continue
+            if job.status is Status.DONE:
+                ok = self._persist("save a transcript", self.store.finish, job_id, transcript, job.elapsed_s)
+            else:
+                ok = self._persist("save a partial transcript", self.store.cancel, job_id, transcript)
+            if not ok:
+                return
+            self._drop_unsaved(job_id)
+        if self.storage_error:
+            self.storage_error = ""
+            self.storageChanged.emit()
+
+    def save_unsaved(self, folder: str | os.PathLike[str]) -> list[Path]:
+        """Write the transcripts the store could not keep into `folder` (the app's formats; never
+        replacing a file). They stay in memory too. OSError/TingjiError when the folder fails."""
+        items = [(job.path, self._unsaved[job.id]) for job in self.model.jobs() if job.id in self._unsaved]
+        return save_to_folder(items, Path(folder), self.settings.formats)
+
     # -- dispatching and results -----------------------------------------------------------
 
-    def _refresh(self, job_id: int) -> Job | None:
-        job = self.store.get(job_id)
-        if job is not None:
-            self.model.update_job(job)
-            self.jobChanged.emit(job_id)
+    def _show(self, job_id: int, **changes: object) -> Job | None:
+        """Apply a change to the job on screen (the store was written first, or failed)."""
+        job = self.model.job_by_id(job_id)
+        if job is None:
+            return None
+        job = replace(job, **changes)
+        self.model.update_job(job)
+        self.jobChanged.emit(job_id)
         return job
+
+    def _forget(self, job_ids: Sequence[int]) -> None:
+        for job_id in job_ids:
+            self._drop_unsaved(job_id)
+        self.model.remove_ids(job_ids)
 
     def _dispatch(self) -> None:
         if self._current is not None or self._closing or self.engine.state is not EngineState.READY:
             return
-        job = self.store.next_waiting()
+        job = next((j for j in self.model.jobs() if j.status is Status.WAITING), None)
         if job is None:
             if any(self._batch):
                 self.queueFinished.emit(*self._batch)
@@ -253,8 +340,8 @@ class QueueController(QObject):
         s = self.settings
         self._current = Request(job.id, job.path, language=s.language or None, hotwords=tuple(s.hotwords))
         self._live[job.id] = []
-        self.store.start(job.id)
-        self._refresh(job.id)
+        self._persist("start a file", self.store.start, job.id)
+        self._show(job.id, status=Status.RUNNING, error=None, error_code=None, warning=None)
         self.model.set_fraction(job.id, 0.0)
         self.engine.transcribe(self._current)
 
@@ -267,8 +354,8 @@ class QueueController(QObject):
         self._live.pop(job_id, None)
         if job_id in self._remove_after_cancel:
             self._remove_after_cancel.discard(job_id)
-            self.store.remove([job_id])
-            self.model.remove_ids([job_id])
+            self._persist("remove a file", self.store.remove, [job_id])
+            self._forget([job_id])
             self._dispatch()
             return False
         return True
@@ -284,9 +371,17 @@ class QueueController(QObject):
     def _on_finished(self, job_id: int, transcript: Transcript, elapsed: float) -> None:
         if not self._done_with(job_id):
             return
-        self.store.finish(job_id, transcript, elapsed)  # committed before anything else happens
+        # Committed before anything else happens; if the store cannot keep it, memory does.
+        if self._persist("save a transcript", self.store.finish, job_id, transcript, elapsed):
+            self._store_unsaved()
+        else:
+            self._keep_unsaved(job_id, transcript)
         self._batch[0] += 1
-        job = self._refresh(job_id)
+        before = self.model.job_by_id(job_id)
+        duration = before.duration if before is not None and before.duration is not None else transcript.duration
+        job = self._show(job_id, status=Status.DONE, error=None, error_code=None,
+                         warning=incompleteness(transcript), finished_at=time.time(), elapsed_s=elapsed,
+                         duration=duration)
         if self.settings.auto_export and job is not None:
             try:
                 export_next_to(transcript, job.path, self.settings.formats)
@@ -297,37 +392,41 @@ class QueueController(QObject):
     def _on_failed(self, job_id: int, problem: Problem) -> None:
         if not self._done_with(job_id):
             return
-        self.store.fail(job_id, problem.text, problem.code_json())
+        self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.code_json())
         self._batch[1] += 1
-        self._refresh(job_id)
+        self._show(job_id, status=Status.FAILED, error=problem.text, error_code=problem.code_json(),
+                   finished_at=time.time())
         self._dispatch()
 
     def _on_cancelled(self, job_id: int, partial: Transcript | None) -> None:
         if not self._done_with(job_id):
             return
-        self.store.cancel(job_id, partial)
-        self._refresh(job_id)
+        if not self._persist("keep a partial transcript", self.store.cancel, job_id, partial) \
+                and partial is not None and partial.segments:
+            self._keep_unsaved(job_id, partial)
+        self._show(job_id, status=Status.CANCELLED, finished_at=time.time())
         self._dispatch()
 
     def _on_probed(self, job_id: int, duration: float) -> None:
         if self._closing:
             return
-        self.store.set_duration(job_id, duration if duration >= 0 else None)
+        value = duration if duration >= 0 else None
+        self._persist("save a duration", self.store.set_duration, job_id, value)
         job = self.model.job_by_id(job_id)
         if job is not None:
-            job.duration = duration if duration >= 0 else None
-            self.model.update_job(job)
+            self.model.update_job(replace(job, duration=value))
 
     def _on_bad_file(self, job_id: int, problem: Problem) -> None:
         """Not media: an error row at once, unless the engine already picked the file up."""
         if self._closing:
             return
-        job = self.store.get(job_id)
+        job = self.model.job_by_id(job_id)
         if job is None or job.status is not Status.WAITING:
             return
-        self.store.fail(job_id, problem.text, problem.code_json())
+        self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.code_json())
         self._batch[1] += 1
-        self._refresh(job_id)
+        self._show(job_id, status=Status.FAILED, error=problem.text, error_code=problem.code_json(),
+                   finished_at=time.time())
 
     # -- shutdown ------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ...engine.transcript import Segment, Transcript
+from ..databases import check_readable
 
 SCHEMA_VERSION = 3
 
@@ -108,8 +109,11 @@ def incompleteness(transcript: Transcript) -> str | None:
 class Store:
     """The queue: add, order, move through states, keep transcripts.
 
-    Methods raise `sqlite3.Error` only for real I/O trouble (disk full, file
-    locked by another process); the app reports those, it does not hide them.
+    Opening raises `sqlite3.DatabaseError` for a damaged file and
+    `databases.NewerDatabaseError` for one a newer Tingji wrote (the app sets
+    such a file aside: gui/databases.py). Methods raise `sqlite3.Error` only for
+    real I/O trouble (disk full, file locked by another process); the queue
+    controller reports those and goes on in memory.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -117,10 +121,15 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per change.
         self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(_SCHEMA)
-        self._migrate()
+        try:
+            check_readable(self._db, self.path, SCHEMA_VERSION)  # damaged, or from a newer Tingji: raise
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
 
     def _migrate(self) -> None:
         """Bring a database from an older version up to date (columns are only ever added)."""

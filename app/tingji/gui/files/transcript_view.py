@@ -95,6 +95,7 @@ class TranscriptPanel(QWidget):
         super().__init__(parent)
         self.job: Job | None = None
         self.transcript: Transcript | None = None
+        self.unsaved = False
         self.player = SegmentPlayer(self)
         self.segments = SegmentModel(self)
 
@@ -107,7 +108,8 @@ class TranscriptPanel(QWidget):
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.meta = QLabel()
         self.meta.setObjectName("transcriptMeta")
-        # Done with warnings: what part of the file is missing, and why (a damaged file).
+        # Done with warnings: what part of the file is missing, and why (a damaged file); a transcript
+        # the queue database could not keep.
         self.warning = QLabel()
         self.warning.setObjectName("transcriptWarning")
         self.warning.setWordWrap(True)
@@ -184,11 +186,13 @@ class TranscriptPanel(QWidget):
     # -- what is shown ---------------------------------------------------------------------
 
     def show_job(self, job: Job | None, transcript: Transcript | None = None,
-                 live: Sequence[Segment] | None = None) -> None:
-        """Show a job: its stored transcript, the live segments of a running one, or why there is none."""
+                 live: Sequence[Segment] | None = None, *, unsaved: bool = False) -> None:
+        """Show a job: its stored transcript, the live segments of a running one, or why there is none.
+        `unsaved`: the transcript exists only in memory (the queue database could not be written)."""
         if self.job is None or job is None or job.id != self.job.id:
             self.stop_playback()
         self.job = job
+        self.unsaved = unsaved
         if transcript is None and live is not None and job is not None:
             transcript = Transcript(segments=list(live), duration=0.0, model="", provider="", decoder_device="",
                                     source=job.path)
@@ -215,10 +219,14 @@ class TranscriptPanel(QWidget):
         self.title.setToolTip(job.path if job else "")
         self.meta.setText(self._meta_text())
         self.meta.setVisible(bool(self.meta.text()))
-        incomplete = job is not None and job.incomplete
-        self.warning.setText(self.tr("⚠ Only part of this file was transcribed: {0}").format(job.warning)
-                             if job is not None and incomplete else "")
-        self.warning.setVisible(incomplete)
+        notes = []
+        if job is not None and job.incomplete:
+            notes.append(self.tr("⚠ Only part of this file was transcribed: {0}").format(job.warning))
+        if job is not None and self.unsaved:
+            notes.append(self.tr("⚠ Not saved: Tingji could not write this transcript to its queue database. "
+                                 "Export it to keep it."))
+        self.warning.setText("\n".join(notes))
+        self.warning.setVisible(bool(notes))
         if has_text:
             self.stack.setCurrentWidget(self.table)
             return

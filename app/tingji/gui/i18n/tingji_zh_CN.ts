@@ -4,9 +4,18 @@
 <context>
     <name>App</name>
     <message>
-        <location filename="../app.py" line="112"/>
+        <location filename="../app.py" line="120"/>
         <source>Tingji is already running.</source>
         <translation>听记已在运行。</translation>
+    </message>
+    <message>
+        <location filename="../app.py" line="132"/>
+        <source>Tingji could not start: {0}
+
+The details are in {1}.</source>
+        <translation>听记无法启动：{0}
+
+详细信息在 {1}。</translation>
     </message>
 </context>
 <context>
@@ -346,203 +355,302 @@
     </message>
 </context>
 <context>
+    <name>Faults</name>
+    <message>
+        <location filename="../faults.py" line="84"/>
+        <source>Tingji ran into an unexpected problem and may not work as it should:
+
+{0}
+
+The details are in {1}. Restarting Tingji usually helps; please report the problem with that file.</source>
+        <translation>听记遇到了意外问题，可能无法正常工作：
+
+{0}
+
+详细信息在 {1}。重新启动听记通常可以解决；请附上该文件报告此问题。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../faults.py" line="89"/>
+        <source>%n more problem(s) happened while this message was open.</source>
+        <translation>
+            <numerusform>此消息打开期间又发生了 %n 个问题。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../main_window.py" line="186"/>
+        <location filename="../main_window.py" line="193"/>
         <source>No new audio or video files there.</source>
         <translation>那里没有新的音频或视频文件。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="189"/>
+        <location filename="../main_window.py" line="196"/>
         <source>Audio and video files ({0})</source>
         <translation>音频和视频文件 ({0})</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="190"/>
-        <location filename="../main_window.py" line="376"/>
+        <location filename="../main_window.py" line="197"/>
+        <location filename="../main_window.py" line="442"/>
         <source>Add files</source>
         <translation>添加文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="196"/>
-        <location filename="../main_window.py" line="377"/>
+        <location filename="../main_window.py" line="203"/>
+        <location filename="../main_window.py" line="443"/>
         <source>Add folder</source>
         <translation>添加文件夹</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="232"/>
+        <location filename="../main_window.py" line="239"/>
         <source>transcribing {0}</source>
         <translation>正在转写 {0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="235"/>
+        <location filename="../main_window.py" line="242"/>
         <source>dictation: listening</source>
         <translation>听写：正在聆听</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="237"/>
+        <location filename="../main_window.py" line="244"/>
         <source>dictation: transcribing</source>
         <translation>听写：正在转写</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="267"/>
+        <location filename="../main_window.py" line="274"/>
         <source>Queue finished. Done: {0} · Failed: {1}</source>
         <translation>队列已完成。完成：{0} · 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="268"/>
-        <location filename="../main_window.py" line="370"/>
+        <location filename="../main_window.py" line="275"/>
+        <location filename="../main_window.py" line="436"/>
         <source>Tingji</source>
         <translation>听记 Tingji</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="278"/>
+        <location filename="../main_window.py" line="285"/>
         <source>Loading model {0}…</source>
         <translation>正在加载模型 {0}…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="281"/>
+        <location filename="../main_window.py" line="288"/>
         <source>Ready · {0} on {1}</source>
         <translation>就绪 · {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="283"/>
+        <location filename="../main_window.py" line="290"/>
         <source>Model failed to load: {0}</source>
         <translation>模型加载失败：{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="285"/>
+        <location filename="../main_window.py" line="292"/>
         <source>No speech model installed</source>
         <translation>尚未安装语音模型</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="292"/>
+        <location filename="../main_window.py" line="299"/>
         <source>Settings…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="295"/>
+        <location filename="../main_window.py" line="302"/>
         <source>&lt;b&gt;No speech model installed.&lt;/b&gt; Run &lt;code&gt;{0}&lt;/code&gt; in a terminal, or choose a model folder in Settings. Files you add now wait until a model is ready.</source>
         <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请在终端运行 &lt;code&gt;{0}&lt;/code&gt;，或在“设置”中选择一个模型文件夹。现在添加的文件会排队等待，模型就绪后开始转写。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="298"/>
+        <location filename="../main_window.py" line="305"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="300"/>
+        <location filename="../main_window.py" line="307"/>
         <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="304"/>
+        <location filename="../main_window.py" line="311"/>
+        <location filename="../main_window.py" line="339"/>
+        <location filename="../main_window.py" line="347"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="371"/>
+        <location filename="../main_window.py" line="325"/>
+        <source>The queue database was written by a newer version of Tingji.</source>
+        <translation>队列数据库由更新版本的听记写入。</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="326"/>
+        <source>The dictation history was written by a newer version of Tingji.</source>
+        <translation>听写历史由更新版本的听记写入。</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="328"/>
+        <source>The queue database could not be read ({0}).</source>
+        <translation>无法读取队列数据库（{0}）。</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="329"/>
+        <source>The dictation history could not be read ({0}).</source>
+        <translation>无法读取听写历史（{0}）。</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="330"/>
+        <source>It was moved to {0}, and Tingji started with an empty one.</source>
+        <translation>它已被移到 {0}，听记已使用一个新的空数据库启动。</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="331"/>
+        <source>It was moved to {0}, and the history starts empty.</source>
+        <translation>它已被移到 {0}，历史记录从空开始。</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="337"/>
+        <source>&lt;b&gt;Tingji cannot write to its queue database&lt;/b&gt; ({0}). The queue goes on.</source>
+        <translation>&lt;b&gt;听记无法写入队列数据库&lt;/b&gt;（{0}）。队列会继续处理。</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../main_window.py" line="341"/>
+        <source>%n finished transcript(s) are kept only in memory until you save them.</source>
+        <translation>
+            <numerusform>%n 份已完成的转写稿只保存在内存中，请尽快保存。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="343"/>
+        <source>Save transcripts…</source>
+        <translation>保存转写稿…</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="356"/>
+        <source>Save the transcripts to a folder</source>
+        <translation>将转写稿保存到文件夹</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="365"/>
+        <source>Save the transcripts</source>
+        <translation>保存转写稿</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="366"/>
+        <source>The transcripts could not be saved in {0}: {1}</source>
+        <translation>无法将转写稿保存到 {0}：{1}</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../main_window.py" line="368"/>
+        <source>Saved %n file(s) in {0}</source>
+        <translation>
+            <numerusform>已在 {0} 中保存 %n 个文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="385"/>
+        <source>The settings could not be saved: {0}</source>
+        <translation>无法保存设置：{0}</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="437"/>
         <source>Files</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="372"/>
+        <location filename="../main_window.py" line="438"/>
         <source>Transcribe audio and video files</source>
         <translation>转写音频和视频文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="373"/>
-        <location filename="../main_window.py" line="447"/>
+        <location filename="../main_window.py" line="439"/>
+        <location filename="../main_window.py" line="513"/>
         <source>Dictation</source>
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="374"/>
+        <location filename="../main_window.py" line="440"/>
         <source>Speak into any application with a hotkey</source>
         <translation>用快捷键在任意应用中语音输入</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="376"/>
+        <location filename="../main_window.py" line="442"/>
         <source>Add audio or video files to the queue (Ctrl+O)</source>
         <translation>把音频或视频文件加入队列 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="377"/>
+        <location filename="../main_window.py" line="443"/>
         <source>Add every audio and video file in a folder</source>
         <translation>添加文件夹中的所有音频和视频文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="378"/>
+        <location filename="../main_window.py" line="444"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="378"/>
+        <location filename="../main_window.py" line="444"/>
         <source>Cancel the selected files</source>
         <translation>取消所选文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="379"/>
+        <location filename="../main_window.py" line="445"/>
         <source>Cancel all</source>
         <translation>全部取消</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="379"/>
+        <location filename="../main_window.py" line="445"/>
         <source>Cancel every file that is waiting or transcribing</source>
         <translation>取消所有等待中和转写中的文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="380"/>
+        <location filename="../main_window.py" line="446"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="380"/>
+        <location filename="../main_window.py" line="446"/>
         <source>Model, language, output formats, appearance</source>
         <translation>模型、语言、输出格式、外观</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="428"/>
+        <location filename="../main_window.py" line="494"/>
         <source>Dictation: waiting for the model</source>
         <translation>听写：等待模型</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="429"/>
+        <location filename="../main_window.py" line="495"/>
         <source>Dictation: press {0}</source>
         <translation>听写：按 {0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="430"/>
+        <location filename="../main_window.py" line="496"/>
         <source>Dictation: hotkey unavailable</source>
         <translation>听写：快捷键不可用</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="431"/>
+        <location filename="../main_window.py" line="497"/>
         <source>Dictation: listening…</source>
         <translation>听写：正在聆听…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="432"/>
+        <location filename="../main_window.py" line="498"/>
         <source>Dictation: transcribing…</source>
         <translation>听写：正在转写…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="440"/>
+        <location filename="../main_window.py" line="506"/>
         <source>Open the dictation page</source>
         <translation>打开听写页面</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="445"/>
+        <location filename="../main_window.py" line="511"/>
         <source>Dictation: {0}</source>
         <translation>听写：{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="478"/>
+        <location filename="../main_window.py" line="544"/>
         <source>Tingji is still running</source>
         <translation>听记仍在运行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="479"/>
+        <location filename="../main_window.py" line="545"/>
         <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
         <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
     </message>
@@ -1263,121 +1371,126 @@
 <context>
     <name>TranscriptPanel</name>
     <message>
-        <location filename="../files/transcript_view.py" line="180"/>
+        <location filename="../files/transcript_view.py" line="182"/>
         <source>Cannot play this file: {0}</source>
         <translation>无法播放此文件：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="214"/>
+        <location filename="../files/transcript_view.py" line="218"/>
         <source>Transcript</source>
         <translation>转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="219"/>
+        <location filename="../files/transcript_view.py" line="224"/>
         <source>⚠ Only part of this file was transcribed: {0}</source>
         <translation>⚠ 此文件只转写了一部分：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="227"/>
+        <location filename="../files/transcript_view.py" line="226"/>
+        <source>⚠ Not saved: Tingji could not write this transcript to its queue database. Export it to keep it.</source>
+        <translation>⚠ 未保存：听记无法将此转写稿写入队列数据库。请导出以保留它。</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="235"/>
         <source>Select a file in the queue to see its transcript.</source>
         <translation>在队列中选择一个文件，即可查看转写结果。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="229"/>
+        <location filename="../files/transcript_view.py" line="237"/>
         <source>Waiting to be transcribed.</source>
         <translation>等待转写。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="231"/>
+        <location filename="../files/transcript_view.py" line="239"/>
         <source>Transcribing…
 Text appears here as it is recognised.</source>
         <translation>正在转写…
 识别出的文字会陆续显示在这里。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="233"/>
+        <location filename="../files/transcript_view.py" line="241"/>
         <source>This file could not be transcribed:
 {0}</source>
         <translation>无法转写此文件：
 {0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="236"/>
+        <location filename="../files/transcript_view.py" line="244"/>
         <source>Cancelled before any text was recognised.</source>
         <translation>在识别出任何文字之前已取消。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="238"/>
+        <location filename="../files/transcript_view.py" line="246"/>
         <source>No speech was found in this file.</source>
         <translation>此文件中没有发现语音。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="254"/>
+        <location filename="../files/transcript_view.py" line="262"/>
         <source>transcribed in {0:.1f} s</source>
         <translation>用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="256"/>
+        <location filename="../files/transcript_view.py" line="264"/>
         <source>cancelled: partial transcript</source>
         <translation>已取消：部分结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="260"/>
+        <location filename="../files/transcript_view.py" line="268"/>
         <source>Copy all</source>
         <translation>全部复制</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="261"/>
+        <location filename="../files/transcript_view.py" line="269"/>
         <source>Copy the whole transcript to the clipboard</source>
         <translation>把全部转写结果复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="262"/>
+        <location filename="../files/transcript_view.py" line="270"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="263"/>
+        <location filename="../files/transcript_view.py" line="271"/>
         <source>Save the transcript as TXT, SRT, VTT or JSON</source>
         <translation>把转写结果保存为 TXT、SRT、VTT 或 JSON</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="264"/>
+        <location filename="../files/transcript_view.py" line="272"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="285"/>
+        <location filename="../files/transcript_view.py" line="293"/>
         <source>Transcript copied to the clipboard.</source>
         <translation>转写结果已复制到剪贴板。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="300"/>
+        <location filename="../files/transcript_view.py" line="308"/>
         <source>Plain text (*.txt)</source>
         <translation>纯文本 (*.txt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="300"/>
+        <location filename="../files/transcript_view.py" line="308"/>
         <source>SubRip subtitles (*.srt)</source>
         <translation>SubRip 字幕 (*.srt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="301"/>
+        <location filename="../files/transcript_view.py" line="309"/>
         <source>WebVTT subtitles (*.vtt)</source>
         <translation>WebVTT 字幕 (*.vtt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="301"/>
+        <location filename="../files/transcript_view.py" line="309"/>
         <source>JSON with timings (*.json)</source>
         <translation>带时间信息的 JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="302"/>
+        <location filename="../files/transcript_view.py" line="310"/>
         <source>Export transcript</source>
         <translation>导出转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="313"/>
+        <location filename="../files/transcript_view.py" line="321"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
