@@ -383,3 +383,71 @@ def test_damaged_file_is_done_with_warnings_and_says_why(qtbot, home: Path, tiny
               "shown in the row and the pane, in English and Chinese, and after a restart")
     finally:
         again.close()
+
+
+def _txt(transcript) -> str:
+    from tingji.engine.writers import render
+
+    return render(transcript, "txt")
+
+
+def test_auto_export_never_replaces_a_file_tingji_did_not_write(qtbot, home: Path, tiny_model: Path,
+                                                                speech_en: np.ndarray, tmp_path: Path) -> None:
+    """meeting.txt (the user's notes) beside meeting.mp3 stays; a.mp3 and a.wav keep apart; transcribing a
+    file again updates its own output, unless the user changed it; the names used are shown."""
+    from audio_fixtures import ffmpeg
+
+    folder = tmp_path / "talks"
+    folder.mkdir()
+    write_wav(tmp_path / "speech.wav", speech_en)
+    ffmpeg("-i", str(tmp_path / "speech.wav"), "-b:a", "64k", str(folder / "meeting.mp3"))
+    ffmpeg("-i", str(tmp_path / "speech.wav"), "-b:a", "64k", str(folder / "a.mp3"))
+    write_wav(folder / "a.wav", speech_en[::-1].copy())  # other words, same stem
+    notes = folder / "meeting.txt"
+    notes.write_text("my notes: ask about the budget\n", encoding="utf-8")
+    settings_mod.save(Settings(model=str(tiny_model), auto_export=True, formats=["txt", "srt"]))
+    window = _open(qtbot)
+    c = window.controller
+    meeting, a_mp3, a_wav = c.add_paths([str(folder / n) for n in ("meeting.mp3", "a.mp3", "a.wav")])
+    _wait_all_finished(qtbot, window, 3)
+
+    def names(job) -> list[str]:
+        return [Path(p).name for p in c.model.job_by_id(job.id).exported]
+
+    assert notes.read_text(encoding="utf-8") == "my notes: ask about the budget\n"  # untouched
+    assert names(meeting) == ["meeting (2).txt", "meeting (2).srt"]  # one free name for both formats
+    assert not (folder / "meeting.srt").exists()
+    assert names(a_mp3) == ["a.txt", "a.srt"] and names(a_wav) == ["a (2).txt", "a (2).srt"]
+    for job, txt in ((meeting, "meeting (2).txt"), (a_mp3, "a.txt"), (a_wav, "a (2).txt")):
+        assert (folder / txt).read_text(encoding="utf-8") == _txt(c.transcript(job.id)), txt
+    assert _txt(c.transcript(a_mp3.id)) != _txt(c.transcript(a_wav.id))  # each kept its own output
+    window.queue.select_job(meeting.id)
+    assert window.panel.exported.isVisible()
+    assert window.panel.exported.text() == "Saved beside the source as meeting (2).txt, meeting (2).srt"
+    assert "meeting (2).txt" in c.model.data(c.model.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole)
+
+    # Again: a.wav's own output is updated in place (nobody changed it), not copied to "a (3)".
+    c.retry([a_wav.id])
+    qtbot.waitUntil(lambda: c.model.job_by_id(a_wav.id).status is Status.DONE, timeout=RUN_TIMEOUT_MS)
+    assert names(a_wav) == ["a (2).txt", "a (2).srt"] and not (folder / "a (3).txt").exists()
+    assert "Saved a (2).txt, a (2).srt beside a.wav" in window.statusBar().currentMessage()
+    # The user edits a (2).txt: it is theirs now, and the next run writes "a (3)".
+    (folder / "a (2).txt").write_text("corrected by hand\n", encoding="utf-8")
+    window.close()
+
+    again = _open(qtbot)  # what Tingji wrote is remembered across restarts (the queue database)
+    try:
+        c = again.controller
+        c.retry([a_wav.id, a_mp3.id])
+        qtbot.waitUntil(lambda: all(c.model.job_by_id(j.id).status is Status.DONE for j in (a_wav, a_mp3)),
+                        timeout=RUN_TIMEOUT_MS)
+        assert (folder / "a (2).txt").read_text(encoding="utf-8") == "corrected by hand\n"
+        assert names(a_wav) == ["a (3).txt", "a (3).srt"]
+        assert names(a_mp3) == ["a.txt", "a.srt"]  # still its own, unchanged: updated in place
+        assert sorted(p.name for p in folder.iterdir()) == [
+            "a (2).srt", "a (2).txt", "a (3).srt", "a (3).txt", "a.mp3", "a.srt", "a.txt", "a.wav",
+            "meeting (2).srt", "meeting (2).txt", "meeting.mp3", "meeting.txt"]
+        print("\nauto-export: meeting.txt kept, meeting (2).txt/.srt written; a.mp3 -> a.*, a.wav -> a (2).*; "
+              "a rerun updates its own files; a hand-edited a (2).txt kept, the next run wrote a (3).*")
+    finally:
+        again.close()

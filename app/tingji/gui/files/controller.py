@@ -39,16 +39,17 @@ from typing import Callable, Sequence
 
 from PySide6.QtCore import QObject, Signal
 
+from ...engine.errors import TingjiError
 from ...engine.transcript import Segment, Transcript
 from ..engine_host import EngineHost, EngineState
 from ..engine_worker import Request
 from ..errors import Problem
 from ..settings import Settings
 from ..threads import start_worker, stop_threads
-from .export import export_next_to, save_to_folder
+from .export import export_beside_source, save_to_folder
 from .folders import expand, has_folder
 from .queue_model import QueueModel
-from .storage import Job, Status, Store, incompleteness
+from .storage import Job, Status, Store, WrittenFile, incompleteness
 from .workers import ProbeWorker, ScanWorker
 
 log = logging.getLogger(__name__)
@@ -371,23 +372,42 @@ class QueueController(QObject):
     def _on_finished(self, job_id: int, transcript: Transcript, elapsed: float) -> None:
         if not self._done_with(job_id):
             return
-        # Committed before anything else happens; if the store cannot keep it, memory does.
-        if self._persist("save a transcript", self.store.finish, job_id, transcript, elapsed):
-            self._store_unsaved()
-        else:
-            self._keep_unsaved(job_id, transcript)
-        self._batch[0] += 1
-        before = self.model.job_by_id(job_id)
-        duration = before.duration if before is not None and before.duration is not None else transcript.duration
-        job = self._show(job_id, status=Status.DONE, error=None, error_code=None,
-                         warning=incompleteness(transcript), finished_at=time.time(), elapsed_s=elapsed,
-                         duration=duration)
-        if self.settings.auto_export and job is not None:
-            try:
-                export_next_to(transcript, job.path, self.settings.formats)
-            except Exception as exc:  # a read-only folder must not stop the queue
-                self.notice.emit(f"{job.name}: {exc}")
-        self._dispatch()
+        try:
+            # Committed before anything else happens; if the store cannot keep it, memory does.
+            if self._persist("save a transcript", self.store.finish, job_id, transcript, elapsed):
+                self._store_unsaved()
+            else:
+                self._keep_unsaved(job_id, transcript)
+            self._batch[0] += 1
+            before = self.model.job_by_id(job_id)
+            duration = before.duration if before is not None and before.duration is not None else transcript.duration
+            job = self._show(job_id, status=Status.DONE, error=None, error_code=None,
+                             warning=incompleteness(transcript), finished_at=time.time(), elapsed_s=elapsed,
+                             duration=duration)
+            if self.settings.auto_export and job is not None:
+                self._auto_export(job, transcript)
+        finally:
+            self._dispatch()  # whatever happened above, the next file starts
+
+    def _auto_export(self, job: Job, transcript: Transcript) -> None:
+        """Write the transcript beside its source, never over a file Tingji did not write for it,
+        and say which names were used."""
+        try:
+            paths = export_beside_source(transcript, job.path, self.settings.formats, self._written)
+        except (OSError, TingjiError) as exc:  # a read-only folder must not stop the queue
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.notice.emit(self.tr("{0} was not exported: {1}").format(job.name, reason))
+            return
+        self._persist("remember the exported files", self.store.record_written, job.id, job.path, paths)
+        self._show(job.id, exported=tuple(str(p) for p in paths))
+        self.notice.emit(self.tr("Saved {0} beside {1}").format(", ".join(p.name for p in paths), job.name))
+
+    def _written(self, path: Path) -> WrittenFile | None:
+        try:
+            return self.store.written(path)
+        except sqlite3.Error as exc:  # then nothing counts as Tingji's: a new name is chosen
+            self._storage_fault("read which files it exported", exc)
+            return None
 
     def _on_failed(self, job_id: int, problem: Problem) -> None:
         if not self._done_with(job_id):

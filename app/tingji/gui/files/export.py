@@ -1,11 +1,18 @@
 """Writing transcripts where the user keeps files, without ever replacing one Tingji did not write. No Qt.
 
-A transcript's formats go to `<stem>.<format>` when those names are free, else
-to the first `<stem> (2).<format>`, `<stem> (3).<format>`, ... where every
-format's name is free, so the files of one transcript keep one name. A name
-is taken by creating it with O_EXCL before the content is written
+A transcript's formats go to `<stem>.<format>` when those names are free,
+else to the first `<stem> (2).<format>`, `<stem> (3).<format>`, ... where
+every format's name is free, so the files of one transcript keep one name. A
+name is taken by creating it with O_EXCL before the content is written
 (atomically, by tingji.engine.writers), so a file that appears in between is
 not replaced either. The paths used are returned for the app to show.
+
+Automatic export writes beside the source file, and there one more kind of
+name counts as free: a file Tingji wrote for that same source and nobody
+changed since (the queue database remembers what it wrote, `Store.written`),
+so transcribing a file again updates its own output instead of piling up
+copies. The user's `meeting.txt`, or the output of `a.wav` when this is
+`a.mp3`, is never replaced.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import Callable, Iterator, Sequence
 
 from ...engine.transcript import Transcript
 from ...engine.writers import write
+from .storage import WrittenFile, file_key
 
 MAX_NUMBER = 10_000
 
@@ -71,7 +79,23 @@ def save_to_folder(items: Sequence[tuple[str, Transcript]], folder: Path, format
             for path in write_free(transcript, folder, Path(source).stem or "transcript", formats)]
 
 
-def export_next_to(transcript: Transcript, source: str, formats: Sequence[str]) -> list[Path]:
-    """Write `<source stem>.<fmt>` beside the source file for each format (atomic writes)."""
+def replaceable(record: WrittenFile | None, path: Path, source: str) -> bool:
+    """True for a file Tingji wrote for this very source and nobody changed since (same size and
+    modification time as recorded): re-transcribing the source may replace it. Anything else, the
+    user's own `meeting.txt` or the output of `a.wav` when this is `a.mp3`, is left alone."""
+    if record is None or record.source != file_key(source):
+        return False
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return (st.st_size, st.st_mtime_ns) == (record.size, record.mtime_ns)
+
+
+def export_beside_source(transcript: Transcript, source: str, formats: Sequence[str],
+                         written: Callable[[Path], WrittenFile | None]) -> list[Path]:
+    """Automatic export: `<source stem>.<format>` beside the source, or the first free `<stem> (n)`
+    name; `written(path)` is what the store recorded for a path Tingji wrote. Returns the paths."""
     src = Path(source)
-    return [write(transcript, src.with_name(f"{src.stem}.{fmt}"), fmt) for fmt in formats]
+    return write_free(transcript, src.parent, src.stem or "transcript", formats,
+                      reusable=lambda path: replaceable(written(path), path, source))

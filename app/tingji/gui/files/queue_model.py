@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from enum import IntEnum
+from pathlib import Path
 from typing import Any, Sequence
 
 from PySide6.QtCore import (QAbstractTableModel, QCoreApplication, QMimeData, QModelIndex, QPersistentModelIndex,
@@ -177,10 +178,12 @@ class QueueModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if job.status is Status.FAILED and job.error:
                 return f"{job.path}\n{localized_stored(job.error, job.error_code)}"
+            lines = [job.path]
             if job.incomplete:
-                reason = self.tr("Only part of this file was transcribed: {0}").format(job.warning)
-                return f"{job.path}\n{reason}"
-            return job.path
+                lines.append(self.tr("Only part of this file was transcribed: {0}").format(job.warning))
+            if job.exported:
+                lines.append(self.tr("Saved as {0}").format(", ".join(Path(p).name for p in job.exported)))
+            return "\n".join(lines)
         if role == Qt.ItemDataRole.ForegroundRole and col in (Column.STATUS, Column.PROGRESS):
             return theme.warning_color() if job.incomplete else theme.status_color(job.status)
         if role == Qt.ItemDataRole.TextAlignmentRole and col == Column.DURATION:

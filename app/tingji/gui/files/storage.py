@@ -27,7 +27,7 @@ from typing import Any, Iterable, Sequence
 from ...engine.transcript import Segment, Transcript
 from ..databases import check_readable
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -42,13 +42,22 @@ CREATE TABLE IF NOT EXISTS jobs (
     finished_at REAL,
     elapsed_s   REAL,
     transcript  TEXT,
-    warning     TEXT
+    warning     TEXT,
+    exported    TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_position ON jobs(position);
+CREATE TABLE IF NOT EXISTS written (
+    path        TEXT PRIMARY KEY,
+    source      TEXT NOT NULL,
+    size        INTEGER NOT NULL,
+    mtime_ns    INTEGER NOT NULL,
+    written_at  REAL NOT NULL
+);
 """
 
 # Every column but the (possibly large) transcript: listing the queue must stay cheap.
-_JOB_COLUMNS = "id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code, warning"
+_JOB_COLUMNS = ("id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code, warning, "
+                "exported")
 
 
 class Status(str, Enum):
@@ -84,6 +93,8 @@ class Job:
     # Done, but the source could not be read to its end (a damaged file): why, in the engine's
     # words ("decoding stopped at 45.1 s of 150.0 s (the data is damaged)"). None: read whole.
     warning: str | None = None
+    # The files automatic export wrote for this result (full paths), to show which names it chose.
+    exported: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -96,7 +107,24 @@ class Job:
 
 
 def _job(row: Sequence[Any]) -> Job:
-    return Job(row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8], row[9], row[10])
+    exported = tuple(json.loads(row[11])) if row[11] else ()
+    return Job(row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8], row[9], row[10],
+               exported)
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    """A file Tingji wrote for a source (automatic export), as it was right after writing."""
+
+    path: str
+    source: str
+    size: int
+    mtime_ns: int
+
+
+def file_key(path: str | os.PathLike[str]) -> str:
+    """How a path is compared: absolute, and case-folded where the file system folds case (Windows)."""
+    return os.path.normcase(os.path.abspath(os.fspath(path)))
 
 
 def incompleteness(transcript: Transcript) -> str | None:
@@ -138,6 +166,8 @@ class Store:
             self._db.execute("ALTER TABLE jobs ADD COLUMN error_code TEXT")
         if "warning" not in columns:  # 2 -> 3: files done with warnings (read only in part)
             self._db.execute("ALTER TABLE jobs ADD COLUMN warning TEXT")
+        if "exported" not in columns:  # 3 -> 4: what automatic export wrote (and the `written` table)
+            self._db.execute("ALTER TABLE jobs ADD COLUMN exported TEXT")
         if self._db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
@@ -194,7 +224,7 @@ class Store:
         self._write("UPDATE jobs SET duration=? WHERE id=?", (duration, job_id))
 
     def start(self, job_id: int) -> None:
-        self._write("UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL WHERE id=?",
+        self._write("UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, exported=NULL WHERE id=?",
                     (Status.RUNNING.value, job_id))
 
     def finish(self, job_id: int, transcript: Transcript, elapsed_s: float | None = None) -> None:
@@ -223,7 +253,7 @@ class Store:
         with self._db:
             self._db.execute("BEGIN")
             self._db.executemany(
-                "UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, transcript=NULL, "
+                "UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, exported=NULL, transcript=NULL, "
                 "finished_at=NULL, elapsed_s=NULL WHERE id=? AND status<>?",
                 [(Status.WAITING.value, i, Status.RUNNING.value) for i in job_ids])
 
@@ -238,6 +268,29 @@ class Store:
             self._db.execute("BEGIN")
             self._db.executemany("UPDATE jobs SET position=? WHERE id=?",
                                  [(float(n), i) for n, i in enumerate(job_ids, 1)])
+
+    # -- files written for sources (automatic export) ------------------------------
+
+    def written(self, path: str | os.PathLike[str]) -> WrittenFile | None:
+        """What Tingji recorded when it wrote `path`, or None: a file Tingji did not write."""
+        row = self._db.execute("SELECT path, source, size, mtime_ns FROM written WHERE path=?",
+                               (file_key(path),)).fetchone()
+        return None if row is None else WrittenFile(*row)
+
+    def record_written(self, job_id: int, source: str, paths: Sequence[Path]) -> None:
+        """Remember the files just written for `source` (as they are now: size and mtime), and show
+        them on the job."""
+        now = time.time()
+        rows = []
+        for p in paths:
+            st = p.stat()
+            rows.append((file_key(p), file_key(source), st.st_size, st.st_mtime_ns, now))
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT OR REPLACE INTO written(path, source, size, mtime_ns, written_at) "
+                                 "VALUES (?, ?, ?, ?, ?)", rows)
+            self._db.execute("UPDATE jobs SET exported=? WHERE id=?",
+                             (json.dumps([str(p) for p in paths], ensure_ascii=False), job_id))
 
     def recover(self) -> int:
         """After a crash: files left "transcribing" go back to waiting. Returns how many."""

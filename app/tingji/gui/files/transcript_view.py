@@ -115,6 +115,11 @@ class TranscriptPanel(QWidget):
         self.warning.setWordWrap(True)
         self.warning.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.warning.hide()
+        self.exported = QLabel()  # where automatic export put it (the names it chose)
+        self.exported.setObjectName("transcriptExported")
+        self.exported.setWordWrap(True)
+        self.exported.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.exported.hide()
 
         self.table = QTableView()
         self.table.setObjectName("segmentTable")
@@ -175,6 +180,7 @@ class TranscriptPanel(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.meta)
         layout.addWidget(self.warning)
+        layout.addWidget(self.exported)
         layout.addWidget(self.stack, 1)
         layout.addLayout(buttons)
 
@@ -227,6 +233,10 @@ class TranscriptPanel(QWidget):
                                  "Export it to keep it."))
         self.warning.setText("\n".join(notes))
         self.warning.setVisible(bool(notes))
+        names = [Path(p).name for p in job.exported] if job is not None else []
+        self.exported.setText(self.tr("Saved beside the source as {0}").format(", ".join(names)) if names else "")
+        self.exported.setToolTip("\n".join(job.exported) if job is not None else "")
+        self.exported.setVisible(bool(names))
         if has_text:
             self.stack.setCurrentWidget(self.table)
             return
@@ -281,6 +291,7 @@ class TranscriptPanel(QWidget):
         self.stop_button.setIcon(icons.glyph("stop", pal))
         secondary = theme.secondary_text(pal).name()
         self.meta.setStyleSheet(f"color: {secondary};")
+        self.exported.setStyleSheet(f"color: {secondary};")
         self.warning.setStyleSheet(f"color: {theme.warning_color(pal).name()};")
         self.play_hint.setStyleSheet(f"color: {secondary};")
         self.placeholder.setStyleSheet(f"color: {secondary}; font-size: 11pt;")

@@ -357,7 +357,7 @@ The details are in {1}.</source>
 <context>
     <name>Faults</name>
     <message>
-        <location filename="../faults.py" line="84"/>
+        <location filename="../faults.py" line="88"/>
         <source>Tingji ran into an unexpected problem and may not work as it should:
 
 {0}
@@ -370,7 +370,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 详细信息在 {1}。重新启动听记通常可以解决；请附上该文件报告此问题。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../faults.py" line="89"/>
+        <location filename="../faults.py" line="93"/>
         <source>%n more problem(s) happened while this message was open.</source>
         <translation>
             <numerusform>此消息打开期间又发生了 %n 个问题。</numerusform>
@@ -1011,31 +1011,49 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
     </message>
 </context>
 <context>
+    <name>QueueController</name>
+    <message>
+        <location filename="../files/controller.py" line="399"/>
+        <source>{0} was not exported: {1}</source>
+        <translation>{0} 未能导出：{1}</translation>
+    </message>
+    <message>
+        <location filename="../files/controller.py" line="403"/>
+        <source>Saved {0} beside {1}</source>
+        <translation>已在 {1} 旁保存 {0}</translation>
+    </message>
+</context>
+<context>
     <name>QueueModel</name>
     <message>
-        <location filename="../files/queue_model.py" line="159"/>
+        <location filename="../files/queue_model.py" line="160"/>
         <source>File</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="159"/>
+        <location filename="../files/queue_model.py" line="160"/>
         <source>Duration</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="159"/>
+        <location filename="../files/queue_model.py" line="160"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="159"/>
+        <location filename="../files/queue_model.py" line="160"/>
         <source>Progress</source>
         <translation>进度</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="181"/>
+        <location filename="../files/queue_model.py" line="183"/>
         <source>Only part of this file was transcribed: {0}</source>
         <translation>此文件只转写了一部分：{0}</translation>
+    </message>
+    <message>
+        <location filename="../files/queue_model.py" line="185"/>
+        <source>Saved as {0}</source>
+        <translation>已保存为 {0}</translation>
     </message>
 </context>
 <context>
@@ -1338,32 +1356,32 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>Status</name>
     <message>
-        <location filename="../files/queue_model.py" line="43"/>
+        <location filename="../files/queue_model.py" line="44"/>
         <source>Done with warnings</source>
         <translation>完成（有警告）</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="45"/>
+        <location filename="../files/queue_model.py" line="46"/>
         <source>Waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="46"/>
+        <location filename="../files/queue_model.py" line="47"/>
         <source>Transcribing</source>
         <translation>转写中</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="47"/>
+        <location filename="../files/queue_model.py" line="48"/>
         <source>Done</source>
         <translation>完成</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="48"/>
+        <location filename="../files/queue_model.py" line="49"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="49"/>
+        <location filename="../files/queue_model.py" line="50"/>
         <source>Cancelled</source>
         <translation>已取消</translation>
     </message>
@@ -1371,126 +1389,131 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>TranscriptPanel</name>
     <message>
-        <location filename="../files/transcript_view.py" line="182"/>
+        <location filename="../files/transcript_view.py" line="188"/>
         <source>Cannot play this file: {0}</source>
         <translation>无法播放此文件：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="218"/>
+        <location filename="../files/transcript_view.py" line="224"/>
         <source>Transcript</source>
         <translation>转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="224"/>
+        <location filename="../files/transcript_view.py" line="230"/>
         <source>⚠ Only part of this file was transcribed: {0}</source>
         <translation>⚠ 此文件只转写了一部分：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="226"/>
+        <location filename="../files/transcript_view.py" line="232"/>
         <source>⚠ Not saved: Tingji could not write this transcript to its queue database. Export it to keep it.</source>
         <translation>⚠ 未保存：听记无法将此转写稿写入队列数据库。请导出以保留它。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="235"/>
+        <location filename="../files/transcript_view.py" line="237"/>
+        <source>Saved beside the source as {0}</source>
+        <translation>已保存在源文件旁：{0}</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="245"/>
         <source>Select a file in the queue to see its transcript.</source>
         <translation>在队列中选择一个文件，即可查看转写结果。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="237"/>
+        <location filename="../files/transcript_view.py" line="247"/>
         <source>Waiting to be transcribed.</source>
         <translation>等待转写。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="239"/>
+        <location filename="../files/transcript_view.py" line="249"/>
         <source>Transcribing…
 Text appears here as it is recognised.</source>
         <translation>正在转写…
 识别出的文字会陆续显示在这里。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="241"/>
+        <location filename="../files/transcript_view.py" line="251"/>
         <source>This file could not be transcribed:
 {0}</source>
         <translation>无法转写此文件：
 {0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="244"/>
+        <location filename="../files/transcript_view.py" line="254"/>
         <source>Cancelled before any text was recognised.</source>
         <translation>在识别出任何文字之前已取消。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="246"/>
+        <location filename="../files/transcript_view.py" line="256"/>
         <source>No speech was found in this file.</source>
         <translation>此文件中没有发现语音。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="262"/>
+        <location filename="../files/transcript_view.py" line="272"/>
         <source>transcribed in {0:.1f} s</source>
         <translation>用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="264"/>
+        <location filename="../files/transcript_view.py" line="274"/>
         <source>cancelled: partial transcript</source>
         <translation>已取消：部分结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="268"/>
+        <location filename="../files/transcript_view.py" line="278"/>
         <source>Copy all</source>
         <translation>全部复制</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="269"/>
+        <location filename="../files/transcript_view.py" line="279"/>
         <source>Copy the whole transcript to the clipboard</source>
         <translation>把全部转写结果复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="270"/>
+        <location filename="../files/transcript_view.py" line="280"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="271"/>
+        <location filename="../files/transcript_view.py" line="281"/>
         <source>Save the transcript as TXT, SRT, VTT or JSON</source>
         <translation>把转写结果保存为 TXT、SRT、VTT 或 JSON</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="272"/>
+        <location filename="../files/transcript_view.py" line="282"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="293"/>
+        <location filename="../files/transcript_view.py" line="304"/>
         <source>Transcript copied to the clipboard.</source>
         <translation>转写结果已复制到剪贴板。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="308"/>
+        <location filename="../files/transcript_view.py" line="319"/>
         <source>Plain text (*.txt)</source>
         <translation>纯文本 (*.txt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="308"/>
+        <location filename="../files/transcript_view.py" line="319"/>
         <source>SubRip subtitles (*.srt)</source>
         <translation>SubRip 字幕 (*.srt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="309"/>
+        <location filename="../files/transcript_view.py" line="320"/>
         <source>WebVTT subtitles (*.vtt)</source>
         <translation>WebVTT 字幕 (*.vtt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="309"/>
+        <location filename="../files/transcript_view.py" line="320"/>
         <source>JSON with timings (*.json)</source>
         <translation>带时间信息的 JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="310"/>
+        <location filename="../files/transcript_view.py" line="321"/>
         <source>Export transcript</source>
         <translation>导出转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="321"/>
+        <location filename="../files/transcript_view.py" line="332"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
