@@ -116,7 +116,7 @@ def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(window: Ma
     host = window.dictation_host
     qtbot.waitUntil(lambda: host.controller is not None, timeout=10_000)
     controller = host.controller
-    assert controller.engine is window.engine.loaded.engine  # the very Engine object the queue uses
+    assert controller.engine.current is window.engine.loaded.engine  # the very Engine object the queue uses
     assert host.state == "idle" and "Dictation" in window.dictation_label.text()
     mic = window.mics[-1]
     panel = window.dictation
@@ -218,7 +218,8 @@ def test_model_reload_restarts_dictation_on_the_new_engine(window: MainWindow, q
     assert host.controller is None and host.state == "waiting"  # closed before the engine goes
     qtbot.waitUntil(lambda: window.engine.state is EngineState.READY and host.controller is not None,
                     timeout=LOAD_TIMEOUT_MS)
-    assert host.controller is not first and host.controller.engine is window.engine.loaded.engine is not first_engine
+    assert host.controller is not first
+    assert host.controller.engine.current is window.engine.loaded.engine is not first_engine
 
 
 def test_close_hides_to_tray_and_quit_ends_everything(qtbot, home: Path, tiny_model: Path) -> None:

@@ -17,7 +17,9 @@ for known problems), so the GUI can show them in the user's language.
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -53,6 +55,7 @@ class LoadedModel:
 
     seq: int  # which load request this answers (a newer request makes it stale)
     name: str  # the model's name, for display
+    path: str  # the model folder loaded: which model this is
     provider: str  # where ONNX Runtime runs it ("cpu", "cuda", "dml")
     warnings: tuple[str, ...]  # load-time problems worth showing (a GPU that fell back, ...)
     engine: "Engine"
@@ -69,11 +72,26 @@ class Request:
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
+def return_freed_memory() -> None:
+    """Hand freed heap back to the operating system, so that closing a model shows in the process size.
+
+    glibc keeps freed memory in its arenas (one per thread that allocated) and
+    RSS stays where it was; malloc_trim releases it. Elsewhere (Windows, macOS,
+    musl) there is nothing to call."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 class EngineWorker(QObject):
     """Owns the Engine. Lives in its own QThread; every slot runs there."""
 
     ready = Signal(LoadedModel)
     load_failed = Signal(int, str)  # load number, one-line reason
+    unloaded = Signal(int)  # load number made stale by the unload: the engine is closed, its memory returned
     started = Signal(int)  # job id
     progress = Signal(int, float, list)  # job id, fraction (-1 = unknown), new segments
     finished = Signal(int, object, float)  # job id, Transcript, seconds taken
@@ -102,7 +120,15 @@ class EngineWorker(QObject):
             self.load_failed.emit(seq, problem_of(exc).text)
             return
         self._engine = engine
-        self.ready.emit(LoadedModel(seq, engine.model_name, engine.provider, tuple(engine.warnings), engine))
+        self.ready.emit(LoadedModel(seq, engine.model_name, model_path, engine.provider, tuple(engine.warnings),
+                                    engine))
+
+    @Slot(int)
+    def unload(self, seq: int) -> None:
+        """Close the engine to give its memory back (the app was idle); `unloaded` says when it is done."""
+        self.close_engine()
+        return_freed_memory()
+        self.unloaded.emit(seq)
 
     @Slot(object)
     def transcribe(self, req: Request) -> None:

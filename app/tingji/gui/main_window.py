@@ -288,6 +288,9 @@ class MainWindow(QMainWindow):
             text = self.tr("Ready · {0} on {1}").format(detail, where)
         elif state is EngineState.FAILED:
             text = self.tr("Model failed to load: {0}").format(detail)
+        elif state is EngineState.UNLOADED:
+            text = self.tr("Model {0} unloaded to free memory (idle) · it loads again for the next file or "
+                           "dictation").format(detail)
         else:
             text = self.tr("No speech model installed")
         self.engine_label.setText(dot + text)

@@ -12,12 +12,13 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
+                               QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout,
+                               QWidget)
 
 from ..engine.writers import FORMATS
 from ..models.installed import list_models
 from . import theme
-from .settings import Settings
+from .settings import MAX_UNLOAD_AFTER_MIN, Settings
 
 
 def _size(n: int) -> str:
@@ -61,12 +62,20 @@ class SettingsDialog(QDialog):
         self.hotwords.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
         self.hotwords.setTabChangesFocus(True)
 
+        self.unload_after = QSpinBox()
+        self.unload_after.setRange(0, MAX_UNLOAD_AFTER_MIN)
+        self.unload_after.setSpecialValueText(self.tr("Never"))
+        self.unload_after.setSuffix(self.tr(" min idle"))
+        self.unload_after.setToolTip(self.tr("Free the model's memory when Tingji has had nothing to transcribe "
+                                             "for this long; the next file or dictation loads it again"))
+
         speech = QGroupBox(self.tr("Speech recognition"))
         form = QFormLayout(speech)
         form.addRow(self.tr("Model:"), model_row)
         form.addRow(self.tr("Run on:"), self.provider)
         form.addRow(self.tr("Language spoken:"), self.language)
         form.addRow(self.tr("Hotwords:"), self.hotwords)
+        form.addRow(self.tr("Unload the model after:"), self.unload_after)
 
         # -- output
         self.auto_export = QCheckBox(self.tr("Save transcripts next to each source file when done"))
@@ -136,6 +145,7 @@ class SettingsDialog(QDialog):
             combo.setCurrentIndex(max(0, combo.findData(value)))
         self.hotwords.setPlainText("\n".join(s.hotwords))
         self.auto_export.setChecked(s.auto_export)
+        self.unload_after.setValue(s.unload_after_min)
         for fmt, box in self.formats.items():
             box.setChecked(fmt in s.formats)
 
@@ -152,6 +162,7 @@ class SettingsDialog(QDialog):
             auto_export=self.auto_export.isChecked(),
             ui_language=str(self.ui_language.currentData()),
             appearance=str(self.appearance.currentData()),
+            unload_after_min=self.unload_after.value(),
         ).normalised()
 
     def refresh_models(self, current: str | None = None) -> None:

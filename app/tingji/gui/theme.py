@@ -117,7 +117,7 @@ def warning_color(palette: QPalette | None = None) -> QColor:
 
 
 def engine_color(state: str, palette: QPalette | None = None) -> QColor:
-    """The dot next to the engine status: loading / ready / failed / none."""
+    """The dot next to the engine status: loading / ready / failed / none / unloaded (grey, like waiting)."""
     table = {"loading": Status.RUNNING, "ready": Status.DONE, "failed": Status.FAILED, "none": Status.CANCELLED}
     return status_color(table.get(state, Status.WAITING), palette)
 

@@ -5,11 +5,15 @@ and seconds of warm-up). The engine's live lane lets a dictation take run
 while a file is transcribed; the file pauses between decode steps.
 
 Life cycle, driven by `EngineHost` (gui/engine_host.py):
-  * engine READY -> a DictationController is made on `loaded.engine` and
-    started (global hotkey, microphone when "keep open" is on); starting the
-    hotkey can take seconds, so it runs on a worker thread;
+  * engine READY -> a DictationController is made on an `OnDemandEngine`
+    holding `loaded.engine` and started (global hotkey, microphone when
+    "keep open" is on); starting the hotkey can take seconds, so it runs on a
+    worker thread;
   * `releasing` (model reload, quitting) -> the controller is closed
     *before* the engine thread closes the engine it uses;
+  * idle unload -> the controller stays (the hotkey works); only the engine
+    is taken from it. A take then loads the model again: at once when it
+    starts, so the load overlaps the speaking, and the take waits for it;
   * model missing or failed -> no controller; the page says dictation waits
     for a model, the history can still be browsed.
 
@@ -37,6 +41,7 @@ from ...dictation.settings import DictationSettings
 from ..engine_host import EngineHost, EngineState
 from ..settings import Settings
 from ..threads import start_worker, stop_threads
+from .on_demand import OnDemandEngine
 from .panel import DictationPanel
 from .qt_clipboard import QtClipboard
 
@@ -70,6 +75,7 @@ class DictationHost(QObject):
     settingsChanged = Signal(object)  # the panel changed a DictationSettings: save it
 
     _start = Signal(object, object)  # controller, threading.Event -> the starter's thread
+    _loadWanted = Signal()  # from a take's thread: the model was unloaded and a take needs it
 
     def __init__(self, engine: EngineHost, panel: DictationPanel, settings: Settings, *,
                  microphone: Callable[[DictationSettings], AudioInput] | None = None,
@@ -81,6 +87,7 @@ class DictationHost(QObject):
         self.panel = panel
         self.settings = settings
         self.controller: DictationController | None = None
+        self.engine_handle: OnDemandEngine | None = None  # what the controller uses as its engine
         self.state = "waiting"
         self.hotkey_problem = ""
         self._make_microphone = microphone
@@ -91,7 +98,8 @@ class DictationHost(QObject):
         self._start.connect(self._starter.start)
         self._starter_thread = start_worker(self._starter, "tingji-dictation-start")
         engine.stateChanged.connect(self._engine_changed)
-        engine.releasing.connect(self.stop)
+        engine.releasing.connect(self._on_releasing)
+        self._loadWanted.connect(self._load_for_a_take)
         panel.bridge.event.connect(self._on_event)
         panel.settingsChanged.connect(self.settingsChanged)
 
@@ -99,24 +107,31 @@ class DictationHost(QObject):
 
     @Slot()
     def _engine_changed(self) -> None:
-        loaded = self.engine.loaded
-        if loaded is None or self.engine.state is not EngineState.READY:
+        state, loaded, handle = self.engine.state, self.engine.loaded, self.engine_handle
+        waiting = self.controller is not None and handle is not None and handle.current is None
+        if waiting and (state is EngineState.UNLOADED or state is EngineState.LOADING):
+            return  # unloaded while idle, or loading again: the hotkey keeps working, a take waits
+        if loaded is None or state is not EngineState.READY:
             self.stop()
             return
-        if self.controller is not None and self.controller.engine is loaded.engine:
+        if handle is not None and handle.current is loaded.engine:
+            return
+        if waiting and handle is not None and handle.model_path == loaded.path:
+            handle.attach(loaded.engine)  # the same model back after an idle unload: same controller
             return
         self.stop()
         settings = dictation_settings(self.settings)
+        handle = OnDemandEngine(loaded.engine, loaded.path, self._loadWanted.emit)
         try:
             controller = DictationController(
-                loaded.engine, settings, clipboard=self._clipboard, history=self.panel.history,
+                handle, settings, clipboard=self._clipboard, history=self.panel.history,
                 microphone=self._make_microphone(settings) if self._make_microphone else None,
                 on_event=self.panel.bridge.post, use_hotkey=self._use_hotkey)
         except Exception as exc:  # noqa: BLE001 - dictation must never keep the app from running
             log.exception("dictation could not start")
             self.problem.emit(f"dictation: {exc}")
             return
-        self.controller = controller
+        self.controller, self.engine_handle = controller, handle
         self._clipboard.resume()
         self.panel.attach(controller)
         self._set_state(controller.state)
@@ -124,19 +139,37 @@ class DictationHost(QObject):
         self._start.emit(controller, self._started)
 
     @Slot()
+    def _on_releasing(self) -> None:
+        """The engine is about to be closed. Idle unload: keep the controller (hotkey, microphone) and
+        only take the engine from it; anything else (a reload, quitting): close the controller."""
+        if self.engine.state is EngineState.UNLOADED and self.engine_handle is not None:
+            self.engine_handle.detach()  # returns once no take is transcribing on it
+        else:
+            self.stop()
+
+    @Slot()
+    def _load_for_a_take(self) -> None:
+        if self.controller is not None:
+            self.engine.ensure_loaded()
+
+    @Slot()
     def stop(self) -> None:
         """Close the controller (hotkey, microphone, threads). Blocks briefly; safe to call twice."""
         controller, self.controller = self.controller, None
-        if controller is None:
+        handle, self.engine_handle = self.engine_handle, None
+        self.engine.let_go("dictation")
+        if controller is None or handle is None:
             return
         self.panel.detach()
         if not self._started.wait(START_TIMEOUT_S):  # closing while start() runs would race it
             log.warning("dictation did not finish starting in %.0f s", START_TIMEOUT_S)
         self._clipboard.interrupt()  # a paste waiting for this (blocked) thread fails at once
+        handle.close()  # a take waiting for the model to load again ends (its WAV stays)
         try:
             controller.close()
         except Exception:  # noqa: BLE001
             log.exception("closing dictation")
+        handle.detach()  # and nothing still transcribes on the engine when this returns
         self._set_state("waiting")
 
     def shutdown(self) -> None:
@@ -171,6 +204,11 @@ class DictationHost(QObject):
     def _set_state(self, state: str) -> None:
         if state != self.state:
             self.state = state
+        if state in ("listening", "transcribing") and self.controller is not None:
+            self.engine.hold("dictation")  # not idle while a take is recorded or transcribed
+            self.engine.ensure_loaded()  # unloaded: it loads while the user speaks
+        else:
+            self.engine.let_go("dictation")
         self.stateChanged.emit()
 
     @property

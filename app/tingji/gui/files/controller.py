@@ -330,7 +330,7 @@ class QueueController(QObject):
         self.model.remove_ids(job_ids)
 
     def _dispatch(self) -> None:
-        if self._current is not None or self._closing or self.engine.state is not EngineState.READY:
+        if self._current is not None or self._closing:
             return
         job = next((j for j in self.model.jobs() if j.status is Status.WAITING), None)
         if job is None:
@@ -338,6 +338,13 @@ class QueueController(QObject):
                 self.queueFinished.emit(*self._batch)
                 self._batch = [0, 0]
             return
+        if self.engine.state is EngineState.UNLOADED:  # unloaded while idle: this file brings it back
+            self.engine.ensure_loaded()
+            self.notice.emit(self.tr("Loading the model again for {0}…").format(job.name))
+            return
+        if self.engine.state is not EngineState.READY:
+            return
+        self.engine.hold("files")
         s = self.settings
         self._current = Request(job.id, job.path, language=s.language or None, hotwords=tuple(s.hotwords))
         self._live[job.id] = []
@@ -353,6 +360,7 @@ class QueueController(QObject):
             return False
         self._current = None
         self._live.pop(job_id, None)
+        self.engine.let_go("files")
         if job_id in self._remove_after_cancel:
             self._remove_after_cancel.discard(job_id)
             self._persist("remove a file", self.store.remove, [job_id])

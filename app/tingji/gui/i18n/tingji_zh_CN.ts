@@ -391,13 +391,13 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
     </message>
     <message>
         <location filename="../main_window.py" line="197"/>
-        <location filename="../main_window.py" line="442"/>
+        <location filename="../main_window.py" line="445"/>
         <source>Add files</source>
         <translation>添加文件</translation>
     </message>
     <message>
         <location filename="../main_window.py" line="203"/>
-        <location filename="../main_window.py" line="443"/>
+        <location filename="../main_window.py" line="446"/>
         <source>Add folder</source>
         <translation>添加文件夹</translation>
     </message>
@@ -423,7 +423,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
     </message>
     <message>
         <location filename="../main_window.py" line="275"/>
-        <location filename="../main_window.py" line="436"/>
+        <location filename="../main_window.py" line="439"/>
         <source>Tingji</source>
         <translation>听记 Tingji</translation>
     </message>
@@ -444,213 +444,218 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
     </message>
     <message>
         <location filename="../main_window.py" line="292"/>
+        <source>Model {0} unloaded to free memory (idle) · it loads again for the next file or dictation</source>
+        <translation>模型 {0} 因空闲已卸载以释放内存 · 下一个文件或听写时会重新加载</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="295"/>
         <source>No speech model installed</source>
         <translation>尚未安装语音模型</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="299"/>
+        <location filename="../main_window.py" line="302"/>
         <source>Settings…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="302"/>
+        <location filename="../main_window.py" line="305"/>
         <source>&lt;b&gt;No speech model installed.&lt;/b&gt; Run &lt;code&gt;{0}&lt;/code&gt; in a terminal, or choose a model folder in Settings. Files you add now wait until a model is ready.</source>
         <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请在终端运行 &lt;code&gt;{0}&lt;/code&gt;，或在“设置”中选择一个模型文件夹。现在添加的文件会排队等待，模型就绪后开始转写。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="305"/>
+        <location filename="../main_window.py" line="308"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="307"/>
+        <location filename="../main_window.py" line="310"/>
         <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="311"/>
-        <location filename="../main_window.py" line="339"/>
-        <location filename="../main_window.py" line="347"/>
+        <location filename="../main_window.py" line="314"/>
+        <location filename="../main_window.py" line="342"/>
+        <location filename="../main_window.py" line="350"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="325"/>
+        <location filename="../main_window.py" line="328"/>
         <source>The queue database was written by a newer version of Tingji.</source>
         <translation>队列数据库由更新版本的听记写入。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="326"/>
+        <location filename="../main_window.py" line="329"/>
         <source>The dictation history was written by a newer version of Tingji.</source>
         <translation>听写历史由更新版本的听记写入。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="328"/>
+        <location filename="../main_window.py" line="331"/>
         <source>The queue database could not be read ({0}).</source>
         <translation>无法读取队列数据库（{0}）。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="329"/>
+        <location filename="../main_window.py" line="332"/>
         <source>The dictation history could not be read ({0}).</source>
         <translation>无法读取听写历史（{0}）。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="330"/>
+        <location filename="../main_window.py" line="333"/>
         <source>It was moved to {0}, and Tingji started with an empty one.</source>
         <translation>它已被移到 {0}，听记已使用一个新的空数据库启动。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="331"/>
+        <location filename="../main_window.py" line="334"/>
         <source>It was moved to {0}, and the history starts empty.</source>
         <translation>它已被移到 {0}，历史记录从空开始。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="337"/>
+        <location filename="../main_window.py" line="340"/>
         <source>&lt;b&gt;Tingji cannot write to its queue database&lt;/b&gt; ({0}). The queue goes on.</source>
         <translation>&lt;b&gt;听记无法写入队列数据库&lt;/b&gt;（{0}）。队列会继续处理。</translation>
     </message>
     <message numerus="yes">
-        <location filename="../main_window.py" line="341"/>
+        <location filename="../main_window.py" line="344"/>
         <source>%n finished transcript(s) are kept only in memory until you save them.</source>
         <translation>
             <numerusform>%n 份已完成的转写稿只保存在内存中，请尽快保存。</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="343"/>
+        <location filename="../main_window.py" line="346"/>
         <source>Save transcripts…</source>
         <translation>保存转写稿…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="356"/>
+        <location filename="../main_window.py" line="359"/>
         <source>Save the transcripts to a folder</source>
         <translation>将转写稿保存到文件夹</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="365"/>
+        <location filename="../main_window.py" line="368"/>
         <source>Save the transcripts</source>
         <translation>保存转写稿</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="366"/>
+        <location filename="../main_window.py" line="369"/>
         <source>The transcripts could not be saved in {0}: {1}</source>
         <translation>无法将转写稿保存到 {0}：{1}</translation>
     </message>
     <message numerus="yes">
-        <location filename="../main_window.py" line="368"/>
+        <location filename="../main_window.py" line="371"/>
         <source>Saved %n file(s) in {0}</source>
         <translation>
             <numerusform>已在 {0} 中保存 %n 个文件</numerusform>
         </translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="385"/>
+        <location filename="../main_window.py" line="388"/>
         <source>The settings could not be saved: {0}</source>
         <translation>无法保存设置：{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="437"/>
+        <location filename="../main_window.py" line="440"/>
         <source>Files</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="438"/>
+        <location filename="../main_window.py" line="441"/>
         <source>Transcribe audio and video files</source>
         <translation>转写音频和视频文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="439"/>
-        <location filename="../main_window.py" line="513"/>
+        <location filename="../main_window.py" line="442"/>
+        <location filename="../main_window.py" line="516"/>
         <source>Dictation</source>
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="440"/>
+        <location filename="../main_window.py" line="443"/>
         <source>Speak into any application with a hotkey</source>
         <translation>用快捷键在任意应用中语音输入</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="442"/>
+        <location filename="../main_window.py" line="445"/>
         <source>Add audio or video files to the queue (Ctrl+O)</source>
         <translation>把音频或视频文件加入队列 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="443"/>
+        <location filename="../main_window.py" line="446"/>
         <source>Add every audio and video file in a folder</source>
         <translation>添加文件夹中的所有音频和视频文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="444"/>
+        <location filename="../main_window.py" line="447"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="444"/>
+        <location filename="../main_window.py" line="447"/>
         <source>Cancel the selected files</source>
         <translation>取消所选文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="445"/>
+        <location filename="../main_window.py" line="448"/>
         <source>Cancel all</source>
         <translation>全部取消</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="445"/>
+        <location filename="../main_window.py" line="448"/>
         <source>Cancel every file that is waiting or transcribing</source>
         <translation>取消所有等待中和转写中的文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="446"/>
+        <location filename="../main_window.py" line="449"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="446"/>
+        <location filename="../main_window.py" line="449"/>
         <source>Model, language, output formats, appearance</source>
         <translation>模型、语言、输出格式、外观</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="494"/>
+        <location filename="../main_window.py" line="497"/>
         <source>Dictation: waiting for the model</source>
         <translation>听写：等待模型</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="495"/>
+        <location filename="../main_window.py" line="498"/>
         <source>Dictation: press {0}</source>
         <translation>听写：按 {0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="496"/>
+        <location filename="../main_window.py" line="499"/>
         <source>Dictation: hotkey unavailable</source>
         <translation>听写：快捷键不可用</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="497"/>
+        <location filename="../main_window.py" line="500"/>
         <source>Dictation: listening…</source>
         <translation>听写：正在聆听…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="498"/>
+        <location filename="../main_window.py" line="501"/>
         <source>Dictation: transcribing…</source>
         <translation>听写：正在转写…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="506"/>
+        <location filename="../main_window.py" line="509"/>
         <source>Open the dictation page</source>
         <translation>打开听写页面</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="511"/>
+        <location filename="../main_window.py" line="514"/>
         <source>Dictation: {0}</source>
         <translation>听写：{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="544"/>
+        <location filename="../main_window.py" line="547"/>
         <source>Tingji is still running</source>
         <translation>听记仍在运行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="545"/>
+        <location filename="../main_window.py" line="548"/>
         <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
         <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
     </message>
@@ -1013,12 +1018,17 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>QueueController</name>
     <message>
-        <location filename="../files/controller.py" line="399"/>
+        <location filename="../files/controller.py" line="343"/>
+        <source>Loading the model again for {0}…</source>
+        <translation>正在为 {0} 重新加载模型…</translation>
+    </message>
+    <message>
+        <location filename="../files/controller.py" line="407"/>
         <source>{0} was not exported: {1}</source>
         <translation>{0} 未能导出：{1}</translation>
     </message>
     <message>
-        <location filename="../files/controller.py" line="403"/>
+        <location filename="../files/controller.py" line="411"/>
         <source>Saved {0} beside {1}</source>
         <translation>已在 {1} 旁保存 {0}</translation>
     </message>
@@ -1183,172 +1193,192 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../settings_dialog.py" line="32"/>
+        <location filename="../settings_dialog.py" line="33"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="40"/>
+        <location filename="../settings_dialog.py" line="41"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="41"/>
+        <location filename="../settings_dialog.py" line="42"/>
         <source>Use a Tingji model folder anywhere on this computer</source>
         <translation>使用本机任意位置的听记模型文件夹</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="43"/>
+        <location filename="../settings_dialog.py" line="44"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="50"/>
+        <location filename="../settings_dialog.py" line="51"/>
         <source>Automatic (GPU when available)</source>
         <translation>自动（有 GPU 时使用 GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="51"/>
+        <location filename="../settings_dialog.py" line="52"/>
         <source>DirectML (Windows GPU)</source>
         <translation>DirectML（Windows GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="52"/>
+        <location filename="../settings_dialog.py" line="53"/>
         <source>CUDA (NVIDIA GPU)</source>
         <translation>CUDA（NVIDIA GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="52"/>
+        <location filename="../settings_dialog.py" line="53"/>
         <source>CPU only</source>
         <translation>仅 CPU</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="55"/>
+        <location filename="../settings_dialog.py" line="56"/>
         <source>Detect automatically</source>
         <translation>自动识别</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="55"/>
+        <location filename="../settings_dialog.py" line="56"/>
         <source>Chinese</source>
         <translation>中文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="56"/>
+        <location filename="../settings_dialog.py" line="57"/>
         <source>English</source>
         <translation>英文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="56"/>
+        <location filename="../settings_dialog.py" line="57"/>
         <source>Japanese</source>
         <translation>日文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="57"/>
+        <location filename="../settings_dialog.py" line="58"/>
         <source>Cantonese</source>
         <translation>粤语</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="57"/>
+        <location filename="../settings_dialog.py" line="58"/>
         <source>Korean</source>
         <translation>韩文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="60"/>
+        <location filename="../settings_dialog.py" line="61"/>
         <source>Names and terms to favour, one per line</source>
         <translation>需要优先识别的人名和术语，每行一个</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="64"/>
+        <location filename="../settings_dialog.py" line="67"/>
+        <source>Never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="68"/>
+        <source> min idle</source>
+        <translation> 分钟空闲后</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="69"/>
+        <source>Free the model&apos;s memory when Tingji has had nothing to transcribe for this long; the next file or dictation loads it again</source>
+        <translation>听记在这么长时间内没有转写任务时释放模型占用的内存；下一个文件或听写会重新加载它</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="72"/>
         <source>Speech recognition</source>
         <translation>语音识别</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="66"/>
+        <location filename="../settings_dialog.py" line="74"/>
         <source>Model:</source>
         <translation>模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="67"/>
+        <location filename="../settings_dialog.py" line="75"/>
         <source>Run on:</source>
         <translation>运行设备：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="68"/>
+        <location filename="../settings_dialog.py" line="76"/>
         <source>Language spoken:</source>
         <translation>说话语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="69"/>
+        <location filename="../settings_dialog.py" line="77"/>
         <source>Hotwords:</source>
         <translation>热词：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="72"/>
+        <location filename="../settings_dialog.py" line="78"/>
+        <source>Unload the model after:</source>
+        <translation>卸载模型：</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="81"/>
         <source>Save transcripts next to each source file when done</source>
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="78"/>
+        <location filename="../settings_dialog.py" line="87"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="81"/>
+        <location filename="../settings_dialog.py" line="90"/>
         <source>Formats:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="85"/>
+        <location filename="../settings_dialog.py" line="94"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="88"/>
+        <location filename="../settings_dialog.py" line="97"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="88"/>
+        <location filename="../settings_dialog.py" line="97"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="89"/>
+        <location filename="../settings_dialog.py" line="98"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="91"/>
+        <location filename="../settings_dialog.py" line="100"/>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="93"/>
+        <location filename="../settings_dialog.py" line="102"/>
         <source>Language:</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="94"/>
+        <location filename="../settings_dialog.py" line="103"/>
         <source>Appearance:</source>
         <translation>外观：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="95"/>
+        <location filename="../settings_dialog.py" line="104"/>
         <source>Language and appearance change at once.</source>
         <translation>语言和外观会立即生效。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="122"/>
+        <location filename="../settings_dialog.py" line="131"/>
         <source>Automatic (first installed model)</source>
         <translation>自动（第一个已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="125"/>
+        <location filename="../settings_dialog.py" line="134"/>
         <source>{0} (incomplete)</source>
         <translation>{0}（不完整）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="162"/>
+        <location filename="../settings_dialog.py" line="173"/>
         <source>Choose a Tingji model folder</source>
         <translation>选择听记模型文件夹</translation>
     </message>
