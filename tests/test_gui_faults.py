@@ -134,7 +134,7 @@ def test_a_full_database_never_stalls_the_queue_and_keeps_the_transcripts(
     out.mkdir()
     (out / "a.txt").write_text("my own notes", encoding="utf-8")  # never replaced
     window.apply_settings(replace(window.settings, formats=["txt", "json"]))
-    window.save_unsaved(str(out))
+    window.storage_banner.save_to(str(out))
     assert (out / "a.txt").read_text(encoding="utf-8") == "my own notes"
     assert json.loads((out / "a (2).json").read_text(encoding="utf-8"))["text"] == kept.text
     assert (out / "a (2).txt").read_text(encoding="utf-8").strip() and (out / "b.txt").is_file()

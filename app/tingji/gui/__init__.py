@@ -6,9 +6,13 @@ modules are marked: they are usable and testable without a display.
 
     app.py              the one place the parts are made and joined; run_app() is `tingji` with no arguments
     main_window.py      toolbar, banners, Files/Dictation pages, status bar, drops, settings, tray, quit
-    engine_host.py      EngineHost: the one Engine (load, reload, share with dictation, release), its state
+    engine_host.py      EngineHost: the one Engine (load, reload, share with dictation, release,
+                        unload when idle), its state
     engine_worker.py    EngineWorker (the engine thread: load, transcribe files, close); LoadedModel
     threads.py          the one way the app starts and stops worker threads (QThread workers)
+    databases.py        opening the SQLite files: a damaged or newer one is set aside, never fatal; no Qt
+    faults.py           exceptions nothing caught, in any thread: logged and shown in a dialog
+    storage_banner.py   the banner about the databases: set aside at start-up, writes failing
     settings.py         settings.json: load (tolerant) / save (atomic); no Qt
     settings_dialog.py  the Settings dialog
     errors.py           engine/dictation messages in the UI language (codes kept in the queue DB)
@@ -18,6 +22,8 @@ modules are marked: they are usable and testable without a display.
     files/controller.py       QueueController: the one place the queue changes
     files/storage.py          the queue and results in SQLite (WAL, a commit per finished file); no Qt
     files/folders.py          what a dropped folder means (media files, recursively); no Qt
+    files/export.py           writing transcripts beside sources or to a folder, never over a file
+                              Tingji did not write; no Qt
     files/workers.py          ProbeWorker (durations), ScanWorker (folder walks)
     files/queue_model.py      the queue as a QAbstractTableModel + progress delegate
     files/queue_view.py       queue table, empty-state hint, Up/Down/Remove/Retry
@@ -26,6 +32,7 @@ modules are marked: they are usable and testable without a display.
     files/player.py           play one segment (QMediaPlayer, stop at its end)
 
     dictation/host.py          DictationController on the shared Engine: start, restart on reload, stop
+    dictation/on_demand.py     dictation's handle on the engine: survives an idle unload, a take reloads it
     dictation/panel.py         the Dictation page: Dictate button, history (play/copy/delete), settings
     dictation/qt_clipboard.py  the clipboard dictation pastes through (thread-safe QClipboard)
     dictation/microphones.py   the input devices the page offers; no Qt

@@ -86,7 +86,7 @@ def create_window(files: Sequence[str] = (), *, tray: bool | None = None,
     window = MainWindow(controller, engine, dictation, settings, tray=tray)
     for part in (engine, controller, dictation):
         part.setParent(window)  # they live as long as the window
-    window.show_set_aside([n for n in (queue_aside, history_aside) if n is not None])
+    window.storage_banner.show_set_aside([n for n in (queue_aside, history_aside) if n is not None])
     if files:
         window.add_paths(list(files))
     # After the window is up: the load itself runs on the engine thread.

@@ -26,10 +26,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, Q
 
 from ..dictation.settings import DictationSettings
 from . import i18n, icons, settings as settings_mod, theme
-from ..engine.errors import TingjiError
-from ..paths import database_path
 from .banner import NoticeBanner
-from .databases import SetAside
 from .dictation.host import DictationHost
 from .dictation.panel import hotkey_label
 from .engine_host import EngineHost, EngineState
@@ -43,6 +40,7 @@ from .files.transcript_view import PROVIDER_NAMES, TranscriptPanel
 from .models.choice import DOWNLOAD_COMMAND
 from .settings import Settings
 from .settings_dialog import SettingsDialog
+from .storage_banner import StorageBanner
 from .tray import Tray
 
 
@@ -66,6 +64,17 @@ class MainWindow(QMainWindow):
         self.resize(1100, 700)
         self.setMinimumSize(760, 480)
 
+        self._build_toolbar()
+        self._build_pages()
+        self._build_status_bar()
+        self._build_tray(tray)
+        self._connect()
+        self._restore_geometry(settings)
+        self.refresh_icons()
+        self.retranslate()
+
+    def _build_toolbar(self) -> None:
+        """Add files/folder, Cancel, Cancel all, and Settings at the far end."""
         self.actions: dict[str, QAction] = {}
         toolbar = QToolBar()
         toolbar.setObjectName("mainToolbar")
@@ -79,7 +88,7 @@ class MainWindow(QMainWindow):
                 ("add_folder", "folder", self.add_folder_dialog, None),
                 ("-", "", None, None),
                 ("cancel", "cancel", self.cancel_selected, None),
-                ("cancel_all", "cancel-all", controller.cancel_all, None),
+                ("cancel_all", "cancel-all", self.controller.cancel_all, None),
                 ("stretch", "", None, None),
                 ("settings", "settings", self.open_settings, QKeySequence.StandardKey.Preferences)):
             if key == "-":
@@ -98,10 +107,11 @@ class MainWindow(QMainWindow):
             toolbar.addAction(action)
             self.actions[key] = action
 
+    def _build_pages(self) -> None:
+        """The banners over two pages: Files (queue | transcript) and Dictation."""
         self.banner = NoticeBanner()  # the engine: no model, failed to load, warnings
-        self.storage_banner = NoticeBanner()  # the app's databases: set aside at start, writes failing
-        self.set_aside: list[SetAside] = []  # databases set aside at start-up, until dismissed
-        self.queue = QueuePanel(controller)
+        self.storage_banner = StorageBanner(self.controller)  # the app's databases: set aside, writes failing
+        self.queue = QueuePanel(self.controller)
         self.panel = TranscriptPanel()
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.queue)
@@ -111,14 +121,14 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([600, 480])
 
-        self.dictation = dictation.panel
+        self.dictation = self.dictation_host.panel
         self.history = self.dictation.history
         self.pages = QTabWidget()
         self.pages.setObjectName("pages")
         self.pages.setDocumentMode(True)
         self.pages.addTab(self.splitter, "")
         self.pages.addTab(self.dictation, "")
-        self.pages.setCurrentWidget(self.dictation if settings.page == "dictation" else self.splitter)
+        self.pages.setCurrentWidget(self.dictation if self.settings.page == "dictation" else self.splitter)
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -129,10 +139,12 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.pages, 1)
         self.setCentralWidget(central)
 
+    def _build_status_bar(self) -> None:
+        """The engine's state, the folder-walk sign and dictation's state."""
         self.engine_label = QLabel()
         self.engine_label.setObjectName("engineStatus")
         self.engine_label.setTextFormat(Qt.TextFormat.RichText)
-        self.scan_status = ScanStatus(controller)
+        self.scan_status = ScanStatus(self.controller)
         self.dictation_label = QLabel()
         self.dictation_label.setObjectName("dictationState")
         self.dictation_label.setTextFormat(Qt.TextFormat.RichText)
@@ -142,6 +154,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.dictation_label)
         self.statusBar().setSizeGripEnabled(True)
 
+    def _build_tray(self, tray: bool | None) -> None:
+        """The tray icon (None: where the desktop has one) and Ctrl+Q, which quits even when closing hides."""
         use_tray = Tray.available() if tray is None else tray
         self.tray = Tray(self.windowIcon(), self) if use_tray else None
         if self.tray is not None:
@@ -153,27 +167,25 @@ class MainWindow(QMainWindow):
         quit_action.triggered.connect(self.quit_app)
         self.addAction(quit_action)
 
+    def _connect(self) -> None:
+        """Follow the parts' signals."""
         self.dictation_host.stateChanged.connect(self._dictation_changed)
         self.dictation_host.problem.connect(self._dictation_problem)
         self.dictation_host.settingsChanged.connect(self._dictation_settings_changed)
-        controller.scanFinished.connect(self._scan_finished)
+        self.controller.scanFinished.connect(self._scan_finished)
 
-        engine.stateChanged.connect(self._engine_changed)
-        controller.jobChanged.connect(self._job_changed)
-        controller.liveSegments.connect(self._live_segments)
-        controller.queueFinished.connect(self._queue_finished)
-        controller.notice.connect(lambda text: self.statusBar().showMessage(text, 10000))
-        controller.storageChanged.connect(self._update_storage_banner)
-        controller.model.dataChanged.connect(lambda *_: self._update_actions())
-        controller.model.rowsInserted.connect(lambda *_: self._update_actions())
-        controller.model.rowsRemoved.connect(lambda *_: self._update_actions())
+        self.engine.stateChanged.connect(self._engine_changed)
+        self.controller.jobChanged.connect(self._job_changed)
+        self.controller.liveSegments.connect(self._live_segments)
+        self.controller.queueFinished.connect(self._queue_finished)
+        self.controller.notice.connect(lambda text: self.statusBar().showMessage(text, 10000))
+        self.storage_banner.message.connect(lambda text: self.statusBar().showMessage(text, 15000))
+        self.controller.model.dataChanged.connect(lambda *_: self._update_actions())
+        self.controller.model.rowsInserted.connect(lambda *_: self._update_actions())
+        self.controller.model.rowsRemoved.connect(lambda *_: self._update_actions())
         self.queue.selectionChanged.connect(self._selection_changed)
         self.panel.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         QApplication.styleHints().colorSchemeChanged.connect(self._scheme_changed)
-
-        self._restore_geometry(settings)
-        self.refresh_icons()
-        self.retranslate()
 
     # -- adding files ----------------------------------------------------------------------
 
@@ -315,61 +327,6 @@ class MainWindow(QMainWindow):
         else:
             self.banner.hide()
 
-    # -- storage ------------------------------------------------------------------------------
-
-    def show_set_aside(self, notices: Sequence[SetAside]) -> None:
-        """Databases that could not be used at start-up and were renamed: say where they went."""
-        self.set_aside = list(notices)
-        self._update_storage_banner()
-
-    def _set_aside_text(self, notice: SetAside) -> str:
-        queue = notice.path == database_path()
-        if notice.newer:
-            text = self.tr("The queue database was written by a newer version of Tingji.") if queue else \
-                self.tr("The dictation history was written by a newer version of Tingji.")
-        else:
-            text = self.tr("The queue database could not be read ({0}).") if queue else \
-                self.tr("The dictation history could not be read ({0}).")
-        then = self.tr("It was moved to {0}, and Tingji started with an empty one.") if queue else \
-            self.tr("It was moved to {0}, and the history starts empty.")
-        return f"{html.escape(text.format(notice.reason))} {html.escape(then.format(str(notice.moved_to)))}"
-
-    def _update_storage_banner(self) -> None:
-        c = self.controller
-        if c.storage_error or c.unsaved_count:
-            text = self.tr("<b>Tingji cannot write to its queue database</b> ({0}). The queue goes on.").format(
-                html.escape(c.storage_error or "?"))
-            actions = [(self.tr("Dismiss"), self.storage_banner.hide)]
-            if c.unsaved_count:
-                text += " " + self.tr("%n finished transcript(s) are kept only in memory until you save them.",
-                                      "", c.unsaved_count)
-                actions.insert(0, (self.tr("Save transcripts…"), self.save_unsaved_dialog))
-            self.storage_banner.show_notice("error", text, actions)
-        elif self.set_aside:
-            text = "<br>".join(self._set_aside_text(n) for n in self.set_aside)
-            self.storage_banner.show_notice("info", text, [(self.tr("Dismiss"), self._dismiss_set_aside)])
-        else:
-            self.storage_banner.hide()
-
-    def _dismiss_set_aside(self) -> None:
-        self.set_aside = []
-        self._update_storage_banner()
-
-    def save_unsaved_dialog(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, self.tr("Save the transcripts to a folder"))
-        if folder:
-            self.save_unsaved(folder)
-
-    def save_unsaved(self, folder: str) -> None:
-        """Write the transcripts the queue database could not keep into `folder`; says what was written."""
-        try:
-            written = self.controller.save_unsaved(folder)
-        except (OSError, TingjiError) as exc:
-            QMessageBox.warning(self, self.tr("Save the transcripts"),
-                                self.tr("The transcripts could not be saved in {0}: {1}").format(folder, exc))
-            return
-        self.statusBar().showMessage(self.tr("Saved %n file(s) in {0}", "", len(written)).format(folder), 15000)
-
     # -- settings -------------------------------------------------------------------------------
 
     def open_settings(self) -> None:
@@ -468,6 +425,7 @@ class MainWindow(QMainWindow):
         self.queue.refresh_icons()
         self.panel.refresh_icons()
         self.banner.restyle()
+        self.storage_banner.restyle()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -380,282 +380,211 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../main_window.py" line="193"/>
+        <location filename="../main_window.py" line="205"/>
         <source>No new audio or video files there.</source>
         <translation>那里没有新的音频或视频文件。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="196"/>
+        <location filename="../main_window.py" line="208"/>
         <source>Audio and video files ({0})</source>
         <translation>音频和视频文件 ({0})</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="197"/>
-        <location filename="../main_window.py" line="445"/>
+        <location filename="../main_window.py" line="209"/>
+        <location filename="../main_window.py" line="402"/>
         <source>Add files</source>
         <translation>添加文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="203"/>
-        <location filename="../main_window.py" line="446"/>
+        <location filename="../main_window.py" line="215"/>
+        <location filename="../main_window.py" line="403"/>
         <source>Add folder</source>
         <translation>添加文件夹</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="239"/>
+        <location filename="../main_window.py" line="251"/>
         <source>transcribing {0}</source>
         <translation>正在转写 {0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="242"/>
+        <location filename="../main_window.py" line="254"/>
         <source>dictation: listening</source>
         <translation>听写：正在聆听</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="244"/>
+        <location filename="../main_window.py" line="256"/>
         <source>dictation: transcribing</source>
         <translation>听写：正在转写</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="274"/>
+        <location filename="../main_window.py" line="286"/>
         <source>Queue finished. Done: {0} · Failed: {1}</source>
         <translation>队列已完成。完成：{0} · 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="275"/>
-        <location filename="../main_window.py" line="439"/>
+        <location filename="../main_window.py" line="287"/>
+        <location filename="../main_window.py" line="396"/>
         <source>Tingji</source>
         <translation>听记 Tingji</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="285"/>
+        <location filename="../main_window.py" line="297"/>
         <source>Loading model {0}…</source>
         <translation>正在加载模型 {0}…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="288"/>
+        <location filename="../main_window.py" line="300"/>
         <source>Ready · {0} on {1}</source>
         <translation>就绪 · {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="290"/>
+        <location filename="../main_window.py" line="302"/>
         <source>Model failed to load: {0}</source>
         <translation>模型加载失败：{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="292"/>
+        <location filename="../main_window.py" line="304"/>
         <source>Model {0} unloaded to free memory (idle) · it loads again for the next file or dictation</source>
         <translation>模型 {0} 因空闲已卸载以释放内存 · 下一个文件或听写时会重新加载</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="295"/>
+        <location filename="../main_window.py" line="307"/>
         <source>No speech model installed</source>
         <translation>尚未安装语音模型</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="302"/>
+        <location filename="../main_window.py" line="314"/>
         <source>Settings…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="305"/>
+        <location filename="../main_window.py" line="317"/>
         <source>&lt;b&gt;No speech model installed.&lt;/b&gt; Run &lt;code&gt;{0}&lt;/code&gt; in a terminal, or choose a model folder in Settings. Files you add now wait until a model is ready.</source>
         <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请在终端运行 &lt;code&gt;{0}&lt;/code&gt;，或在“设置”中选择一个模型文件夹。现在添加的文件会排队等待，模型就绪后开始转写。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="308"/>
+        <location filename="../main_window.py" line="320"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="310"/>
+        <location filename="../main_window.py" line="322"/>
         <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="314"/>
-        <location filename="../main_window.py" line="342"/>
-        <location filename="../main_window.py" line="350"/>
+        <location filename="../main_window.py" line="326"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="328"/>
-        <source>The queue database was written by a newer version of Tingji.</source>
-        <translation>队列数据库由更新版本的听记写入。</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="329"/>
-        <source>The dictation history was written by a newer version of Tingji.</source>
-        <translation>听写历史由更新版本的听记写入。</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="331"/>
-        <source>The queue database could not be read ({0}).</source>
-        <translation>无法读取队列数据库（{0}）。</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="332"/>
-        <source>The dictation history could not be read ({0}).</source>
-        <translation>无法读取听写历史（{0}）。</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="333"/>
-        <source>It was moved to {0}, and Tingji started with an empty one.</source>
-        <translation>它已被移到 {0}，听记已使用一个新的空数据库启动。</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="334"/>
-        <source>It was moved to {0}, and the history starts empty.</source>
-        <translation>它已被移到 {0}，历史记录从空开始。</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="340"/>
-        <source>&lt;b&gt;Tingji cannot write to its queue database&lt;/b&gt; ({0}). The queue goes on.</source>
-        <translation>&lt;b&gt;听记无法写入队列数据库&lt;/b&gt;（{0}）。队列会继续处理。</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../main_window.py" line="344"/>
-        <source>%n finished transcript(s) are kept only in memory until you save them.</source>
-        <translation>
-            <numerusform>%n 份已完成的转写稿只保存在内存中，请尽快保存。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="346"/>
-        <source>Save transcripts…</source>
-        <translation>保存转写稿…</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="359"/>
-        <source>Save the transcripts to a folder</source>
-        <translation>将转写稿保存到文件夹</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="368"/>
-        <source>Save the transcripts</source>
-        <translation>保存转写稿</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="369"/>
-        <source>The transcripts could not be saved in {0}: {1}</source>
-        <translation>无法将转写稿保存到 {0}：{1}</translation>
-    </message>
-    <message numerus="yes">
-        <location filename="../main_window.py" line="371"/>
-        <source>Saved %n file(s) in {0}</source>
-        <translation>
-            <numerusform>已在 {0} 中保存 %n 个文件</numerusform>
-        </translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="388"/>
+        <location filename="../main_window.py" line="345"/>
         <source>The settings could not be saved: {0}</source>
         <translation>无法保存设置：{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="440"/>
+        <location filename="../main_window.py" line="397"/>
         <source>Files</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="441"/>
+        <location filename="../main_window.py" line="398"/>
         <source>Transcribe audio and video files</source>
         <translation>转写音频和视频文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="442"/>
-        <location filename="../main_window.py" line="516"/>
+        <location filename="../main_window.py" line="399"/>
+        <location filename="../main_window.py" line="474"/>
         <source>Dictation</source>
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="443"/>
+        <location filename="../main_window.py" line="400"/>
         <source>Speak into any application with a hotkey</source>
         <translation>用快捷键在任意应用中语音输入</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="445"/>
+        <location filename="../main_window.py" line="402"/>
         <source>Add audio or video files to the queue (Ctrl+O)</source>
         <translation>把音频或视频文件加入队列 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="446"/>
+        <location filename="../main_window.py" line="403"/>
         <source>Add every audio and video file in a folder</source>
         <translation>添加文件夹中的所有音频和视频文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="447"/>
+        <location filename="../main_window.py" line="404"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="447"/>
+        <location filename="../main_window.py" line="404"/>
         <source>Cancel the selected files</source>
         <translation>取消所选文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="448"/>
+        <location filename="../main_window.py" line="405"/>
         <source>Cancel all</source>
         <translation>全部取消</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="448"/>
+        <location filename="../main_window.py" line="405"/>
         <source>Cancel every file that is waiting or transcribing</source>
         <translation>取消所有等待中和转写中的文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="449"/>
+        <location filename="../main_window.py" line="406"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="449"/>
+        <location filename="../main_window.py" line="406"/>
         <source>Model, language, output formats, appearance</source>
         <translation>模型、语言、输出格式、外观</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="497"/>
+        <location filename="../main_window.py" line="455"/>
         <source>Dictation: waiting for the model</source>
         <translation>听写：等待模型</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="498"/>
+        <location filename="../main_window.py" line="456"/>
         <source>Dictation: press {0}</source>
         <translation>听写：按 {0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="499"/>
+        <location filename="../main_window.py" line="457"/>
         <source>Dictation: hotkey unavailable</source>
         <translation>听写：快捷键不可用</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="500"/>
+        <location filename="../main_window.py" line="458"/>
         <source>Dictation: listening…</source>
         <translation>听写：正在聆听…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="501"/>
+        <location filename="../main_window.py" line="459"/>
         <source>Dictation: transcribing…</source>
         <translation>听写：正在转写…</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="509"/>
+        <location filename="../main_window.py" line="467"/>
         <source>Open the dictation page</source>
         <translation>打开听写页面</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="514"/>
+        <location filename="../main_window.py" line="472"/>
         <source>Dictation: {0}</source>
         <translation>听写：{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="547"/>
+        <location filename="../main_window.py" line="505"/>
         <source>Tingji is still running</source>
         <translation>听记仍在运行</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="548"/>
+        <location filename="../main_window.py" line="506"/>
         <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
         <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
     </message>
@@ -1414,6 +1343,84 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <location filename="../files/queue_model.py" line="50"/>
         <source>Cancelled</source>
         <translation>已取消</translation>
+    </message>
+</context>
+<context>
+    <name>StorageBanner</name>
+    <message>
+        <location filename="../storage_banner.py" line="50"/>
+        <source>&lt;b&gt;Tingji cannot write to its queue database&lt;/b&gt; ({0}). The queue goes on.</source>
+        <translation>&lt;b&gt;听记无法写入队列数据库&lt;/b&gt;（{0}）。队列会继续处理。</translation>
+    </message>
+    <message>
+        <location filename="../storage_banner.py" line="52"/>
+        <location filename="../storage_banner.py" line="60"/>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../storage_banner.py" line="54"/>
+        <source>%n finished transcript(s) are kept only in memory until you save them.</source>
+        <translation>
+            <numerusform>%n 份已完成的转写稿只保存在内存中，请尽快保存。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <location filename="../storage_banner.py" line="56"/>
+        <source>Save transcripts…</source>
+        <translation>保存转写稿…</translation>
+    </message>
+    <message>
+        <location filename="../storage_banner.py" line="67"/>
+        <source>The queue database was written by a newer version of Tingji.</source>
+        <translation>队列数据库由更新版本的听记写入。</translation>
+    </message>
+    <message>
+        <location filename="../storage_banner.py" line="68"/>
+        <source>The dictation history was written by a newer version of Tingji.</source>
+        <translation>听写历史由更新版本的听记写入。</translation>
+    </message>
+    <message>
+        <location filename="../storage_banner.py" line="70"/>
+        <source>The queue database could not be read ({0}).</source>
+        <translation>无法读取队列数据库（{0}）。</translation>
+    </message>
+    <message>
+        <location filename="../storage_banner.py" line="71"/>
+        <source>The dictation history could not be read ({0}).</source>
+        <translation>无法读取听写历史（{0}）。</translation>
+    </message>
+    <message>
+        <location filename="../storage_banner.py" line="72"/>
+        <source>It was moved to {0}, and Tingji started with an empty one.</source>
+        <translation>它已被移到 {0}，听记已使用一个新的空数据库启动。</translation>
+    </message>
+    <message>
+        <location filename="../storage_banner.py" line="73"/>
+        <source>It was moved to {0}, and the history starts empty.</source>
+        <translation>它已被移到 {0}，历史记录从空开始。</translation>
+    </message>
+    <message>
+        <location filename="../storage_banner.py" line="81"/>
+        <source>Save the transcripts to a folder</source>
+        <translation>将转写稿保存到文件夹</translation>
+    </message>
+    <message>
+        <location filename="../storage_banner.py" line="90"/>
+        <source>Save the transcripts</source>
+        <translation>保存转写稿</translation>
+    </message>
+    <message>
+        <location filename="../storage_banner.py" line="91"/>
+        <source>The transcripts could not be saved in {0}: {1}</source>
+        <translation>无法将转写稿保存到 {0}：{1}</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../storage_banner.py" line="93"/>
+        <source>Saved %n file(s) in {0}</source>
+        <translation>
+            <numerusform>已在 {0} 中保存 %n 个文件</numerusform>
+        </translation>
     </message>
 </context>
 <context>
