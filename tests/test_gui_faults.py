@@ -20,9 +20,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from audio_fixtures import write_wav
+from gui_helpers import empty_the_filler, fill_to_the_brim
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window, setup_logging
@@ -66,38 +67,6 @@ def _rows(db: Path) -> dict[str, str]:
         con.close()
 
 
-def _fill_to_the_brim(db: sqlite3.Connection) -> int:
-    """Cap the queue database at its current size and fill its jobs page to the last byte with rows of
-    finished history: from now on any write that makes a row bigger (a file starting, a transcript)
-    fails with SQLite's own SQLITE_FULL. Returns the page count. (While the database is this small,
-    every job is in one page: with the cap, the page cannot split.)"""
-    pages = db.execute("PRAGMA page_count").fetchone()[0]
-    db.execute(f"PRAGMA max_page_count={pages}")
-
-    def fits(sql: str, *args: object) -> bool:
-        try:
-            db.execute(sql, args)
-        except sqlite3.OperationalError as exc:
-            assert "database or disk is full" in str(exc)
-            return False
-        return True
-
-    for size in (1024, 256, 64, 16, 4, 1):  # new rows, while the table and its index take them
-        while fits("INSERT INTO jobs(path, position, status, added_at) VALUES (?, 0, 'done', 0)",
-                   "/filler/" + "x" * size):
-            pass
-    last = db.execute("SELECT MAX(id) FROM jobs WHERE path LIKE '/filler/%'").fetchone()[0]
-    for size in (256, 64, 16, 4, 1):  # then the last row grows into whatever the table's page has left
-        while fits("UPDATE jobs SET path = path || ? WHERE id=?", "x" * size, last):
-            pass
-    assert db.execute("PRAGMA page_count").fetchone()[0] == pages
-    return pages
-
-
-def _empty_the_filler(db: sqlite3.Connection) -> None:
-    db.execute("DELETE FROM jobs WHERE path LIKE '/filler/%'")
-
-
 def test_a_full_database_never_stalls_the_queue_and_keeps_the_transcripts(
         qtbot, home: Path, tiny_model: Path, speech_en: np.ndarray, tmp_path: Path) -> None:
     media = tmp_path / "media"
@@ -111,7 +80,7 @@ def test_a_full_database_never_stalls_the_queue_and_keeps_the_transcripts(
     qtbot.waitUntil(lambda: window.engine.state is EngineState.NONE, timeout=10_000)
     first, second = controller.add_paths([str(a), str(b)])
     db = controller.store._db  # the app's own connection: the cap is per connection
-    pages = _fill_to_the_brim(db)
+    pages = fill_to_the_brim(db)
 
     window.apply_settings(replace(window.settings, model=str(tiny_model)))
     qtbot.waitUntil(lambda: all(controller.model.job_by_id(j.id).status is Status.DONE for j in (first, second)),
@@ -139,7 +108,7 @@ def test_a_full_database_never_stalls_the_queue_and_keeps_the_transcripts(
     assert json.loads((out / "a (2).json").read_text(encoding="utf-8"))["text"] == kept.text
     assert (out / "a (2).txt").read_text(encoding="utf-8").strip() and (out / "b.txt").is_file()
 
-    _empty_the_filler(db)  # room again
+    empty_the_filler(db)  # room again
     (third,) = controller.add_paths([str(c)])
     qtbot.waitUntil(lambda: controller.model.job_by_id(third.id).status is Status.DONE, timeout=RUN_TIMEOUT_MS)
     assert _rows(home / "tingji.sqlite3") == {"a.wav": "done", "b.wav": "done", "c.wav": "done"}

@@ -75,7 +75,10 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Run on:"), self.provider)
         form.addRow(self.tr("Language spoken:"), self.language)
         form.addRow(self.tr("Hotwords:"), self.hotwords)
-        form.addRow(self.tr("Unload the model after:"), self.unload_after)
+        unload_row = QHBoxLayout()
+        unload_row.addWidget(self.unload_after)
+        unload_row.addStretch(1)
+        form.addRow(self.tr("Unload the model after:"), unload_row)
 
         # -- output
         self.auto_export = QCheckBox(self.tr("Save transcripts next to each source file when done"))

@@ -52,7 +52,7 @@ class StorageBanner(NoticeBanner):
             actions = [(self.tr("Dismiss"), self.hide)]
             if c.unsaved_count:
                 text += " " + self.tr("%n finished transcript(s) are kept only in memory until you save them.",
-                                      "", c.unsaved_count)
+                                      "", c.unsaved_count)  # the others were exported beside their sources
                 actions.insert(0, (self.tr("Save transcripts…"), self.save_dialog))
             self.show_notice("error", text, actions)
         elif self.set_aside:
@@ -64,14 +64,16 @@ class StorageBanner(NoticeBanner):
     def _set_aside_text(self, notice: SetAside) -> str:
         queue = notice.path == database_path()
         if notice.newer:
-            text = self.tr("The queue database was written by a newer version of Tingji.") if queue else \
-                self.tr("The dictation history was written by a newer version of Tingji.")
+            text = self.tr("The queue database was written by a newer version of Tingji. It was moved to {1}, "
+                           "and Tingji started with an empty one.") if queue else \
+                self.tr("The dictation history was written by a newer version of Tingji. It was moved to {1}, "
+                        "and the history starts empty.")
         else:
-            text = self.tr("The queue database could not be read ({0}).") if queue else \
-                self.tr("The dictation history could not be read ({0}).")
-        then = self.tr("It was moved to {0}, and Tingji started with an empty one.") if queue else \
-            self.tr("It was moved to {0}, and the history starts empty.")
-        return f"{html.escape(text.format(notice.reason))} {html.escape(then.format(str(notice.moved_to)))}"
+            text = self.tr("The queue database could not be read ({0}). It was moved to {1}, and Tingji started "
+                           "with an empty one.") if queue else \
+                self.tr("The dictation history could not be read ({0}). It was moved to {1}, and the history "
+                        "starts empty.")
+        return html.escape(text.format(notice.reason, str(notice.moved_to)))
 
     def _dismiss_set_aside(self) -> None:
         self.set_aside = []

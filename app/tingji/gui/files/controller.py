@@ -253,12 +253,13 @@ class QueueController(QObject):
         return self._live.get(job_id)
 
     def is_unsaved(self, job_id: int) -> bool:
-        """True when the job's transcript exists only in memory (the store failed to keep it)."""
+        """True when the store failed to keep the job's transcript (it is in memory; maybe exported too)."""
         return job_id in self._unsaved
 
     @property
     def unsaved_count(self) -> int:
-        return len(self._unsaved)
+        """Transcripts that exist only in memory: the store could not keep them, and no export has them."""
+        return sum(1 for i in self._unsaved if (job := self.model.job_by_id(i)) is not None and not job.exported)
 
     @property
     def busy(self) -> bool:
@@ -408,6 +409,8 @@ class QueueController(QObject):
             return
         self._persist("remember the exported files", self.store.record_written, job.id, job.path, paths)
         self._show(job.id, exported=tuple(str(p) for p in paths))
+        if job.id in self._unsaved:
+            self.storageChanged.emit()  # exported: no longer only in memory
         self.notice.emit(self.tr("Saved {0} beside {1}").format(", ".join(p.name for p in paths), job.name))
 
     def _written(self, path: Path) -> WrittenFile | None:

@@ -17,8 +17,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 
 from .. import icons, theme
 from .controller import QueueController
-from .queue_model import Column, ProgressDelegate
+from .queue_model import Column, ProgressDelegate, status_label
 from .storage import Job, Status
+
+STATUS_WIDTH = 110  # the status column's least width (px)
 
 
 class QueueTable(QTableView):
@@ -83,7 +85,7 @@ class QueuePanel(QWidget):
         header = self.table.horizontalHeader()
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         header.setSectionResizeMode(Column.NAME, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((Column.DURATION, 80), (Column.STATUS, 110), (Column.PROGRESS, 150)):
+        for col, width in ((Column.DURATION, 80), (Column.STATUS, STATUS_WIDTH), (Column.PROGRESS, 150)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
             self.table.setColumnWidth(col, width)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -227,7 +229,14 @@ class QueuePanel(QWidget):
         self.table.hint_title = self.tr("Drop audio or video files here")
         self.table.hint_text = self.tr("or folders, or use Add files / Add folder above")
         self.controller.model.retranslate()
+        self._fit_status_column()
         self.table.viewport().update()
+
+    def _fit_status_column(self) -> None:
+        """Wide enough for the longest status in this language ("Done with warnings"), never narrower."""
+        labels = [status_label(s) for s in Status] + [status_label(Status.DONE, incomplete=True)]
+        widest = max(self.table.fontMetrics().horizontalAdvance(t) for t in labels) + 16
+        self.table.setColumnWidth(Column.STATUS, max(STATUS_WIDTH, widest, self.table.columnWidth(Column.STATUS)))
         self._update_summary()
 
     def refresh_icons(self) -> None:

@@ -228,7 +228,10 @@ class TranscriptPanel(QWidget):
         notes = []
         if job is not None and job.incomplete:
             notes.append(self.tr("⚠ Only part of this file was transcribed: {0}").format(job.warning))
-        if job is not None and self.unsaved:
+        if job is not None and self.unsaved and job.exported:
+            notes.append(self.tr("⚠ Not in Tingji's queue database (it could not be written); the files "
+                                 "saved beside the source have this transcript."))
+        elif job is not None and self.unsaved:
             notes.append(self.tr("⚠ Not saved: Tingji could not write this transcript to its queue database. "
                                  "Export it to keep it."))
         self.warning.setText("\n".join(notes))

@@ -947,17 +947,17 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>QueueController</name>
     <message>
-        <location filename="../files/controller.py" line="343"/>
+        <location filename="../files/controller.py" line="344"/>
         <source>Loading the model again for {0}…</source>
         <translation>正在为 {0} 重新加载模型…</translation>
     </message>
     <message>
-        <location filename="../files/controller.py" line="407"/>
+        <location filename="../files/controller.py" line="408"/>
         <source>{0} was not exported: {1}</source>
         <translation>{0} 未能导出：{1}</translation>
     </message>
     <message>
-        <location filename="../files/controller.py" line="411"/>
+        <location filename="../files/controller.py" line="414"/>
         <source>Saved {0} beside {1}</source>
         <translation>已在 {1} 旁保存 {0}</translation>
     </message>
@@ -998,92 +998,92 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>QueuePanel</name>
     <message>
-        <location filename="../files/queue_view.py" line="180"/>
+        <location filename="../files/queue_view.py" line="182"/>
         <source>Files: {0} · Done: {1}</source>
         <translation>文件：{0} · 完成：{1}</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="182"/>
+        <location filename="../files/queue_view.py" line="184"/>
         <source>Failed: {0}</source>
         <translation>失败：{0}</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="201"/>
+        <location filename="../files/queue_view.py" line="203"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="203"/>
+        <location filename="../files/queue_view.py" line="205"/>
         <source>Transcribe again</source>
         <translation>重新转写</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="205"/>
+        <location filename="../files/queue_view.py" line="207"/>
         <source>Move up</source>
         <translation>上移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="207"/>
+        <location filename="../files/queue_view.py" line="209"/>
         <source>Move down</source>
         <translation>下移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="210"/>
+        <location filename="../files/queue_view.py" line="212"/>
         <source>Open containing folder</source>
         <translation>打开所在文件夹</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="213"/>
+        <location filename="../files/queue_view.py" line="215"/>
         <source>Remove from list</source>
         <translation>从列表中移除</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="219"/>
+        <location filename="../files/queue_view.py" line="221"/>
         <source>Up</source>
         <translation>上移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="220"/>
+        <location filename="../files/queue_view.py" line="222"/>
         <source>Move the selected file up the queue</source>
         <translation>把所选文件在队列中上移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="221"/>
+        <location filename="../files/queue_view.py" line="223"/>
         <source>Down</source>
         <translation>下移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="222"/>
+        <location filename="../files/queue_view.py" line="224"/>
         <source>Move the selected file down the queue</source>
         <translation>把所选文件在队列中下移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="223"/>
+        <location filename="../files/queue_view.py" line="225"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="224"/>
+        <location filename="../files/queue_view.py" line="226"/>
         <source>Remove the selected files from the list (Del)</source>
         <translation>从列表中移除所选文件 (Del)</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="225"/>
+        <location filename="../files/queue_view.py" line="227"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="226"/>
+        <location filename="../files/queue_view.py" line="228"/>
         <source>Transcribe the selected files again</source>
         <translation>重新转写所选文件</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="227"/>
+        <location filename="../files/queue_view.py" line="229"/>
         <source>Drop audio or video files here</source>
         <translation>把音频或视频文件拖到这里</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="228"/>
+        <location filename="../files/queue_view.py" line="230"/>
         <source>or folders, or use Add files / Add folder above</source>
         <translation>也可以拖入文件夹，或使用上方的“添加文件”/“添加文件夹”</translation>
     </message>
@@ -1204,7 +1204,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
     <message>
         <location filename="../settings_dialog.py" line="68"/>
         <source> min idle</source>
-        <translation> 分钟空闲后</translation>
+        <translation> 分钟后</translation>
     </message>
     <message>
         <location filename="../settings_dialog.py" line="69"/>
@@ -1237,77 +1237,77 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>热词：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="78"/>
+        <location filename="../settings_dialog.py" line="81"/>
         <source>Unload the model after:</source>
-        <translation>卸载模型：</translation>
+        <translation>空闲时卸载模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="81"/>
+        <location filename="../settings_dialog.py" line="84"/>
         <source>Save transcripts next to each source file when done</source>
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="87"/>
+        <location filename="../settings_dialog.py" line="90"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="90"/>
+        <location filename="../settings_dialog.py" line="93"/>
         <source>Formats:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="94"/>
+        <location filename="../settings_dialog.py" line="97"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="97"/>
+        <location filename="../settings_dialog.py" line="100"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="97"/>
+        <location filename="../settings_dialog.py" line="100"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="98"/>
+        <location filename="../settings_dialog.py" line="101"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="100"/>
+        <location filename="../settings_dialog.py" line="103"/>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="102"/>
+        <location filename="../settings_dialog.py" line="105"/>
         <source>Language:</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="103"/>
+        <location filename="../settings_dialog.py" line="106"/>
         <source>Appearance:</source>
         <translation>外观：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="104"/>
+        <location filename="../settings_dialog.py" line="107"/>
         <source>Language and appearance change at once.</source>
         <translation>语言和外观会立即生效。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="131"/>
+        <location filename="../settings_dialog.py" line="134"/>
         <source>Automatic (first installed model)</source>
         <translation>自动（第一个已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="134"/>
+        <location filename="../settings_dialog.py" line="137"/>
         <source>{0} (incomplete)</source>
         <translation>{0}（不完整）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="173"/>
+        <location filename="../settings_dialog.py" line="176"/>
         <source>Choose a Tingji model folder</source>
         <translation>选择听记模型文件夹</translation>
     </message>
@@ -1372,51 +1372,41 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
     </message>
     <message>
         <location filename="../storage_banner.py" line="67"/>
-        <source>The queue database was written by a newer version of Tingji.</source>
-        <translation>队列数据库由更新版本的听记写入。</translation>
+        <source>The queue database was written by a newer version of Tingji. It was moved to {1}, and Tingji started with an empty one.</source>
+        <translation>队列数据库由更新版本的听记写入。它已被移到 {1}，听记已使用一个新的空数据库启动。</translation>
     </message>
     <message>
-        <location filename="../storage_banner.py" line="68"/>
-        <source>The dictation history was written by a newer version of Tingji.</source>
-        <translation>听写历史由更新版本的听记写入。</translation>
-    </message>
-    <message>
-        <location filename="../storage_banner.py" line="70"/>
-        <source>The queue database could not be read ({0}).</source>
-        <translation>无法读取队列数据库（{0}）。</translation>
-    </message>
-    <message>
-        <location filename="../storage_banner.py" line="71"/>
-        <source>The dictation history could not be read ({0}).</source>
-        <translation>无法读取听写历史（{0}）。</translation>
+        <location filename="../storage_banner.py" line="69"/>
+        <source>The dictation history was written by a newer version of Tingji. It was moved to {1}, and the history starts empty.</source>
+        <translation>听写历史由更新版本的听记写入。它已被移到 {1}，历史记录从空开始。</translation>
     </message>
     <message>
         <location filename="../storage_banner.py" line="72"/>
-        <source>It was moved to {0}, and Tingji started with an empty one.</source>
-        <translation>它已被移到 {0}，听记已使用一个新的空数据库启动。</translation>
+        <source>The queue database could not be read ({0}). It was moved to {1}, and Tingji started with an empty one.</source>
+        <translation>无法读取队列数据库（{0}）。它已被移到 {1}，听记已使用一个新的空数据库启动。</translation>
     </message>
     <message>
-        <location filename="../storage_banner.py" line="73"/>
-        <source>It was moved to {0}, and the history starts empty.</source>
-        <translation>它已被移到 {0}，历史记录从空开始。</translation>
+        <location filename="../storage_banner.py" line="74"/>
+        <source>The dictation history could not be read ({0}). It was moved to {1}, and the history starts empty.</source>
+        <translation>无法读取听写历史（{0}）。它已被移到 {1}，历史记录从空开始。</translation>
     </message>
     <message>
-        <location filename="../storage_banner.py" line="81"/>
+        <location filename="../storage_banner.py" line="83"/>
         <source>Save the transcripts to a folder</source>
         <translation>将转写稿保存到文件夹</translation>
     </message>
     <message>
-        <location filename="../storage_banner.py" line="90"/>
+        <location filename="../storage_banner.py" line="92"/>
         <source>Save the transcripts</source>
         <translation>保存转写稿</translation>
     </message>
     <message>
-        <location filename="../storage_banner.py" line="91"/>
+        <location filename="../storage_banner.py" line="93"/>
         <source>The transcripts could not be saved in {0}: {1}</source>
         <translation>无法将转写稿保存到 {0}：{1}</translation>
     </message>
     <message numerus="yes">
-        <location filename="../storage_banner.py" line="93"/>
+        <location filename="../storage_banner.py" line="95"/>
         <source>Saved %n file(s) in {0}</source>
         <translation>
             <numerusform>已在 {0} 中保存 %n 个文件</numerusform>
@@ -1442,115 +1432,120 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
     </message>
     <message>
         <location filename="../files/transcript_view.py" line="232"/>
+        <source>⚠ Not in Tingji&apos;s queue database (it could not be written); the files saved beside the source have this transcript.</source>
+        <translation>⚠ 未写入听记的队列数据库（无法写入）；保存在源文件旁的文件中有这份转写稿。</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="235"/>
         <source>⚠ Not saved: Tingji could not write this transcript to its queue database. Export it to keep it.</source>
         <translation>⚠ 未保存：听记无法将此转写稿写入队列数据库。请导出以保留它。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="237"/>
+        <location filename="../files/transcript_view.py" line="240"/>
         <source>Saved beside the source as {0}</source>
         <translation>已保存在源文件旁：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="245"/>
+        <location filename="../files/transcript_view.py" line="248"/>
         <source>Select a file in the queue to see its transcript.</source>
         <translation>在队列中选择一个文件，即可查看转写结果。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="247"/>
+        <location filename="../files/transcript_view.py" line="250"/>
         <source>Waiting to be transcribed.</source>
         <translation>等待转写。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="249"/>
+        <location filename="../files/transcript_view.py" line="252"/>
         <source>Transcribing…
 Text appears here as it is recognised.</source>
         <translation>正在转写…
 识别出的文字会陆续显示在这里。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="251"/>
+        <location filename="../files/transcript_view.py" line="254"/>
         <source>This file could not be transcribed:
 {0}</source>
         <translation>无法转写此文件：
 {0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="254"/>
+        <location filename="../files/transcript_view.py" line="257"/>
         <source>Cancelled before any text was recognised.</source>
         <translation>在识别出任何文字之前已取消。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="256"/>
+        <location filename="../files/transcript_view.py" line="259"/>
         <source>No speech was found in this file.</source>
         <translation>此文件中没有发现语音。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="272"/>
+        <location filename="../files/transcript_view.py" line="275"/>
         <source>transcribed in {0:.1f} s</source>
         <translation>用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="274"/>
+        <location filename="../files/transcript_view.py" line="277"/>
         <source>cancelled: partial transcript</source>
         <translation>已取消：部分结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="278"/>
+        <location filename="../files/transcript_view.py" line="281"/>
         <source>Copy all</source>
         <translation>全部复制</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="279"/>
+        <location filename="../files/transcript_view.py" line="282"/>
         <source>Copy the whole transcript to the clipboard</source>
         <translation>把全部转写结果复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="280"/>
+        <location filename="../files/transcript_view.py" line="283"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="281"/>
+        <location filename="../files/transcript_view.py" line="284"/>
         <source>Save the transcript as TXT, SRT, VTT or JSON</source>
         <translation>把转写结果保存为 TXT、SRT、VTT 或 JSON</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="282"/>
+        <location filename="../files/transcript_view.py" line="285"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="304"/>
+        <location filename="../files/transcript_view.py" line="307"/>
         <source>Transcript copied to the clipboard.</source>
         <translation>转写结果已复制到剪贴板。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="319"/>
+        <location filename="../files/transcript_view.py" line="322"/>
         <source>Plain text (*.txt)</source>
         <translation>纯文本 (*.txt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="319"/>
+        <location filename="../files/transcript_view.py" line="322"/>
         <source>SubRip subtitles (*.srt)</source>
         <translation>SubRip 字幕 (*.srt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="320"/>
+        <location filename="../files/transcript_view.py" line="323"/>
         <source>WebVTT subtitles (*.vtt)</source>
         <translation>WebVTT 字幕 (*.vtt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="320"/>
+        <location filename="../files/transcript_view.py" line="323"/>
         <source>JSON with timings (*.json)</source>
         <translation>带时间信息的 JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="321"/>
+        <location filename="../files/transcript_view.py" line="324"/>
         <source>Export transcript</source>
         <translation>导出转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="332"/>
+        <location filename="../files/transcript_view.py" line="335"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
