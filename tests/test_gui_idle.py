@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import weakref
 from dataclasses import replace
 from pathlib import Path
@@ -24,8 +25,10 @@ from PySide6.QtWidgets import QApplication
 from audio_fixtures import write_wav
 from gui_helpers import ScriptedMicrophone, long_speech
 from tingji.engine import Engine
+from tingji.engine.errors import Cancelled
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
+from tingji.gui.dictation.on_demand import OnDemandEngine
 from tingji.gui.engine_host import EngineState
 from tingji.gui.files.storage import Status
 from tingji.gui.settings import Settings
@@ -137,6 +140,7 @@ from PySide6.QtCore import QEventLoop, QTimer
 import onnxruntime, llama_cpp, tingji.engine  # in the baseline: they stay loaded after any load
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
+from tingji.gui.dictation.on_demand import OnDemandEngine
 from tingji.gui.engine_host import EngineState
 from tingji.gui.files.storage import Status
 
@@ -198,3 +202,44 @@ def test_idle_unload_returns_the_memory_to_the_system(home: Path, tiny_model: Pa
     # ... back near the app's own size: the window with no model, plus what stays after a first load
     # (library pages touched, Silero's VAD session, which dictation listens with while unloaded).
     assert mb["unloaded1"] < mb["loaded1"] and mb["unloaded1"] - mb["app"] < 60, mb
+
+
+def test_a_take_waits_for_the_model_to_load_again_or_ends_when_dictation_closes(tiny_model: Path,
+                                                                                  speech_en: np.ndarray) -> None:
+    """OnDemandEngine with a real Engine: a transcription asks once for a reload and goes on when the engine
+    is attached; closing dictation ends a waiting take with Cancelled (its WAV stays for recovery)."""
+    engine = Engine(tiny_model)
+    try:
+        expected = engine.live.transcribe(speech_en).text
+        asked = threading.Event()
+        handle = OnDemandEngine(engine, str(tiny_model), asked.set)
+        assert handle.vad is engine.vad and handle.model_name == engine.model_name
+        handle.detach()  # the idle unload
+        results: list[object] = []
+        cancel = threading.Event()
+        take = threading.Thread(target=lambda: results.append(handle.live.transcribe(speech_en, cancel=cancel)))
+        take.start()
+        assert asked.wait(10)  # the take asked the app to load the model again ...
+        assert take.is_alive() and not results  # ... and waits for it
+        handle.attach(engine)
+        take.join(60)
+        assert not take.is_alive() and results[0].text == expected
+
+        handle.detach()
+        outcome: list[BaseException] = []
+
+        def waiting_take() -> None:
+            try:
+                handle.live.transcribe(speech_en, cancel=threading.Event())
+            except Cancelled as exc:
+                outcome.append(exc)
+
+        take = threading.Thread(target=waiting_take)
+        take.start()
+        handle.close()  # dictation is closed (a reload of another model, quitting)
+        take.join(10)
+        assert not take.is_alive() and isinstance(outcome[0], Cancelled)
+        print("\non demand: a take asked for the model, waited, and ran on it once attached; a waiting take "
+              "ended Cancelled when dictation closed")
+    finally:
+        engine.close()
