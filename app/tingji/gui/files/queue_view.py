@@ -92,6 +92,8 @@ class QueuePanel(QWidget):
         self.table.customContextMenuRequested.connect(self._context_menu)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         controller.model.dataChanged.connect(lambda *_: self.update_buttons())
+        controller.model.dataChanged.connect(lambda *_: self._fit_status_column())
+        controller.model.modelReset.connect(self._fit_status_column)
         controller.model.modelReset.connect(self.update_buttons)
         controller.model.rowsInserted.connect(lambda *_: self.update_buttons())
         controller.model.rowsRemoved.connect(lambda *_: self._selection_changed())
@@ -233,10 +235,12 @@ class QueuePanel(QWidget):
         self.table.viewport().update()
 
     def _fit_status_column(self) -> None:
-        """Wide enough for the longest status in this language ("Done with warnings"), never narrower."""
-        labels = [status_label(s) for s in Status] + [status_label(Status.DONE, incomplete=True)]
-        widest = max(self.table.fontMetrics().horizontalAdvance(t) for t in labels) + 16
-        self.table.setColumnWidth(Column.STATUS, max(STATUS_WIDTH, widest, self.table.columnWidth(Column.STATUS)))
+        """Widen the status column when a status shown needs it ("Done with warnings" in English); the
+        file names keep the room otherwise. Never narrows it (the user may have widened it)."""
+        labels = {status_label(*kind) for kind in {(j.status, j.incomplete) for j in self.controller.model.jobs()}}
+        widest = max((self.table.fontMetrics().horizontalAdvance(t) + 16 for t in labels), default=0)
+        if widest > self.table.columnWidth(Column.STATUS):
+            self.table.setColumnWidth(Column.STATUS, widest)
         self._update_summary()
 
     def refresh_icons(self) -> None:
