@@ -1,8 +1,8 @@
 """The queue controller: the one place where the queue changes.
 
 It joins the store (what is durable), the queue model (what is shown), the
-engine worker (what is running) and the settings. Widgets call its methods
-and listen to its signals; they never talk to the store or the worker
+engine host (what runs the files) and the settings. Widgets call its methods
+and listen to its signals; they never talk to the store or the workers
 directly. All of it runs in the GUI thread; the workers only send signals
 back.
 
