@@ -25,3 +25,13 @@ def write_wav(path: Path, samples: np.ndarray, rate: int = 16000, subtype: str =
 
 def ffmpeg(*args: str) -> None:
     subprocess.run(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", *args], check=True)
+
+
+def damaged_at(path: Path, fraction: float) -> Path:
+    """A copy of `path` with 4 KiB of random bytes written over the byte `fraction` of the way in."""
+    raw = bytearray(path.read_bytes())
+    at = int(len(raw) * fraction)
+    raw[at:at + 4096] = np.random.default_rng(3).bytes(4096)
+    damaged = path.with_name("damaged " + path.name)
+    damaged.write_bytes(bytes(raw))
+    return damaged

@@ -1,7 +1,8 @@
-"""Helpers for the GUI tests: real drops, test media, an event-loop stall meter."""
+"""Helpers for the GUI tests: real drops, test media, an event-loop stall meter, a full queue database."""
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from pathlib import Path
 from typing import Sequence
@@ -113,3 +114,35 @@ class ScriptedMicrophone:
                     self._parts.append(chunk)
             if live and self.on_audio is not None:
                 self.on_audio(chunk)
+
+
+def fill_to_the_brim(db: sqlite3.Connection) -> int:
+    """Cap the queue database at its current size and fill its jobs page to the last byte with rows of
+    finished history: from now on any write that makes a row bigger (a file starting, a transcript)
+    fails with SQLite's own SQLITE_FULL. Returns the page count. (While the database is this small,
+    every job is in one page: with the cap, the page cannot split.)"""
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count={pages}")
+
+    def fits(sql: str, *args: object) -> bool:
+        try:
+            db.execute(sql, args)
+        except sqlite3.OperationalError as exc:
+            assert "database or disk is full" in str(exc)
+            return False
+        return True
+
+    for size in (1024, 256, 64, 16, 4, 1):  # new rows, while the table and its index take them
+        while fits("INSERT INTO jobs(path, position, status, added_at) VALUES (?, 0, 'done', 0)",
+                   "/filler/" + "x" * size):
+            pass
+    last = db.execute("SELECT MAX(id) FROM jobs WHERE path LIKE '/filler/%'").fetchone()[0]
+    for size in (256, 64, 16, 4, 1):  # then the last row grows into whatever the table's page has left
+        while fits("UPDATE jobs SET path = path || ? WHERE id=?", "x" * size, last):
+            pass
+    assert db.execute("PRAGMA page_count").fetchone()[0] == pages
+    return pages
+
+
+def empty_the_filler(db: sqlite3.Connection) -> None:
+    db.execute("DELETE FROM jobs WHERE path LIKE '/filler/%'")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from audio_fixtures import ffmpeg, write_wav
+from audio_fixtures import damaged_at, ffmpeg, write_wav
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -135,16 +135,6 @@ def test_cli_bad_inputs_fail_alone_and_clearly(tiny_model, speech_en, tmp_path):
     assert f"{len(good)} of {len(files)} file(s) transcribed (1 only partly" in r.stderr
 
 
-def _damaged_at(path: Path, fraction: float) -> Path:
-    """A copy of `path` with 4 KiB of random bytes written over the byte `fraction` of the way in."""
-    raw = bytearray(path.read_bytes())
-    at = int(len(raw) * fraction)
-    raw[at:at + 4096] = np.random.default_rng(3).bytes(4096)
-    damaged = path.with_name("damaged " + path.name)
-    damaged.write_bytes(bytes(raw))
-    return damaged
-
-
 def test_cli_damaged_media_keeps_the_partial_transcript_and_says_so(tiny_model, speech_en, tmp_path):
     """150 s files damaged about 50 s in: transcript kept, a warning saying where and why, exit status 1."""
     speech = np.concatenate([speech_en, np.zeros(8000, np.float32)])
@@ -152,7 +142,7 @@ def test_cli_damaged_media_keeps_the_partial_transcript_and_says_so(tiny_model, 
     write_wav(tmp_path / "long.wav", long)
     ffmpeg("-i", str(tmp_path / "long.wav"), str(tmp_path / "talk.flac"))
     ffmpeg("-i", str(tmp_path / "long.wav"), "-b:a", "64k", str(tmp_path / "talk.mp3"))
-    flac, mp3 = _damaged_at(tmp_path / "talk.flac", 1 / 3), _damaged_at(tmp_path / "talk.mp3", 1 / 3)
+    flac, mp3 = damaged_at(tmp_path / "talk.flac", 1 / 3), damaged_at(tmp_path / "talk.mp3", 1 / 3)
     whole = write_wav(tmp_path / "whole.wav", speech_en)
     out = tmp_path / "out"
     r = tingji("transcribe", str(flac), str(mp3), str(whole), "--model", str(tiny_model), "--out", str(out),

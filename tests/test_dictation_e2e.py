@@ -76,7 +76,7 @@ def app_main(model: str, home: str) -> int:
     from tingji.dictation.history import DictationHistory
     from tingji.dictation.settings import DictationSettings
     from tingji.engine import Engine
-    from tingji.gui.qt_clipboard import QtClipboard
+    from tingji.gui.dictation.qt_clipboard import QtClipboard
 
     lock = threading.Lock()
 

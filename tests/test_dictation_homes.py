@@ -1,6 +1,6 @@
 """No second homes in dictation: every name is imported from the module that defines it.
 
-A non-`__init__` module of `tingji/dictation/` or `tingji/gui/dictation_*` may
+A non-`__init__` module of `tingji/dictation/` or `tingji/gui/dictation/` may
 only hand out names it defines itself: its `__all__`, and what other modules
 (the app and the tests) import from it or reach as `module.attr`. A package's
 `__init__` stays its public front. The scan reads the source (ast), so it
@@ -31,7 +31,7 @@ def _module_name(path: Path) -> str:
 def _checked_modules() -> dict[str, Path]:
     """The modules whose exports are checked: dictation's and the GUI's dictation modules."""
     files = [p for p in (APP / "tingji" / "dictation").glob("*.py") if p.name != "__init__.py"]
-    files += list((APP / "tingji" / "gui").glob("dictation_*.py"))
+    files += [p for p in (APP / "tingji" / "gui" / "dictation").glob("*.py") if p.name != "__init__.py"]
     return {_module_name(p): p for p in files}
 
 
@@ -161,6 +161,6 @@ def test_second_home_scan_finds_a_re_export(tmp_path: Path) -> None:
     assert _all_entries(tree) == ["Microphone", "MicrophoneError"]
     assert "MicrophoneError" not in _defined(tree) and "Microphone" in _defined(tree)
     assert _resolve("capture", 1, "tingji.dictation.controller", False) == "tingji.dictation.capture"
-    assert _resolve(None, 2, "tingji.gui.dictation_host", False) == "tingji"
+    assert _resolve(None, 2, "tingji.gui.dictation.host", False) == "tingji.gui"
     assert _dotted(ast.parse("tingji.dictation.capture.RATE", mode="eval").body.value) == "tingji.dictation.capture"
     print("scanner: finds an imported name in __all__, resolves relative imports and dotted uses")

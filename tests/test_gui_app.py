@@ -11,22 +11,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import soundfile as sf
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from audio_fixtures import write_wav
+from audio_fixtures import damaged_at, write_wav
 from gui_helpers import StallMeter, drop_files, long_speech
 from tingji.engine import Engine
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
-from tingji.gui.controller import EngineState
+from tingji.gui.engine_host import EngineState
+from tingji.gui.files.queue_model import Column
+from tingji.gui.files.storage import Status, Store
 from tingji.gui.main_window import MainWindow
-from tingji.gui.queue_model import Column
 from tingji.gui.settings import Settings
 from tingji.gui.settings_dialog import SettingsDialog
-from tingji.gui.storage import Status, Store
 
 pytestmark = pytest.mark.gui
 LOAD_TIMEOUT_MS = 120_000
@@ -49,7 +50,7 @@ def _open(qtbot, wait_ready: bool = True) -> MainWindow:
     qtbot.addWidget(window)
     window.show()
     if wait_ready:
-        qtbot.waitUntil(lambda: window.controller.engine_state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
     assert app is QApplication.instance()
     return window
 
@@ -178,7 +179,7 @@ def test_reorder_remove_and_no_model_start(qtbot, home: Path, media) -> None:
     settings_mod.save(Settings())  # nothing configured, nothing installed
     window = _open(qtbot, wait_ready=False)
     c = window.controller
-    qtbot.waitUntil(lambda: c.engine_state is EngineState.NONE and window.banner.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: window.engine.state is EngineState.NONE and window.banner.isVisible(), timeout=10_000)
     assert "tingji models download fun-asr-nano-2512" in window.banner.label.text()
     assert "No speech model installed" in window.engine_label.text()
     assert "Tingji" in window.windowTitle()
@@ -207,7 +208,7 @@ def test_reorder_remove_and_no_model_start(qtbot, home: Path, media) -> None:
 
 
 def test_settings_dialog_round_trip_and_apply(window: MainWindow, qtbot, home: Path, tiny_model: Path) -> None:
-    current = window.controller.settings
+    current = window.settings
     dialog = SettingsDialog(current)
     qtbot.addWidget(dialog)
     assert dialog.settings() == current  # what it shows is what it returns
@@ -225,7 +226,7 @@ def test_settings_dialog_round_trip_and_apply(window: MainWindow, qtbot, home: P
 
 
 def test_auto_export_writes_next_to_source(window: MainWindow, qtbot, media) -> None:
-    window.apply_settings(replace(window.controller.settings, auto_export=True, formats=["txt", "json"]))
+    window.apply_settings(replace(window.settings, auto_export=True, formats=["txt", "json"]))
     window.controller.add_paths([str(media["a"])])
     _wait_all_finished(qtbot, window, 1)
     assert media["a"].with_suffix(".txt").is_file()
@@ -235,15 +236,15 @@ def test_auto_export_writes_next_to_source(window: MainWindow, qtbot, media) -> 
 def test_language_switch_shows_chinese(window: MainWindow, qtbot, media) -> None:
     window.controller.add_paths([str(media["bad"])])
     qtbot.waitUntil(lambda: _status(window, "broken.mp3") is Status.FAILED, timeout=RUN_TIMEOUT_MS)
-    window.apply_settings(replace(window.controller.settings, ui_language="zh_CN"))
+    window.apply_settings(replace(window.settings, ui_language="zh_CN"))
     model = window.controller.model
     qtbot.waitUntil(lambda: "听记" in window.windowTitle(), timeout=5000)  # LanguageChange is a posted event
     assert window.actions["add_files"].text() == "添加文件"
     assert model.headerData(Column.NAME, Qt.Orientation.Horizontal) == "文件"
     assert model.data(model.index(0, Column.STATUS)) == "失败"
     assert "就绪" in window.engine_label.text()
-    assert SettingsDialog(window.controller.settings).windowTitle() == "设置"
-    window.apply_settings(replace(window.controller.settings, ui_language="en"))
+    assert SettingsDialog(window.settings).windowTitle() == "设置"
+    window.apply_settings(replace(window.settings, ui_language="en"))
     qtbot.waitUntil(lambda: window.actions["add_files"].text() == "Add files", timeout=5000)
     assert model.data(model.index(0, Column.STATUS)) == "Failed"
 
@@ -253,8 +254,8 @@ def test_broken_model_says_why(qtbot, home: Path, tmp_path: Path) -> None:
     not_a_model.mkdir()
     settings_mod.save(Settings(model=str(not_a_model)))
     window = _open(qtbot, wait_ready=False)
-    qtbot.waitUntil(lambda: window.controller.engine_state is EngineState.FAILED, timeout=10_000)
-    assert "manifest.json" in window.controller.engine_detail
+    qtbot.waitUntil(lambda: window.engine.state is EngineState.FAILED, timeout=10_000)
+    assert "manifest.json" in window.engine.detail
     assert "Model failed to load" in window.engine_label.text()
     assert window.banner.isVisible() and "could not be loaded" in window.banner.label.text()
     window.close()
@@ -333,3 +334,120 @@ def test_drop_speech_with_demo_model_shows_the_spoken_words(qtbot, home: Path, t
             assert demo.normalise_words(shown) == text.split(), (name, shown)
     finally:
         window.close()
+
+
+def test_damaged_file_is_done_with_warnings_and_says_why(qtbot, home: Path, tiny_model: Path, speech_en: np.ndarray,
+                                                         tmp_path: Path) -> None:
+    """A 90 s FLAC damaged half way in: the part before the damage is kept, the row says "Done with
+    warnings" and why (in both languages), and so does the transcript pane, also after a restart."""
+    speech = np.concatenate([speech_en, np.zeros(8000, np.float32)])
+    sf.write(str(tmp_path / "talk.flac"), np.resize(speech, 90 * 16000), 16000)
+    damaged = damaged_at(tmp_path / "talk.flac", 1 / 2)
+    whole = write_wav(tmp_path / "whole.wav", speech_en)
+    settings_mod.save(Settings(model=str(tiny_model)))
+    window = _open(qtbot)
+    window.controller.add_paths([str(damaged), str(whole)])
+    _wait_all_finished(qtbot, window, 2)
+    model = window.controller.model
+    bad, good = model.jobs()
+    assert bad.status is Status.DONE and bad.incomplete and not good.incomplete
+    assert bad.warning.startswith("decoding stopped at ") and "of 90.0 s (the data is damaged)" in bad.warning
+    assert model.data(model.index(0, Column.STATUS)) == "Done with warnings"
+    assert model.data(model.index(1, Column.STATUS)) == "Done"
+    assert model.data(model.index(0, Column.PROGRESS)) == bad.warning  # the reason, where the bar would be
+    assert bad.warning in model.data(model.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole)
+    partial = window.controller.transcript(bad.id)
+    assert partial.complete is False and partial.segments and 30 < partial.duration < 50
+    window.queue.select_job(bad.id)
+    assert window.panel.warning.isVisible() and bad.warning in window.panel.warning.text()
+    assert window.panel.shown_segments() == [s.text.strip() for s in partial.segments]  # the part is kept
+    window.queue.select_job(good.id)
+    assert not window.panel.warning.isVisible()
+
+    window.apply_settings(replace(window.settings, ui_language="zh_CN"))
+    qtbot.waitUntil(lambda: model.data(model.index(0, Column.STATUS)) == "完成（有警告）", timeout=5000)
+    window.queue.select_job(bad.id)
+    assert window.panel.warning.text().startswith("⚠ 此文件只转写了一部分：")
+    window.apply_settings(replace(window.settings, ui_language="en"))
+    window.close()
+
+    again = _open(qtbot, wait_ready=False)  # a restart: the warning comes from the database
+    try:
+        model = again.controller.model
+        job = model.job_by_id(bad.id)
+        assert job.incomplete and job.warning == bad.warning
+        assert model.data(model.index(0, Column.STATUS)) == "Done with warnings"
+        again.queue.select_job(bad.id)
+        assert again.panel.warning.isVisible() and bad.warning in again.panel.warning.text()
+        print(f"\n{damaged.name}: done with warnings ({bad.warning}); {len(partial.segments)} segments kept, "
+              "shown in the row and the pane, in English and Chinese, and after a restart")
+    finally:
+        again.close()
+
+
+def _txt(transcript) -> str:
+    from tingji.engine.writers import render
+
+    return render(transcript, "txt")
+
+
+def test_auto_export_never_replaces_a_file_tingji_did_not_write(qtbot, home: Path, tiny_model: Path,
+                                                                speech_en: np.ndarray, tmp_path: Path) -> None:
+    """meeting.txt (the user's notes) beside meeting.mp3 stays; a.mp3 and a.wav keep apart; transcribing a
+    file again updates its own output, unless the user changed it; the names used are shown."""
+    from audio_fixtures import ffmpeg
+
+    folder = tmp_path / "talks"
+    folder.mkdir()
+    write_wav(tmp_path / "speech.wav", speech_en)
+    ffmpeg("-i", str(tmp_path / "speech.wav"), "-b:a", "64k", str(folder / "meeting.mp3"))
+    ffmpeg("-i", str(tmp_path / "speech.wav"), "-b:a", "64k", str(folder / "a.mp3"))
+    write_wav(folder / "a.wav", speech_en[::-1].copy())  # other words, same stem
+    notes = folder / "meeting.txt"
+    notes.write_text("my notes: ask about the budget\n", encoding="utf-8")
+    settings_mod.save(Settings(model=str(tiny_model), auto_export=True, formats=["txt", "srt"]))
+    window = _open(qtbot)
+    c = window.controller
+    meeting, a_mp3, a_wav = c.add_paths([str(folder / n) for n in ("meeting.mp3", "a.mp3", "a.wav")])
+    _wait_all_finished(qtbot, window, 3)
+
+    def names(job) -> list[str]:
+        return [Path(p).name for p in c.model.job_by_id(job.id).exported]
+
+    assert notes.read_text(encoding="utf-8") == "my notes: ask about the budget\n"  # untouched
+    assert names(meeting) == ["meeting (2).txt", "meeting (2).srt"]  # one free name for both formats
+    assert not (folder / "meeting.srt").exists()
+    assert names(a_mp3) == ["a.txt", "a.srt"] and names(a_wav) == ["a (2).txt", "a (2).srt"]
+    for job, txt in ((meeting, "meeting (2).txt"), (a_mp3, "a.txt"), (a_wav, "a (2).txt")):
+        assert (folder / txt).read_text(encoding="utf-8") == _txt(c.transcript(job.id)), txt
+    assert _txt(c.transcript(a_mp3.id)) != _txt(c.transcript(a_wav.id))  # each kept its own output
+    window.queue.select_job(meeting.id)
+    assert window.panel.exported.isVisible()
+    assert window.panel.exported.text() == "Saved beside the source as meeting (2).txt, meeting (2).srt"
+    assert "meeting (2).txt" in c.model.data(c.model.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole)
+
+    # Again: a.wav's own output is updated in place (nobody changed it), not copied to "a (3)".
+    c.retry([a_wav.id])
+    qtbot.waitUntil(lambda: c.model.job_by_id(a_wav.id).status is Status.DONE, timeout=RUN_TIMEOUT_MS)
+    assert names(a_wav) == ["a (2).txt", "a (2).srt"] and not (folder / "a (3).txt").exists()
+    assert "Saved a (2).txt, a (2).srt beside a.wav" in window.statusBar().currentMessage()
+    # The user edits a (2).txt: it is theirs now, and the next run writes "a (3)".
+    (folder / "a (2).txt").write_text("corrected by hand\n", encoding="utf-8")
+    window.close()
+
+    again = _open(qtbot)  # what Tingji wrote is remembered across restarts (the queue database)
+    try:
+        c = again.controller
+        c.retry([a_wav.id, a_mp3.id])
+        qtbot.waitUntil(lambda: all(c.model.job_by_id(j.id).status is Status.DONE for j in (a_wav, a_mp3)),
+                        timeout=RUN_TIMEOUT_MS)
+        assert (folder / "a (2).txt").read_text(encoding="utf-8") == "corrected by hand\n"
+        assert names(a_wav) == ["a (3).txt", "a (3).srt"]
+        assert names(a_mp3) == ["a.txt", "a.srt"]  # still its own, unchanged: updated in place
+        assert sorted(p.name for p in folder.iterdir()) == [
+            "a (2).srt", "a (2).txt", "a (3).srt", "a (3).txt", "a.mp3", "a.srt", "a.txt", "a.wav",
+            "meeting (2).srt", "meeting (2).txt", "meeting.mp3", "meeting.txt"]
+        print("\nauto-export: meeting.txt kept, meeting (2).txt/.srt written; a.mp3 -> a.*, a.wav -> a (2).*; "
+              "a rerun updates its own files; a hand-edited a (2).txt kept, the next run wrote a (3).*")
+    finally:
+        again.close()

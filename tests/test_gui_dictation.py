@@ -29,11 +29,11 @@ from tingji.engine import Engine
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
-from tingji.gui.controller import EngineState
+from tingji.gui.engine_host import EngineState
+from tingji.gui.files.queue_model import Column
+from tingji.gui.files.storage import Status, Store
 from tingji.gui.main_window import MainWindow
-from tingji.gui.queue_model import Column
 from tingji.gui.settings import Settings
-from tingji.gui.storage import Status, Store
 from tingji.paths import settings_path
 
 pytestmark = [pytest.mark.gui, pytest.mark.dictation]
@@ -62,7 +62,7 @@ def _open(qtbot, mics: list | None = None, wait_ready: bool = True, **options) -
     qtbot.addWidget(window, before_close_func=lambda w: w.quit_app())  # really quit, even with a tray
     window.show()
     if wait_ready:
-        qtbot.waitUntil(lambda: window.controller.engine_state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
     return window
 
 
@@ -94,7 +94,7 @@ def test_dictation_page_is_there_and_follows_the_language(window: MainWindow, qt
     assert panel.record_button.text() == "Dictate" and panel.settings_box.title() == "Dictation settings"
     assert "Ctrl+Alt+Space" in panel.hint_label.text() or "no X display" in panel.hotkey_label.text()
 
-    window.apply_settings(replace(window.controller.settings, ui_language="zh_CN"))
+    window.apply_settings(replace(window.settings, ui_language="zh_CN"))
     qtbot.waitUntil(lambda: pages.tabText(1) == "听写", timeout=5000)
     assert pages.tabText(0) == "文件"
     assert panel.record_button.text() == "开始听写"
@@ -106,7 +106,7 @@ def test_dictation_page_is_there_and_follows_the_language(window: MainWindow, qt
     # The global hotkey cannot work without a display: said, and in Chinese.
     qtbot.waitUntil(lambda: not panel.hotkey_label.isHidden(), timeout=10_000)
     assert "全局快捷键不可用" in panel.hotkey_label.text()
-    window.apply_settings(replace(window.controller.settings, ui_language="en"))
+    window.apply_settings(replace(window.settings, ui_language="en"))
     qtbot.waitUntil(lambda: pages.tabText(1) == "Dictation", timeout=5000)
     assert panel.status_text() == "Ready"
 
@@ -116,7 +116,7 @@ def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(window: Ma
     host = window.dictation_host
     qtbot.waitUntil(lambda: host.controller is not None, timeout=10_000)
     controller = host.controller
-    assert controller.engine is window.controller.engine  # the very Engine object the queue uses
+    assert controller.engine.current is window.engine.loaded.engine  # the very Engine object the queue uses
     assert host.state == "idle" and "Dictation" in window.dictation_label.text()
     mic = window.mics[-1]
     panel = window.dictation
@@ -159,7 +159,7 @@ def test_dictation_settings_are_saved_with_the_app_settings(window: MainWindow, 
     controller = window.dictation_host.controller
     assert controller.wait_idle(5) and controller.settings.mode == "toggle"
     # The spoken language and hotwords are the app's.
-    window.apply_settings(replace(window.controller.settings, language="en", hotwords=["Tingji"]))
+    window.apply_settings(replace(window.settings, language="en", hotwords=["Tingji"]))
     assert controller.wait_idle(5)
     assert (controller.settings.language, controller.settings.hotwords) == ("en", ["Tingji"])
     assert settings_mod.load().dictation.mode == "toggle"  # not lost by the other change
@@ -213,12 +213,13 @@ def test_microphone_list_comes_from_the_sound_system(window: MainWindow, qtbot) 
 def test_model_reload_restarts_dictation_on_the_new_engine(window: MainWindow, qtbot) -> None:
     host = window.dictation_host
     qtbot.waitUntil(lambda: host.controller is not None, timeout=10_000)
-    first, first_engine = host.controller, window.controller.engine
-    window.controller.reload_engine()
+    first, first_engine = host.controller, window.engine.loaded.engine
+    window.engine.reload()
     assert host.controller is None and host.state == "waiting"  # closed before the engine goes
-    qtbot.waitUntil(lambda: window.controller.engine_state is EngineState.READY and host.controller is not None,
+    qtbot.waitUntil(lambda: window.engine.state is EngineState.READY and host.controller is not None,
                     timeout=LOAD_TIMEOUT_MS)
-    assert host.controller is not first and host.controller.engine is window.controller.engine is not first_engine
+    assert host.controller is not first
+    assert host.controller.engine.current is window.engine.loaded.engine is not first_engine
 
 
 def test_close_hides_to_tray_and_quit_ends_everything(qtbot, home: Path, tiny_model: Path) -> None:
@@ -233,7 +234,7 @@ def test_close_hides_to_tray_and_quit_ends_everything(qtbot, home: Path, tiny_mo
     window.close()  # the window's close button
     assert window.isHidden() and not quit_signals
     assert host.running and all(t.is_alive() for t in threads)  # dictation keeps working
-    assert not window.controller.stopped
+    assert not window.controller.stopped and not window.engine.stopped
     notice = window.tray_notice  # no balloons offscreen: a small window instead, once
     assert notice is not None and notice.isVisible() and "still running" in notice.text().lower() + \
         notice.windowTitle().lower()
@@ -248,7 +249,7 @@ def test_close_hides_to_tray_and_quit_ends_everything(qtbot, home: Path, tiny_mo
 
     window.tray.quit_action.trigger()  # Quit in the tray menu
     assert quit_signals == [True]
-    assert window.controller.stopped and window.controller.engine is None
+    assert window.controller.stopped and window.engine.stopped and window.engine.loaded is None
     assert host.controller is None and not any(t.is_alive() for t in threads)
 
 
@@ -258,7 +259,7 @@ def test_close_without_tray_quits(qtbot, home: Path, tiny_model: Path) -> None:
     qtbot.waitUntil(lambda: window.dictation_host.controller is not None, timeout=10_000)
     threads = _threads(qtbot, window)
     window.close()
-    assert window.controller.stopped and window.dictation_host.controller is None
+    assert window.controller.stopped and window.engine.stopped and window.dictation_host.controller is None
     assert threads and not any(t.is_alive() for t in threads)
 
 

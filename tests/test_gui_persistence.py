@@ -19,8 +19,8 @@ from audio_fixtures import write_wav
 from gui_helpers import long_speech
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
+from tingji.gui.files.storage import Status
 from tingji.gui.settings import Settings
-from tingji.gui.storage import Status
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[1]

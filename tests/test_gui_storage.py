@@ -10,10 +10,10 @@ import pytest
 
 from tingji.engine.transcript import Segment, Transcript
 from tingji.gui import settings as settings_mod
-from tingji.gui.files import expand
-from tingji.gui.model_choice import DOWNLOAD_COMMAND, choose_model
+from tingji.gui.files.folders import expand
+from tingji.gui.files.storage import Status, Store
+from tingji.gui.models.choice import DOWNLOAD_COMMAND, choose_model
 from tingji.gui.settings import Settings
-from tingji.gui.storage import Status, Store
 
 
 def _transcript(text: str = "hello there") -> Transcript:
@@ -120,3 +120,25 @@ def test_model_choice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_mode
     assert choose_model(str(tiny_model)).path == Path(tiny_model).resolve()
     missing = choose_model("no-such-model")
     assert not missing.ok and "no-such-model" in missing.problem
+
+
+def test_store_keeps_an_incomplete_transcript_as_done_with_warnings(tmp_path: Path) -> None:
+    store = Store(tmp_path / "q.sqlite3")
+    a, b = store.add(["/m/damaged.flac", "/m/whole.wav"])
+    partial = _transcript()
+    partial.complete = False
+    partial.warnings = ["decoding stopped at 1.5 s of 9.0 s (the data is damaged)"]
+    store.start(a.id)
+    store.finish(a.id, partial)
+    store.start(b.id)
+    store.finish(b.id, _transcript())
+    store.close()
+
+    again = Store(tmp_path / "q.sqlite3")
+    bad, good = again.get(a.id), again.get(b.id)
+    assert bad.status is Status.DONE and bad.incomplete and bad.warning == partial.warnings[0]
+    assert good.status is Status.DONE and not good.incomplete and good.warning is None
+    assert again.transcript(a.id).complete is False and again.transcript(b.id).complete is True
+    again.requeue([a.id])
+    assert again.get(a.id).warning is None and not again.get(a.id).incomplete
+    print(f"\nstored: {bad.name} done with warnings ({bad.warning}); {good.name} done; a retry clears it")

@@ -24,8 +24,8 @@ from models_http import FileServer, trust_local_ca
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
-from tingji.gui.controller import EngineState
-from tingji.gui.model_manager import ModelManagerDialog, eta_seconds
+from tingji.gui.engine_host import EngineState
+from tingji.gui.models.manager import ModelManagerDialog, eta_seconds
 from tingji.gui.settings import Settings
 from tingji.models import store
 from tingji.models.catalog import load_catalog
@@ -139,7 +139,7 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
     window = create_window()
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.controller.engine_state is EngineState.NONE, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.engine.state is EngineState.NONE, timeout=TIMEOUT_MS)
     meter = StallMeter()
 
     def scenario(dialog: ModelManagerDialog) -> None:
@@ -196,15 +196,15 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         dialog.select(NAME)
         assert dialog.buttons["use"].isEnabled()
         dialog.buttons["use"].click()
-        assert window.controller.settings.model == NAME and settings_mod.load().model == NAME
+        assert window.settings.model == NAME and settings_mod.load().model == NAME
         assert _row(dialog, NAME)[2] == "Installed · in use" and not dialog.buttons["use"].isEnabled()
-        qtbot.waitUntil(lambda: window.controller.engine_state is EngineState.READY, timeout=TIMEOUT_MS)
-        assert window.controller.engine_detail == NAME
+        qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=TIMEOUT_MS)
+        assert window.engine.detail == NAME
         assert not dialog.models_changed  # the window need not reload again
 
     _in_modal(qtbot, scenario, window.open_model_manager)
     assert meter.max_gap_s < 0.5, f"the GUI thread was blocked for {meter.max_gap_s:.2f} s"
-    assert window.controller.engine_state is EngineState.READY
+    assert window.engine.state is EngineState.READY
     window.close()
 
 

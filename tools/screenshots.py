@@ -5,6 +5,9 @@
 
 Shots: empty / busy / finished queue (light and dark), settings, no model,
 and the dictation page with a few takes in its history and one under way.
+`--extra` takes the views the README does not show instead (a damaged file
+done with warnings, automatic export's chosen names, the model unloaded
+while idle, the databases' banner), for checking how they look.
 
 It starts its own Xvfb (1280x800, so the shots look like a laptop screen),
 runs the app on it through the normal xcb platform plugin (real fonts, real
@@ -31,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -124,7 +128,8 @@ def make_media(folder: Path) -> dict[str, Path]:
 class Session:
     """One app window in a fresh data folder, in one language and appearance."""
 
-    def __init__(self, app, model: Path, lang: str, appearance: str, work: Path, with_model: bool = True) -> None:
+    def __init__(self, app, model: Path, lang: str, appearance: str, work: Path, with_model: bool = True,
+                 damage_queue: bool = False, **settings) -> None:
         from gui_helpers import ScriptedMicrophone
         from tingji.gui import i18n, settings as settings_mod, theme
         from tingji.gui.app import create_window
@@ -135,7 +140,9 @@ class Session:
         if with_model:  # installed, as a user has it: Settings then names it, not a path on this machine
             shutil.copytree(model, home / "models" / model.name)
         settings_mod.save(settings_mod.Settings(model=model.name if with_model else "", ui_language=lang,
-                                                appearance=appearance))
+                                                appearance=appearance, **settings))
+        if damage_queue:  # the databases' banner: this one is set aside at start-up
+            (home / "tingji.sqlite3").write_bytes(b"not a database " * 64)
         i18n.install(app, lang)
         theme.apply_appearance(app, appearance)
         self.mics: list[ScriptedMicrophone] = []
@@ -156,10 +163,10 @@ class Session:
         return condition()
 
     def ready(self) -> None:
-        from tingji.gui.controller import EngineState
+        from tingji.gui.engine_host import EngineState
 
-        if not self.wait(lambda: self.window.controller.engine_state is EngineState.READY, 120):
-            raise SystemExit(f"screenshots: the engine did not load ({self.window.controller.engine_detail})")
+        if not self.wait(lambda: self.window.engine.state is EngineState.READY, 120):
+            raise SystemExit(f"screenshots: the engine did not load ({self.window.engine.detail})")
 
     def shot(self, path: Path) -> None:
         self.wait(lambda: False, 0.4)  # let every repaint land
@@ -181,7 +188,7 @@ class Session:
 def settings_shot(s: Session, path: Path) -> None:
     from tingji.gui.settings_dialog import SettingsDialog
 
-    dialog = SettingsDialog(s.window.controller.settings, s.window)
+    dialog = SettingsDialog(s.window.settings, s.window)
     dialog.show()
     s.wait(lambda: False, 0.5)
     dialog.grab().save(str(path))
@@ -217,7 +224,7 @@ def run(model: Path, out: Path, work: Path) -> None:
     from PySide6.QtWidgets import QApplication
 
     from tingji.gui.app import create_app
-    from tingji.gui.storage import Status
+    from tingji.gui.files.storage import Status
 
     os.environ["TINGJI_HOME"] = str(work / "home-boot")
     app = create_app([sys.argv[0]])
@@ -259,10 +266,61 @@ def run(model: Path, out: Path, work: Path) -> None:
         s.close()
 
 
+def extra_shots(app, model: Path, out: Path, work: Path) -> None:
+    """The views the README does not show, in both languages (see the module docstring)."""
+    import numpy as np
+    import soundfile as sf
+
+    from audio_fixtures import damaged_at
+    from gui_helpers import fill_to_the_brim
+    from tingji.gui.files.storage import Status
+
+    media = work / "extra"
+    media.mkdir(parents=True, exist_ok=True)
+    talk = speak(media, "talk", FILES["call"])
+    sf.write(str(media / "Interview 2024-05-12.flac"), np.resize(np.concatenate([talk, np.zeros(16000)]),
+                                                                  90 * 16000), 16000)
+    damaged = damaged_at(media / "Interview 2024-05-12.flac", 1 / 2)
+    for lang, tag in (("en", "en"), ("zh_CN", "zh")):
+        folder = work / f"extra-{tag}"
+        folder.mkdir()
+        shutil.copy(damaged, folder / damaged.name)
+        memo = folder / "Team meeting.wav"
+        sf.write(str(memo), speak(media, "memo", FILES["memo"]), 16000)
+        (folder / "Team meeting.txt").write_text("my own notes\n", encoding="utf-8")
+        s = Session(app, model, lang, "light", work, auto_export=True)
+        s.ready()
+        c = s.window.controller
+        jobs = c.add_paths([str(folder / damaged.name), str(memo)])
+        s.wait(lambda: all(j.status.finished for j in c.model.jobs()), 300)
+        s.window.queue.select_job(jobs[0].id)
+        s.shot(out / f"warnings-{tag}.png")
+        s.window.queue.select_job(jobs[1].id)
+        s.shot(out / f"exported-{tag}.png")
+        unloads: list[bool] = []
+        s.window.engine.unloaded.connect(lambda: unloads.append(True))
+        s.window.engine.minute_ms = 50
+        s.window.apply_settings(replace(s.window.settings, unload_after_min=1))
+        s.wait(lambda: bool(unloads), 30)
+        s.window.statusBar().clearMessage()  # a message hides the engine's status while it shows
+        s.shot(out / f"unloaded-{tag}.png")
+        settings_shot(s, out / f"settings-{tag}.png")
+        (more,) = c.add_paths([str(folder / "Team meeting.wav")])
+        fill_to_the_brim(c.store._db)  # writes fail from here: the fault banner
+        s.wait(lambda: c.model.job_by_id(more.id).status is Status.DONE, 300)
+        s.window.queue.select_job(more.id)
+        s.shot(out / f"storage-fault-{tag}.png")
+        s.close()
+        s = Session(app, model, lang, "light", work, damage_queue=True)
+        s.shot(out / f"set-aside-{tag}.png")
+        s.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", type=Path, help="model folder (default: demo model, else a tiny one)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--extra", action="store_true", help="the views the README does not show (see above)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     xvfb, display = start_xvfb()
@@ -272,7 +330,13 @@ def main() -> int:
     os.environ.pop("WAYLAND_DISPLAY", None)
     try:
         model = args.model or default_model(work)
-        run(model, args.out, work)
+        if args.extra:
+            from tingji.gui.app import create_app
+
+            os.environ["TINGJI_HOME"] = str(work / "home-boot")
+            extra_shots(create_app([sys.argv[0]]), model, args.out, work)
+        else:
+            run(model, args.out, work)
     finally:
         import threading
 

@@ -15,7 +15,7 @@
     recovery.py    WAVs a crash left without a history row
     controller.py  the take state machine: hotkey -> capture -> takes, on its threads
 
-The Qt side is tingji.gui: qt_clipboard.QtClipboard, dictation_panel.DictationPanel.
+The Qt side is tingji.gui.dictation: qt_clipboard.QtClipboard, panel.DictationPanel.
 """
 
 from .controller import DictationController

@@ -32,7 +32,7 @@ The settings are settings.py, the events events.py.
 
 Everything the user should see arrives as a `DictationEvent` through the
 `on_event` callback, from whatever thread produced it: a GUI must forward it
-to its own thread (tingji.gui.dictation_panel.DictationBridge does).
+to its own thread (tingji.gui.dictation.panel.DictationBridge does).
 """
 
 from __future__ import annotations

@@ -1,25 +1,43 @@
 """The desktop app (Qt). Nothing outside this package imports it except `tingji.cli`.
 
-Module map (Qt-free modules first; they are usable and testable without a display):
+By feature: `files/` (the queue), `dictation/` (the Dictation page), `models/`
+(the model manager); the modules here are shared by all three. Qt-free
+modules are marked: they are usable and testable without a display.
 
-    storage.py          the queue and results in SQLite (WAL, a commit per finished file)
-    settings.py         settings.json: load (tolerant) / save (atomic)
-    files.py            what a dropped folder means (media files, recursively)
-    model_choice.py     which model folder to load, or why none
-    errors.py           engine/dictation messages in the UI language (codes kept in the queue DB)
-    microphones.py      the input devices the dictation page offers
-    worker.py           EngineWorker (owns the Engine, one QThread), ProbeWorker, ScanWorker (folders)
-    controller.py       QueueController: the one place the queue changes; hands its Engine to dictation
-    queue_model.py      the queue as a QAbstractTableModel + progress delegate
-    queue_view.py       queue table, empty-state hint, Up/Down/Remove/Retry
-    transcript_view.py  timed segments, playback, Copy all, Export
-    player.py           play one segment (QMediaPlayer, stop at its end)
-    dictation_panel.py  the Dictation page: Dictate button, history (play/copy/delete), settings
-    dictation_host.py   DictationController on the queue's Engine: start, restart on reload, stop
-    qt_clipboard.py     the clipboard dictation pastes through (thread-safe QClipboard)
-    scan_status.py      the status-bar busy sign while a dropped folder is walked
-    main_window.py      toolbar, banner, Files/Dictation pages, status bar, drops, settings, tray, quit
+    app.py              the one place the parts are made and joined; run_app() is `tingji` with no arguments
+    main_window.py      toolbar, banners, Files/Dictation pages, status bar, drops, settings, tray, quit
+    engine_host.py      EngineHost: the one Engine (load, reload, share with dictation, release,
+                        unload when idle), its state
+    engine_worker.py    EngineWorker (the engine thread: load, transcribe files, close); LoadedModel
+    threads.py          the one way the app starts and stops worker threads (QThread workers)
+    databases.py        opening the SQLite files: a damaged or newer one is set aside, never fatal; no Qt
+    faults.py           exceptions nothing caught, in any thread: logged and shown in a dialog
+    storage_banner.py   the banner about the databases: set aside at start-up, writes failing
+    settings.py         settings.json: load (tolerant) / save (atomic); no Qt
     settings_dialog.py  the Settings dialog
+    errors.py           engine/dictation messages in the UI language (codes kept in the queue DB)
     banner.py, tray.py, icons.py, theme.py, i18n.py, timefmt.py   look and language
-    app.py              run_app(): what `tingji` with no arguments opens
+    gc_guard.py         Python's cyclic GC on the GUI thread only
+
+    files/controller.py       QueueController: the one place the queue changes
+    files/storage.py          the queue and results in SQLite (WAL, a commit per finished file); no Qt
+    files/folders.py          what a dropped folder means (media files, recursively); no Qt
+    files/export.py           writing transcripts beside sources or to a folder, never over a file
+                              Tingji did not write; no Qt
+    files/workers.py          ProbeWorker (durations), ScanWorker (folder walks)
+    files/queue_model.py      the queue as a QAbstractTableModel + progress delegate
+    files/queue_view.py       queue table, empty-state hint, Up/Down/Remove/Retry
+    files/scan_status.py      the status-bar busy sign while a dropped folder is walked
+    files/transcript_view.py  timed segments, playback, Copy all, Export
+    files/player.py           play one segment (QMediaPlayer, stop at its end)
+
+    dictation/host.py          DictationController on the shared Engine: start, restart on reload, stop
+    dictation/on_demand.py     dictation's handle on the engine: survives an idle unload, a take reloads it
+    dictation/panel.py         the Dictation page: Dictate button, history (play/copy/delete), settings
+    dictation/qt_clipboard.py  the clipboard dictation pastes through (thread-safe QClipboard)
+    dictation/microphones.py   the input devices the page offers; no Qt
+
+    models/manager.py    the model manager dialog (download, import, verify, remove, choose)
+    models/worker.py     its worker thread
+    models/choice.py     which model folder to load, or why none; no Qt
 """

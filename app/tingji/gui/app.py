@@ -1,5 +1,13 @@
 """Start the desktop app: `run_app()` is what `tingji` with no arguments calls.
 
+This is the one place where the app's parts are made and joined:
+
+    settings.json ─▶ Settings
+    tingji.sqlite3 ─▶ Store ───────────────▶ QueueController (files/) ─┐
+    EngineHost (engine thread: load, files, close) ◀──────────────────┤
+    dictation.sqlite3 ─▶ DictationHistory ─▶ DictationPanel ─▶ DictationHost (dictation/)
+                                                                       └▶ MainWindow
+
 Start-up order matters for how the app feels: the window is shown first and
 the model loads in the background afterwards, so the user sees the queue (and
 any files left from last time) within a second even when the model takes ten
@@ -11,17 +19,25 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Any, Sequence
+from typing import Callable, Sequence
 
 from PySide6.QtCore import QLockFile, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from ..dictation.controller import AudioInput
+from ..dictation.history import DictationHistory
+from ..dictation.settings import DictationSettings
 from ..models.staging import cleanup_incoming
-from ..paths import database_path, gui_lock_path, gui_log_path
+from ..paths import database_path, dictation_database_path, gui_lock_path, gui_log_path
 from . import gc_guard, i18n, icons, settings as settings_mod, theme
-from .controller import QueueController
+from .dictation.host import DictationHost, dictation_settings
+from .databases import open_or_set_aside
+from .dictation.panel import DictationPanel
+from .engine_host import EngineHost
+from .faults import FaultReporter
+from .files.controller import QueueController
+from .files.storage import Store
 from .main_window import MainWindow
-from .storage import Store
 
 log = logging.getLogger(__name__)
 
@@ -51,22 +67,35 @@ def create_app(argv: Sequence[str] | None = None) -> QApplication:
     return app
 
 
-def create_window(files: Sequence[str] = (), **options: Any) -> MainWindow:
-    """Settings + store + controller + window; starts loading the model in the background.
+def create_window(files: Sequence[str] = (), *, tray: bool | None = None,
+                  dictation_microphone: Callable[[DictationSettings], AudioInput] | None = None,
+                  use_hotkey: bool = True) -> MainWindow:
+    """Make and join the app's parts, then start loading the model in the background.
 
-    `options` go to MainWindow (tests: tray, dictation_microphone, use_hotkey)."""
+    `tray` None uses one where the desktop has one (tests force it); `dictation_microphone`
+    builds dictation's microphone (tests; default: the real device); `use_hotkey=False` leaves
+    the global hotkey off."""
     settings = settings_mod.load()
-    controller = QueueController(Store(database_path()), settings)
-    window = MainWindow(controller, **options)
-    controller.setParent(window)
+    # A damaged database, or one a newer Tingji wrote, is set aside (the window says where): never fatal.
+    store, queue_aside = open_or_set_aside(Store, database_path())
+    history, history_aside = open_or_set_aside(DictationHistory, dictation_database_path())
+    engine = EngineHost(settings)
+    controller = QueueController(store, engine, settings)
+    panel = DictationPanel(history, dictation_settings(settings))
+    dictation = DictationHost(engine, panel, settings, microphone=dictation_microphone, use_hotkey=use_hotkey)
+    window = MainWindow(controller, engine, dictation, settings, tray=tray)
+    for part in (engine, controller, dictation):
+        part.setParent(window)  # they live as long as the window
+    window.storage_banner.show_set_aside([n for n in (queue_aside, history_aside) if n is not None])
     if files:
         window.add_paths(list(files))
     # After the window is up: the load itself runs on the engine thread.
-    QTimer.singleShot(0, controller.reload_engine)
+    QTimer.singleShot(0, engine.reload)
     return window
 
 
-def _setup_logging() -> None:
+def setup_logging() -> logging.Handler:
+    """Log to logs/tingji-gui.log (stderr when it cannot be opened); returns the handler added."""
     try:
         handler: logging.Handler = logging.FileHandler(gui_log_path(), encoding="utf-8")
     except OSError:
@@ -75,12 +104,15 @@ def _setup_logging() -> None:
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if os.environ.get("TINGJI_DEBUG") else logging.INFO)
+    return handler
 
 
 def run_app(files: Sequence[str] = (), argv: Sequence[str] | None = None) -> int:
     """Open the main window and run until it closes; files given are queued."""
-    _setup_logging()
+    setup_logging()
     app = create_app(argv)
+    faults = FaultReporter(gui_log_path(), app)  # from here on, nothing unexpected goes unseen
+    faults.install()
     # One app per data folder: two would both work through the same queue.
     lock = QLockFile(str(gui_lock_path()))
     lock.setStaleLockTime(0)  # only a live process holds it; a killed one's lock is taken over
@@ -93,7 +125,13 @@ def run_app(files: Sequence[str] = (), argv: Sequence[str] | None = None) -> int
         if removed:
             log.info("start-up: removed %d leftover install folder(s): %s", len(removed),
                      ", ".join(p.name for p in removed))
-        window = create_window(files)
+        try:
+            window = create_window(files)
+        except Exception as exc:  # the windowed build has no console: say it, and where the details are
+            log.exception("Tingji could not start")
+            QMessageBox.critical(None, "Tingji", app.translate(
+                "App", "Tingji could not start: {0}\n\nThe details are in {1}.").format(exc, gui_log_path()))
+            return 1
         # With a tray, closing the window hides it; the app ends on the tray's Quit. (Qt would
         # otherwise also quit when some dialog closes while the main window is hidden.)
         app.setQuitOnLastWindowClosed(window.tray is None)

@@ -28,21 +28,21 @@ class NoticeBanner(QFrame):
         self._layout.setContentsMargins(14, 10, 10, 10)
         self._layout.setSpacing(8)
         self._layout.addWidget(self.label, 1)
-        self._buttons: list[QPushButton] = []
+        self.buttons: list[QPushButton] = []
         self.hide()
 
     def show_notice(self, kind: str, html: str, actions: list[tuple[str, Callable[[], None]]] = ()) -> None:
         """Show `html` with buttons; `kind` is "info" or "error"."""
         self.kind = kind
         self.label.setText(html)
-        for b in self._buttons:
+        for b in self.buttons:
             b.deleteLater()
-        self._buttons = []
+        self.buttons = []
         for text, slot in actions:
             b = QPushButton(text)
             b.clicked.connect(slot)
             self._layout.addWidget(b, 0, Qt.AlignmentFlag.AlignVCenter)
-            self._buttons.append(b)
+            self.buttons.append(b)
         self.restyle()
         self.show()
 

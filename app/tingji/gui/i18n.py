@@ -9,7 +9,7 @@ effect at once, without a restart.
 
 Refreshing after changing UI strings (from the repository root):
 
-    pyside6-lupdate app/tingji/gui/*.py -ts app/tingji/gui/i18n/tingji_zh_CN.ts
+    pyside6-lupdate app/tingji/gui/*.py app/tingji/gui/*/*.py -ts app/tingji/gui/i18n/tingji_zh_CN.ts
     pyside6-lrelease app/tingji/gui/i18n/tingji_zh_CN.ts
 """
 

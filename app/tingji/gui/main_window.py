@@ -1,9 +1,11 @@
 """The main window: toolbar, notice banner, two pages (Files: queue | transcript; Dictation), status bar.
 
-It wires widgets to the controller and owns the things that are about the
-whole app: drops anywhere on the window, the settings dialog (and applying
-its result: save, reload model, switch language and appearance), the engine
-and dictation status lines, the tray icon, and saving its geometry.
+The parts behind it (queue controller, engine host, dictation host) come
+wired from gui/app.py; the window builds the widgets, connects them to those
+parts, and owns the things that are about the whole app: drops anywhere on
+the window, the settings (`self.settings` is the app's current copy; the
+dialog's result is saved, then handed to each part), the engine and dictation
+status lines, the tray icon, and saving its geometry.
 
 Closing: with a system tray, closing the window only hides it (dictation's
 global hotkey keeps working; a note says so the first time) and Quit in the
@@ -15,42 +17,46 @@ from __future__ import annotations
 
 import html
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Sequence
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSizePolicy,
                                QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
-from ..dictation.history import DictationHistory
 from ..dictation.settings import DictationSettings
-from . import files, i18n, icons, settings as settings_mod, theme
+from . import i18n, icons, settings as settings_mod, theme
 from .banner import NoticeBanner
-from .controller import EngineState, QueueController
-from .dictation_host import DictationHost, dictation_settings
-from .dictation_panel import DictationPanel, hotkey_label
+from .dictation.host import DictationHost
+from .dictation.panel import hotkey_label
+from .engine_host import EngineHost, EngineState
 from .errors import localized_message
-from .model_choice import DOWNLOAD_COMMAND
-from .queue_view import QueuePanel
-from .scan_status import ScanStatus
+from .files.controller import QueueController
+from .files.folders import FILE_DIALOG_PATTERNS
+from .files.queue_view import QueuePanel
+from .files.scan_status import ScanStatus
+from .files.storage import Status
+from .files.transcript_view import PROVIDER_NAMES, TranscriptPanel
+from .models.choice import DOWNLOAD_COMMAND
 from .settings import Settings
 from .settings_dialog import SettingsDialog
-from .storage import Status
-from .transcript_view import PROVIDER_NAMES, TranscriptPanel
+from .storage_banner import StorageBanner
 from .tray import Tray
 
 
 class MainWindow(QMainWindow):
     quitting = Signal()  # the app is really ending (not hidden to the tray): everything is stopped
 
-    def __init__(self, controller: QueueController, parent: QWidget | None = None, *,
-                 tray: bool | None = None, dictation_microphone: Any = None, use_hotkey: bool = True,
-                 history: DictationHistory | None = None) -> None:
-        """`tray`: None uses one where the desktop has one; True/False force it (tests).
-        `dictation_microphone` builds the microphone from DictationSettings (tests; default: the
-        real device); `use_hotkey=False` leaves the global hotkey off."""
+    def __init__(self, controller: QueueController, engine: EngineHost, dictation: DictationHost,
+                 settings: Settings, parent: QWidget | None = None, *, tray: bool | None = None) -> None:
+        """The parts come ready-made and wired to each other (gui/app.py); the window adds the
+        widgets, shows their state and applies settings. `tray`: None uses one where the desktop
+        has one; True/False force it (tests)."""
         super().__init__(parent)
         self.controller = controller
+        self.engine = engine
+        self.dictation_host = dictation
+        self.settings = settings
         self._quitting = False
         self._shut_down = False
         self.setWindowIcon(icons.app_icon())
@@ -58,6 +64,17 @@ class MainWindow(QMainWindow):
         self.resize(1100, 700)
         self.setMinimumSize(760, 480)
 
+        self._build_toolbar()
+        self._build_pages()
+        self._build_status_bar()
+        self._build_tray(tray)
+        self._connect()
+        self._restore_geometry(settings)
+        self.refresh_icons()
+        self.retranslate()
+
+    def _build_toolbar(self) -> None:
+        """Add files/folder, Cancel, Cancel all, and Settings at the far end."""
         self.actions: dict[str, QAction] = {}
         toolbar = QToolBar()
         toolbar.setObjectName("mainToolbar")
@@ -71,7 +88,7 @@ class MainWindow(QMainWindow):
                 ("add_folder", "folder", self.add_folder_dialog, None),
                 ("-", "", None, None),
                 ("cancel", "cancel", self.cancel_selected, None),
-                ("cancel_all", "cancel-all", controller.cancel_all, None),
+                ("cancel_all", "cancel-all", self.controller.cancel_all, None),
                 ("stretch", "", None, None),
                 ("settings", "settings", self.open_settings, QKeySequence.StandardKey.Preferences)):
             if key == "-":
@@ -90,8 +107,11 @@ class MainWindow(QMainWindow):
             toolbar.addAction(action)
             self.actions[key] = action
 
-        self.banner = NoticeBanner()
-        self.queue = QueuePanel(controller)
+    def _build_pages(self) -> None:
+        """The banners over two pages: Files (queue | transcript) and Dictation."""
+        self.banner = NoticeBanner()  # the engine: no model, failed to load, warnings
+        self.storage_banner = StorageBanner(self.controller)  # the app's databases: set aside, writes failing
+        self.queue = QueuePanel(self.controller)
         self.panel = TranscriptPanel()
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.queue)
@@ -101,29 +121,30 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([600, 480])
 
-        self.history = history if history is not None else DictationHistory()
-        self.dictation = DictationPanel(self.history, dictation_settings(controller.settings))
-        self.dictation_host = DictationHost(controller, self.dictation, microphone=dictation_microphone,
-                                            use_hotkey=use_hotkey, parent=self)
+        self.dictation = self.dictation_host.panel
+        self.history = self.dictation.history
         self.pages = QTabWidget()
         self.pages.setObjectName("pages")
         self.pages.setDocumentMode(True)
         self.pages.addTab(self.splitter, "")
         self.pages.addTab(self.dictation, "")
-        self.pages.setCurrentWidget(self.dictation if controller.settings.page == "dictation" else self.splitter)
+        self.pages.setCurrentWidget(self.dictation if self.settings.page == "dictation" else self.splitter)
 
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(8, 4, 8, 0)
         layout.setSpacing(6)
         layout.addWidget(self.banner)
+        layout.addWidget(self.storage_banner)
         layout.addWidget(self.pages, 1)
         self.setCentralWidget(central)
 
+    def _build_status_bar(self) -> None:
+        """The engine's state, the folder-walk sign and dictation's state."""
         self.engine_label = QLabel()
         self.engine_label.setObjectName("engineStatus")
         self.engine_label.setTextFormat(Qt.TextFormat.RichText)
-        self.scan_status = ScanStatus(controller)
+        self.scan_status = ScanStatus(self.controller)
         self.dictation_label = QLabel()
         self.dictation_label.setObjectName("dictationState")
         self.dictation_label.setTextFormat(Qt.TextFormat.RichText)
@@ -133,6 +154,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.dictation_label)
         self.statusBar().setSizeGripEnabled(True)
 
+    def _build_tray(self, tray: bool | None) -> None:
+        """The tray icon (None: where the desktop has one) and Ctrl+Q, which quits even when closing hides."""
         use_tray = Tray.available() if tray is None else tray
         self.tray = Tray(self.windowIcon(), self) if use_tray else None
         if self.tray is not None:
@@ -144,26 +167,25 @@ class MainWindow(QMainWindow):
         quit_action.triggered.connect(self.quit_app)
         self.addAction(quit_action)
 
+    def _connect(self) -> None:
+        """Follow the parts' signals."""
         self.dictation_host.stateChanged.connect(self._dictation_changed)
         self.dictation_host.problem.connect(self._dictation_problem)
         self.dictation_host.settingsChanged.connect(self._dictation_settings_changed)
-        controller.scanFinished.connect(self._scan_finished)
+        self.controller.scanFinished.connect(self._scan_finished)
 
-        controller.engineStateChanged.connect(self._engine_changed)
-        controller.jobChanged.connect(self._job_changed)
-        controller.liveSegments.connect(self._live_segments)
-        controller.queueFinished.connect(self._queue_finished)
-        controller.notice.connect(lambda text: self.statusBar().showMessage(text, 10000))
-        controller.model.dataChanged.connect(lambda *_: self._update_actions())
-        controller.model.rowsInserted.connect(lambda *_: self._update_actions())
-        controller.model.rowsRemoved.connect(lambda *_: self._update_actions())
+        self.engine.stateChanged.connect(self._engine_changed)
+        self.controller.jobChanged.connect(self._job_changed)
+        self.controller.liveSegments.connect(self._live_segments)
+        self.controller.queueFinished.connect(self._queue_finished)
+        self.controller.notice.connect(lambda text: self.statusBar().showMessage(text, 10000))
+        self.storage_banner.message.connect(lambda text: self.statusBar().showMessage(text, 15000))
+        self.controller.model.dataChanged.connect(lambda *_: self._update_actions())
+        self.controller.model.rowsInserted.connect(lambda *_: self._update_actions())
+        self.controller.model.rowsRemoved.connect(lambda *_: self._update_actions())
         self.queue.selectionChanged.connect(self._selection_changed)
         self.panel.message.connect(lambda text: self.statusBar().showMessage(text, 8000))
         QApplication.styleHints().colorSchemeChanged.connect(self._scheme_changed)
-
-        self._restore_geometry(controller.settings)
-        self.refresh_icons()
-        self.retranslate()
 
     # -- adding files ----------------------------------------------------------------------
 
@@ -183,7 +205,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(self.tr("No new audio or video files there."), 6000)
 
     def add_files_dialog(self) -> None:
-        pattern = self.tr("Audio and video files ({0})").format(files.FILE_DIALOG_PATTERNS)
+        pattern = self.tr("Audio and video files ({0})").format(FILE_DIALOG_PATTERNS)
         paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Add files"), "",
                                                 f"{pattern};;{self.tr('All files (*)')}")
         if paths:
@@ -242,7 +264,7 @@ class MainWindow(QMainWindow):
             self.panel.show_job(None)
             return
         live = self.controller.live_segments(job.id) if job.status is Status.RUNNING else None
-        self.panel.show_job(job, self.controller.transcript(job.id), live)
+        self.panel.show_job(job, self.controller.transcript(job.id), live, unsaved=self.controller.is_unsaved(job.id))
 
     def _job_changed(self, job_id: int) -> None:
         job = self.queue.current_job()
@@ -267,36 +289,40 @@ class MainWindow(QMainWindow):
     # -- engine status ------------------------------------------------------------------------
 
     def _engine_changed(self) -> None:
-        c = self.controller
-        state, detail = c.engine_state, html.escape(c.engine_detail)
+        e = self.engine
+        state, detail = e.state, html.escape(e.detail)
         color = theme.engine_color(state.value, self.palette()).name()
         dot = f'<span style="color:{color}; font-size:14pt;">●</span>&nbsp;'
         if state is EngineState.LOADING:
             text = self.tr("Loading model {0}…").format(detail)
         elif state is EngineState.READY:
-            where = PROVIDER_NAMES.get(c.engine_provider, c.engine_provider)
+            where = PROVIDER_NAMES.get(e.provider, e.provider)
             text = self.tr("Ready · {0} on {1}").format(detail, where)
         elif state is EngineState.FAILED:
             text = self.tr("Model failed to load: {0}").format(detail)
+        elif state is EngineState.UNLOADED:
+            text = self.tr("Model {0} unloaded to free memory (idle) · it loads again for the next file or "
+                           "dictation").format(detail)
         else:
             text = self.tr("No speech model installed")
         self.engine_label.setText(dot + text)
-        self.engine_label.setToolTip("\n".join(c.engine_warnings))
+        self.engine_label.setToolTip("\n".join(e.warnings))
         self._update_banner()
 
     def _update_banner(self) -> None:
-        c = self.controller
+        e = self.engine
         settings_button = (self.tr("Settings…"), self.open_settings)
-        if c.engine_state is EngineState.NONE:
+        if e.state is EngineState.NONE:
             self.banner.show_notice("info", self.tr(
                 "<b>No speech model installed.</b> Run <code>{0}</code> in a terminal, "
                 "or choose a model folder in Settings. Files you add now wait until a model is ready."
-            ).format(DOWNLOAD_COMMAND), [settings_button, (self.tr("Manage models…"), self.open_model_manager)])
-        elif c.engine_state is EngineState.FAILED:
+            ).format(DOWNLOAD_COMMAND),
+                [settings_button, (self.tr("Manage models…"), lambda: self.open_model_manager())])
+        elif e.state is EngineState.FAILED:
             self.banner.show_notice("error", self.tr("<b>The speech model could not be loaded.</b> {0}").format(
-                html.escape(c.engine_detail)), [settings_button])
-        elif c.engine_state is EngineState.READY and c.engine_warnings:
-            self.banner.show_notice("info", "<br>".join(html.escape(w) for w in c.engine_warnings),
+                html.escape(e.detail)), [settings_button])
+        elif e.state is EngineState.READY and e.warnings:
+            self.banner.show_notice("info", "<br>".join(html.escape(w) for w in e.warnings),
                                     [(self.tr("Dismiss"), self.banner.hide)])
         else:
             self.banner.hide()
@@ -304,18 +330,23 @@ class MainWindow(QMainWindow):
     # -- settings -------------------------------------------------------------------------------
 
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.controller.settings, self)
+        dialog = SettingsDialog(self.settings, self)
         dialog.manageModelsRequested.connect(lambda: self.open_model_manager(dialog))
         if dialog.exec():
             self.apply_settings(dialog.settings())
 
     def apply_settings(self, new: Settings) -> None:
         """Save, then apply: model/provider reload in the background, language and look at once."""
-        old = self.controller.settings
-        new = self._with_geometry(new)
-        settings_mod.save(new)
+        old = self.settings
+        new = self.settings = self._with_geometry(new)
+        try:
+            settings_mod.save(new)
+        except OSError as exc:  # a full disk, a read-only folder: the change still applies to this session
+            self.statusBar().showMessage(self.tr("The settings could not be saved: {0}").format(
+                exc.strerror or exc), 15000)
         self.controller.apply_settings(new)
         self.dictation_host.apply_app_settings(new)
+        self.engine.apply_settings(new)  # last: a reload releases the engine after dictation has the new settings
         app = QApplication.instance()
         if new.ui_language != old.ui_language:
             i18n.install(app, new.ui_language)  # LanguageChange -> retranslate()
@@ -325,38 +356,38 @@ class MainWindow(QMainWindow):
     def open_model_manager(self, settings_dialog: SettingsDialog | None = None) -> None:
         """The model manager. "Use this model" is applied like a Settings change; after installs
         or removals the engine is reloaded, so a newly installed model is picked up at once."""
-        from .model_manager import ModelManagerDialog
+        from .models.manager import ModelManagerDialog  # loaded when first opened: the catalog, downloads
 
-        choice = self.controller.model_choice
+        choice = self.engine.choice
         dialog = ModelManagerDialog(self, current=choice.name if choice is not None and choice.ok else "")
         chosen: list[str] = []
         dialog.modelChosen.connect(chosen.append)
         dialog.modelChosen.connect(self.use_model)
         dialog.exec()
         if dialog.models_changed:
-            self.controller.reload_engine()
-        if isinstance(settings_dialog, SettingsDialog):  # opened from Settings: its model list is stale now
-            settings_dialog._fill_models(chosen[-1] if chosen else str(settings_dialog.model.currentData() or ""))
+            self.engine.reload()
+        if settings_dialog is not None:  # opened from Settings: its model list is stale now
+            settings_dialog.refresh_models(chosen[-1] if chosen else None)
 
     def use_model(self, name: str) -> None:
         """Make an installed model the app's model: saved, then loaded in the background."""
-        self.apply_settings(replace(self.controller.settings, model=name))
+        self.apply_settings(replace(self.settings, model=name))
 
     def _dictation_settings_changed(self, dictation: DictationSettings) -> None:
         """The dictation page changed a setting (the controller has it already): save it."""
-        new = replace(self.controller.settings, dictation=replace(dictation))
-        self.controller.settings = new  # not apply_settings(): that may reload the model
+        self.settings = replace(self.settings, dictation=replace(dictation))  # not apply_settings(): no reload
+        self.dictation_host.settings = self.settings
         self._save_settings()
         self._dictation_changed()  # the status bar names the hotkey
 
     def _save_settings(self) -> None:
         try:
-            settings_mod.save(self._with_geometry(self.controller.settings))
+            settings_mod.save(self._with_geometry(self.settings))
         except OSError:
             pass  # a read-only data folder must not break the window
 
     def _scheme_changed(self) -> None:
-        if self.controller.settings.appearance == "system":
+        if self.settings.appearance == "system":
             theme.apply_appearance(QApplication.instance(), "system")
 
     # -- looks ----------------------------------------------------------------------------------
@@ -394,6 +425,7 @@ class MainWindow(QMainWindow):
         self.queue.refresh_icons()
         self.panel.refresh_icons()
         self.banner.restyle()
+        self.storage_banner.restyle()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
@@ -468,7 +500,7 @@ class MainWindow(QMainWindow):
         """Hide the window; the app, the queue and dictation keep running. Says so once."""
         self._save_settings()
         self.hide()
-        if self.controller.settings.tray_notice_shown or self.tray is None:
+        if self.settings.tray_notice_shown or self.tray is None:
             return
         title = self.tr("Tingji is still running")
         text = self.tr("Dictation and the queue keep working in the background. "
@@ -479,7 +511,7 @@ class MainWindow(QMainWindow):
             self.tray_notice = QMessageBox(QMessageBox.Icon.Information, title, text)
             self.tray_notice.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             self.tray_notice.show()
-        self.controller.settings = replace(self.controller.settings, tray_notice_shown=True)
+        self.settings = replace(self.settings, tray_notice_shown=True)
         self._save_settings()
 
     def quit_app(self) -> None:
@@ -496,8 +528,9 @@ class MainWindow(QMainWindow):
             self.tray_notice = None
         self._save_settings()
         self.panel.stop_playback()
-        self.dictation_host.stop()  # before the engine it uses is closed
-        self.controller.shutdown()
+        self.dictation_host.shutdown()  # before the engine it uses is closed
+        self.controller.shutdown()  # cancels the running file: the engine thread is free to end
+        self.engine.shutdown()
         self.dictation.close_history()
         if self.tray is not None:
             self.tray.hide()

@@ -30,6 +30,7 @@ APPEARANCES = ("system", "light", "dark")
 PAGES = ("files", "dictation")
 # The recogniser's languages (codes the engine's prompt understands); "" lets it detect.
 LANGUAGES = ("", "zh", "en", "ja", "yue", "ko")
+MAX_UNLOAD_AFTER_MIN = 24 * 60
 
 
 @dataclass
@@ -47,9 +48,10 @@ class Settings:
     window_geometry: str = ""  # Qt's saveGeometry(), base64; the window's business only
     splitter_state: str = ""
     # Hotkey, mode, microphone, ...: kept here so that one file holds all settings. Its spoken
-    # language and hotwords are the fields above (gui/dictation_host.py puts them in).
+    # language and hotwords are the fields above (gui/dictation/host.py puts them in).
     dictation: DictationSettings = field(default_factory=DictationSettings)
     page: str = "files"  # the main window's page: "files" or "dictation"
+    unload_after_min: int = 0  # close the model after this many idle minutes to free its memory; 0 = never
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
 
     def normalised(self) -> "Settings":
@@ -71,6 +73,7 @@ class Settings:
         s.dictation = DictationSettings.from_dict(dictation)
         s.page = s.page if s.page in PAGES else "files"
         s.tray_notice_shown = bool(s.tray_notice_shown)
+        s.unload_after_min = max(0, min(MAX_UNLOAD_AFTER_MIN, int(s.unload_after_min)))
         return s
 
 
@@ -89,6 +92,8 @@ def _from_dict(data: dict[str, Any]) -> Settings:
             ok = isinstance(value, bool)
         elif isinstance(default, (list, dict)):
             ok = isinstance(value, type(default))
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
         else:
             ok = isinstance(value, type(default))
         if ok:

@@ -12,12 +12,13 @@ from dataclasses import replace
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
+                               QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout,
+                               QWidget)
 
 from ..engine.writers import FORMATS
 from ..models.installed import list_models
 from . import theme
-from .settings import Settings
+from .settings import MAX_UNLOAD_AFTER_MIN, Settings
 
 
 def _size(n: int) -> str:
@@ -61,12 +62,23 @@ class SettingsDialog(QDialog):
         self.hotwords.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
         self.hotwords.setTabChangesFocus(True)
 
+        self.unload_after = QSpinBox()
+        self.unload_after.setRange(0, MAX_UNLOAD_AFTER_MIN)
+        self.unload_after.setSpecialValueText(self.tr("Never"))
+        self.unload_after.setSuffix(self.tr(" min idle"))
+        self.unload_after.setToolTip(self.tr("Free the model's memory when Tingji has had nothing to transcribe "
+                                             "for this long; the next file or dictation loads it again"))
+
         speech = QGroupBox(self.tr("Speech recognition"))
         form = QFormLayout(speech)
         form.addRow(self.tr("Model:"), model_row)
         form.addRow(self.tr("Run on:"), self.provider)
         form.addRow(self.tr("Language spoken:"), self.language)
         form.addRow(self.tr("Hotwords:"), self.hotwords)
+        unload_row = QHBoxLayout()
+        unload_row.addWidget(self.unload_after)
+        unload_row.addStretch(1)
+        form.addRow(self.tr("Unload the model after:"), unload_row)
 
         # -- output
         self.auto_export = QCheckBox(self.tr("Save transcripts next to each source file when done"))
@@ -136,6 +148,7 @@ class SettingsDialog(QDialog):
             combo.setCurrentIndex(max(0, combo.findData(value)))
         self.hotwords.setPlainText("\n".join(s.hotwords))
         self.auto_export.setChecked(s.auto_export)
+        self.unload_after.setValue(s.unload_after_min)
         for fmt, box in self.formats.items():
             box.setChecked(fmt in s.formats)
 
@@ -152,7 +165,12 @@ class SettingsDialog(QDialog):
             auto_export=self.auto_export.isChecked(),
             ui_language=str(self.ui_language.currentData()),
             appearance=str(self.appearance.currentData()),
+            unload_after_min=self.unload_after.value(),
         ).normalised()
+
+    def refresh_models(self, current: str | None = None) -> None:
+        """Re-read the installed models (the model manager changed them); `current` None keeps the choice."""
+        self._fill_models(str(self.model.currentData() or "") if current is None else current)
 
     def _browse_model(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Choose a Tingji model folder"))

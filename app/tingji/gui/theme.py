@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from .storage import Status
+from .files.storage import Status
 
 _light_palette: QPalette | None = None
 
@@ -111,8 +111,13 @@ def status_color(status: Status, palette: QPalette | None = None) -> QColor:
     return QColor(dark if is_dark(palette) else light)
 
 
+def warning_color(palette: QPalette | None = None) -> QColor:
+    """Done with warnings (part of a file could not be read): amber, between done and failed."""
+    return QColor("#f2c04c" if is_dark(palette) else "#9a6700")
+
+
 def engine_color(state: str, palette: QPalette | None = None) -> QColor:
-    """The dot next to the engine status: loading / ready / failed / none."""
+    """The dot next to the engine status: loading / ready / failed / none / unloaded (grey, like waiting)."""
     table = {"loading": Status.RUNNING, "ready": Status.DONE, "failed": Status.FAILED, "none": Status.CANCELLED}
     return status_color(table.get(state, Status.WAITING), palette)
 

@@ -22,17 +22,20 @@ import logging
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QThread, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
                                QLabel, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from ..engine.errors import TingjiError
-from ..models.catalog import load_catalog
-from ..models.diskspace import format_bytes
-from ..models.installed import ModelStatus, overview
-from . import theme
-from .model_manager_worker import ModelWorker, Task
+from ...engine.errors import TingjiError
+from ...engine.manifest import Manifest
+from ...models.catalog import load_catalog
+from ...models.diskspace import format_bytes
+from ...models.installed import ModelStatus, overview
+from ...models.store import InstallResult
+from .. import theme
+from ..threads import start_worker, stop_threads
+from .worker import ModelWorker, Task
 
 log = logging.getLogger(__name__)
 
@@ -130,16 +133,12 @@ class ModelManagerDialog(QDialog):
         layout.addLayout(button_row)
 
         self._worker = ModelWorker()
-        self._thread = QThread(self)
-        self._thread.setObjectName("tingji-models")
-        self._worker.moveToThread(self._thread)
-        self._thread.finished.connect(self._worker.deleteLater)
         self._worker.progress.connect(self._on_progress)
         self._worker.finished.connect(self._on_finished)
         self._worker.failed.connect(self._on_failed)
         self._worker.cancelled.connect(self._on_cancelled)
         self._run.connect(self._worker.run)
-        self._thread.start()
+        self._thread = start_worker(self._worker, "tingji-models")
 
         self.retranslate()
         self.refresh()
@@ -393,15 +392,14 @@ class ModelManagerDialog(QDialog):
         self.refresh(select)
 
     def _on_finished(self, task: Task, result: object) -> None:
-        if task.kind in ("download", "import"):
+        if isinstance(result, InstallResult):  # download, import
             self.models_changed = True
             self.note(self.tr("Installed {0}.").format(task.name))
-            for path, digest in (getattr(result, "pinned", None) or {}).items():
+            for path, digest in result.pinned.items():
                 self.note(self.tr("{0}: not checked (no published SHA-256); pinned {1} now that the model "
                                   "verified. Later downloads must match it.").format(path, digest))
-        elif task.kind == "verify":
-            count = len(getattr(result, "files", {}) or {})
-            self.note(self.tr("{0}: all {1} files match their SHA-256.").format(task.name, count))
+        elif isinstance(result, Manifest):  # verify
+            self.note(self.tr("{0}: all {1} files match their SHA-256.").format(task.name, len(result.files)))
         elif task.kind == "remove":
             self.models_changed = True
             if task.name == self.current:
@@ -448,8 +446,7 @@ class ModelManagerDialog(QDialog):
         self._finish(result)
 
     def _finish(self, result: int) -> None:
-        self._thread.quit()
-        self._thread.wait()
+        stop_threads([self._thread])  # no task runs now: it ends at once
         super().done(result)
 
     def changeEvent(self, event: QEvent) -> None:

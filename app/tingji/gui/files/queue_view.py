@@ -15,10 +15,12 @@ from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QPainter, QPa
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMenu, QTableView,
                                QToolButton, QVBoxLayout, QWidget)
 
-from . import icons, theme
+from .. import icons, theme
 from .controller import QueueController
-from .queue_model import Column, ProgressDelegate
+from .queue_model import Column, ProgressDelegate, status_label
 from .storage import Job, Status
+
+STATUS_WIDTH = 110  # the status column's least width (px)
 
 
 class QueueTable(QTableView):
@@ -83,13 +85,15 @@ class QueuePanel(QWidget):
         header = self.table.horizontalHeader()
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         header.setSectionResizeMode(Column.NAME, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((Column.DURATION, 80), (Column.STATUS, 110), (Column.PROGRESS, 150)):
+        for col, width in ((Column.DURATION, 80), (Column.STATUS, STATUS_WIDTH), (Column.PROGRESS, 150)):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
             self.table.setColumnWidth(col, width)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._context_menu)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._selection_changed())
         controller.model.dataChanged.connect(lambda *_: self.update_buttons())
+        controller.model.dataChanged.connect(lambda *_: self._fit_status_column())
+        controller.model.modelReset.connect(self._fit_status_column)
         controller.model.modelReset.connect(self.update_buttons)
         controller.model.rowsInserted.connect(lambda *_: self.update_buttons())
         controller.model.rowsRemoved.connect(lambda *_: self._selection_changed())
@@ -227,7 +231,16 @@ class QueuePanel(QWidget):
         self.table.hint_title = self.tr("Drop audio or video files here")
         self.table.hint_text = self.tr("or folders, or use Add files / Add folder above")
         self.controller.model.retranslate()
+        self._fit_status_column()
         self.table.viewport().update()
+
+    def _fit_status_column(self) -> None:
+        """Widen the status column when a status shown needs it ("Done with warnings" in English); the
+        file names keep the room otherwise. Never narrows it (the user may have widened it)."""
+        labels = {status_label(*kind) for kind in {(j.status, j.incomplete) for j in self.controller.model.jobs()}}
+        widest = max((self.table.fontMetrics().horizontalAdvance(t) + 16 for t in labels), default=0)
+        if widest > self.table.columnWidth(Column.STATUS):
+            self.table.setColumnWidth(Column.STATUS, widest)
         self._update_summary()
 
     def refresh_icons(self) -> None:

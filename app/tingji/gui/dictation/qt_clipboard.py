@@ -25,7 +25,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QByteArray, QMimeData, QObject, Qt, QThread, Signal, Slot
 from PySide6.QtGui import QClipboard, QGuiApplication, QImage
 
-from ..dictation.output import OutputError
+from ...dictation.output import OutputError
 
 # X11 selection meta-targets that Qt lists as formats; they are not content.
 _NOT_CONTENT = {"TARGETS", "MULTIPLE", "TIMESTAMP", "SAVE_TARGETS"}

@@ -1,6 +1,6 @@
 """The dictation page: a Dictate button, what dictation is doing, the history, the settings.
 
-Embedding (the main window does this through `DictationHost`):
+Embedding (the app does this through `gui.dictation.host.DictationHost`):
 
     panel = DictationPanel(history, settings)
     controller = DictationController(engine, settings, history=history,
@@ -20,7 +20,7 @@ once, including the status line.
 
 `DictationBridge` turns controller events (from any thread) into a Qt
 signal delivered on the GUI thread. The clipboard the controller pastes
-through is tingji.gui.qt_clipboard.QtClipboard.
+through is tingji.gui.dictation.qt_clipboard.QtClipboard.
 """
 
 from __future__ import annotations
@@ -35,15 +35,15 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleS
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSizePolicy, QSpinBox,
                                QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
 
-from ..dictation.controller import DictationController
-from ..dictation.events import DictationEvent
-from ..dictation.history import DictationHistory, DictationTake
-from ..dictation.hotkey import HotkeyError, parse_hotkey
-from ..dictation.output import OUTPUT_MODES
-from ..dictation.settings import MODES, DictationSettings
-from ..engine.errors import TingjiError
-from . import icons, theme
-from .errors import localized_message
+from ...dictation.controller import DictationController
+from ...dictation.events import DictationEvent
+from ...dictation.history import DictationHistory, DictationTake
+from ...dictation.hotkey import HotkeyError, parse_hotkey
+from ...dictation.output import OUTPUT_MODES
+from ...dictation.settings import MODES, DictationSettings
+from ...engine.errors import TingjiError
+from .. import icons, theme
+from ..errors import localized_message
 from .microphones import MicrophoneEntry, list_microphones
 
 __all__ = ["DictationBridge", "DictationPanel", "hotkey_label"]
@@ -103,9 +103,9 @@ class DictationPanel(QWidget):
         if controller.on_event is None:
             controller.on_event = self.bridge.post
         self.record_button.setEnabled(True)
-        self._state = getattr(controller, "state", "idle")
+        self._state = controller.state
         self._set_status("key", "ready")
-        self._show_hotkey(getattr(controller, "hotkey_unavailable", None) or "")
+        self._show_hotkey(controller.hotkey_unavailable or "")
 
     def detach(self) -> None:
         """The controller is going (the model reloads, the app quits): back to browsing only."""
@@ -365,7 +365,7 @@ class DictationPanel(QWidget):
             if self._play is not None:
                 self._play(str(path))
             else:
-                from ..dictation.devices import play_file
+                from ...dictation.devices import play_file
 
                 play_file(str(path))
         except TingjiError as exc:

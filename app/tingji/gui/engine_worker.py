@@ -1,21 +1,15 @@
-"""Background workers: the engine thread and the probe thread.
+"""The engine thread's worker: loads the model, transcribes queued files, closes the engine.
 
 The engine (ONNX Runtime + llama.cpp) is created, used and closed in ONE
-thread that lives as long as the app, so its warm state is reused for every
-file. The worker talks to the GUI by signals only (queued across threads); it
-never touches a widget, the store or the settings. Requests arrive as queued
-slot calls, so they are naturally serialised: a model reload asked for while a
-file is transcribing runs after that file.
+thread, so its warm state is reused for every file. The worker talks to the
+GUI by signals only (queued across threads); it never touches a widget, the
+store or the settings. Requests arrive as queued slot calls, so they are
+naturally serialised: a model reload asked for while a file is transcribing
+runs after that file.
 
 Cancelling cannot wait for the queue (the worker is busy inside
 `transcribe`), so each request carries a `threading.Event` that the GUI sets
 directly; the engine checks it between windows and between decoded tokens.
-
-Probing (reading a file's duration and rejecting non-media up front) runs on a
-second, light thread so the queue shows durations at once even while a long
-file is being transcribed. Walking a dropped folder runs on a third: a folder
-of a hundred thousand files, or one on a slow network share, takes seconds
-that the GUI thread must not spend.
 
 Failures travel as `errors.Problem` (the engine's English text plus a code
 for known problems), so the GUI can show them in the user's language.
@@ -23,20 +17,48 @@ for known problems), so the GUI can show them in the user's language.
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
-from ..engine import audio
 from ..engine.errors import Cancelled, TingjiError
-from . import files
+from ..engine.transcript import Progress
 from .errors import problem_of
 
+if TYPE_CHECKING:  # importing the engine loads onnxruntime and llama.cpp: the worker does it, in its thread
+    from ..engine.transcribe import Engine
+
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model the engine thread has loaded and warmed, as it is handed to the GUI thread.
+
+    Who may touch `engine`, and when (the threading contract of the app):
+      * the engine thread (this worker) loads it, runs every file on it
+        (`Engine.transcribe`, the files lane) and closes it;
+      * dictation's take thread may call `engine.live.transcribe` (the live
+        lane: its own decoding state over the shared weights; the files lane
+        pauses between decoding steps while a take runs) from when the
+        dictation host receives this object until `EngineHost.releasing`;
+        the host lets go, blocking, before the engine thread is asked to
+        close the engine;
+      * the GUI thread only reads the fields below.
+    """
+
+    seq: int  # which load request this answers (a newer request makes it stale)
+    name: str  # the model's name, for display
+    path: str  # the model folder loaded: which model this is
+    provider: str  # where ONNX Runtime runs it ("cpu", "cuda", "dml")
+    warnings: tuple[str, ...]  # load-time problems worth showing (a GPU that fell back, ...)
+    engine: "Engine"
 
 
 @dataclass
@@ -50,12 +72,26 @@ class Request:
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
+def return_freed_memory() -> None:
+    """Hand freed heap back to the operating system, so that closing a model shows in the process size.
+
+    glibc keeps freed memory in its arenas (one per thread that allocated) and
+    RSS stays where it was; malloc_trim releases it. Elsewhere (Windows, macOS,
+    musl) there is nothing to call."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 class EngineWorker(QObject):
     """Owns the Engine. Lives in its own QThread; every slot runs there."""
 
-    # load number, model name, provider actually used, warnings, the Engine (dictation shares it)
-    ready = Signal(int, str, str, list, object)
+    ready = Signal(LoadedModel)
     load_failed = Signal(int, str)  # load number, one-line reason
+    unloaded = Signal(int)  # load number made stale by the unload: the engine is closed, its memory returned
     started = Signal(int)  # job id
     progress = Signal(int, float, list)  # job id, fraction (-1 = unknown), new segments
     finished = Signal(int, object, float)  # job id, Transcript, seconds taken
@@ -64,18 +100,18 @@ class EngineWorker(QObject):
 
     def __init__(self) -> None:
         super().__init__()
-        self._engine: Any = None
+        self._engine: Engine | None = None
 
     @Slot(str, str, int)
     def load(self, model_path: str, provider: str, seq: int) -> None:
         """(Re)load the model; the previous engine is closed first to free its memory.
 
         `seq` numbers the requests so the GUI can ignore answers to superseded ones."""
-        from ..engine import Engine  # heavy import (onnxruntime, llama_cpp): off the GUI thread
+        from ..engine.transcribe import Engine  # heavy import (onnxruntime, llama_cpp): off the GUI thread
 
         self.close_engine()
         try:
-            self._engine = Engine(model_path, provider=provider)
+            engine = Engine(model_path, provider=provider)
         except TingjiError as exc:
             self.load_failed.emit(seq, str(exc))
             return
@@ -83,8 +119,16 @@ class EngineWorker(QObject):
             log.exception("engine load failed")
             self.load_failed.emit(seq, problem_of(exc).text)
             return
-        self.ready.emit(seq, self._engine.model_name, self._engine.provider, list(self._engine.warnings),
-                        self._engine)
+        self._engine = engine
+        self.ready.emit(LoadedModel(seq, engine.model_name, model_path, engine.provider, tuple(engine.warnings),
+                                    engine))
+
+    @Slot(int)
+    def unload(self, seq: int) -> None:
+        """Close the engine to give its memory back (the app was idle); `unloaded` says when it is done."""
+        self.close_engine()
+        return_freed_memory()
+        self.unloaded.emit(seq)
 
     @Slot(object)
     def transcribe(self, req: Request) -> None:
@@ -97,7 +141,7 @@ class EngineWorker(QObject):
         self.started.emit(req.job_id)
         t0 = time.perf_counter()
 
-        def on_progress(p: Any) -> None:
+        def on_progress(p: Progress) -> None:
             fraction = p.fraction if p.fraction is not None else -1.0
             self.progress.emit(req.job_id, float(fraction), list(p.segments))
 
@@ -120,59 +164,3 @@ class EngineWorker(QObject):
                 self._engine.close()
             finally:
                 self._engine = None
-
-
-class ProbeWorker(QObject):
-    """Reads durations; a file that is not media fails here, before it reaches the engine."""
-
-    probed = Signal(int, float)  # job id, duration in seconds (-1 = unknown)
-    bad = Signal(int, object)  # job id, errors.Problem
-
-    @Slot(int, str)
-    def probe(self, job_id: int, path: str) -> None:
-        try:
-            info = audio.probe(path)
-        except Exception as exc:
-            self.bad.emit(job_id, problem_of(exc))
-            return
-        self.probed.emit(job_id, float(info.duration_s) if info.duration_s is not None else -1.0)
-
-
-class ScanWorker(QObject):
-    """Expands dropped folders into the media files inside, off the GUI thread.
-
-    Requests are served in order, so files dropped one after another are
-    queued in that order. `progress` reports the count found so far (at most
-    a few times a second) for the busy indicator."""
-
-    progress = Signal(int, int)  # scan number, media files found so far
-    done = Signal(int, list)  # scan number, expanded paths (empty when cancelled)
-
-    @Slot(int, list, object)
-    def scan(self, seq: int, paths: Sequence[str], cancel: threading.Event) -> None:
-        last = 0.0
-
-        def on_found(count: int) -> bool:
-            nonlocal last
-            now = time.monotonic()
-            if now - last >= 0.2:
-                last = now
-                self.progress.emit(seq, count)
-            return not cancel.is_set()
-
-        try:
-            found = files.expand(paths, on_found=on_found)
-        except Exception:  # an unreadable folder part is skipped by os.walk; anything else is a bug
-            log.exception("walking %s failed", paths)
-            found = []
-        self.done.emit(seq, [] if cancel.is_set() else found)
-
-
-def start_thread(worker: QObject, name: str) -> QThread:
-    """Move `worker` to a new running thread that deletes it when the thread ends."""
-    thread = QThread()
-    thread.setObjectName(name)
-    worker.moveToThread(thread)
-    thread.finished.connect(worker.deleteLater)
-    thread.start()
-    return thread

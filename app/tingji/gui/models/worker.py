@@ -20,9 +20,9 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..engine.errors import Cancelled, TingjiError
-from ..models import cache, installed, store
-from ..models.catalog import load_catalog
+from ...engine.errors import Cancelled, TingjiError
+from ...models import cache, installed, store
+from ...models.catalog import load_catalog
 
 log = logging.getLogger(__name__)
 _PROGRESS_INTERVAL_S = 0.05

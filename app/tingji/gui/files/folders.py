@@ -7,7 +7,7 @@ like audio or video are taken, so dropping a project folder does not queue its
 PDFs and spreadsheets as errors.
 
 Walking a big folder can take seconds, so the GUI runs `expand` on a worker
-thread (worker.ScanWorker); `on_found` lets it show progress and stop early.
+thread (files.workers.ScanWorker); `on_found` lets it show progress and stop early.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The status-bar item shown while a dropped folder is being walked.
 
 A folder of a hundred thousand files, or one on a slow network share, takes
-seconds to walk (worker.ScanWorker does it off the GUI thread). Without a
+seconds to walk (files.workers.ScanWorker does it off the GUI thread). Without a
 sign of life the drop would look ignored, so after a short delay this shows
 a busy bar, how many media files were found so far, and a Cancel button.
 The delay keeps small folders, which are walked in milliseconds, from

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from enum import IntEnum
+from pathlib import Path
 from typing import Any, Sequence
 
 from PySide6.QtCore import (QAbstractTableModel, QCoreApplication, QMimeData, QModelIndex, QPersistentModelIndex,
@@ -17,10 +18,10 @@ from PySide6.QtCore import (QAbstractTableModel, QCoreApplication, QMimeData, QM
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionProgressBar, QStyleOptionViewItem
 
-from . import theme
-from .errors import localized_stored
+from .. import theme
+from ..errors import localized_stored
 from .storage import Job, Status
-from .timefmt import clock
+from ..timefmt import clock
 
 JOB_MIME = "application/x-tingji-job-ids"
 JobIdRole = Qt.ItemDataRole.UserRole + 1
@@ -36,8 +37,11 @@ class Column(IntEnum):
     PROGRESS = 3
 
 
-def status_label(status: Status) -> str:
-    """Translated at call time, so a language switch shows at the next repaint."""
+def status_label(status: Status, incomplete: bool = False) -> str:
+    """Translated at call time, so a language switch shows at the next repaint. `incomplete`: done,
+    but only part of the file could be read (Job.incomplete)."""
+    if incomplete:
+        return QCoreApplication.translate("Status", "Done with warnings")
     return {
         Status.WAITING: QCoreApplication.translate("Status", "Waiting"),
         Status.RUNNING: QCoreApplication.translate("Status", "Transcribing"),
@@ -165,16 +169,23 @@ class QueueModel(QAbstractTableModel):
             if col == Column.DURATION:
                 return clock(job.duration) if job.duration is not None else ""
             if col == Column.STATUS:
-                return status_label(job.status)
+                return status_label(job.status, job.incomplete)
             if col == Column.PROGRESS and job.status is Status.FAILED:
                 return localized_stored(job.error, job.error_code)
+            if col == Column.PROGRESS and job.incomplete:
+                return job.warning
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if job.status is Status.FAILED and job.error:
                 return f"{job.path}\n{localized_stored(job.error, job.error_code)}"
-            return job.path
+            lines = [job.path]
+            if job.incomplete:
+                lines.append(self.tr("Only part of this file was transcribed: {0}").format(job.warning))
+            if job.exported:
+                lines.append(self.tr("Saved as {0}").format(", ".join(Path(p).name for p in job.exported)))
+            return "\n".join(lines)
         if role == Qt.ItemDataRole.ForegroundRole and col in (Column.STATUS, Column.PROGRESS):
-            return theme.status_color(job.status)
+            return theme.warning_color() if job.incomplete else theme.status_color(job.status)
         if role == Qt.ItemDataRole.TextAlignmentRole and col == Column.DURATION:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == JobIdRole:
@@ -182,7 +193,7 @@ class QueueModel(QAbstractTableModel):
         if role == StatusRole:
             return job.status
         if role == FractionRole:
-            if job.status is Status.DONE:
+            if job.status is Status.DONE and not job.incomplete:  # else the reason is shown, as for a failure
                 return 1.0
             if job.status is Status.RUNNING:
                 return self._fraction.get(job.id, 0.0)
@@ -234,7 +245,8 @@ class QueueModel(QAbstractTableModel):
 
 
 class ProgressDelegate(QStyledItemDelegate):
-    """A real progress bar for running/done files, the reason in colour for failed ones."""
+    """A real progress bar for running/done files, the reason in colour for failed ones and for
+    files done with warnings."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: AnyIndex) -> None:
         fraction = index.data(FractionRole)

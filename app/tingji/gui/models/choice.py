@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.errors import ModelError
-from ..models.installed import list_models, resolve_model
+from ...engine.errors import ModelError
+from ...models.installed import list_models, resolve_model
 
 PREFERRED = "fun-asr-nano-2512"
 DOWNLOAD_COMMAND = f"tingji models download {PREFERRED}"

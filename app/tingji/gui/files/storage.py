@@ -24,9 +24,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..engine.transcript import Segment, Transcript
+from ...engine.transcript import Segment, Transcript
+from ..databases import check_readable
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -40,13 +41,23 @@ CREATE TABLE IF NOT EXISTS jobs (
     added_at    REAL NOT NULL,
     finished_at REAL,
     elapsed_s   REAL,
-    transcript  TEXT
+    transcript  TEXT,
+    warning     TEXT,
+    exported    TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_position ON jobs(position);
+CREATE TABLE IF NOT EXISTS written (
+    path        TEXT PRIMARY KEY,
+    source      TEXT NOT NULL,
+    size        INTEGER NOT NULL,
+    mtime_ns    INTEGER NOT NULL,
+    written_at  REAL NOT NULL
+);
 """
 
 # Every column but the (possibly large) transcript: listing the queue must stay cheap.
-_JOB_COLUMNS = "id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code"
+_JOB_COLUMNS = ("id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code, warning, "
+                "exported")
 
 
 class Status(str, Enum):
@@ -79,21 +90,58 @@ class Job:
     # A known problem's code and arguments (JSON, see gui/errors.py), so the
     # reason is shown in the UI language even after a restart; None: unknown.
     error_code: str | None = None
+    # Done, but the source could not be read to its end (a damaged file): why, in the engine's
+    # words ("decoding stopped at 45.1 s of 150.0 s (the data is damaged)"). None: read whole.
+    warning: str | None = None
+    # The files automatic export wrote for this result (full paths), to show which names it chose.
+    exported: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
         return Path(self.path).name or self.path
 
+    @property
+    def incomplete(self) -> bool:
+        """Done with warnings: the transcript covers only part of the file."""
+        return self.status is Status.DONE and self.warning is not None
+
 
 def _job(row: Sequence[Any]) -> Job:
-    return Job(row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8], row[9])
+    exported = tuple(json.loads(row[11])) if row[11] else ()
+    return Job(row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8], row[9], row[10],
+               exported)
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    """A file Tingji wrote for a source (automatic export), as it was right after writing."""
+
+    path: str
+    source: str
+    size: int
+    mtime_ns: int
+
+
+def file_key(path: str | os.PathLike[str]) -> str:
+    """How a path is compared: absolute, and case-folded where the file system folds case (Windows)."""
+    return os.path.normcase(os.path.abspath(os.fspath(path)))
+
+
+def incompleteness(transcript: Transcript) -> str | None:
+    """Why a transcript covers only part of its file (its warnings), or None when the file was read whole."""
+    if transcript.complete:
+        return None
+    return "; ".join(transcript.warnings) or "the file could not be read to its end"
 
 
 class Store:
     """The queue: add, order, move through states, keep transcripts.
 
-    Methods raise `sqlite3.Error` only for real I/O trouble (disk full, file
-    locked by another process); the app reports those, it does not hide them.
+    Opening raises `sqlite3.DatabaseError` for a damaged file and
+    `databases.NewerDatabaseError` for one a newer Tingji wrote (the app sets
+    such a file aside: gui/databases.py). Methods raise `sqlite3.Error` only for
+    real I/O trouble (disk full, file locked by another process); the queue
+    controller reports those and goes on in memory.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -101,16 +149,25 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, one transaction per change.
         self._db = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(_SCHEMA)
-        self._migrate()
+        try:
+            check_readable(self._db, self.path, SCHEMA_VERSION)  # damaged, or from a newer Tingji: raise
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
 
     def _migrate(self) -> None:
         """Bring a database from an older version up to date (columns are only ever added)."""
         columns = {r[1] for r in self._db.execute("PRAGMA table_info(jobs)")}
         if "error_code" not in columns:  # version 1 -> 2: error codes for translated reasons
             self._db.execute("ALTER TABLE jobs ADD COLUMN error_code TEXT")
+        if "warning" not in columns:  # 2 -> 3: files done with warnings (read only in part)
+            self._db.execute("ALTER TABLE jobs ADD COLUMN warning TEXT")
+        if "exported" not in columns:  # 3 -> 4: what automatic export wrote (and the `written` table)
+            self._db.execute("ALTER TABLE jobs ADD COLUMN exported TEXT")
         if self._db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
@@ -167,16 +224,16 @@ class Store:
         self._write("UPDATE jobs SET duration=? WHERE id=?", (duration, job_id))
 
     def start(self, job_id: int) -> None:
-        self._write("UPDATE jobs SET status=?, error=NULL, error_code=NULL WHERE id=?",
+        self._write("UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, exported=NULL WHERE id=?",
                     (Status.RUNNING.value, job_id))
 
     def finish(self, job_id: int, transcript: Transcript, elapsed_s: float | None = None) -> None:
-        """Commit a finished transcript; durable once this returns."""
+        """Commit a finished transcript (an incomplete one is done with warnings); durable once this returns."""
         self._write(
-            "UPDATE jobs SET status=?, transcript=?, error=NULL, error_code=NULL, finished_at=?, elapsed_s=?, "
-            "duration=COALESCE(duration, ?) WHERE id=?",
-            (Status.DONE.value, json.dumps(transcript.to_dict(), ensure_ascii=False), time.time(),
-             elapsed_s, transcript.duration, job_id))
+            "UPDATE jobs SET status=?, transcript=?, error=NULL, error_code=NULL, warning=?, finished_at=?, "
+            "elapsed_s=?, duration=COALESCE(duration, ?) WHERE id=?",
+            (Status.DONE.value, json.dumps(transcript.to_dict(), ensure_ascii=False), incompleteness(transcript),
+             time.time(), elapsed_s, transcript.duration, job_id))
 
     def fail(self, job_id: int, reason: str, code: str | None = None) -> None:
         """Mark failed with the engine's English reason and, for a known problem, its code."""
@@ -196,8 +253,8 @@ class Store:
         with self._db:
             self._db.execute("BEGIN")
             self._db.executemany(
-                "UPDATE jobs SET status=?, error=NULL, error_code=NULL, transcript=NULL, finished_at=NULL, elapsed_s=NULL "
-                "WHERE id=? AND status<>?",
+                "UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, exported=NULL, transcript=NULL, "
+                "finished_at=NULL, elapsed_s=NULL WHERE id=? AND status<>?",
                 [(Status.WAITING.value, i, Status.RUNNING.value) for i in job_ids])
 
     def remove(self, job_ids: Sequence[int]) -> None:
@@ -211,6 +268,29 @@ class Store:
             self._db.execute("BEGIN")
             self._db.executemany("UPDATE jobs SET position=? WHERE id=?",
                                  [(float(n), i) for n, i in enumerate(job_ids, 1)])
+
+    # -- files written for sources (automatic export) ------------------------------
+
+    def written(self, path: str | os.PathLike[str]) -> WrittenFile | None:
+        """What Tingji recorded when it wrote `path`, or None: a file Tingji did not write."""
+        row = self._db.execute("SELECT path, source, size, mtime_ns FROM written WHERE path=?",
+                               (file_key(path),)).fetchone()
+        return None if row is None else WrittenFile(*row)
+
+    def record_written(self, job_id: int, source: str, paths: Sequence[Path]) -> None:
+        """Remember the files just written for `source` (as they are now: size and mtime), and show
+        them on the job."""
+        now = time.time()
+        rows = []
+        for p in paths:
+            st = p.stat()
+            rows.append((file_key(p), file_key(source), st.st_size, st.st_mtime_ns, now))
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany("INSERT OR REPLACE INTO written(path, source, size, mtime_ns, written_at) "
+                                 "VALUES (?, ?, ?, ?, ?)", rows)
+            self._db.execute("UPDATE jobs SET exported=? WHERE id=?",
+                             (json.dumps([str(p) for p in paths], ensure_ascii=False), job_id))
 
     def recover(self) -> int:
         """After a crash: files left "transcribing" go back to waiting. Returns how many."""
@@ -238,4 +318,6 @@ def transcript_from_dict(data: dict[str, Any]) -> Transcript:
         skipped_windows=int(data.get("skipped_windows") or 0),
         warnings=list(data.get("warnings") or []),
         window_texts=[text] if isinstance(text, str) and text else [],
+        family=str(data.get("family") or ""),
+        complete=data.get("complete") is not False,
     )

@@ -16,14 +16,14 @@ from PySide6.QtGui import QFont, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu,
                                QPushButton, QStackedWidget, QTableView, QToolButton, QVBoxLayout, QWidget)
 
-from ..engine.errors import TingjiError
-from ..engine.transcript import Segment, Transcript
-from ..engine.writers import FORMATS, write
-from . import icons, theme
-from .errors import localized_message, localized_stored
+from ...engine.errors import TingjiError
+from ...engine.transcript import Segment, Transcript
+from ...engine.writers import FORMATS, write
+from .. import icons, theme
+from ..errors import localized_message, localized_stored
 from .player import SegmentPlayer
 from .storage import Job, Status
-from .timefmt import clock
+from ..timefmt import clock
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 PROVIDER_NAMES = {"dml": "DirectML", "cuda": "CUDA", "cpu": "CPU"}
@@ -95,6 +95,7 @@ class TranscriptPanel(QWidget):
         super().__init__(parent)
         self.job: Job | None = None
         self.transcript: Transcript | None = None
+        self.unsaved = False
         self.player = SegmentPlayer(self)
         self.segments = SegmentModel(self)
 
@@ -107,6 +108,18 @@ class TranscriptPanel(QWidget):
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.meta = QLabel()
         self.meta.setObjectName("transcriptMeta")
+        # Done with warnings: what part of the file is missing, and why (a damaged file); a transcript
+        # the queue database could not keep.
+        self.warning = QLabel()
+        self.warning.setObjectName("transcriptWarning")
+        self.warning.setWordWrap(True)
+        self.warning.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.warning.hide()
+        self.exported = QLabel()  # where automatic export put it (the names it chose)
+        self.exported.setObjectName("transcriptExported")
+        self.exported.setWordWrap(True)
+        self.exported.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.exported.hide()
 
         self.table = QTableView()
         self.table.setObjectName("segmentTable")
@@ -166,6 +179,8 @@ class TranscriptPanel(QWidget):
         layout.setSpacing(6)
         layout.addWidget(self.title)
         layout.addWidget(self.meta)
+        layout.addWidget(self.warning)
+        layout.addWidget(self.exported)
         layout.addWidget(self.stack, 1)
         layout.addLayout(buttons)
 
@@ -177,11 +192,13 @@ class TranscriptPanel(QWidget):
     # -- what is shown ---------------------------------------------------------------------
 
     def show_job(self, job: Job | None, transcript: Transcript | None = None,
-                 live: Sequence[Segment] | None = None) -> None:
-        """Show a job: its stored transcript, the live segments of a running one, or why there is none."""
+                 live: Sequence[Segment] | None = None, *, unsaved: bool = False) -> None:
+        """Show a job: its stored transcript, the live segments of a running one, or why there is none.
+        `unsaved`: the transcript exists only in memory (the queue database could not be written)."""
         if self.job is None or job is None or job.id != self.job.id:
             self.stop_playback()
         self.job = job
+        self.unsaved = unsaved
         if transcript is None and live is not None and job is not None:
             transcript = Transcript(segments=list(live), duration=0.0, model="", provider="", decoder_device="",
                                     source=job.path)
@@ -208,6 +225,21 @@ class TranscriptPanel(QWidget):
         self.title.setToolTip(job.path if job else "")
         self.meta.setText(self._meta_text())
         self.meta.setVisible(bool(self.meta.text()))
+        notes = []
+        if job is not None and job.incomplete:
+            notes.append(self.tr("⚠ Only part of this file was transcribed: {0}").format(job.warning))
+        if job is not None and self.unsaved and job.exported:
+            notes.append(self.tr("⚠ Not in Tingji's queue database (it could not be written); the files "
+                                 "saved beside the source have this transcript."))
+        elif job is not None and self.unsaved:
+            notes.append(self.tr("⚠ Not saved: Tingji could not write this transcript to its queue database. "
+                                 "Export it to keep it."))
+        self.warning.setText("\n".join(notes))
+        self.warning.setVisible(bool(notes))
+        names = [Path(p).name for p in job.exported] if job is not None else []
+        self.exported.setText(self.tr("Saved beside the source as {0}").format(", ".join(names)) if names else "")
+        self.exported.setToolTip("\n".join(job.exported) if job is not None else "")
+        self.exported.setVisible(bool(names))
         if has_text:
             self.stack.setCurrentWidget(self.table)
             return
@@ -262,6 +294,8 @@ class TranscriptPanel(QWidget):
         self.stop_button.setIcon(icons.glyph("stop", pal))
         secondary = theme.secondary_text(pal).name()
         self.meta.setStyleSheet(f"color: {secondary};")
+        self.exported.setStyleSheet(f"color: {secondary};")
+        self.warning.setStyleSheet(f"color: {theme.warning_color(pal).name()};")
         self.play_hint.setStyleSheet(f"color: {secondary};")
         self.placeholder.setStyleSheet(f"color: {secondary}; font-size: 11pt;")
 

@@ -1,0 +1,216 @@
+"""Dictation inside the desktop app: one DictationController on the app's shared Engine.
+
+Why share the engine: a second Engine would load the model twice (memory,
+and seconds of warm-up). The engine's live lane lets a dictation take run
+while a file is transcribed; the file pauses between decode steps.
+
+Life cycle, driven by `EngineHost` (gui/engine_host.py):
+  * engine READY -> a DictationController is made on an `OnDemandEngine`
+    holding `loaded.engine` and started (global hotkey, microphone when
+    "keep open" is on); starting the hotkey can take seconds, so it runs on a
+    worker thread;
+  * `releasing` (model reload, quitting) -> the controller is closed
+    *before* the engine thread closes the engine it uses;
+  * idle unload -> the controller stays (the hotkey works); only the engine
+    is taken from it. A take then loads the model again: at once when it
+    starts, so the load overlaps the speaking, and the take waits for it;
+  * model missing or failed -> no controller; the page says dictation waits
+    for a model, the history can still be browsed.
+
+Settings: the DictationSettings live in the app's settings.json (its
+`dictation` object, parsed by gui/settings.py); the spoken language and
+hotwords are the app's, so dictation and files recognise the same way.
+
+The host also sums up what dictation is doing for the status bar and tray:
+`state` is "waiting" (no engine), "idle", "listening" or "transcribing", and
+`hotkey_problem` says why the global hotkey does not work, if it does not.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import replace
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from ...dictation.controller import AudioInput, DictationController
+from ...dictation.events import DictationEvent
+from ...dictation.settings import DictationSettings
+from ..engine_host import EngineHost, EngineState
+from ..settings import Settings
+from ..threads import start_worker, stop_threads
+from .on_demand import OnDemandEngine
+from .panel import DictationPanel
+from .qt_clipboard import QtClipboard
+
+log = logging.getLogger(__name__)
+
+START_TIMEOUT_S = 10.0
+
+
+def dictation_settings(settings: Settings) -> DictationSettings:
+    """The app settings' dictation part with the app's spoken language and hotwords, so that
+    dictation and files recognise the same way. (settings.py parsed it when it was loaded.)"""
+    return replace(settings.dictation, language=settings.language or None, hotwords=list(settings.hotwords))
+
+
+class _Starter(QObject):
+    """Starts controllers (global hotkey, microphone) off the GUI thread; `done` is set after each."""
+
+    @Slot(object, object)
+    def start(self, controller: DictationController, done: threading.Event) -> None:
+        try:
+            controller.start()
+        finally:
+            done.set()
+
+
+class DictationHost(QObject):
+    """Makes, restarts and closes the app's DictationController; reports its state."""
+
+    stateChanged = Signal()  # read `state`, `hotkey_problem`
+    problem = Signal(str)  # a dictation error (English one-liner) worth a status-bar message
+    settingsChanged = Signal(object)  # the panel changed a DictationSettings: save it
+
+    _start = Signal(object, object)  # controller, threading.Event -> the starter's thread
+    _loadWanted = Signal()  # from a take's thread: the model was unloaded and a take needs it
+
+    def __init__(self, engine: EngineHost, panel: DictationPanel, settings: Settings, *,
+                 microphone: Callable[[DictationSettings], AudioInput] | None = None,
+                 use_hotkey: bool = True, parent: QObject | None = None) -> None:
+        """`microphone` builds the microphone from DictationSettings (tests; default: the real
+        device); `use_hotkey=False` leaves the global hotkey off."""
+        super().__init__(parent)
+        self.engine = engine
+        self.panel = panel
+        self.settings = settings
+        self.controller: DictationController | None = None
+        self.engine_handle: OnDemandEngine | None = None  # what the controller uses as its engine
+        self.state = "waiting"
+        self.hotkey_problem = ""
+        self._make_microphone = microphone
+        self._use_hotkey = use_hotkey
+        self._clipboard = QtClipboard(parent=self)
+        self._started = threading.Event()  # set once the current controller's start() returned
+        self._starter = _Starter()
+        self._start.connect(self._starter.start)
+        self._starter_thread = start_worker(self._starter, "tingji-dictation-start")
+        engine.stateChanged.connect(self._engine_changed)
+        engine.releasing.connect(self._on_releasing)
+        self._loadWanted.connect(self._load_for_a_take)
+        panel.bridge.event.connect(self._on_event)
+        panel.settingsChanged.connect(self.settingsChanged)
+
+    # -- life cycle ------------------------------------------------------------------------
+
+    @Slot()
+    def _engine_changed(self) -> None:
+        state, loaded, handle = self.engine.state, self.engine.loaded, self.engine_handle
+        waiting = self.controller is not None and handle is not None and handle.current is None
+        if waiting and (state is EngineState.UNLOADED or state is EngineState.LOADING):
+            return  # unloaded while idle, or loading again: the hotkey keeps working, a take waits
+        if loaded is None or state is not EngineState.READY:
+            self.stop()
+            return
+        if handle is not None and handle.current is loaded.engine:
+            return
+        if waiting and handle is not None and handle.model_path == loaded.path:
+            handle.attach(loaded.engine)  # the same model back after an idle unload: same controller
+            return
+        self.stop()
+        settings = dictation_settings(self.settings)
+        handle = OnDemandEngine(loaded.engine, loaded.path, self._loadWanted.emit)
+        try:
+            controller = DictationController(
+                handle, settings, clipboard=self._clipboard, history=self.panel.history,
+                microphone=self._make_microphone(settings) if self._make_microphone else None,
+                on_event=self.panel.bridge.post, use_hotkey=self._use_hotkey)
+        except Exception as exc:  # noqa: BLE001 - dictation must never keep the app from running
+            log.exception("dictation could not start")
+            self.problem.emit(f"dictation: {exc}")
+            return
+        self.controller, self.engine_handle = controller, handle
+        self._clipboard.resume()
+        self.panel.attach(controller)
+        self._set_state(controller.state)
+        self._started = threading.Event()
+        self._start.emit(controller, self._started)
+
+    @Slot()
+    def _on_releasing(self) -> None:
+        """The engine is about to be closed. Idle unload: keep the controller (hotkey, microphone) and
+        only take the engine from it; anything else (a reload, quitting): close the controller."""
+        if self.engine.state is EngineState.UNLOADED and self.engine_handle is not None:
+            self.engine_handle.detach()  # returns once no take is transcribing on it
+        else:
+            self.stop()
+
+    @Slot()
+    def _load_for_a_take(self) -> None:
+        if self.controller is not None:
+            self.engine.ensure_loaded()
+
+    @Slot()
+    def stop(self) -> None:
+        """Close the controller (hotkey, microphone, threads). Blocks briefly; safe to call twice."""
+        controller, self.controller = self.controller, None
+        handle, self.engine_handle = self.engine_handle, None
+        self.engine.let_go("dictation")
+        if controller is None or handle is None:
+            return
+        self.panel.detach()
+        if not self._started.wait(START_TIMEOUT_S):  # closing while start() runs would race it
+            log.warning("dictation did not finish starting in %.0f s", START_TIMEOUT_S)
+        self._clipboard.interrupt()  # a paste waiting for this (blocked) thread fails at once
+        handle.close()  # a take waiting for the model to load again ends (its WAV stays)
+        try:
+            controller.close()
+        except Exception:  # noqa: BLE001
+            log.exception("closing dictation")
+        handle.detach()  # and nothing still transcribes on the engine when this returns
+        self._set_state("waiting")
+
+    def shutdown(self) -> None:
+        """The app is ending: close the controller and end the starter's thread."""
+        self.stop()
+        stop_threads([self._starter_thread])
+
+    def apply_app_settings(self, settings: Settings) -> None:
+        """The app's settings changed (language, hotwords, or the dictation part)."""
+        self.settings = settings
+        new = dictation_settings(settings)
+        self.panel.settings = new  # the panel's next edit starts from these
+        if self.controller is not None and new != self.controller.settings:
+            self.controller.apply_settings(new)
+
+    # -- events ------------------------------------------------------------------------------
+
+    @Slot(object)
+    def _on_event(self, event: DictationEvent) -> None:
+        if self.controller is None:
+            return  # the last events of a controller being closed
+        if event.kind == "state":
+            self._set_state(event.state)
+        elif event.kind == "hotkey":
+            self.hotkey_problem = event.message
+            self.stateChanged.emit()
+        elif event.kind == "error":
+            self.problem.emit(event.message)
+        elif event.kind == "take" and event.take is not None and event.take.output == "failed":
+            self.problem.emit(event.take.error or "")
+
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+        if state in ("listening", "transcribing") and self.controller is not None:
+            self.engine.hold("dictation")  # not idle while a take is recorded or transcribed
+            self.engine.ensure_loaded()  # unloaded: it loads while the user speaks
+        else:
+            self.engine.let_go("dictation")
+        self.stateChanged.emit()
+
+    @property
+    def running(self) -> bool:
+        return self.controller is not None

@@ -1,0 +1,1 @@
+"""The Files page: the transcription queue, its storage and the transcript view (module map: `tingji.gui`)."""
