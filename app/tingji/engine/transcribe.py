@@ -91,7 +91,7 @@ class Engine:
 
     def __init__(self, model: str | os.PathLike[str], provider: str = "auto", *, exact: bool = False,
                  threads: int | None = None, policy: str | None = None, buckets: Sequence[int] | None = None,
-                 warm: bool = True, n_ctx: int = 1024, decoder_gpu_layers: int | None = None) -> None:
+                 warm: bool = True, n_ctx: int = 256, decoder_gpu_layers: int | None = None) -> None:
         """`model` is a model folder (a name is the model manager's business: tingji.models)."""
         t0 = time.perf_counter()
         self.model_path = Path(model)

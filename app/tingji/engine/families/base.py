@@ -57,7 +57,7 @@ class LoadOptions:
     policy: str | None = None  # shape policy: "fixed" (DirectML) or "dynamic"; None: by provider
     buckets: Sequence[int] | None = None  # fixed-policy input lengths (frames)
     warm: bool = True  # run every session once at load, so the first file pays no compile cost
-    n_ctx: int = 1024  # initial LLM context (grown on demand)
+    n_ctx: int = 256  # initial LLM context in positions; grown as prompts and generation need (decoder.py)
     decoder_gpu_layers: int | None = None  # None: all on GPU when a GPU provider runs
 
 
