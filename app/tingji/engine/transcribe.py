@@ -113,7 +113,10 @@ class Engine:
         try:
             self.vad = SileroVad()
             if warm:
-                self.recognizer.warm(self.files.state)
+                # The lane where waiting is felt: a dictation take is seconds of audio and its
+                # latency is the product, while a file's first window takes long enough that
+                # opening the files lane on first use does not show.
+                self.recognizer.warm((self.live if self.capabilities.live_lane else self.files).state)
         except BaseException:
             self.close()
             raise
