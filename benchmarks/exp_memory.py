@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     rec.step("import llama_cpp", lambda: __import__("llama_cpp"))
 
     from tingji.engine import Engine
-    from tingji.engine import sessions, vad
+    from tingji.engine import frontend, sessions, vad
     from tingji.engine.decoder import LlamaContext, LlamaModel
     from tingji.engine.families.fun_asr_nano import encoder as nano_encoder
     from tingji.engine.families.fun_asr_nano import recognizer as nano
@@ -188,8 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     rec.wrap(nano_encoder.NanoEncoder, "ctc", "run: ctc")
     rec.wrap(LlamaContext, "generate", "run: decoder prefill+generate")
     rec.wrap(vad.VadStream, "feed", "run: VAD")
-    features = nano.features
-    nano.features = lambda *a, **k: rec.step("run: features (fbank+LFR)", lambda: features(*a, **k))
+    fbank = frontend.fbank  # what features() spends its memory on; looked up at every call
+    frontend.fbank = lambda *a, **k: rec.step("run: features (fbank)", lambda: fbank(*a, **k))
     if args.live:
         from speech import make_utterance
 

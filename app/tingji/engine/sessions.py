@@ -19,12 +19,15 @@ costs time, so the `dynamic` policy runs the real length.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
+from . import ort_cache
 from .errors import ModelError, TingjiError
 from .manifest import Manifest
 from .threads import default_threads
@@ -155,8 +158,10 @@ class OnnxGraphs:
     def __init__(self, manifest: Manifest, specs: Sequence[GraphSpec], provider: str = "auto", *,
                  window_frames: int, short_bucket: int | None = None, policy: str | None = None,
                  buckets: Sequence[int] | None = None, threads: int | None = None, exact: bool = False,
-                 warm: Callable[["OnnxGraphs"], None] | None = None) -> None:
+                 warm: Callable[["OnnxGraphs"], None] | None = None,
+                 graph_cache: str | os.PathLike[str] | None = None) -> None:
         self.manifest = manifest
+        self.graph_cache = Path(graph_cache) if graph_cache is not None else None
         self.specs = {s.role: s for s in specs if manifest.file(s.role) is not None}
         self.exact = exact
         self.threads = threads
@@ -188,15 +193,19 @@ class OnnxGraphs:
     def _make_session(self, spec: GraphSpec, bucket: int | None):
         import onnxruntime as ort
 
-        path, override = self.manifest.file(spec.role), bucket
+        role, override = spec.role, bucket
         if bucket == self.window_frames and spec.fixed_role and self.manifest.file(spec.fixed_role) is not None:
-            path, override = self.manifest.file(spec.fixed_role), None  # already static
+            role, override = spec.fixed_role, None  # already static
+        path = self.manifest.file(role)
         opts = session_options(self.provider, self.threads, override, exact=self.exact, dim_names=spec.dim_names)
         if PROVIDERS[self.provider] not in ort.get_available_providers():
             raise RuntimeError("not available in this ONNX Runtime installation")
         providers = [PROVIDERS[self.provider]]
         if self.provider != "cpu":
             providers.append(PROVIDERS["cpu"])
+        if self.provider == "cpu" and self.graph_cache is not None:
+            fields = ort_cache.entry_fields(self.manifest, role, opts.graph_optimization_level, override)
+            return ort_cache.session(path, opts, providers, self.graph_cache, fields)
         session = ort.InferenceSession(str(path), sess_options=opts, providers=providers)
         # ONNX Runtime quietly drops a provider it cannot initialise; make that a real failure
         # so the fallback below reports it instead of claiming a GPU that is not used.

@@ -33,6 +33,7 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from ..engine import audio
 from ..engine.errors import Cancelled, TingjiError
+from ..paths import graph_cache_dir
 from . import files
 from .errors import problem_of
 
@@ -75,7 +76,7 @@ class EngineWorker(QObject):
 
         self.close_engine()
         try:
-            self._engine = Engine(model_path, provider=provider)
+            self._engine = Engine(model_path, provider=provider, graph_cache=graph_cache_dir())
         except TingjiError as exc:
             self.load_failed.emit(seq, str(exc))
             return

@@ -24,6 +24,7 @@ recognizer only promises that calls with different lane states may overlap.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
@@ -59,6 +60,7 @@ class LoadOptions:
     warm: bool = True  # run every session once at load, so the first file pays no compile cost
     n_ctx: int = 256  # initial LLM context in positions; grown as prompts and generation need (decoder.py)
     decoder_gpu_layers: int | None = None  # None: all on GPU when a GPU provider runs
+    graph_cache: Path | None = None  # where ONNX Runtime's optimised graphs are kept (ort_cache); None: none
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,8 @@ def _load_both(manifest: Manifest, options: LoadOptions) -> tuple[NanoEncoder, L
 
     def encoder() -> NanoEncoder:
         return NanoEncoder(manifest, options.provider, policy=options.policy, buckets=options.buckets,
-                           threads=options.threads, warm=options.warm, exact=options.exact)
+                           threads=options.threads, warm=options.warm, exact=options.exact,
+                           graph_cache=options.graph_cache)
 
     if known is None:
         enc = encoder()
