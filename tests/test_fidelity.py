@@ -134,9 +134,28 @@ def test_sliced_ctc_head_matches_funasr(tiny_checkpoint, reference, speech_en, t
     top_vals, top_ids = torch.from_numpy(ref_logp).topk(8, dim=-1)
     err = float(np.abs(values[0] - top_vals.numpy()).max())
     same = float((ids[0] == top_ids.numpy()).mean())
+    # Memory: each slice's top-k must depend on every earlier slice's, so no schedule can hold
+    # two slices' logits at once (ONNX Runtime ran them all first in one node order without it).
+    producers = {out: node for node in graph.graph.node for out in node.output}
+
+    def ancestors(node) -> set[str]:
+        seen, todo = set(), list(node.input)
+        while todo:
+            parent = producers.get(todo.pop())
+            if parent is not None and parent.name not in seen:
+                seen.add(parent.name)
+                todo.extend(parent.input)
+        return seen
+
+    per_slice = [n for n in graph.graph.node if n.op_type == "TopK" and producers[n.input[0]].op_type != "Concat"]
+    names = {n.name for n in per_slice}
+    chain = sorted((ancestors(n) & names for n in per_slice), key=len)
+    ordered = len(per_slice) == slices and all(len(chain[i]) == i and (i == 0 or chain[i - 1] < chain[i])
+                                               for i in range(slices))
     print(f"{slices} slices of <= {rows} rows over {vocab} entries: top-8 log-prob error {err:.2e}, "
-          f"same ids {same:.4f}")
+          f"same ids {same:.4f}; each slice waits for every earlier one: {ordered}")
     assert err <= 1e-4 and same == 1.0
+    assert ordered
 
 
 # -- 3. decoder equivalence ---------------------------------------------------------

@@ -59,12 +59,15 @@ class SlicedProjection(nn.Module):
     so far, and the best k log-probabilities relative to it. When a slice
     raises the log-sum-exp, the kept values are shifted by the difference.
 
-    Each step of the running result needs everything computed from its
-    slice, so a runtime that schedules the graph depth-first from its outputs
-    (ONNX Runtime's default order) finishes one slice before it starts the
-    next, and holds one slice's logits and exponentials at a time. The
-    result equals log_softmax + topk up to float rounding (a few 1e-7
-    relative per slice).
+    The graph alone does not make a runtime finish one slice before it
+    starts the next: every slice's projection depends only on the hidden
+    states, so a scheduler may run them all first and hold every slice's
+    logits at once (ONNX Runtime did, in one of two node orders of the same
+    graph). So each slice reads the hidden states plus zero times the
+    running result of the slices before it - the same values, exactly - which
+    orders the slices in every schedule: one slice's logits and exponentials
+    are the most ever held. The result equals log_softmax + topk up to float
+    rounding (a few 1e-7 relative per slice).
     """
 
     def __init__(self, linear: nn.Linear, rows: int, top_k: int) -> None:
@@ -89,7 +92,10 @@ class SlicedProjection(nn.Module):
         """Top-k log-probabilities (fp32) and their vocabulary ids, per row of `hidden`."""
         best_v = best_i = peak = total = lse = None
         for lo, piece in zip(self.offsets, self.slices):
-            logits = piece(hidden).float()
+            # After the first slice: + 0 * (the running result), which adds nothing but makes this
+            # slice wait until the previous one is folded in (see the class docstring).
+            rows = hidden if lse is None else hidden + (lse + best_v[..., :1]).to(hidden.dtype) * 0
+            logits = piece(rows).float()
             top = logits.amax(-1, keepdim=True)
             sums = torch.exp(logits - top).sum(-1, keepdim=True)
             values, ids = torch.topk(logits, self.top_k, dim=-1)
