@@ -54,9 +54,15 @@ class MultiHeadAttention(nn.Module):
         q = self.linear_q(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
         k = self.linear_k(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
         v = self.linear_v(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
-        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.d_k)
-        attn = torch.softmax(scores.float() + bias, dim=-1).to(v.dtype)
-        return self.linear_out(torch.matmul(attn, v).transpose(1, 2).flatten(2))
+        # One head at a time: a 60 s window's scores are [1000, 1000] floats (4 MB) per head, and
+        # all eight heads at once, with the masked copy and the softmax, were the largest tensors
+        # the encoder and CTC graphs held (~96 MB). Same arithmetic per head.
+        heads = []
+        for h in range(self.heads):
+            scores = torch.matmul(q[:, h], k[:, h].transpose(-2, -1)) / math.sqrt(self.d_k)
+            attn = torch.softmax(scores.float() + bias[:, 0], dim=-1).to(v.dtype)
+            heads.append(torch.matmul(attn, v[:, h]))
+        return self.linear_out(torch.stack(heads, 2).flatten(2))
 
 
 class TransformerLayer(nn.Module):
