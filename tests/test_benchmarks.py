@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 REQUIRED = ("speedup_vs_funasr_e2e", "dictation_latency_3s_s", "encoder_fraction_of_gemm_limit",
-            "decoder_fraction_of_bandwidth_limit", "rtf_5min", "peak_rss_mb")
+            "decoder_fraction_of_bandwidth_limit", "rtf_5min", "peak_rss_mb", "time_to_first_result_s")
 
 
 def _positive(v) -> bool:

@@ -198,6 +198,31 @@ def test_prefix_kv_is_reused_across_windows(tiny_model):
     assert out.reused_tokens == len(before) - 1
 
 
+@pytest.mark.parametrize("exact", [True, False])
+def test_context_grows_while_generating_without_changing_tokens(tiny_model, exact):
+    """A context that starts small grows mid-generation (its KV copied over) and decodes exactly as a big one.
+
+    Also across windows: after growing, the cached prompt prefix is still reused.
+    """
+    manifest = load_manifest(tiny_model)
+    p = build_prompt(manifest.section["prompt"])
+    small = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=exact)
+    big = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024, exact=exact)
+    before, after = small.tokenize(p.before), small.tokenize(p.after)
+    rng = np.random.default_rng(3)
+    opts = DecodeOptions(max_tokens=300, guard=False, ignore_eos=True)
+    sizes = []
+    for _ in range(2):
+        rows = rng.standard_normal((40, small.n_embd)).astype(np.float32)
+        grown, whole = small.generate(before, rows, after, opts), big.generate(before, rows, after, opts)
+        sizes.append(small.n_ctx)
+        assert grown.tokens == whole.tokens
+    print(f"exact={exact}: context 256 -> {sizes}, {len(grown.tokens)} tokens equal to a 1024 context's; "
+          f"prefix reused {grown.reused_tokens}")
+    assert sizes[0] >= len(before) + 40 + len(after) + 300 and big.n_ctx == 1024
+    assert grown.reused_tokens == len(before) - 1
+
+
 def test_hotwords_and_language_change_the_prompt(engine, speech_en):
     base = engine.transcribe(speech_en)
     hot = engine.transcribe(speech_en, hotwords=["Tingji", "听记"], language="en")

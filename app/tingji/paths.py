@@ -34,6 +34,11 @@ def models_dir() -> Path:
     return path
 
 
+def graph_cache_dir() -> Path:
+    """ONNX Runtime's optimised graphs of the installed models (tingji.engine.ort_cache); safe to delete."""
+    return data_dir() / "cache" / "onnxruntime"
+
+
 def logs_dir() -> Path:
     path = data_dir() / "logs"
     path.mkdir(parents=True, exist_ok=True)

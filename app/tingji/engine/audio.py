@@ -32,16 +32,19 @@ from __future__ import annotations
 import logging
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-import av
 import numpy as np
 import soundfile as sf
 import soxr
 
 from tingji.engine.errors import AudioError
+
+if TYPE_CHECKING:
+    import av
 
 __all__ = ["SAMPLE_RATE", "AudioInfo", "AudioStream", "probe", "stream", "load", "decode_array"]
 
@@ -255,9 +258,10 @@ def _open(path: str | os.PathLike[str]) -> _SndfileSource | _AVSource:
 
 def _reason(exc: BaseException) -> str:
     """A library exception in plain words, for 'decoding failed at ...'."""
-    if isinstance(exc, (EOFError, av.error.EOFError)):
+    av = sys.modules.get("av")  # not imported: the exception cannot be one of FFmpeg's
+    if isinstance(exc, EOFError) or (av is not None and isinstance(exc, av.error.EOFError)):
         return "the file ends early"
-    if isinstance(exc, OSError) and not isinstance(exc, av.FFmpegError):
+    if isinstance(exc, OSError) and not (av is not None and isinstance(exc, av.FFmpegError)):
         return "read error" + (f" ({exc.strerror})" if exc.strerror else "")
     return "the data is damaged"  # InvalidDataError, libsndfile errors, anything else
 
@@ -298,9 +302,16 @@ class _SndfileSource:
 
 
 class _AVSource:
-    """A file FFmpeg opened; decodes only the first audio stream."""
+    """A file FFmpeg opened; decodes only the first audio stream.
+
+    PyAV is imported here, on the first file libsndfile cannot read: loading
+    FFmpeg's libraries costs ~40 ms of CPU and ~10 MB, which dictation and
+    WAV/FLAC files never need (and start-up should not pay).
+    """
 
     def __init__(self, path: str) -> None:
+        import av
+
         self.path = path
         self.error: tuple[float, str] | None = None  # why decoding stopped early
         self.bad_packets = 0
@@ -337,6 +348,8 @@ class _AVSource:
         )
 
     def chunks(self) -> Iterator[tuple[np.ndarray, int]]:
+        import av
+
         decoded = 0  # source frames, for positions in messages
         packets = self._c.demux(self._s)  # the audio stream only: video is never decoded
         while True:

@@ -118,7 +118,7 @@ class LlamaModel:
         self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self._vocab))
         self._contexts: list[LlamaContext] = []
 
-    def context(self, *, eos_ids: Sequence[int], n_ctx: int = 1024, n_threads: int | None = None,
+    def context(self, *, eos_ids: Sequence[int], n_ctx: int = 256, n_threads: int | None = None,
                 n_batch: int = 512, exact: bool = False) -> "LlamaContext":
         """A new context (KV cache) over these weights, for one thread at a time."""
         if self._model is None:
@@ -170,7 +170,7 @@ class LlamaModel:
 class LlamaContext:
     """One llama.cpp context (KV cache) over a `LlamaModel`, used from one thread at a time."""
 
-    def __init__(self, model: LlamaModel, *, eos_ids: Sequence[int], n_ctx: int = 1024,
+    def __init__(self, model: LlamaModel, *, eos_ids: Sequence[int], n_ctx: int = 256,
                  n_threads: int | None = None, n_batch: int = 512, exact: bool = False) -> None:
         ll = model._ll
         self._ll = ll
@@ -209,10 +209,11 @@ class LlamaContext:
         ll = self._ll
         if self._ctx:
             ll.llama_free(self._ctx)
+            self._ctx = None
         cparams = ll.llama_context_default_params()
         cparams.n_ctx = n_ctx
-        cparams.n_batch = self.n_batch
-        cparams.n_ubatch = self.n_batch
+        cparams.n_batch = min(self.n_batch, n_ctx)
+        cparams.n_ubatch = min(self.n_batch, n_ctx)
         cparams.n_seq_max = 1
         cparams.n_threads = self.n_threads
         cparams.n_threads_batch = self.n_threads
@@ -222,14 +223,38 @@ class LlamaContext:
         cparams.flash_attn_type = self.flash_attn
         self._ctx = ll.llama_init_from_model(self.model._model, cparams)
         if not self._ctx:
-            raise ModelError(f"{self.path}: llama.cpp could not create a context of {n_ctx} tokens")
+            raise ModelError(f"{self.model.path}: llama.cpp could not create a context of {n_ctx} tokens")
         self.n_ctx = int(ll.llama_n_ctx(self._ctx))
+        self._batch_rows = int(ll.llama_n_batch(self._ctx))
         self._cached = []
 
     def ensure_context(self, n_needed: int) -> None:
-        """Grow the context (in 256-token steps) when a prompt plus output would not fit."""
-        if n_needed > self.n_ctx:
-            self._new_context((n_needed + 255) // 256 * 256)
+        """Grow the context (in 256-token steps) to hold `n_needed` positions, keeping what it holds.
+
+        The KV cache is the context's memory: 112 KB per position for
+        Qwen3-0.6B in f16, all of it touched when the context is made. So a
+        context starts at what its first prompt needs and grows while
+        generating, rather than reserving the prompt plus `max_tokens` up
+        front (a 3 s dictation take needs ~60 positions, not 1024). Growing
+        copies this sequence's cells into the new context, so a generation
+        continues where it was and the cached prompt prefix stays reusable;
+        it happens a few times in a lane's life, never shrinking.
+        """
+        if n_needed <= self.n_ctx:
+            return
+        ll = self._ll
+        state = None
+        size = int(ll.llama_state_seq_get_size(self._ctx, 0))
+        if size:
+            state = (ctypes.c_uint8 * size)()
+            if int(ll.llama_state_seq_get_data(self._ctx, state, size, 0)) != size:
+                raise ModelError("llama.cpp could not copy the decoder state")
+        cached = self._cached
+        self._new_context((n_needed + 255) // 256 * 256)
+        if state is not None:
+            if int(ll.llama_state_seq_set_data(self._ctx, state, size, 0)) == 0:
+                raise ModelError("llama.cpp could not restore the decoder state into a larger context")
+            self._cached = cached
 
     def close(self) -> None:
         if self._ctx:
@@ -242,8 +267,8 @@ class LlamaContext:
         """Feed tokens or embedding rows at positions pos0.., logits for the last row only."""
         ll = self._ll
         n = len(tokens) if tokens is not None else int(embd.shape[0])
-        for start in range(0, n, self.n_batch):
-            stop = min(n, start + self.n_batch)
+        for start in range(0, n, self._batch_rows):
+            stop = min(n, start + self._batch_rows)
             m = stop - start
             batch = ll.llama_batch_init(m, 0 if tokens is not None else self.n_embd, 1)
             try:
@@ -307,7 +332,7 @@ class LlamaContext:
 
     def generate(self, before: Sequence[int], audio: np.ndarray, after: Sequence[int],
                  opts: DecodeOptions = DecodeOptions(), cancel: CancelCheck | None = None) -> DecodeResult:
-        self.ensure_context(len(before) + len(audio) + len(after) + opts.max_tokens + 1)
+        self.ensure_context(len(before) + len(audio) + len(after) + 1)  # generation grows it as it goes
         t0 = time.perf_counter()
         n_prompt, reused = self.prefill(before, audio, after)
         t1 = time.perf_counter()
@@ -359,6 +384,7 @@ class LlamaContext:
                 return tokens, "loop"
             if len(tokens) == opts.max_tokens:
                 break
+            self.ensure_context(pos + 1)
             if self.tuner is None:
                 self._decode(pos, tokens=[token])
             else:

@@ -301,6 +301,12 @@ def _as_mono_float32(samples: np.ndarray) -> np.ndarray:
     return x.astype(np.float32, copy=False)
 
 
+# Frames per block in `fbank`: every step is per frame, so blocks only bound
+# the temporaries (a 60 s window at once held ~60 MB of float64 frames and
+# complex spectra; a block of 1000 frames holds ~10 MB) without changing a bit.
+FBANK_BLOCK = 1000
+
+
 def fbank(samples: np.ndarray, cfg: FrontendConfig = _NANO) -> np.ndarray:
     """Kaldi log-mel filter banks, float32 [T, n_mels], for 1-D float samples in [-1, 1].
 
@@ -316,11 +322,17 @@ def fbank(samples: np.ndarray, cfg: FrontendConfig = _NANO) -> np.ndarray:
     if n_frames == 0:
         return np.zeros((0, cfg.n_mels), dtype=np.float32)
     size = _clip_window_size(n, cfg)
-    n_fft = _padded_size(size)
     shift = _window_shift(cfg)
-
     scaled = x * _F32(cfg.upscale)  # exact for powers of two, as in torch
     frames = np.lib.stride_tricks.sliding_window_view(scaled, size)[::shift][:n_frames]
+    out = np.empty((n_frames, cfg.n_mels), dtype=np.float32)
+    for start in range(0, n_frames, FBANK_BLOCK):
+        out[start:start + FBANK_BLOCK] = _log_mel(frames[start:start + FBANK_BLOCK], cfg, size)
+    return out
+
+
+def _log_mel(frames: np.ndarray, cfg: FrontendConfig, size: int) -> np.ndarray:
+    """Log-mel energies of a block of frames (a read-only strided view, [n, size])."""
     if cfg.remove_dc_offset:
         frames = frames - frames.mean(axis=1, keepdims=True)
     else:
@@ -332,7 +344,7 @@ def fbank(samples: np.ndarray, cfg: FrontendConfig = _NANO) -> np.ndarray:
         frames[:, 1:] -= coeff * frames[:, :-1]
         frames[:, 0] -= coeff * frames[:, 0]
     frames *= _window(cfg.window, size)
-
+    n_fft = _padded_size(size)
     spectrum = np.fft.rfft(frames.astype(np.float64), n=n_fft, axis=1)
     power = spectrum.real**2
     power += spectrum.imag**2

@@ -3,11 +3,16 @@
 llama.cpp's threads meet at a barrier after every operation of every token,
 so when one of them is descheduled - by another program, by the GUI thread,
 by audio capture, by a busy SMT sibling - all of them wait. Neither fixed
-choice is right. On this project's idle 2-core build machine two threads
-generate 1.4x faster than one (42 vs 29 tokens/s, full-size Qwen3-0.6B q5_k);
-with another job busy on one core, two threads fall to 1.4 tokens/s while one
-keeps 28. Machine load is not a good predictor either: a niced background job
-barely shows in the load figures while we run, yet still breaks the barriers.
+choice is right. Full-size Qwen3-0.6B q5_k on the project's shared 2-core
+AMD EPYC build VM: in the committed benchmark run
+(benchmarks/results/latest.md, 2026-11-21) two threads generated 38-40
+tokens/s and one 28; the issue-20 comparison on the same kind of VM, with
+other jobs running, measured 27.0 steps/s on two fixed threads; and on the
+same VM on 2026-11-24, while other benchmarks kept its cores busy, some
+12-token takes on the default (tuned: one thread, probing two) took 10-23 s,
+while one fixed thread made ~14 tokens/s in the same minutes.
+Machine load is not a good predictor either: a niced background job barely
+shows in the load figures while we run, yet still breaks the barriers.
 
 So the decoder measures what it cares about. It generates on the thread count
 that has been faster lately and every so often tries the other one for a few

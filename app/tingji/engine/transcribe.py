@@ -91,8 +91,14 @@ class Engine:
 
     def __init__(self, model: str | os.PathLike[str], provider: str = "auto", *, exact: bool = False,
                  threads: int | None = None, policy: str | None = None, buckets: Sequence[int] | None = None,
-                 warm: bool = True, n_ctx: int = 1024, decoder_gpu_layers: int | None = None) -> None:
-        """`model` is a model folder (a name is the model manager's business: tingji.models)."""
+                 warm: bool = True, n_ctx: int = 256, decoder_gpu_layers: int | None = None,
+                 graph_cache: str | os.PathLike[str] | None = None) -> None:
+        """`model` is a model folder (a name is the model manager's business: tingji.models).
+
+        `graph_cache` is a folder where ONNX Runtime's optimised graphs are kept
+        between runs (`ort_cache`; the app passes `tingji.paths.graph_cache_dir()`):
+        a start then skips optimising them. None optimises at every load.
+        """
         t0 = time.perf_counter()
         self.model_path = Path(model)
         self.manifest = load_manifest(self.model_path)
@@ -100,7 +106,8 @@ class Engine:
         self.exact = exact
         self.model_name = self.model_path.name
         options = LoadOptions(provider=provider, exact=exact, threads=threads, policy=policy, buckets=buckets,
-                              warm=warm, n_ctx=n_ctx, decoder_gpu_layers=decoder_gpu_layers)
+                              warm=warm, n_ctx=n_ctx, decoder_gpu_layers=decoder_gpu_layers,
+                              graph_cache=Path(graph_cache) if graph_cache is not None else None)
         self.recognizer: Recognizer = family_module(self.manifest.family, self.model_path).load(self.manifest, options)
         self.family = self.manifest.family
         self.capabilities = self.recognizer.capabilities
@@ -113,7 +120,10 @@ class Engine:
         try:
             self.vad = SileroVad()
             if warm:
-                self.recognizer.warm(self.files.state)
+                # The lane where waiting is felt: a dictation take is seconds of audio and its
+                # latency is the product, while a file's first window takes long enough that
+                # opening the files lane on first use does not show.
+                self.recognizer.warm((self.live if self.capabilities.live_lane else self.files).state)
         except BaseException:
             self.close()
             raise

@@ -29,6 +29,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ..engine.errors import Cancelled, TingjiError
 from ..engine.transcript import Progress
+from ..paths import graph_cache_dir
 from .errors import problem_of
 
 if TYPE_CHECKING:  # importing the engine loads onnxruntime and llama.cpp: the worker does it, in its thread
@@ -111,7 +112,7 @@ class EngineWorker(QObject):
 
         self.close_engine()
         try:
-            engine = Engine(model_path, provider=provider)
+            engine = Engine(model_path, provider=provider, graph_cache=graph_cache_dir())
         except TingjiError as exc:
             self.load_failed.emit(seq, str(exc))
             return

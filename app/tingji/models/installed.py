@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ..engine import manifest as mf
 from ..engine.errors import ModelError
-from ..paths import models_dir
+from ..engine.ort_cache import forget
+from ..paths import graph_cache_dir, models_dir
 from .cache import cached_bytes
 from .catalog import NAME_RE, Catalog, HashCount
 from .staging import REMOVING_PREFIX, StageProgress, verify_folder
@@ -139,7 +140,13 @@ def remove(name: str) -> None:
     path = _installed_path(name)
     trash = models_dir() / f"{REMOVING_PREFIX}{name}-{uuid.uuid4().hex[:8]}"
     try:
+        manifest = mf.load_manifest(path)
+    except ModelError:
+        manifest = None  # a broken folder still goes; it had no usable cache entries
+    try:
         os.replace(path, trash)
     except OSError as exc:
         raise ModelError(f"cannot remove {name}: {exc.strerror or exc} (is it in use?)") from None
     shutil.rmtree(trash, ignore_errors=True)
+    if manifest is not None:
+        forget(graph_cache_dir(), manifest)

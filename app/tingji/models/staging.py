@@ -24,7 +24,7 @@ from typing import Any, Callable
 from ..engine import Engine
 from ..engine import manifest as mf
 from ..engine.errors import Cancelled, ModelError
-from ..paths import models_dir
+from ..paths import graph_cache_dir, models_dir
 from .diskspace import ensure_space
 
 StageProgress = Callable[[str, int, "int | None", float], None]
@@ -123,11 +123,15 @@ def fsync_tree(folder: Path) -> None:
 def check_loads(folder: Path, label: Path) -> None:
     """Load the model as the app will (CPU, not warmed), then release it.
 
+    The load also leaves ONNX Runtime's optimised graphs in the app's graph
+    cache (keyed by the files' hashes, so they serve the installed folder),
+    and the app's first start with this model does not optimise them.
+
     The engine's own error names a file inside the staging folder; the user
     needs the one they gave: `label / <file>` (the imported folder, or the model name).
     """
     try:
-        Engine(folder, provider="cpu", warm=False).close()
+        Engine(folder, provider="cpu", warm=False, graph_cache=graph_cache_dir()).close()
     except Exception as exc:  # ModelError from the engine; anything else from a runtime that choked
         text = " ".join(str(exc).split())
         culprit = _culprit(folder, text)

@@ -24,6 +24,7 @@ recognizer only promises that calls with different lane states may overlap.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
@@ -57,8 +58,9 @@ class LoadOptions:
     policy: str | None = None  # shape policy: "fixed" (DirectML) or "dynamic"; None: by provider
     buckets: Sequence[int] | None = None  # fixed-policy input lengths (frames)
     warm: bool = True  # run every session once at load, so the first file pays no compile cost
-    n_ctx: int = 1024  # initial LLM context (grown on demand)
+    n_ctx: int = 256  # initial LLM context in positions; grown as prompts and generation need (decoder.py)
     decoder_gpu_layers: int | None = None  # None: all on GPU when a GPU provider runs
+    graph_cache: Path | None = None  # where ONNX Runtime's optimised graphs are kept (ort_cache); None: none
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,9 @@ ENCODER_INPUTS = ["lfr_feat", "mask"]
 ENCODER_OUTPUTS = ["enc_output", "adaptor_output"]
 CTC_INPUTS = ["enc_output", "mask"]
 CTC_OUTPUTS = ["topk_log_probs", "topk_indices"]
+# Vocabulary rows per slice of the CTC projection: a 60 s window (1000 frames) then
+# holds [1000, 4096] floats at a time (16 MB) instead of [1000, 60515] twice (~480 MB).
+CTC_SLICE_ROWS = 4096
 
 
 def build_encoder(dims: AudioDims, state: dict[str, torch.Tensor]) -> EncoderGraph:
@@ -36,12 +39,14 @@ def build_encoder(dims: AudioDims, state: dict[str, torch.Tensor]) -> EncoderGra
     return model.eval()
 
 
-def build_ctc(dims: AudioDims, state: dict[str, torch.Tensor], top_k: int) -> CtcGraph:
+def build_ctc(dims: AudioDims, state: dict[str, torch.Tensor], top_k: int,
+              slice_rows: int = CTC_SLICE_ROWS) -> CtcGraph:
     model = CtcGraph(dims, top_k=top_k)
     weights = {k: v.float() for k, v in split_state(state, ("ctc_decoder", "ctc")).items()}
     missing, unexpected = model.load_state_dict(weights, strict=False)
     if missing or unexpected:
         raise ModelError(f"CTC weights do not match the architecture (missing {missing[:3]}, unexpected {unexpected[:3]})")
+    model.slice_projection(slice_rows)
     return model.eval()
 
 

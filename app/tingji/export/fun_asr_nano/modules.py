@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ..layers import CtcProjection, FeedForward, layer_norm, masks
+from ..layers import CtcProjection, FeedForward, SlicedProjection, layer_norm, masks
 from ..sanm import SanmDims, SanmEncoder
 
 
@@ -54,9 +54,15 @@ class MultiHeadAttention(nn.Module):
         q = self.linear_q(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
         k = self.linear_k(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
         v = self.linear_v(x).unflatten(-1, (self.heads, self.d_k)).transpose(1, 2)
-        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(self.d_k)
-        attn = torch.softmax(scores.float() + bias, dim=-1).to(v.dtype)
-        return self.linear_out(torch.matmul(attn, v).transpose(1, 2).flatten(2))
+        # One head at a time: a 60 s window's scores are [1000, 1000] floats (4 MB) per head, and
+        # all eight heads at once, with the masked copy and the softmax, were the largest tensors
+        # the encoder and CTC graphs held (~96 MB). Same arithmetic per head.
+        heads = []
+        for h in range(self.heads):
+            scores = torch.matmul(q[:, h], k[:, h].transpose(-2, -1)) / math.sqrt(self.d_k)
+            attn = torch.softmax(scores.float() + bias[:, 0], dim=-1).to(v.dtype)
+            heads.append(torch.matmul(attn, v[:, h]))
+        return self.linear_out(torch.stack(heads, 2).flatten(2))
 
 
 class TransformerLayer(nn.Module):
@@ -114,7 +120,10 @@ class CtcGraph(nn.Module):
     """What `ctc.onnx` computes: (enc_output, mask) -> top-k CTC log-probabilities per frame.
 
     The full 60k-way distribution per 60 ms frame would be ~240 MB per minute;
-    greedy CTC and timestamp alignment only need the best few entries.
+    greedy CTC and timestamp alignment only need the best few entries. Once
+    the weights are loaded, `slice_projection` makes the graph compute the
+    projection a vocabulary slice at a time (`layers.SlicedProjection`), so
+    the whole distribution never exists in memory either.
     """
 
     def __init__(self, d: AudioDims, top_k: int = 4) -> None:
@@ -122,10 +131,18 @@ class CtcGraph(nn.Module):
         self.top_k = top_k
         self.ctc_decoder = Adaptor(d.encoder_dim, d.ctc_ffn, d.encoder_dim, d.ctc_layers, d.ctc_heads)
         self.ctc = CtcProjection(d.encoder_dim, d.ctc_vocab)
+        self.sliced: SlicedProjection | None = None
+
+    def slice_projection(self, rows: int) -> None:
+        """Compute `ctc.ctc_lo` in slices of `rows` vocabulary entries from now on (weights must be loaded)."""
+        self.sliced = SlicedProjection(self.ctc.ctc_lo, rows, self.top_k)
+        del self.ctc  # its weights now live in the slices; the graph must not hold them twice
 
     def forward(self, enc_output: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         keep, bias = masks(mask, enc_output.dtype)
         hidden = self.ctc_decoder(enc_output * keep, bias)
+        if self.sliced is not None:
+            return self.sliced(hidden)
         logp = torch.log_softmax(self.ctc.ctc_lo(hidden).float(), dim=-1)
         values, indices = torch.topk(logp, self.top_k, dim=-1)
         return values, indices

@@ -10,6 +10,7 @@ names and shapes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -38,7 +39,7 @@ class NanoEncoder:
 
     def __init__(self, manifest: Manifest, provider: str = "auto", *, policy: str | None = None,
                  buckets: Sequence[int] | None = None, threads: int | None = None, warm: bool = True,
-                 exact: bool = False) -> None:
+                 exact: bool = False, graph_cache: Path | None = None) -> None:
         section = manifest.section
         self.feature_dim = int((section.get("encoder") or {}).get("input_size", 560))
         ctc = section.get("ctc") or {}
@@ -51,7 +52,8 @@ class NanoEncoder:
         ]
         self.graphs = OnnxGraphs(manifest, specs, provider, window_frames=manifest.window_frames,
                                  short_bucket=SHORT_BUCKET_FRAMES, policy=policy, buckets=buckets,
-                                 threads=threads, exact=exact, warm=self._warm_up if warm else None)
+                                 threads=threads, exact=exact, warm=self._warm_up if warm else None,
+                                 graph_cache=graph_cache)
 
     @property
     def has_ctc(self) -> bool:
