@@ -7,6 +7,7 @@ names as the official Fun-ASR-Nano-2512 release, loadable by funasr's
 `FunASRNano.from_pretrained`, with random weights drawn from a seed.
 
     tools/make_tiny_checkpoint.py --out DIR --seed N [--full-size]
+    tools/make_tiny_checkpoint.py --family qwen3-asr [--size 0.6b|1.7b] ...  (tools/tiny_qwen3_asr.py)
 
 Default sizes are tiny so CI stays fast; `--full-size` uses the real sizes
 (about 221 M encoder parameters and a Qwen3-0.6B-shaped LLM) for benchmarks.
@@ -91,18 +92,24 @@ def bytes_to_unicode() -> dict[int, str]:
     return dict(zip(keep, (chr(c) for c in chars)))
 
 
-def training_corpus() -> list[str]:
+def training_corpus(extra: tuple[str, ...] = ()) -> list[str]:
     words = WORDS.split()
     lines = [" ".join(words[i:i + 12]) for i in range(0, len(words), 12)]
     lines += [w.capitalize() + "." for w in words[:60]]
     lines += [f"<|im_start|>system\n{SYSTEM_PROMPT}<|im_end|>\n<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n"]
     lines += [CHINESE[i:i + 20] for i in range(0, len(CHINESE), 20)]
     lines += ["0123456789", "1, 2, 3. 4! 5? 6; 7: 8- 9/ (10) [11] {12} \"13\" '14' 15% $16 #17 @18 &19 *20"]
+    lines += list(extra)
     return lines * 3
 
 
-def build_tokenizer(vocab_size: int):
-    """A small byte-level BPE with Qwen's normalizer and pre-tokenizer."""
+def build_tokenizer(vocab_size: int, *, specials: tuple[str, ...] = (), plain: tuple[str, ...] = (),
+                    corpus: tuple[str, ...] = ()):
+    """A small byte-level BPE with Qwen's normalizer and pre-tokenizer.
+
+    `specials` / `plain` are added tokens beyond ChatML's (a family's own
+    markers), `corpus` extra training lines so its prompt words get merges.
+    """
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
@@ -121,9 +128,9 @@ def build_tokenizer(vocab_size: int):
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         special_tokens=[],
     )
-    tok.train_from_iterator(training_corpus(), trainer=trainer)
-    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS])
-    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in PLAIN_ADDED_TOKENS])
+    tok.train_from_iterator(training_corpus(corpus), trainer=trainer)
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS + list(specials)])
+    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in PLAIN_ADDED_TOKENS + list(plain)])
     return tok
 
 
@@ -389,8 +396,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--full-size", action="store_true", help="real Fun-ASR-Nano sizes (several GB)")
     ap.add_argument("--llm-dtype", choices=["fp32", "bf16"], default="fp32",
                     help="llm_conf.llm_dtype in config.yaml (see the module docstring)")
+    ap.add_argument("--family", choices=["fun-asr-nano", "qwen3-asr"], default="fun-asr-nano")
+    ap.add_argument("--size", choices=["0.6b", "1.7b"], default="0.6b", help="qwen3-asr: which release's shapes")
     args = ap.parse_args(argv)
-    make_checkpoint(args.out, args.seed, args.full_size, args.llm_dtype)
+    if args.family == "qwen3-asr":  # each further family: its own tools/tiny_<family>.py
+        import tiny_qwen3_asr
+
+        tiny_qwen3_asr.make_checkpoint(args.out, args.seed, size=args.size, full_size=args.full_size)
+    else:
+        make_checkpoint(args.out, args.seed, args.full_size, args.llm_dtype)
     print(args.out)
     return 0
 
