@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 # manifest "family" -> the converter package for its official checkpoints.
 CONVERTERS: dict[str, str] = {
     "fun-asr-nano": "tingji.export.fun_asr_nano",
+    "qwen3-asr": "tingji.export.qwen3_asr",
 }
 
 __all__ = ["export_model", "detect_family", "CONVERTERS"]
