@@ -16,6 +16,7 @@ from ..errors import ModelError
 # manifest "family" -> module implementing it (FAMILY, FILE_ROLES, REQUIRED_FILES, load).
 FAMILIES: dict[str, str] = {
     "fun-asr-nano": "tingji.engine.families.fun_asr_nano",
+    "qwen3-asr": "tingji.engine.families.qwen3_asr",
 }
 
 

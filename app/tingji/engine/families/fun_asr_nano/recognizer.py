@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from ...align import ctc_greedy, load_ctc_tokens
-from ...decoder import DecodeOptions, LlamaContext, LlamaModel
+from ...decoder import DecodeOptions, LlamaContext, load_for_provider
 from ...frontend import FrontendConfig, features, num_audio_tokens
 from ...languages import normalise
 from ...manifest import Manifest
@@ -49,10 +49,8 @@ class FunAsrNano:
         stop = special.get("eos_ids") if options.exact else special.get("stop_ids") or special.get("eos_ids")
         self.stop_ids = list(stop or [])
         self.warnings = self.encoder.graphs.warnings  # the live list: a later fallback adds to it
-        gpu_layers = (options.decoder_gpu_layers if options.decoder_gpu_layers is not None
-                      else _gpu_layers(self.provider))
-        self.llm = LlamaModel(manifest.file("decoder"), gpu_layers=gpu_layers)
-        self.decoder_device = "gpu" if gpu_layers > 0 else "cpu"
+        self.llm = load_for_provider(manifest.file("decoder"), self.provider, options.decoder_gpu_layers)
+        self.decoder_device = "gpu" if self.llm.gpu_layers > 0 else "cpu"
         tokens = manifest.file("tokens")
         ctc = section.get("ctc") or {}
         self.ctc_tokens = load_ctc_tokens(tokens) if tokens is not None and self.encoder.has_ctc else None
@@ -133,18 +131,6 @@ def round_to(rows: np.ndarray, dtype: str) -> np.ndarray:
     bits = rows.view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round to nearest even
     return bits.astype(np.uint32).view(np.float32)
-
-
-def _gpu_layers(provider: str) -> int:
-    """Offload the whole LLM when a GPU provider runs and llama.cpp was built with GPU support."""
-    if provider == "cpu":
-        return 0
-    try:
-        import llama_cpp
-
-        return 999 if llama_cpp.llama_supports_gpu_offload() else 0
-    except Exception:
-        return 0
 
 
 def load(manifest: Manifest, options: LoadOptions) -> FunAsrNano:
