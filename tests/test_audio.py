@@ -174,7 +174,9 @@ def test_compressed_and_video_formats(tmp_path: Path, fmt: str) -> None:
     assert info.sample_rate > 0 and info.channels >= 1 and info.codec
     assert info.duration_s is not None and info.duration_s == pytest.approx(3.0, abs=0.1)
 
-    y = audio.load(path)
+    blocks = audio.stream(path)
+    y = np.concatenate(list(blocks))
+    assert blocks.complete, blocks.problems  # a whole file is never called damaged
     assert y.dtype == np.float32 and np.all(np.isfinite(y))
     assert abs(len(y) / SAMPLE_RATE - 3.0) <= 0.05, len(y) / SAMPLE_RATE
     assert peak_hz(middle(y)) == pytest.approx(440, abs=2.0)
@@ -311,9 +313,12 @@ def test_truncated_mp3_yields_first_half(tmp_path: Path) -> None:
     data = full.read_bytes()
     cut = tmp_path / "cut.mp3"
     cut.write_bytes(data[: len(data) // 2])
-    y = audio.load(cut)  # no error
+    blocks = audio.stream(cut)
+    y = np.concatenate(list(blocks))  # no error: the first half is kept
     assert 4.5 <= len(y) / SAMPLE_RATE <= 5.5
     assert peak_hz(middle(y)) == pytest.approx(440, abs=2.0)
+    print(f"truncated mp3: {blocks.problems}")
+    assert not blocks.complete and "only 5.0 s of 10.0 s could be decoded" in blocks.problems[0]
 
 
 @needs_ffmpeg
@@ -325,10 +330,13 @@ def test_damaged_middle_of_mp3_is_skipped_with_warning(tmp_path: Path, caplog: p
     raw[mid : mid + 3000] = np.random.default_rng(1).bytes(3000)
     bad = tmp_path / "damaged.mp3"
     bad.write_bytes(bytes(raw))
-    with caplog.at_level(logging.WARNING, logger="tingji.engine.audio"):
-        y = audio.load(bad)
+    with caplog.at_level(logging.INFO, logger="tingji.engine.audio"):
+        blocks = audio.stream(bad)
+        y = np.concatenate(list(blocks))
     assert len(y) / SAMPLE_RATE > 9.0  # the audio after the damage is kept
     assert any("damaged" in r.getMessage() and "damaged.mp3" in r.getMessage() for r in caplog.records)
+    print(f"damaged mp3: {blocks.problems}")
+    assert not blocks.complete and "damaged packet" in blocks.problems[0] and " at 5." in blocks.problems[0]
 
 
 @needs_ffmpeg
@@ -338,10 +346,14 @@ def test_truncated_flac_keeps_decoded_part_and_warns(tmp_path: Path, caplog: pyt
     data = full.read_bytes()
     cut = tmp_path / "cut.flac"
     cut.write_bytes(data[: len(data) // 2])
-    with caplog.at_level(logging.WARNING, logger="tingji.engine.audio"):
-        y = audio.load(cut)
+    with caplog.at_level(logging.INFO, logger="tingji.engine.audio"):
+        blocks = audio.stream(cut)
+        y = np.concatenate(list(blocks))
     assert 3.0 <= len(y) / SAMPLE_RATE <= 5.5
     assert any("cut.flac" in r.getMessage() for r in caplog.records)
+    print(f"truncated flac: {blocks.problems}")
+    assert not blocks.complete and blocks.problems[0].startswith("decoding stopped at ")
+    assert "of 10.0 s" in blocks.problems[0]
 
 
 # --------------------------------------------------------------------------

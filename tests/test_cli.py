@@ -124,11 +124,69 @@ def test_cli_bad_inputs_fail_alone_and_clearly(tiny_model, speech_en, tmp_path):
         data = json.loads(produced.read_text(encoding="utf-8"))
         if name == "one sample":
             assert data["text"] == "" and any("too short" in w for w in data["warnings"])
-        elif name == "truncated mp3":
+        elif name == "truncated mp3":  # kept, but never passed off as whole
             assert 0.3 * len(speech_en) / 16000 < data["duration"] < 0.8 * len(speech_en) / 16000
+            assert data["complete"] is False and any("could be decoded" in w for w in data["warnings"])
+            assert sum(str(path) in line and "could be decoded" in line for line in r.stderr.splitlines()) == 1
         else:
             assert abs(data["duration"] - len(speech_en) / 16000) < 0.1, name
-    assert f"{len(good)} of {len(files)} file(s) transcribed" in r.stderr
+        if name != "truncated mp3":
+            assert data["complete"] is True, name
+    assert f"{len(good)} of {len(files)} file(s) transcribed (1 only partly" in r.stderr
+
+
+def _damaged_at(path: Path, fraction: float) -> Path:
+    """A copy of `path` with 4 KiB of random bytes written over the byte `fraction` of the way in."""
+    raw = bytearray(path.read_bytes())
+    at = int(len(raw) * fraction)
+    raw[at:at + 4096] = np.random.default_rng(3).bytes(4096)
+    damaged = path.with_name("damaged " + path.name)
+    damaged.write_bytes(bytes(raw))
+    return damaged
+
+
+def test_cli_damaged_media_keeps_the_partial_transcript_and_says_so(tiny_model, speech_en, tmp_path):
+    """150 s files damaged about 50 s in: transcript kept, a warning saying where and why, exit status 1."""
+    speech = np.concatenate([speech_en, np.zeros(8000, np.float32)])
+    long = np.resize(speech, 150 * 16000)
+    write_wav(tmp_path / "long.wav", long)
+    ffmpeg("-i", str(tmp_path / "long.wav"), str(tmp_path / "talk.flac"))
+    ffmpeg("-i", str(tmp_path / "long.wav"), "-b:a", "64k", str(tmp_path / "talk.mp3"))
+    flac, mp3 = _damaged_at(tmp_path / "talk.flac", 1 / 3), _damaged_at(tmp_path / "talk.mp3", 1 / 3)
+    whole = write_wav(tmp_path / "whole.wav", speech_en)
+    out = tmp_path / "out"
+    r = tingji("transcribe", str(flac), str(mp3), str(whole), "--model", str(tiny_model), "--out", str(out),
+               "--format", "json")
+    print(r.stderr)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    flac_json = json.loads((out / "damaged talk.json").read_text(encoding="utf-8"))
+    assert flac_json["complete"] is False and 30 < flac_json["duration"] < 55 and flac_json["segments"]
+    assert any(w.startswith("decoding stopped at ") and "of 150.0 s (the data is damaged)" in w
+               for w in flac_json["warnings"])
+    mp3_json = json.loads((out / "damaged talk (2).json").read_text(encoding="utf-8"))
+    assert mp3_json["complete"] is False and mp3_json["segments"]
+    assert any("damaged packet" in w and "the first at 4" in w or "at 5" in w for w in mp3_json["warnings"])
+    assert json.loads((out / "whole.json").read_text(encoding="utf-8"))["complete"] is True
+    for damaged in (flac, mp3):  # one warning line each, naming the file
+        lines = [line for line in r.stderr.splitlines() if line.startswith("tingji: warning: ") and str(damaged) in line]
+        assert len(lines) == 1, lines
+    assert "3 of 3 file(s) transcribed (2 only partly" in r.stderr
+
+
+def test_cli_transcripts_reach_the_disk_before_they_are_published(tiny_model, speech_en, tmp_path):
+    """strace on the real CLI: each transcript's data is fsynced before its rename, the folder after (issue 17)."""
+    from durability import published_durably, traced
+
+    src = write_wav(tmp_path / "talk.wav", speech_en)
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+    r = traced([sys.executable, "-m", "tingji", "transcribe", str(src), "--model", str(tiny_model), "--out", str(out),
+                "--format", "txt,json"], env, tmp_path / "trace.log")
+    assert r.returncode == 0, r.stderr
+    for name in ("talk.txt", "talk.json"):
+        problems = published_durably(tmp_path / "trace.log", out / name)
+        print(f"{name}: {problems or 'fsynced, renamed, folder fsynced'}")
+        assert problems == []
 
 
 def test_cli_output_folder_not_writable(tiny_model, speech_en, tmp_path):

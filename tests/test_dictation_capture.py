@@ -11,7 +11,10 @@ import pytest
 
 from audio_fixtures import espeak, write_wav
 from pulse_helpers import VirtualMic, pulse_available
-from tingji.dictation.capture import Microphone, MicrophoneError
+from tingji.dictation import capture
+from tingji.dictation.capture import Microphone
+from tingji.dictation.devices import MicrophoneError
+from tingji.dictation.resample import to_mono_16k
 
 pytestmark = pytest.mark.dictation
 
@@ -37,6 +40,52 @@ def _wait_flowing(mic: Microphone, timeout: float = 10.0) -> None:
     while mic.frames_captured < 0.2 * 16000:
         assert time.monotonic() < deadline, "the virtual microphone delivers no audio"
         time.sleep(0.02)
+
+
+class Heard:
+    """Every block the microphone's worker converted to 16 kHz, in order, as it happens.
+
+    The real conversion runs; this only watches it, so that a test can wait
+    for audio time to pass or for a sound to have gone through, instead of
+    sleeping and hoping the sound server kept up.
+    """
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.blocks: list[np.ndarray] = []
+        self._cond = threading.Condition()
+        def spy(block: np.ndarray, resampler) -> np.ndarray:
+            out = to_mono_16k(block, resampler)
+            with self._cond:
+                self.blocks.append(np.array(out, copy=True))
+                self._cond.notify_all()
+            return out
+
+        monkeypatch.setattr(capture, "to_mono_16k", spy)  # the name capture.py calls it by
+
+    def _wait(self, ready, what: str, timeout: float = 20.0) -> None:
+        with self._cond:
+            assert self._cond.wait_for(ready, timeout), f"timed out waiting for {what}"
+
+    def samples(self) -> int:
+        with self._cond:
+            return sum(len(b) for b in self.blocks)
+
+    def wait_audio(self, seconds: float) -> None:
+        """Until this much more audio has come through."""
+        goal = self.samples() + int(seconds * 16000)
+        self._wait(lambda: sum(len(b) for b in self.blocks) >= goal, f"{seconds} s of audio")
+
+    def wait_sound_over(self, since: int) -> None:
+        """Until a loud sound came through after block `since`, and then silence."""
+        def over() -> bool:
+            loud = [i for i, b in enumerate(self.blocks[since:], since) if len(b) and np.abs(b).max() > 0.3]
+            return bool(loud) and any(len(b) and np.abs(b).max() < 0.05 for b in self.blocks[loud[0]:])
+        self._wait(over, "the sound to come through and end")
+
+
+@pytest.fixture
+def heard(monkeypatch: pytest.MonkeyPatch) -> Heard:
+    return Heard(monkeypatch)
 
 
 def _best_correlation(a: np.ndarray, b: np.ndarray) -> float:
@@ -67,32 +116,34 @@ def test_dictation_capture_records_the_virtual_microphone(vmic, phrase) -> None:
     assert _best_correlation(take.samples, reference) > 0.8
 
 
-def test_dictation_capture_pre_roll_keeps_audio_from_before_the_take(vmic, tmp_path) -> None:
+def test_dictation_capture_pre_roll_keeps_audio_from_before_the_take(vmic, tmp_path, heard) -> None:
     t = np.arange(int(0.25 * 16000)) / 16000
     beep = write_wav(tmp_path / "beep.wav", (0.5 * np.sin(2 * np.pi * 700 * t)).astype(np.float32))
     results = {}
-    for pre_roll in (0.6, 0.0):
+    for pre_roll in (1.0, 0.0):
         mic = Microphone(keep_open=True, pre_roll_s=pre_roll)
         try:
             mic.open()
             _wait_flowing(mic)
-            time.sleep(0.6)
-            vmic.play(beep)          # the "first word", said before the key press
-            time.sleep(0.05)
+            heard.wait_audio(pre_roll + 0.2)  # the pre-roll ring is full
+            since = len(heard.blocks)
+            vmic.play(beep)          # the "first word", said before the key press ...
+            heard.wait_sound_over(since)  # ... and captured, all of it, before the press
             mic.begin()
-            time.sleep(0.2)
+            heard.wait_audio(0.2)
             take = mic.end()
         finally:
             mic.close()
         results[pre_roll] = take
-    with_pre = results[0.6]
-    assert with_pre.pre_roll_s == pytest.approx(0.6, abs=0.05)
-    assert np.abs(with_pre.samples[: int(0.6 * 16000)]).max() > 0.3  # the beep is in the take
+    with_pre = results[1.0]
+    assert with_pre.pre_roll_s == pytest.approx(1.0, abs=0.05)
+    assert np.abs(with_pre.samples[: int(1.0 * 16000)]).max() > 0.3  # the beep is in the take
     assert results[0.0].pre_roll_s == 0.0
     assert np.abs(results[0.0].samples).max() < 0.05
+    print("pre-roll: a beep captured before the press is in a 1.0 s pre-roll take, not in a 0 s one")
 
 
-def test_dictation_capture_unplugged_device_is_reported_and_partial_take_kept(vmic, phrase) -> None:
+def test_dictation_capture_unplugged_device_is_reported_and_partial_take_kept(vmic, phrase, heard) -> None:
     wav, _ = phrase
     mic = Microphone(keep_open=False, linger_s=0)
     errors: list[str] = []
@@ -102,7 +153,7 @@ def test_dictation_capture_unplugged_device_is_reported_and_partial_take_kept(vm
         mic.begin()
         _wait_flowing(mic)
         player = vmic.play(wav, wait=False)
-        time.sleep(1.0)
+        heard.wait_audio(1.0)  # a second of the take is in
         vmic.unplug()
         assert got_error.wait(5.0), "no error reported after the device went away"
         take = mic.end()
@@ -132,25 +183,29 @@ def test_dictation_capture_missing_device_is_a_clear_error(vmic) -> None:
         mic.close()
 
 
-def test_dictation_capture_armed_hotkey_opens_early_then_lingers(vmic, tmp_path) -> None:
+def test_dictation_capture_armed_hotkey_opens_early_then_lingers(vmic, tmp_path, heard) -> None:
     """keep_open off: the stream opens when the hotkey's modifiers go down, and closes after the linger."""
     t = np.arange(int(0.25 * 16000)) / 16000
     beep = write_wav(tmp_path / "beep.wav", (0.5 * np.sin(2 * np.pi * 700 * t)).astype(np.float32))
-    mic = Microphone(keep_open=False, pre_roll_s=0.8, linger_s=0.5)
+    mic = Microphone(keep_open=False, pre_roll_s=1.5, linger_s=2.0)
     try:
         assert not mic.is_open
         mic.prepare(True)                 # ctrl+alt are down
         assert mic.is_open
         _wait_flowing(mic)
+        since = len(heard.blocks)
         vmic.play(beep)                   # speech starts before space is pressed
+        heard.wait_sound_over(since)
         mic.begin()                       # space
         mic.prepare(False)                # modifiers released while talking: the take goes on
-        time.sleep(0.7)
+        heard.wait_audio(2.2)             # longer than the linger
         assert mic.is_open and mic.recording
         take = mic.end()
-        assert np.abs(take.samples[: int(0.8 * 16000)]).max() > 0.3
+        assert np.abs(take.samples[: int(1.5 * 16000)]).max() > 0.3
         assert mic.is_open                # lingers for a quick follow-up take ...
-        time.sleep(1.0)
-        assert not mic.is_open            # ... then lets the device go
+        deadline = time.monotonic() + 20
+        while mic.is_open:                # ... then lets the device go
+            assert time.monotonic() < deadline, "the microphone stayed open after its linger"
+            time.sleep(0.02)
     finally:
         mic.close()

@@ -14,10 +14,13 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from tingji.dictation.capture import MicrophoneError, TakeAudio
-from tingji.dictation.controller import DictationController, DictationEvent, DictationSettings
+from tingji.dictation.capture import TakeAudio
+from tingji.dictation.controller import DictationController
+from tingji.dictation.devices import MicrophoneError
+from tingji.dictation.events import DictationEvent
 from tingji.dictation.history import DictationHistory
 from tingji.dictation.output import MemoryClipboard, OutputError, TextOutput
+from tingji.dictation.settings import DictationSettings
 from tingji.engine import Engine
 
 pytestmark = pytest.mark.dictation
@@ -326,17 +329,49 @@ def test_dictation_hold_mode_follows_the_hotkey(tmp_path, engine, speech_en) -> 
     rig.c.close()
 
 
-def test_dictation_settings_round_trip_and_validation(tmp_path) -> None:
-    s = DictationSettings(hotkey="ctrl+shift+d", mode="toggle", keep_recordings=None, hotwords=["Tingji"])
-    s.save(tmp_path / "s.json")
-    assert DictationSettings.load(tmp_path / "s.json") == s
-    assert DictationSettings.from_dict({"mode": "continuous", "from_the_future": 1}).mode == "continuous"
-    assert DictationSettings.load(tmp_path / "missing.json") == DictationSettings()
+def test_dictation_settings_validation() -> None:
     from tingji.engine.errors import TingjiError
 
-    for bad in ({"mode": "shout"}, {"output": "fax"}, {"hotkey": "ctrl"}, {"silence_s": 0.05}):
+    assert DictationSettings().validate() == DictationSettings()
+    for bad in ({"mode": "shout"}, {"output": "fax"}, {"hotkey": "ctrl"}, {"silence_s": 0.05},
+                {"max_take_s": float("nan")}, {"vad_threshold": 1.5}, {"keep_recordings": -1}):
         with pytest.raises(TingjiError):
             DictationSettings(**bad).validate()
+    print("validate() refuses 7 unusable settings")
+
+
+def test_dictation_settings_parser_keeps_good_fields_and_defaults_bad_ones(caplog) -> None:
+    """A hand-edited or newer settings file: every usable field is kept, every other one falls back
+    to its default with a logged reason, and the result always validates (dictation stays on)."""
+    good = {"hotkey": "ctrl+shift+d", "mode": "toggle", "output": "type", "keep_mic_open": True,
+            "device": "pulse, ALSA", "pre_roll_s": 1, "silence_s": 0.8, "keep_recordings": None,
+            "language": "zh", "hotwords": ["Tingji"], "itn": False}
+    bad = {"max_take_s": "300", "no_speech_timeout_s": -1, "vad_threshold": True, "restore_delay_s": None,
+           "keep_recordings": 2.5, "hotwords": "Tingji", "itn": "yes"}
+    newer = {"from_the_future": {"x": 1}, "mode": "toggle"}
+    with caplog.at_level("WARNING", logger="tingji.dictation.settings"):
+        parsed = DictationSettings.from_dict(good)
+        assert caplog.records == []
+        assert parsed.to_dict() == good | {key: value for key, value in DictationSettings().to_dict().items()
+                                           if key not in good} | {"pre_roll_s": 1.0}
+        assert isinstance(parsed.pre_roll_s, float)
+
+        mixed = DictationSettings.from_dict({**newer, **bad, "hotkey": "ctrl+banana", "silence_s": 0.05,
+                                             "device": "USB mic"})
+        defaults = DictationSettings()
+        assert (mixed.mode, mixed.device) == ("toggle", "USB mic")
+        for key in [*bad, "hotkey", "silence_s"]:
+            assert getattr(mixed, key) == getattr(defaults, key), key
+        logged = " ".join(r.getMessage() for r in caplog.records)
+        for key in [*bad, "hotkey", "silence_s"]:
+            assert f"ignoring {key}=" in logged, key
+        assert "from_the_future" not in logged  # unknown keys are not worth a warning
+        mixed.validate()
+
+        for junk in ("hold", [1, 2], 7):  # not an object at all: defaults, still valid
+            assert DictationSettings.from_dict(junk) == DictationSettings()
+    assert DictationSettings.from_dict(None) == DictationSettings()
+    print(f"parser: {len(good)} good fields kept, {len(bad) + 2} bad ones defaulted and logged, unknown key ignored")
 
 
 def test_dictation_recovers_recordings_left_by_a_crash(tmp_path, engine, speech_en) -> None:

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from test_dictation_controller import Keys
-from tingji.dictation.controller import DictationController, DictationEvent, DictationSettings
+from tingji.dictation.controller import DictationController
+from tingji.dictation.events import DictationEvent
+from tingji.dictation.settings import DictationSettings
 from tingji.dictation.history import DictationHistory
 from tingji.dictation.output import MemoryClipboard
 

@@ -69,10 +69,14 @@ def app_main(model: str, home: str) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication(sys.argv[:1])
-    from tingji.dictation.controller import DictationController, DictationSettings
+    from dataclasses import replace
+
+    import tingji
+    from tingji.dictation.controller import DictationController
     from tingji.dictation.history import DictationHistory
+    from tingji.dictation.settings import DictationSettings
     from tingji.engine import Engine
-    from tingji.gui.dictation_panel import QtClipboard
+    from tingji.gui.qt_clipboard import QtClipboard
 
     lock = threading.Lock()
 
@@ -96,7 +100,7 @@ def app_main(model: str, home: str) -> int:
 
     def ready() -> None:
         if controller.mic.frames_captured > 0.3 * 16000:  # type: ignore[attr-defined]
-            say(kind="ready", recordings=str(history.recordings))
+            say(kind="ready", recordings=str(history.recordings), code=tingji.__file__)
         else:
             QTimer.singleShot(50, ready)
 
@@ -110,8 +114,13 @@ def app_main(model: str, home: str) -> int:
 
                 TextOutput(None, mode="type").insert(line.split(" ", 1)[1].rstrip("\n"))
                 say(kind="ok")
+            if cmd[0] == "flowing":  # wait until the microphone's (fresh) stream delivers audio
+                deadline = time.monotonic() + 20
+                while controller.mic.frames_captured < 0.3 * 16000 and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                say(kind="ok", frames=controller.mic.frames_captured)
             if cmd[0] == "mode":
-                controller.apply_settings(DictationSettings.from_dict(controller.settings.to_dict() | {"mode": cmd[1]}))
+                controller.apply_settings(replace(controller.settings, mode=cmd[1]))
                 controller.wait_idle(5)
                 say(kind="ok")
         QTimer.singleShot(0, app.quit)
@@ -147,7 +156,9 @@ class Desk:
         self.status = tmp / "target.json"
         env = self.display.env(self.mic.env) | {"QT_QPA_PLATFORM": "xcb", "TINGJI_HOME": str(tmp / "home"),
                                                "PYTHONUNBUFFERED": "1"}
-        env["PYTHONPATH"] = os.pathsep.join([str(HERE.parent), env.get("PYTHONPATH", "")])
+        # This checkout's app (not whatever tingji is installed), and this file as a module.
+        env["PYTHONPATH"] = os.pathsep.join([str(HERE.parents[1] / "app"), str(HERE.parent),
+                                             env.get("PYTHONPATH", "")])
         self.env = env
         self.target = subprocess.Popen([sys.executable, str(HERE), "target", str(self.status)], env=env,
                                        stderr=subprocess.DEVNULL)
@@ -160,6 +171,7 @@ class Desk:
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=lambda: self.stderr.extend(self.app.stderr), daemon=True).start()
         ready = self.next_event("ready", timeout=120)
+        assert Path(ready["code"]).is_relative_to(HERE.parents[1] / "app"), ready["code"]  # this checkout's
         self.recordings = Path(ready["recordings"])
 
     def _read(self) -> None:
@@ -321,12 +333,12 @@ def test_dictation_silence_only_take_yields_nothing(desk) -> None:
     wavs = set(desk.recordings.glob("*.wav"))
     desk.hotkey()
     desk.wait_state("listening")
-    time.sleep(1.5)
+    time.sleep(1.5)  # the stimulus: a take of 1.5 s of silence (nothing is read after it)
     desk.hotkey()
     ev = desk.next_event("take", "empty", "error", timeout=30)
     assert ev["kind"] == "empty", ev
-    time.sleep(0.5)
-    state = desk.target_state()
+    # What the target shows after the app decided (it reports every 50 ms).
+    state = desk.wait_target(lambda s: s["t"] > ev["t"], "the target's report after the take")
     assert state["text"] == before and state["clipboard"] == PREVIOUS_CLIPBOARD
     assert set(desk.recordings.glob("*.wav")) == wavs  # no recording kept either
 
@@ -336,7 +348,7 @@ def test_dictation_unplugged_microphone_is_reported_and_next_take_works(desk, ut
     desk.hotkey()
     desk.wait_state("listening")
     player = desk.mic.play(utterance, wait=False)
-    time.sleep(1.2)
+    time.sleep(1.2)  # the stimulus: unplugged mid-utterance (a partial take is accepted either way)
     desk.mic.unplug()
     err = desk.next_event("error", timeout=20)
     player.wait(20)
@@ -353,7 +365,8 @@ def test_dictation_unplugged_microphone_is_reported_and_next_take_works(desk, ut
     before = desk.target_state()["text"]
     desk.hotkey()
     desk.wait_state("listening")
-    time.sleep(1.5)  # a fresh PulseAudio monitor stream needs about a second before audio flows
+    desk.command("flowing")  # a fresh PulseAudio monitor stream needs about a second before audio flows
+    assert desk.next_event("ok")["frames"] >= 0.3 * 16000
     desk.mic.play(utterance)
     ev = desk.next_event("take", "empty", "error", timeout=60)
     assert ev["kind"] == "take", ev

@@ -113,3 +113,79 @@ def test_dictation_type_mode_leaves_clipboard_alone() -> None:
     assert TextOutput(None, keys).insert("no clipboard") == "type"
     with pytest.raises(ValueError):
         TextOutput(clip, keys, mode="telepathy")
+
+
+def test_dictation_recording_that_cannot_be_deleted_yet_is_retried_not_recovered(tmp_path) -> None:
+    """An unlink that fails (a file in use on Windows; here a folder in the WAV's place) keeps the name
+    listed as deleted: it is no orphan for recovery, no new take gets the name, the next open retries."""
+    h = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
+    take = h.add(DictationTake("private", 1.0, recording=_wav(h)))
+    wav = tmp_path / "rec" / take.recording
+    wav.unlink()
+    wav.mkdir()
+    (wav / "busy").write_bytes(b"x")
+    h.delete(take.id)
+    assert h.get(take.id) is None and wav.exists()
+    assert h.orphan_recordings() == []
+    h.close()
+    (wav / "busy").unlink()
+    wav.rmdir()
+    wav.write_bytes(b"RIFF")  # the same name appears again before the next start
+    again = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
+    assert not wav.exists() and again.orphan_recordings() == [] and again.count() == 0
+    print("undeletable recording: stays listed, never an orphan, deleted on the next open")
+
+
+def test_dictation_deleted_text_is_not_left_in_the_database_files(tmp_path) -> None:
+    """Deleted means gone from the bytes on disk too: not in free space, not in the write-ahead log."""
+    secret = "my bank PIN is 4711, zebra " * 200  # long enough to need overflow pages
+    h = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
+    for i in range(4):
+        h.add(DictationTake(f"take {i}", 1.0))
+    take = h.add(DictationTake(secret, 1.0, recording=_wav(h)))
+    take.output = "paste"
+    h.update(take)
+    needle = "PIN is 4711".encode()
+    files = sorted(tmp_path.glob("d.sqlite3*"))
+    assert sum(p.read_bytes().count(needle) for p in files) > 0  # it was there
+    h.delete(take.id)
+    found = {p.name: p.read_bytes().count(needle) for p in tmp_path.glob("d.sqlite3*")}
+    assert not any(found.values()), found
+    assert h._db.execute("PRAGMA secure_delete").fetchone()[0] == 1
+    assert [t.text for t in h.recent()] == [f"take {i}" for i in reversed(range(4))]
+    h.close()
+    print(f"deleted text: 0 copies left in {sorted(found)}")
+
+
+def test_dictation_recording_is_synced_before_the_rename_that_publishes_it(tmp_path, monkeypatch) -> None:
+    """The real os calls run; the test only records their order."""
+    import os
+    import stat
+
+    h = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
+    calls: list[tuple] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        kind = "folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "file"
+        size = os.fstat(fd).st_size
+        real_fsync(fd)
+        calls.append(("fsync", kind, size))
+
+    def replace(src, dst) -> None:
+        calls.append(("replace", os.path.basename(src), os.path.basename(dst)))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    samples = (np.sin(np.arange(16000) / 9) * 0.5).astype(np.float32)
+    path = h.write_recording(samples, 16000)
+    monkeypatch.undo()
+    assert [c[:2] for c in calls] == [("fsync", "file"), ("replace", f".{path.name}.partial"),
+                                      ("fsync", "folder")], calls
+    assert calls[0][2] == path.stat().st_size  # the whole file was written when it was synced
+    assert calls[1][2] == path.name and path.name.startswith("dictation-")
+    assert sorted(p.name for p in (tmp_path / "rec").iterdir()) == [path.name]
+    back, rate = sf.read(str(path), dtype="float32")
+    assert rate == 16000 and np.abs(back - samples).max() < 1e-4
+    print(f"recording: fsync(file, {calls[0][2]} bytes) -> rename to {path.name} -> fsync(folder)")

@@ -12,9 +12,11 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QMimeData  # noqa: E402
 from PySide6.QtGui import QGuiApplication  # noqa: E402
 
-from tingji.dictation.controller import DictationEvent, DictationSettings  # noqa: E402
+from tingji.dictation.events import DictationEvent  # noqa: E402
 from tingji.dictation.history import DictationHistory, DictationTake  # noqa: E402
-from tingji.gui.dictation_panel import DictationPanel, QtClipboard  # noqa: E402
+from tingji.dictation.settings import DictationSettings  # noqa: E402
+from tingji.gui.dictation_panel import DictationPanel  # noqa: E402
+from tingji.gui.qt_clipboard import QtClipboard  # noqa: E402
 
 pytestmark = [pytest.mark.dictation, pytest.mark.gui]
 

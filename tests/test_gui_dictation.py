@@ -11,6 +11,7 @@ never typed into.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from dataclasses import replace
@@ -33,6 +34,7 @@ from tingji.gui.main_window import MainWindow
 from tingji.gui.queue_model import Column
 from tingji.gui.settings import Settings
 from tingji.gui.storage import Status, Store
+from tingji.paths import settings_path
 
 pytestmark = [pytest.mark.gui, pytest.mark.dictation]
 LOAD_TIMEOUT_MS = 120_000
@@ -153,23 +155,41 @@ def test_dictation_settings_are_saved_with_the_app_settings(window: MainWindow, 
     panel.silence_spin.setValue(1.5)
     panel.output_combo.setCurrentIndex(panel.output_combo.findData("type"))
     on_disk = settings_mod.load()
-    assert (on_disk.dictation["mode"], on_disk.dictation["silence_s"], on_disk.dictation["output"]) == \
-        ("toggle", 1.5, "type")
+    assert (on_disk.dictation.mode, on_disk.dictation.silence_s, on_disk.dictation.output) == ("toggle", 1.5, "type")
     controller = window.dictation_host.controller
     assert controller.wait_idle(5) and controller.settings.mode == "toggle"
     # The spoken language and hotwords are the app's.
     window.apply_settings(replace(window.controller.settings, language="en", hotwords=["Tingji"]))
     assert controller.wait_idle(5)
     assert (controller.settings.language, controller.settings.hotwords) == ("en", ["Tingji"])
-    assert settings_mod.load().dictation["mode"] == "toggle"  # not lost by the other change
+    assert settings_mod.load().dictation.mode == "toggle"  # not lost by the other change
     panel.keep_open_check.setChecked(True)  # a later edit on the page keeps the app's language
     assert controller.wait_idle(5)
     assert (controller.settings.keep_mic_open, controller.settings.language) == (True, "en")
 
 
+def test_hand_edited_dictation_settings_keep_dictation_on(qtbot, home: Path, tiny_model: Path, caplog) -> None:
+    """settings.json edited by hand (or by a newer Tingji): the usable dictation fields are used, each
+    bad one falls back to its default with a logged reason, and dictation starts all the same."""
+    settings_path().write_text(json.dumps({
+        "model": str(tiny_model),
+        "dictation": {"mode": "toggle", "output": "type", "silence_s": "long", "hotkey": "ctrl+banana",
+                      "keep_recordings": -5, "from_the_future": True}}), "utf-8")
+    window = _open(qtbot)
+    qtbot.waitUntil(lambda: window.dictation_host.controller is not None, timeout=10_000)
+    s = window.dictation_host.controller.settings
+    assert (s.mode, s.output) == ("toggle", "type")
+    assert (s.silence_s, s.hotkey, s.keep_recordings) == (1.0, "ctrl+alt+space", 200)
+    logged = caplog.text
+    assert all(f"ignoring {key}=" in logged for key in ("silence_s", "hotkey", "keep_recordings")), logged
+    assert window.dictation.mode_combo.currentData() == "toggle"
+    window.quit_app()
+    print("hand-edited settings.json: mode/output kept, silence_s/hotkey/keep_recordings defaulted, dictation on")
+
+
 def test_microphone_list_comes_from_the_sound_system(window: MainWindow, qtbot) -> None:
     from pulse_helpers import VirtualMic, pulse_available
-    from tingji.dictation.capture import refresh_devices
+    from tingji.dictation.devices import refresh_devices
 
     if not pulse_available():
         pytest.skip("PulseAudio is not installed")
@@ -182,7 +202,7 @@ def test_microphone_list_comes_from_the_sound_system(window: MainWindow, qtbot) 
         assert values[0] is None and combo.itemText(0) == "System default"
         assert "pulse, ALSA" in values, values
         combo.setCurrentIndex(combo.findData("pulse, ALSA"))
-        assert settings_mod.load().dictation["device"] == "pulse, ALSA"
+        assert settings_mod.load().dictation.device == "pulse, ALSA"
         controller = window.dictation_host.controller
         assert controller.wait_idle(5) and controller.settings.device == "pulse, ALSA"
     finally:

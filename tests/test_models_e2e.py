@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from audio_fixtures import write_wav
-from models_http import FileServer
+from models_http import FileServer, trust_local_ca
 from test_models_peer import bf16_reference, make_peer_folder
 from tingji.engine import Engine
 
@@ -76,7 +76,8 @@ def write_catalog(path: Path, *entries: dict) -> Path:
 
 
 @pytest.fixture
-def server():
+def server(monkeypatch):
+    trust_local_ca(monkeypatch)
     with FileServer() as srv:
         yield srv
 
@@ -121,7 +122,8 @@ def test_catalog_download_of_a_packaged_model(server, tiny_model, wav, expected,
     user = Env(tmp_path / "home", catalog)
     assert "tiny-cat  Tiny" in user.ok("models", "list").stdout
     r = user.ok("models", "download", "tiny-cat")
-    assert f"first download of tiny.zip: SHA-256 {hashlib.sha256(blob).hexdigest()} (pinned" in r.stderr
+    assert f"tiny.zip: not checked (the catalog publishes no SHA-256); pinned {hashlib.sha256(blob).hexdigest()}" \
+        in r.stderr
     assert user.transcribe("tiny-cat", wav, tmp_path / "out") == expected
     user.ok("models", "verify", "tiny-cat")
 
@@ -141,12 +143,12 @@ def test_official_checkpoint_is_converted_on_the_machine(server, tiny_checkpoint
     })
     user = Env(tmp_path / "home", catalog)
     r = user.ok("models", "download", "tiny-official")
-    assert r.stderr.count("(pinned; later downloads must match)") == len(files)
+    assert r.stderr.count("now that the model verified; later downloads must match") == len(files)
     assert "installed tiny-official" in r.stdout
     manifest = json.loads((tmp_path / "home" / "models" / "tiny-official" / "manifest.json").read_text())
     ours = json.loads((tiny_model / "manifest.json").read_text())
     assert manifest["source"]["model_pt_sha256"] == ours["source"]["model_pt_sha256"]
-    assert manifest["decoder"]["quant"] == "f32"
+    assert manifest["fun-asr-nano"]["decoder"]["quant"] == "f32"
     assert user.transcribe("tiny-official", wav, tmp_path / "out") == expected
 
 

@@ -1,7 +1,7 @@
 """The model manager dialog, driven as a user would (offscreen), against a real local HTTP server.
 
 The catalog is a test file (TINGJI_CATALOG) whose model is a zip of the tiny
-model served from 127.0.0.1; a server that stops sending after a few hundred
+model served over HTTPS from 127.0.0.1; a server that stops sending after a few hundred
 kB stands in for a slow or dropped connection.
 """
 
@@ -20,7 +20,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from gui_helpers import StallMeter
-from models_http import FileServer
+from models_http import FileServer, trust_local_ca
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
@@ -28,7 +28,9 @@ from tingji.gui.controller import EngineState
 from tingji.gui.model_manager import ModelManagerDialog, eta_seconds
 from tingji.gui.settings import Settings
 from tingji.models import store
-from tingji.paths import data_dir, models_dir
+from tingji.models.catalog import load_catalog
+from tingji.models.installed import list_models, verify
+from tingji.paths import catalog_overrides_path, data_dir, models_dir
 
 pytestmark = pytest.mark.gui
 NAME = "tiny-zip"
@@ -77,7 +79,8 @@ class SlowServer(FileServer):
 
 
 @pytest.fixture
-def server(tiny_zip: bytes):
+def server(tiny_zip: bytes, monkeypatch: pytest.MonkeyPatch):
+    trust_local_ca(monkeypatch)
     with SlowServer({"/tiny.zip": tiny_zip}) as srv:
         yield srv
 
@@ -96,9 +99,9 @@ def catalog(server: FileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     return path
 
 
-def _row(dialog: ModelManagerDialog, name: str) -> tuple[str, str, str]:
+def _row(dialog: ModelManagerDialog, name: str) -> tuple[str, str, str, str]:
     r = [row.name for row in dialog.rows].index(name)
-    return tuple(dialog.table.item(r, c).text() for c in range(3))  # type: ignore[return-value]
+    return tuple(dialog.table.item(r, c).text() for c in range(4))  # type: ignore[return-value]
 
 
 def _idle(qtbot, dialog: ModelManagerDialog) -> None:
@@ -141,10 +144,14 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
 
     def scenario(dialog: ModelManagerDialog) -> None:
         assert [row.name for row in dialog.rows] == ["elsewhere", NAME]
-        assert _row(dialog, NAME) == (NAME, "—", "Not installed")
+        # The catalog publishes no hash for it: said in the table and the details, never "checked".
+        assert _row(dialog, NAME) == (NAME, "—", "Not installed", "None published")
         dialog.select(NAME)
         assert dialog.buttons["download"].isEnabled() and not dialog.buttons["use"].isEnabled()
         assert "Tiny test model" in dialog.details.text()
+        assert "publishes no SHA-256 for 2 of its 2 files: downloading this model cannot check them" in \
+            dialog.details.text()
+        assert "every file is checked" not in dialog.heading.text()
 
         # A connection that goes quiet after 300 kB: progress shows, then the user cancels.
         server.behaviour["/tiny.zip"] = {"stall_after": STALL_AT}
@@ -161,7 +168,7 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         _idle(qtbot, dialog)
         assert "cancelled" in dialog.log.toPlainText()
         # Nothing installed, nothing half-installed; the partial file waits in the cache.
-        assert store.list_models() == [] and [p.name for p in models_dir().iterdir()] == []
+        assert list_models() == [] and [p.name for p in models_dir().iterdir()] == []
         part = data_dir() / "cache" / NAME / "archives" / "tiny.zip.part"
         kept = part.stat().st_size
         assert 0 < kept <= STALL_AT
@@ -175,12 +182,14 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         meter.stop()
         last = server.requests_for("/tiny.zip")[-1]
         assert (last.range, last.status) == (f"bytes={kept}-", 206)
-        assert _row(dialog, NAME)[2] == "Installed"
-        store.verify(NAME)
+        assert _row(dialog, NAME)[2:] == ("Installed", "Pinned by you")
+        assert "pinned by your first download, not published by the catalog" in dialog.details.text()
+        verify(NAME)
         assert not part.exists()
         log = dialog.log.toPlainText()
         assert f"Installed {NAME}." in log
-        assert f"First download of tiny.zip: SHA-256 {hashlib.sha256(tiny_zip).hexdigest()}" in log
+        assert (f"tiny.zip: not checked (no published SHA-256); pinned {hashlib.sha256(tiny_zip).hexdigest()} "
+                "now that the model verified") in log
         assert dialog.models_changed
 
         # Use this model: the app's setting changes and the engine loads it.
@@ -204,7 +213,7 @@ def test_verify_remove_import_and_closing_mid_download(qtbot, home, server, cata
     dialog = ModelManagerDialog(current="tiny")
     qtbot.addWidget(dialog)
     dialog.show()
-    assert _row(dialog, "tiny")[2] == "Installed · in use"
+    assert _row(dialog, "tiny")[2:] == ("Installed · in use", "—")  # not from the catalog
 
     dialog.select("tiny")
     dialog.buttons["verify"].click()
@@ -226,11 +235,11 @@ def test_verify_remove_import_and_closing_mid_download(qtbot, home, server, cata
 
     monkeypatch.setattr(QMessageBox, "question", question)
     dialog.buttons["remove"].click()
-    assert [m.name for m in store.list_models()] == ["tiny"]
+    assert [m.name for m in list_models()] == ["tiny"]
     dialog.buttons["remove"].click()
     _idle(qtbot, dialog)
     assert "Tingji is using it now" in questions[-1]
-    assert store.list_models() == [] and dialog.models_changed and dialog.current == ""
+    assert list_models() == [] and dialog.models_changed and dialog.current == ""
 
     dialog.start_import(str(tiny_model), "again")
     _idle(qtbot, dialog)
@@ -243,7 +252,32 @@ def test_verify_remove_import_and_closing_mid_download(qtbot, home, server, cata
     qtbot.waitUntil(lambda: dialog.progress_bar.value() > 0, timeout=TIMEOUT_MS)
     dialog.reject()
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=TIMEOUT_MS)
-    assert not dialog.busy and [m.name for m in store.list_models()] == ["again"]
+    assert not dialog.busy and [m.name for m in list_models()] == ["again"]
+
+
+def test_forget_pinned_hashes_button(qtbot, home, catalog, monkeypatch) -> None:
+    load_catalog().pin(NAME, {"archive:tiny.zip": ("ab" * 32, 1234)})  # as a first download leaves it
+    dialog = ModelManagerDialog()
+    qtbot.addWidget(dialog)
+    dialog.select("elsewhere")
+    assert not dialog.buttons["forget"].isEnabled()  # nothing pinned there
+    dialog.select(NAME)
+    assert dialog.buttons["forget"].isEnabled()
+
+    questions: list[str] = []
+    answers = [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes]
+    monkeypatch.setattr(QMessageBox, "question", lambda parent, title, text, *a: (questions.append(text),
+                                                                                  answers.pop(0))[1])
+    dialog.buttons["forget"].click()
+    assert load_catalog().get(NAME).archives[0].sha256 == "ab" * 32  # "No" keeps it
+    dialog.buttons["forget"].click()
+    _idle(qtbot, dialog)
+    assert "Forget the 1 SHA-256 hashes pinned by the first download of tiny-zip?" in questions[-1]
+    assert load_catalog().get(NAME).archives[0].sha256 is None
+    assert f"Forgot 1 pinned SHA-256 hashes of {NAME}" in dialog.log.toPlainText()
+    assert not dialog.buttons["forget"].isEnabled()
+    print(f"the Forget button dropped the pin of {NAME} from {catalog_overrides_path().name}")
+    dialog.reject()
 
 
 def test_chinese_texts_and_eta(qtbot, home, catalog) -> None:
@@ -254,7 +288,8 @@ def test_chinese_texts_and_eta(qtbot, home, catalog) -> None:
         qtbot.addWidget(dialog)
         assert dialog.windowTitle() == "语音模型"
         assert dialog.buttons["use"].text() == "使用此模型"
-        assert _row(dialog, NAME)[2] == "未安装"
+        assert dialog.buttons["forget"].text() == "忘记固定的哈希"
+        assert _row(dialog, NAME)[2:] == ("未安装", "未公布")
         dialog.reject()
     finally:
         i18n.install(app, "en")

@@ -27,6 +27,8 @@ from tingji.engine.errors import Cancelled, ModelError
 from tingji.engine.frontend import FrontendConfig
 from tingji.engine.families.fun_asr_nano.prompt import DEFAULT_PIECES
 from tingji.models import peer, store
+from tingji.models.installed import list_models, verify
+from tingji.models.peer_graph import read_graph_io
 from tingji.paths import models_dir
 
 ENCODER = "Fun-ASR-Nano-Encoder-Adaptor.{}.onnx"
@@ -239,15 +241,16 @@ def test_fp16_graphs_external_weights_and_variant_choice(tiny_model, speech_en, 
     assert isinstance(text, str) and text
 
 
-def test_without_onnx_the_runtime_reads_the_graphs(peer_dir, tiny_model, tmp_path, monkeypatch):
-    """A runtime-only install (no `onnx` package) reads graph inputs/outputs with ONNX Runtime."""
-    with_onnx = json.loads((peer.manifest_for_peer_release(peer_dir, tmp_path / "a") / "manifest.json").read_text())
-    monkeypatch.setattr(peer, "_onnx_module", lambda: None)
-    without = json.loads((peer.manifest_for_peer_release(peer_dir, tmp_path / "b") / "manifest.json").read_text())
-    assert without == with_onnx
+def test_without_onnx_the_runtime_reads_the_graphs(peer_dir, tiny_model, tmp_path):
+    """A runtime-only install (no `onnx` package) reads graph inputs/outputs with ONNX Runtime: the same answer."""
     ext = make_peer_folder(tiny_model, tmp_path / "ext", ctc=None, external=True)
+    graphs = [peer_dir / ENCODER.format("fp32"), peer_dir / CTC.format("fp32"), ext / ENCODER.format("fp32")]
+    for graph in graphs:
+        assert read_graph_io(graph, None) == read_graph_io(graph, onnx)
+    assert read_graph_io(graphs[2], None).external == (ENCODER.format("fp32") + ".data",)
     m = mf.load_manifest(peer.manifest_for_peer_release(ext, tmp_path / "c"))
     assert m.files["encoder_data"].path == ENCODER.format("fp32") + ".data" and "ctc" not in m.files
+    print(f"onnx and ONNX Runtime read the same inputs, outputs and weights files of {len(graphs)} graphs")
 
 
 # ---------------------------------------------------------------- refusals
@@ -311,20 +314,30 @@ def test_mismatches_are_refused_with_what_differs(kind, tiny_model, tmp_path):
 # ---------------------------------------------------------------- through the store
 
 
-def test_store_import_links_checks_and_cancels(peer_dir, home):
+def test_store_import_copies_checks_and_cancels(peer_dir, home):
     cancel = threading.Event()
     cancel.set()
     with pytest.raises(Cancelled):
         store.import_folder(peer_dir, "peer-tiny", cancel=cancel)
-    assert store.list_models() == [] and [p.name for p in models_dir().iterdir()] == []
+    assert list_models() == [] and [p.name for p in models_dir().iterdir()] == []
 
     stages: list[str] = []
     result = store.import_folder(peer_dir, "peer-tiny", progress=lambda s, d, t, b: stages.append(s))
     assert "copying" in stages and "verifying" in stages
-    m = store.verify("peer-tiny")
+    m = verify("peer-tiny")
     assert m.source["kind"] == "peer-release"
-    # Same file system: the big files are hard links, not copies.
-    decoder = result.path / DECODER.format("q5_k")
-    assert os.path.samefile(decoder, peer_dir / DECODER.format("q5_k"))
-    assert store.list_models()[0].size == sum(e.size for e in m.files.values()) + \
+    # Copies, not hard links (same file system or not): the user's folder and the model share nothing.
+    for entry in m.files.values():
+        if (peer_dir / entry.path).exists():
+            assert not os.path.samefile(result.path / entry.path, peer_dir / entry.path), entry.path
+            assert (peer_dir / entry.path).stat().st_nlink == 1
+    decoder = peer_dir / DECODER.format("q5_k")
+    original = decoder.read_bytes()
+    decoder.write_bytes(original[:-1] + bytes([original[-1] ^ 1]))  # the user edits their file in place
+    try:
+        verify("peer-tiny")  # the installed model is untouched
+    finally:
+        decoder.write_bytes(original)
+    print(f"the import copied {len(m.files)} files; editing the source afterwards left the model intact")
+    assert list_models()[0].size == sum(e.size for e in m.files.values()) + \
         (result.path / "manifest.json").stat().st_size

@@ -1,7 +1,9 @@
 """Model store, catalog downloads, safe archive extraction and `tingji models` CLI.
 
-Everything runs against a real HTTP server on 127.0.0.1 (tests/models_http.py)
-with TINGJI_HOME pointed at a temporary folder.
+Everything runs against a real HTTPS server on 127.0.0.1 (tests/models_http.py)
+with TINGJI_HOME pointed at a temporary folder. What gets installed is the tiny
+model (real ONNX graphs and a real GGUF: an install loads it); folders of random
+bytes with a valid manifest serve where nothing is installed.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -22,18 +25,20 @@ from pathlib import Path
 
 import pytest
 
-import tingji.export
-from models_http import Fault, FileServer
+from models_http import Fault, FileServer, trust_local_ca
+from test_models_peer import make_peer_folder
 from tingji.engine import manifest as mf
 from tingji.engine.errors import Cancelled, ModelError
 from tingji.cli import main
-from tingji.models import archive, peer, store
+from tingji.models import archive, store
+from tingji.models.cache import clear_cache
 from tingji.models.catalog import load_catalog
-from tingji.models.download import download as real_download
+from tingji.models.installed import list_models, remove, resolve_model, verify
+from tingji.models.staging import Staging, cleanup_incoming
 from tingji.paths import data_dir, models_dir
 
-ROOT = Path(__file__).resolve().parents[1]
 FAST = {"backoff": 0.005, "max_backoff": 0.02, "chunk": 8192, "stall_timeout": 5.0}
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # ---------------------------------------------------------------- fixtures
@@ -48,13 +53,30 @@ def home(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def server():
+def server(monkeypatch):
+    trust_local_ca(monkeypatch)
     with FileServer() as srv:
         yield srv
 
 
-def make_model(folder: Path) -> Path:
-    """A small fake Tingji model folder (random bytes) with a real manifest."""
+def real_model(tiny_model: Path, folder: Path) -> Path:
+    """A copy of the tiny model (what an install can load), its tokens.txt in a sub-folder `vocab/`."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(tiny_model, folder)
+    (folder / "vocab").mkdir()
+    (folder / "tokens.txt").rename(folder / "vocab" / "tokens.txt")
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"]["tokens"]["path"] = "vocab/tokens.txt"
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return folder
+
+
+TINY_FILES = ["ctc.fp32.data", "ctc.fp32.onnx", "decoder.f32.gguf", "encoder.fp32.data",
+              "encoder.fp32.fixed1000.onnx", "encoder.fp32.onnx", "manifest.json", "vocab", "vocab/tokens.txt"]
+
+
+def random_model(folder: Path) -> Path:
+    """A Tingji model folder of random bytes with a real manifest: verifies, but never loads."""
     folder.mkdir(parents=True)
     (folder / "enc").mkdir()
     files = {
@@ -123,84 +145,66 @@ def peer_entry(base: str, archive_url: str | None) -> dict:
     }
 
 
-@pytest.fixture
-def fake_peer_builder(monkeypatch):
-    """Stands in for tingji.models.peer.manifest_for_peer_release (tested in test_models_peer.py)."""
-    calls: list[tuple[Path, Path]] = []
-
-    def manifest_for_peer_release(src_dir, out_dir, **_):
-        src_dir, out_dir = Path(src_dir), Path(out_dir)
-        calls.append((src_dir, out_dir))
-        out_dir.mkdir(parents=True)
-        roles = {"encoder": "Fun-ASR-Nano-Encoder-Adaptor", "ctc": "Fun-ASR-Nano-CTC",
-                 "decoder": "Fun-ASR-Nano-Decoder", "tokens": "tokens.txt"}
-        files = {}
-        for role, stem in roles.items():
-            found = sorted(p for p in src_dir.iterdir() if p.name.startswith(stem))[0]
-            (out_dir / found.name).write_bytes(found.read_bytes())
-            files[role] = mf.file_entry(out_dir, out_dir / found.name)
-        manifest = mf.Manifest(folder=out_dir, family="fun-asr-nano", files=files, window_seconds=30.0,
-                               window_frames=3000, frontend={}, section={"prompt": {}, "special_tokens": {}},
-                               source={"kind": "peer-release"})
-        mf.save_manifest(manifest)
-        return manifest
-
-    monkeypatch.setattr(peer, "manifest_for_peer_release", manifest_for_peer_release)
-    return calls
+@pytest.fixture(scope="module")
+def peer_release(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real CapsWriter-style release folder (the tiny model's graphs and decoder under peer names)."""
+    return make_peer_folder(tiny_model, tmp_path_factory.mktemp("peer") / "Fun-ASR-Nano-GGUF", ctc="int4")
 
 
 # ---------------------------------------------------------------- store round trip
 
 
-def test_install_verify_remove_list_round_trip(server, tmp_path):
-    blob = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip", prefix="my-model/")
+def test_install_verify_remove_list_round_trip(server, tmp_path, tiny_model):
+    blob = zip_folder(real_model(tiny_model, tmp_path / "src"), tmp_path / "m.zip", prefix="my-model/")
     server.files["/m.zip"] = blob
     sha = hashlib.sha256(blob).hexdigest()
-    assert store.list_models() == []
+    assert list_models() == []
 
     result = store.install_from_url(server.url("/m.zip"), sha, "m1", download_options=FAST)
     assert result.path == models_dir() / "m1" and result.sha256 == sha and result.pinned == {}
-    listed = store.list_models()
+    listed = list_models()
     assert [(m.name, m.manifest_ok) for m in listed] == [("m1", True)]
-    assert listed[0].size >= 50_000
-    assert (models_dir() / "m1" / "enc" / "encoder.onnx").read_bytes() == (
-        tmp_path / "src" / "enc" / "encoder.onnx").read_bytes()
-    manifest = store.verify("m1")
-    assert set(manifest.files) == {"encoder", "decoder", "tokens"}
-    assert store.resolve_model("m1") == models_dir() / "m1"
+    assert listed[0].size >= 3_000_000
+    assert tree(models_dir() / "m1") == TINY_FILES
+    assert (models_dir() / "m1" / "vocab" / "tokens.txt").read_bytes() == (
+        tmp_path / "src" / "vocab" / "tokens.txt").read_bytes()
+    manifest = verify("m1")
+    assert set(manifest.files) == {"encoder", "encoder_fixed", "encoder_data", "ctc", "ctc_data", "decoder",
+                                   "tokens"}
+    assert resolve_model("m1") == models_dir() / "m1"
     no_leftovers()
     assert tree(data_dir() / "cache" / "downloads") == []  # the archive is not kept
 
     with pytest.raises(ModelError, match="already installed"):
         store.install_from_url(server.url("/m.zip"), sha, "m1", download_options=FAST)
-    store.remove("m1")
-    assert store.list_models() == []
+    remove("m1")
+    assert list_models() == []
     assert not (models_dir() / "m1").exists()
     no_leftovers()
 
 
-def test_install_tar_gz_without_known_hash_returns_it(server, tmp_path):
-    src = make_model(tmp_path / "src")
+def test_install_tar_gz_without_known_hash_returns_it(server, tmp_path, tiny_model):
+    src = real_model(tiny_model, tmp_path / "src")
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tf:
         tf.add(src, arcname="model")
     server.files["/m.tar.gz"] = buf.getvalue()
     result = store.install_from_url(server.url("/m.tar.gz"), None, "t1", download_options=FAST)
     assert result.pinned == {"m.tar.gz": hashlib.sha256(buf.getvalue()).hexdigest()}
-    store.verify("t1")
+    verify("t1")
 
 
 def test_install_wrong_hash_installs_nothing(server, tmp_path):
-    server.files["/m.zip"] = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip")
+    server.files["/m.zip"] = zip_folder(random_model(tmp_path / "src"), tmp_path / "m.zip")
     with pytest.raises(ModelError, match="SHA-256"):
         store.install_from_url(server.url("/m.zip"), "0" * 64, "m1", download_options=FAST)
-    assert store.list_models() == []
+    assert list_models() == []
     assert not (models_dir() / "m1").exists()
     no_leftovers()
 
 
 def test_install_archive_whose_files_fail_manifest_is_refused(server, tmp_path):
-    src = make_model(tmp_path / "src")
+    src = random_model(tmp_path / "src")
     data = bytearray((src / "decoder.gguf").read_bytes())
     data[100] ^= 0xFF
     (src / "decoder.gguf").write_bytes(bytes(data))
@@ -209,7 +213,7 @@ def test_install_archive_whose_files_fail_manifest_is_refused(server, tmp_path):
     with pytest.raises(ModelError, match="decoder.gguf"):
         store.install_from_url(server.url("/m.zip"), hashlib.sha256(blob).hexdigest(), "m1",
                                download_options=FAST)
-    assert store.list_models() == []
+    assert list_models() == []
     no_leftovers()
 
 
@@ -223,31 +227,30 @@ def test_install_unsafe_archive_writes_nothing_outside(server, tmp_path):
         store.install_from_url(server.url("/bad.zip"), hashlib.sha256(buf.getvalue()).hexdigest(),
                                "bad", download_options=FAST)
     assert not list(tmp_path.rglob("evil"))
-    assert store.list_models() == []
+    assert list_models() == []
     no_leftovers()
 
 
-def test_import_folder_and_corrupt_byte_detected(tmp_path):
-    src = make_model(tmp_path / "My Model")
+def test_import_folder_and_corrupt_byte_detected(tmp_path, tiny_model):
+    src = real_model(tiny_model, tmp_path / "My Model")
     (src / "junk.bin").write_bytes(b"not listed")
     result = store.import_folder(src)
     assert result.name == "My-Model"
     installed = models_dir() / "My-Model"
-    assert sorted(tree(installed)) == sorted(
-        ["decoder.gguf", "enc", "enc/encoder.onnx", "manifest.json", "tokens.txt"])
-    store.verify("My-Model")
+    assert tree(installed) == TINY_FILES  # what the manifest lists, nothing else
+    verify("My-Model")
 
-    path = installed / "enc" / "encoder.onnx"
+    path = installed / "vocab" / "tokens.txt"
     data = bytearray(path.read_bytes())
     data[1234] ^= 0x01
     path.write_bytes(bytes(data))
-    with pytest.raises(ModelError, match=r"enc/encoder\.onnx fails its SHA-256 check"):
-        store.verify("My-Model")
+    with pytest.raises(ModelError, match=r"vocab/tokens\.txt fails its SHA-256 check"):
+        verify("My-Model")
     # list_models' quick check (sizes) cannot see a flipped byte, but a truncation it can.
-    assert store.list_models()[0].manifest_ok
+    assert list_models()[0].manifest_ok
     path.write_bytes(bytes(data[:-1]))
-    listed = store.list_models()[0]
-    assert not listed.manifest_ok and "encoder.onnx" in listed.problem
+    listed = list_models()[0]
+    assert not listed.manifest_ok and "tokens.txt" in listed.problem
 
 
 def test_import_peer_folder_of_random_bytes_is_refused(tmp_path):
@@ -257,163 +260,154 @@ def test_import_peer_folder_of_random_bytes_is_refused(tmp_path):
         (src / name).write_bytes(data)
     with pytest.raises(ModelError, match="not a readable ONNX model"):
         store.import_folder(src, "peer")
-    assert store.list_models() == []
+    assert list_models() == []
     no_leftovers()
 
 
-def test_import_peer_folder_with_builder(tmp_path, fake_peer_builder):
-    src = tmp_path / "peer"
-    src.mkdir()
-    for name, data in PEER_FILES.items():
-        (src / name).write_bytes(data)
-    store.import_folder(src, "peer")
-    assert store.verify("peer").files["decoder"].path == "Fun-ASR-Nano-Decoder.q5_k.gguf"
-    assert fake_peer_builder[0][0] == src
+def test_import_peer_folder_is_adopted(peer_release):
+    result = store.import_folder(peer_release, "peer")
+    manifest = verify("peer")
+    assert manifest.files["decoder"].path == "Fun-ASR-Nano-Decoder.q5_k.gguf"
+    assert manifest.source["kind"] == "peer-release" and manifest.source["folder"] == peer_release.name
+    print(f"imported a real peer release as {result.path}: {sorted(manifest.files)}")
+    no_leftovers()
 
 
-def test_resolve_model_rules_and_errors(tmp_path):
+def test_resolve_model_rules_and_errors(tmp_path, tiny_model):
     with pytest.raises(ModelError) as info:
-        store.resolve_model("nano")
+        resolve_model("nano")
     assert str(info.value) == "no model named nano; no models are installed (see `tingji models list`)"
 
     for name in ("b", "a"):
-        store.import_folder(make_model(tmp_path / name), name)
+        store.import_folder(real_model(tiny_model, tmp_path / name), name)
     with pytest.raises(ModelError) as info:
-        store.resolve_model("nano")
+        resolve_model("nano")
     assert str(info.value) == "no model named nano; installed: a, b (see `tingji models list`)"
     with pytest.raises(ModelError, match="no model named"):
-        store.resolve_model("../a")
+        resolve_model("../a")
 
-    assert store.resolve_model("a") == models_dir() / "a"
-    folder = make_model(tmp_path / "elsewhere")
-    assert store.resolve_model(str(folder)) == folder.resolve()
+    assert resolve_model("a") == models_dir() / "a"
+    folder = random_model(tmp_path / "elsewhere")
+    assert resolve_model(str(folder)) == folder.resolve()
     # An existing model folder wins over an installed name.
-    cwd_model = make_model(tmp_path / "cwd" / "a")
+    cwd_model = random_model(tmp_path / "cwd" / "a")
     old = os.getcwd()
     os.chdir(tmp_path / "cwd")
     try:
-        assert store.resolve_model("a") == cwd_model.resolve()
+        assert resolve_model("a") == cwd_model.resolve()
     finally:
         os.chdir(old)
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(ModelError, match="not a Tingji model folder"):
-        store.resolve_model(str(empty))
+        resolve_model(str(empty))
     with pytest.raises(ModelError, match="no model named zz; installed: a, b"):
-        store.remove("zz")
+        remove("zz")
 
 
-def test_crash_leftovers_are_ignored_then_cleaned(tmp_path):
-    store.import_folder(make_model(tmp_path / "ok"), "ok")
+def test_crash_leftovers_are_ignored_then_cleaned(tmp_path, tiny_model):
+    store.import_folder(real_model(tiny_model, tmp_path / "ok"), "ok")
     dead = models_dir() / ".incoming-x-deadbeef"
-    make_model(dead / "model")
+    random_model(dead / "model")
     (dead / ".lock").write_text("")
     (models_dir() / ".removing-y-12345678").mkdir()
-    assert [m.name for m in store.list_models()] == ["ok"]
-    with store._Staging("live") as live:  # an installer still running keeps its folder
-        removed = store.cleanup_incoming()
+    assert [m.name for m in list_models()] == ["ok"]
+    with Staging("live") as live:  # an installer still running keeps its folder
+        removed = cleanup_incoming()
         assert live.dir.exists()
     assert sorted(p.name for p in removed) == [".incoming-x-deadbeef", ".removing-y-12345678"]
     assert not live.dir.exists()
     no_leftovers()
-    assert [m.name for m in store.list_models()] == ["ok"]
+    assert [m.name for m in list_models()] == ["ok"]
 
 
 # ---------------------------------------------------------------- catalog downloads
 
 
-def official_entry(base: str) -> dict:
+def checkpoint_files(checkpoint: Path) -> dict[str, bytes]:
+    return {p.relative_to(checkpoint).as_posix(): p.read_bytes()
+            for p in sorted(checkpoint.rglob("*")) if p.is_file()}
+
+
+def official_entry(base: str, files: dict[str, bytes]) -> dict:
     return {
         "name": "nano", "kind": "official-checkpoint", "title": "test checkpoint",
         "mirrors": [base + "/ckpt/{path}"],
-        "files": [{"path": "config.yaml", "size": None, "sha256": None},
-                  {"path": "model.pt", "size": None, "sha256": None},
-                  {"path": "Qwen3-0.6B/tokenizer.json", "size": None, "sha256": None}],
+        "files": [{"path": rel, "size": None, "sha256": None} for rel in files],
     }
 
 
-CKPT = {"config.yaml": b"model: FunASRNano\n", "model.pt": os.urandom(200_000),
-        "Qwen3-0.6B/tokenizer.json": b'{"version": "1.0"}'}
-
-
-@pytest.fixture
-def fake_exporter(monkeypatch, tmp_path):
-    calls: list[tuple[Path, Path]] = []
-
-    def export_model(source, out, *, precision="fp32", decoder_quant="f16", progress=None):
-        for rel, data in CKPT.items():
-            assert (Path(source) / rel).read_bytes() == data
-        assert not Path(out).exists()
-        calls.append((Path(source), Path(out)))
-        if progress is not None:
-            progress("writing decoder (f16)")
-        return make_model(Path(out))
-
-    monkeypatch.setattr(tingji.export, "export_model", export_model, raising=False)
-    return calls
-
-
-def serve_checkpoint(server: FileServer) -> None:
-    for rel, data in CKPT.items():
+def serve_checkpoint(server: FileServer, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
         server.files["/ckpt/" + rel] = data
 
 
-def test_official_checkpoint_download_pins_hashes_and_converts(server, tmp_path, fake_exporter):
-    serve_checkpoint(server)
-    catalog_path = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""))])
+def test_official_checkpoint_download_pins_hashes_and_converts(server, tmp_path, tiny_checkpoint):
+    """The tiny official checkpoint from the local server, converted by the real exporter."""
+    files = checkpoint_files(tiny_checkpoint)
+    serve_checkpoint(server, files)
+    catalog_path = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""), files)])
     stages: list[str] = []
     result = store.download_catalog_model(
         "nano", lambda stage, done, total, bps: stages.append(stage),
-        catalog=load_catalog(catalog_path), download_options=FAST)
+        catalog=load_catalog(catalog_path), download_options=FAST, export_options={"decoder_quant": "f32"})
     assert result.path == models_dir() / "nano"
-    assert result.pinned == {rel: hashlib.sha256(d).hexdigest() for rel, d in CKPT.items()}
-    assert fake_exporter[0][0] == data_dir() / "cache" / "nano" / "files"
-    assert fake_exporter[0][1].parent.name.startswith(".incoming-nano-")
-    assert "model.pt (2/3)" in stages and "converting" in stages and "verifying" in stages
-    assert "converting: writing decoder (f16)" in stages
-    store.verify("nano")
+    assert result.pinned == {rel: hashlib.sha256(d).hexdigest() for rel, d in files.items()}
+    index = list(files).index("model.pt") + 1
+    assert f"model.pt ({index}/{len(files)})" in stages and "converting" in stages
+    assert any(s.startswith("converting: ") for s in stages)
+    assert stages.index("verifying") < stages.index("loading")
+    assert verify("nano").section["decoder"]["quant"] == "f32"
     no_leftovers()
+    # The checkpoint stays cached: converting again does not download it again.
+    assert (data_dir() / "cache" / "nano" / "files" / "model.pt").read_bytes() == files["model.pt"]
 
     # The pins live in the user's overrides and are applied to the catalog from now on.
     overrides = json.loads((data_dir() / "catalog-overrides.json").read_text())
     assert overrides["pins"]["nano"]["file:model.pt"]["sha256"] == result.pinned["model.pt"]
-    again = load_catalog(catalog_path).get("nano")
-    assert again.files[1].options[0].sha256 == result.pinned["model.pt"]
-    assert again.files[1].options[0].size == len(CKPT["model.pt"])
+    again = load_catalog(catalog_path).get("nano").files[index - 1].options[0]
+    assert (again.sha256, again.size, again.pinned) == (result.pinned["model.pt"], len(files["model.pt"]), True)
 
     # A mirror that later serves different bytes is refused against the pin.
-    store.remove("nano")
-    store.clear_cache()
-    server.files["/ckpt/model.pt"] = os.urandom(200_000)
+    remove("nano")
+    clear_cache()
+    server.files["/ckpt/model.pt"] = bytes(reversed(files["model.pt"]))
     with pytest.raises(ModelError, match="SHA-256"):
         store.download_catalog_model("nano", catalog=load_catalog(catalog_path), download_options=FAST)
-    assert store.list_models() == []
+    assert list_models() == []
     no_leftovers()
+    print(f"converted the tiny checkpoint ({len(files)} files pinned after install); a changed model.pt refused")
 
 
-def test_official_checkpoint_needs_exporter(server, tmp_path, monkeypatch):
-    serve_checkpoint(server)
-    catalog = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""))])
-    monkeypatch.delattr(tingji.export, "export_model", raising=False)
-    with pytest.raises(ModelError, match="cannot convert"):
-        store.download_catalog_model("nano", catalog=load_catalog(catalog), download_options=FAST)
-
-    def needs_torch(source, out, **kw):
-        raise ModuleNotFoundError("No module named 'torch'", name="torch")
-
-    monkeypatch.setattr(tingji.export, "export_model", needs_torch, raising=False)
-    with pytest.raises(ModelError, match=r'^converting the official checkpoint needs the export extra '
-                                         r'\(torch is missing\): pip install "tingji\[export\]"$'):
-        store.download_catalog_model("nano", catalog=load_catalog(catalog), download_options=FAST)
-    assert store.list_models() == []
+def test_official_checkpoint_needs_the_export_extra(server, tmp_path, tiny_checkpoint, monkeypatch):
+    """A real `tingji models download` in a Python where torch cannot be imported (as without the extra)."""
+    files = checkpoint_files(tiny_checkpoint)
+    serve_checkpoint(server, files)
+    catalog = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""), files)])
+    blocker = tmp_path / "no-torch" / "torch"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text('raise ModuleNotFoundError("No module named \'torch\'", name="torch")\n')
+    home = data_dir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(blocker.parent), str(ROOT / "app")]),
+               TINGJI_HOME=str(home), TINGJI_CATALOG=str(catalog))
+    r = subprocess.run([sys.executable, "-m", "tingji", "models", "download", "nano"], capture_output=True,
+                       text=True, env=env, timeout=600)
+    assert r.returncode == 1
+    last = r.stderr.strip().splitlines()[-1]
+    assert last == ('tingji: converting the official checkpoint needs the export extra (torch is missing): '
+                    'pip install "tingji[export]"')
+    assert "Traceback" not in r.stderr
+    assert list_models() == []
     no_leftovers()
     # The checkpoint stays cached: installing the extra and retrying does not download it again.
-    assert (data_dir() / "cache" / "nano" / "files" / "model.pt").read_bytes() == CKPT["model.pt"]
+    assert (home / "cache" / "nano" / "files" / "model.pt").read_bytes() == files["model.pt"]
+    print(f"without torch: {last}")
 
 
-def test_cancel_catalog_download_leaves_nothing_visible(server, tmp_path, fake_exporter):
-    serve_checkpoint(server)
-    catalog = load_catalog(write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""))]))
+def test_cancel_catalog_download_leaves_nothing_visible(server, tmp_path, tiny_checkpoint):
+    files = checkpoint_files(tiny_checkpoint)
+    serve_checkpoint(server, files)
+    catalog = load_catalog(write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""), files)]))
     cancel = threading.Event()
 
     def progress(stage: str, done: int, total: int | None, bps: float) -> None:
@@ -422,42 +416,40 @@ def test_cancel_catalog_download_leaves_nothing_visible(server, tmp_path, fake_e
 
     with pytest.raises(Cancelled):
         store.download_catalog_model("nano", progress, cancel, catalog=catalog, download_options=FAST)
-    assert store.list_models() == []
-    assert not (models_dir() / "nano").exists()
-    assert [p.name for p in models_dir().iterdir()] == []
-    assert fake_exporter == []
+    assert list_models() == []
+    assert [p.name for p in models_dir().iterdir()] == []  # no model, no staging folder
     # Only the partial download remains, in the cache, ready to resume.
     assert (data_dir() / "cache" / "nano" / "files" / "model.pt.part").is_file()
     assert not (data_dir() / "cache" / "nano" / "files" / "model.pt").exists()
 
 
-def test_peer_release_from_archive(server, tmp_path, fake_peer_builder):
+def test_peer_release_from_archive(server, tmp_path, peer_release):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        for name, data in PEER_FILES.items():
-            zf.writestr("Fun-ASR-Nano-GGUF/" + name, data)
+        for path in sorted(peer_release.iterdir()):
+            zf.write(path, "Fun-ASR-Nano-GGUF/" + path.name)
     server.files["/release/Fun-ASR-Nano-GGUF.zip"] = buf.getvalue()
     catalog = write_catalog(tmp_path / "catalog.json",
                             [peer_entry(server.url(""), server.url("/release/Fun-ASR-Nano-GGUF.zip"))])
     result = store.download_catalog_model("peer", catalog=load_catalog(catalog), download_options=FAST)
     assert result.pinned["Fun-ASR-Nano-GGUF.zip"] == hashlib.sha256(buf.getvalue()).hexdigest()
-    assert result.pinned["Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"] == hashlib.sha256(
-        PEER_FILES["Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"]).hexdigest()
-    store.verify("peer")
+    encoder = "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"
+    assert result.pinned[encoder] == hashlib.sha256((peer_release / encoder).read_bytes()).hexdigest()
+    verify("peer")
     assert not (data_dir() / "cache" / "peer").exists()
     no_leftovers()
 
 
-def test_peer_release_per_file_fallback_picks_available_variant(server, tmp_path, fake_peer_builder):
-    for name, data in PEER_FILES.items():
-        server.files["/peer/" + name] = data
+def test_peer_release_per_file_fallback_picks_available_variant(server, tmp_path, peer_release):
+    for path in peer_release.iterdir():
+        server.files["/peer/" + path.name] = path.read_bytes()
     # The archive URL is dead (404), and the int4 encoder does not exist: fp32 is used.
     catalog = write_catalog(tmp_path / "catalog.json",
                             [peer_entry(server.url(""), server.url("/release/gone.zip"))])
     result = store.download_catalog_model("peer", catalog=load_catalog(catalog), download_options=FAST)
     assert "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx" in result.pinned
     assert [r.status for r in server.requests_for("/peer/Fun-ASR-Nano-Encoder-Adaptor.int4.onnx")] == [404]
-    assert store.verify("peer").files["encoder"].path == "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"
+    assert verify("peer").files["encoder"].path == "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"
     no_leftovers()
 
 
@@ -559,7 +551,7 @@ def test_archive_size_bomb_is_refused(tmp_path):
 
 
 def test_safe_archives_extract(tmp_path):
-    src = make_model(tmp_path / "src")
+    src = random_model(tmp_path / "src")
     zip_folder(src, tmp_path / "m.zip", prefix="inner/")
     out = archive.extract(tmp_path / "m.zip", tmp_path / "z")
     assert archive.content_root(out) == tmp_path / "z" / "inner"
@@ -583,11 +575,9 @@ def run_cli(argv: list[str]) -> int:
     return main(argv)
 
 
-def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
-    blob = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip")
+def test_cli_round_trip(server, tmp_path, capsys, tiny_model):
+    blob = zip_folder(real_model(tiny_model, tmp_path / "src"), tmp_path / "m.zip")
     server.files["/m.zip"] = blob
-    monkeypatch.setattr(store, "download", lambda *a, **kw: real_download(*a, **{**FAST, **kw}))
-
     assert run_cli(["models", "list"]) == 0
     out = capsys.readouterr().out
     assert "no models installed" in out and "fun-asr-nano-2512" in out
@@ -601,16 +591,16 @@ def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
     assert run_cli(["models", "list"]) == 0
     assert "cli1" in capsys.readouterr().out
     assert run_cli(["models", "verify", "cli1"]) == 0
-    assert "cli1: ok (3 files" in capsys.readouterr().out
+    assert "cli1: ok (7 files" in capsys.readouterr().out
 
-    target = models_dir() / "cli1" / "decoder.gguf"
+    target = models_dir() / "cli1" / "decoder.f32.gguf"
     data = bytearray(target.read_bytes())
     data[0] ^= 0x80
     target.write_bytes(bytes(data))
     assert run_cli(["models", "verify", "cli1"]) == 1
     err = capsys.readouterr().err
     lines = [line for line in err.splitlines() if line.startswith("tingji:")]
-    assert len(lines) == 1 and "decoder.gguf fails its SHA-256 check" in lines[0]
+    assert len(lines) == 1 and "decoder.f32.gguf fails its SHA-256 check" in lines[0]
     assert "Traceback" not in err
 
     assert run_cli(["models", "remove", "cli1"]) == 1  # stdin is not a terminal: needs --yes
@@ -628,12 +618,17 @@ def test_cli_round_trip(server, tmp_path, capsys, monkeypatch):
         "tingji: no model named nope; no models are installed (see `tingji models list`)")
 
 
-def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch, fake_exporter):
-    serve_checkpoint(server)
-    monkeypatch.setenv("TINGJI_CATALOG", str(write_catalog(tmp_path / "c.json", [official_entry(server.url(""))])))
+def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch, tiny_model):
+    blob = zip_folder(tiny_model, tmp_path / "tiny.zip", prefix="tiny/")
+    server.files["/tiny.zip"] = blob
+    entry = {"name": "nano", "kind": "tingji-model",
+             "archives": [{"name": "tiny.zip", "urls": [server.url("/tiny.zip")], "size": None, "sha256": None}],
+             "files": [{"path": "decoder.f32.gguf"}]}
+    monkeypatch.setenv("TINGJI_CATALOG", str(write_catalog(tmp_path / "c.json", [entry])))
     assert run_cli(["models", "download", "nano"]) == 0
     captured = capsys.readouterr()
-    assert f"SHA-256 {hashlib.sha256(CKPT['model.pt']).hexdigest()} (pinned" in captured.err
+    assert (f"tiny.zip: not checked (the catalog publishes no SHA-256); pinned "
+            f"{hashlib.sha256(blob).hexdigest()} now that the model verified") in captured.err
     assert "installed nano" in captured.out
     assert run_cli(["models", "download", "nano"]) == 1
     assert "already installed" in capsys.readouterr().err
@@ -641,10 +636,10 @@ def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch,
     assert "folder not found" in capsys.readouterr().err
 
 
-def test_cli_ctrl_c_exits_130_and_the_same_command_resumes(server, tmp_path, home):
+def test_cli_ctrl_c_exits_130_and_the_same_command_resumes(server, tmp_path, home, tiny_model):
     """A real SIGINT in the middle of `tingji models install`: one line, exit 130, and the
     bytes already downloaded are not fetched again by the next run (as the line promises)."""
-    blob = zip_folder(make_model(tmp_path / "src"), tmp_path / "m.zip")
+    blob = zip_folder(real_model(tiny_model, tmp_path / "src"), tmp_path / "m.zip")
     server.files["/m.zip"] = blob
     server.faults["/m.zip"] = [Fault("stall", after=len(blob) // 2)]  # then silence until we interrupt
     argv = [sys.executable, "-m", "tingji", "models", "install", server.url("/m.zip"),
@@ -674,5 +669,5 @@ def test_cli_ctrl_c_exits_130_and_the_same_command_resumes(server, tmp_path, hom
     assert r.returncode == 0, r.stderr
     assert server.requests[-1].range == f"bytes={kept}-" and server.requests[-1].status == 206
     assert f"installed resumed at {models_dir() / 'resumed'}" in r.stdout
-    store.verify("resumed")
+    verify("resumed")
     print(f"interrupted after {kept} of {len(blob)} bytes; the second run asked for bytes={kept}-")

@@ -1,4 +1,4 @@
-"""`tingji models ...`: list, install, download, import, verify and remove models.
+"""`tingji models ...`: list, install, download, import, verify and remove models, forget pinned hashes.
 
 Results go to stdout, progress to stderr (one updating line with the speed on
 a terminal; on a pipe a line per stage and per 10 %). Failures are raised for
@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from .progress import StatusLine
+
+if TYPE_CHECKING:
+    from ..models.catalog import HashCount
 
 
 def add_parser(subparsers: Any) -> None:
@@ -37,6 +40,11 @@ def add_parser(subparsers: Any) -> None:
     p = sub.add_parser("remove", help="delete an installed model")
     p.add_argument("name")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    p = sub.add_parser("forget-pin", help="forget the SHA-256 hashes pinned by a catalog model's first download",
+                       description="A catalog model without published hashes gets its hashes pinned by the "
+                       "first download that installs; later downloads must match them. Forget them when the "
+                       "model was legitimately updated; the next download pins anew.")
+    p.add_argument("name")
     parser.set_defaults(run=run)
 
 
@@ -49,7 +57,7 @@ class _StageProgress:
         self.last_decile = -1
 
     def __call__(self, stage: str, done: int, total: int | None, bps: float) -> None:
-        from ..models.download import format_bytes
+        from ..models.diskspace import format_bytes
 
         if stage != self.stage:
             self.status.finish()
@@ -74,7 +82,7 @@ def _list(args: argparse.Namespace, progress: _StageProgress) -> None:
     from ..engine.errors import TingjiError
     from ..models.cache import cached_bytes
     from ..models.catalog import load_catalog
-    from ..models.download import format_bytes
+    from ..models.diskspace import format_bytes
     from ..models.installed import list_models
 
     out = sys.stdout
@@ -96,6 +104,7 @@ def _list(args: argparse.Namespace, progress: _StageProgress) -> None:
         for c in available:
             cached = cached_bytes(c.name)
             resumable = f"  [{format_bytes(cached)} downloaded; downloading again resumes]" if cached else ""
+            resumable += f"  [{_hash_note(c.hashes)}]" if c.hashes.state != "published" else ""
             print(f"  {c.name}  {c.title}{resumable}", file=out)
 
 
@@ -108,17 +117,40 @@ def _install(args: argparse.Namespace, progress: _StageProgress) -> None:
 
 
 def _download(args: argparse.Namespace, progress: _StageProgress) -> None:
+    from ..models.catalog import load_catalog
     from ..models.store import download_catalog_model
 
+    hashes = load_catalog().get(args.name).hashes
+    if hashes.state != "published":
+        print(f"{args.name}: {_hash_note(hashes)}", file=sys.stderr)
     result = download_catalog_model(args.name, progress, install_as=args.install_as)
     progress.status.finish()
-    _show_pins(result.pinned, sys.stderr)
+    _show_pins(args.name, result.pinned, sys.stderr)
     print(f"installed {result.name} at {result.path}")
 
 
-def _show_pins(pinned: dict[str, str], err: TextIO) -> None:
+def _hash_note(hashes: HashCount) -> str:
+    """What a catalog model's download can be checked against, when it is less than published hashes."""
+    if hashes.state == "missing":
+        return (f"not checked: the catalog publishes no SHA-256 for {hashes.missing} of {hashes.total} "
+                "files; they are pinned once the model verifies")
+    return f"checked against SHA-256 pinned by your first download ({hashes.pinned} of {hashes.total})"
+
+
+def _show_pins(name: str, pinned: dict[str, str], err: TextIO) -> None:
     for path, digest in pinned.items():
-        print(f"first download of {path}: SHA-256 {digest} (pinned; later downloads must match)", file=err)
+        print(f"{path}: not checked (the catalog publishes no SHA-256); pinned {digest} now that the model "
+              f"verified; later downloads must match (`tingji models forget-pin {name}` forgets it)", file=err)
+
+
+def _forget_pin(args: argparse.Namespace, progress: _StageProgress) -> None:
+    from ..models.catalog import load_catalog
+
+    forgotten = load_catalog().forget_pins(args.name)
+    if forgotten:
+        print(f"{args.name}: forgot {len(forgotten)} pinned SHA-256 hash(es); the next download pins anew")
+    else:
+        print(f"{args.name}: no SHA-256 hashes are pinned")
 
 
 def _import(args: argparse.Namespace, progress: _StageProgress) -> None:
@@ -153,12 +185,15 @@ def _remove(args: argparse.Namespace, progress: _StageProgress) -> None:
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace, _StageProgress], None]] = {
     "list": _list, "install": _install, "download": _download, "import": _import,
-    "verify": _verify, "remove": _remove,
+    "verify": _verify, "remove": _remove, "forget-pin": _forget_pin,
 }
 _RESUMABLE = ("install", "download")  # what a download already fetched stays in the cache
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..models.staging import cleanup_incoming
+
+    cleanup_incoming()  # leftovers of installs a crash interrupted; a running install keeps its own
     progress = _StageProgress(StatusLine(sys.stderr))
     try:
         _COMMANDS[args.models_command](args, progress)

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tingji: warning: {warning}", file=err)
     print(f"tingji: model {engine.model_name} on {engine.provider.upper()} "
           f"(loaded in {engine.load_s:.1f} s)", file=err)
-    failures = 0
+    failures = partial = 0
     status = StatusLine(err)
     targets = _out_names(args.files, out_dir)
     try:
@@ -115,9 +115,12 @@ def run(args: argparse.Namespace) -> int:
                          f"({speed:.1f}x real time) -> {', '.join(str(w) for w in written)}")
             for warning in transcript.warnings:
                 print(f"tingji: warning: {path}: {warning}", file=err)
+            partial += not transcript.complete
     finally:
         status.finish()
     done = len(args.files) - failures
-    print(f"tingji: {done} of {len(args.files)} file(s) transcribed in {time.perf_counter() - started:.1f} s",
+    partly = f" ({partial} only partly: the file could not be read to its end)" if partial else ""
+    print(f"tingji: {done} of {len(args.files)} file(s) transcribed{partly} in {time.perf_counter() - started:.1f} s",
           file=err)
-    return 0 if failures == 0 else 1
+    # Success means every file was read completely: a partial transcript is kept, but not passed off as whole.
+    return 0 if failures == 0 and partial == 0 else 1

@@ -40,11 +40,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .devices import MicrophoneError, input_devices, open_input_stream, play_file, refresh_devices, stop_playback
+from .devices import MicrophoneError, open_input_stream, refresh_devices
 from .resample import RATE, PreRoll, make_resampler, to_mono_16k
 
-__all__ = ["RATE", "Microphone", "MicrophoneError", "TakeAudio", "input_devices", "play_file", "refresh_devices",
-           "stop_playback"]
+__all__ = ["Microphone", "TakeAudio"]
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ The live VAD runs on the microphone's worker thread (0.1 ms per 32 ms frame).
 What happens to a finished take, in which order (nothing dictated is lost),
 is takes.py; the WAVs a crash leaves behind are recovery.py. This module is
 the take state machine: commands, the microphone, when a take begins and ends.
-The settings are settings.py, the events events.py (both re-exported here).
+The settings are settings.py, the events events.py.
 
 Everything the user should see arrives as a `DictationEvent` through the
 `on_event` callback, from whatever thread produced it: a GUI must forward it
@@ -47,18 +47,20 @@ import numpy as np
 
 from ..engine.errors import Cancelled
 from ..engine.vad import SileroVad
-from .capture import RATE, Microphone, MicrophoneError, TakeAudio
+from .capture import Microphone, TakeAudio
+from .devices import MicrophoneError
 from .events import DictationEvent
 from .history import DictationHistory
-from .hotkey import GlobalHotkey, HotkeyError
+from .global_hotkey import GlobalHotkey
+from .hotkey import HotkeyError
 from .live_vad import LiveVad
 from .output import Clipboard, KeySender, TextOutput
 from .recovery import recover_orphans
-from .settings import MODES, DictationSettings
+from .resample import RATE
+from .settings import DictationSettings
 from .takes import FinishedTake, Transcriber, process_take
 
-__all__ = ["MODES", "STATES", "AudioInput", "DictationController", "DictationEvent", "DictationSettings",
-           "Transcriber"]
+__all__ = ["STATES", "AudioInput", "DictationController"]
 
 log = logging.getLogger(__name__)
 

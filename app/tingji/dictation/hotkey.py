@@ -1,6 +1,7 @@
-"""The global dictation hotkey: parsing, exact-combination matching, pynput glue.
+"""The dictation hotkey: parsing and exact-combination matching (no keyboard needed).
 
-Three layers, so that the logic can be tested without a keyboard:
+Three layers, so that the logic can be tested without a keyboard (the third
+is global_hotkey.py):
 
 * `parse_hotkey("ctrl+alt+space")` -> `Hotkey(modifiers={"ctrl", "alt"}, key="space")`.
 * `HotkeyMatcher` is fed normalised key names ("ctrl", "space", "a") and
@@ -12,26 +13,30 @@ Three layers, so that the logic can be tested without a keyboard:
   The combination ends when the trigger key *or* one of its modifiers is
   released: people let go of the keys in any order, and xdotool (used in the
   tests) releases the modifiers first.
-* `GlobalHotkey` runs pynput's listener (a low-level keyboard hook on Windows,
-  which needs no admin rights; XRecord on X11; a Quartz event tap on macOS)
-  and feeds the matcher. pynput is imported lazily because on Linux it raises
-  at import time when there is no X display; that becomes the one-line
-  `GlobalHotkey.unavailable` message instead of a crash.
+  Its record of held modifiers is only as good as the events it gets, and a
+  release can be lost (Alt+Tab, Ctrl+Alt+Del, the focus moving to a window
+  that keeps the keyboard to itself). So it resynchronises with the system's
+  own key state (keystate.py): each event may carry the modifiers really held
+  then, which corrects the record before the event counts; and while a
+  modifier is held, a watchdog asks which keys are down after every quiet
+  spell without events, which ends an armed state (and a held take) that no
+  event would ever end. With no way to ask, an armed modifier that has seen no
+  event for `Resync.stale_s` is let go.
+* `global_hotkey.GlobalHotkey` runs pynput's listener and feeds the matcher.
 
-Callbacks run on the listener's thread. On Windows a low-level hook that
-does not return quickly makes the whole keyboard lag and gets the hook
-removed, so callbacks must only hand the event over (the controller queues
-it) and never do real work.
+Callbacks run on the listener's thread (or the watchdog's timer). On Windows
+a low-level hook that does not return quickly makes the whole keyboard lag
+and gets the hook removed, so callbacks must only hand the event over (the
+controller queues it) and never do real work.
 """
 
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable, Iterable
 
 from ..engine.errors import TingjiError
 
@@ -102,6 +107,15 @@ def parse_hotkey(text: str) -> Hotkey:
     return Hotkey(frozenset(mods), key)
 
 
+@dataclass(frozen=True)
+class Resync:
+    """When the matcher stops trusting its own record of held keys (see the module docstring)."""
+
+    check_every_s: float = 1.0  # while a modifier is held, look this often (0: only when check() is called)
+    quiet_s: float = 1.0        # ask the system only after this long without key events
+    stale_s: float = 5.0        # no system to ask: an armed modifier without events for this long is let go
+
+
 class HotkeyMatcher:
     """Turns a stream of key presses/releases into activate/deactivate calls.
 
@@ -109,16 +123,27 @@ class HotkeyMatcher:
     as release+press pairs, which would otherwise end hold-to-talk after half
     a second. A release only counts if no press of the same key follows within
     the grace period. 0 makes everything synchronous (unit tests).
+
+    `held` on press/release is the modifiers the system says were held when
+    that event happened (None: unknown); `keys_down(names)` says which keys are
+    down now (None: cannot tell). Both only ever make the matcher let go of a
+    key it thinks is held, never invent one: a lost press costs a retry, a
+    stuck key an open microphone.
     """
 
     def __init__(self, hotkey: Hotkey, *, on_activate: Callable[[], None] = lambda: None,
                  on_deactivate: Callable[[], None] = lambda: None,
-                 on_arm: Callable[[bool], None] = lambda armed: None, release_grace_s: float = 0.0) -> None:
+                 on_arm: Callable[[bool], None] = lambda armed: None, release_grace_s: float = 0.0,
+                 keys_down: Callable[[frozenset[str]], frozenset[str] | None] = lambda names: None,
+                 resync: Resync = Resync(), clock: Callable[[], float] = time.monotonic) -> None:
         self.hotkey = hotkey
         self.on_activate = on_activate
         self.on_deactivate = on_deactivate
         self.on_arm = on_arm
         self.release_grace_s = release_grace_s
+        self.keys_down = keys_down
+        self.resync = resync
+        self.clock = clock
         self.held_modifiers: set[str] = set()
         self.active = False
         self.armed = False
@@ -126,27 +151,29 @@ class HotkeyMatcher:
         self._pending: threading.Timer | None = None
         self._pending_key: str | None = None
         self._released = threading.Condition(self._lock)
+        self._watchdog: threading.Timer | None = None
+        self._last_event = self._last_modifier_event = clock()
 
-    def press(self, name: str) -> None:
+    def press(self, name: str, held: Iterable[str] | None = None) -> None:
         with self._lock:
+            fire = self._seen(name, held)
             if name in MODIFIERS:
                 self.held_modifiers.add(name)
             if self._pending is not None and name == self._pending_key:
                 self._cancel_pending()  # auto-repeat: the key never really went up
-                return
-            if self.active:
-                return  # auto-repeat of the trigger, or other keys while talking
-            if name == self.hotkey.key and self.held_modifiers == set(self.hotkey.modifiers):
+            elif self.active:
+                pass  # auto-repeat of the trigger, or other keys while talking
+            elif name == self.hotkey.key and self.held_modifiers == set(self.hotkey.modifiers):
                 self.active = True
-                fire = self.on_activate
-            else:
-                fire = None
+                fire.append(self.on_activate)
             self._update_armed()
-        if fire:
-            fire()
+            self._watch()
+        for f in fire:
+            f()
 
-    def release(self, name: str) -> None:
+    def release(self, name: str, held: Iterable[str] | None = None) -> None:
         with self._lock:
+            fire = self._seen(name, held)
             ends = self.active and (name == self.hotkey.key or name in self.hotkey.modifiers)
             if ends and self.release_grace_s > 0 and name == self.hotkey.key:
                 self._cancel_pending()
@@ -154,14 +181,77 @@ class HotkeyMatcher:
                 self._pending = threading.Timer(self.release_grace_s, self._finish_release, (name,))
                 self._pending.daemon = True
                 self._pending.start()
+            else:
+                self._apply_release(name)
+                if ends:
+                    self.active = False
+                    fire.append(self.on_deactivate)
+                self._update_armed()
+        for f in fire:
+            f()
+
+    def check(self) -> None:
+        """Compare the record with the keys down now, after a quiet spell (the watchdog runs this).
+
+        Asked sooner, "now" could be ahead of events still on their way: a quick
+        ctrl+alt+space is often released before its space press is delivered.
+        """
+        fire: list[Callable[[], None]] = []
+        with self._lock:
+            now = self.clock()
+            if not (self.held_modifiers or self.active) or now - self._last_event < self.resync.quiet_s:
                 return
-            self._apply_release(name)
-            fire = self.on_deactivate if ends else None
-            if ends:
-                self.active = False
+            combination = set(self.hotkey.modifiers) | {self.hotkey.key}
+            down = self.keys_down(frozenset(self.held_modifiers | (combination if self.active else set())))
+            if down is not None:
+                fire += self._forget(self.held_modifiers - down, "it is not held now")
+                if self.active and not combination <= down:
+                    fire += self._end_combination()
+            elif not self.active and now - self._last_modifier_event >= self.resync.stale_s:
+                # Nothing to ask: a held take is left to max_take_s, an armed microphone is not.
+                fire += self._forget(set(self.held_modifiers), f"no key event for {self.resync.stale_s:g} s")
             self._update_armed()
-        if fire:
-            fire()
+        for f in fire:
+            f()
+
+    def _seen(self, name: str, held: Iterable[str] | None) -> list[Callable[[], None]]:
+        """Note a key event; with the system's `held`, forget modifiers released unseen before it."""
+        self._last_event = self.clock()
+        if name in MODIFIERS:
+            self._last_modifier_event = self._last_event
+        if held is None:
+            return []
+        return self._forget(self.held_modifiers - set(held) - {name}, f"not held at the {name} event")
+
+    def _forget(self, stuck: set[str], why: str) -> list[Callable[[], None]]:
+        """Drop modifiers whose release was never delivered; ends the combination if it needed them."""
+        if not stuck:
+            return []
+        log.info("hotkey: letting go of %s (%s; its release was lost)", "+".join(sorted(stuck)), why)
+        self.held_modifiers -= stuck
+        self._released.notify_all()
+        return self._end_combination() if self.active and stuck & self.hotkey.modifiers else []
+
+    def _end_combination(self) -> list[Callable[[], None]]:
+        self._cancel_pending()
+        self.active = False
+        return [self.on_deactivate]
+
+    def _watch(self) -> None:
+        """Keep one watchdog timer running while anything is held: a lost release sends no event."""
+        if self._watchdog is None and self.resync.check_every_s > 0 and (self.held_modifiers or self.active):
+            self._watchdog = threading.Timer(self.resync.check_every_s, self._tick)
+            self._watchdog.daemon = True
+            self._watchdog.start()
+
+    def _tick(self) -> None:
+        try:
+            self.check()
+        except Exception:  # noqa: BLE001 - a broken system query must not stop the watchdog
+            log.exception("hotkey: checking the held keys")
+        with self._lock:
+            self._watchdog = None
+            self._watch()
 
     def _finish_release(self, name: str) -> None:
         with self._lock:
@@ -195,6 +285,9 @@ class HotkeyMatcher:
         """Forget all held keys (after the listener restarts, a missed release cannot stick)."""
         with self._lock:
             self._cancel_pending()
+            if self._watchdog is not None:
+                self._watchdog.cancel()
+                self._watchdog = None
             self.held_modifiers.clear()
             self.active = False
             self._update_armed()
@@ -210,107 +303,3 @@ class HotkeyMatcher:
                     return False
                 self._released.wait(left)
         return True
-
-
-# -- pynput glue ---------------------------------------------------------------
-
-def key_name(key: Any) -> str | None:
-    """A pynput key (Key member or KeyCode) as our normalised name, or None."""
-    name = getattr(key, "name", None)
-    if name is not None and not hasattr(key, "char"):  # a pynput.keyboard.Key member
-        for suffix in ("_l", "_r", "_gr"):
-            if name.endswith(suffix) and name[: -len(suffix)] in MODIFIERS:
-                return name[: -len(suffix)] if suffix != "_gr" else "alt_gr"
-        return name
-    char = getattr(key, "char", None)
-    vk = getattr(key, "vk", None)
-    if char and char.isprintable():
-        return "space" if char == " " else char.lower()
-    if vk is not None:
-        # Windows: with Ctrl held `char` is a control character; the virtual
-        # key code of letters/digits is their upper-case ASCII code.
-        if sys.platform == "win32":
-            if 0x41 <= vk <= 0x5A or 0x30 <= vk <= 0x39:
-                return chr(vk).lower()
-            if 0x70 <= vk <= 0x87:
-                return f"f{vk - 0x6F}"
-        elif 0x20 < vk < 0x7F:  # X11 keysyms of ASCII are the characters themselves
-            return chr(vk).lower()
-        return f"vk{vk}"
-    return None
-
-
-class GlobalHotkey:
-    """The system-wide listener. `start()` never raises: check `unavailable`."""
-
-    def __init__(self, hotkey: Hotkey | str, *, on_activate: Callable[[], None] = lambda: None,
-                 on_deactivate: Callable[[], None] = lambda: None,
-                 on_arm: Callable[[bool], None] = lambda armed: None, release_grace_s: float = 0.05) -> None:
-        hk = parse_hotkey(hotkey) if isinstance(hotkey, str) else hotkey
-        self.matcher = HotkeyMatcher(hk, on_activate=on_activate, on_deactivate=on_deactivate, on_arm=on_arm,
-                                     release_grace_s=release_grace_s)
-        self.unavailable: str | None = None
-        self._listener: Any = None
-
-    @property
-    def hotkey(self) -> Hotkey:
-        return self.matcher.hotkey
-
-    def start(self) -> bool:
-        """Start listening; False (and `unavailable` set) when this desktop offers no global hook."""
-        if self._listener is not None:
-            return True
-        try:
-            from pynput import keyboard  # raises ImportError without an X display
-        except Exception as exc:  # noqa: BLE001 - any import failure means "no hotkey"
-            self.unavailable = f"global hotkey unavailable: {_first_line(exc)}"
-            log.warning(self.unavailable)
-            return False
-        try:
-            listener = keyboard.Listener(on_press=self._on_press, on_release=self._on_release)
-            listener.daemon = True
-            listener.start()
-            # Not listener.wait(): it blocks forever when the backend fails
-            # before it is ready (an X server without the RECORD extension).
-            deadline = time.monotonic() + 5.0
-            while not getattr(listener, "_ready", True) and listener.is_alive() and time.monotonic() < deadline:
-                time.sleep(0.01)
-            if not listener.is_alive() or not getattr(listener, "_ready", True):
-                # No stop(): pynput's X backend waits for readiness there too. The
-                # thread is a daemon and has died (or will never deliver events).
-                raise RuntimeError("the keyboard listener did not start (X11 needs the RECORD extension)")
-            if sys.platform == "darwin" and not getattr(listener, "IS_TRUSTED", True):
-                listener.stop()
-                raise RuntimeError("allow Tingji under System Settings > Privacy & Security > Accessibility")
-        except Exception as exc:  # noqa: BLE001
-            self.unavailable = f"global hotkey unavailable: {_first_line(exc)}"
-            log.warning(self.unavailable)
-            return False
-        self._listener = listener
-        self.unavailable = None
-        return True
-
-    def stop(self) -> None:
-        if self._listener is not None:
-            self._listener.stop()
-            self._listener = None
-        self.matcher.reset()
-
-    def _on_press(self, key: Any) -> None:
-        name = key_name(key)
-        if name:
-            self.matcher.press(name)
-
-    def _on_release(self, key: Any) -> None:
-        name = key_name(key)
-        if name:
-            self.matcher.release(name)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    msg = text[0] if text else type(exc).__name__
-    # pynput's X message is a tuple repr; keep the human part.
-    if "failed to acquire X connection" in msg:
-        return "no X display (failed to acquire X connection)"
-    return msg

@@ -16,7 +16,7 @@ blocked (terminals without Ctrl+V, some password-manager-guarded fields).
 
 The clipboard is an injected `Clipboard` because the real one belongs to the
 GUI toolkit (Qt's QClipboard must be used from the GUI thread; see
-tingji.gui.dictation_panel.QtClipboard). Key events come from pynput's
+tingji.gui.qt_clipboard.QtClipboard). Key events come from pynput's
 keyboard Controller (SendInput on Windows, XTEST on X11, Quartz on macOS),
 imported lazily for the same no-display reason as the hotkey.
 """

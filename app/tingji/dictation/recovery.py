@@ -4,6 +4,8 @@ A take's WAV is written before it is transcribed (see takes.py), so when the
 app dies between the two the WAV stays in recordings_dir() without a history
 row. On the next start these are transcribed into the history, marked as
 recovered and not inserted anywhere: the user's focus has long moved on.
+A WAV whose take was deleted is never one of them, whenever the app died
+(history.py lists it as deleted before it unlinks it).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ import threading
 from typing import Callable
 
 from ..engine.errors import Cancelled
-from .capture import RATE
 from .events import DictationEvent
 from .history import DictationHistory, DictationTake
+from .resample import RATE
 from .settings import DictationSettings
 from .takes import Transcriber
 

@@ -1,23 +1,32 @@
-"""Dictation settings: what the user can configure, validated before the controller uses them.
+"""Dictation settings: what the user can configure, and the one parser that reads them.
 
-Stored as JSON in `data_dir()/dictation.json`; a file from an older or newer
-version loads (unknown keys dropped, missing ones defaulted) rather than
-failing, because losing a hotkey setting is worse than ignoring a new field.
+They are stored in the app's one settings file (the `dictation` object of
+`settings.json`, see tingji.gui.settings), which people edit by hand and which
+a newer Tingji may have written. `DictationSettings.from_dict` therefore reads
+it field by field: a value the controller cannot use falls back to that
+field's default and is logged, unknown keys are ignored, and the result always
+validates, because one bad value must never switch dictation off.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field, fields
-from pathlib import Path
-from typing import Any
+import logging
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Mapping
 
 from ..engine.errors import TingjiError
-from ..paths import data_dir
 from .hotkey import parse_hotkey
 from .output import OUTPUT_MODES
 
+log = logging.getLogger(__name__)
+
 MODES = ("hold", "toggle", "continuous")
+
+# Seconds the controller waits or keeps; they must be finite and not negative.
+_DURATIONS = ("pre_roll_s", "silence_s", "no_speech_timeout_s", "max_take_s", "restore_delay_s")
+# Fields that may be None besides their usual type.
+_OPTIONAL = frozenset({"device", "keep_recordings", "language"})
 
 
 @dataclass
@@ -47,32 +56,64 @@ class DictationSettings:
             raise TingjiError(f"dictation mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         if self.output not in OUTPUT_MODES:
             raise TingjiError(f"dictation output must be one of {', '.join(OUTPUT_MODES)}, not {self.output!r}")
-        for name in ("pre_roll_s", "silence_s", "no_speech_timeout_s", "max_take_s", "restore_delay_s"):
-            if getattr(self, name) < 0:
-                raise TingjiError(f"dictation setting {name} must not be negative")
+        for name in _DURATIONS:
+            value = getattr(self, name)
+            if not math.isfinite(value) or value < 0:
+                raise TingjiError(f"dictation setting {name} must be a number of seconds, not {value!r}")
         if self.silence_s < 0.2:
             raise TingjiError("dictation silence must be at least 0.2 s (the VAD decides every 32 ms)")
+        if not 0.0 < self.vad_threshold < 1.0:
+            raise TingjiError(f"dictation vad_threshold must be between 0 and 1, not {self.vad_threshold!r}")
+        if self.keep_recordings is not None and self.keep_recordings < 0:
+            raise TingjiError("dictation keep_recordings must be a count (0 or more) or null for all")
         return self
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "DictationSettings":
-        """Unknown keys are ignored, missing ones take defaults (settings from older/newer versions)."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in dict(data).items() if k in names})
+    def from_dict(cls, data: Any) -> "DictationSettings":
+        """Read stored settings field by field; what cannot be used keeps its default (logged).
 
-    @classmethod
-    def load(cls, path: str | Path | None = None) -> "DictationSettings":
-        path = Path(path) if path is not None else data_dir() / "dictation.json"
-        try:
-            return cls.from_dict(json.loads(path.read_text("utf-8")))
-        except (OSError, ValueError, TypeError):
-            return cls()
+        Never raises: the result validates whatever `data` holds.
+        """
+        result = cls()
+        if not isinstance(data, Mapping):
+            if data is not None:
+                log.warning("dictation settings: expected an object, not %r; using defaults", data)
+            return result
+        known = {f.name for f in fields(cls)}
+        for key, value in data.items():
+            if key not in known:
+                continue  # written by a newer version, or a typo
+            value, problem = _typed(key, value, getattr(result, key))
+            if problem is None:
+                trial = replace(result, **{key: value})
+                try:
+                    trial.validate()
+                except TingjiError as exc:
+                    problem = str(exc)
+                else:
+                    result = trial
+                    continue
+            log.warning("dictation settings: ignoring %s=%r (%s)", key, value, problem)
+        return result
 
-    def save(self, path: str | Path | None = None) -> None:
-        path = Path(path) if path is not None else data_dir() / "dictation.json"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), ensure_ascii=False, indent=2), "utf-8")
-        tmp.replace(path)
+
+def _typed(key: str, value: Any, default: Any) -> tuple[Any, str | None]:
+    """`value` in the field's own type, or the reason it is not one. JSON has no int/float
+    distinction worth keeping, and a bool is not a number even though Python says so."""
+    if value is None:
+        return value, None if key in _OPTIONAL else "must not be null"
+    if isinstance(default, bool):
+        return value, None if isinstance(value, bool) else "expected true or false"
+    if isinstance(value, bool):
+        return value, "expected a number or text, not true/false"
+    if isinstance(default, float):
+        return (float(value), None) if isinstance(value, (int, float)) else (value, "expected a number")
+    if isinstance(default, list):
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        return (list(value), None) if ok else (value, "expected a list of words")
+    if key == "keep_recordings":
+        return value, None if isinstance(value, int) else "expected a whole number or null"
+    return value, None if isinstance(value, str) else "expected text"

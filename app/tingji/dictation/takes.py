@@ -1,8 +1,9 @@
 """What happens to a finished take, on the controller's take worker, in this order.
 
 Nothing dictated is lost:
-  1. its audio is written to a WAV under recordings_dir() and read back, so
-     what is transcribed is exactly what is kept;
+  1. its audio is written to a WAV under recordings_dir() (fsynced before the
+     rename that publishes it) and read back, so what is transcribed is
+     exactly what is kept;
   2. no speech in it (VAD) -> the WAV is deleted, an "empty" event, nothing
      typed: an accidental key press yields nothing;
   3. transcription; an empty text is treated like 2;
@@ -25,11 +26,12 @@ import numpy as np
 
 from ..engine.errors import TingjiError
 from ..engine.vad import SileroVad, SpeechParams, VadStream, speech_spans
-from .capture import RATE, TakeAudio
+from .capture import TakeAudio
 from .events import DictationEvent
 from .history import DictationHistory, DictationTake
-from .hotkey import GlobalHotkey
+from .global_hotkey import GlobalHotkey
 from .output import TextOutput
+from .resample import RATE
 from .settings import DictationSettings
 
 
@@ -109,11 +111,11 @@ def process_take(f: FinishedTake, s: DictationSettings, *, engine: Transcriber, 
 
 
 def _keep_wav(history: DictationHistory, samples: np.ndarray) -> tuple[Path, np.ndarray]:
-    """Write the take's WAV and read it back: the 16-bit file is what gets transcribed."""
+    """Write the take's WAV (on disk for good when this returns) and read it back: the 16-bit
+    file is what gets transcribed."""
     import soundfile as sf
 
-    wav = history.new_recording_path()
-    sf.write(str(wav), samples, RATE, subtype="PCM_16")
+    wav = history.write_recording(samples, RATE)
     return wav, sf.read(str(wav), dtype="float32")[0]
 
 

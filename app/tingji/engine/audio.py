@@ -22,14 +22,14 @@ then a `soxr.ResampleStream` fed chunk by chunk (never the whole file).
 Anything that goes wrong on purpose raises `AudioError`, whose message is one
 plain line naming the file; library messages such as "Error opening ...:
 Format not recognised." never reach the user. A file that is damaged part-way
-keeps what decoded before the damage (with a logged warning): a transcript of
-the first 50 minutes is worth more than an error.
+keeps what decoded before the damage - a transcript of the first 50 minutes
+is worth more than an error - and `AudioStream.problems` says exactly what is
+missing, so the transcript is never passed off as complete.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import os
 import stat
 from collections.abc import Iterator
@@ -43,7 +43,7 @@ import soxr
 
 from tingji.engine.errors import AudioError
 
-__all__ = ["SAMPLE_RATE", "AudioInfo", "probe", "stream", "load", "decode_array"]
+__all__ = ["SAMPLE_RATE", "AudioInfo", "AudioStream", "probe", "stream", "load", "decode_array"]
 
 SAMPLE_RATE = 16000
 """The rate every function here returns, and the one the models expect."""
@@ -109,18 +109,19 @@ def probe(path: str | os.PathLike[str]) -> AudioInfo:
     return source.info
 
 
-def stream(path: str | os.PathLike[str], *, block_seconds: float = 30.0) -> Iterator[np.ndarray]:
-    """Yield the file as consecutive 16 kHz mono float32 blocks.
+def stream(path: str | os.PathLike[str], *, block_seconds: float = 30.0) -> AudioStream:
+    """The file as consecutive 16 kHz mono float32 blocks (an iterator), read lazily.
 
     Every block holds exactly ``round(block_seconds * 16000)`` samples except
-    the last, which is shorter; together they cover the whole file in order.
+    the last, which is shorter; together they cover what could be decoded,
+    in order, and the stream's `problems` say afterwards what could not.
     The file is opened and checked *now*, so a bad path raises AudioError at
-    the call, not at the first ``next()``; decoding happens lazily.
+    the call, not at the first ``next()``.
     """
     if not block_seconds > 0:
         raise ValueError(f"block_seconds must be positive, got {block_seconds!r}")
     source = _open(path)
-    return _blocks(source, max(1, round(block_seconds * SAMPLE_RATE)))
+    return AudioStream(source, max(1, round(block_seconds * SAMPLE_RATE)))
 
 
 def load(path: str | os.PathLike[str]) -> np.ndarray:
@@ -348,7 +349,7 @@ class _AVSource:
                 return
             try:
                 frames = packet.decode()
-            except (av.FFmpegError, ValueError) as e:
+            except (av.FFmpegError, ValueError):
                 # A damaged packet: skip it, the decoder resyncs on the next one.
                 self.bad_packets += 1
                 if self.first_bad is None:
@@ -385,41 +386,95 @@ def _nothing_decoded(source: _SndfileSource | _AVSource) -> NoReturn:
     raise AudioError(source.path, "contains no audio samples")
 
 
-def _blocks(source: _SndfileSource | _AVSource, size: int) -> Iterator[np.ndarray]:
-    """Drive a source through the normaliser and cut fixed-size blocks."""
-    path = source.path
-    norm = _Normaliser(path)
-    pending: list[np.ndarray] = []
-    have = 0
-    frames_in = 0
-    try:
-        for x, rate in source.chunks():
-            frames_in += len(x)
-            out = norm.push(x, rate)
-            if len(out):
-                pending.append(out)
-                have += len(out)
-            while have >= size:
-                joined = np.concatenate(pending) if len(pending) > 1 else pending[0]
-                rest = joined[size:].copy()
-                pending, have = ([rest] if len(rest) else []), len(rest)
-                yield joined[:size]
-        tail = norm.flush()
-    finally:
-        source.close()
+class AudioStream:
+    """A file's 16 kHz mono blocks, and what went wrong while decoding them.
 
-    if not frames_in:
-        _nothing_decoded(source)
-    error, bad = source.error, getattr(source, "bad_packets", 0)
+    Iterate it like any iterator. Once it is exhausted, `problems` holds one
+    plain sentence per way the file was not read completely (decoding stopped
+    early, damaged packets skipped, far less audio than the header promised),
+    so a caller can keep the partial transcript *and* say it is partial:
+    `complete` is False whenever `problems` is not empty.
+    """
+
+    def __init__(self, source: _SndfileSource | _AVSource, size: int) -> None:
+        self.path = source.path
+        self.info = source.info
+        self.problems: list[str] = []
+        self.samples = 0  # 16 kHz samples handed out so far
+        self._blocks = self._generate(source, size)
+
+    def __iter__(self) -> AudioStream:
+        return self
+
+    def __next__(self) -> np.ndarray:
+        block = next(self._blocks)
+        self.samples += len(block)
+        return block
+
+    @property
+    def complete(self) -> bool:
+        return not self.problems
+
+    def close(self) -> None:
+        """Stop early and release the file (a cancelled transcription must not keep it open)."""
+        self._blocks.close()
+
+    def _generate(self, source: _SndfileSource | _AVSource, size: int) -> Iterator[np.ndarray]:
+        """Drive a source through the normaliser and cut fixed-size blocks."""
+        norm = _Normaliser(self.path)
+        pending: list[np.ndarray] = []
+        have = 0
+        frames_in = produced = 0
+        try:
+            for x, rate in source.chunks():
+                frames_in += len(x)
+                out = norm.push(x, rate)
+                produced += len(out)
+                if len(out):
+                    pending.append(out)
+                    have += len(out)
+                while have >= size:
+                    joined = np.concatenate(pending) if len(pending) > 1 else pending[0]
+                    rest = joined[size:].copy()
+                    pending, have = ([rest] if len(rest) else []), len(rest)
+                    yield joined[:size]
+            tail = norm.flush()
+        finally:
+            source.close()
+        if not frames_in:
+            _nothing_decoded(source)
+        self.problems = _read_problems(source, (produced + len(tail)) / SAMPLE_RATE)
+        for problem in self.problems:  # info: the caller shows `problems` itself, once
+            log.info("%s: %s", self.path, problem)
+        if len(tail):
+            pending.append(tail)
+        if pending:
+            last = np.concatenate(pending)
+            for start in range(0, len(last), size):  # flush may add a few samples past a block
+                yield last[start:start + size]
+
+
+# A file whose decoded length falls short of its header's by more than this is
+# called incomplete (header lengths are exact to a frame or two; a little
+# encoder padding or priming must not count).
+_SHORTFALL_S = 1.0
+_SHORTFALL_FRACTION = 0.005
+
+
+def _read_problems(source: _SndfileSource | _AVSource, decoded_s: float) -> list[str]:
+    """Sentences for every way `source` was not read to its end (empty: read completely)."""
+    problems = []
+    total = source.info.duration_s
+    of_total = f" of {total:.1f} s" if total else ""
+    if source.error is not None:
+        at, why = source.error
+        problems.append(f"decoding stopped at {at:.1f} s{of_total} ({why}); "
+                        "the transcript covers only the audio before it")
+    bad = getattr(source, "bad_packets", 0)
     if bad:
-        log.warning("%s: skipped %d damaged packet(s), the first at %.1f s",
-                    path, bad, source.first_bad)
-    if error is not None:
-        log.warning("%s: decoding stopped at %.1f s (%s); keeping the audio before it",
-                    path, error[0], error[1])
-    if len(tail):
-        pending.append(tail)
-    if pending:
-        last = np.concatenate(pending)
-        for start in range(0, len(last), size):  # flush may add a few samples past a block
-            yield last[start:start + size]
+        problems.append(f"skipped {bad} damaged packet(s), the first at {source.first_bad:.1f} s; "
+                        "the audio in them is missing from the transcript")
+    if not problems and total and total - decoded_s > max(_SHORTFALL_S, _SHORTFALL_FRACTION * total):
+        problems.append(f"only {decoded_s:.1f} s of {total:.1f} s could be decoded (the file ends early "
+                        "or is damaged); the transcript covers only that part")
+    return problems

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Callable
 
+from .. import atomic
 from .errors import ModelError
 
 MANIFEST_NAME = "manifest.json"
@@ -218,14 +219,8 @@ def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
 
 def save_manifest(manifest: Manifest) -> Path:
     """Write atomically and durably: a crash mid-write must not leave a torn manifest."""
-    path = manifest.folder / MANIFEST_NAME
-    tmp = path.with_suffix(".json.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    return path
+    return atomic.write_text(manifest.folder / MANIFEST_NAME,
+                             json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n")
 
 
 def verify(manifest: Manifest, *, check_hashes: bool = True,

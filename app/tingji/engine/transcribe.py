@@ -181,13 +181,14 @@ class Engine:
              lane: Lane) -> Transcript:
         t_start = time.perf_counter()
         timings = dict.fromkeys(("read", "vad", *self.recognizer.stages), 0.0)
+        stream: audio.AudioStream | None = None
         if isinstance(source, np.ndarray):
             blocks: Iterator[np.ndarray] = iter([audio.decode_array(source, SAMPLE_RATE)])
             total, name, file_warnings = len(source) / SAMPLE_RATE, None, []
         else:
             info = audio.probe(source)
             total, name, file_warnings = info.duration_s, os.fspath(source), list(info.warnings)
-            blocks = audio.stream(source)
+            blocks = stream = audio.stream(source)
         result = Transcript(segments=[], duration=0.0, model=self.model_name, provider=self.provider,
                             decoder_device=self.decoder_device, language=options.language, source=name,
                             timings=timings, warnings=file_warnings + list(self.warnings) + warnings, family=self.family)
@@ -204,7 +205,13 @@ class Engine:
         except Cancelled as exc:
             self._finish(result, seen[0], t_start, options)
             raise Cancelled(str(exc), partial=result) from None
+        finally:
+            if stream is not None:
+                stream.close()
         self._finish(result, seen[0], t_start, options)
+        if stream is not None and not stream.complete:  # a damaged file: keep the text, say what is missing
+            result.complete = False
+            result.warnings.extend(stream.problems)
         if result.duration < MIN_SPEECH_S:
             result.warnings.append(f"only {result.duration * 1000:.0f} ms of audio: too short to hold speech")
         return result

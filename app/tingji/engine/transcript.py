@@ -73,6 +73,7 @@ class Transcript:
     window_texts: list[str] = field(default_factory=list)
     window_info: list[WindowInfo] = field(default_factory=list)
     family: str = ""
+    complete: bool = True  # False: the source could not be read to its end (the reason is in warnings)
 
     @property
     def text(self) -> str:
@@ -88,6 +89,7 @@ class Transcript:
             "segments": [{"start": round(s.start, 3), "end": round(s.end, 3), "text": s.text} for s in self.segments],
             "source": self.source,
             "duration": round(self.duration, 3),
+            "complete": self.complete,
             "language": self.language,
             "model": self.model,
             "family": self.family,

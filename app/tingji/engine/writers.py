@@ -1,7 +1,8 @@
 """Transcript files: TXT, SRT, VTT, JSON.
 
-Files are written to a temporary name and renamed, so a crash or a full disk
-never leaves a half-written transcript under the final name.
+Files are written to a temporary name, flushed to disk and renamed
+(`tingji.atomic`), so a crash, a power cut or a full disk never leaves a
+half-written transcript under the final name.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from .. import atomic
 from .errors import TingjiError
 
 if TYPE_CHECKING:
@@ -66,14 +68,10 @@ def write(t: "Transcript", path: str | os.PathLike[str], fmt: str | None = None)
     path = Path(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()
     text = render(t, fmt)
-    tmp = path.with_name(f".{path.name}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8", newline="\n")
-        os.replace(tmp, path)
+        return atomic.write_text(path, text)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
         raise TingjiError(f"{path}: cannot write ({exc.strerror or exc})") from None
-    return path
 
 
 def parse_formats(spec: str) -> list[str]:

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
 
+from ..atomic import fsync_dir
 from ..engine.errors import ModelError
 from ..engine.manifest import save_manifest
 
@@ -124,12 +125,7 @@ def _sync_tree(folder: Path) -> None:
         if path.is_file():
             with open(path, "rb") as fh:
                 os.fsync(fh.fileno())
-    if hasattr(os, "O_DIRECTORY"):
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    fsync_dir(folder)
 
 
 def _version() -> str:

@@ -16,7 +16,8 @@ from typing import Any, Sequence
 from PySide6.QtCore import QLockFile, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from ..paths import data_dir, database_path, logs_dir
+from ..models.staging import cleanup_incoming
+from ..paths import database_path, gui_lock_path, gui_log_path
 from . import gc_guard, i18n, icons, settings as settings_mod, theme
 from .controller import QueueController
 from .main_window import MainWindow
@@ -67,7 +68,7 @@ def create_window(files: Sequence[str] = (), **options: Any) -> MainWindow:
 
 def _setup_logging() -> None:
     try:
-        handler: logging.Handler = logging.FileHandler(logs_dir() / "tingji-gui.log", encoding="utf-8")
+        handler: logging.Handler = logging.FileHandler(gui_log_path(), encoding="utf-8")
     except OSError:
         handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -81,12 +82,17 @@ def run_app(files: Sequence[str] = (), argv: Sequence[str] | None = None) -> int
     _setup_logging()
     app = create_app(argv)
     # One app per data folder: two would both work through the same queue.
-    lock = QLockFile(str(data_dir() / "gui.lock"))
+    lock = QLockFile(str(gui_lock_path()))
     lock.setStaleLockTime(0)  # only a live process holds it; a killed one's lock is taken over
     if not lock.tryLock(200):
         QMessageBox.information(None, "Tingji", app.translate("App", "Tingji is already running."))
         return 1
     try:
+        # Half-installed models a crash left behind (an install still running elsewhere holds a lock on its own).
+        removed = cleanup_incoming()
+        if removed:
+            log.info("start-up: removed %d leftover install folder(s): %s", len(removed),
+                     ", ".join(p.name for p in removed))
         window = create_window(files)
         # With a tray, closing the window hides it; the app ends on the tray's Quit. (Qt would
         # otherwise also quit when some dialog closes while the main window is hidden.)

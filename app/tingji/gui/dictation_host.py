@@ -12,9 +12,9 @@ Life cycle, driven by the queue controller's engine signals:
   * model missing or failed -> no controller; the page says dictation waits
     for a model, the history can still be browsed.
 
-Settings: the DictationSettings live in the app's settings.json (the
-`dictation` dict); the spoken language and hotwords are the app's, so
-dictation and files recognise the same way.
+Settings: the DictationSettings live in the app's settings.json (its
+`dictation` object, read by DictationSettings.from_dict); the spoken language
+and hotwords are the app's, so dictation and files recognise the same way.
 
 The host also sums up what dictation is doing for the status bar and tray:
 `state` is "waiting" (no engine), "idle", "listening" or "transcribing", and
@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..dictation.controller import AudioInput, DictationController, DictationEvent, DictationSettings
+from ..dictation.controller import AudioInput, DictationController
+from ..dictation.events import DictationEvent
+from ..dictation.settings import DictationSettings
 from .controller import EngineState, QueueController
 from .dictation_panel import DictationPanel
 from .qt_clipboard import QtClipboard
@@ -38,41 +40,11 @@ from .settings import Settings
 
 log = logging.getLogger(__name__)
 
-# Fields that may be None besides their usual type.
-_OPTIONAL = {"device", "language", "keep_recordings"}
-
 
 def dictation_settings(settings: Settings) -> DictationSettings:
-    """The app settings' dictation part, field by field: a bad value falls back to its default
-    (a hand-edited or newer settings file must not switch dictation off)."""
-    result = DictationSettings()
-    defaults = DictationSettings()
-    types = {f.name: f for f in fields(DictationSettings)}
-    for key, value in settings.dictation.items():
-        if key not in types:
-            continue
-        default = getattr(defaults, key)
-        if value is None:
-            ok = key in _OPTIONAL
-        elif isinstance(default, bool) or isinstance(value, bool):
-            ok = isinstance(default, bool) and isinstance(value, bool)
-        elif isinstance(default, float):
-            ok = isinstance(value, (int, float))
-        elif default is None:
-            ok = isinstance(value, str)
-        else:
-            ok = isinstance(value, type(default))
-        if not ok:
-            log.warning("dictation settings: ignoring %s=%r", key, value)
-            continue
-        trial = replace(result, **{key: value})
-        try:
-            trial.validate()
-        except Exception as exc:  # noqa: BLE001 - TingjiError, or a type the checks above let through
-            log.warning("dictation settings: ignoring %s=%r (%s)", key, value, exc)
-            continue
-        result = trial
-    return replace(result, language=settings.language or None, hotwords=list(settings.hotwords))
+    """The app settings' dictation part with the app's spoken language and hotwords, so that
+    dictation and files recognise the same way. (settings.py parsed it when it was loaded.)"""
+    return replace(settings.dictation, language=settings.language or None, hotwords=list(settings.hotwords))
 
 
 class DictationHost(QObject):

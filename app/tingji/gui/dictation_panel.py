@@ -19,13 +19,14 @@ rendered in `retranslate()`, so a language switch changes the whole page at
 once, including the status line.
 
 `DictationBridge` turns controller events (from any thread) into a Qt
-signal delivered on the GUI thread. `QtClipboard` lives in qt_clipboard.py
-and is re-exported here.
+signal delivered on the GUI thread. The clipboard the controller pastes
+through is tingji.gui.qt_clipboard.QtClipboard.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
@@ -34,17 +35,18 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleS
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSizePolicy, QSpinBox,
                                QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
 
-from ..dictation.controller import MODES, DictationController, DictationEvent, DictationSettings
+from ..dictation.controller import DictationController
+from ..dictation.events import DictationEvent
 from ..dictation.history import DictationHistory, DictationTake
 from ..dictation.hotkey import HotkeyError, parse_hotkey
 from ..dictation.output import OUTPUT_MODES
+from ..dictation.settings import MODES, DictationSettings
 from ..engine.errors import TingjiError
 from . import icons, theme
 from .errors import localized_message
 from .microphones import MicrophoneEntry, list_microphones
-from .qt_clipboard import QtClipboard
 
-__all__ = ["DictationBridge", "DictationPanel", "QtClipboard", "hotkey_label"]
+__all__ = ["DictationBridge", "DictationPanel", "hotkey_label"]
 
 
 def hotkey_label(hotkey: str) -> str:
@@ -363,7 +365,7 @@ class DictationPanel(QWidget):
             if self._play is not None:
                 self._play(str(path))
             else:
-                from ..dictation.capture import play_file
+                from ..dictation.devices import play_file
 
                 play_file(str(path))
         except TingjiError as exc:
@@ -409,12 +411,11 @@ class DictationPanel(QWidget):
         self.hotkey_error.hide()
         keep = self.keep_spin.value()
         device = self.device_combo.currentData()
-        data = self.settings.to_dict() | {
-            "hotkey": hotkey, "mode": self.mode_combo.currentData(), "output": self.output_combo.currentData(),
-            "device": str(device) if device else None, "keep_mic_open": self.keep_open_check.isChecked(),
-            "pre_roll_s": self.pre_roll_spin.value() / 1000, "silence_s": round(self.silence_spin.value(), 2),
-            "keep_recordings": None if keep < 0 else keep}
-        new = DictationSettings.from_dict(data)
+        new = replace(
+            self.settings, hotkey=hotkey, mode=self.mode_combo.currentData(), output=self.output_combo.currentData(),
+            device=str(device) if device else None, keep_mic_open=self.keep_open_check.isChecked(),
+            pre_roll_s=self.pre_roll_spin.value() / 1000, silence_s=round(self.silence_spin.value(), 2),
+            keep_recordings=None if keep < 0 else keep)
         try:
             new.validate()
         except TingjiError as exc:

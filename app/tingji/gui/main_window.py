@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, Q
                                QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
 from ..dictation.history import DictationHistory
+from ..dictation.settings import DictationSettings
 from . import files, i18n, icons, settings as settings_mod, theme
 from .banner import NoticeBanner
 from .controller import EngineState, QueueController
@@ -341,9 +342,9 @@ class MainWindow(QMainWindow):
         """Make an installed model the app's model: saved, then loaded in the background."""
         self.apply_settings(replace(self.controller.settings, model=name))
 
-    def _dictation_settings_changed(self, dictation: Any) -> None:
+    def _dictation_settings_changed(self, dictation: DictationSettings) -> None:
         """The dictation page changed a setting (the controller has it already): save it."""
-        new = replace(self.controller.settings, dictation=dictation.to_dict())
+        new = replace(self.controller.settings, dictation=replace(dictation))
         self.controller.settings = new  # not apply_settings(): that may reload the model
         self._save_settings()
         self._dictation_changed()  # the status bar names the hotkey

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine.errors import ModelError
-from ..models.store import list_models, resolve_model
+from ..models.installed import list_models, resolve_model
 
 PREFERRED = "fun-asr-nano-2512"
 DOWNLOAD_COMMAND = f"tingji models download {PREFERRED}"

@@ -1,9 +1,11 @@
 """The model manager dialog: see, download, import, verify, remove and choose speech models.
 
-One table lists the catalog's models and the installed ones (`store.overview`),
-with size and state: installed, not installed, or partially downloaded (a
+One table lists the catalog's models and the installed ones (`installed.overview`),
+with size, state (installed, not installed, or partially downloaded: a
 download that was cancelled or cut off; downloading again resumes from its
-`.part` file). Work runs one task at a time on `ModelWorker`'s thread; the
+`.part` file) and what a download is checked against: hashes the catalog
+publishes, hashes pinned by the user's first download, or none (said plainly:
+such a download cannot be checked). Work runs one task at a time on `ModelWorker`'s thread; the
 dialog shows its stage, a progress bar, speed and time left, and can cancel
 it. Closing the dialog during a task cancels the task first.
 
@@ -26,9 +28,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLay
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..engine.errors import TingjiError
-from ..models import store
 from ..models.catalog import load_catalog
-from ..models.download import format_bytes
+from ..models.diskspace import format_bytes
+from ..models.installed import ModelStatus, overview
 from . import theme
 from .model_manager_worker import ModelWorker, Task
 
@@ -50,14 +52,14 @@ class ModelManagerDialog(QDialog):
     modelChosen = Signal(str)  # an installed model's name: make it the app's model
     _run = Signal(object)  # Task -> the worker's thread (queued)
 
-    COLUMNS = 3
+    COLUMNS = 4
 
     def __init__(self, parent: QWidget | None = None, current: str = "") -> None:
         super().__init__(parent)
         self.setMinimumSize(720, 480)
         self.current = current
         self.models_changed = False  # something was installed or removed while open
-        self.rows: list[store.ModelStatus] = []
+        self.rows: list[ModelStatus] = []
         self._task: Task | None = None
         self._close_result: int | None = None
 
@@ -73,6 +75,7 @@ class ModelManagerDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemSelectionChanged.connect(self._update)
         self.details = QLabel()
         self.details.setWordWrap(True)
@@ -107,7 +110,8 @@ class ModelManagerDialog(QDialog):
         button_row = QHBoxLayout()
         for key, slot in (("download", self.download_selected), ("import", self.import_dialog),
                           ("verify", self.verify_selected), ("remove", self.remove_selected),
-                          ("use", self.use_selected), ("stretch", None), ("close", self.reject)):
+                          ("forget", self.forget_selected), ("use", self.use_selected), ("stretch", None),
+                          ("close", self.reject)):
             if slot is None:
                 button_row.addStretch(1)
                 continue
@@ -150,7 +154,7 @@ class ModelManagerDialog(QDialog):
         except TingjiError as exc:
             catalog = None
             self.note(self.tr("The model catalog could not be read: {0}").format(exc))
-        self.rows = store.overview(catalog)
+        self.rows = overview(catalog)
         self.table.setRowCount(len(self.rows))
         for r, row in enumerate(self.rows):
             name = QTableWidgetItem(row.name)
@@ -160,7 +164,8 @@ class ModelManagerDialog(QDialog):
             state = QTableWidgetItem(self.state_text(row))
             if row.state == "broken":
                 state.setForeground(theme.engine_color("failed", self.palette()))
-            for c, item in enumerate((name, size, state)):
+            hashes = QTableWidgetItem(self.hash_text(row))
+            for c, item in enumerate((name, size, state, hashes)):
                 self.table.setItem(r, c, item)
         names = [row.name for row in self.rows]
         if keep in names:
@@ -169,7 +174,7 @@ class ModelManagerDialog(QDialog):
             self.table.selectRow(0)
         self._update()
 
-    def state_text(self, row: store.ModelStatus) -> str:
+    def state_text(self, row: ModelStatus) -> str:
         if row.state == "installed":
             return self.tr("Installed · in use") if row.name == self.current else self.tr("Installed")
         if row.state == "broken":
@@ -178,11 +183,33 @@ class ModelManagerDialog(QDialog):
             return self.tr("Partially downloaded ({0}), resumable").format(format_bytes(row.cached))
         return self.tr("Not installed")
 
+    def hash_text(self, row: ModelStatus) -> str:
+        """What the catalog's download of this model is checked against ("—" for a model not in the catalog)."""
+        if row.hashes is None:
+            return "—"
+        if row.hashes.state == "missing":
+            return self.tr("None published")
+        if row.hashes.state == "pinned":
+            return self.tr("Pinned by you")
+        return self.tr("Published")
+
+    def hash_details(self, row: ModelStatus) -> str:
+        if row.hashes is None:
+            return ""
+        if row.hashes.state == "missing":
+            return self.tr("The catalog publishes no SHA-256 for {0} of its {1} files: downloading this model "
+                           "cannot check them. Their hashes are pinned once the model verifies, and later "
+                           "downloads must match.").format(row.hashes.missing, row.hashes.total)
+        if row.hashes.state == "pinned":
+            return self.tr("Downloads are checked against SHA-256 hashes pinned by your first download, not "
+                           "published by the catalog.")
+        return self.tr("Downloads are checked against the SHA-256 hashes the catalog publishes.")
+
     def selected_name(self) -> str | None:
         row = self.selected()
         return row.name if row is not None else None
 
-    def selected(self) -> store.ModelStatus | None:
+    def selected(self) -> ModelStatus | None:
         rows = self.table.selectionModel().selectedRows()
         return self.rows[rows[0].row()] if rows and rows[0].row() < len(self.rows) else None
 
@@ -199,12 +226,14 @@ class ModelManagerDialog(QDialog):
         self.buttons["import"].setEnabled(idle)
         self.buttons["verify"].setEnabled(idle and row is not None and row.installed)
         self.buttons["remove"].setEnabled(idle and row is not None and (row.installed or row.state == "partial"))
+        self.buttons["forget"].setEnabled(idle and row is not None and row.hashes is not None
+                                          and row.hashes.pinned > 0)
         self.buttons["use"].setEnabled(idle and row is not None and row.state == "installed"
                                        and row.name != self.current)
         self.table.setEnabled(self._close_result is None)
         self._show_details(row)
 
-    def _show_details(self, row: store.ModelStatus | None) -> None:
+    def _show_details(self, row: ModelStatus | None) -> None:
         if row is None:
             self.details.setText("")
             return
@@ -215,6 +244,8 @@ class ModelManagerDialog(QDialog):
             parts.append(self.tr("Folder: {0}").format(html.escape(str(row.path))))
         if row.problem:
             parts.append(html.escape(row.problem))
+        if row.hashes is not None:
+            parts.append(html.escape(self.hash_details(row)))
         self.details.setText("<br>".join(parts))
 
     # -- actions -----------------------------------------------------------------------------------
@@ -262,6 +293,20 @@ class ModelManagerDialog(QDialog):
         if answer == QMessageBox.StandardButton.Yes:
             self.start(task)
 
+    def forget_selected(self) -> None:
+        """Forget the hashes a first download pinned (after a legitimate update of the model, say)."""
+        row = self.selected()
+        if row is None or row.hashes is None or not row.hashes.pinned:
+            return
+        text = self.tr("Forget the {0} SHA-256 hashes pinned by the first download of {1}? The next download "
+                       "cannot be checked against them; it pins new ones once the model verifies.").format(
+                           row.hashes.pinned, row.name)
+        answer = QMessageBox.question(self, self.tr("Forget pinned hashes"), text,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        if answer == QMessageBox.StandardButton.Yes:
+            self.start(Task("forget", row.name))
+
     def use_selected(self) -> None:
         row = self.selected()
         if row is None or row.state != "installed":
@@ -302,6 +347,8 @@ class ModelManagerDialog(QDialog):
             return self.tr("Verifying files")
         if stage == "extracting":
             return self.tr("Extracting")
+        if stage == "loading":
+            return self.tr("Loading the model to check it")
         if stage == "copying":
             return self.tr("Copying files")
         if stage == "converting":
@@ -350,8 +397,8 @@ class ModelManagerDialog(QDialog):
             self.models_changed = True
             self.note(self.tr("Installed {0}.").format(task.name))
             for path, digest in (getattr(result, "pinned", None) or {}).items():
-                self.note(self.tr("First download of {0}: SHA-256 {1} (pinned; later downloads must "
-                                  "match it)").format(path, digest))
+                self.note(self.tr("{0}: not checked (no published SHA-256); pinned {1} now that the model "
+                                  "verified. Later downloads must match it.").format(path, digest))
         elif task.kind == "verify":
             count = len(getattr(result, "files", {}) or {})
             self.note(self.tr("{0}: all {1} files match their SHA-256.").format(task.name, count))
@@ -362,6 +409,9 @@ class ModelManagerDialog(QDialog):
             self.note(self.tr("Removed {0}.").format(task.name))
         elif task.kind == "discard":
             self.note(self.tr("Deleted the partial download of {0}.").format(task.name))
+        elif task.kind == "forget":
+            self.note(self.tr("Forgot {0} pinned SHA-256 hashes of {1}; its next download pins new "
+                              "ones.").format(len(result or {}), task.name))
         self._task_done(task.name)
 
     def _on_failed(self, task: Task, reason: str) -> None:
@@ -379,7 +429,8 @@ class ModelManagerDialog(QDialog):
     def _task_title(self, task: Task) -> str:
         titles = {"download": self.tr("Download of {0}"), "import": self.tr("Import of {0}"),
                   "verify": self.tr("Verification of {0}"), "remove": self.tr("Removal of {0}"),
-                  "discard": self.tr("Deleting the partial download of {0}")}
+                  "discard": self.tr("Deleting the partial download of {0}"),
+                  "forget": self.tr("Forgetting the pinned hashes of {0}")}
         return titles.get(task.kind, "{0}").format(task.name)
 
     def note(self, text: str) -> None:
@@ -408,15 +459,20 @@ class ModelManagerDialog(QDialog):
 
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("Speech models"))
-        self.heading.setText(self.tr("Models Tingji can use. Downloads resume where they stopped; every file "
-                                     "is checked against its SHA-256 before a model is installed."))
-        self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Size"), self.tr("Status")])
+        self.heading.setText(self.tr("Models Tingji can use. Downloads resume where they stopped; a file is "
+                                     "checked against its SHA-256 where one is published or pinned (see the "
+                                     "Hashes column), and every model is verified before it is installed."))
+        self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Size"), self.tr("Status"),
+                                              self.tr("Hashes")])
         texts = {"download": self.tr("Download"), "import": self.tr("Import folder…"),
-                 "verify": self.tr("Verify"), "remove": self.tr("Remove"), "use": self.tr("Use this model"),
+                 "verify": self.tr("Verify"), "remove": self.tr("Remove"),
+                 "forget": self.tr("Forget pinned hashes"), "use": self.tr("Use this model"),
                  "close": self.tr("Close")}
         for key, text in texts.items():
             self.buttons[key].setText(text)
         self.buttons["verify"].setToolTip(self.tr("Check every file of the model against its SHA-256"))
+        self.buttons["forget"].setToolTip(self.tr("Forget the SHA-256 hashes pinned by this model's first "
+                                                  "download (after a legitimate update of the model)"))
         self.buttons["import"].setToolTip(self.tr("Install a copy of a Tingji model folder, or of a "
                                                   "Fun-ASR-Nano GGUF release folder (CapsWriter-Offline)"))
         self.cancel_button.setText(self.tr("Cancel"))

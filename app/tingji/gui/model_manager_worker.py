@@ -21,7 +21,8 @@ from typing import Callable
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..engine.errors import Cancelled, TingjiError
-from ..models import store
+from ..models import cache, installed, store
+from ..models.catalog import load_catalog
 
 log = logging.getLogger(__name__)
 _PROGRESS_INTERVAL_S = 0.05
@@ -29,7 +30,7 @@ _PROGRESS_INTERVAL_S = 0.05
 
 @dataclass
 class Task:
-    """One request: `kind` is download, import, verify or remove."""
+    """One request: `kind` is download, import, verify, remove, discard (a partial download) or forget (pins)."""
 
     kind: str
     name: str
@@ -82,13 +83,15 @@ class ModelWorker(QObject):
                 result = store.import_folder(task.folder, task.name or None, progress=progress,
                                              cancel=task.cancel)
             elif task.kind == "verify":
-                result = store.verify(task.name, progress=progress)
+                result = installed.verify(task.name, progress=progress)
             elif task.kind == "remove":
-                store.remove(task.name)
+                installed.remove(task.name)
                 result = None
             elif task.kind == "discard":
-                store.discard_cached(task.name)
+                cache.discard_cached(task.name)
                 result = None
+            elif task.kind == "forget":
+                result = load_catalog().forget_pins(task.name)
             else:
                 raise TingjiError(f"internal: unknown task {task.kind!r}")
         except Cancelled:

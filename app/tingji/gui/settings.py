@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .. import atomic
+from ..dictation.settings import DictationSettings
 from ..engine.writers import FORMATS
 from ..paths import settings_path
 
@@ -44,15 +46,15 @@ class Settings:
     appearance: str = "system"
     window_geometry: str = ""  # Qt's saveGeometry(), base64; the window's business only
     splitter_state: str = ""
-    # tingji.dictation.controller.DictationSettings as a dict (hotkey, mode, microphone, ...):
-    # kept here so one file holds all settings; checked where it is used (gui/dictation_host.py).
-    dictation: dict[str, Any] = field(default_factory=dict)
+    # Hotkey, mode, microphone, ...: kept here so that one file holds all settings. Its spoken
+    # language and hotwords are the fields above (gui/dictation_host.py puts them in).
+    dictation: DictationSettings = field(default_factory=DictationSettings)
     page: str = "files"  # the main window's page: "files" or "dictation"
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
 
     def normalised(self) -> "Settings":
         """A copy with every field forced into its allowed range."""
-        s = Settings(**asdict(self))
+        s = replace(self)
         s.model = str(s.model or "").strip()
         s.provider = s.provider if s.provider in PROVIDERS else "auto"
         s.language = s.language if s.language in LANGUAGES else ""
@@ -64,7 +66,9 @@ class Settings:
         s.appearance = s.appearance if s.appearance in APPEARANCES else "system"
         s.window_geometry = str(s.window_geometry or "")
         s.splitter_state = str(s.splitter_state or "")
-        s.dictation = {str(k): v for k, v in (s.dictation or {}).items()} if isinstance(s.dictation, dict) else {}
+        # Parsed again: a copy that the caller's later edits cannot reach, checked as a file is.
+        dictation = asdict(s.dictation) if isinstance(s.dictation, DictationSettings) else s.dictation
+        s.dictation = DictationSettings.from_dict(dictation)
         s.page = s.page if s.page in PAGES else "files"
         s.tray_notice_shown = bool(s.tray_notice_shown)
         return s
@@ -78,6 +82,9 @@ def _from_dict(data: dict[str, Any]) -> Settings:
         if key not in known:
             continue  # written by a newer version, or a typo: ignore rather than fail
         default = getattr(defaults, key)
+        if key == "dictation":
+            kwargs[key] = DictationSettings.from_dict(value)  # field by field, never all or nothing
+            continue
         if isinstance(default, bool):
             ok = isinstance(value, bool)
         elif isinstance(default, (list, dict)):
@@ -116,18 +123,7 @@ def load(path: str | os.PathLike[str] | None = None) -> Settings:
 
 
 def save(settings: Settings, path: str | os.PathLike[str] | None = None) -> Path:
-    """Write atomically: a temporary file in the same folder, flushed, then renamed over."""
+    """Write atomically and durably (tingji.atomic): a crash never leaves a torn settings file."""
     path = Path(path) if path is not None else settings_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    data = json.dumps(asdict(settings.normalised()), ensure_ascii=False, indent=2) + "\n"
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink(missing_ok=True)
-    return path
+    return atomic.write_text(path, json.dumps(asdict(settings.normalised()), ensure_ascii=False, indent=2) + "\n")

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
                                QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
 
 from ..engine.writers import FORMATS
-from ..models.store import list_models
+from ..models.installed import list_models
 from . import theme
 from .settings import Settings
 

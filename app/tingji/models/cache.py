@@ -1,4 +1,4 @@
-"""The download cache under `data_dir()/cache/`: what an interrupted download resumes from.
+"""The download cache (`paths.cache_dir()`): what an interrupted download resumes from.
 
 Downloads go here rather than into the staging folder so that a failed or
 cancelled install keeps its bytes; a retry then fetches only what is missing.
@@ -9,30 +9,34 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from ..paths import data_dir
+from ..paths import cache_dir
 from .catalog import NAME_RE
+from .partfile import RESUME_SUFFIX
 
 
-def cache_dir(*parts: str) -> Path:
-    path = data_dir().joinpath("cache", *parts)
+def cache_subdir(*parts: str) -> Path:
+    """A folder under the download cache, created on first use."""
+    path = cache_dir().joinpath(*parts)
     path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def clear_cache() -> None:
     """Drop downloaded checkpoints and partial downloads kept for resuming."""
-    shutil.rmtree(data_dir() / "cache", ignore_errors=True)
+    shutil.rmtree(cache_dir(), ignore_errors=True)
 
 
 def cached_bytes(name: str) -> int:
     """Bytes kept for catalog model `name` (finished files and `.part`s): what a retry resumes from."""
     if not NAME_RE.match(name):
         return 0
-    root = data_dir() / "cache" / name
-    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) if root.is_dir() else 0
+    root = cache_dir() / name
+    if not root.is_dir():
+        return 0
+    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file() and not f.name.endswith(RESUME_SUFFIX))
 
 
 def discard_cached(name: str) -> None:
     """Forget a catalog model's partial download (the next download starts from zero)."""
     if NAME_RE.match(name):
-        shutil.rmtree(data_dir() / "cache" / name, ignore_errors=True)
+        shutil.rmtree(cache_dir() / name, ignore_errors=True)

@@ -1,10 +1,14 @@
 """Known downloadable models: `assets/models.json` plus the user's overrides.
 
 The built-in catalog lists where each model can be fetched and, where known,
-the size and SHA-256 of every file. Where a hash is not known (null) the first
-download computes it and *pins* it in `catalog-overrides.json` under the data
-folder; later downloads are then held to it (trust on first use). A pin never
-replaces a value the built-in catalog already has.
+the size and SHA-256 of every file. A file without a published hash (null)
+cannot be checked when it is downloaded, and the user is told so
+(`CatalogModel.hashes`). Once a download of it has installed a model that
+verified completely, its hash is *pinned* in `catalog-overrides.json` under the
+data folder and later downloads are held to it (trust on first use); never
+earlier, so one bad response cannot lock a model out. `Catalog.forget_pins`
+drops a model's pins (`tingji models forget-pin`, the model manager's button).
+A pin never replaces a value the built-in catalog already has.
 
 The overrides file may also add or replace whole entries (`"models": [...]`).
 `TINGJI_CATALOG` (or the `path` argument) points at another catalog file
@@ -41,10 +45,9 @@ from typing import Any, Iterator
 from urllib.parse import quote
 
 from ..engine.errors import ModelError
-from ..paths import data_dir
+from ..paths import catalog_overrides_path
 
 CATALOG_ENV = "TINGJI_CATALOG"
-OVERRIDES_NAME = "catalog-overrides.json"
 KINDS = ("official-checkpoint", "peer-release", "tingji-model")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -58,6 +61,7 @@ class CatalogFile:
     path: str
     sha256: str | None
     size: int | None
+    pinned: bool = False  # the hash is the user's pin, not the catalog's
 
     @property
     def key(self) -> str:
@@ -81,10 +85,25 @@ class CatalogArchive:
     urls: tuple[str, ...]
     sha256: str | None
     size: int | None
+    pinned: bool = False  # the hash is the user's pin, not the catalog's
 
     @property
     def key(self) -> str:
         return "archive:" + self.name
+
+
+@dataclass(frozen=True)
+class HashCount:
+    """How many of an entry's downloads can be checked, and against what."""
+
+    total: int  # archives and file options listed
+    pinned: int  # hashes the user's first download pinned (trust on first use)
+    missing: int  # no hash at all: such a download cannot be checked
+
+    @property
+    def state(self) -> str:
+        """"published" (all from the catalog), "pinned" (some from pins, none missing) or "missing"."""
+        return "missing" if self.missing else "pinned" if self.pinned else "published"
 
 
 @dataclass(frozen=True)
@@ -110,6 +129,12 @@ class CatalogModel:
     def export_options(self) -> dict[str, Any]:
         """How an official checkpoint is converted (`"export": {...}` in the entry), e.g. decoder_quant."""
         return dict(self.extra.get("export") or {})
+
+    @property
+    def hashes(self) -> HashCount:
+        listed = [*self.archives, *(o for c in self.files for o in c.options)]
+        return HashCount(len(listed), sum(1 for x in listed if x.pinned),
+                         sum(1 for x in listed if x.sha256 is None))
 
     @property
     def known_size(self) -> int | None:
@@ -141,14 +166,31 @@ class Catalog:
             known = ", ".join(self.names()) or "none"
             raise ModelError(f"no downloadable model named {name!r}; known: {known}") from None
 
-    def pin(self, model: str, key: str, sha256: str, size: int) -> None:
-        """Record a hash learned on first download in the overrides file."""
+    def pin(self, model: str, learned: dict[str, tuple[str, int]]) -> None:
+        """Record hashes a download learned (key -> (sha256, size)) in the overrides file.
+
+        Call this only once the model they belong to has verified and installed:
+        a pin is trusted from then on."""
+        if not learned:
+            return
         with _PIN_LOCK:
             data = _read_overrides(self.overrides_path)
             pins = data.setdefault("pins", {}).setdefault(model, {})
-            pins[key] = {"sha256": sha256, "size": int(size)}
+            for key, (sha256, size) in learned.items():
+                pins[key] = {"sha256": sha256, "size": int(size)}
             data.setdefault("format", 1)
             _write_json(self.overrides_path, data)
+
+    def forget_pins(self, model: str) -> dict[str, str]:
+        """Drop the hashes pinned for `model` (key -> sha256 forgotten); its next download pins anew."""
+        self.get(model)
+        with _PIN_LOCK:
+            data = _read_overrides(self.overrides_path)
+            pins = data.get("pins") or {}
+            forgotten = pins.pop(model, None) or {}
+            if forgotten:
+                _write_json(self.overrides_path, data)
+        return {key: str(pin.get("sha256")) for key, pin in forgotten.items() if isinstance(pin, dict)}
 
 
 def builtin_catalog_path() -> Path:
@@ -164,10 +206,6 @@ def builtin_catalog_path() -> Path:
     return Path(__file__).resolve().parents[3] / "assets" / "models.json"
 
 
-def overrides_path() -> Path:
-    return data_dir() / OVERRIDES_NAME
-
-
 def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     """The catalog (built-in, `TINGJI_CATALOG` or `path`) with the user's overrides applied."""
     chosen = Path(path) if path is not None else (
@@ -180,7 +218,7 @@ def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ModelError(f"{chosen}: unreadable model catalog ({exc})") from None
     entries = _entries(chosen, data)
-    over_path = overrides_path()
+    over_path = catalog_overrides_path()
     overrides = _read_overrides(over_path)
     for name, raw in _entries(over_path, overrides).items():
         entries[name] = raw
@@ -215,9 +253,14 @@ def _read_overrides(path: Path) -> dict[str, Any]:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write-and-rename, flushed first: a crash leaves the old file or the new one, never a torn one
+    (an unreadable overrides file stops every catalog download until the user fixes it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
     os.replace(tmp, path)
 
 
@@ -239,14 +282,17 @@ def _size_or_none(where: Path, name: str, value: Any) -> int | None:
 
 
 def _pinned(where: Path, name: str, key: str, sha: str | None, size: int | None,
-            pins: dict[str, Any]) -> tuple[str | None, int | None]:
+            pins: dict[str, Any]) -> tuple[str | None, int | None, bool]:
+    """The catalog's hash and size, else the user's pin; and whether the hash is a pin."""
     pin = pins.get(key)
+    pinned = False
     if isinstance(pin, dict):
         if sha is None:
             sha = _hash_or_none(where, name, pin.get("sha256"))
+            pinned = sha is not None
         if size is None:
             size = _size_or_none(where, name, pin.get("size"))
-    return sha, size
+    return sha, size, pinned
 
 
 def _safe_rel(where: Path, name: str, path: Any) -> str:
@@ -272,8 +318,8 @@ def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> Cata
         path = _safe_rel(where, name, spec.get("path"))
         sha = _hash_or_none(where, name, spec.get("sha256"))
         size = _size_or_none(where, name, spec.get("size"))
-        sha, size = _pinned(where, name, "file:" + path, sha, size, pins)
-        return CatalogFile(path, sha, size)
+        sha, size, pinned = _pinned(where, name, "file:" + path, sha, size, pins)
+        return CatalogFile(path, sha, size, pinned)
 
     files: list[FileChoice] = []
     for spec in raw.get("files") or []:
@@ -291,8 +337,8 @@ def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> Cata
         aname = _safe_rel(where, name, spec.get("name"))
         sha = _hash_or_none(where, name, spec.get("sha256"))
         size = _size_or_none(where, name, spec.get("size"))
-        sha, size = _pinned(where, name, "archive:" + aname, sha, size, pins)
-        archives.append(CatalogArchive(aname, tuple(str(u) for u in spec["urls"]), sha, size))
+        sha, size, pinned = _pinned(where, name, "archive:" + aname, sha, size, pins)
+        archives.append(CatalogArchive(aname, tuple(str(u) for u in spec["urls"]), sha, size, pinned))
     mirrors = tuple(str(m) for m in raw.get("mirrors") or [])
     if mirrors and any("{path" not in m for m in mirrors):
         raise ModelError(f"{where}: model {name!r}: mirror without a {{path}} placeholder")

@@ -7,18 +7,17 @@ next mirror. The file appears under its final name (`os.replace`) only after it
 is complete and, when a SHA-256 is known, matches it; when none is known the
 hash is computed and returned so the caller can pin it.
 
-Only HTTPS URLs are accepted. Plain http is allowed for loopback hosts
-(127.0.0.1, ::1, localhost) only, which is what the test suite's local server
-uses; any other http URL is refused before a connection is made.
+Only HTTPS URLs are accepted, loopback hosts included: any other URL, and a
+redirect to one, is refused before a connection is made. (The test suite's
+local server speaks HTTPS with a certificate from a CA made for the test.)
 
 This module is the policy (attempts, back-off, mirrors, the final hash check);
 one ranged GET with its stall watchdog is `http_range`, free-space checks and
-human sizes are `diskspace` (both re-exported here).
+human sizes are `diskspace`.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
@@ -29,13 +28,9 @@ from urllib.parse import urlsplit
 
 from ..engine.errors import Cancelled, ModelError
 from ..engine.manifest import sha256_file
-from .diskspace import default_disk_free, ensure_space, format_bytes
-from .http_range import LOOPBACK_HOSTS, MiB, Meter, NextMirror, PartFile, Progress, Retry, attempt, check_url
-
-__all__ = [
-    "LOOPBACK_HOSTS", "MiB", "PROGRESS_RESET_BYTES", "DownloadResult", "NotFound", "Progress", "check_url",
-    "default_disk_free", "download", "ensure_space", "format_bytes",
-]
+from .diskspace import ensure_space
+from .http_range import Meter, NextMirror, Progress, Retry, attempt, check_url
+from .partfile import MiB, PartFile
 
 #: An attempt that delivered at least this much before failing is not counted
 #: against the retry budget: a flaky but working link should finish a large file.
@@ -76,10 +71,13 @@ def download(
 ) -> DownloadResult:
     """Download one file from `urls` (mirrors, tried in order) to `dest`.
 
-    - HTTPS only; http is accepted for 127.0.0.1 / ::1 / localhost (tests).
+    - HTTPS only (redirects too); certificates are checked as `ssl.create_default_context()` does.
     - Free space is checked first when `size` is known (`disk_free(folder)`,
       default `shutil.disk_usage`), else as soon as the server states a length.
-    - Bytes go to `<dest>.part`; a later attempt or call resumes from its length.
+    - Bytes go to `<dest>.part`; a later attempt or call resumes from its length,
+      with `If-Range` naming the version of the file those bytes came from; a
+      file that changed starts over (`partfile`). Bytes of an unknown version
+      are resumed only when `sha256` is given, else discarded.
     - Each mirror gets `1 + retries` attempts, back-off `backoff * 2**n` seconds
       capped at `max_backoff`; an attempt with no bytes for `stall_timeout`
       seconds is aborted; then the next mirror continues the same `.part`.
@@ -115,7 +113,7 @@ def download(
         try:
             _fetch_mirror(url, part, size=size, stall=stall_timeout, chunk=chunk, cancel=cancel,
                           meter=meter, retries=retries, backoff=backoff, max_backoff=max_backoff,
-                          disk_free=disk_free)
+                          disk_free=disk_free, checked=expected is not None)
         except NextMirror as exc:
             failures.append(f"{_host(url)}: {exc}")
             not_found += exc.not_found
@@ -136,8 +134,9 @@ def download(
             failures.append(f"{_host(url)}: SHA-256 mismatch")
             index += 1
             continue
-        os.replace(part.path, dest)
-        return DownloadResult(dest, actual, part.length, url)
+        length = part.length
+        part.finished(dest)
+        return DownloadResult(dest, actual, length, url)
 
     raise _failure(dest, expected, mismatch, failures, not_found == len(urls))
 
@@ -171,14 +170,14 @@ def _checked_request(urls: list[str], dest: Path, sha256: str | None) -> tuple[l
 
 def _fetch_mirror(url: str, part: PartFile, *, size: int | None, stall: float, chunk: int,
                   cancel: threading.Event | None, meter: Meter, retries: int, backoff: float,
-                  max_backoff: float, disk_free: Callable[[Path], int] | None) -> None:
+                  max_backoff: float, disk_free: Callable[[Path], int] | None, checked: bool) -> None:
     failures = 0
     while True:
         if cancel is not None and cancel.is_set():
             raise Cancelled()
         try:
             attempt(url, part, size=size, stall=stall, chunk=chunk, cancel=cancel, meter=meter,
-                    disk_free=disk_free)
+                    disk_free=disk_free, checked=checked)
             return
         except Retry as exc:
             if exc.progressed < PROGRESS_RESET_BYTES:

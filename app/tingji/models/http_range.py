@@ -1,16 +1,18 @@
 """One HTTP GET that appends to a `.part` file from its current length (standard library only).
 
 This is the transport under `download.download`: it connects (following
-redirects, HTTPS only), asks for the missing bytes with a Range header, checks
+redirects, HTTPS only, certificates checked against the system's trust store
+or OpenSSL's `SSL_CERT_FILE`), asks for the missing bytes with a Range header, checks
 what the server answers, and streams the body into the `.part` file while a
-watchdog thread aborts a connection that stalls. How often to try, and which
+watchdog thread aborts a connection that stalls. A resume names the version of
+the file the `.part` came from (`If-Range`, see `partfile`), so a changed file
+starts over instead of being spliced. How often to try, and which
 mirror next, is `download`'s policy: this module only says, by the exception
 it raises, whether another attempt may help (`Retry`) or not (`NextMirror`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import os
 import re
@@ -26,9 +28,7 @@ from urllib.parse import urljoin, urlsplit
 from .. import __version__
 from ..engine.errors import Cancelled, ModelError
 from .diskspace import ensure_space
-
-MiB = 1 << 20
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
+from .partfile import PartFile, Validator
 _MAX_REDIRECTS = 10
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CONTENT_RANGE = re.compile(r"^\s*bytes\s+(\d+)-(\d+)/(\d+|\*)\s*$", re.I)
@@ -55,48 +55,12 @@ class NextMirror(Exception):
 
 
 def check_url(url: str) -> None:
-    """Refuse anything but https (and http to a loopback host, for tests)."""
+    """Refuse anything but https, loopback hosts included: a redirect to plain http is never followed."""
     parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    host = (parts.hostname or "").lower()
-    if not host:
+    if parts.scheme.lower() != "https":
+        raise ModelError(f"refusing {url}: only https:// downloads are allowed")
+    if not parts.hostname:
         raise ModelError(f"not a download URL: {url}")
-    if scheme == "https":
-        return
-    if scheme == "http" and host in LOOPBACK_HOSTS:
-        return
-    raise ModelError(f"refusing {url}: only https:// downloads are allowed")
-
-
-class PartFile:
-    """The `.part` file plus a running SHA-256 of exactly the bytes it holds."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.hasher = hashlib.sha256()
-        self.length = 0
-        self.resync()
-
-    def resync(self) -> None:
-        self.hasher = hashlib.sha256()
-        self.length = 0
-        if not self.path.is_file():
-            return
-        with open(self.path, "rb") as fh:
-            while block := fh.read(MiB):
-                self.hasher.update(block)
-                self.length += len(block)
-
-    def reset(self) -> None:
-        with open(self.path, "wb"):
-            pass
-        self.hasher = hashlib.sha256()
-        self.length = 0
-
-    def delete(self) -> None:
-        self.path.unlink(missing_ok=True)
-        self.hasher = hashlib.sha256()
-        self.length = 0
 
 
 class Watchdog:
@@ -170,19 +134,14 @@ class Meter:
         self.progress(done, self.total, bps)
 
 
-def _connect(url: str, timeout: float) -> http.client.HTTPConnection:
+def _connect(url: str, timeout: float) -> http.client.HTTPSConnection:
+    """An HTTPS connection that checks the certificate chain and the host name (`check_url` came first)."""
     parts = urlsplit(url)
-    port = parts.port
-    if parts.scheme.lower() == "https":
-        conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-            parts.hostname, port, timeout=timeout, context=ssl.create_default_context()
-        )
-    else:
-        conn = http.client.HTTPConnection(parts.hostname, port, timeout=timeout)
-    return conn
+    return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout,
+                                       context=ssl.create_default_context())
 
 
-def _open(url: str, offset: int, stall: float, wd: Watchdog):
+def _open(url: str, offset: int, if_range: str | None, stall: float, wd: Watchdog):
     """GET `url` (following redirects) from byte `offset`; returns (conn, response, final_url)."""
     headers = {
         "User-Agent": f"Tingji/{__version__}",
@@ -190,6 +149,8 @@ def _open(url: str, offset: int, stall: float, wd: Watchdog):
     }
     if offset > 0:
         headers["Range"] = f"bytes={offset}-"
+        if if_range:
+            headers["If-Range"] = if_range
     current = url
     for _ in range(_MAX_REDIRECTS + 1):
         try:
@@ -230,10 +191,10 @@ def _open(url: str, offset: int, stall: float, wd: Watchdog):
     raise NextMirror("too many redirects")
 
 
-def _open_classified(url: str, offset: int, stall: float, wd: Watchdog):
+def _open_classified(url: str, offset: int, if_range: str | None, stall: float, wd: Watchdog):
     """`_open`, with connection failures turned into Retry / NextMirror / Cancelled."""
     try:
-        return _open(url, offset, stall, wd)
+        return _open(url, offset, if_range, stall, wd)
     except ssl.SSLCertVerificationError as exc:
         raise NextMirror(f"TLS certificate rejected ({exc.verify_message})") from None
     except (OSError, http.client.HTTPException) as exc:
@@ -247,8 +208,10 @@ def _open_classified(url: str, offset: int, stall: float, wd: Watchdog):
 def _response_total(resp: http.client.HTTPResponse, part: PartFile, offset: int, size: int | None):
     """The file's total length by the server's answer (None: not stated), or `_COMPLETE`.
 
-    A 200 to a ranged request means the server ignored Range: `part` is
-    emptied and the body is the whole file.
+    A 200 means the whole file follows: to a ranged request, because the file
+    changed (If-Range did not match) or the server ignores Range. `part` is
+    emptied and remembers this version's validator. A 206 for another version
+    (a server that ignores If-Range but says its ETag) empties `part` too.
     """
     status = resp.status
     total: int | None
@@ -261,12 +224,14 @@ def _response_total(resp: http.client.HTTPResponse, part: PartFile, offset: int,
         # A server may send less than asked (end < total - 1): the
         # short read then ends the attempt and the next one resumes.
         total = None if match.group(3) == "*" else int(match.group(3))
-    elif status == 200:
-        if offset > 0:
-            # The server ignored Range: start over from byte zero.
+        changed = part.validator.differs(Validator.of(resp, total), total) if part.validator else None
+        if changed is not None:
             part.reset()
+            raise Retry(f"the file changed on the server ({changed}); starting over")
+    elif status == 200:
         length = resp.getheader("Content-Length")
         total = int(length) if length and length.isdigit() else None
+        part.reset(Validator.of(resp, total))  # from byte zero, whatever the .part held
     elif status == 416 and offset > 0:
         match = re.match(r"^\s*bytes\s+\*/(\d+)\s*$", resp.getheader("Content-Range") or "")
         if match and int(match.group(1)) == offset and (size is None or size == offset):
@@ -327,23 +292,31 @@ def _receive(resp: http.client.HTTPResponse, part: PartFile, wd: Watchdog, *, to
 
 def attempt(url: str, part: PartFile, *, size: int | None, stall: float, chunk: int,
             cancel: threading.Event | None, meter: Meter,
-            disk_free: Callable[[Path], int] | None) -> None:
-    """One GET that appends to `part`; returns once the file is complete."""
+            disk_free: Callable[[Path], int] | None, checked: bool) -> None:
+    """One GET that appends to `part`; returns once the file is complete.
+
+    `checked`: the caller holds the file to a known SHA-256. Only then may
+    bytes whose version is unknown (no validator was recorded) be resumed: a
+    splice would fail that check. Otherwise they are discarded.
+    """
+    if part.length > 0 and part.validator is None and not checked:
+        part.reset()
     offset = part.length
     if size is not None and offset == size:
         return
+    if_range = part.validator.if_range if part.validator is not None else None
     with Watchdog(stall, cancel) as wd:
         conn = None
         try:
-            conn, resp, final_url = _open_classified(url, offset, stall, wd)
+            conn, resp, final_url = _open_classified(url, offset, if_range, stall, wd)
             wd.touch()
+            encoding = (resp.getheader("Content-Encoding") or "identity").strip().lower()
+            if encoding not in ("identity", "") and resp.status in (200, 206):
+                raise NextMirror(f"unexpected Content-Encoding {encoding!r}")
             total = _response_total(resp, part, offset, size)
             if total is _COMPLETE:
                 return
-            offset = part.length  # zero when the server ignored Range
-            encoding = (resp.getheader("Content-Encoding") or "identity").strip().lower()
-            if encoding not in ("identity", ""):
-                raise NextMirror(f"unexpected Content-Encoding {encoding!r}")
+            offset = part.length  # zero when the whole file is coming
             if size is not None and total is not None and total != size:
                 raise NextMirror(f"file has {total} bytes, expected {size}")
             if size is None and total is not None:

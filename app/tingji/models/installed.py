@@ -18,7 +18,7 @@ from ..engine import manifest as mf
 from ..engine.errors import ModelError
 from ..paths import models_dir
 from .cache import cached_bytes
-from .catalog import NAME_RE, Catalog
+from .catalog import NAME_RE, Catalog, HashCount
 from .staging import REMOVING_PREFIX, StageProgress, verify_folder
 
 
@@ -72,6 +72,7 @@ class ModelStatus:
     cached: int = 0  # bytes already downloaded for a resumable download
     path: Path | None = None
     problem: str | None = None
+    hashes: HashCount | None = None  # what a download can be checked against; None: not in the catalog
 
     @property
     def installed(self) -> bool:
@@ -88,13 +89,13 @@ def overview(catalog: Catalog | None = None) -> list[ModelStatus]:
         rows.append(ModelStatus(
             m.name, "installed" if m.manifest_ok else "broken", m.size,
             entry.title if entry else "", entry.description if entry else "",
-            entry.kind if entry else None, 0, m.path, m.problem))
+            entry.kind if entry else None, 0, m.path, m.problem, entry.hashes if entry else None))
     for entry in entries.values():
         if entry.name in listed:
             continue
         cached = cached_bytes(entry.name)
         rows.append(ModelStatus(entry.name, "partial" if cached else "available", entry.known_size,
-                                entry.title, entry.description, entry.kind, cached))
+                                entry.title, entry.description, entry.kind, cached, hashes=entry.hashes))
     return rows
 
 

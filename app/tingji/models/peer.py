@@ -12,12 +12,13 @@ engine (some encoders take raw audio instead of LFR features), so nothing is
 taken on trust: every graph's inputs and outputs and the decoder's metadata are
 read and compared with the contract the engine relies on, and a folder that
 differs is refused with a message naming the file and the difference. Only
-then are the files placed (hard-linked where possible, else copied) and a
-manifest written, so the rest of Tingji sees an ordinary model folder.
+then are the files placed (copied: the user's folder and the installed model
+must not share files; hard-linked only from Tingji's own extracted downloads)
+and a manifest written, so the rest of Tingji sees an ordinary model folder.
+A file that is a link to somewhere outside the release folder is refused.
 
 Reading the files is `peer_graph`, the checks against the engine's contract
-`peer_contract`; this module finds the files and assembles the model folder
-(their public names are re-exported here).
+`peer_contract`; this module finds the files and assembles the model folder.
 """
 
 from __future__ import annotations
@@ -31,22 +32,13 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..engine import manifest as mf
 from ..engine.errors import Cancelled, ModelError
-from .peer_contract import FEATURE_DIM, check_ctc, check_encoder
-from .peer_graph import SPECIAL_NAMES, DecoderInfo, GraphIO, TensorSpec, read_decoder_info, read_graph_io
-from .peer_graph import onnx_module as _onnx_module  # looked up here at call time: tests stand in for it
-
-__all__ = [
-    "CTC_FRAME_SECONDS", "CTC_STEM", "DECODER_STEM", "ENCODER_STEM", "FEATURE_DIM", "GGUF_PREFERENCE",
-    "ONNX_PREFERENCE", "SPECIAL_NAMES", "TOKENS_NAME", "WINDOW_SECONDS", "DecoderInfo", "GraphIO", "StageProgress",
-    "TensorSpec", "check_ctc", "check_encoder", "convert_tokens", "looks_like_peer_release",
-    "manifest_for_peer_release", "read_decoder_info", "read_graph_io",
-]
-
-StageProgress = Callable[[str, int, "int | None", float], None]
+from .peer_contract import check_ctc, check_encoder
+from .peer_graph import DecoderInfo, GraphIO, onnx_module, read_decoder_info, read_graph_io
+from .staging import StageProgress, source_file
 
 ENCODER_STEM = "Fun-ASR-Nano-Encoder-Adaptor"
 CTC_STEM = "Fun-ASR-Nano-CTC"
@@ -129,16 +121,22 @@ def convert_tokens(src: Path, dst: Path) -> tuple[int, int]:
 # ---------------------------------------------------------------- placing files
 
 
-def _place(src: Path, dst: Path) -> None:
-    """Hard-link (instant, no extra space) when on one file system, else copy."""
+def _place(src: Path, dst: Path, link: bool) -> None:
+    """Copy; or hard-link (instant, no extra space) when allowed and on one file system.
+
+    A hard link would make the installed model and the user's folder one file:
+    editing or replacing one in place would silently change the other."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copyfile(src, dst)
+    if link:
+        try:
+            os.link(src, dst)
+            return
+        except OSError:
+            pass
+    shutil.copyfile(src, dst)
 
 
-def _place_all(pairs: list[tuple[Path, Path]], progress: StageProgress | None,
+def _place_all(pairs: list[tuple[Path, Path]], link: bool, progress: StageProgress | None,
                cancel: threading.Event | None) -> None:
     total = sum(s.stat().st_size for s, _ in pairs)
     done = 0
@@ -146,7 +144,7 @@ def _place_all(pairs: list[tuple[Path, Path]], progress: StageProgress | None,
     for src, dst in pairs:
         if cancel is not None and cancel.is_set():
             raise Cancelled()
-        _place(src, dst)
+        _place(src, dst, link)
         done += src.stat().st_size
         if progress is not None:
             elapsed = time.monotonic() - start
@@ -184,8 +182,11 @@ def _inspect(src: Path) -> _Release:
                          f"(no {missing})")
     if ctc is not None and not tokens.is_file():
         raise ModelError(f"{src}: {ctc.name} needs {TOKENS_NAME}, which is missing")
+    for path in (encoder, decoder, ctc, tokens if ctc is not None else None):
+        if path is not None:
+            source_file(src, path.name)  # nothing is read through a link that leaves the folder
 
-    onnx = _onnx_module()
+    onnx = onnx_module()
     enc_io = read_graph_io(encoder, onnx)
     enc_info = check_encoder(encoder, enc_io)
     ctc_io = read_graph_io(ctc, onnx) if ctc is not None else None
@@ -201,17 +202,17 @@ def _roles(r: _Release) -> dict[str, Path]:
     return {"encoder": r.encoder, **({"ctc": r.ctc} if r.ctc is not None else {}), "decoder": r.decoder}
 
 
-def _place_files(r: _Release, src: Path, out: Path, progress: StageProgress | None,
+def _place_files(r: _Release, src: Path, out: Path, link: bool, progress: StageProgress | None,
                  cancel: threading.Event | None) -> dict[str, mf.FileEntry]:
     """Place the graphs, their weights files and the decoder in `out`; returns their manifest entries."""
     roles = _roles(r)
     placed: dict[Path, Path] = {}  # destination -> source (a shared weights file is placed once)
     for path in roles.values():
-        placed[out / path.name] = path
+        placed[out / path.name] = source_file(src, path.name)
     for path, io in ((r.encoder, r.enc_io), (r.ctc, r.ctc_io)):
         for rel in io.external if path is not None and io is not None else ():
-            placed[out / rel] = src / rel
-    _place_all([(s, d) for d, s in placed.items()], progress, cancel)
+            placed[out / rel] = source_file(src, rel)
+    _place_all([(s, d) for d, s in placed.items()], link, progress, cancel)
 
     files = {role: mf.file_entry(out, out / path.name) for role, path in roles.items()}
     for role, io in (("encoder", r.enc_io), ("ctc", r.ctc_io)):
@@ -255,12 +256,13 @@ def _manifest(r: _Release, src: Path, out: Path, files: dict[str, mf.FileEntry],
 
 
 def manifest_for_peer_release(src_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
-                              progress: StageProgress | None = None,
+                              link: bool = False, progress: StageProgress | None = None,
                               cancel: threading.Event | None = None) -> Path:
     """Make `out_dir` (new or empty) a Tingji model folder from the peer release in `src_dir`.
 
     Everything is checked before a byte is placed; on any failure `out_dir`
-    is removed again. Returns `out_dir`.
+    is removed again. Files are copied; `link=True` hard-links them instead,
+    for a `src_dir` that Tingji itself owns (an extracted download). Returns `out_dir`.
     """
     src, out = Path(src_dir), Path(out_dir)
     if not src.is_dir():
@@ -271,7 +273,7 @@ def manifest_for_peer_release(src_dir: str | os.PathLike[str], out_dir: str | os
         raise ModelError(f"{out}: already exists and is not empty")
     out.mkdir(parents=True, exist_ok=True)
     try:
-        files = _place_files(release, src, out, progress, cancel)
+        files = _place_files(release, src, out, link, progress, cancel)
         ctc_extra: dict[str, Any] = {}
         if release.ctc is not None and release.ctc_info is not None:
             vocab_size, text_tokens = convert_tokens(release.tokens, out / TOKENS_NAME)

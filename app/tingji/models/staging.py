@@ -2,7 +2,9 @@
 
 Every install is assembled in `models_dir()/.incoming-<name>-<random>/` and
 appears under its name only through one atomic rename, after everything was
-downloaded, converted and verified. A crash therefore leaves only
+downloaded, converted, verified against the manifest's hashes and loaded once
+by the engine (a GGUF or ONNX file the runtimes cannot load is refused at
+install, not on the user's first file). A crash therefore leaves only
 `.incoming-*` folders: `list_models` ignores them and `cleanup_incoming` (run
 before every install) deletes those no live installer holds a lock on.
 Removals go the same way in reverse (`.removing-*`, renamed first, then
@@ -19,6 +21,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Callable
 
+from ..engine import Engine
 from ..engine import manifest as mf
 from ..engine.errors import Cancelled, ModelError
 from ..paths import models_dir
@@ -76,16 +79,74 @@ class Staging:
             self._lock.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def commit(self, folder: Path, progress: StageProgress | None = None) -> Path:
-        """Verify `folder` (inside the staging dir) fully, then rename it into place."""
+    def commit(self, folder: Path, progress: StageProgress | None = None, source: Path | None = None) -> Path:
+        """Verify `folder` (inside the staging dir) fully and load it, then rename it into place.
+
+        The files and folders are flushed to disk before the rename and the
+        rename after it: a power cut then leaves either no model or a whole one,
+        never a published name over files the disk had not written yet.
+        `source`: the folder it was imported from, for naming a file that cannot be loaded."""
         verify_folder(folder, progress)
+        if progress is not None:
+            progress("loading", 0, None, 0.0)
+        check_loads(folder, source if source is not None else Path(self.name))
         final = models_dir() / self.name
         ensure_free_name(self.name)
         try:
+            fsync_tree(folder)
             os.replace(folder, final)
+            fsync_path(final.parent, directory=True)
         except OSError as exc:
             raise ModelError(f"cannot install {self.name} into {final}: {exc.strerror or exc}") from None
         return final
+
+
+def fsync_path(path: Path, directory: bool = False) -> None:
+    """Flush one file, or a folder's entries, to disk."""
+    if directory and os.name == "nt":
+        return  # Windows cannot open a folder to flush it; NTFS journals the rename itself
+    fd = os.open(path, os.O_RDWR if os.name == "nt" else os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_tree(folder: Path) -> None:
+    """Flush every file under `folder`, then every folder from the deepest up to `folder` itself."""
+    for root, _dirs, files in os.walk(folder, topdown=False):
+        for name in files:
+            fsync_path(Path(root) / name)
+        fsync_path(Path(root), directory=True)
+
+
+def check_loads(folder: Path, label: Path) -> None:
+    """Load the model as the app will (CPU, not warmed), then release it.
+
+    The engine's own error names a file inside the staging folder; the user
+    needs the one they gave: `label / <file>` (the imported folder, or the model name).
+    """
+    try:
+        Engine(folder, provider="cpu", warm=False).close()
+    except Exception as exc:  # ModelError from the engine; anything else from a runtime that choked
+        text = " ".join(str(exc).split())
+        culprit = _culprit(folder, text)
+        reason = text.removeprefix(f"{folder}: ").replace(f"{folder}{os.sep}", "").replace(str(folder), str(label))
+        reason = reason.removeprefix(f"{culprit}: ") if culprit else reason
+        where = label / culprit if culprit else label
+        raise ModelError(f"{where}: cannot be loaded ({reason[:300]})") from None
+
+
+def _culprit(folder: Path, text: str) -> str | None:
+    """Which of the model's files an engine error is about: named by path, else by role."""
+    files = mf.load_manifest(folder).files
+    for entry in sorted(files.values(), key=lambda e: -len(e.path)):
+        if str(folder / entry.path) in text:
+            return entry.path
+    for role in ("decoder", "ctc", "encoder"):
+        if role in text and role in files:
+            return files[role].path
+    return None
 
 
 def cleanup_incoming() -> list[Path]:
@@ -131,24 +192,39 @@ def verify_folder(folder: Path, progress: StageProgress | None = None) -> mf.Man
     return manifest
 
 
+def source_file(folder: Path, rel: str) -> Path:
+    """The real file behind `rel` in a folder being imported; refused when a link leads outside the folder.
+
+    Imports copy what a path resolves to: a link (of the file, or of a folder on
+    its way) to `~/.ssh/id_rsa` would otherwise install that file as part of a
+    model. A link that stays inside the folder is fine and is installed as a copy.
+    """
+    path = folder / rel
+    target = path.resolve()
+    if not target.is_relative_to(folder.resolve()):
+        raise ModelError(f"{path}: a link to {target}, outside the folder; not importing it")
+    if not target.is_file():
+        raise ModelError(f"{folder}: file {rel} is missing")
+    return target
+
+
 def copy_listed(src: Path, dst: Path, manifest: mf.Manifest, progress: StageProgress | None,
                 cancel: threading.Event | None) -> None:
+    """Copy the manifest and the files it lists (nothing else) from `src` into the new folder `dst`."""
     entries = list(manifest.files.values())
+    sources = [source_file(src, e.path) for e in entries]  # every link checked before a byte is copied
     total = sum(e.size for e in entries)
     ensure_space(models_dir(), total)
     dst.mkdir(parents=True)
     done = 0
     start = time.monotonic()
-    for entry in entries:
+    for entry, source in zip(entries, sources):
         check_cancel(cancel)
         target = dst / entry.path
         target.parent.mkdir(parents=True, exist_ok=True)
-        source = src / entry.path
-        if not source.is_file():
-            raise ModelError(f"{src}: file {entry.path} is missing")
         shutil.copyfile(source, target)
         done += entry.size
         if progress is not None:
             elapsed = time.monotonic() - start
             progress("copying", done, total, done / elapsed if elapsed > 0 else 0.0)
-    shutil.copyfile(src / mf.MANIFEST_NAME, dst / mf.MANIFEST_NAME)
+    shutil.copyfile(source_file(src, mf.MANIFEST_NAME), dst / mf.MANIFEST_NAME)

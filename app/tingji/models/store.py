@@ -2,7 +2,7 @@
 
 Every install is assembled in a private staging folder and appears under its
 name by one atomic rename after everything was downloaded, converted and
-verified (`staging`). Downloads themselves go to `data_dir()/cache/` so an
+verified (`staging`). Downloads themselves go to the download cache so an
 interrupted download resumes on the next try (`cache`).
 
 `progress` callbacks here take `(stage, done, total, bytes_per_second)`: `stage`
@@ -10,14 +10,12 @@ is a short text such as "model.pt (3/9)", "extracting", "converting",
 "verifying"; `total` may be None when unknown.
 
 The operations on installed folders (list, resolve, verify, remove, the
-overview) live in `installed` and the download cache in `cache`; both are
-re-exported here, so `store` stays the one module callers use.
+overview) are `installed`; this module only adds models.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 import re
 import shutil
@@ -29,31 +27,13 @@ from urllib.parse import unquote, urlsplit
 
 from ..engine import manifest as mf
 from ..engine.errors import Cancelled, ModelError
-from ..paths import data_dir
 from . import archive
-from .cache import cache_dir, cached_bytes, clear_cache, discard_cached
+from .cache import cache_subdir, discard_cached
 from .catalog import Catalog, CatalogArchive, CatalogModel, load_catalog
 from .download import NotFound, download
-from .installed import InstalledModel, ModelStatus, list_models, overview, remove, resolve_model, validate_name, verify
-from .staging import (
-    INCOMING_PREFIX,
-    REMOVING_PREFIX,
-    Staging,
-    StageProgress,
-    check_cancel,
-    cleanup_incoming,
-    copy_listed,
-    ensure_free_name,
-)
-
-__all__ = [
-    "INCOMING_PREFIX", "REMOVING_PREFIX", "InstallResult", "InstalledModel", "ModelStatus",
-    "StageProgress", "cached_bytes", "cleanup_incoming", "clear_cache", "discard_cached", "download_catalog_model",
-    "import_folder", "install_from_url", "list_models", "overview", "remove", "resolve_model", "validate_name",
-    "verify",
-]
-
-_Staging = Staging  # the name tests use to hold a staging folder open
+from .installed import validate_name
+from .peer import manifest_for_peer_release
+from .staging import Staging, StageProgress, check_cancel, cleanup_incoming, copy_listed, ensure_free_name
 
 
 @dataclass(frozen=True)
@@ -61,7 +41,9 @@ class InstallResult:
     name: str
     path: Path
     sha256: str | None = None  # of the downloaded archive (install_from_url)
-    pinned: dict[str, str] = field(default_factory=dict)  # hashes learned now: show them to the user
+    # Hashes of files with no published hash, learned by this download and pinned
+    # now that the model verified (install_from_url: computed, not pinned). Show them.
+    pinned: dict[str, str] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- helpers
@@ -73,48 +55,25 @@ def _stage(progress: StageProgress | None, label: str) -> Callable[[int, int | N
     return lambda done, total, bps: progress(label, done, total, bps)
 
 
-def _peer_manifest(src: Path, out: Path, progress: StageProgress | None = None,
-                   cancel: threading.Event | None = None) -> Path:
-    """Turn a CapsWriter / Fun-ASR-GGUF release folder into a Tingji model folder at `out`.
-
-    Looked up on the module at call time so that tests can stand in for it.
-    """
-    from . import peer
-
-    result = peer.manifest_for_peer_release(src, out, progress=progress, cancel=cancel)
-    return _result_folder(result, out)
-
-
-def _result_folder(result: Any, default: Path) -> Path:
-    if isinstance(result, (str, os.PathLike)) and Path(result).is_dir():
-        return Path(result)
-    folder = getattr(result, "folder", None)
-    if isinstance(folder, (str, os.PathLike)) and Path(folder).is_dir():
-        return Path(folder)
-    return default
-
-
 def _export(src: Path, out: Path, progress: StageProgress | None = None,
             options: dict[str, Any] | None = None) -> Path:
     """Convert an official checkpoint folder with `tingji.export.export_model`.
 
     `out` does not exist yet; the exporter creates it (its own temporary files
     are siblings inside the staging folder). Its text progress messages become
-    stages ("converting: <message>").
+    stages ("converting: <message>"). The exporter imports torch & co. only
+    when it runs, so a missing module surfaces here: the export extra is not
+    installed (or, in the packaged app, not bundled).
     """
     from ..export.extra import needs_export_extra
 
+    kwargs = dict(options or {})
+    if progress is not None:
+        kwargs["progress"] = lambda message: progress(f"converting: {message}", 0, None, 0.0)
     with needs_export_extra("converting the official checkpoint"):
-        module = importlib.import_module("tingji.export")
-        func = getattr(module, "export_model", None)
-        if func is None:
-            raise ModelError("this Tingji cannot convert official checkpoints yet "
-                             "(tingji.export.export_model is missing)")
-        kwargs = dict(options or {})
-        if progress is not None:
-            kwargs["progress"] = lambda message: progress(f"converting: {message}", 0, None, 0.0)
-        result = func(src, out, **kwargs)
-    return _result_folder(result, out)
+        from ..export import export_model
+
+        return export_model(src, out, **kwargs)
 
 
 def _adopt(root: Path, staging: Staging, progress: StageProgress | None = None,
@@ -123,7 +82,7 @@ def _adopt(root: Path, staging: Staging, progress: StageProgress | None = None,
     if (root / mf.MANIFEST_NAME).is_file():
         mf.load_manifest(root)
         return root
-    return _peer_manifest(root, staging.model, progress, cancel)
+    return manifest_for_peer_release(root, staging.model, link=True, progress=progress, cancel=cancel)
 
 
 # ---------------------------------------------------------------- installing
@@ -146,9 +105,9 @@ def import_folder(src: str | os.PathLike[str], name: str | None = None, *,
             copy_listed(src, staging.model, mf.load_manifest(src), progress, cancel)
             folder = staging.model
         else:
-            folder = _peer_manifest(src, staging.model, progress, cancel)
+            folder = manifest_for_peer_release(src, staging.model, progress=progress, cancel=cancel)
         check_cancel(cancel)
-        final = staging.commit(folder, progress)
+        final = staging.commit(folder, progress, source=src)
     return InstallResult(name, final)
 
 
@@ -165,7 +124,7 @@ def install_from_url(url: str, sha256: str | None, name: str, *,
     cleanup_incoming()
     base = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or "download"
     base = re.sub(r"[^A-Za-z0-9._-]+", "_", base)[-80:]
-    dest = cache_dir("downloads") / f"{hashlib.sha256(url.encode()).hexdigest()[:12]}-{base}"
+    dest = cache_subdir("downloads") / f"{hashlib.sha256(url.encode()).hexdigest()[:12]}-{base}"
     result = download([url], dest, sha256=sha256, size=None, progress=_stage(progress, base),
                       cancel=cancel, **(download_options or {}))
     try:
@@ -197,8 +156,10 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
 
     `export_options` go to `export_model` (e.g. precision="fp32", decoder_quant="f16").
 
-    Hashes the catalog does not know are pinned on first download into the
-    user's catalog overrides and returned in `InstallResult.pinned`.
+    Files the catalog publishes no hash for cannot be checked as they arrive.
+    Their hashes are pinned into the user's catalog overrides only after the
+    whole model has verified and been installed (never before: one bad
+    response must not lock the model out), and returned in `InstallResult.pinned`.
     """
     catalog = catalog if catalog is not None else load_catalog()
     entry = catalog.get(name)
@@ -206,13 +167,12 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
     ensure_free_name(target)
     cleanup_incoming()
     opts = dict(download_options or {})
-    pinned: dict[str, str] = {}
 
     if entry.kind == "official-checkpoint":
         # The checkpoint stays in the cache: a failed or repeated conversion
         # does not download it again (`clear_cache` drops it).
-        src = cache_dir(entry.name, "files")
-        _fetch_files(catalog, entry, src, pinned, progress, cancel, opts)
+        src = cache_subdir(entry.name, "files")
+        learned = _fetch_files(entry, src, progress, cancel, opts)
         with Staging(target) as staging:
             if progress is not None:
                 progress("converting", 0, None, 0.0)
@@ -220,12 +180,13 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
             folder = _export(src, staging.model, progress, options)
             check_cancel(cancel)
             final = staging.commit(folder, progress)
-        return InstallResult(target, final, None, pinned)
+        return InstallResult(target, final, None, _pin(catalog, entry, learned))
 
     with Staging(target) as staging:
-        src = _fetch_sources(catalog, entry, staging, pinned, progress, cancel, opts)
+        src, learned = _fetch_sources(entry, staging, progress, cancel, opts)
         if entry.kind == "peer-release" and not (src / mf.MANIFEST_NAME).is_file():
-            folder = _peer_manifest(src, staging.model, progress, cancel)
+            # Our own download (extracted in staging, or in the cache): linking saves a copy.
+            folder = manifest_for_peer_release(src, staging.model, link=True, progress=progress, cancel=cancel)
         else:
             manifest = mf.load_manifest(src)
             if src.is_relative_to(staging.dir):
@@ -235,16 +196,33 @@ def download_catalog_model(name: str, progress: StageProgress | None = None,
                 folder = staging.model
         check_cancel(cancel)
         final = staging.commit(folder, progress)
-    shutil.rmtree(data_dir() / "cache" / entry.name, ignore_errors=True)
-    return InstallResult(target, final, None, pinned)
+    discard_cached(entry.name)
+    return InstallResult(target, final, None, _pin(catalog, entry, learned))
 
 
-def _fetch_files(catalog: Catalog, entry: CatalogModel, folder: Path, pinned: dict[str, str],
-                 progress: StageProgress | None, cancel: threading.Event | None,
-                 opts: dict[str, Any]) -> None:
-    """Per-file download of every file choice into `folder` (kept there for resuming)."""
+@dataclass(frozen=True)
+class _Learned:
+    """A hash a download computed because the catalog publishes none: pinned once the model installs."""
+
+    label: str  # the file or archive name, for the user
+    sha256: str
+    size: int
+
+
+def _pin(catalog: Catalog, entry: CatalogModel, learned: dict[str, _Learned]) -> dict[str, str]:
+    """Pin what the installed (hence fully verified) model's download learned; returns label -> hash."""
+    catalog.pin(entry.name, {key: (x.sha256, x.size) for key, x in learned.items()})
+    return {x.label: x.sha256 for x in learned.values()}
+
+
+def _fetch_files(entry: CatalogModel, folder: Path, progress: StageProgress | None,
+                 cancel: threading.Event | None, opts: dict[str, Any]) -> dict[str, _Learned]:
+    """Per-file download of every file choice into `folder` (kept there for resuming).
+
+    Returns the hashes learned for files the catalog gives none (by catalog key)."""
     if not entry.mirrors:
         raise ModelError(f"{entry.name}: the catalog lists no per-file mirrors")
+    learned: dict[str, _Learned] = {}
     count = len(entry.files)
     for index, choice in enumerate(entry.files, 1):
         for n, option in enumerate(choice.options, 1):
@@ -259,20 +237,21 @@ def _fetch_files(catalog: Catalog, entry: CatalogModel, folder: Path, pinned: di
                     continue
                 raise
             if option.sha256 is None:
-                catalog.pin(entry.name, option.key, result.sha256, result.size)
-                pinned[option.path] = result.sha256
+                learned[option.key] = _Learned(option.path, result.sha256, result.size)
             break
+    return learned
 
 
-def _fetch_archive(catalog: Catalog, entry: CatalogModel, spec: CatalogArchive, staging: Staging,
-                   pinned: dict[str, str], progress: StageProgress | None,
-                   cancel: threading.Event | None, opts: dict[str, Any]) -> Path:
-    dest = cache_dir(entry.name, "archives") / spec.name
+def _fetch_archive(entry: CatalogModel, spec: CatalogArchive, staging: Staging,
+                   progress: StageProgress | None, cancel: threading.Event | None,
+                   opts: dict[str, Any]) -> tuple[Path, dict[str, _Learned]]:
+    """Download and extract one archive; returns its content folder and the hashes learned."""
+    learned: dict[str, _Learned] = {}
+    dest = cache_subdir(entry.name, "archives") / spec.name
     result = download(list(spec.urls), dest, sha256=spec.sha256, size=spec.size,
                       progress=_stage(progress, spec.name), cancel=cancel, **opts)
     if spec.sha256 is None:
-        catalog.pin(entry.name, spec.key, result.sha256, result.size)
-        pinned[spec.name] = result.sha256
+        learned[spec.key] = _Learned(spec.name, result.sha256, result.size)
     if progress is not None:
         progress("extracting", 0, None, 0.0)
     unpacked = staging.dir / "unpacked"
@@ -287,28 +266,28 @@ def _fetch_archive(catalog: Catalog, entry: CatalogModel, spec: CatalogArchive, 
         if option.sha256 is not None and actual != option.sha256:
             raise ModelError(f"{spec.name}: {option.path} fails its SHA-256 check")
         if option.sha256 is None:
-            catalog.pin(entry.name, option.key, actual, (root / option.path).stat().st_size)
-            pinned[option.path] = actual
-    return root
+            learned[option.key] = _Learned(option.path, actual, (root / option.path).stat().st_size)
+    return root, learned
 
 
-def _fetch_sources(catalog: Catalog, entry: CatalogModel, staging: Staging, pinned: dict[str, str],
-                   progress: StageProgress | None, cancel: threading.Event | None,
-                   opts: dict[str, Any]) -> Path:
-    """Archives first, then per-file mirrors; the first that works gives the source folder."""
+def _fetch_sources(entry: CatalogModel, staging: Staging, progress: StageProgress | None,
+                   cancel: threading.Event | None, opts: dict[str, Any]) -> tuple[Path, dict[str, _Learned]]:
+    """Archives first, then per-file mirrors; the first that works gives the source folder.
+
+    Only the hashes learned from that source are returned: a source that failed
+    taught nothing worth pinning."""
     errors: list[str] = []
     for spec in entry.archives:
         try:
-            return _fetch_archive(catalog, entry, spec, staging, pinned, progress, cancel, opts)
+            return _fetch_archive(entry, spec, staging, progress, cancel, opts)
         except ModelError as exc:
             if str(exc).startswith("not enough disk space"):
                 raise
             errors.append(str(exc))
     if entry.mirrors:
-        folder = cache_dir(entry.name, "files")
+        folder = cache_subdir(entry.name, "files")
         try:
-            _fetch_files(catalog, entry, folder, pinned, progress, cancel, opts)
-            return folder
+            return folder, _fetch_files(entry, folder, progress, cancel, opts)
         except ModelError as exc:
             errors.append(str(exc))
     raise ModelError(f"{entry.name}: could not download ({'; '.join(errors)})")

@@ -712,8 +712,8 @@
     </message>
     <message>
         <location filename="../model_manager.py" line="353" />
-        <source>First download of {0}: SHA-256 {1} (pinned; later downloads must match it)</source>
-        <translation>首次下载 {0}：SHA-256 {1}（已固定；以后的下载必须与之一致）</translation>
+        <source>{0}: not checked (no published SHA-256); pinned {1} now that the model verified. Later downloads must match it.</source>
+        <translation>{0}：未校验（目录没有公布 SHA-256）；模型校验通过后已固定为 {1}。以后的下载必须与之一致。</translation>
     </message>
     <message>
         <location filename="../model_manager.py" line="357" />
@@ -777,8 +777,8 @@
     </message>
     <message>
         <location filename="../model_manager.py" line="411" />
-        <source>Models Tingji can use. Downloads resume where they stopped; every file is checked against its SHA-256 before a model is installed.</source>
-        <translation>听记可使用的模型。下载中断后可从中断处继续；安装前会用 SHA-256 校验每个文件。</translation>
+        <source>Models Tingji can use. Downloads resume where they stopped; a file is checked against its SHA-256 where one is published or pinned (see the Hashes column), and every model is verified before it is installed.</source>
+        <translation>Tingji 可用的模型。下载会从中断处继续；公布了或已固定 SHA-256 的文件会据此校验（见“哈希”列），每个模型在安装前都会经过校验。</translation>
     </message>
     <message>
         <location filename="../model_manager.py" line="413" />
@@ -834,6 +834,71 @@
         <location filename="../model_manager.py" line="422" />
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Forget the {0} SHA-256 hashes pinned by the first download of {1}? The next download cannot be checked against them; it pins new ones once the model verifies.</source>
+        <translation>要忘记 {1} 首次下载时固定的 {0} 个 SHA-256 哈希吗？下次下载将无法用它们校验；模型校验通过后会固定新的哈希。</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Forget pinned hashes</source>
+        <translation>忘记固定的哈希</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Forgot {0} pinned SHA-256 hashes of {1}; its next download pins new ones.</source>
+        <translation>已忘记 {1} 的 {0} 个固定 SHA-256 哈希；下次下载时会固定新的哈希。</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Forgetting the pinned hashes of {0}</source>
+        <translation>忘记 {0} 的固定哈希</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Forget the SHA-256 hashes pinned by this model's first download (after a legitimate update of the model)</source>
+        <translation>忘记此模型首次下载时固定的 SHA-256 哈希（在模型正当更新之后使用）</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>None published</source>
+        <translation>未公布</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Pinned by you</source>
+        <translation>由你固定</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Published</source>
+        <translation>已公布</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>The catalog publishes no SHA-256 for {0} of its {1} files: downloading this model cannot check them. Their hashes are pinned once the model verifies, and later downloads must match.</source>
+        <translation>目录没有公布其 {1} 个文件中 {0} 个的 SHA-256：下载此模型时无法校验这些文件。模型校验通过后会固定它们的哈希，以后的下载必须与之一致。</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Downloads are checked against SHA-256 hashes pinned by your first download, not published by the catalog.</source>
+        <translation>下载会用你首次下载时固定的 SHA-256 哈希校验，而不是目录公布的哈希。</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Downloads are checked against the SHA-256 hashes the catalog publishes.</source>
+        <translation>下载会用目录公布的 SHA-256 哈希校验。</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Hashes</source>
+        <translation>哈希</translation>
+    </message>
+    <message>
+        <location filename="../model_manager.py" line="0" />
+        <source>Loading the model to check it</source>
+        <translation>正在加载模型以检查其能否使用</translation>
     </message>
 </context>
 <context>

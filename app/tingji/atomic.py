@@ -1,0 +1,54 @@
+"""Publishing files so that a crash or power cut never leaves a torn or empty one.
+
+The pattern everywhere Tingji writes something a user relies on (transcripts,
+settings, manifests, installed models, kept recordings): write a temporary
+file in the same folder, flush it to disk, rename it over the final name, then
+flush the folder so the rename itself survives. `os.replace` alone is atomic
+but not durable: after a power cut a journaling file system may show the new
+name pointing at a file whose data never reached the disk. Stdlib only, so the
+engine, the model manager and the GUI can all use it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def fsync_dir(folder: str | os.PathLike[str]) -> None:
+    """Flush a folder's entries (renames, new files) to disk; a no-op where the OS cannot (Windows)."""
+    if not hasattr(os, "O_DIRECTORY"):
+        return
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def publish(tmp: str | os.PathLike[str], final: str | os.PathLike[str]) -> Path:
+    """Rename a fully written (and fsynced) temporary file over `final`, durably."""
+    final = Path(final)
+    os.replace(tmp, final)
+    fsync_dir(final.parent)
+    return final
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    """Write `data` to `path` atomically and durably; the temporary file is removed on failure."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        return publish(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """UTF-8 text with "\\n" line ends (the same bytes on every platform), atomically and durably."""
+    return write_bytes(path, text.encode("utf-8"))
