@@ -13,12 +13,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
-from ...engine.errors import ModelError
 from ...engine.families.qwen3_asr.prompt import DEFAULT_PIECES
 from ...engine.manifest import Manifest, file_entry
 from ...engine.mel import MelConfig
-from ..gguf_tools import QUANTS, export_decoder
-from ..onnx_tools import PRECISIONS
+from ..gguf_tools import export_decoder
 from .checkpoint import Checkpoint, audio_tensors, encoder_dims, language_codes, llm_tensors, load_checkpoint, tokenizer_json
 from .graphs import INPUTS, OUTPUTS, export_encoder
 
@@ -33,11 +31,9 @@ def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
 
 def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool,
             say: Callable[[str], None]) -> Manifest:
-    """Write every file into `work` (an empty folder) and return the manifest describing them."""
-    if precision not in PRECISIONS:
-        raise ModelError(f"unknown precision {precision!r} (choose {', '.join(PRECISIONS)})")
-    if decoder_quant not in QUANTS:
-        raise ModelError(f"unknown decoder quantization {decoder_quant!r} (choose {', '.join(QUANTS)})")
+    """Write every file into `work` (an empty folder) and return the manifest describing them.
+
+    `precision` and `decoder_quant` were checked by `export_model`."""
     say(f"reading checkpoint {source}")
     ckpt = load_checkpoint(source)
     dims = encoder_dims(ckpt)

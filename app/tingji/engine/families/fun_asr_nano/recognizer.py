@@ -17,11 +17,12 @@ import time
 import numpy as np
 
 from ...align import ctc_greedy, load_ctc_tokens
-from ...decoder import DecodeOptions, LlamaContext, load_for_provider
+from ...decoder import LlamaContext
 from ...frontend import FrontendConfig, features, num_audio_tokens
 from ...languages import normalise
 from ...manifest import Manifest
 from ..base import Capabilities, CancelCheck, LoadOptions, RecognizeOptions, WindowResult
+from ..llm import LlmFamily
 from .encoder import NanoEncoder
 from .prompt import LANGUAGE_WORDS, build_prompt
 
@@ -30,7 +31,7 @@ FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "ctc", "ctc_data", "de
 REQUIRED_FILES = ("encoder", "decoder")
 
 
-class FunAsrNano:
+class FunAsrNano(LlmFamily):
     """A loaded Fun-ASR-Nano model (see `engine.families.base.Recognizer`)."""
 
     family = FAMILY
@@ -39,18 +40,10 @@ class FunAsrNano:
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
         section = manifest.section
         self.manifest = manifest
-        self.exact = options.exact
-        self.threads = options.threads
-        self.n_ctx = options.n_ctx
         self.frontend = FrontendConfig.from_dict(manifest.frontend)
         self.encoder = NanoEncoder(manifest, options.provider, policy=options.policy, buckets=options.buckets,
                                    threads=options.threads, warm=options.warm, exact=options.exact)
-        special = section.get("special_tokens") or {}
-        stop = special.get("eos_ids") if options.exact else special.get("stop_ids") or special.get("eos_ids")
-        self.stop_ids = list(stop or [])
-        self.warnings = self.encoder.graphs.warnings  # the live list: a later fallback adds to it
-        self.llm = load_for_provider(manifest.file("decoder"), self.provider, options.decoder_gpu_layers)
-        self.decoder_device = "gpu" if self.llm.gpu_layers > 0 else "cpu"
+        super().__init__(manifest, options, self.encoder.graphs)
         tokens = manifest.file("tokens")
         ctc = section.get("ctc") or {}
         self.ctc_tokens = load_ctc_tokens(tokens) if tokens is not None and self.encoder.has_ctc else None
@@ -61,32 +54,14 @@ class FunAsrNano:
         self.capabilities = Capabilities(
             languages=tuple(LANGUAGE_WORDS), open_languages=True, detects_language=False, hotwords=True, itn=True,
             timestamps="tokens" if self.ctc_tokens is not None else "window", live_lane=True)
-        self._prompts: dict[tuple, tuple[list[int], list[int]]] = {}
-
-    @property
-    def provider(self) -> str:
-        """What the encoder runs on now (a GPU provider that fails falls back to the CPU)."""
-        return self.encoder.graphs.provider
-
-    def open_lane(self) -> LlamaContext:
-        return self.llm.context(eos_ids=self.stop_ids, n_ctx=self.n_ctx, n_threads=self.threads, exact=self.exact)
-
-    def warm(self, lane: LlamaContext) -> None:
-        before, after = self._prompt(RecognizeOptions())
-        rows = np.zeros((2, self.llm.n_embd), np.float32)
-        lane.generate(before, rows, after, DecodeOptions(max_tokens=1, guard=False))
-
-    def close(self) -> None:
-        self.llm.close()
 
     def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
-        """Prompt token ids before and after the audio rows (tokenised once per choice of options)."""
-        key = (options.language, options.hotwords, options.itn)
-        if key not in self._prompts:
+        def texts() -> tuple[str, str]:
             prompt = build_prompt(self.prompt_pieces, language=options.language, hotwords=options.hotwords,
                                   itn=options.itn)
-            self._prompts[key] = (self.llm.tokenize(prompt.before), self.llm.tokenize(prompt.after))
-        return self._prompts[key]
+            return prompt.before, prompt.after
+
+        return self.prompt_ids((options.language, options.hotwords, options.itn), texts)
 
     def recognize(self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext,
                   cancel: CancelCheck | None = None) -> WindowResult:
@@ -107,12 +82,7 @@ class FunAsrNano:
             ctc_chars = ctc_greedy(ids, self.ctc_blank, self.ctc_tokens, self.ctc_frame_s)
             timings["ctc"] = time.perf_counter() - t
         rows = round_to(out.adaptor[:num_audio_tokens(out.frames)], self.llm_input_dtype)
-        before, after = self._prompt(options)
-        opts = DecodeOptions(max_tokens=options.max_tokens, guard=not (self.exact or options.ignore_eos),
-                             ignore_eos=options.ignore_eos)
-        decoded = lane.generate(before, rows, after, opts, cancel=cancel)
-        timings["prefill"] = decoded.prefill_s
-        timings["generate"] = decoded.generate_s
+        decoded = self.decode(lane, rows, options, timings, cancel)
         return WindowResult(clean_text(decoded.text), decoded.tokens, ctc_chars, language=language, timings=timings)
 
 

@@ -18,11 +18,12 @@ import time
 
 import numpy as np
 
-from ...decoder import DecodeOptions, LlamaContext, load_for_provider
+from ...decoder import LlamaContext
 from ...languages import normalise
 from ...manifest import Manifest
 from ...mel import MelConfig, log_mel, mel_filters
 from ..base import Capabilities, CancelCheck, LoadOptions, RecognizeOptions, WindowResult
+from ..llm import LlmFamily
 from .encoder import Qwen3Encoder
 from .prompt import build_prompt, parse_answer
 
@@ -31,7 +32,7 @@ FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "decoder")
 REQUIRED_FILES = ("encoder", "decoder")
 
 
-class Qwen3Asr:
+class Qwen3Asr(LlmFamily):
     """A loaded Qwen3-ASR model (see `engine.families.base.Recognizer`)."""
 
     family = FAMILY
@@ -39,48 +40,24 @@ class Qwen3Asr:
 
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
         section = manifest.section
-        self.exact = options.exact
-        self.threads = options.threads
-        self.n_ctx = options.n_ctx
         self.mel = MelConfig.from_dict(manifest.frontend)
         self.filters = mel_filters(self.mel)
         self.encoder = Qwen3Encoder(manifest, options.provider, policy=options.policy, buckets=options.buckets,
                                     threads=options.threads, warm=options.warm, exact=options.exact)
-        self.warnings = self.encoder.graphs.warnings  # the live list: a later fallback adds to it
-        special = section.get("special_tokens") or {}
-        self.stop_ids = list(special.get("eos_ids") if options.exact else special.get("stop_ids") or [])
-        self.llm = load_for_provider(manifest.file("decoder"), self.provider, options.decoder_gpu_layers)
-        self.decoder_device = "gpu" if self.llm.gpu_layers > 0 else "cpu"
+        super().__init__(manifest, options, self.encoder.graphs)
         self.pieces = dict(section.get("prompt") or {})
         # code -> the model's own name for it, in the release's order (what a language menu lists)
         self.language_names: dict[str, str] = dict(section.get("language_names") or {})
         self.capabilities = Capabilities(languages=tuple(self.language_names), detects_language=True,
                                          hotwords=True, itn=False, timestamps="speech", live_lane=True)
-        self._prompts: dict[tuple, tuple[list[int], list[int]]] = {}
-
-    @property
-    def provider(self) -> str:
-        return self.encoder.graphs.provider
-
-    def open_lane(self) -> LlamaContext:
-        return self.llm.context(eos_ids=self.stop_ids, n_ctx=self.n_ctx, n_threads=self.threads, exact=self.exact)
-
-    def warm(self, lane: LlamaContext) -> None:
-        before, after = self._prompt(RecognizeOptions())
-        rows = np.zeros((2, self.llm.n_embd), np.float32)
-        lane.generate(before, rows, after, DecodeOptions(max_tokens=1, guard=False))
-
-    def close(self) -> None:
-        self.llm.close()
 
     def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
-        """Prompt token ids before and after the audio rows (tokenised once per choice of options)."""
-        key = (options.language, options.hotwords)
-        if key not in self._prompts:
+        def texts() -> tuple[str, str]:
             prompt = build_prompt(self.pieces, language_name=self.language_names.get(options.language or ""),
                                   hotwords=options.hotwords)
-            self._prompts[key] = (self.llm.tokenize(prompt.before), self.llm.tokenize(prompt.after))
-        return self._prompts[key]
+            return prompt.before, prompt.after
+
+        return self.prompt_ids((options.language, options.hotwords), texts)
 
     def language_code(self, name: str | None) -> str | None:
         """The code for a language name the model wrote (its own list first, then Tingji's table)."""
@@ -103,15 +80,9 @@ class Qwen3Asr:
         t = time.perf_counter()
         rows = self.encoder.encode(mel)
         timings["encode"] = time.perf_counter() - t
-        before, after = self._prompt(options)
-        opts = DecodeOptions(max_tokens=options.max_tokens, guard=not (self.exact or options.ignore_eos),
-                             ignore_eos=options.ignore_eos)
-        decoded = lane.generate(before, rows, after, opts, cancel=cancel)
-        timings["prefill"] = decoded.prefill_s
-        timings["generate"] = decoded.generate_s
+        decoded = self.decode(lane, rows, options, timings, cancel)
         name, text = parse_answer(decoded.text, self.pieces, forced=forced is not None)
-        language = forced or self.language_code(name)
-        return WindowResult(text, decoded.tokens, None, language=language, timings=timings)
+        return WindowResult(text, decoded.tokens, None, language=forced or self.language_code(name), timings=timings)
 
 
 def load(manifest: Manifest, options: LoadOptions) -> Qwen3Asr:
