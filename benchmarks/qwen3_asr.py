@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -59,29 +60,34 @@ def key(size: str, name: str) -> str:
 
 
 def build(cache: Path, quick: bool, sizes: tuple[str, ...] = SIZES,
-          log: Callable[[str], None] = print) -> dict[str, dict[str, Path]]:
-    """Per size a checkpoint and its int8 + q5_k export, built once under `cache/qwen3-<size>/`."""
-    from tiny_qwen3_asr import make_checkpoint
+          log: Callable[[str], None] = print) -> dict[str, dict[str, Any]]:
+    """Per size a checkpoint and its int8 + q5_k export, built once under `cache/qwen3-<size>/`.
 
-    from tingji.export import export_model
+    Both are made in child processes (a full-size 1.7B checkpoint passes through several GB),
+    the export through `export_probe` for its time and memory figures.
+    """
+    from export_probe import probe_export
 
     built = {}
     for size in sizes:
         root = cache / f"qwen3-{size}"
-        ckpt, model = root / "checkpoint", root / f"{PRECISION}-{QUANT}"
+        ckpt, model, stats_path = root / "checkpoint", root / f"{PRECISION}-{QUANT}", root / "export.json"
         if not (ckpt / "model.safetensors").is_file():
             log(f"building {'tiny' if quick else 'full-size'} Qwen3-ASR-{size} checkpoint in {ckpt}")
             partial = root / "checkpoint.partial"
             shutil.rmtree(partial, ignore_errors=True)
-            make_checkpoint(partial, seed=0, size=size, full_size=not quick)
+            cmd = [sys.executable, str(BENCH.parent / "tools" / "make_tiny_checkpoint.py"), "--family", "qwen3-asr",
+                   "--size", size, "--out", str(partial)] + ([] if quick else ["--full-size"])
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             partial.rename(ckpt)
-        if not (model / "manifest.json").is_file():
+        if not (model / "manifest.json").is_file() or not stats_path.is_file():
             log(f"exporting Qwen3-ASR-{size} (encoder {PRECISION}, decoder {QUANT})")
             shutil.rmtree(model, ignore_errors=True)
-            t = time.perf_counter()
-            export_model(ckpt, model, precision=PRECISION, decoder_quant=QUANT)
-            (root / "export.json").write_text(json.dumps({"seconds": round(time.perf_counter() - t, 1)}))
-        built[size] = {"checkpoint": ckpt, "model": model}
+            stats = probe_export(ckpt, model, PRECISION, QUANT)
+            if stats["returncode"] != 0:
+                raise RuntimeError(f"export of Qwen3-ASR-{size} failed:\n" + "\n".join(stats.get("stderr_tail", [])))
+            stats_path.write_text(json.dumps(stats, indent=2))
+        built[size] = {"checkpoint": ckpt, "model": model, "export": json.loads(stats_path.read_text())}
     return built
 
 
@@ -274,7 +280,7 @@ def measure(built: dict[str, dict[str, Path]], audio: Path, quick: bool, window_
         ref = run_child("q3_reference", {"checkpoint": str(paths["checkpoint"]), "audio": str(audio), "budget": budget,
                                          "dict_tokens": dict_tokens, "reps_dict_ref": 2 if quick else 3,
                                          "reps_ref": 1 if quick else 2, "window_s": window_s}, log=log)
-        results[size] = {"tingji": tj, "reference": ref}
+        results[size] = {"tingji": tj, "reference": ref, "export": paths["export"]}
         w, rw = tj["window_60s"], ref["window_60s"]
         summary.update({
             key(size, "speedup_vs_reference_e2e"): ref["e2e"]["wall_s"] / tj["e2e"]["wall_s"],

@@ -139,6 +139,24 @@ def test_fixed_graph_is_padding_invariant(q3_model, long_speech, seconds):
     assert worst <= 1e-5
 
 
+def test_fixed_policy_gives_the_dynamic_tokens_on_warmed_shapes_only(q3_model, q3_engine, long_speech):
+    """The DirectML policy, run on the CPU provider: only the 10 s and 60 s buckets, the same tokens."""
+    from tingji.engine.transcribe import Engine
+
+    fixed = Engine(q3_model, exact=True, policy="fixed")
+    try:
+        graphs = fixed.recognizer.encoder.graphs
+        for seconds in (3, 42):
+            wav = long_speech[: seconds * 16000]
+            ours = fixed.transcribe(wav, max_tokens=24).window_tokens[0]
+            assert ours == q3_engine.transcribe(wav, max_tokens=24).window_tokens[0], seconds
+        shapes = sorted({shape[:2] for _, shape in graphs.shapes_seen})
+    finally:
+        fixed.close()
+    print(f"buckets {graphs.buckets}; shapes run {shapes}; tokens equal to the real-length graph's")
+    assert shapes == [(1, 1000), (1, 6000)] and graphs.buckets == (1000, 6000)
+
+
 def test_graphs_pass_directml_lint(q3_model):
     from tingji.export.lint import lint_directml
 

@@ -204,20 +204,23 @@ def llm_config(tok, full_size: bool) -> dict:
     }
 
 
-def llm_state(cfg: dict, gen: torch.Generator) -> dict[str, torch.Tensor]:
-    """Random Qwen3 weights under the `llm.` prefix used by model.pt."""
+def llm_state(cfg: dict, gen: torch.Generator, dtype: torch.dtype = torch.float32) -> dict[str, torch.Tensor]:
+    """Random Qwen3 weights under the `llm.` prefix used by model.pt, bf16-representable, stored as `dtype`.
+
+    Each tensor is rounded as it is drawn, so a full-size 1.7B LLM never sits in memory in fp32 twice.
+    """
     h, i, hd = cfg["hidden_size"], cfg["intermediate_size"], cfg["head_dim"]
     nq, nkv, v = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["vocab_size"]
 
-    def lin(rows: int, cols: int) -> torch.Tensor:
-        return torch.randn(rows, cols, generator=gen) / cols ** 0.5
+    def lin(rows: int, cols: int, scale: float = 1.0) -> torch.Tensor:
+        return (scale * (torch.randn(rows, cols, generator=gen) / cols ** 0.5)).to(torch.bfloat16).to(dtype)
 
     def norm(n: int) -> torch.Tensor:
-        return 1.0 + 0.1 * torch.randn(n, generator=gen)
+        return (1.0 + 0.1 * torch.randn(n, generator=gen)).to(torch.bfloat16).to(dtype)
 
     state: dict[str, torch.Tensor] = {}
     # std 0.5 embeddings tied to the output: logits spread by ~0.5*sqrt(h).
-    embed = 0.5 * torch.randn(v, h, generator=gen)
+    embed = (0.5 * torch.randn(v, h, generator=gen)).to(torch.bfloat16).to(dtype)
     state["llm.model.embed_tokens.weight"] = embed
     for n in range(cfg["num_hidden_layers"]):
         p = f"llm.model.layers.{n}."
@@ -227,16 +230,15 @@ def llm_state(cfg: dict, gen: torch.Generator) -> dict[str, torch.Tensor]:
         # Outputs of attention and MLP scaled x3 so they outweigh the token's own
         # embedding in the residual stream; with tied embeddings the model
         # otherwise just repeats its input token, whatever the audio says.
-        state[p + "self_attn.o_proj.weight"] = 3.0 * lin(h, nq * hd)
+        state[p + "self_attn.o_proj.weight"] = lin(h, nq * hd, 3.0)
         state[p + "self_attn.q_norm.weight"] = norm(hd)
         state[p + "self_attn.k_norm.weight"] = norm(hd)
         state[p + "mlp.gate_proj.weight"] = lin(i, h)
         state[p + "mlp.up_proj.weight"] = lin(i, h)
-        state[p + "mlp.down_proj.weight"] = 3.0 * lin(h, i)
+        state[p + "mlp.down_proj.weight"] = lin(h, i, 3.0)
         state[p + "input_layernorm.weight"] = norm(h)
         state[p + "post_attention_layernorm.weight"] = norm(h)
     state["llm.model.norm.weight"] = norm(h)
-    state = {k: t.to(torch.bfloat16).to(torch.float32) for k, t in state.items()}
     state["llm.lm_head.weight"] = state["llm.model.embed_tokens.weight"]  # tied, as saved by torch
     return state
 

@@ -162,12 +162,12 @@ def make_checkpoint(out: Path, seed: int = 0, *, size: str = "0.6b", full_size: 
                     "dither": 0.0, "processor_class": "Qwen3ASRProcessor"}
     (out / "preprocessor_config.json").write_text(json.dumps(preprocessor, indent=2), encoding="utf-8")
 
-    state = audio_state(dims, seed)
-    text = dict(config["thinker_config"]["text_config"])
-    for name, tensor in llm_state(text, torch.Generator().manual_seed(seed + 2)).items():
-        state["thinker." + name[len("llm."):]] = tensor
     # One bfloat16 file as released (the tied lm_head stored as its own copy).
-    state = {k: v.to(torch.bfloat16).contiguous() for k, v in state.items()}
+    state = {k: v.to(torch.bfloat16).contiguous() for k, v in audio_state(dims, seed).items()}
+    text = dict(config["thinker_config"]["text_config"])
+    for name, tensor in llm_state(text, torch.Generator().manual_seed(seed + 2), torch.bfloat16).items():
+        state["thinker." + name[len("llm."):]] = tensor
+    state["thinker.lm_head.weight"] = state["thinker.lm_head.weight"].clone()
     save_file(state, str(out / "model.safetensors"), metadata={"format": "pt"})
     return out
 

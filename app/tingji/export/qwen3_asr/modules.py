@@ -37,6 +37,8 @@ from torch import nn
 
 from ..layers import MASK_BIAS, layer_norm
 
+CONV_PARTS = 8  # slices the chunk batch is convolved in (peak memory; see AudioTower.forward)
+
 
 @dataclass(frozen=True)
 class EncoderDims:
@@ -156,6 +158,12 @@ class AudioTower(nn.Module):
         self.proj2 = nn.Linear(d.d_model, d.output_dim)
         self.register_buffer("positions", sinusoids(d.chunk_tokens, d.d_model), persistent=False)
 
+    def downsample(self, x: torch.Tensor) -> torch.Tensor:
+        """Chunk images [N, 1, M, F] -> tokens [N, F/8, D]: three stride-2 convolutions, then a linear."""
+        for conv in (self.conv2d1, self.conv2d2, self.conv2d3):
+            x = F.gelu(conv(x))
+        return self.conv_out(x.permute(0, 3, 1, 2).flatten(2))
+
     def forward(self, mel: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor]:
         d = self.dims
         size = d.chunk_frames
@@ -165,9 +173,12 @@ class AudioTower(nn.Module):
         x = F.pad(mel, (0, 0, 0, chunks * size - frames)) * mask.unsqueeze(-1).to(mel.dtype)
         # [B, C*F, M] -> [B*C, 1, M, F]: each chunk an image of mel bins x frames.
         x = x.unflatten(1, (chunks, size)).flatten(0, 1).transpose(1, 2).unsqueeze(1)
-        for conv in (self.conv2d1, self.conv2d2, self.conv2d3):
-            x = F.gelu(conv(x))
-        x = self.conv_out(x.permute(0, 3, 1, 2).flatten(2)) + self.positions.to(x.dtype)
+        # The first convolution's output is 8x the mel (480 channels at half resolution): 368 MB for
+        # 60 s in fp32. Run the chunks in CONV_PARTS slices, one after the other, so only a slice's
+        # intermediates are alive at once (a static count of slices: no loop in the graph).
+        step = (x.shape[0] + CONV_PARTS - 1) // CONV_PARTS
+        x = torch.cat([self.downsample(x[k * step:(k + 1) * step]) for k in range(CONV_PARTS)])
+        x = x + self.positions.to(x.dtype)
         x = x.unflatten(0, (-1, chunks)).flatten(1, 2)  # [B, C*13, D]
         # Token j of a chunk is valid when frame 8j is (valid frames are a prefix of the chunk).
         tokens = mask.unflatten(1, (chunks, size))[:, :, ::8].flatten(1)  # [B, C*13]
