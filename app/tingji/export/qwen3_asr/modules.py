@@ -37,7 +37,7 @@ from torch import nn
 
 from ..layers import MASK_BIAS, layer_norm
 
-CONV_PARTS = 8  # slices the chunk batch is convolved in (peak memory; see AudioTower.forward)
+CONV_PARTS = 16  # slices the chunk batch is convolved in (peak memory; see AudioTower.forward)
 
 
 @dataclass(frozen=True)
@@ -159,10 +159,10 @@ class AudioTower(nn.Module):
         self.register_buffer("positions", sinusoids(d.chunk_tokens, d.d_model), persistent=False)
 
     def downsample(self, x: torch.Tensor) -> torch.Tensor:
-        """Chunk images [N, 1, M, F] -> tokens [N, F/8, D]: three stride-2 convolutions, then a linear."""
+        """Chunk images [N, 1, M, F] -> [N, channels, M/8, F/8]: three stride-2 convolutions with GELU."""
         for conv in (self.conv2d1, self.conv2d2, self.conv2d3):
             x = F.gelu(conv(x))
-        return self.conv_out(x.permute(0, 3, 1, 2).flatten(2))
+        return x
 
     def forward(self, mel: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor]:
         d = self.dims
@@ -178,7 +178,7 @@ class AudioTower(nn.Module):
         # intermediates are alive at once (a static count of slices: no loop in the graph).
         step = (x.shape[0] + CONV_PARTS - 1) // CONV_PARTS
         x = torch.cat([self.downsample(x[k * step:(k + 1) * step]) for k in range(CONV_PARTS)])
-        x = x + self.positions.to(x.dtype)
+        x = self.conv_out(x.permute(0, 3, 1, 2).flatten(2)) + self.positions.to(x.dtype)
         x = x.unflatten(0, (-1, chunks)).flatten(1, 2)  # [B, C*13, D]
         # Token j of a chunk is valid when frame 8j is (valid frames are a prefix of the chunk).
         tokens = mask.unflatten(1, (chunks, size))[:, :, ::8].flatten(1)  # [B, C*13]
