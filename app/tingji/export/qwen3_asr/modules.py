@@ -173,9 +173,9 @@ class AudioTower(nn.Module):
         x = F.pad(mel, (0, 0, 0, chunks * size - frames)) * mask.unsqueeze(-1).to(mel.dtype)
         # [B, C*F, M] -> [B*C, 1, M, F]: each chunk an image of mel bins x frames.
         x = x.unflatten(1, (chunks, size)).flatten(0, 1).transpose(1, 2).unsqueeze(1)
-        # The first convolution's output is 8x the mel (480 channels at half resolution): 368 MB for
-        # 60 s in fp32. Run the chunks in CONV_PARTS slices, one after the other, so only a slice's
-        # intermediates are alive at once (a static count of slices: no loop in the graph).
+        # The first convolution's output (480 channels at half the resolution each way) is 120 times
+        # the mel: 368 MB for 60 s in fp32. Run the chunks in CONV_PARTS slices, one after the other,
+        # so only a slice's intermediates are alive at once (a static count of slices: no loop in the graph).
         step = (x.shape[0] + CONV_PARTS - 1) // CONV_PARTS
         x = torch.cat([self.downsample(x[k * step:(k + 1) * step]) for k in range(CONV_PARTS)])
         x = self.conv_out(x.permute(0, 3, 1, 2).flatten(2)) + self.positions.to(x.dtype)
