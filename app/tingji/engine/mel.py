@@ -26,6 +26,7 @@ from typing import Any, Mapping
 import numpy as np
 
 KIND = "whisper-log-mel"
+BLOCK_FRAMES = 500
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,10 @@ def log_mel(samples: np.ndarray, cfg: MelConfig = MelConfig(), filters: np.ndarr
     n = num_frames(len(x) - 2 * half, cfg)
     frames = np.lib.stride_tricks.as_strided(x, (n, cfg.n_fft), (x.strides[0] * cfg.hop, x.strides[0]))
     window = 0.5 - 0.5 * np.cos(2 * np.pi * np.arange(cfg.n_fft) / cfg.n_fft)  # periodic Hann
-    power = np.abs(np.fft.rfft(frames * window, axis=1)) ** 2
-    mel = power @ (mel_filters(cfg) if filters is None else filters)
-    logs = np.log10(np.maximum(mel, 1e-10))
-    logs = np.maximum(logs, logs.max() - cfg.dynamic_range)
-    return ((logs + 4.0) / 4.0).astype(np.float32)
+    filters = mel_filters(cfg) if filters is None else filters
+    logs = np.empty((n, cfg.n_mels), np.float32)
+    for a in range(0, n, BLOCK_FRAMES):  # in blocks: a 60 s window's float64 spectra would be ~75 MB at once
+        power = np.abs(np.fft.rfft(frames[a:a + BLOCK_FRAMES] * window, axis=1)) ** 2
+        logs[a:a + BLOCK_FRAMES] = np.log10(np.maximum(power @ filters, 1e-10))
+    logs = np.maximum(logs, logs.max() - np.float32(cfg.dynamic_range))
+    return (logs + np.float32(4.0)) / np.float32(4.0)

@@ -37,7 +37,7 @@ from torch import nn
 
 from ..layers import MASK_BIAS, layer_norm
 
-CONV_PARTS = 16  # slices the chunk batch is convolved in (peak memory; see AudioTower.forward)
+CONV_PARTS = 32  # slices the chunk batch is convolved in (peak memory; see AudioTower.forward)
 
 
 @dataclass(frozen=True)
