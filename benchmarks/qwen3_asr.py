@@ -347,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet-below", type=float, default=None, metavar="CORES",
                     help="before each stage wait until other jobs use fewer than CORES cores")
     ap.add_argument("--quiet-wait", type=float, default=300, metavar="S", help="longest wait per stage")
+    ap.add_argument("--json", type=Path, default=None, help="also write every figure here")
     args = ap.parse_args(argv)
     from common import QUIET
     from speech import make_long
@@ -358,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     audio = make_long(cache / "audio" / f"long{seconds:g}.wav", seconds)
     built = build(cache, args.quick, tuple(args.sizes))
     res = measure(built, audio, args.quick, 60.0, args.nano_model)
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=2, default=str) + "\n")
     print(json.dumps({"summary": res["summary"], "goals": res["goals"]}, indent=2))
     print(markdown(res))
     for k, g in res["goals"].items():
