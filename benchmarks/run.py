@@ -35,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import qwen3_asr  # noqa: E402
 import sensevoice  # noqa: E402
 from common import BENCH, build_checkpoint, machine, run_child, strip_private, usable_cores  # noqa: E402
 
@@ -360,9 +361,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     if args.child:
+        from qwen3_asr import STAGES as QWEN3_STAGES
         from stages import STAGES
 
-        result = {**STAGES, **sensevoice.STAGES}[args.child](json.loads(args.child_args))
+        result = {**STAGES, **sensevoice.STAGES, **QWEN3_STAGES}[args.child](json.loads(args.child_args))
         Path(args.child_out).write_text(json.dumps(strip_private(result)))
         return 0
 
@@ -374,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
     cache = args.cache_dir / ("quick" if args.quick else "full")
     built = build(cache, args.quick)
     results = measure(built, args.quick)
+    # Qwen3-ASR, both sizes, after Nano's stages (benchmarks/qwen3_asr.py).
+    q3 = qwen3_asr.measure(qwen3_asr.build(cache, args.quick, log=log), built["audio"], args.quick,
+                           60.0, nano_model=built["models"][PRIMARY], log=log)
+    results["summary"].update(q3["summary"])
+    results["qwen3_asr"] = q3["results"]
     doc = {
         "quick": args.quick,
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -382,14 +389,14 @@ def main(argv: list[str] | None = None) -> int:
         "run_s": time.perf_counter() - t0,
         **results["summary"],
         "summary": results["summary"],
-        "goals": goals(results["summary"]),
+        "goals": {**goals(results["summary"]), **q3["goals"]},
         "exports": built["exports"],
         "results": {k: v for k, v in results.items() if k != "summary"},
     }
     bad = [k for k in REQUIRED_KEYS if not finite_positive(doc.get(k))]
     args.results_dir.mkdir(parents=True, exist_ok=True)
     (args.results_dir / "latest.json").write_text(json.dumps(strip_private(doc), indent=2, default=str) + "\n")
-    (args.results_dir / "latest.md").write_text(markdown(doc))
+    (args.results_dir / "latest.md").write_text(markdown(doc) + "\n" + qwen3_asr.markdown(q3))
     log(f"wrote {args.results_dir / 'latest.json'} and latest.md in {doc['run_s']:.0f} s")
     for k in REQUIRED_KEYS:
         log(f"  {k} = {doc[k]}")

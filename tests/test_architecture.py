@@ -224,3 +224,13 @@ def test_format_1_folders_still_load_and_save_as_format_2(tmp_path):
     verify(again)
     assert again.section == m.section and again.files == m.files
     print(f"format 1 -> {FORMAT_VERSION}: {sorted(again.section)} in the family section")
+
+
+def test_every_package_ships_in_the_wheel():
+    """A subpackage missing from pyproject's list installs fine in editable mode and breaks only the wheel."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    on_disk = {".".join(p.parent.relative_to(ROOT / "app").parts) for p in (ROOT / "app" / "tingji").rglob("__init__.py")}
+    print(f"{len(on_disk)} packages under app/tingji, {len(listed)} listed")
+    assert on_disk - listed == set()

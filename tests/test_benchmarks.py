@@ -64,6 +64,14 @@ def test_quick_run_writes_all_keys(tmp_path):
         assert "sherpa-onnx skipped" in md
     else:
         assert _positive(s["sensevoice_speedup_vs_sherpa_3s"]) and _positive(s["sensevoice_speedup_vs_sherpa_60s"])
+    # Qwen3-ASR, both sizes, against transformers with the same forced budget.
+    for size in ("0_6b", "1_7b"):
+        for name in ("speedup_vs_reference_e2e", "peak_rss_mb", "prefill_60s_fraction_of_llama_batch",
+                     "dictation_3s_vs_nano", "gen_vs_nano_same_positions", "encoder_60s_s", "gen_tok_s"):
+            assert _positive(doc.get(f"qwen3_asr_{size}_{name}")), (size, name)
+    for size, q in r["qwen3_asr"].items():
+        assert q["tingji"]["e2e"]["tokens_total"] == q["reference"]["e2e"]["tokens_total"], size
+    assert "## Qwen3-ASR" in md and "| qwen3_asr_0_6b_speedup_vs_reference_e2e |" in md
 
 
 def test_encoder_flop_count_matches_torch():

@@ -7,9 +7,11 @@ names as the official Fun-ASR-Nano-2512 release, loadable by funasr's
 `FunASRNano.from_pretrained`, with random weights drawn from a seed.
 
     tools/make_tiny_checkpoint.py --out DIR --seed N [--full-size] [--family F]
+    tools/make_tiny_checkpoint.py --family qwen3-asr [--size 0.6b|1.7b] ...
 
 `--family sense-voice-small` writes a SenseVoice-Small checkpoint instead
-(tools/tiny_sense_voice.py); each family's writer lives in its own module.
+(tools/tiny_sense_voice.py), `--family qwen3-asr` a Qwen3-ASR release
+(tools/tiny_qwen3_asr.py); each family's writer lives in its own module.
 
 Default sizes are tiny so CI stays fast; `--full-size` uses the real sizes
 (about 221 M encoder parameters and a Qwen3-0.6B-shaped LLM) for benchmarks.
@@ -94,18 +96,24 @@ def bytes_to_unicode() -> dict[int, str]:
     return dict(zip(keep, (chr(c) for c in chars)))
 
 
-def training_corpus() -> list[str]:
+def training_corpus(extra: tuple[str, ...] = ()) -> list[str]:
     words = WORDS.split()
     lines = [" ".join(words[i:i + 12]) for i in range(0, len(words), 12)]
     lines += [w.capitalize() + "." for w in words[:60]]
     lines += [f"<|im_start|>system\n{SYSTEM_PROMPT}<|im_end|>\n<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n"]
     lines += [CHINESE[i:i + 20] for i in range(0, len(CHINESE), 20)]
     lines += ["0123456789", "1, 2, 3. 4! 5? 6; 7: 8- 9/ (10) [11] {12} \"13\" '14' 15% $16 #17 @18 &19 *20"]
+    lines += list(extra)
     return lines * 3
 
 
-def build_tokenizer(vocab_size: int):
-    """A small byte-level BPE with Qwen's normalizer and pre-tokenizer."""
+def build_tokenizer(vocab_size: int, *, specials: tuple[str, ...] = (), plain: tuple[str, ...] = (),
+                    corpus: tuple[str, ...] = ()):
+    """A small byte-level BPE with Qwen's normalizer and pre-tokenizer.
+
+    `specials` / `plain` are added tokens beyond ChatML's (a family's own
+    markers), `corpus` extra training lines so its prompt words get merges.
+    """
     from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
@@ -124,9 +132,9 @@ def build_tokenizer(vocab_size: int):
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         special_tokens=[],
     )
-    tok.train_from_iterator(training_corpus(), trainer=trainer)
-    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS])
-    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in PLAIN_ADDED_TOKENS])
+    tok.train_from_iterator(training_corpus(corpus), trainer=trainer)
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL_TOKENS + list(specials)])
+    tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in PLAIN_ADDED_TOKENS + list(plain)])
     return tok
 
 
@@ -200,20 +208,23 @@ def llm_config(tok, full_size: bool) -> dict:
     }
 
 
-def llm_state(cfg: dict, gen: torch.Generator) -> dict[str, torch.Tensor]:
-    """Random Qwen3 weights under the `llm.` prefix used by model.pt."""
+def llm_state(cfg: dict, gen: torch.Generator, dtype: torch.dtype = torch.float32) -> dict[str, torch.Tensor]:
+    """Random Qwen3 weights under the `llm.` prefix used by model.pt, bf16-representable, stored as `dtype`.
+
+    Each tensor is rounded as it is drawn, so a full-size 1.7B LLM never sits in memory in fp32 twice.
+    """
     h, i, hd = cfg["hidden_size"], cfg["intermediate_size"], cfg["head_dim"]
     nq, nkv, v = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["vocab_size"]
 
-    def lin(rows: int, cols: int) -> torch.Tensor:
-        return torch.randn(rows, cols, generator=gen) / cols ** 0.5
+    def lin(rows: int, cols: int, scale: float = 1.0) -> torch.Tensor:
+        return (scale * (torch.randn(rows, cols, generator=gen) / cols ** 0.5)).to(torch.bfloat16).to(dtype)
 
     def norm(n: int) -> torch.Tensor:
-        return 1.0 + 0.1 * torch.randn(n, generator=gen)
+        return (1.0 + 0.1 * torch.randn(n, generator=gen)).to(torch.bfloat16).to(dtype)
 
     state: dict[str, torch.Tensor] = {}
     # std 0.5 embeddings tied to the output: logits spread by ~0.5*sqrt(h).
-    embed = 0.5 * torch.randn(v, h, generator=gen)
+    embed = (0.5 * torch.randn(v, h, generator=gen)).to(torch.bfloat16).to(dtype)
     state["llm.model.embed_tokens.weight"] = embed
     for n in range(cfg["num_hidden_layers"]):
         p = f"llm.model.layers.{n}."
@@ -223,16 +234,15 @@ def llm_state(cfg: dict, gen: torch.Generator) -> dict[str, torch.Tensor]:
         # Outputs of attention and MLP scaled x3 so they outweigh the token's own
         # embedding in the residual stream; with tied embeddings the model
         # otherwise just repeats its input token, whatever the audio says.
-        state[p + "self_attn.o_proj.weight"] = 3.0 * lin(h, nq * hd)
+        state[p + "self_attn.o_proj.weight"] = lin(h, nq * hd, 3.0)
         state[p + "self_attn.q_norm.weight"] = norm(hd)
         state[p + "self_attn.k_norm.weight"] = norm(hd)
         state[p + "mlp.gate_proj.weight"] = lin(i, h)
         state[p + "mlp.up_proj.weight"] = lin(i, h)
-        state[p + "mlp.down_proj.weight"] = 3.0 * lin(h, i)
+        state[p + "mlp.down_proj.weight"] = lin(h, i, 3.0)
         state[p + "input_layernorm.weight"] = norm(h)
         state[p + "post_attention_layernorm.weight"] = norm(h)
     state["llm.model.norm.weight"] = norm(h)
-    state = {k: t.to(torch.bfloat16).to(torch.float32) for k, t in state.items()}
     state["llm.lm_head.weight"] = state["llm.model.embed_tokens.weight"]  # tied, as saved by torch
     return state
 
@@ -392,12 +402,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--full-size", action="store_true", help="real Fun-ASR-Nano sizes (several GB)")
     ap.add_argument("--llm-dtype", choices=["fp32", "bf16"], default="fp32",
                     help="llm_conf.llm_dtype in config.yaml (see the module docstring)")
-    ap.add_argument("--family", choices=["fun-asr-nano", "sense-voice-small"], default="fun-asr-nano")
+    ap.add_argument("--family", choices=["fun-asr-nano", "sense-voice-small", "qwen3-asr"], default="fun-asr-nano")
+    ap.add_argument("--size", choices=["0.6b", "1.7b"], default="0.6b", help="qwen3-asr: which release's shapes")
     args = ap.parse_args(argv)
-    if args.family == "sense-voice-small":
+    if args.family == "sense-voice-small":  # each further family: its own tools/tiny_<family>.py
         from tiny_sense_voice import make_checkpoint as make_sense_voice
 
         make_sense_voice(args.out, args.seed, args.full_size)
+    elif args.family == "qwen3-asr":
+        import tiny_qwen3_asr
+
+        tiny_qwen3_asr.make_checkpoint(args.out, args.seed, size=args.size, full_size=args.full_size)
     else:
         make_checkpoint(args.out, args.seed, args.full_size, args.llm_dtype)
     print(args.out)

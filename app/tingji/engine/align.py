@@ -6,7 +6,10 @@ text are two transcriptions of the same audio, so their characters are
 matched (after dropping punctuation and case) and each LLM character takes
 the time of the CTC character it matches; the rest are interpolated. A model
 without a CTC head gets window-level timing: the window's speech span shared
-among sentences in proportion to their length.
+among sentences in proportion to their length; or, where the family asks for
+it (Capabilities.timestamps "speech"), the characters spread over the speech
+spans the VAD found in the window - pauses take no text, so a sentence starts
+and ends in speech - with no segment longer than `MAX_SEGMENT_S`.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import numpy as np
 # (so 3.5 and e.g. stay whole).
 _SENTENCE_END = re.compile(r"[。！？；…]+[」』”’）)]*|[.!?;]+[\"')\]]*(?=\s|$)")
 MAX_SEGMENT_CHARS = 80  # longer sentences are split at commas for readable subtitles
+MAX_SEGMENT_S = 15.0  # with speech-span timing, longer sentences are split too
 _COMMA = re.compile(r"[，,、：:]")
 
 
@@ -133,17 +137,72 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in out if text[a:b].strip()]
 
 
-def timed_sentences(text: str, span: tuple[float, float], ctc: Sequence[TimedChar] | None
-                    ) -> list[tuple[float, float, str]]:
-    """Sentences of `text` with (start, end) seconds relative to the window."""
+def speech_char_times(text: str, spans: Sequence[tuple[float, float]]) -> list[TimedChar]:
+    """The speaking characters of `text` spread evenly over the speech spans, pauses skipped.
+
+    For a model that cannot time its characters: in a window of several
+    utterances each span gets text in proportion to its length, which puts
+    sentence boundaries in or near the right span instead of drifting over
+    the pauses.
+    """
+    chars = [ch for ch in text if _norm(ch)]
+    total = sum(max(0.0, e - s) for s, e in spans)
+    if not chars or total <= 0:
+        return []
+    step = total / len(chars)
+    return [TimedChar(ch, _on_speech(spans, i * step, True), _on_speech(spans, (i + 1) * step, False))
+            for i, ch in enumerate(chars)]
+
+
+def _on_speech(spans: Sequence[tuple[float, float]], offset: float, start: bool) -> float:
+    """The window time `offset` seconds into the speech; a start on a span's end moves to the next span."""
+    for s, e in spans:
+        length = max(0.0, e - s)
+        if offset < length or (not start and offset <= length):
+            return s + offset
+        offset -= length
+    return spans[-1][1]
+
+
+def _split_by_time(text: str, a: int, b: int, times: list[tuple[float, float]], max_s: float) -> list[tuple[int, int]]:
+    """Cut the character range [a, b) so no piece lasts more than `max_s`: at a comma or space if one
+    falls in the last two thirds of the allowed span, else between characters."""
+    out = []
+    while times[b - 1][1] - times[a][0] > max_s:
+        fits = a + 1
+        while fits < b and times[fits][1] - times[a][0] <= max_s:
+            fits += 1
+        cut = fits
+        floor = a + (fits - a) // 3
+        for m in _COMMA.finditer(text, floor, fits):
+            cut = m.end()
+        if cut == fits:
+            space = text.rfind(" ", floor, fits)
+            cut = space + 1 if space > floor else fits
+        if not text[a:cut].strip():
+            break
+        out.append((a, cut))
+        a = cut
+    out.append((a, b))
+    return out
+
+
+def timed_sentences(text: str, span: tuple[float, float], ctc: Sequence[TimedChar] | None,
+                    max_s: float | None = None) -> list[tuple[float, float, str]]:
+    """Sentences of `text` with (start, end) seconds relative to the window; with `max_s`, timed
+    pieces longer than that are split (by their character times)."""
     text = text.strip()
     if not text:
         return []
     ranges = split_sentences(text)
     if ctc:
         times = char_times(text, ctc, span)
+        if max_s is not None:
+            ranges = [piece for a, b in ranges for piece in _split_by_time(text, a, b, times, max_s)]
         out = []
         for a, b in ranges:
+            if not text[a:b].strip():
+                continue
             piece = text[a:b]
             lead = len(piece) - len(piece.lstrip())
             trail = len(piece.rstrip())

@@ -103,6 +103,7 @@ class LlamaModel:
         self._ll = llama_cpp
         _init_llama()
         self.path = Path(path)
+        self.gpu_layers = gpu_layers
         mparams = llama_cpp.llama_model_default_params()
         mparams.n_gpu_layers = gpu_layers
         # No "extra" CPU buffer types (AMX tiles, repacked weights): llama-cpp-python
@@ -430,6 +431,21 @@ def _cut_loop(tokens: list[int], window: int) -> list[int]:
         cut -= 1
     # Keep one pass of the repeated material: it is usually a real word said once.
     return tokens[: cut + len(tail)]
+
+
+def load_for_provider(path: str | os.PathLike[str], provider: str, gpu_layers: int | None = None) -> LlamaModel:
+    """A family's decoder weights: offloaded whole when a GPU provider runs the encoder and
+    llama.cpp was built with GPU support, on the CPU otherwise; `gpu_layers` overrides."""
+    if gpu_layers is None:
+        gpu_layers = 0
+        if provider != "cpu":
+            try:
+                import llama_cpp
+
+                gpu_layers = 999 if llama_cpp.llama_supports_gpu_offload() else 0
+            except Exception:
+                gpu_layers = 0
+    return LlamaModel(path, gpu_layers=gpu_layers)
 
 
 def open_decoder(path: str | os.PathLike[str], *, gpu_layers: int = 0, **context_options) -> LlamaContext:

@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from . import audio
-from .align import timed_sentences
+from .align import MAX_SEGMENT_S, speech_char_times, timed_sentences
 from .errors import Cancelled
 from .families import family_module
 from .families.base import LaneState, LoadOptions, Recognizer, RecognizeOptions
@@ -265,8 +265,14 @@ class Engine:
         span = (0.0, (b - a) / SAMPLE_RATE)
         result.window_info.append(WindowInfo(window.index, offset, offset + span[1], recognized.language,
                                              dict(recognized.extras)))
+        chars, max_s = recognized.char_times, None
+        if chars is None and self.capabilities.timestamps == "speech":
+            # No character times: place the text on the speech the VAD found in this window.
+            shift = a / SAMPLE_RATE
+            spans = [(max(0.0, s - shift), min(span[1], e - shift)) for s, e in window.speech if e > shift]
+            chars, max_s = speech_char_times(recognized.text, spans or [span]), MAX_SEGMENT_S
         return [Segment(offset + s, offset + e, piece, window.index)
-                for s, e, piece in timed_sentences(recognized.text, span, recognized.char_times)]
+                for s, e, piece in timed_sentences(recognized.text, span, chars, max_s)]
 
 
 def _windows(blocks: Iterator[np.ndarray], planner: WindowPlanner, timings: dict[str, float],

@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 CONVERTERS: dict[str, str] = {
     "fun-asr-nano": "tingji.export.fun_asr_nano",
     "sense-voice-small": "tingji.export.sense_voice_small",
+    "qwen3-asr": "tingji.export.qwen3_asr",
 }
 
 __all__ = ["export_model", "detect_family", "CONVERTERS"]
@@ -94,6 +95,7 @@ def export_model(
     """
     say = progress or (lambda msg: log.info("%s", msg))
     out = Path(out)
+    _check_choices(precision, decoder_quant)
     module = converter(family) if family else converter(detect_family(source))
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ModelError(f"{out}: already exists and is not empty; remove it or choose another --out")
@@ -117,6 +119,17 @@ def export_model(
         raise
     say(f"done in {time.perf_counter() - started:.1f} s: {out}")
     return out
+
+
+def _check_choices(precision: str, decoder_quant: str) -> None:
+    """Refuse an unknown precision or quantisation before any work starts (every family offers the same)."""
+    from .gguf_tools import QUANTS
+    from .onnx_tools import PRECISIONS
+
+    if precision not in PRECISIONS:
+        raise ModelError(f"unknown precision {precision!r} (choose {', '.join(PRECISIONS)})")
+    if decoder_quant not in QUANTS:
+        raise ModelError(f"unknown decoder quantization {decoder_quant!r} (choose {', '.join(QUANTS)})")
 
 
 def _sync_tree(folder: Path) -> None:

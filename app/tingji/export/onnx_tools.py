@@ -14,7 +14,7 @@ import logging
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import onnx
 import torch
@@ -102,6 +102,18 @@ def to_int8(proto: onnx.ModelProto) -> onnx.ModelProto:
         return onnx.load(str(dst), load_external_data=True)
 
 
+def quantize_graphs(graphs: dict[str, onnx.ModelProto], precision: str,
+                    say: Callable[[str], None]) -> dict[str, onnx.ModelProto]:
+    """The graphs as `precision` asks: int8 graphs are quantised after export (fp16 is made before)."""
+    if precision != "int8":
+        return graphs
+    out = {}
+    for role, proto in graphs.items():
+        say(f"quantizing {role} to int8")
+        out[role] = to_int8(proto)
+    return out
+
+
 def for_precision(model: torch.nn.Module, precision: str) -> torch.nn.Module:
     """fp16 graphs are exported from half-precision modules: weights in fp16, while the
     modules keep softmax and LayerNorm statistics in fp32 and the graph's I/O stays fp32."""
@@ -141,3 +153,14 @@ def save_sharing_weights(models: dict[Path, onnx.ModelProto], data_path: Path) -
                     entry.key, entry.value = k, v
     for path, proto in models.items():
         onnx.save(proto, str(path))
+
+
+def save_graph_files(graphs: Mapping[str, onnx.ModelProto], paths: Mapping[str, Path], data_role: str,
+                     data_path: Path) -> dict[str, Path]:
+    """Save graphs whose weights share `data_path`, check each; returns {role: path} incl. the data file."""
+    save_sharing_weights({paths[role]: proto for role, proto in graphs.items()}, data_path)
+    written = {role: paths[role] for role in graphs}
+    for path in written.values():
+        onnx.checker.check_model(str(path), full_check=False)
+    written[data_role] = data_path
+    return written

@@ -17,6 +17,7 @@ from ..errors import ModelError
 FAMILIES: dict[str, str] = {
     "fun-asr-nano": "tingji.engine.families.fun_asr_nano",
     "sense-voice-small": "tingji.engine.families.sense_voice_small",
+    "qwen3-asr": "tingji.engine.families.qwen3_asr",
 }
 
 

@@ -42,7 +42,9 @@ class Capabilities:
     detects_language: bool = False  # reports the language it heard, per window
     hotwords: bool = False  # takes a list of words/context to favour
     itn: bool = False  # can switch number/punctuation normalisation off
-    timestamps: str = "window"  # "tokens": character times from a CTC path; "window": speech spans only
+    # "tokens": character times from a CTC path; "window": the window's speech span shared by sentence
+    # length; "speech": the text spread over the VAD's speech spans, segments of at most 15 s (align.py)
+    timestamps: str = "window"
     open_languages: bool = False  # may also be told languages outside `languages` (an LLM prompt can)
     live_lane: bool = True  # a dictation take may run while a file is transcribed
     tags: tuple[str, ...] = ()  # extra per-window labels it reports (e.g. "emotion", "event")

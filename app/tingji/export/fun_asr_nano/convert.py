@@ -20,8 +20,7 @@ from ...engine.families.fun_asr_nano.prompt import build_prompt, pieces_from_con
 from ...engine.frontend import FrontendConfig, num_lfr_frames
 from ...engine.manifest import Manifest, file_entry
 from ..funasr_frontend import frontend_settings
-from ..gguf_tools import QUANTS, export_decoder
-from ..onnx_tools import PRECISIONS
+from ..gguf_tools import export_decoder
 from .checkpoint import Checkpoint, load_checkpoint
 from .graphs import export_audio
 
@@ -37,11 +36,9 @@ def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
 
 def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool,
             say: Callable[[str], None]) -> Manifest:
-    """Write every file into `work` (an empty folder) and return the manifest describing them."""
-    if precision not in PRECISIONS:
-        raise ModelError(f"unknown precision {precision!r} (choose {', '.join(PRECISIONS)})")
-    if decoder_quant not in QUANTS:
-        raise ModelError(f"unknown decoder quantization {decoder_quant!r} (choose {', '.join(QUANTS)})")
+    """Write every file into `work` (an empty folder) and return the manifest describing them.
+
+    `precision` and `decoder_quant` were checked by `export_model`."""
     say(f"reading checkpoint {source}")
     ckpt = load_checkpoint(source)
     dims = ckpt.dims

@@ -18,7 +18,7 @@ import torch
 
 from ...engine.errors import ModelError
 from ..layers import split_state
-from ..onnx_tools import BATCH_FRAMES, PRECISIONS, export_graph, for_precision, save_sharing_weights, to_int8
+from ..onnx_tools import BATCH_FRAMES, PRECISIONS, export_graph, for_precision, quantize_graphs, save_graph_files
 from .modules import AudioDims, CtcGraph, EncoderGraph
 
 ENCODER_INPUTS = ["lfr_feat", "mask"]
@@ -87,26 +87,15 @@ def export_audio(
         ctc = for_precision(build_ctc(dims, state, ctc_top_k), precision)
         args = (torch.randn(2, 37, dims.encoder_dim), mask)
         graphs["ctc"] = export_graph(ctc, args, CTC_INPUTS, CTC_OUTPUTS, [BATCH_FRAMES] * 2)
-    if precision == "int8":
-        for role in list(graphs):
-            say(f"quantizing {role} to int8")
-            graphs[role] = to_int8(graphs[role])
-
+    graphs = quantize_graphs(graphs, precision, say)
     paths = {
         "encoder": out_dir / f"encoder.{precision}.onnx",
         "encoder_fixed": out_dir / f"encoder.{precision}.fixed{window_frames}.onnx",
         "ctc": out_dir / f"ctc.{precision}.onnx",
     }
     say("writing ONNX files")
-    encoders = {paths[r]: graphs[r] for r in ("encoder", "encoder_fixed") if r in graphs}
-    save_sharing_weights(encoders, out_dir / f"encoder.{precision}.data")
-    written = {r: paths[r] for r in ("encoder", "encoder_fixed") if r in graphs}
-    written["encoder_data"] = out_dir / f"encoder.{precision}.data"
+    encoders = {r: graphs[r] for r in ("encoder", "encoder_fixed") if r in graphs}
+    written = save_graph_files(encoders, paths, "encoder_data", out_dir / f"encoder.{precision}.data")
     if "ctc" in graphs:
-        save_sharing_weights({paths["ctc"]: graphs["ctc"]}, out_dir / f"ctc.{precision}.data")
-        written["ctc"] = paths["ctc"]
-        written["ctc_data"] = out_dir / f"ctc.{precision}.data"
-    for role, path in written.items():
-        if path.suffix == ".onnx":
-            onnx.checker.check_model(str(path), full_check=False)
+        written.update(save_graph_files({"ctc": graphs["ctc"]}, paths, "ctc_data", out_dir / f"ctc.{precision}.data"))
     return written

@@ -22,7 +22,7 @@ from ...engine.frontend import FrontendConfig, num_lfr_frames
 from ...engine.manifest import Manifest, file_entry
 from ..funasr_frontend import frontend_settings
 from ..layers import split_state
-from ..onnx_tools import BATCH_FRAMES, PRECISIONS, export_graph, for_precision, save_sharing_weights, to_int8
+from ..onnx_tools import BATCH_FRAMES, export_graph, for_precision, save_sharing_weights, to_int8
 from .checkpoint import Checkpoint, load_checkpoint
 from .modules import SenseVoiceGraph
 
@@ -47,8 +47,6 @@ def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fix
 
     `decoder_quant` does not apply: SenseVoice has no LLM decoder.
     """
-    if precision not in PRECISIONS:
-        raise ModelError(f"unknown precision {precision!r} (choose {', '.join(PRECISIONS)})")
     say(f"reading checkpoint {source}")
     ckpt = load_checkpoint(source)
     frontend = frontend_settings(ckpt.frontend_conf())

@@ -13,17 +13,16 @@ from __future__ import annotations
 
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ...align import ctc_greedy, load_ctc_tokens
-from ...decoder import DecodeOptions, LlamaContext, LlamaModel
+from ...decoder import LlamaContext
 from ...frontend import FrontendConfig, features, num_audio_tokens
 from ...languages import normalise
 from ...manifest import Manifest
-from ...sessions import pick_provider
 from ..base import Capabilities, CancelCheck, LoadOptions, RecognizeOptions, WindowResult
+from ..llm import LlmFamily
 from .encoder import NanoEncoder
 from .prompt import LANGUAGE_WORDS, build_prompt
 
@@ -32,7 +31,7 @@ FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "ctc", "ctc_data", "de
 REQUIRED_FILES = ("encoder", "decoder")
 
 
-class FunAsrNano:
+class FunAsrNano(LlmFamily):
     """A loaded Fun-ASR-Nano model (see `engine.families.base.Recognizer`)."""
 
     family = FAMILY
@@ -41,16 +40,11 @@ class FunAsrNano:
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
         section = manifest.section
         self.manifest = manifest
-        self.exact = options.exact
-        self.threads = options.threads
-        self.n_ctx = options.n_ctx
         self.frontend = FrontendConfig.from_dict(manifest.frontend)
-        self.encoder, self.llm, gpu_layers = _load_both(manifest, options)
-        special = section.get("special_tokens") or {}
-        stop = special.get("eos_ids") if options.exact else special.get("stop_ids") or special.get("eos_ids")
-        self.stop_ids = list(stop or [])
-        self.warnings = self.encoder.graphs.warnings  # the live list: a later fallback adds to it
-        self.decoder_device = "gpu" if gpu_layers > 0 else "cpu"
+        self.encoder: NanoEncoder
+        super().__init__(manifest, options, lambda: NanoEncoder(
+            manifest, options.provider, policy=options.policy, buckets=options.buckets, threads=options.threads,
+            warm=options.warm, exact=options.exact, graph_cache=options.graph_cache))
         tokens = manifest.file("tokens")
         ctc = section.get("ctc") or {}
         self.ctc_tokens = load_ctc_tokens(tokens) if tokens is not None and self.encoder.has_ctc else None
@@ -61,41 +55,14 @@ class FunAsrNano:
         self.capabilities = Capabilities(
             languages=tuple(LANGUAGE_WORDS), open_languages=True, detects_language=False, hotwords=True, itn=True,
             timestamps="tokens" if self.ctc_tokens is not None else "window", live_lane=True)
-        self._prompts: dict[tuple, tuple[list[int], list[int]]] = {}
-
-    @property
-    def provider(self) -> str:
-        """What the encoder runs on now (a GPU provider that fails falls back to the CPU)."""
-        return self.encoder.graphs.provider
-
-    def open_lane(self) -> LlamaContext:
-        return self.llm.context(eos_ids=self.stop_ids, n_ctx=self.n_ctx, n_threads=self.threads, exact=self.exact)
-
-    def warm(self, lane: LlamaContext) -> None:
-        """Decode the default prompt's system and task tokens into the lane's KV cache.
-
-        That is the only part of a window's work that can be done ahead:
-        every window with the default options reuses it (prefix reuse in
-        `LlamaContext.prefill`), so the first take after load costs what
-        later ones cost (measured: a first 3 s take's prefill 0.53 s CPU
-        without it, 0.39 s with it, as every later take). The encoder was
-        warmed when its sessions were made.
-        """
-        before, _ = self._prompt(RecognizeOptions())
-        lane.ensure_context(len(before) + 1)
-        lane.prefill(before, np.zeros((0, self.llm.n_embd), np.float32), [])
-
-    def close(self) -> None:
-        self.llm.close()
 
     def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
-        """Prompt token ids before and after the audio rows (tokenised once per choice of options)."""
-        key = (options.language, options.hotwords, options.itn)
-        if key not in self._prompts:
+        def texts() -> tuple[str, str]:
             prompt = build_prompt(self.prompt_pieces, language=options.language, hotwords=options.hotwords,
                                   itn=options.itn)
-            self._prompts[key] = (self.llm.tokenize(prompt.before), self.llm.tokenize(prompt.after))
-        return self._prompts[key]
+            return prompt.before, prompt.after
+
+        return self.prompt_ids((options.language, options.hotwords, options.itn), texts)
 
     def recognize(self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext,
                   cancel: CancelCheck | None = None) -> WindowResult:
@@ -116,12 +83,7 @@ class FunAsrNano:
             ctc_chars = ctc_greedy(ids, self.ctc_blank, self.ctc_tokens, self.ctc_frame_s)
             timings["ctc"] = time.perf_counter() - t
         rows = round_to(out.adaptor[:num_audio_tokens(out.frames)], self.llm_input_dtype)
-        before, after = self._prompt(options)
-        opts = DecodeOptions(max_tokens=options.max_tokens, guard=not (self.exact or options.ignore_eos),
-                             ignore_eos=options.ignore_eos)
-        decoded = lane.generate(before, rows, after, opts, cancel=cancel)
-        timings["prefill"] = decoded.prefill_s
-        timings["generate"] = decoded.generate_s
+        decoded = self.decode(lane, rows, options, timings, cancel)
         return WindowResult(clean_text(decoded.text), decoded.tokens, ctc_chars, language=language, timings=timings)
 
 
@@ -140,54 +102,6 @@ def round_to(rows: np.ndarray, dtype: str) -> np.ndarray:
     bits = rows.view(np.uint32).astype(np.uint64)
     bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000  # round to nearest even
     return bits.astype(np.uint32).view(np.float32)
-
-
-def _load_both(manifest: Manifest, options: LoadOptions) -> tuple[NanoEncoder, LlamaModel, int]:
-    """The encoder's ONNX sessions and the decoder's weights; at the same time where possible.
-
-    Both loads spend their time in native code that releases the GIL (ONNX
-    Runtime optimising and prepacking the graphs, llama.cpp mapping and
-    prefetching the GGUF), so on two cores the decoder loads in a thread for
-    free while ONNX Runtime builds the encoder. That needs the decoder's GPU
-    layers decided up front: they are when the encoder runs on the CPU or the
-    caller fixed them; otherwise the decoder waits to learn whether the GPU
-    provider came up (a GPU that falls back to the CPU keeps the LLM there too).
-    """
-    path = manifest.file("decoder")
-    known = options.decoder_gpu_layers
-    if known is None and pick_provider(options.provider) == "cpu":
-        known = 0
-
-    def encoder() -> NanoEncoder:
-        return NanoEncoder(manifest, options.provider, policy=options.policy, buckets=options.buckets,
-                           threads=options.threads, warm=options.warm, exact=options.exact,
-                           graph_cache=options.graph_cache)
-
-    if known is None:
-        enc = encoder()
-        gpu_layers = _gpu_layers(enc.graphs.provider)
-        return enc, LlamaModel(path, gpu_layers=gpu_layers), gpu_layers
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tingji-decoder-load") as pool:
-        decoder = pool.submit(LlamaModel, path, gpu_layers=known)
-        try:
-            enc = encoder()
-        except BaseException:
-            if decoder.exception() is None:
-                decoder.result().close()
-            raise
-        return enc, decoder.result(), known
-
-
-def _gpu_layers(provider: str) -> int:
-    """Offload the whole LLM when a GPU provider runs and llama.cpp was built with GPU support."""
-    if provider == "cpu":
-        return 0
-    try:
-        import llama_cpp
-
-        return 999 if llama_cpp.llama_supports_gpu_offload() else 0
-    except Exception:
-        return 0
 
 
 def load(manifest: Manifest, options: LoadOptions) -> FunAsrNano:

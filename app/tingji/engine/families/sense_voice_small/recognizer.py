@@ -66,7 +66,7 @@ class SenseVoiceSmall:
         self.graphs = OnnxGraphs(manifest, [spec], options.provider, window_frames=manifest.window_frames,
                                  short_bucket=SHORT_BUCKET_FRAMES, policy=options.policy, buckets=options.buckets,
                                  threads=options.threads, exact=options.exact,
-                                 warm=self._warm_up if options.warm else None)
+                                 warm=self._warm_up if options.warm else None, graph_cache=options.graph_cache)
         self.warnings = self.graphs.warnings
         self.capabilities = Capabilities(languages=languages(self.rows), detects_language=True, hotwords=False,
                                          itn=True, timestamps="tokens", live_lane=True, tags=("emotion", "event"))

@@ -1,0 +1,122 @@
+"""What the LLM families share: encoder graphs whose rows feed a llama.cpp decoder.
+
+Fun-ASR-Nano and Qwen3-ASR differ in front-end, encoder and prompt, not in
+how they hold the decoder: its weights loaded once, beside the encoder
+(offloaded when a GPU provider runs the encoder), one context per lane, the
+default prompt's prefix decoded ahead as the warm-up, each
+choice of prompt tokenised once, the reference's stop tokens and plain
+greedy decoding in exact mode, the loop guard otherwise. A family subclasses
+`LlmFamily`, hands it a function that builds its encoder, and supplies
+`_prompt(options)`.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Callable, Hashable, Protocol
+
+import numpy as np
+
+from ..decoder import DecodeOptions, DecodeResult, LlamaContext, LlamaModel, load_for_provider
+from ..manifest import Manifest
+from ..sessions import OnnxGraphs, pick_provider
+from .base import CancelCheck, LoadOptions, RecognizeOptions
+
+
+class Encoder(Protocol):
+    """What the decoder half needs of a family's encoder: its ONNX graphs (provider, warnings)."""
+
+    graphs: OnnxGraphs
+
+
+class LlmFamily:
+    """The decoder half of a Recognizer (see `base.Recognizer`)."""
+
+    def __init__(self, manifest: Manifest, options: LoadOptions, make_encoder: Callable[[], Encoder]) -> None:
+        special = manifest.section.get("special_tokens") or {}
+        self.exact = options.exact
+        self.threads = options.threads
+        self.n_ctx = options.n_ctx
+        self.encoder: Encoder
+        self.encoder, self.llm = load_together(manifest.file("decoder"), options, make_encoder)
+        self._graphs: OnnxGraphs = self.encoder.graphs
+        self.warnings = self._graphs.warnings  # the live list: a later fallback adds to it
+        stop = special.get("eos_ids") if options.exact else special.get("stop_ids") or special.get("eos_ids")
+        self.stop_ids = list(stop or [])
+        self.decoder_device = "gpu" if self.llm.gpu_layers > 0 else "cpu"
+        self._prompts: dict[Hashable, tuple[list[int], list[int]]] = {}
+
+    @property
+    def provider(self) -> str:
+        """What the encoder runs on now (a GPU provider that fails falls back to the CPU)."""
+        return self._graphs.provider
+
+    def open_lane(self) -> LlamaContext:
+        return self.llm.context(eos_ids=self.stop_ids, n_ctx=self.n_ctx, n_threads=self.threads, exact=self.exact)
+
+    def warm(self, lane: LlamaContext) -> None:
+        """Decode the default prompt's tokens before the audio into the lane's KV cache.
+
+        That is the only part of a window's work that can be done ahead:
+        every window with the default options reuses it (prefix reuse in
+        `LlamaContext.prefill`), so the first take after load costs what
+        later ones cost (Nano, measured: a first 3 s take's prefill 0.53 s
+        CPU without it, 0.39 s with it, as every later take). The encoder was
+        warmed when its sessions were made.
+        """
+        before, _ = self._prompt(RecognizeOptions())
+        lane.ensure_context(len(before) + 1)
+        lane.prefill(before, np.zeros((0, self.llm.n_embd), np.float32), [])
+
+    def close(self) -> None:
+        self.llm.close()
+
+    def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
+        raise NotImplementedError
+
+    def prompt_ids(self, key: Hashable, texts: Callable[[], tuple[str, str]]) -> tuple[list[int], list[int]]:
+        """Token ids of the prompt text before and after the audio rows, tokenised once per key."""
+        if key not in self._prompts:
+            before, after = texts()
+            self._prompts[key] = (self.llm.tokenize(before), self.llm.tokenize(after))
+        return self._prompts[key]
+
+    def decode(self, lane: LlamaContext, rows: np.ndarray, options: RecognizeOptions, timings: dict[str, float],
+               cancel: CancelCheck | None) -> DecodeResult:
+        """Greedy tokens after the prompt around `rows`; adds the prefill and generation seconds to `timings`."""
+        before, after = self._prompt(options)
+        opts = DecodeOptions(max_tokens=options.max_tokens, guard=not (self.exact or options.ignore_eos),
+                             ignore_eos=options.ignore_eos)
+        decoded = lane.generate(before, rows, after, opts, cancel=cancel)
+        timings["prefill"] = decoded.prefill_s
+        timings["generate"] = decoded.generate_s
+        return decoded
+
+
+def load_together(path: Path | None, options: LoadOptions, make_encoder: Callable[[], Encoder]) -> tuple[Encoder, LlamaModel]:
+    """The encoder's ONNX sessions and the decoder's weights; at the same time where possible.
+
+    Both loads spend their time in native code that releases the GIL (ONNX
+    Runtime optimising and prepacking the graphs, llama.cpp mapping and
+    prefetching the GGUF), so on two cores the decoder loads in a thread for
+    free while ONNX Runtime builds the encoder. That needs the decoder's GPU
+    layers decided up front: they are when the encoder runs on the CPU or the
+    caller fixed them; otherwise the decoder waits to learn whether the GPU
+    provider came up (a GPU that falls back to the CPU keeps the LLM there too).
+    """
+    known = options.decoder_gpu_layers
+    if known is None and pick_provider(options.provider) == "cpu":
+        known = 0
+    if known is None:
+        encoder = make_encoder()
+        return encoder, load_for_provider(path, encoder.graphs.provider)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tingji-decoder-load") as pool:
+        decoder = pool.submit(LlamaModel, path, gpu_layers=known)
+        try:
+            encoder = make_encoder()
+        except BaseException:
+            if decoder.exception() is None:
+                decoder.result().close()
+            raise
+        return encoder, decoder.result()

@@ -1,0 +1,90 @@
+"""Qwen3-ASR (0.6B, 1.7B): Whisper-style encoder (ONNX), Qwen3 LLM (GGUF) fed its rows.
+
+One window: log-mel (NumPy) -> audio tower -> ChatML prompt with the rows in
+the user turn -> greedy tokens from llama.cpp -> `language X<asr_text>text`
+parsed into a language code and the text. The model detects the language per
+window; forcing one ends the prompt with it. Hotwords become the system
+turn's context. There is no CTC head, so characters are not timed here
+(the pipeline places sentences on the window's speech spans: "speech" timestamps).
+
+`exact` is the reference mode used by the equivalence tests: the
+reference's stop tokens only, plain greedy decoding (no loop guard), f32 KV
+cache, basic ONNX graph optimisation.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ...decoder import LlamaContext
+from ...languages import normalise
+from ...manifest import Manifest
+from ...mel import MelConfig, log_mel, mel_filters
+from ..base import Capabilities, CancelCheck, LoadOptions, RecognizeOptions, WindowResult
+from ..llm import LlmFamily
+from .encoder import Qwen3Encoder
+from .prompt import build_prompt, parse_answer
+
+FAMILY = "qwen3-asr"
+FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "decoder")
+REQUIRED_FILES = ("encoder", "decoder")
+
+
+class Qwen3Asr(LlmFamily):
+    """A loaded Qwen3-ASR model (see `engine.families.base.Recognizer`)."""
+
+    family = FAMILY
+    stages = ("features", "encode", "prefill", "generate")
+
+    def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
+        section = manifest.section
+        self.mel = MelConfig.from_dict(manifest.frontend)
+        self.filters = mel_filters(self.mel)
+        self.encoder: Qwen3Encoder
+        super().__init__(manifest, options, lambda: Qwen3Encoder(
+            manifest, options.provider, policy=options.policy, buckets=options.buckets, threads=options.threads,
+            warm=options.warm, exact=options.exact, graph_cache=options.graph_cache))
+        self.pieces = dict(section.get("prompt") or {})
+        # code -> the model's own name for it, in the release's order (what a language menu lists)
+        self.language_names: dict[str, str] = dict(section.get("language_names") or {})
+        self.capabilities = Capabilities(languages=tuple(self.language_names), detects_language=True,
+                                         hotwords=True, itn=False, timestamps="speech", live_lane=True)
+
+    def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
+        def texts() -> tuple[str, str]:
+            prompt = build_prompt(self.pieces, language_name=self.language_names.get(options.language or ""),
+                                  hotwords=options.hotwords)
+            return prompt.before, prompt.after
+
+        return self.prompt_ids((options.language, options.hotwords), texts)
+
+    def language_code(self, name: str | None) -> str | None:
+        """The code for a language name the model wrote (its own list first, then Tingji's table)."""
+        if name is None:
+            return None
+        for code, own in self.language_names.items():
+            if own.lower() == name.lower():
+                return code
+        return normalise(name)
+
+    def recognize(self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext,
+                  cancel: CancelCheck | None = None) -> WindowResult:
+        timings = dict.fromkeys(self.stages, 0.0)
+        forced = options.language if options.language in self.language_names else None
+        if len(samples) == 0:
+            return WindowResult("", language=forced, timings=timings)
+        t = time.perf_counter()
+        mel = log_mel(samples, self.mel, self.filters)
+        timings["features"] = time.perf_counter() - t
+        t = time.perf_counter()
+        rows = self.encoder.encode(mel)
+        timings["encode"] = time.perf_counter() - t
+        decoded = self.decode(lane, rows, options, timings, cancel)
+        name, text = parse_answer(decoded.text, self.pieces, forced=forced is not None)
+        return WindowResult(text, decoded.tokens, None, language=forced or self.language_code(name), timings=timings)
+
+
+def load(manifest: Manifest, options: LoadOptions) -> Qwen3Asr:
+    return Qwen3Asr(manifest, options)

@@ -1,0 +1,190 @@
+"""Qwen3-ASR's audio tower in PyTorch, written for static shapes (one graph for every length).
+
+The parameter names are those of the official checkpoint under
+`thinker.audio_tower.` (`conv2d1`, `layers.N.self_attn.q_proj`, `proj1`, ...),
+so the official tensors load with `strict=True`. The arithmetic is the
+reference's (transformers' `Qwen3ASREncoder` + `Qwen3ASRMultiModalProjector`):
+
+* the mel [T, 128] is cut into chunks of 100 frames (1 s); each chunk goes
+  through three stride-2 3x3 convolutions with GELU on its own, giving 13
+  tokens, and gets sinusoidal positions 0..12 of its own;
+* the last chunk is usually partial: the reference zero-pads its mel and
+  keeps ceil(valid / 8) of its tokens;
+* a pre-LN transformer attends within windows of 8 chunks (104 tokens), the
+  packed valid tokens cut into runs of 104;
+* LayerNorm, then Linear-GELU-Linear to the LLM's width.
+
+How the shapes are expressed (the seeds' lessons for DirectML): chunks are a
+batch dimension; the attention windows are formed by zero-padding the token
+rows to whole windows and unflattening, with an additive bias on the keys
+that are padding - no index_select of valid rows, no data-dependent
+lengths, no `arange(T).view(...)`. Only the partial last chunk can hold
+invalid tokens, and they come after every valid one, so the valid output
+rows are always a prefix; the graph zeroes the rest. Projections and the
+feed-forward run on the real token rows only; only attention sees the
+window padding. The 0/1 frame mask decides everything, so a zero-padded
+fixed 60 s input gives exactly the unpadded result.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..layers import MASK_BIAS, layer_norm
+
+CONV_PARTS = 32  # slices the chunk batch is convolved in (peak memory; see AudioTower.forward)
+
+
+@dataclass(frozen=True)
+class EncoderDims:
+    """The sizes of a Qwen3-ASR audio tower (the checkpoint's `thinker_config.audio_config`)."""
+
+    n_mels: int = 128
+    d_model: int = 896
+    layers: int = 18
+    heads: int = 14
+    ffn: int = 3584
+    conv_channels: int = 480  # downsample_hidden_size
+    output_dim: int = 1024  # the LLM's hidden size
+    chunk_frames: int = 100  # 2 * n_window
+    window_chunks: int = 8  # n_window_infer // chunk_frames
+
+    @property
+    def chunk_tokens(self) -> int:
+        """Tokens per full chunk: three stride-2 convolutions (13 for 100 frames)."""
+        return -(-self.chunk_frames // 8)
+
+    @property
+    def freq_bins(self) -> int:
+        n = self.n_mels
+        for _ in range(3):
+            n = (n + 1) // 2
+        return n
+
+
+def sinusoids(length: int, channels: int, max_timescale: float = 10000.0) -> torch.Tensor:
+    """The reference's per-chunk position table: [sin | cos] with geometric timescales."""
+    increment = math.log(max_timescale) / (channels // 2 - 1)
+    inv = torch.exp(-increment * torch.arange(channels // 2).float())
+    scaled = torch.arange(length)[:, None] * inv[None, :]
+    return torch.cat([torch.sin(scaled), torch.cos(scaled)], dim=1)
+
+
+class Attention(nn.Module):
+    """Bidirectional multi-head attention over [windows, rows, D] with an additive key bias."""
+
+    def __init__(self, dim: int, heads: int) -> None:
+        super().__init__()
+        self.heads = heads
+        self.head_dim = dim // heads
+        self.q_proj = nn.Linear(dim, dim)
+        self.k_proj = nn.Linear(dim, dim)
+        self.v_proj = nn.Linear(dim, dim)
+        self.out_proj = nn.Linear(dim, dim)
+
+    def split(self, x: torch.Tensor) -> torch.Tensor:
+        return x.unflatten(-1, (self.heads, self.head_dim)).transpose(1, 2)
+
+    def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+        scores = torch.matmul(self.split(q), self.split(k).transpose(-2, -1)) * self.head_dim ** -0.5
+        weights = torch.softmax(scores.float() + bias, dim=-1).to(v.dtype)
+        return torch.matmul(weights, self.split(v)).transpose(1, 2).flatten(2)
+
+
+class EncoderLayer(nn.Module):
+    """Pre-LN transformer layer (reference: Qwen3ASRAudioEncoderLayer), attention in windows."""
+
+    def __init__(self, d: EncoderDims) -> None:
+        super().__init__()
+        self.self_attn = Attention(d.d_model, d.heads)
+        self.self_attn_layer_norm = nn.LayerNorm(d.d_model)
+        self.fc1 = nn.Linear(d.d_model, d.ffn)
+        self.fc2 = nn.Linear(d.ffn, d.d_model)
+        self.final_layer_norm = nn.LayerNorm(d.d_model)
+
+    def forward(self, x: torch.Tensor, windows: "Windows") -> torch.Tensor:
+        attn = self.self_attn
+        h = layer_norm(x, self.self_attn_layer_norm)
+        q, k, v = (windows.split(proj(h)) for proj in (attn.q_proj, attn.k_proj, attn.v_proj))
+        x = x + attn.out_proj(windows.merge(attn.attend(q, k, v, windows.bias), x))
+        h = layer_norm(x, self.final_layer_norm)
+        x = x + self.fc2(F.gelu(self.fc1(h)))
+        if x.dtype == torch.float16:  # as the reference: keep fp16 activations finite
+            limit = torch.finfo(torch.float16).max - 1000
+            x = torch.clamp(x, min=-limit, max=limit)
+        return x
+
+
+class Windows:
+    """Token rows [B, N, D] <-> attention windows [B * G, W, D] (zero-padded to whole windows)."""
+
+    def __init__(self, token_mask: torch.Tensor, groups: int, window: int) -> None:
+        self.groups = groups
+        self.window = window
+        self.pad = groups * window - token_mask.shape[1]
+        keys = F.pad(token_mask, (0, self.pad)).unflatten(1, (groups, window)).flatten(0, 1)
+        self.bias = ((1.0 - keys) * MASK_BIAS).unsqueeze(1).unsqueeze(1)  # [B*G, 1, 1, W]
+
+    def split(self, x: torch.Tensor) -> torch.Tensor:
+        return F.pad(x, (0, 0, 0, self.pad)).unflatten(1, (self.groups, self.window)).flatten(0, 1)
+
+    def merge(self, x: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+        return x.unflatten(0, (-1, self.groups)).flatten(1, 2).narrow(1, 0, like.shape[1])
+
+
+class AudioTower(nn.Module):
+    """What `encoder.onnx` computes: (mel [B, T, n_mels], mask [B, T]) -> audio rows [B, tokens, output_dim].
+
+    Row i is valid where i < the reference's token count for the valid
+    frames (`engine.mel.num_audio_tokens`); the other rows are zero.
+    """
+
+    def __init__(self, d: EncoderDims) -> None:
+        super().__init__()
+        self.dims = d
+        ch = d.conv_channels
+        self.conv2d1 = nn.Conv2d(1, ch, 3, 2, padding=1)
+        self.conv2d2 = nn.Conv2d(ch, ch, 3, 2, padding=1)
+        self.conv2d3 = nn.Conv2d(ch, ch, 3, 2, padding=1)
+        self.conv_out = nn.Linear(ch * d.freq_bins, d.d_model, bias=False)
+        self.layers = nn.ModuleList([EncoderLayer(d) for _ in range(d.layers)])
+        self.ln_post = nn.LayerNorm(d.d_model)
+        self.proj1 = nn.Linear(d.d_model, d.d_model)
+        self.proj2 = nn.Linear(d.d_model, d.output_dim)
+        self.register_buffer("positions", sinusoids(d.chunk_tokens, d.d_model), persistent=False)
+
+    def downsample(self, x: torch.Tensor) -> torch.Tensor:
+        """Chunk images [N, 1, M, F] -> [N, channels, M/8, F/8]: three stride-2 convolutions with GELU."""
+        for conv in (self.conv2d1, self.conv2d2, self.conv2d3):
+            x = F.gelu(conv(x))
+        return x
+
+    def forward(self, mel: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor]:
+        d = self.dims
+        size = d.chunk_frames
+        frames = mel.shape[1]
+        chunks = (frames + size - 1) // size
+        mask = F.pad(mask.float(), (0, chunks * size - frames))
+        x = F.pad(mel, (0, 0, 0, chunks * size - frames)) * mask.unsqueeze(-1).to(mel.dtype)
+        # [B, C*F, M] -> [B*C, 1, M, F]: each chunk an image of mel bins x frames.
+        x = x.unflatten(1, (chunks, size)).flatten(0, 1).transpose(1, 2).unsqueeze(1)
+        # The first convolution's output (480 channels at half the resolution each way) is 120 times
+        # the mel: 368 MB for 60 s in fp32. Run the chunks in CONV_PARTS slices, one after the other,
+        # so only a slice's intermediates are alive at once (a static count of slices: no loop in the graph).
+        step = (x.shape[0] + CONV_PARTS - 1) // CONV_PARTS
+        x = torch.cat([self.downsample(x[k * step:(k + 1) * step]) for k in range(CONV_PARTS)])
+        x = self.conv_out(x.permute(0, 3, 1, 2).flatten(2)) + self.positions.to(x.dtype)
+        x = x.unflatten(0, (-1, chunks)).flatten(1, 2)  # [B, C*13, D]
+        # Token j of a chunk is valid when frame 8j is (valid frames are a prefix of the chunk).
+        tokens = mask.unflatten(1, (chunks, size))[:, :, ::8].flatten(1)  # [B, C*13]
+        windows = Windows(tokens, (chunks + d.window_chunks - 1) // d.window_chunks, d.window_chunks * d.chunk_tokens)
+        for layer in self.layers:
+            x = layer(x, windows)
+        x = layer_norm(x, self.ln_post)
+        rows = self.proj2(F.gelu(self.proj1(x)))
+        return (rows * tokens.unsqueeze(-1).to(rows.dtype),)
