@@ -106,12 +106,12 @@ def stage_tingji(a: dict[str, Any]) -> dict[str, Any]:
                            "rss_after_load_mb": rss_now_mb()}
     utt = make_utterance(3.0)
     first = time.perf_counter()
-    engine.transcribe(utt, priority=True)
+    engine.live.transcribe(utt)
     out["dictation_first_call_s"] = round(time.perf_counter() - first, 4)
     runs = []
     for _ in range(a["reps_short"]):
         t = time.perf_counter()
-        tr = engine.transcribe(utt, priority=True)
+        tr = engine.live.transcribe(utt)
         runs.append((time.perf_counter() - t, tr))
     runs.sort(key=lambda r: r[0])
     out["dictation_3s"] = {"median_s": runs[len(runs) // 2][0], "all_s": [round(r[0], 4) for r in runs],
@@ -179,7 +179,7 @@ def stage_paired(a: dict[str, Any]) -> dict[str, Any]:
         rec.decode_stream(stream)
 
     out: dict[str, Any] = {"threads": THREADS}
-    cases = {"3s": (make_utterance(3.0), functools.partial(engine.transcribe, priority=True), a["reps_short"]),
+    cases = {"3s": (make_utterance(3.0), engine.live.transcribe, a["reps_short"]),
              "60s": (_audio(a["audio"], 60.0), engine.transcribe, a["reps_long"])}
     for name, (samples, tingji, reps) in cases.items():
         tingji(samples)
@@ -224,7 +224,7 @@ def stage_two_models(a: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"rss_after_load_mb": rss_now_mb()}
     utt, speech = make_utterance(3.0), _audio(a["audio"], 60.0)
     for _ in range(3):
-        live.transcribe(utt, priority=True)
+        live.live.transcribe(utt)
     t = time.perf_counter()
     files.transcribe(speech, max_tokens=a["budget"], ignore_eos=True)
     out["nano_60s_s"] = round(time.perf_counter() - t, 3)
