@@ -124,3 +124,14 @@ def sv_reference(sv_checkpoint: Path):
     from tests.support.reference_sense_voice import SenseVoiceReference
 
     return SenseVoiceReference(sv_checkpoint)
+
+
+@pytest.fixture(autouse=True)
+def _root_logger_untouched() -> None:
+    """A helper that raises the root logger's level for good hides every later test's warnings (caplog
+    included): fail where it happens, not in some unrelated test later."""
+    import logging
+
+    before = logging.getLogger().level
+    yield
+    assert logging.getLogger().level == before, "the root logger's level was changed and not restored"

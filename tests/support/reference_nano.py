@@ -8,28 +8,12 @@ timestamps after the tokens are fixed, so it is replaced by a no-op.
 
 from __future__ import annotations
 
-import logging
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import torch
 
-
-@contextmanager
-def quiet_root_logger():
-    """funasr logs its progress on the root logger; hush it only while it runs.
-
-    Raising the root logger's level for good (as this module once did) made
-    every later test's warnings from tingji's loggers vanish, caplog included.
-    """
-    root = logging.getLogger()
-    level = root.level
-    root.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        root.setLevel(level)
+from tests.support.quiet import quiet_root_logger
 
 
 class Reference:

@@ -9,20 +9,21 @@ see which frame emitted which token.
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import numpy as np
 import torch
+
+from tests.support.quiet import quiet_root_logger
 
 
 class SenseVoiceReference:
     def __init__(self, checkpoint: Path) -> None:
         from funasr.models.sense_voice.model import SenseVoiceSmall
 
-        logging.getLogger("root").setLevel(logging.ERROR)
-        self.model, self.kwargs = SenseVoiceSmall.from_pretrained(model=str(checkpoint), device="cpu",
-                                                                  disable_update=True)
+        with quiet_root_logger():  # funasr logs its progress on the root logger
+            self.model, self.kwargs = SenseVoiceSmall.from_pretrained(model=str(checkpoint), device="cpu",
+                                                                      disable_update=True)
         self.model.eval()
         self.kwargs["frontend"].dither = 0.0
         self.tokenizer = self.kwargs["tokenizer"]
@@ -41,7 +42,7 @@ class SenseVoiceReference:
         rest = {k: v for k, v in self.kwargs.items() if k not in ("tokenizer", "frontend", "model")}
         rest.update(language=language, use_itn=use_itn)
         self._log_probs.clear()
-        with torch.no_grad():
+        with torch.no_grad(), quiet_root_logger():
             results, _ = self.model.inference([torch.from_numpy(np.array(wav, np.float32))], key=["clip"],
                                               tokenizer=self.tokenizer, frontend=self.kwargs["frontend"], **rest)
         log_probs = self._log_probs[0][0].numpy()
