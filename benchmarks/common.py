@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"
-for _extra in (ROOT / "app", ROOT / "tools", ROOT / "tests", BENCH):
+for _extra in (ROOT, ROOT / "app", ROOT / "tools", BENCH):  # ROOT: the tests package (tests.support)
     if str(_extra) not in sys.path:
         sys.path.insert(0, str(_extra))
 

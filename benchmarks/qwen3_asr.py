@@ -204,7 +204,7 @@ def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
 def q3_reference(a: dict[str, Any]) -> dict[str, Any]:
     import torch
 
-    from reference_qwen3 import Qwen3Reference
+    from tests.support.reference_qwen3 import Qwen3Reference
     from speech import make_utterance
     from tingji.engine.vad import SileroVad
     from tingji.engine.windows import WindowPlanner, trimmed

@@ -202,7 +202,7 @@ def stage_funasr(a: dict[str, Any]) -> dict[str, Any]:
     """funasr's SenseVoiceSmall (torch fp32, dither 0), 3 s and 60 s in one pass each."""
     import torch
 
-    from sense_voice_reference import SenseVoiceReference
+    from tests.support.reference_sense_voice import SenseVoiceReference
     from speech import make_utterance
 
     t0 = time.perf_counter()

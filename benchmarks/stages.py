@@ -314,7 +314,7 @@ def funasr(a: dict[str, Any]) -> dict[str, Any]:
     """funasr's FunASRNano (PyTorch CPU) on the same windows with the same forced token budget."""
     import torch
 
-    from reference import Reference
+    from tests.support.reference_nano import Reference
     from speech import make_utterance
     from tingji.engine.vad import SileroVad
     from tingji.engine.windows import WindowPlanner, trimmed

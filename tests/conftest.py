@@ -7,17 +7,13 @@ checkpoint by tools/make_tiny_checkpoint.py, the model folder by our exporter.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-for extra in (ROOT / "app", ROOT / "tools", ROOT / "tests"):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
-
+# app/, tools/ and benchmarks/ come first on sys.path through pytest's `pythonpath` setting
+# (pyproject.toml): this checkout's code, not an installed tingji; helpers are `tests.support`.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
@@ -25,6 +21,26 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 def _isolated_user_data(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Never touch the real user data folder from tests."""
     os.environ["TINGJI_HOME"] = str(tmp_path_factory.mktemp("tingji-home"))
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh user data folder per test (settings, databases, models); never a developer's desktop."""
+    path = tmp_path / "home"
+    monkeypatch.setenv("TINGJI_HOME", str(path))
+    monkeypatch.delenv("DISPLAY", raising=False)  # dictation's global hotkey would grab the real display
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def engine(tiny_model: Path):
+    """A warmed engine on the tiny model, on the CPU, shared by a module's tests."""
+    from tingji.engine import Engine
+
+    eng = Engine(tiny_model, "cpu")
+    yield eng
+    eng.close()
 
 
 @pytest.fixture(scope="session")
@@ -44,14 +60,14 @@ def tiny_model(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) 
 
 @pytest.fixture(scope="session")
 def reference(tiny_checkpoint: Path):
-    from reference import Reference
+    from tests.support.reference_nano import Reference
 
     return Reference(tiny_checkpoint)
 
 
 @pytest.fixture(scope="session")
 def speech_en(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
-    from audio_fixtures import espeak
+    from tests.support.audio import espeak
 
     return espeak(tmp_path_factory.mktemp("speech") / "en.wav",
                   "Hello world. This is a test of the speech recognizer, one two three four five.")
@@ -59,7 +75,7 @@ def speech_en(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
 
 @pytest.fixture(scope="session")
 def speech_zh(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
-    from audio_fixtures import espeak
+    from tests.support.audio import espeak
 
     return espeak(tmp_path_factory.mktemp("speech") / "zh.wav", "今天天气很好，我们一起去学校吧。", voice="cmn")
 
@@ -105,6 +121,17 @@ def sv_model(sv_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
 @pytest.fixture(scope="session")
 def sv_reference(sv_checkpoint: Path):
-    from sense_voice_reference import SenseVoiceReference
+    from tests.support.reference_sense_voice import SenseVoiceReference
 
     return SenseVoiceReference(sv_checkpoint)
+
+
+@pytest.fixture(autouse=True)
+def _root_logger_untouched() -> None:
+    """A helper that raises the root logger's level for good hides every later test's warnings (caplog
+    included): fail where it happens, not in some unrelated test later."""
+    import logging
+
+    before = logging.getLogger().level
+    yield
+    assert logging.getLogger().level == before, "the root logger's level was changed and not restored"

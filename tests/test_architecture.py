@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
 PACKAGE = ROOT / "app" / "tingji"
 
 
@@ -115,6 +115,22 @@ def test_no_second_homes():
         problems.append(f"{path.relative_to(ROOT)} takes {name} from {source}, which does not define it")
     print(f"checked {len(modules)} modules and the imports of {len(files)} files; {len(problems)} second homes")
     assert problems == []
+
+
+
+def test_the_second_home_scan_sees_a_re_export(tmp_path):
+    """The scanner itself: a name taken from a module that only imports it, and one listed in __all__."""
+    modules = _modules()
+    user = tmp_path / "user.py"
+    user.write_text("from tingji.engine.transcribe import Segment\nfrom tingji.engine.transcript import Transcript\n"
+                    "import tingji.engine.transcribe as t\nt.Transcript\n")
+    uses = {(source, name) for _, source, name in _import_uses([user], modules)}
+    assert ("tingji.engine.transcribe", "Segment") in uses and ("tingji.engine.transcribe", "Transcript") in uses
+    defined = _defined(ast.parse(modules["tingji.engine.transcribe"].read_text(encoding="utf-8")))
+    assert "Segment" not in defined and "Transcript" not in defined  # so both uses above are second homes
+    tree = ast.parse("from .x import A\n__all__ = ['A', 'B']\nclass B: ...\n")
+    assert _defined(tree) == {"__all__", "B"}
+    print("scanner: sees `from` imports and module.attr uses of names a module does not define")
 
 
 # -- the family contract ----------------------------------------------------------------------

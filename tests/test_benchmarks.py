@@ -10,12 +10,10 @@ import json
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from tests.support.paths import ROOT
 
 REQUIRED = ("speedup_vs_funasr_e2e", "dictation_latency_3s_s", "encoder_fraction_of_gemm_limit",
             "decoder_fraction_of_bandwidth_limit", "rtf_5min", "peak_rss_mb", "time_to_first_result_s")

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from audio_fixtures import ffmpeg, write_wav
+from tests.support.audio import ffmpeg, write_wav
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
 BUILD = ROOT / "installer" / "build.py"
 EXE = ".exe" if sys.platform == "win32" else ""
 # Everything the frozen app carries today is about 380 MB on Linux; torch or

@@ -21,7 +21,7 @@ knows a small English vocabulary (digits and some thirty common words, at
 most six words an utterance), so every sentence spoken here uses only those.
 
 Dictation is real too, except the microphone: the takes are spoken into the
-controller through tests/gui_helpers.ScriptedMicrophone (Xvfb has no sound
+controller through tests.support.gui.ScriptedMicrophone (Xvfb has no sound
 card), then VAD, the engine and the history do their work.
 """
 
@@ -38,7 +38,7 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-for extra in (ROOT / "app", ROOT / "tools", ROOT / "tests"):
+for extra in (ROOT, ROOT / "app", ROOT / "tools"):  # ROOT: the tests package (tests.support)
     sys.path.insert(0, str(extra))
 
 SHOTS_SIZE = (1120, 700)
@@ -90,7 +90,7 @@ def speak(folder: Path, name: str, phrases: list[str], voices: tuple[str, ...] =
     """The phrases spoken one by one (alternating voices), 0.7 s apart, as 16 kHz samples."""
     import numpy as np
 
-    from audio_fixtures import espeak
+    from tests.support.audio import espeak
 
     gap = np.zeros(11200, np.float32)
     parts = []
@@ -103,7 +103,7 @@ def make_media(folder: Path) -> dict[str, Path]:
     """A few believable files, one long enough to catch mid-way, and one broken."""
     import numpy as np
 
-    from audio_fixtures import ffmpeg, write_wav
+    from tests.support.audio import ffmpeg, write_wav
 
     folder.mkdir(parents=True, exist_ok=True)
     speech = {k: speak(folder, k, phrases) for k, phrases in FILES.items() if k != "call"}
@@ -130,7 +130,7 @@ class Session:
 
     def __init__(self, app, model: Path, lang: str, appearance: str, work: Path, with_model: bool = True,
                  damage_queue: bool = False, **settings) -> None:
-        from gui_helpers import ScriptedMicrophone
+        from tests.support.gui import ScriptedMicrophone
         from tingji.gui import i18n, settings as settings_mod, theme
         from tingji.gui.app import create_window
 
@@ -174,7 +174,7 @@ class Session:
         print(path)
 
     def _microphone(self, settings):
-        from gui_helpers import ScriptedMicrophone
+        from tests.support.gui import ScriptedMicrophone
 
         self.mics.append(ScriptedMicrophone(settings))
         return self.mics[-1]
@@ -271,8 +271,8 @@ def extra_shots(app, model: Path, out: Path, work: Path) -> None:
     import numpy as np
     import soundfile as sf
 
-    from audio_fixtures import damaged_at
-    from gui_helpers import fill_to_the_brim
+    from tests.support.audio import damaged_at
+    from tests.support.gui import fill_to_the_brim
     from tingji.gui.files.storage import Status
 
     media = work / "extra"

@@ -103,14 +103,14 @@ def process_take(f: FinishedTake, s: DictationSettings, *, engine: Transcriber, 
         return
     # 4. Commit the text with its recording.
     take = DictationTake(text=text, duration_s=len(samples) / RATE, recording=wav.name, created=f.ended_wall,
-                         language=getattr(transcript, "language", None) or s.language, model=model_name,
+                         language=transcript.language or s.language, model=model_name,
                          error=f.audio.error)
     history.add(take)
     # 5. Insert into the focused application.
     _insert(take, output, hotkey(), emit)
     # Latency is measured to the moment the text was sent (the paste key),
     # not to the end of the clipboard-restore wait that follows it.
-    sent = getattr(output, "last_sent", None) or time.monotonic()
+    sent = output.last_sent or time.monotonic()
     take.latency_s = sent - f.ended_at
     timings["end_to_text_s"] = take.latency_s
     # Speech ended before the take did (toggle mode waits `silence_s`).

@@ -272,6 +272,8 @@ class _SndfileSource:
     def __init__(self, path: str, f: sf.SoundFile) -> None:
         self.path, self._f = path, f
         self.error: tuple[float, str] | None = None
+        self.bad_packets = 0  # libsndfile reads frames, not packets: it skips nothing (see _AVSource)
+        self.first_bad: float | None = None
         self.info = AudioInfo(
             path=path,
             duration_s=f.frames / f.samplerate if f.frames >= 0 else None,
@@ -394,7 +396,7 @@ def _nothing_decoded(source: _SndfileSource | _AVSource) -> NoReturn:
     if source.error is not None:
         at, why = source.error
         raise AudioError(source.path, f"decoding failed at {at:.1f} s: {why}")
-    if getattr(source, "bad_packets", 0):  # packets found, none decodable: random bytes, media name
+    if source.bad_packets:  # packets found, none decodable: random bytes, media name
         raise AudioError(source.path, "not an audio or video file Tingji can read")
     raise AudioError(source.path, "contains no audio samples")
 
@@ -483,7 +485,7 @@ def _read_problems(source: _SndfileSource | _AVSource, decoded_s: float) -> list
         at, why = source.error
         problems.append(f"decoding stopped at {at:.1f} s{of_total} ({why}); "
                         "the transcript covers only the audio before it")
-    bad = getattr(source, "bad_packets", 0)
+    bad = source.bad_packets
     if bad:
         problems.append(f"skipped {bad} damaged packet(s), the first at {source.first_bad:.1f} s; "
                         "the audio in them is missing from the transcript")

@@ -11,7 +11,7 @@ that code step by step instead of using a "standard" mel spectrogram:
     -> 80 triangular Kaldi mel filters (20 Hz .. Nyquist) -> log(max(x, eps))
     -> LFR: stack 7 frames every 6 frames -> [T_lfr, 560]
 
-It needs neither torch nor kaldi-native-fbank at runtime; tests/test_frontend.py
+It needs neither torch nor kaldi-native-fbank at runtime; tests/engine/test_frontend.py
 compares it against both.
 
 Short clips follow the reference: ``WavFrontend`` shrinks the frame to the clip

@@ -17,7 +17,7 @@ from typing import Iterator
 from ..engine.errors import ModelError
 
 # Import names of the packages listed under [project.optional-dependencies] export
-# (pyyaml installs `yaml`); tests/test_export.py checks the two lists agree.
+# (pyyaml installs `yaml`); tests/export/test_export.py checks the two lists agree.
 EXTRA_MODULES = frozenset({"torch", "onnx", "onnxscript", "gguf", "yaml", "tokenizers"})
 INSTALL_HINT = 'pip install "tingji[export]"'  # double quotes: cmd.exe does not strip single ones
 

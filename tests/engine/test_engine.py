@@ -1,0 +1,261 @@
+"""The transcription engine: exact mode against the reference, windows, policies, cancel, guards."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from tests.support.audio import espeak, write_wav
+from tingji.engine import Cancelled, Engine
+from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.families.fun_asr_nano.encoder import NanoEncoder
+from tingji.engine.families.fun_asr_nano.prompt import build_prompt
+from tingji.engine.manifest import load_manifest
+
+
+@pytest.fixture(scope="module")
+def exact_engine(tiny_model):
+    return Engine(tiny_model, "cpu", exact=True)
+
+
+@pytest.mark.parametrize("clip", ["speech_en", "noise", "speech_zh"])
+def test_exact_engine_equals_reference(exact_engine, reference, clip, request):
+    """The equivalence test, now through Engine in exact mode (audio array in, tokens and text out)."""
+    wav = request.getfixturevalue(clip)
+    ref = reference.run(wav)
+    t = exact_engine.transcribe(wav)
+    print(f"{clip}: {len(ref['ids'])} reference tokens; engine windows {t.windows}")
+    assert t.windows == 1
+    assert t.window_tokens[0] == ref["ids"]
+    assert t.text == ref["text"].strip()
+
+
+def test_exact_engine_equals_reference_from_a_file(exact_engine, reference, speech_en, tmp_path):
+    path = write_wav(tmp_path / "clip.wav", speech_en, subtype="FLOAT")
+    assert exact_engine.transcribe(path).window_tokens[0] == reference.run(speech_en)["ids"]
+
+
+@pytest.fixture(scope="module")
+def long_speech(tmp_path_factory):
+    """150 s: speech runs that cross the 60 s and 120 s marks, short pauses between sentences."""
+    folder = tmp_path_factory.mktemp("long")
+    sentences = [espeak(folder / f"s{i}.wav", text) for i, text in enumerate([
+        "The meeting starts at nine and we will review the plan for the next quarter in detail.",
+        "Please open the file, read the numbers aloud, and tell me when you are done with it.",
+        "One two three four five six seven eight nine ten, and then we start again from zero.",
+    ])]
+    pause = np.zeros(int(0.6 * 16000), np.float32)
+    parts, total = [], 0
+    i = 0
+    while total < 150 * 16000:
+        s = sentences[i % len(sentences)]
+        parts += [s, pause]
+        total += len(s) + len(pause)
+        i += 1
+    audio = np.concatenate(parts)[: 150 * 16000]
+    return write_wav(folder / "long.wav", audio), audio
+
+
+def test_long_file_windows_cover_it_in_order(exact_engine, engine, long_speech):
+    """Ordered segments covering the file to the end (exact mode: every window yields text with random weights)."""
+    path, audio = long_speech
+    quick = engine.transcribe(path)
+    assert quick.windows == 3 and len(quick.window_tokens) == 3  # default mode decodes every speech window too
+    seen = []
+    t = exact_engine.transcribe(path, on_progress=lambda p: seen.append((p.window, p.done_s)))
+    duration = len(audio) / 16000
+    print(f"150 s file: {t.windows} windows, {len(t.segments)} segments, last ends at {t.segments[-1].end:.2f} s")
+    assert t.windows == 3  # at most 60 s each
+    assert [w for w, _ in seen] == [0, 1, 2]
+    assert seen[-1][1] == pytest.approx(duration, abs=0.01)
+    starts = [s.start for s in t.segments]
+    assert starts == sorted(starts)
+    assert all(s.end >= s.start for s in t.segments)
+    assert all(a.end <= b.start + 1e-6 or a.window == b.window for a, b in zip(t.segments, t.segments[1:]))
+    assert t.segments[-1].end > duration - 3.0  # speech runs to the end
+    assert {s.window for s in t.segments} == {0, 1, 2}
+
+
+def test_windows_are_cut_in_pauses(tiny_model, long_speech):
+    """Cuts fall in silence (no word split at a seam), and no window exceeds 60 s."""
+    from tingji.engine.vad import SileroVad
+    from tingji.engine.windows import WindowPlanner
+
+    _, audio = long_speech
+    planner = WindowPlanner(SileroVad())
+    windows = []
+    for i in range(0, len(audio), 16000 * 7):
+        windows += list(planner.feed(audio[i:i + 16000 * 7]))
+    windows += list(planner.finish())
+    assert sum(len(w.samples) for w in windows) == len(audio)
+    assert all(w.duration_s <= 60.0 for w in windows)
+    for w in windows[:-1]:
+        tail = np.abs(audio[w.end - 1600:w.end + 1600])  # 0.1 s either side of the cut
+        print(f"cut at {w.end / 16000:.2f} s, peak level around it {tail.max():.4f}")
+        assert tail.max() < 0.01
+
+
+def test_silence_only_gives_no_text(engine):
+    t = engine.transcribe(np.zeros(16000 * 5, np.float32))
+    assert t.segments == [] and t.text == ""
+    assert t.skipped_windows == 1
+
+
+def test_fixed_shape_policy_only_uses_warmed_shapes(tiny_model, speech_en):
+    """The DirectML policy, run on the CPU provider: every run uses a warmed bucket shape."""
+    manifest = load_manifest(tiny_model)
+    enc = NanoEncoder(manifest, "cpu", policy="fixed")
+    assert enc.graphs.buckets == (167, manifest.window_frames)
+    warmed = {(1, b) for b in enc.graphs.buckets}
+    engine = Engine(tiny_model, "cpu", policy="fixed")
+    for seconds in (0.5, 3, 9.9, 10.5, 30, 59):
+        n = int(seconds * 16000)
+        engine.transcribe(np.resize(speech_en, n))
+    shapes = {shape[:2] for _, shape in engine.recognizer.encoder.graphs.shapes_seen}
+    print("shapes seen:", sorted(shapes))
+    assert shapes and shapes <= warmed
+    assert {s[1] for s in shapes} == set(enc.graphs.buckets)  # both buckets were needed
+
+
+def test_dynamic_policy_runs_real_length(engine, speech_en):
+    engine.recognizer.encoder.graphs.shapes_seen.clear()
+    engine.transcribe(speech_en[: 16000 * 2])
+    lengths = {shape[1] for role, shape in engine.recognizer.encoder.graphs.shapes_seen if role == "encoder"}
+    assert len(lengths) == 1 and lengths.pop() < 167
+
+
+def test_unavailable_provider_falls_back_to_cpu(tiny_model):
+    engine = Engine(tiny_model, "cuda")
+    assert engine.provider == "cpu"
+    assert any("CUDA" in w and "CPU" in w for w in engine.warnings)
+
+
+def test_cancel_mid_file_keeps_finished_windows(tiny_model, long_speech):
+    path, _ = long_speech
+    engine = Engine(tiny_model, "cpu")
+    stop = threading.Event()
+
+    def progress(p):
+        if p.window == 0:
+            stop.set()
+
+    with pytest.raises(Cancelled) as info:
+        engine.transcribe(path, on_progress=progress, cancel=stop)
+    partial = info.value.partial
+    assert partial.segments and {s.window for s in partial.segments} == {0}
+    assert partial.windows == 1  # cancelled before the second window started
+    assert partial.timings["total"] > 0
+
+
+def test_cancel_between_decode_steps(tiny_model, speech_en):
+    """A cancel request lands inside token generation, not only between windows."""
+    engine = Engine(tiny_model, "cpu")
+    calls = {"n": 0}
+
+    def cancelled():
+        calls["n"] += 1
+        return calls["n"] > 5
+
+    with pytest.raises(Cancelled):
+        engine.transcribe(speech_en, cancel=cancelled)
+    assert calls["n"] == 6
+
+
+def test_repetition_guard_stops_loops(tiny_model, speech_en):
+    manifest = load_manifest(tiny_model)
+    dec = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024)
+    p = build_prompt(manifest.section["prompt"])
+    rows = np.random.default_rng(0).standard_normal((20, dec.n_embd)).astype(np.float32)
+    plain = dec.generate(dec.tokenize(p.before), rows, dec.tokenize(p.after), DecodeOptions(guard=False))
+    looping = any(len(set(plain.tokens[i:i + 30])) <= 3 for i in range(len(plain.tokens) - 30))
+    guarded = dec.generate(dec.tokenize(p.before), rows, dec.tokenize(p.after), DecodeOptions(guard=True))
+    print(f"unguarded: {len(plain.tokens)} tokens, loops={looping}; guarded: {len(guarded.tokens)} tokens, "
+          f"stop={guarded.stop}, retries={guarded.retries}")
+    assert looping, "the random tiny model is expected to loop unguarded"
+    assert len(guarded.tokens) < len(plain.tokens)
+    assert not any(len(set(guarded.tokens[i:i + 30])) <= 3 for i in range(len(guarded.tokens) - 30))
+
+
+def test_prefix_kv_is_reused_across_windows(tiny_model):
+    manifest = load_manifest(tiny_model)
+    reused = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024, exact=True)
+    p = build_prompt(manifest.section["prompt"], hotwords=["alpha", "beta"])
+    before, after = reused.tokenize(p.before), reused.tokenize(p.after)
+    rng = np.random.default_rng(1)
+    opts = DecodeOptions(max_tokens=40, guard=False)
+    for _ in range(3):
+        rows = rng.standard_normal((15, reused.n_embd)).astype(np.float32)
+        out = reused.generate(before, rows, after, opts)
+        fresh = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024, exact=True)
+        assert out.tokens == fresh.generate(before, rows, after, opts).tokens
+    assert out.reused_tokens == len(before) - 1
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_context_grows_while_generating_without_changing_tokens(tiny_model, exact):
+    """A context that starts small grows mid-generation (its KV copied over) and decodes exactly as a big one.
+
+    Also across windows: after growing, the cached prompt prefix is still reused.
+    """
+    manifest = load_manifest(tiny_model)
+    p = build_prompt(manifest.section["prompt"])
+    small = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=exact)
+    big = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024, exact=exact)
+    before, after = small.tokenize(p.before), small.tokenize(p.after)
+    rng = np.random.default_rng(3)
+    opts = DecodeOptions(max_tokens=300, guard=False, ignore_eos=True)
+    sizes = []
+    for _ in range(2):
+        rows = rng.standard_normal((40, small.n_embd)).astype(np.float32)
+        grown, whole = small.generate(before, rows, after, opts), big.generate(before, rows, after, opts)
+        sizes.append(small.n_ctx)
+        assert grown.tokens == whole.tokens
+    print(f"exact={exact}: context 256 -> {sizes}, {len(grown.tokens)} tokens equal to a 1024 context's; "
+          f"prefix reused {grown.reused_tokens}")
+    assert sizes[0] >= len(before) + 40 + len(after) + 300 and big.n_ctx == 1024
+    assert grown.reused_tokens == len(before) - 1
+
+
+def test_hotwords_and_language_change_the_prompt(engine, speech_en):
+    base = engine.transcribe(speech_en)
+    hot = engine.transcribe(speech_en, hotwords=["Tingji", "听记"], language="en")
+    assert base.window_tokens != hot.window_tokens  # the prompt reached the model
+    assert hot.language == "en"
+
+
+def test_timings_and_metadata(engine, speech_en):
+    t = engine.transcribe(speech_en)
+    for key in ("read", "vad", "features", "encode", "ctc", "prefill", "generate", "total"):
+        assert t.timings[key] >= 0
+    assert t.timings["total"] > 0 and t.provider == "cpu" and t.model == engine.model_name
+    assert abs(t.duration - len(speech_en) / 16000) < 1e-6
+
+
+def test_live_lane_does_not_wait_for_a_long_file(tiny_model, long_speech, speech_en):
+    """A dictation take (live lane) finishes while a long file is mid-way, and both results are unchanged."""
+    import time
+
+    path, _ = long_speech
+    engine = Engine(tiny_model, "cpu", exact=True)
+    alone_file = engine.transcribe(path).window_tokens
+    alone_take = engine.live.transcribe(speech_en).window_tokens
+    started = threading.Event()
+    done: dict[str, float] = {}
+    results: dict[str, list] = {}
+
+    def file_job():
+        results["file"] = engine.transcribe(path, on_progress=lambda p: started.set()).window_tokens
+        done["file"] = time.perf_counter()
+
+    worker = threading.Thread(target=file_job)
+    worker.start()
+    assert started.wait(300)  # the file's first window is done; the rest is in flight
+    t0 = time.perf_counter()
+    results["take"] = engine.live.transcribe(speech_en).window_tokens
+    done["take"] = time.perf_counter()
+    worker.join()
+    print(f"take finished {done['file'] - done['take']:.2f} s before the file; took {done['take'] - t0:.2f} s")
+    assert done["take"] < done["file"]
+    assert results["take"] == alone_take and results["file"] == alone_file

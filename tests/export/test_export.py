@@ -1,0 +1,258 @@
+"""`tingji export-model`: precisions, decoder quantizations, manifest, atomicity, safety."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import pickle
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.errors import ModelError
+from tingji.engine.frontend import features
+from tingji.engine.manifest import load_manifest, verify
+from tingji.engine.families.fun_asr_nano.prompt import build_prompt
+from tingji.export import export_model
+from tingji.export.lint import lint_directml
+from tests.support.paths import ROOT
+
+
+
+@pytest.fixture(scope="module")
+def int8_model(tiny_checkpoint, tmp_path_factory):
+    """Exported through the command line, as a user would."""
+    out = tmp_path_factory.mktemp("int8") / "tiny-int8"
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+    r = subprocess.run([sys.executable, "-m", "tingji", "export-model", "--source", str(tiny_checkpoint),
+                        "--out", str(out), "--precision", "int8", "--decoder-quant", "q8_0"],
+                       capture_output=True, text=True, env=env, timeout=900)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(out)
+    return out
+
+
+def _encode(model: Path, feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    sess = ort.InferenceSession(str(load_manifest(model).file("encoder")), providers=["CPUExecutionProvider"])
+    return sess.run(None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)})
+
+
+def test_manifest_lists_every_file_with_its_hash(tiny_model):
+    m = load_manifest(tiny_model)
+    verify(m)  # sizes and SHA-256 of every listed file
+    listed = {e.path for e in m.files.values()} | {"manifest.json"}
+    assert listed == {p.name for p in tiny_model.iterdir()}, "unlisted or missing files"
+    assert m.family == "fun-asr-nano" and m.window_seconds == 60 and m.window_frames == 1000
+    assert {"encoder", "encoder_fixed", "ctc", "decoder", "tokens"} <= set(m.files)
+    assert m.frontend["lfr_m"] == 7 and m.frontend["lfr_n"] == 6 and m.frontend["dither"] == 0
+    assert m.section["special_tokens"]["eos_ids"] == [m.section["special_tokens"]["im_end"]]
+    assert m.section["prompt"]["default_before"].startswith("<|im_start|>system\nYou are a helpful assistant.")
+    assert len(m.source["model_pt_sha256"]) == 64
+
+
+def test_int8_and_q8_0_export_is_close_to_fp32(tiny_model, int8_model, speech_en):
+    feats = features(speech_en)
+    _, ada32 = _encode(tiny_model, feats)
+    _, ada8 = _encode(int8_model, feats)
+    rel = float(np.abs(ada8 - ada32).max() / np.abs(ada32).max())
+    print(f"int8 adaptor output vs fp32: max relative error {rel:.3f}")
+    assert rel < 0.1
+    m = load_manifest(int8_model)
+    assert m.section["encoder"]["precision"] == "int8" and m.section["decoder"]["quant"] == "q8_0"
+    assert (int8_model / "encoder.int8.data").stat().st_size < 0.5 * (tiny_model / "encoder.fp32.data").stat().st_size
+    for role, static in (("encoder", False), ("encoder_fixed", True), ("ctc", False)):
+        assert lint_directml(m.file(role), require_static=static) == []
+    # The q8_0 decoder agrees with the f32 one on most greedy steps.
+    p = build_prompt(m.section["prompt"])
+    rows = np.random.default_rng(2).standard_normal((20, m.section["decoder"]["n_embd"])).astype(np.float32)
+    f32 = open_decoder(load_manifest(tiny_model).file("decoder"), eos_ids=[], exact=True)
+    q8 = open_decoder(m.file("decoder"), eos_ids=[], exact=True)
+    ids = f32.tokenize(p.before), f32.tokenize(p.after)
+    a = f32.forward_logits(ids[0], rows, ids[1], [])[0]
+    b = q8.forward_logits(ids[0], rows, ids[1], [])[0]
+    print(f"q8_0 first-step logits vs f32: max abs {np.abs(a - b).max():.3f} of range {np.abs(a).max():.1f}")
+    assert np.argmax(a) == np.argmax(b)
+    assert np.abs(a - b).max() < 0.05 * np.abs(a).max()
+
+
+def test_fp16_encoder_and_q5_k_decoder(tiny_checkpoint, tiny_model, speech_en, tmp_path):
+    out = export_model(tiny_checkpoint, tmp_path / "fp16", precision="fp16", decoder_quant="q5_k", fixed=False)
+    m = load_manifest(out)
+    assert "encoder_fixed" not in m.files and m.file("decoder").name == "decoder.q5_k.gguf"
+    feats = features(speech_en)
+    _, ada32 = _encode(tiny_model, feats)
+    _, ada16 = _encode(out, feats)
+    rel = float(np.abs(ada16 - ada32).max() / np.abs(ada32).max())
+    print(f"fp16 adaptor output vs fp32: max relative error {rel:.4f}")
+    assert rel < 0.02
+    dec = open_decoder(m.file("decoder"), eos_ids=[])
+    p = build_prompt(m.section["prompt"])
+    r = dec.generate(dec.tokenize(p.before), ada16[0, :10], dec.tokenize(p.after), DecodeOptions(max_tokens=8))
+    assert len(r.tokens) > 0
+
+
+def test_export_refuses_a_non_empty_target_and_leaves_nothing_on_failure(tiny_checkpoint, tmp_path):
+    target = tmp_path / "taken"
+    target.mkdir()
+    (target / "keep.txt").write_text("mine")
+    with pytest.raises(ModelError, match="not empty"):
+        export_model(tiny_checkpoint, target)
+    assert [p.name for p in target.iterdir()] == ["keep.txt"]
+    broken = tmp_path / "broken-ckpt"
+    broken.mkdir()
+    for item in tiny_checkpoint.iterdir():
+        if item.name != "model.pt":
+            os.symlink(item, broken / item.name)
+    (broken / "model.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(ModelError, match="model.pt"):
+        export_model(broken, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.partial")]
+
+
+class _Evil:
+    def __reduce__(self):
+        return (os.system, ("touch /tmp/tingji-pwned",))
+
+
+def test_checkpoint_loading_never_runs_pickled_code(tiny_checkpoint, tmp_path):
+    """model.pt is read with weights_only=True: a pickle with a code payload is refused, not executed."""
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    for item in tiny_checkpoint.iterdir():
+        if item.name != "model.pt":
+            os.symlink(item, evil / item.name)
+    with open(evil / "model.pt", "wb") as fh:
+        pickle.dump({"audio_encoder.x": _Evil()}, fh)
+    marker = Path("/tmp/tingji-pwned")
+    marker.unlink(missing_ok=True)
+    with pytest.raises(ModelError):
+        export_model(evil, tmp_path / "out")
+    assert not marker.exists()
+
+
+def test_export_model_cli_errors_are_one_line(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+    r = subprocess.run([sys.executable, "-m", "tingji", "export-model", "--source", str(tmp_path / "nothing"),
+                        "--out", str(tmp_path / "o")], capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    errors = [line for line in r.stderr.splitlines() if line.startswith("tingji:")]
+    assert len(errors) == 1 and "checkpoint folder not found" in errors[0] and "nothing" in errors[0]
+
+
+# Python's own answer to `import torch` when torch is not installed, for every module of
+# the export extra would be the same: ModuleNotFoundError naming the module.
+WITHOUT_TORCH = """
+import sys
+
+class NoTorch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, NoTorch())
+from tingji.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_export_model_cli_without_the_extra_is_one_line(tiny_checkpoint, tmp_path):
+    out = tmp_path / "models" / "tiny"
+    out.parent.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
+    r = subprocess.run([sys.executable, "-c", WITHOUT_TORCH, "export-model", "--source", str(tiny_checkpoint),
+                        "--out", str(out)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    errors = [line for line in r.stderr.splitlines() if line.startswith("tingji:")]
+    assert errors == ['tingji: export-model needs the export extra (torch is missing): pip install "tingji[export]"']
+    assert r.stderr.rstrip().endswith(errors[0])
+    assert not out.exists() and list(out.parent.iterdir()) == []  # no model folder, no partial one
+    print(errors[0])
+
+
+def test_missing_extra_check_counts_only_the_extras_modules():
+    from tingji.export.extra import needs_export_extra
+
+    with pytest.raises(ModelError, match=r"^x needs the export extra \(onnx is missing\): pip install"):
+        with needs_export_extra("x"):
+            raise ModuleNotFoundError("No module named 'onnx.helper'", name="onnx.helper")
+    for other in ("numpy", "tingji.export.gone", None):  # a broken install or a bug: not the extra's to fix
+        with pytest.raises(ModuleNotFoundError) as info:
+            with needs_export_extra("x"):
+                raise ModuleNotFoundError("No module", name=other)
+        assert info.value.name == other
+
+
+def _dist(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_export_extra_modules_match_pyproject():
+    """EXTRA_MODULES names exactly the [export] extra's packages, and the exporter imports
+    nothing third-party that is in neither that extra nor the base dependencies."""
+    import importlib.metadata
+    import tomllib
+
+    from tingji.export.extra import EXTRA_MODULES
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    requirement = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+    extra = {_dist(requirement.match(r).group(1)) for r in project["optional-dependencies"]["export"]}
+    base = {_dist(requirement.match(r).group(1)) for r in project["dependencies"]}
+    providers = {module: {_dist(d) for d in dists}
+                 for module, dists in importlib.metadata.packages_distributions().items()}
+    for module in EXTRA_MODULES:
+        assert providers.get(module, set()) & extra, f"{module} is not installed by the export extra"
+    for dist in extra:
+        assert any(dist in providers.get(m, set()) for m in EXTRA_MODULES), f"no module of {dist} in EXTRA_MODULES"
+    imported = set()
+    for path in (ROOT / "app" / "tingji" / "export").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = sorted(m for m in imported if m not in sys.stdlib_module_names and m != "tingji")
+    for module in third_party:
+        assert module in EXTRA_MODULES or providers.get(module, set()) & base, (
+            f"tingji.export imports {module}, which neither the export extra nor the dependencies install")
+    print(f"export extra {sorted(EXTRA_MODULES)}; the exporter imports {third_party}")
+
+
+def test_export_model_cli_recognises_the_family_or_takes_it(tiny_checkpoint, tmp_path, capsys):
+    """Without --family the checkpoint's config decides; with it the same model comes out; a wrong one is one line."""
+    from tingji.cli import main
+
+    base = ["export-model", "--source", str(tiny_checkpoint), "--decoder-quant", "f32", "--no-fixed"]
+    assert main([*base, "--out", str(tmp_path / "auto")]) == 0
+    assert main([*base, "--out", str(tmp_path / "told"), "--family", "fun-asr-nano"]) == 0
+    auto, told = load_manifest(tmp_path / "auto"), load_manifest(tmp_path / "told")
+    assert auto.family == told.family == "fun-asr-nano"
+    assert {r: e.sha256 for r, e in auto.files.items()} == {r: e.sha256 for r, e in told.files.items()}
+    capsys.readouterr()
+    assert main([*base, "--out", str(tmp_path / "wrong"), "--family", "whisper-large"]) == 1
+    errors = capsys.readouterr().err.strip().splitlines()
+    print(f"recognised {auto.family}; a wrong --family: {errors}")
+    assert len(errors) == 1 and "unknown model family 'whisper-large'" in errors[0]
+    assert not (tmp_path / "wrong").exists()
+
+
+def test_tiny_checkpoint_is_deterministic(tmp_path):
+    from make_tiny_checkpoint import make_checkpoint
+
+    a = make_checkpoint(tmp_path / "a", seed=3)
+    b = make_checkpoint(tmp_path / "b", seed=3)
+    c = make_checkpoint(tmp_path / "c", seed=4)
+    for name in ("model.pt", "config.yaml", "multilingual.tiktoken", "Qwen3-0.6B/tokenizer.json"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert (a / "model.pt").read_bytes() != (c / "model.pt").read_bytes()
+    cfg = json.loads((a / "Qwen3-0.6B" / "config.json").read_text())
+    assert cfg["model_type"] == "qwen3" and cfg["tie_word_embeddings"] is True

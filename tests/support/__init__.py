@@ -1,0 +1,1 @@
+"""Helpers the tests share (audio, servers, the virtual microphone, the reference models)."""
