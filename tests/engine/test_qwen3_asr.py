@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 
@@ -261,23 +262,35 @@ def test_segments_sit_on_speech_spans_and_last_at_most_15_s(q3_model, long_speec
 # -- precisions ------------------------------------------------------------------------------------
 
 def test_int8_and_fp16_encoders_with_quantised_decoders(q3_checkpoint, q3_reference, long_speech, tmp_path):
+    """fp16 and int8 encoders against the reference's rows; the int8 one on this CPU's own kernels
+    and on AVX2 without VNNI (qemu, issue 18), to one bound."""
+    from tests.support.cpu_paths import PATHS, run_graphs
+    from tests.support.int8_checks import MAX_REL_ERROR, rel_error
     from tingji.engine.decoder import open_decoder
     from tingji.export import export_model
+    from tingji.export.onnx_tools import check_int8_weights
 
     wav = long_speech[: 9 * 16000]
     ref = q3_reference.encode(wav)
     mel = log_mel(wav)
-    for precision, quant, bound in (("int8", "q5_k", 0.1), ("fp16", "q8_0", 0.01)):
+    for precision, quant, bound in (("int8", "q5_k", MAX_REL_ERROR), ("fp16", "q8_0", 0.01)):
         model = export_model(q3_checkpoint, tmp_path / precision, precision=precision, decoder_quant=quant,
                              fixed=False)
         m = load_manifest(model)
-        rows = _rows(_session(m.file("encoder"), exact=False), mel)
-        err = float(np.abs(rows - ref).max() / np.abs(ref).max())
+        errors = {"this process": rel_error(_rows(_session(m.file("encoder"), exact=False), mel), ref)}
+        if precision == "int8":
+            check_int8_weights(onnx.load(str(m.file("encoder"))))
+            feeds = {"mel": mel[None], "mask": np.ones((1, len(mel)), np.float32)}
+            for path in PATHS:
+                run = run_graphs(path, [m.file("encoder")], [feeds])
+                rows = run.outputs[0][0]["audio_rows"][0, :num_audio_tokens(len(mel))]
+                errors[f"{path.name} ({run.kernel})"] = rel_error(rows, ref)
         dec = open_decoder(m.file("decoder"), eos_ids=[], n_ctx=256)
-        print(f"{precision} encoder: relative error {err:.3f}; {quant} decoder loads ({dec.n_vocab} tokens), "
-              f"files {sorted(m.files)}")
+        print(f"{precision} encoder rows vs the reference, relative error: "
+              + ", ".join(f"{k} {v:.3f}" for k, v in errors.items())
+              + f"; {quant} decoder loads ({dec.n_vocab} tokens), files {sorted(m.files)}")
         assert m.section["encoder"]["precision"] == precision and m.section["decoder"]["quant"] == quant
-        assert err <= bound
+        assert max(errors.values()) <= bound
         assert "encoder_fixed" not in m.files
 
 

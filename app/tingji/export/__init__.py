@@ -109,6 +109,10 @@ def export_model(
         manifest = module.convert(Path(source), work, precision=precision, decoder_quant=decoder_quant,
                                   fixed=fixed, say=say)
         manifest.extra["exporter"] = {"tingji": _version(), "seconds": round(time.perf_counter() - started, 1)}
+        if precision == "int8":  # which int8 scheme made the graphs: older exports overflow on AVX2 CPUs
+            from .onnx_tools import INT8_WEIGHT_LIMIT
+
+            manifest.extra["exporter"]["int8_weight_limit"] = INT8_WEIGHT_LIMIT
         save_manifest(manifest)
         _sync_tree(work)
         if out.exists():

@@ -3,8 +3,9 @@
 The families' exporters all go through here, so every graph is made the same
 way: torch.export-based ONNX export at opset 18 (no Python control flow leaks
 into the graph), named symbolic dimensions (so a session can pin them for
-DirectML), dynamic int8 quantisation of the MatMul weights, and big tensors
-written once to an aligned external-data file that several graphs share.
+DirectML), dynamic int8 quantisation of the MatMul weights (with the same
+result on every x86 kernel path), and big tensors written once to an aligned
+external-data file that several graphs share.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import warnings
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+import numpy as np
 import onnx
 import torch
 from onnx import numpy_helper
@@ -85,8 +87,26 @@ def _name_dims(proto: onnx.ModelProto, input_axes: Mapping[str, Mapping[int, str
                 dims[i].dim_param = label
 
 
+# int8 weights lie in [-64, 64] ("reduce range", 7 bits), so that no int8 kernel of ONNX
+# Runtime can overflow. Activations are quantised per call to u8 (0..255). CPUs without
+# VNNI (AVX2 - AMD Zen 2/3, Intel before Ice Lake - and AVX-512 without VNNI) multiply with
+# vpmaddubsw, which adds each *pair* of u8 x s8 products into an int16 with saturation:
+# with full-range weights a pair reaches 2 x 255 x 127 = 64770 and is clipped to 32767.
+# With |w| <= 64 a pair is at most 2 x 255 x 64 = 32640, exact on every path.
+# Measured (full-size Fun-ASR-Nano encoder + adaptor, espeak-ng speech, max error relative to
+# the fp32 output's largest value; benchmarks/README.md, "int8 on every CPU"):
+#   full-range s8 weights: 0.026 with VNNI/AMX, 0.262 on the AVX2 path (emulated)
+#   7-bit weights (this):  0.031 on both; same kernels, so the same speed as full-range s8
+#   u8 weights:            0.023 on both, but ~1.8x slower here (MLAS has no VNNI/AMX u8 x u8)
+#   7-bit per-channel:     0.031 on both, ~1.6x slower (the MatMul no longer fuses)
+# Static S8S8 QDQ would need calibration audio; leaving "the layers that overflow" in fp32
+# cannot work, because whether a layer overflows depends on the audio it is given.
+INT8_WEIGHT_LIMIT = 64
+
+
 def to_int8(proto: onnx.ModelProto) -> onnx.ModelProto:
-    """Dynamic int8 quantisation of the MatMul weights (activations quantised per call)."""
+    """Dynamic int8 quantisation of the MatMul weights (activations quantised per call),
+    with 7-bit weights so that the result does not depend on the CPU (see INT8_WEIGHT_LIMIT)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -96,10 +116,29 @@ def to_int8(proto: onnx.ModelProto) -> onnx.ModelProto:
             warnings.simplefilter("ignore")
             quantize_dynamic(
                 str(src), str(dst), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"],
-                per_channel=False, extra_options={"MatMulConstBOnly": True},
+                per_channel=False, reduce_range=True, extra_options={"MatMulConstBOnly": True},
                 use_external_data_format=proto.ByteSize() > 1_500_000_000,
             )
-        return onnx.load(str(dst), load_external_data=True)
+        out = onnx.load(str(dst), load_external_data=True)
+    check_int8_weights(out)
+    return out
+
+
+def check_int8_weights(proto: onnx.ModelProto) -> None:
+    """Refuse an int8 graph whose MatMul weights could overflow a CPU's int8 kernel
+    (an ONNX Runtime whose quantiser stopped honouring reduce_range would otherwise
+    ship a model that is wrong only on some users' CPUs)."""
+    weights = {t.name: t for t in proto.graph.initializer}
+    for node in proto.graph.node:
+        if node.op_type not in ("MatMulInteger", "DynamicQuantizeMatMul") or len(node.input) < 2:
+            continue
+        tensor = weights.get(node.input[1])
+        if tensor is None or tensor.data_type != onnx.TensorProto.INT8:
+            continue
+        peak = int(np.abs(numpy_helper.to_array(tensor).astype(np.int16)).max(initial=0))
+        if peak > INT8_WEIGHT_LIMIT:
+            raise ModelError(f"internal: int8 weight {tensor.name} reaches {peak}, over {INT8_WEIGHT_LIMIT}: "
+                             "CPUs without VNNI would saturate")
 
 
 def quantize_graphs(graphs: dict[str, onnx.ModelProto], precision: str,
