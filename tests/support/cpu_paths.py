@@ -158,7 +158,8 @@ def run_graphs(path: CpuPath, graphs: Sequence[Path], cases: Sequence[Mapping[st
         raise RuntimeError(f"{path.name} path: int8 canary gave {report['canary']}, neither exact nor saturated")
     run = PathRun(path.name, outputs, report["canary"] == CANARY_SATURATED, report["cpu_features"])
     if path is AVX2 and not (run.u8s8_saturates and run.cpu_features["AVX2"] and not run.cpu_features["AVX512F"]):
-        raise RuntimeError(f"the emulated AVX2 path did not take the AVX2 int8 kernel ({run.kernel}, {run.cpu_features})")
+        raise RuntimeError(f"the emulated AVX2 path did not take the AVX2 int8 kernel "
+                           f"({run.kernel}, {run.cpu_features})")
     return run
 
 
