@@ -42,8 +42,8 @@ def timed(fn: Callable[[], Any], reps: int, warmup: int = 1) -> dict[str, Any]:
 
 
 def emit_json(res: dict[str, Any], path: Path | None) -> None:
-    """An experiment's result: printed, and also written to `path` when given."""
-    text = json.dumps(res, indent=2)
+    """An experiment's result, with the machine it came from: printed, and also written to `path` when given."""
+    text = json.dumps({**res, "machine": res.get("machine") or machine()}, indent=2, default=str)
     print(text)
     if path:
         path.write_text(text + "\n")
@@ -78,6 +78,24 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
+# The instruction sets that decide which kernels ONNX Runtime and llama.cpp run (their
+# /proc/cpuinfo names): int8 MatMul sums in int32 with AVX512-VNNI, AVX-VNNI or AMX, and
+# in saturating int16 pairs with AVX2 alone (see tingji.export.onnx_tools.INT8_WEIGHT_LIMIT).
+ISA_FLAGS = {"avx2": ("avx2",), "avx512f": ("avx512f",), "avx512_vnni": ("avx512_vnni",),
+             "avx_vnni": ("avx_vnni",), "amx": ("amx_int8",)}
+
+
+def int8_kernel() -> str:
+    """Which int8 MatMul kernel ONNX Runtime runs on this CPU, found by running it
+    (tests/support/cpu_paths.py): 'int32' (VNNI/AMX) or 'int16-pairs' (AVX2, or AVX-512 without VNNI)."""
+    try:
+        from tests.support.cpu_paths import CANARY_SATURATED, int8_canary
+
+        return "int16-pairs" if int8_canary() == CANARY_SATURATED else "int32"
+    except Exception as exc:  # a description of the machine must not stop a benchmark
+        return f"unknown ({type(exc).__name__})"
+
+
 def machine() -> dict[str, Any]:
     """What the numbers were measured on."""
     info: dict[str, Any] = {
@@ -94,8 +112,10 @@ def machine() -> dict[str, Any]:
                 break
         flags = next((ln.split(":", 1)[1].split() for ln in text.splitlines() if ln.startswith("flags")), [])
         info["simd"] = sorted(f for f in flags if f.startswith(("avx", "fma", "amx")) or f == "f16c")
+        info["isa"] = {name: any(f in flags for f in names) for name, names in ISA_FLAGS.items()}
     except OSError:
         pass
+    info["int8_kernel"] = int8_kernel()
     try:
         mem = Path("/proc/meminfo").read_text().split("\n")[0].split()
         info["ram_gb"] = round(int(mem[1]) / 1024 / 1024, 1)
@@ -204,6 +224,17 @@ def rss_now_mb() -> dict[str, float]:
     except OSError:
         pass
     return out
+
+
+def export_is_current(folder: Path, precision: str) -> bool:
+    """Whether a cached export may be reused: complete and, for int8, made with 7-bit weights
+    (tingji.export.onnx_tools.INT8_WEIGHT_LIMIT; the exporter records it). An older int8 export
+    overflows on AVX2 CPUs and would be measuring a model the exporter no longer makes."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return precision != "int8" or "int8_weight_limit" in (manifest.get("exporter") or {})
 
 
 def build_checkpoint(cache: Path, make: Callable[..., Any], quick: bool, what: str,

@@ -24,6 +24,8 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from common import emit_json  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
             "gen_speed_ratio_to_first": statistics.median(got[first]["gen"]) / statistics.median(d["gen"]),
             "raw": {k: [round(x, 3) for x in xs] for k, xs in d.items()},
         }
-    print(json.dumps(res, indent=2))
+    emit_json(res, None)
     return 0
 
 

@@ -14,7 +14,6 @@ other jobs hits all three alike.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -23,7 +22,7 @@ from pathlib import Path
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import ROOT  # noqa: E402,F401
+from common import ROOT, emit_json  # noqa: E402,F401
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -78,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, d in res.items():
         out[name] = {"prefill_s": statistics.median(d["prefill"]), "gen_tok_s": (args.gen - 1) / statistics.median(d["gen"]),
                      "raw": {k: [round(x, 3) for x in v] for k, v in d.items()}}
-    print(json.dumps(out, indent=2))
+    emit_json(out, None)
     return 0
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import BENCH, rss_now_mb, run_child, timed, vm_hwm_mb  # noqa: E402
+from common import BENCH, export_is_current, machine, rss_now_mb, run_child, timed, vm_hwm_mb  # noqa: E402
 
 SIZES = ("0.6b", "1.7b")
 PRECISION, QUANT = "int8", "q5_k"
@@ -80,7 +80,7 @@ def build(cache: Path, quick: bool, sizes: tuple[str, ...] = SIZES,
                    "--size", size, "--out", str(partial)] + ([] if quick else ["--full-size"])
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             partial.rename(ckpt)
-        if not (model / "manifest.json").is_file() or not stats_path.is_file():
+        if not export_is_current(model, PRECISION) or not stats_path.is_file():
             log(f"exporting Qwen3-ASR-{size} (encoder {PRECISION}, decoder {QUANT})")
             shutil.rmtree(model, ignore_errors=True)
             stats = probe_export(ckpt, model, PRECISION, QUANT)
@@ -360,7 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     built = build(cache, args.quick, tuple(args.sizes))
     res = measure(built, audio, args.quick, 60.0, args.nano_model)
     if args.json:
-        args.json.write_text(json.dumps(res, indent=2, default=str) + "\n")
+        args.json.write_text(json.dumps({"machine": machine(), **res}, indent=2, default=str) + "\n")
     print(json.dumps({"summary": res["summary"], "goals": res["goals"]}, indent=2))
     print(markdown(res))
     for k, g in res["goals"].items():

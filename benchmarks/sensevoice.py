@@ -33,7 +33,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import BENCH, build_checkpoint, rss_now_mb, run_child, strip_private, timed, vm_hwm_mb  # noqa: E402
+from common import (BENCH, build_checkpoint, export_is_current, machine, rss_now_mb, run_child, strip_private,  # noqa: E402
+                    timed, vm_hwm_mb)
 
 THREADS = 2
 SAMPLE_RATE = 16000
@@ -68,7 +69,7 @@ def build(cache: Path, quick: bool, log: Callable[[str], None] = print) -> dict[
 
     ckpt = build_checkpoint(cache, make_checkpoint, quick, "SenseVoice-Small", log)
     model, stats_path = cache / "int8", cache / "export-int8.json"
-    if not (model / "manifest.json").is_file() or not stats_path.is_file():
+    if not export_is_current(model, "int8") or not stats_path.is_file():
         shutil.rmtree(model, ignore_errors=True)
         log("exporting SenseVoice-Small (int8)")
         stats = probe_export(ckpt, model, "int8", "f16")
@@ -337,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     built = build(args.cache_dir / ("quick" if args.quick else "full") / "sensevoice", args.quick)
     res = measure(built, args.quick, peers=tuple(p for p in args.peers.split(",") if p))
-    doc = {"summary": summary(res), "results": res}
+    doc = {"machine": machine(), "summary": summary(res), "results": res}
     text = json.dumps(strip_private(doc), indent=2)
     print(text)
     print("\n".join(markdown(res, doc["summary"])))

@@ -16,7 +16,8 @@ import pytest
 from tests.support.paths import ROOT
 
 REQUIRED = ("speedup_vs_funasr_e2e", "dictation_latency_3s_s", "encoder_fraction_of_gemm_limit",
-            "decoder_fraction_of_bandwidth_limit", "rtf_5min", "peak_rss_mb", "time_to_first_result_s")
+            "decoder_fraction_of_bandwidth_limit", "rtf_5min", "peak_rss_mb", "time_to_first_result_s",
+            "int8_max_rel_error_vs_fp32")
 
 
 def _positive(v) -> bool:
@@ -34,6 +35,11 @@ def test_quick_run_writes_all_keys(tmp_path):
     for key in REQUIRED:
         assert _positive(doc.get(key)), (key, doc.get(key))
     assert doc["quick"] is True
+    # What the numbers came from: the CPU, its int8-relevant instruction sets, the int8 kernel that ran.
+    m = doc["machine"]
+    assert m["cpu"] and set(m["isa"]) == {"avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx"}
+    assert m["int8_kernel"] in ("int32", "int16-pairs") and doc["summary"]["encoder_int8_kernel"] == m["int8_kernel"]
+    assert doc["int8_max_rel_error_vs_fp32"] < 0.1  # the tests' bound, on this run's own exports
     assert set(doc["goals"]) <= set(doc)
     s = doc["summary"]
     for key in ("rtf_5min_fp32_f16", "rtf_5min_funasr", "load_and_warm_s", "gemm_limit_gflops",

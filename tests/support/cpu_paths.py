@@ -13,7 +13,9 @@ emulating a Haswell (AVX2 and FMA, no AVX-512, no VNNI; Debian's `qemu-user`,
 7.2 or later, emulates AVX2). The child process also multiplies a canary,
 255 x 127 summed over 64 products, with MatMulInteger: the exact answer or
 the pairwise-saturated one says which kernel really ran, so a test knows
-rather than assumes which path it checked.
+rather than assumes which path it checked. (AVX-512 without VNNI, Skylake-X,
+sums in the same saturating pairs, 512 bits wide; qemu 7.2 cannot emulate
+AVX-512, but the arithmetic that makes 7-bit weights safe is the same.)
 
     python tests/support/cpu_paths.py SPEC.json      (the child; see `run_graphs`)
 """
@@ -42,7 +44,7 @@ QEMU_CPU = "Haswell-noTSX"
 
 @dataclass(frozen=True)
 class CpuPath:
-    """One way to run x86-64 code: `prefix` is the command put before the program ('' = run it directly)."""
+    """One way to run x86-64 code: `prefix` is the command put before the program (empty: run it directly)."""
 
     name: str
     prefix: tuple[str, ...]
@@ -158,8 +160,8 @@ def run_graphs(path: CpuPath, graphs: Sequence[Path], cases: Sequence[Mapping[st
         raise RuntimeError(f"{path.name} path: int8 canary gave {report['canary']}, neither exact nor saturated")
     run = PathRun(path.name, outputs, report["canary"] == CANARY_SATURATED, report["cpu_features"])
     if path is AVX2 and not (run.u8s8_saturates and run.cpu_features["AVX2"] and not run.cpu_features["AVX512F"]):
-        raise RuntimeError(f"the emulated AVX2 path did not take the AVX2 int8 kernel "
-                           f"({run.kernel}, {run.cpu_features})")
+        raise RuntimeError(f"the emulated AVX2 path did not take the AVX2 int8 kernel ({run.kernel}, "
+                           f"{run.cpu_features}); qemu emulates AVX2 from version 7.2 on")
     return run
 
 
