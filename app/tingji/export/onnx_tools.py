@@ -92,15 +92,21 @@ def _name_dims(proto: onnx.ModelProto, input_axes: Mapping[str, Mapping[int, str
 # VNNI (AVX2 - AMD Zen 2/3, Intel before Ice Lake - and AVX-512 without VNNI) multiply with
 # vpmaddubsw, which adds each *pair* of u8 x s8 products into an int16 with saturation:
 # with full-range weights a pair reaches 2 x 255 x 127 = 64770 and is clipped to 32767.
-# With |w| <= 64 a pair is at most 2 x 255 x 64 = 32640, exact on every path.
-# Measured (full-size Fun-ASR-Nano encoder + adaptor, espeak-ng speech, max error relative to
-# the fp32 output's largest value; benchmarks/README.md, "int8 on every CPU"):
-#   full-range s8 weights: 0.026 with VNNI/AMX, 0.262 on the AVX2 path (emulated)
-#   7-bit weights (this):  0.031 on both; same kernels, so the same speed as full-range s8
-#   u8 weights:            0.023 on both, but ~1.8x slower here (MLAS has no VNNI/AMX u8 x u8)
-#   7-bit per-channel:     0.031 on both, ~1.6x slower (the MatMul no longer fuses)
-# Static S8S8 QDQ would need calibration audio; leaving "the layers that overflow" in fp32
-# cannot work, because whether a layer overflows depends on the audio it is given.
+# With |w| <= 64 a pair is at most 2 x 255 x 64 = 32640: exact on every path (the same
+# workaround OpenVINO documents for this saturation).
+# Measured on the full-size Nano encoder + adaptor (benchmarks/exp_quant.py; README there):
+# largest |int8 - fp32| over the largest |fp32| of the adaptor output, on a 60 s window /
+# an espeak-ng clip natively (Xeon with AVX512-VNNI and AMX), the clip on the AVX2 path
+# (qemu), and one 60 s window's encode time on 2 threads (fp32: 2.23 s):
+#   full-range s8, per tensor (before): 0.024 / 0.026, AVX2 0.262, 1.03 s
+#   7-bit s8, per tensor (this):        0.032 / 0.031, AVX2 0.034, 1.01 s
+#   7-bit s8, per channel:              0.030 / 0.031, AVX2 0.029, 0.98 s
+#   u8 weights (no saturation either):  0.025 / 0.023, AVX2 0.023, 2.12 s (no VNNI/AMX u8 x u8)
+# Per channel gains little at full size and makes every MatMul's scale and zero point
+# per-column tensors, which the DirectML and CUDA paths have never run and nothing here can
+# check; per tensor keeps the graphs exactly as before but for the weights' values. Static
+# S8S8 QDQ would need calibration audio; leaving "the layers that overflow" in fp32 cannot
+# work, because whether a pair overflows depends on the audio, not on the layer.
 INT8_WEIGHT_LIMIT = 64
 
 
