@@ -324,8 +324,9 @@ def markdown(doc: dict[str, Any]) -> str:
     lines.append(f"| funasr (torch) | | | | | | {r['funasr']['encoder_60s']['median_s']:.3f} | "
                  f"{r['work']['encoder_flops_60s']['total'] / r['funasr']['encoder_60s']['median_s'] / 1e9:.0f} | |")
     acc = r["int8_accuracy"]
-    lines += ["", f"int8 timings are for this CPU's int8 kernel ({acc['int8_kernel']}: 'int32' = VNNI/AMX, "
-              f"'int16-pairs' = AVX2 without VNNI); AVX2-only speed is not measured on this machine. int8 vs fp32 on "
+    kernel = {"int32": "int32 sums (VNNI/AMX); the AVX2-only kernel's speed is not measured on this machine",
+              "int16-pairs": "int16 pair sums (AVX2 without VNNI)"}.get(acc["int8_kernel"], acc["int8_kernel"])
+    lines += ["", f"int8 timings are for this CPU's int8 kernel: {kernel}. int8 vs fp32 on "
               f"{len(acc['windows'])} x 60 s of speech: max relative error {acc['max_rel_error']:.3f} (encoder and "
               f"adaptor), CTC best token on {_pct(acc['min_ctc_frame_agreement'])} of frames or more."]
     lines += ["", f"60 s window = {r['work']['window_frames']} frames = "
