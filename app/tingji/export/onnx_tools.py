@@ -101,7 +101,7 @@ def _name_dims(proto: onnx.ModelProto, input_axes: Mapping[str, Mapping[int, str
 #   full-range s8, per tensor (before): 0.024 / 0.026, AVX2 0.262, 1.03 s
 #   7-bit s8, per tensor (this):        0.032 / 0.031, AVX2 0.034, 1.01 s
 #   7-bit s8, per channel:              0.030 / 0.031, AVX2 0.029, 0.98 s
-#   u8 weights (no saturation either):  0.025 / 0.023, AVX2 0.023, 2.12 s (no VNNI/AMX u8 x u8)
+#   u8 weights (no saturation either):  0.025 / 0.023, AVX2 0.023, 2.12 s (u8 x u8: no VNNI speed)
 # Per channel gains little at full size and makes every MatMul's scale and zero point
 # per-column tensors, which the DirectML and CUDA paths have never run and nothing here can
 # check; per tensor keeps the graphs exactly as before but for the weights' values. Static
