@@ -114,10 +114,11 @@ def test_a_model_per_use_loads_two_engines_and_each_use_runs_on_its_own(qtbot, h
     assert f"<b>{tiny_model.name}</b>" in window.files_bar.model_label.text()
 
     # A long file runs on the files engine; a take spoken meanwhile runs on the dictation engine.
-    long = long_speech(tmp_path / "long.wav", speech_en, repeats=12)
+    long = long_speech(tmp_path / "long.wav", speech_en, repeats=30)
     (job,) = window.controller.add_paths([str(long)])
     c = window.controller
     qtbot.waitUntil(lambda: c.model.job_by_id(job.id).status is Status.RUNNING, timeout=LOAD_TIMEOUT_MS)
+    assert e.engine_of("files").users == {"files"}  # the take starts with the file under way
     text, samples = _take(qtbot, window, mics[-1], speech_en)
     file_running = c.model.job_by_id(job.id).status is Status.RUNNING
     assert text and text == _expected(sv_model, samples, live=True)
@@ -125,8 +126,8 @@ def test_a_model_per_use_loads_two_engines_and_each_use_runs_on_its_own(qtbot, h
     qtbot.waitUntil(lambda: c.model.job_by_id(job.id).status is Status.DONE, timeout=RUN_TIMEOUT_MS)
     assert c.transcript(job.id).text == _expected(tiny_model, long)
     print(f"\nfiles on {files.engine.family}, dictation on {dictation.engine.family}: two Engines on two threads; "
-          f"the take's text is SenseVoice's, the file's Nano's (the file was "
-          f"{'still' if file_running else 'no longer'} running when the take ended)")
+          f"the take (started while the file ran) has SenseVoice's text, the file Nano's; the file was "
+          f"{'still' if file_running else 'no longer'} running when the take's text arrived")
 
 
 def test_the_same_folder_for_both_uses_is_one_engine_and_changing_one_use_keeps_the_other(
