@@ -1,4 +1,4 @@
-"""Shared fixtures: a tiny random checkpoint, its export, the funasr reference, test audio.
+"""Shared fixtures: tiny random checkpoints of each family, their exports, the references, test audio.
 
 Everything is built once per test session from scratch (no downloads): the
 checkpoint by tools/make_tiny_checkpoint.py, the model folder by our exporter.
@@ -30,6 +30,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TINGJI_HOME", str(path))
     monkeypatch.delenv("DISPLAY", raising=False)  # dictation's global hotkey would grab the real display
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.delenv("TINGJI_CATALOG", raising=False)  # the built-in catalog unless a test names one
     return path
 
 
@@ -124,6 +125,22 @@ def sv_reference(sv_checkpoint: Path):
     from tests.support.reference_sense_voice import SenseVoiceReference
 
     return SenseVoiceReference(sv_checkpoint)
+
+
+@pytest.fixture(scope="session")
+def q3_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random Qwen3-ASR checkpoint in the official release layout (0.6B's shapes, shrunk)."""
+    from tiny_qwen3_asr import make_checkpoint
+
+    return make_checkpoint(tmp_path_factory.mktemp("q3ckpt") / "Qwen3-ASR-tiny", seed=0)
+
+
+@pytest.fixture(scope="session")
+def q3_model(q3_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """fp32 encoder (+ fixed twin) and an f32 decoder: the reference-exact configuration."""
+    from tingji.export import export_model
+
+    return export_model(q3_checkpoint, tmp_path_factory.mktemp("q3models") / "tiny", decoder_quant="f32")
 
 
 @pytest.fixture(autouse=True)

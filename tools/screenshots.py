@@ -7,7 +7,11 @@ Shots: empty / busy / finished queue (light and dark), settings, no model,
 and the dictation page with a few takes in its history and one under way.
 `--extra` takes the views the README does not show instead (a damaged file
 done with warnings, automatic export's chosen names, the model unloaded
-while idle, the databases' banner), for checking how they look.
+while idle, the databases' banner), for checking how they look. `--models`
+takes the model views: the first-run picker (idle, and converting an
+imported official checkpoint), a model per use (the window, the model
+manager, Settings) and the Qwen3-ASR language menu open, with tiny
+SenseVoice-Small and Qwen3-ASR models built on the spot.
 
 It starts its own Xvfb (1280x800, so the shots look like a laptop screen),
 runs the app on it through the normal xcb platform plugin (real fonts, real
@@ -128,8 +132,8 @@ def make_media(folder: Path) -> dict[str, Path]:
 class Session:
     """One app window in a fresh data folder, in one language and appearance."""
 
-    def __init__(self, app, model: Path, lang: str, appearance: str, work: Path, with_model: bool = True,
-                 damage_queue: bool = False, **settings) -> None:
+    def __init__(self, app, model_dir: Path, lang: str, appearance: str, work: Path, with_model: bool = True,
+                 damage_queue: bool = False, installed: dict[str, Path] | None = None, **settings) -> None:
         from tests.support.gui import ScriptedMicrophone
         from tingji.gui import i18n, settings as settings_mod, theme
         from tingji.gui.app import create_window
@@ -138,9 +142,11 @@ class Session:
         home = Path(tempfile.mkdtemp(prefix=f"home-{lang}-", dir=work))
         os.environ["TINGJI_HOME"] = str(home)
         if with_model:  # installed, as a user has it: Settings then names it, not a path on this machine
-            shutil.copytree(model, home / "models" / model.name)
-        settings_mod.save(settings_mod.Settings(model=model.name if with_model else "", ui_language=lang,
-                                                appearance=appearance, **settings))
+            shutil.copytree(model_dir, home / "models" / model_dir.name)
+            settings.setdefault("model", model_dir.name)
+        for name, folder in (installed or {}).items():  # more models, under the names users give them
+            shutil.copytree(folder, home / "models" / name)
+        settings_mod.save(settings_mod.Settings(ui_language=lang, appearance=appearance, **settings))
         if damage_queue:  # the databases' banner: this one is set aside at start-up
             (home / "tingji.sqlite3").write_bytes(b"not a database " * 64)
         i18n.install(app, lang)
@@ -316,11 +322,90 @@ def extra_shots(app, model: Path, out: Path, work: Path) -> None:
         s.close()
 
 
+def build_family_models(work: Path) -> dict[str, Path]:
+    """Tiny SenseVoice-Small and Qwen3-ASR checkpoints (official layout) and their model folders."""
+    from tiny_qwen3_asr import make_checkpoint as qwen3_checkpoint
+    from tiny_sense_voice import make_checkpoint as sense_voice_checkpoint
+    from tingji.export import export_model
+
+    print("screenshots: building tiny SenseVoice-Small and Qwen3-ASR models…", file=sys.stderr)
+    sv = sense_voice_checkpoint(work / "ckpt" / "SenseVoiceSmall", seed=0)
+    q3 = qwen3_checkpoint(work / "ckpt" / "Qwen3-ASR-0.6B", seed=0)
+    return {"sv-checkpoint": sv, "sv": export_model(sv, work / "models" / "sv"),
+            "q3": export_model(q3, work / "models" / "q3", decoder_quant="f32")}
+
+
+def model_shots(app, model: Path, out: Path, work: Path) -> None:
+    """The first-run picker (idle, and converting an import) and the window behind it, the model per use
+    (model manager, Settings, the Dictation page and status bar) and the Qwen3-ASR language menu open, in
+    both languages. Replaces the run's no-model and settings shots: those views changed with them."""
+    from tingji.gui.models.manager import ModelManagerDialog
+    from tingji.gui.settings_dialog import SettingsDialog
+
+    built = build_family_models(work)
+    os.environ["TINGJI_CATALOG"] = str(ROOT / "assets" / "models.json")  # this checkout's catalog
+    installed = {"fun-asr-nano-2512": model, "sense-voice-small": built["sv"], "qwen3-asr-0.6b": built["q3"]}
+    for lang, tag in (("en", "en"), ("zh_CN", "zh")):
+        s = Session(app, model, lang, "light", work, with_model=False)
+        if not s.wait(lambda: s.window.picker is not None and s.window.picker.isVisible(), 10):
+            raise SystemExit("screenshots: the model picker did not open")
+        s.shot(out / f"no-model-{tag}.png")  # the window behind it: what the banner says now
+        picker = s.window.picker
+        picker.resize(760, 720)
+        s.wait(lambda: False, 0.5)
+        picker.grab().save(str(out / f"picker-{tag}.png"))
+        print(out / f"picker-{tag}.png")
+        stages: list[str] = []
+        picker._worker.progress.connect(lambda stage, *_: stages.append(stage))
+        picker.start_import(str(built["sv-checkpoint"]), "sense-voice-small")
+        if s.wait(lambda: any(st.startswith("converting: ") for st in stages), 120):
+            s.wait(lambda: False, 0.3)
+            picker.grab().save(str(out / f"picker-progress-{tag}.png"))
+            print(out / f"picker-progress-{tag}.png")
+        s.wait(lambda: not picker.busy, 300)
+        s.close()
+
+        s = Session(app, model, lang, "light", work, with_model=False, installed=installed,
+                    model="fun-asr-nano-2512", dictation_model="sense-voice-small", page="dictation")
+        s.wait(lambda: s.window.dictation_host.controller is not None, 120)
+        s.window.statusBar().clearMessage()
+        s.shot(out / f"model-uses-{tag}.png")
+        dialog = ModelManagerDialog(s.window, current="fun-asr-nano-2512", dictation="sense-voice-small")
+        dialog.select("sense-voice-small")
+        dialog.resize(860, 560)
+        dialog.show()
+        s.wait(lambda: False, 0.5)
+        dialog.grab().save(str(out / f"model-manager-{tag}.png"))
+        print(out / f"model-manager-{tag}.png")
+        dialog.reject()
+        settings = SettingsDialog(s.window.settings, s.window, languages=s.window.engine.engine_of("files").languages)
+        settings.show()
+        s.wait(lambda: False, 0.5)
+        settings.grab().save(str(out / f"settings-{tag}.png"))
+        print(out / f"settings-{tag}.png")
+        settings.close()
+        s.close()
+
+        s = Session(app, model, lang, "light", work, with_model=False, installed=installed, model="qwen3-asr-0.6b")
+        s.ready()
+        menu = s.window.files_bar.language
+        menu.showPopup()
+        s.wait(lambda: False, 0.6)
+        top_left = s.window.frameGeometry().topLeft()
+        app.primaryScreen().grabWindow(0, top_left.x(), top_left.y(), s.window.frameGeometry().width(),
+                                       s.window.frameGeometry().height()).save(str(out / f"language-menu-{tag}.png"))
+        print(out / f"language-menu-{tag}.png")
+        menu.hidePopup()
+        s.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", type=Path, help="model folder (default: demo model, else a tiny one)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--extra", action="store_true", help="the views the README does not show (see above)")
+    parser.add_argument("--models", action="store_true",
+                        help="the model picker, a model per use and the Qwen3-ASR language menu (see above)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     xvfb, display = start_xvfb()
@@ -330,11 +415,12 @@ def main() -> int:
     os.environ.pop("WAYLAND_DISPLAY", None)
     try:
         model = args.model or default_model(work)
-        if args.extra:
+        if args.extra or args.models:
             from tingji.gui.app import create_app
 
             os.environ["TINGJI_HOME"] = str(work / "home-boot")
-            extra_shots(create_app([sys.argv[0]]), model, args.out, work)
+            shots = extra_shots if args.extra else model_shots
+            shots(create_app([sys.argv[0]]), model, args.out, work)
         else:
             run(model, args.out, work)
     finally:

@@ -32,21 +32,6 @@ from tests.support.paths import ROOT
 
 
 @pytest.fixture(scope="module")
-def q3_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tiny_qwen3_asr import make_checkpoint
-
-    return make_checkpoint(tmp_path_factory.mktemp("q3ckpt") / "Qwen3-ASR-tiny", seed=0)
-
-
-@pytest.fixture(scope="module")
-def q3_model(q3_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """fp32 encoder (+ fixed twin) and an f32 decoder: the reference-exact configuration."""
-    from tingji.export import export_model
-
-    return export_model(q3_checkpoint, tmp_path_factory.mktemp("q3models") / "tiny", decoder_quant="f32")
-
-
-@pytest.fixture(scope="module")
 def q3_reference(q3_checkpoint: Path):
     from tests.support.reference_qwen3 import Qwen3Reference
 

@@ -171,7 +171,10 @@ def test_reorder_remove_and_no_model_start(qtbot, home: Path, media) -> None:
     window = _open(qtbot, wait_ready=False)
     c = window.controller
     qtbot.waitUntil(lambda: window.engine.state is EngineState.NONE and window.banner.isVisible(), timeout=10_000)
-    assert "tingji models download fun-asr-nano-2512" in window.banner.label.text()
+    # A desktop user is offered the in-app picker, never a terminal command.
+    qtbot.waitUntil(lambda: window.picker is not None and window.picker.isVisible(), timeout=10_000)
+    assert "tingji models" not in window.banner.label.text() and "terminal" not in window.banner.label.text()
+    assert [b.text() for b in window.banner.buttons][0] == "Choose a model…"
     assert "No speech model installed" in window.engine_label.text()
     assert "Tingji" in window.windowTitle()
 
@@ -200,9 +203,10 @@ def test_reorder_remove_and_no_model_start(qtbot, home: Path, media) -> None:
 
 def test_settings_dialog_round_trip_and_apply(window: MainWindow, qtbot, home: Path, tiny_model: Path) -> None:
     current = window.settings
-    dialog = SettingsDialog(current)
+    dialog = SettingsDialog(current, languages=window.engine.engine_of("files").languages)  # as the window does
     qtbot.addWidget(dialog)
     assert dialog.settings() == current  # what it shows is what it returns
+    assert dialog.language.findData("en") > 0  # the files model's languages, Auto first
     dialog.language.setCurrentIndex(dialog.language.findData("en"))
     dialog.hotwords.setPlainText("Tingji\n通义, FunASR")
     dialog.auto_export.setChecked(True)

@@ -170,7 +170,8 @@ class _Raiser(QObject):
 
 def test_unexpected_errors_in_any_thread_are_logged_and_shown(qtbot, home: Path) -> None:
     app = create_app()
-    handler = setup_logging()
+    root_level = logging.getLogger().level
+    handler = setup_logging()  # sets the root level for the app; put back below
     reporter = FaultReporter(gui_log_path())
     reporter.install()
     raiser = _Raiser()
@@ -187,6 +188,7 @@ def test_unexpected_errors_in_any_thread_are_logged_and_shown(qtbot, home: Path)
         reporter.uninstall()
         stop_threads([thread])
         logging.getLogger().removeHandler(handler)
+        logging.getLogger().setLevel(root_level)
         handler.close()
     log = gui_log_path().read_text(encoding="utf-8")
     for thread_name, error in (("tingji-test-raiser", "RuntimeError: a worker slot failed"),

@@ -32,7 +32,8 @@ def add_parser(subparsers: Any) -> None:
     p = sub.add_parser("download", help="download a model from the catalog (see `tingji models list`)")
     p.add_argument("name")
     p.add_argument("--as", dest="install_as", metavar="NAME", help="install under another name")
-    p = sub.add_parser("import", help="install a copy of a model folder")
+    p = sub.add_parser("import", help="install a copy of a model folder or a pre-converted release, or convert an "
+                       "official checkpoint folder")
     p.add_argument("dir")
     p.add_argument("--name", help="name to install it under (default: the folder's name)")
     p = sub.add_parser("verify", help="check every file of an installed model against its SHA-256")

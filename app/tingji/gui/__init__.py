@@ -6,8 +6,8 @@ modules are marked: they are usable and testable without a display.
 
     app.py              the one place the parts are made and joined; run_app() is `tingji` with no arguments
     main_window.py      toolbar, banners, Files/Dictation pages, status bar, drops, settings, tray, quit
-    engine_host.py      EngineHost: the one Engine (load, reload, share with dictation, release,
-                        unload when idle), its state
+    engine_host.py      EngineHost: a model per use (files, dictation), one ModelEngine per model
+                        folder (load, reload, share, release, unload when idle), their states
     engine_worker.py    EngineWorker (the engine thread: load, transcribe files, close); LoadedModel
     threads.py          the one way the app starts and stops worker threads (QThread workers)
     databases.py        opening the SQLite files: a damaged or newer one is set aside, never fatal; no Qt
@@ -15,6 +15,7 @@ modules are marked: they are usable and testable without a display.
     storage_banner.py   the banner about the databases: set aside at start-up, writes failing
     settings.py         settings.json: load (tolerant) / save (atomic); no Qt
     settings_dialog.py  the Settings dialog
+    languages.py        spoken languages by name (translated), the menu of the languages a model knows
     errors.py           engine/dictation messages in the UI language (codes kept in the queue DB)
     banner.py, tray.py, icons.py, theme.py, i18n.py, timefmt.py   look and language
     gc_guard.py         Python's cyclic GC on the GUI thread only
@@ -29,15 +30,20 @@ modules are marked: they are usable and testable without a display.
     files/queue_view.py       queue table, empty-state hint, Up/Down/Remove/Retry
     files/scan_status.py      the status-bar busy sign while a dropped folder is walked
     files/transcript_view.py  timed segments, playback, Copy all, Export
+    files/model_bar.py        the Files page's strip: its model, and the language spoken (the model's list)
     files/player.py           play one segment (QMediaPlayer, stop at its end)
 
-    dictation/host.py          DictationController on the shared Engine: start, restart on reload, stop
+    dictation/host.py          DictationController on dictation's Engine: start, restart on reload, stop
     dictation/on_demand.py     dictation's handle on the engine: survives an idle unload, a take reloads it
     dictation/panel.py         the Dictation page: Dictate button, history (play/copy/delete), settings
     dictation/qt_clipboard.py  the clipboard dictation pastes through (thread-safe QClipboard)
     dictation/microphones.py   the input devices the page offers; no Qt
 
-    models/manager.py    the model manager dialog (download, import, verify, remove, choose)
-    models/worker.py     its worker thread
+    models/manager.py    the model manager dialog (download, import, verify, remove, use for files/dictation)
+    models/picker.py     the first-run model picker (each model's facts, download or import, progress)
+    models/facts.py      a catalog model's facts in words (size, speed, languages, best uses)
+    models/progress.py   a running model task: stage, progress bar, speed, time left, Cancel
+    models/uses.py       the texts saying which model runs which use
+    models/worker.py     the manager's and the picker's worker thread
     models/choice.py     which model folder to load, or why none; no Qt
 """

@@ -4,7 +4,7 @@ This is the one place where the app's parts are made and joined:
 
     settings.json ─▶ Settings
     tingji.sqlite3 ─▶ Store ───────────────▶ QueueController (files/) ─┐
-    EngineHost (engine thread: load, files, close) ◀──────────────────┤
+    EngineHost (an engine thread per model: load, files, close) ◀─────┤
     dictation.sqlite3 ─▶ DictationHistory ─▶ DictationPanel ─▶ DictationHost (dictation/)
                                                                        └▶ MainWindow
 
@@ -69,12 +69,13 @@ def create_app(argv: Sequence[str] | None = None) -> QApplication:
 
 def create_window(files: Sequence[str] = (), *, tray: bool | None = None,
                   dictation_microphone: Callable[[DictationSettings], AudioInput] | None = None,
-                  use_hotkey: bool = True) -> MainWindow:
-    """Make and join the app's parts, then start loading the model in the background.
+                  use_hotkey: bool = True, model_picker: bool = True) -> MainWindow:
+    """Make and join the app's parts, then start loading the models in the background.
 
     `tray` None uses one where the desktop has one (tests force it); `dictation_microphone`
     builds dictation's microphone (tests; default: the real device); `use_hotkey=False` leaves
-    the global hotkey off."""
+    the global hotkey off; `model_picker=False` does not offer the model picker when no model
+    is installed."""
     settings = settings_mod.load()
     # A damaged database, or one a newer Tingji wrote, is set aside (the window says where): never fatal.
     store, queue_aside = open_or_set_aside(Store, database_path())
@@ -91,6 +92,8 @@ def create_window(files: Sequence[str] = (), *, tray: bool | None = None,
         window.add_paths(list(files))
     # After the window is up: the load itself runs on the engine thread.
     QTimer.singleShot(0, engine.reload)
+    if model_picker:  # nothing installed (a first start): choose a model in the app, not in a terminal
+        QTimer.singleShot(0, window.offer_model_picker)
     return window
 
 

@@ -1,29 +1,37 @@
-"""The app's one speech engine: which model to load, its state, and who may use it when.
+"""The app's speech engines: which model each use runs, their states, and who may use them when.
 
-The file queue and dictation share one Engine (a second would load the model
-twice: memory, and seconds of warm-up). This object, on the GUI thread, is
-where that sharing is decided:
+The user picks a model per use: one for the file queue ("files") and one for
+dictation ("dictation"; none chosen means the same as files). The app keeps
+one warmed Engine per distinct model folder, so the same folder chosen for
+both uses is ONE Engine, shared (a second would load the model twice:
+memory, and seconds of warm-up), and two folders are two Engines, each
+loaded on its own engine thread. `EngineHost`, on the GUI thread, decides
+this; each Engine lives in a `ModelEngine`:
 
-  * `reload()` picks the model from the settings (`models.choice`) and asks
-    the engine thread (`EngineWorker`, started by `gui.threads`) to load it;
-    answers to superseded requests are ignored by their number;
-  * when the model is ready, `loaded` holds the `LoadedModel` (the Engine and
-    what the window shows about it) and `stateChanged` tells the queue and
-    dictation; the queue then sends its files to the engine thread through
-    `transcribe()`, and dictation uses `loaded.engine.live` from its own take
-    thread;
-  * before the engine thread closes the engine (a reload, quitting, an
-    idle unload), `releasing` is emitted on the GUI thread and every user
-    lets go of it before the signal returns (dictation closes its
-    controller, or for an idle unload only detaches it), so the engine is
+  * `reload()` picks the models from the settings (`models.choice`) and asks
+    each ModelEngine's thread (`EngineWorker`, started by `gui.threads`) to
+    load its model; answers to superseded requests are ignored by their
+    number. `apply_settings()` replaces only the engines whose model changed;
+    an engine being replaced is closed before its successor starts loading,
+    so two models are never held for one use at once;
+  * when a model is ready, `loaded_of(use)` holds its `LoadedModel` (the
+    Engine and what the window shows about it) and `stateChanged` tells the
+    queue and dictation; the queue then sends its files to the files engine's
+    thread through `transcribe()` (answers arrive on `files_lane`), and
+    dictation uses `loaded_of("dictation").engine.live` from its take thread;
+  * before an engine thread closes its engine (a reload, quitting, an idle
+    unload), `releasing` is emitted on the GUI thread with that ModelEngine
+    and every user lets go of it before the signal returns (dictation closes
+    its controller, or for an idle unload only detaches it), so an engine is
     never closed under a running take.
 
-Idle unload ("unload models after N minutes idle", off by default): the
-queue and dictation `hold()` the engine while they use it (a file running, a
-take recorded or transcribed) and `let_go()` after. When nobody has held it
-for N minutes the engine thread closes it (state UNLOADED) and hands the
-freed memory back to the system; the next file or take calls
-`ensure_loaded()`, and the status bar says the model is loading again.
+Idle unload ("unload models after N minutes idle", off by default), per
+engine: the queue and dictation `hold()` their engine while they use it (a
+file running, a take recorded or transcribed) and `let_go()` after. When
+nobody has held an engine for N minutes its thread closes it (state
+UNLOADED) and hands the freed memory back to the system; the next file or
+take calls `ensure_loaded()` for its use, and the status bar says the model
+is loading again.
 
 The contract for the Engine object itself is on `LoadedModel`.
 """
@@ -32,6 +40,7 @@ from __future__ import annotations
 
 import gc
 from enum import Enum
+from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
@@ -39,6 +48,8 @@ from .engine_worker import EngineWorker, LoadedModel, Request, return_freed_memo
 from .models.choice import ModelChoice, choose_model
 from .settings import Settings
 from .threads import start_worker, stop_threads
+
+USES = ("files", "dictation")
 
 
 class EngineState(str, Enum):
@@ -49,74 +60,77 @@ class EngineState(str, Enum):
     UNLOADED = "unloaded"  # closed after being idle; the next file or take loads it again
 
 
-class EngineHost(QObject):
-    """Loads, shares and releases the app's Engine; lives on the GUI thread."""
+class FilesLane(QObject):
+    """The file queue's answers, from whichever engine thread runs files (EngineWorker's signals)."""
 
-    stateChanged = Signal()  # read state, detail, provider, warnings, loaded
+    started = Signal(int)
+    progress = Signal(int, float, list)
+    finished = Signal(int, object, float)
+    failed = Signal(int, object)
+    cancelled = Signal(int, object)
+
+
+class ModelEngine(QObject):
+    """One model folder's Engine on its own engine thread: load, idle unload, files, close."""
+
+    stateChanged = Signal()
     releasing = Signal()  # the engine is about to be closed: stop using it now (before this returns)
     unloaded = Signal()  # an idle unload is complete: the engine is closed and its memory returned
+    retired = Signal()  # the thread has ended and closed the engine (after `retire()`)
 
     _requestLoad = Signal(str, str, int)
     _requestUnload = Signal(int)
     _requestTranscribe = Signal(object)
 
-    def __init__(self, settings: Settings, parent: QObject | None = None) -> None:
+    def __init__(self, path: Path, name: str, provider: str, lane: FilesLane, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.settings = settings
-        self.state = EngineState.NONE
-        self.detail = ""  # model name when loading/ready, reason when failed
+        self.path = str(path)
+        self.name = name
+        self.provider_setting = provider
+        self.state = EngineState.LOADING  # asked for; `started` says whether the thread was asked yet
+        self.detail = name  # model name when loading/ready, reason when failed
         self.provider = ""
         self.warnings: tuple[str, ...] = ()
-        self.choice: ModelChoice | None = None
         self.loaded: LoadedModel | None = None  # while READY
+        self.languages: tuple[str, ...] | None = None  # what it can be told; kept while unloaded
+        self.started = False
+        self.unload_after_min = 0
+        self.minute_ms = 60_000
+        self.users: set[str] = set()  # who uses it now ("files", "dictation"): not idle
         self._seq = 0
         self._closing = False
-        self.minute_ms = 60_000  # the idle setting counts in these (tests make a minute short)
-        self._users: set[str] = set()  # who uses the engine now ("files", "dictation"): not idle
         self.idle_timer = QTimer(self)
         self.idle_timer.setSingleShot(True)
         self.idle_timer.timeout.connect(self._unload)
 
-        # The worker is parentless (it moves to its thread); its signals are the file queue's answers.
-        self.worker = EngineWorker()
+        self.worker = EngineWorker()  # parentless: it moves to its thread
         self._requestLoad.connect(self.worker.load)
         self._requestUnload.connect(self.worker.unload)
-        self.worker.unloaded.connect(self._on_unloaded)
         self._requestTranscribe.connect(self.worker.transcribe)
         self.worker.ready.connect(self._on_ready)
         self.worker.load_failed.connect(self._on_load_failed)
-        self._thread = start_worker(self.worker, "tingji-engine")
+        self.worker.unloaded.connect(self._on_unloaded)
+        for name_ in ("started", "progress", "finished", "failed", "cancelled"):
+            getattr(self.worker, name_).connect(getattr(lane, name_))
+        self.thread = start_worker(self.worker, "tingji-engine")
         # The engine is closed in its own thread, as the thread ends.
-        self._thread.finished.connect(self.worker.close_engine, Qt.ConnectionType.DirectConnection)
+        self.thread.finished.connect(self.worker.close_engine, Qt.ConnectionType.DirectConnection)
+        self.thread.finished.connect(self.retired)  # queued to this (GUI) thread
 
-    # -- loading -----------------------------------------------------------------------
-
-    def reload(self) -> None:
-        """(Re)load the model named by the settings, in the background."""
+    def load(self) -> None:
+        """(Re)load the model in the background; the engine thread closes the old Engine first."""
         self._seq += 1  # first: an answer to an earlier load still on its way is stale now
-        self._release()
-        choice = self.choice = choose_model(self.settings.model)
-        if choice.path is None:
-            self._set(EngineState.FAILED if choice.problem else EngineState.NONE, choice.problem or "")
-            return
-        self._set(EngineState.LOADING, choice.name)
-        self._requestLoad.emit(str(choice.path), self.settings.provider, self._seq)
-
-    def apply_settings(self, new: Settings) -> None:
-        """Take new settings; reloads when the model or provider changed, or when nothing is loaded
-        (a model may have been installed since)."""
-        old, self.settings = self.settings, new
-        if (old.model, old.provider) != (new.model, new.provider) or \
-                self.state in (EngineState.NONE, EngineState.FAILED):
-            self.reload()
-        self._arm_idle_timer()
+        self.started = True
+        self.release()
+        self._set(EngineState.LOADING, self.name)
+        self._requestLoad.emit(self.path, self.provider_setting, self._seq)
 
     def _set(self, state: EngineState, detail: str, provider: str = "", warnings: tuple[str, ...] = ()) -> None:
         self.state, self.detail, self.provider, self.warnings = state, detail, provider, warnings
         self.stateChanged.emit()
 
-    def _release(self) -> None:
-        """Tell the engine's other users (dictation) to let go before the engine thread closes it."""
+    def release(self) -> None:
+        """Tell the engine's users (dictation) to let go before the engine thread closes it."""
         if self.loaded is not None:
             self.loaded = None
             self.releasing.emit()
@@ -125,8 +139,9 @@ class EngineHost(QObject):
         if loaded.seq != self._seq or self._closing:
             return  # a newer load was requested meanwhile; the worker closes this one when it runs that
         self.loaded = loaded
+        self.languages = loaded.languages
         self._set(EngineState.READY, loaded.name, loaded.provider, loaded.warnings)
-        self._arm_idle_timer()
+        self.arm_idle_timer()
 
     def _on_load_failed(self, seq: int, reason: str) -> None:
         if seq == self._seq and not self._closing:
@@ -135,33 +150,30 @@ class EngineHost(QObject):
     # -- idle unload ----------------------------------------------------------------------
 
     def hold(self, user: str) -> None:
-        """`user` is using the engine (or is about to): it is not idle."""
-        self._users.add(user)
+        self.users.add(user)
         self.idle_timer.stop()
 
     def let_go(self, user: str) -> None:
-        """`user` is done for now; with nobody left, the idle countdown starts."""
-        self._users.discard(user)
-        self._arm_idle_timer()
+        self.users.discard(user)
+        self.arm_idle_timer()
 
     def ensure_loaded(self) -> None:
-        """A file or a take needs the engine: load it again if it was unloaded for being idle."""
         if self.state is EngineState.UNLOADED and not self._closing:
-            self.reload()
+            self.load()
 
-    def _arm_idle_timer(self) -> None:
-        minutes = self.settings.unload_after_min
-        if minutes > 0 and self.state is EngineState.READY and not self._users and not self._closing:
+    def arm_idle_timer(self) -> None:
+        minutes = self.unload_after_min
+        if minutes > 0 and self.state is EngineState.READY and not self.users and not self._closing:
             self.idle_timer.start(minutes * self.minute_ms)
         else:
             self.idle_timer.stop()
 
     def _unload(self) -> None:
-        if self.state is not EngineState.READY or self._users or self._closing:
+        if self.state is not EngineState.READY or self.users or self._closing:
             return
         self._seq += 1  # the unload answers to this number
         self.state = EngineState.UNLOADED  # first: users that see `releasing` know it is an idle unload
-        self._release()
+        self.release()
         self._set(EngineState.UNLOADED, self.detail)
         self._requestUnload.emit(self._seq)
 
@@ -171,25 +183,230 @@ class EngineHost(QObject):
         if seq == self._seq:
             self.unloaded.emit()
 
+    # -- using and ending -------------------------------------------------------------------
+
+    def transcribe(self, request: Request) -> None:
+        self._requestTranscribe.emit(request)
+
+    def retire(self) -> None:
+        """Stop using this engine: users let go now, the thread ends after the request in hand
+        (a running file finishes) and closes the engine; `retired` follows. Does not block."""
+        self.release()
+        self._closing = True
+        self.idle_timer.stop()
+        self.thread.quit()
+
+
+class EngineHost(QObject):
+    """Chooses each use's model and keeps one ModelEngine per model folder; lives on the GUI thread.
+
+    `state`, `detail`, `provider`, `warnings`, `loaded` and `choice` are the files use's;
+    `*_of(use)` give either use's."""
+
+    stateChanged = Signal()  # any engine's state changed, or which model a use runs
+    releasing = Signal(object)  # a ModelEngine is about to close its engine: its users let go now
+    unloaded = Signal()  # an idle unload is complete (any engine)
+
+    def __init__(self, settings: Settings, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.files_lane = FilesLane(self)
+        self.choices: dict[str, ModelChoice] = {}
+        self._engines: dict[str, ModelEngine] = {}  # model folder -> its engine (the live ones)
+        self._retiring: list[ModelEngine] = []  # closing; new engines start loading once they are gone
+        self._minute_ms = 60_000
+        self._closing = False
+
+    # -- which model runs what ----------------------------------------------------------------
+
+    def model_setting(self, use: str) -> str:
+        """The settings' word for `use`: a model name or folder; "" = automatic (dictation: as files)."""
+        if use == "dictation" and self.settings.dictation_model:
+            return self.settings.dictation_model
+        return self.settings.model
+
+    def choice_of(self, use: str) -> ModelChoice | None:
+        return self.choices.get(use)
+
+    def engine_of(self, use: str) -> ModelEngine | None:
+        choice = self.choices.get(use)
+        return self._engines.get(str(choice.path)) if choice is not None and choice.path is not None else None
+
+    def state_of(self, use: str) -> EngineState:
+        engine, choice = self.engine_of(use), self.choices.get(use)
+        if engine is not None:
+            return engine.state
+        return EngineState.FAILED if choice is not None and choice.problem else EngineState.NONE
+
+    def detail_of(self, use: str) -> str:
+        engine, choice = self.engine_of(use), self.choices.get(use)
+        return engine.detail if engine is not None else (choice.problem or "") if choice is not None else ""
+
+    def loaded_of(self, use: str) -> LoadedModel | None:
+        engine = self.engine_of(use)
+        return engine.loaded if engine is not None else None
+
+    def shared(self) -> bool:
+        """Both uses run the same model (one Engine), or neither has one."""
+        return self.engine_of("files") is self.engine_of("dictation")
+
+    @property
+    def engines(self) -> list[ModelEngine]:
+        return list(self._engines.values())
+
+    # The files use's, as the queue and the window's engine status read them.
+
+    @property
+    def state(self) -> EngineState:
+        return self.state_of("files")
+
+    @property
+    def detail(self) -> str:
+        return self.detail_of("files")
+
+    @property
+    def loaded(self) -> LoadedModel | None:
+        return self.loaded_of("files")
+
+    @property
+    def choice(self) -> ModelChoice | None:
+        return self.choices.get("files")
+
+    @property
+    def provider(self) -> str:
+        engine = self.engine_of("files")
+        return engine.provider if engine is not None else ""
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        engine = self.engine_of("files")
+        return engine.warnings if engine is not None else ()
+
+    @property
+    def idle_timer(self) -> QTimer | None:
+        engine = self.engine_of("files")
+        return engine.idle_timer if engine is not None else None
+
+    # -- loading -----------------------------------------------------------------------
+
+    def reload(self) -> None:
+        """(Re)load every use's model named by the settings, in the background."""
+        self._sync(force=True)
+
+    def apply_settings(self, new: Settings) -> None:
+        """Take new settings; a use's engine is replaced when its model or the provider changed, or
+        when it has none or failed (a model may have been installed since)."""
+        self.settings = new
+        self._sync(force=False)
+
+    def _sync(self, force: bool) -> None:
+        if self._closing:
+            return
+        self.choices = {use: choose_model(self.model_setting(use)) for use in USES}
+        wanted = {str(c.path): c.name for c in self.choices.values() if c.path is not None}
+        kept: dict[str, ModelEngine] = {}
+        for path, engine in self._engines.items():
+            if force or path not in wanted or engine.provider_setting != self.settings.provider or \
+                    engine.state is EngineState.FAILED:
+                self._retire(engine)
+            else:
+                kept[path] = engine
+        for path, name in wanted.items():
+            if path not in kept:
+                kept[path] = self._new_engine(Path(path), name)
+        self._engines = kept
+        for path, engine in kept.items():  # a use that moved to another engine no longer holds this one
+            engine.users &= {use for use in USES if self.engine_of(use) is engine}
+            engine.unload_after_min = self.settings.unload_after_min
+            engine.arm_idle_timer()
+        self._start_waiting()
+        self.stateChanged.emit()
+
+    def _new_engine(self, path: Path, name: str) -> ModelEngine:
+        engine = ModelEngine(path, name, self.settings.provider, self.files_lane, self)
+        engine.minute_ms = self._minute_ms
+        engine.stateChanged.connect(self.stateChanged)
+        engine.releasing.connect(lambda: self.releasing.emit(engine))
+        engine.unloaded.connect(self.unloaded)
+        return engine
+
+    def _retire(self, engine: ModelEngine) -> None:
+        self._retiring.append(engine)
+        engine.retired.connect(lambda: self._on_retired(engine))
+        engine.retire()
+
+    def _on_retired(self, engine: ModelEngine) -> None:
+        if engine in self._retiring:
+            self._retiring.remove(engine)
+        engine.deleteLater()
+        gc.collect()  # the Engine and its lanes refer to each other: only a collection frees them
+        return_freed_memory()
+        self._start_waiting()
+
+    def _start_waiting(self) -> None:
+        """Engines asked for start loading once the engines they replace have closed."""
+        if self._retiring or self._closing:
+            return
+        for engine in self._engines.values():
+            if not engine.started:
+                engine.load()
+
+    # -- idle unload ----------------------------------------------------------------------
+
+    @property
+    def minute_ms(self) -> int:
+        """The idle setting counts in these (tests make a minute short)."""
+        return self._minute_ms
+
+    @minute_ms.setter
+    def minute_ms(self, value: int) -> None:
+        self._minute_ms = value
+        for engine in self._engines.values():
+            engine.minute_ms = value
+
+    def hold(self, use: str) -> None:
+        """`use` ("files" or "dictation") is using its engine (or is about to): it is not idle."""
+        engine = self.engine_of(use)
+        if engine is not None:
+            engine.hold(use)
+
+    def let_go(self, use: str) -> None:
+        """`use` is done for now; an engine nobody uses starts its idle countdown."""
+        engine = self.engine_of(use)
+        if engine is not None:
+            engine.let_go(use)
+
+    def ensure_loaded(self, use: str = "files") -> None:
+        """A file or a take needs its engine: load it again if it was unloaded for being idle."""
+        engine = self.engine_of(use)
+        if engine is not None and not self._closing:
+            engine.ensure_loaded()
+
     # -- using --------------------------------------------------------------------------
 
     def transcribe(self, request: Request) -> None:
-        """Queue a file on the engine thread; the answer is one of the worker's
+        """Queue a file on the files engine's thread; the answer is one of `files_lane`'s
         finished / failed / cancelled signals for `request.job_id`."""
-        self._requestTranscribe.emit(request)
+        engine = self.engine_of("files")
+        if engine is not None:
+            engine.transcribe(request)
 
     # -- shutdown -------------------------------------------------------------------------
 
     @property
     def stopped(self) -> bool:
-        """True once shutdown() has ended the engine thread (and so closed the engine)."""
-        return self._thread.isFinished()
+        """True once shutdown() has ended every engine thread (and so closed every engine)."""
+        return all(e.thread.isFinished() for e in [*self._engines.values(), *self._retiring])
 
     def shutdown(self) -> None:
-        """Let dictation go, then end the engine thread, which closes the engine. The caller has
-        cancelled the running file first (the thread ends after the request in hand)."""
+        """Let dictation go, then end every engine thread, which closes its engine. The caller has
+        cancelled the running file first (a thread ends after the request in hand)."""
         if self._closing:
             return
-        self._release()
+        engines = [*self._engines.values(), *self._retiring]
+        for engine in engines:
+            engine.release()
         self._closing = True
-        stop_threads([self._thread])
+        for engine in engines:
+            engine.retire()
+        stop_threads([e.thread for e in engines])

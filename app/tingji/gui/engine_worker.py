@@ -60,6 +60,7 @@ class LoadedModel:
     provider: str  # where ONNX Runtime runs it ("cpu", "cuda", "dml")
     warnings: tuple[str, ...]  # load-time problems worth showing (a GPU that fell back, ...)
     engine: "Engine"
+    languages: tuple[str, ...] = ()  # the language codes it can be told (its capabilities), for menus
 
 
 @dataclass
@@ -122,7 +123,7 @@ class EngineWorker(QObject):
             return
         self._engine = engine
         self.ready.emit(LoadedModel(seq, engine.model_name, model_path, engine.provider, tuple(engine.warnings),
-                                    engine))
+                                    engine, tuple(engine.capabilities.languages)))
 
     @Slot(int)
     def unload(self, seq: int) -> None:

@@ -19,7 +19,7 @@ import html
 from dataclasses import replace
 from typing import Sequence
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, Signal
+from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSizePolicy,
                                QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
@@ -33,11 +33,12 @@ from .engine_host import EngineHost, EngineState
 from .errors import localized_message
 from .files.controller import QueueController
 from .files.folders import FILE_DIALOG_PATTERNS
+from .files.model_bar import FilesModelBar
 from .files.queue_view import QueuePanel
 from .files.scan_status import ScanStatus
 from .files.storage import Status
 from .files.transcript_view import PROVIDER_NAMES, TranscriptPanel
-from .models.choice import DOWNLOAD_COMMAND
+from .models import uses
 from .settings import Settings
 from .settings_dialog import SettingsDialog
 from .storage_banner import StorageBanner
@@ -120,15 +121,26 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 4)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([600, 480])
+        self.files_bar = FilesModelBar()  # the files model and the language spoken
+        self.files_bar.languageChosen.connect(self.choose_language)
+        self.files_bar.modelsRequested.connect(lambda: self.open_model_manager())
+        self.files_page = QWidget()
+        files_layout = QVBoxLayout(self.files_page)
+        files_layout.setContentsMargins(0, 4, 0, 0)
+        files_layout.setSpacing(4)
+        files_layout.addWidget(self.files_bar)
+        files_layout.addWidget(self.splitter, 1)
 
         self.dictation = self.dictation_host.panel
         self.history = self.dictation.history
         self.pages = QTabWidget()
         self.pages.setObjectName("pages")
         self.pages.setDocumentMode(True)
-        self.pages.addTab(self.splitter, "")
+        self.dictation.model_label.linkActivated.connect(lambda _: self.open_model_manager())
+        self.pages.addTab(self.files_page, "")
         self.pages.addTab(self.dictation, "")
-        self.pages.setCurrentWidget(self.dictation if self.settings.page == "dictation" else self.splitter)
+        self.pages.setCurrentWidget(self.dictation if self.settings.page == "dictation" else self.files_page)
+        self.picker = None  # the model picker while it is open (models/picker.py)
 
         central = QWidget()
         layout = QVBoxLayout(central)
@@ -291,9 +303,9 @@ class MainWindow(QMainWindow):
     def _engine_changed(self) -> None:
         e = self.engine
         state, detail = e.state, html.escape(e.detail)
-        color = theme.engine_color(state.value, self.palette()).name()
-        dot = f'<span style="color:{color}; font-size:14pt;">●</span>&nbsp;'
-        if state is EngineState.LOADING:
+        if not e.shared():  # two models: say which runs what
+            text, state = uses.status_text(e)
+        elif state is EngineState.LOADING:
             text = self.tr("Loading model {0}…").format(detail)
         elif state is EngineState.READY:
             where = PROVIDER_NAMES.get(e.provider, e.provider)
@@ -305,32 +317,87 @@ class MainWindow(QMainWindow):
                            "dictation").format(detail)
         else:
             text = self.tr("No speech model installed")
+        color = theme.engine_color(state.value, self.palette()).name()
+        dot = f'<span style="color:{color}; font-size:14pt;">●</span>&nbsp;'
         self.engine_label.setText(dot + text)
-        self.engine_label.setToolTip("\n".join(e.warnings))
+        tips = [*e.warnings]
+        if not e.shared():
+            for use in ("files", "dictation"):
+                engine = e.engine_of(use)
+                tips += [w for w in (engine.warnings if engine is not None else ()) if w not in tips]
+        self.engine_label.setToolTip("\n".join(tips))
+        self.files_bar.show_model(uses.files_page_text(e))
+        self.dictation.model_label.setText(uses.dictation_page_text(e))
+        self._show_languages()
         self._update_banner()
+
+    def _files_languages(self) -> tuple[str, ...] | None:
+        """What the files model can be told, from its Engine (None until it has loaded once)."""
+        engine = self.engine.engine_of("files")
+        return engine.languages if engine is not None else None
+
+    def _show_languages(self) -> None:
+        self.files_bar.show_languages(self._files_languages(), self.settings.language)
+
+    def choose_language(self, code: str) -> None:
+        """The files page's language menu: saved like any setting (dictation uses it too)."""
+        if code != self.settings.language:
+            self.apply_settings(replace(self.settings, language=code))
 
     def _update_banner(self) -> None:
         e = self.engine
         settings_button = (self.tr("Settings…"), self.open_settings)
+        dictation = e.state_of("dictation")
         if e.state is EngineState.NONE:
-            self.banner.show_notice("info", self.tr(
-                "<b>No speech model installed.</b> Run <code>{0}</code> in a terminal, "
-                "or choose a model folder in Settings. Files you add now wait until a model is ready."
-            ).format(DOWNLOAD_COMMAND),
-                [settings_button, (self.tr("Manage models…"), lambda: self.open_model_manager())])
+            self.banner.show_notice("info", QCoreApplication.translate(
+                "ModelUse", "<b>No speech model installed.</b> Choose one to download, or import a model folder "
+                "you have. Files you add now wait until a model is ready."),
+                [(QCoreApplication.translate("ModelUse", "Choose a model…"), self.open_model_picker),
+                 (self.tr("Manage models…"), lambda: self.open_model_manager())])
         elif e.state is EngineState.FAILED:
             self.banner.show_notice("error", self.tr("<b>The speech model could not be loaded.</b> {0}").format(
                 html.escape(e.detail)), [settings_button])
+        elif dictation is EngineState.FAILED and not e.shared():
+            self.banner.show_notice("error", QCoreApplication.translate(
+                "ModelUse", "<b>The dictation model could not be loaded.</b> {0}").format(
+                    html.escape(e.detail_of("dictation"))), [settings_button])
         elif e.state is EngineState.READY and e.warnings:
             self.banner.show_notice("info", "<br>".join(html.escape(w) for w in e.warnings),
                                     [(self.tr("Dismiss"), self.banner.hide)])
         else:
             self.banner.hide()
 
+    def offer_model_picker(self) -> None:
+        """Nothing configured and nothing installed (a first start): open the model picker."""
+        choice = self.engine.choice
+        if choice is not None and choice.none_installed and self.picker is None:
+            self.open_model_picker()
+
+    def open_model_picker(self) -> None:
+        """The model picker, beside the window (not modal): files can be added while a model downloads."""
+        from .models.picker import ModelPickerDialog  # loaded when first opened: the catalog
+
+        if self.picker is not None:
+            self.picker.raise_()
+            self.picker.activateWindow()
+            return
+        picker = self.picker = ModelPickerDialog(self)
+        picker.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        picker.modelInstalled.connect(self._model_installed)
+        picker.finished.connect(self._picker_closed)
+        picker.show()
+
+    def _picker_closed(self) -> None:
+        self.picker = None
+
+    def _model_installed(self, name: str) -> None:
+        """A model was installed from the picker: the uses that had none (or failed) load now."""
+        self.engine.apply_settings(self.settings)
+
     # -- settings -------------------------------------------------------------------------------
 
     def open_settings(self) -> None:
-        dialog = SettingsDialog(self.settings, self)
+        dialog = SettingsDialog(self.settings, self, languages=self._files_languages())
         dialog.manageModelsRequested.connect(lambda: self.open_model_manager(dialog))
         if dialog.exec():
             self.apply_settings(dialog.settings())
@@ -347,6 +414,7 @@ class MainWindow(QMainWindow):
         self.controller.apply_settings(new)
         self.dictation_host.apply_app_settings(new)
         self.engine.apply_settings(new)  # last: a reload releases the engine after dictation has the new settings
+        self._show_languages()
         app = QApplication.instance()
         if new.ui_language != old.ui_language:
             i18n.install(app, new.ui_language)  # LanguageChange -> retranslate()
@@ -354,24 +422,40 @@ class MainWindow(QMainWindow):
             theme.apply_appearance(app, new.appearance)
 
     def open_model_manager(self, settings_dialog: SettingsDialog | None = None) -> None:
-        """The model manager. "Use this model" is applied like a Settings change; after installs
-        or removals the engine is reloaded, so a newly installed model is picked up at once."""
+        """The model manager. "Use for files" / "Use for dictation" are applied like a Settings change;
+        after installs or removals the engines are reloaded, so a newly installed model is picked up at once."""
         from .models.manager import ModelManagerDialog  # loaded when first opened: the catalog, downloads
 
-        choice = self.engine.choice
-        dialog = ModelManagerDialog(self, current=choice.name if choice is not None and choice.ok else "")
+        files, dictation = self.engine.choice_of("files"), self.engine.choice_of("dictation")
+        files_name = files.name if files is not None and files.ok else ""
+        dictation_name = dictation.name if dictation is not None and dictation.ok else ""
+        dialog = ModelManagerDialog(self, current=files_name,
+                                    dictation=None if self.engine.shared() else dictation_name)
         chosen: list[str] = []
-        dialog.modelChosen.connect(chosen.append)
+        dialog.modelChosen.connect(lambda name, use: chosen.append(use))
         dialog.modelChosen.connect(self.use_model)
         dialog.exec()
         if dialog.models_changed:
             self.engine.reload()
-        if settings_dialog is not None:  # opened from Settings: its model list is stale now
-            settings_dialog.refresh_models(chosen[-1] if chosen else None)
+        if settings_dialog is not None:  # opened from Settings: its model lists are stale now
+            if chosen:  # what the window uses now (use_model applied it)
+                settings_dialog.refresh_models(self.settings.model, self.settings.dictation_model)
+            else:
+                settings_dialog.refresh_models()
 
-    def use_model(self, name: str) -> None:
-        """Make an installed model the app's model: saved, then loaded in the background."""
-        self.apply_settings(replace(self.settings, model=name))
+    def use_model(self, name: str, use: str = "files") -> None:
+        """Make an installed model the one `use` ("files" or "dictation") runs: saved, then loaded in the
+        background. Files only: dictation keeps the model it runs (it followed files until now)."""
+        if use == "dictation":
+            self.apply_settings(replace(self.settings, dictation_model=name))
+            return
+        dictation = self.settings.dictation_model
+        if not dictation:
+            current = self.engine.choice_of("dictation")
+            dictation = self.settings.model or (current.name if current is not None and current.ok else "")
+        if dictation == name:
+            dictation = ""
+        self.apply_settings(replace(self.settings, model=name, dictation_model=dictation))
 
     def _dictation_settings_changed(self, dictation: DictationSettings) -> None:
         """The dictation page changed a setting (the controller has it already): save it."""
@@ -408,6 +492,7 @@ class MainWindow(QMainWindow):
         for key, (text, tip) in texts.items():
             self.actions[key].setText(text)
             self.actions[key].setToolTip(tip)
+        self.files_bar.retranslate()
         self.queue.retranslate()
         self.panel.retranslate()
         self.scan_status.retranslate()
@@ -443,7 +528,7 @@ class MainWindow(QMainWindow):
 
     def show_page(self, page: str) -> None:
         """"files" or "dictation"."""
-        self.pages.setCurrentWidget(self.dictation if page == "dictation" else self.splitter)
+        self.pages.setCurrentWidget(self.dictation if page == "dictation" else self.files_page)
 
     # -- dictation status ------------------------------------------------------------------------
 
@@ -528,6 +613,9 @@ class MainWindow(QMainWindow):
             self.tray_notice = None
         self._save_settings()
         self.panel.stop_playback()
+        if self.picker is not None:
+            self.picker.shutdown()
+            self.picker = None
         self.dictation_host.shutdown()  # before the engine it uses is closed
         self.controller.shutdown()  # cancels the running file: the engine thread is free to end
         self.engine.shutdown()

@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import atomic
 from ..dictation.settings import DictationSettings
+from ..engine.languages import normalise as normalise_language
 from ..engine.writers import FORMATS
 from ..paths import settings_path
 
@@ -28,8 +29,9 @@ PROVIDERS = ("auto", "dml", "cuda", "cpu")
 UI_LANGUAGES = ("system", "en", "zh_CN")
 APPEARANCES = ("system", "light", "dark")
 PAGES = ("files", "dictation")
-# The recogniser's languages (codes the engine's prompt understands); "" lets it detect.
-LANGUAGES = ("", "zh", "en", "ja", "yue", "ko")
+# The spoken language is a code (tingji.engine.languages); which ones a model can be told is its
+# own business (the files page offers the loaded model's list). "" lets it detect.
+MAX_LANGUAGE_CHARS = 32
 MAX_UNLOAD_AFTER_MIN = 24 * 60
 
 
@@ -37,7 +39,8 @@ MAX_UNLOAD_AFTER_MIN = 24 * 60
 class Settings:
     """Everything the user can change. Unknown or invalid values fall back to defaults."""
 
-    model: str = ""  # installed model name or a model folder; "" = the first installed model
+    model: str = ""  # files: installed model name or a model folder; "" = the first installed model
+    dictation_model: str = ""  # dictation's model, as `model`; "" = the same as files
     provider: str = "auto"
     language: str = ""  # "" = detect
     hotwords: list[str] = field(default_factory=list)
@@ -58,8 +61,10 @@ class Settings:
         """A copy with every field forced into its allowed range."""
         s = replace(self)
         s.model = str(s.model or "").strip()
+        s.dictation_model = str(s.dictation_model or "").strip()
         s.provider = s.provider if s.provider in PROVIDERS else "auto"
-        s.language = s.language if s.language in LANGUAGES else ""
+        code = normalise_language(str(s.language or "")) or ""
+        s.language = code if len(code) <= MAX_LANGUAGE_CHARS and code.isprintable() else ""
         s.hotwords = [str(w).strip() for w in (s.hotwords or []) if str(w).strip()]
         formats = [f for f in (s.formats or []) if f in FORMATS]
         s.formats = list(dict.fromkeys(formats)) or ["txt"]

@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from PySide6.QtCore import Qt, Signal
+from typing import Sequence
+
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
                                QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout,
                                QWidget)
@@ -18,6 +20,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 from ..engine.writers import FORMATS
 from ..models.installed import list_models
 from . import theme
+from .languages import fill_language_menu
 from .settings import MAX_UNLOAD_AFTER_MIN, Settings
 
 
@@ -28,11 +31,14 @@ def _size(n: int) -> str:
 class SettingsDialog(QDialog):
     manageModelsRequested = Signal()
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, parent: QWidget | None = None, *,
+                 languages: Sequence[str] | None = None) -> None:
+        """`languages`: the codes the files model can be told (None: not known, it has not loaded)."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("Settings"))
         self.setMinimumWidth(520)
         self._original = settings
+        self._languages = tuple(languages) if languages is not None else None
 
         # -- speech recognition
         self.model = QComboBox()
@@ -47,16 +53,18 @@ class SettingsDialog(QDialog):
         model_row.addWidget(self.model, 1)
         model_row.addWidget(self.browse)
         model_row.addWidget(self.manage)
+        self.dictation_model = QComboBox()
+        self.dictation_model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.dictation_model.setMinimumContentsLength(24)
+        self.dictation_model.setToolTip(QCoreApplication.translate(
+            "ModelUse", "A fast model (SenseVoice-Small) answers dictation sooner; a second model takes memory "
+            "of its own"))
         self.provider = QComboBox()
         for value, label in (("auto", self.tr("Automatic (GPU when available)")),
                              ("dml", self.tr("DirectML (Windows GPU)")),
                              ("cuda", self.tr("CUDA (NVIDIA GPU)")), ("cpu", self.tr("CPU only"))):
             self.provider.addItem(label, value)
-        self.language = QComboBox()
-        for value, label in (("", self.tr("Detect automatically")), ("zh", self.tr("Chinese")),
-                             ("en", self.tr("English")), ("ja", self.tr("Japanese")),
-                             ("yue", self.tr("Cantonese")), ("ko", self.tr("Korean"))):
-            self.language.addItem(label, value)
+        self.language = QComboBox()  # the files model's languages (gui/languages.py)
         self.hotwords = QPlainTextEdit()
         self.hotwords.setPlaceholderText(self.tr("Names and terms to favour, one per line"))
         self.hotwords.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
@@ -71,7 +79,8 @@ class SettingsDialog(QDialog):
 
         speech = QGroupBox(self.tr("Speech recognition"))
         form = QFormLayout(speech)
-        form.addRow(self.tr("Model:"), model_row)
+        form.addRow(QCoreApplication.translate("ModelUse", "Model for files:"), model_row)
+        form.addRow(QCoreApplication.translate("ModelUse", "Model for dictation:"), self.dictation_model)
         form.addRow(self.tr("Run on:"), self.provider)
         form.addRow(self.tr("Language spoken:"), self.language)
         form.addRow(self.tr("Hotwords:"), self.hotwords)
@@ -129,21 +138,30 @@ class SettingsDialog(QDialog):
 
     # -- values in and out ----------------------------------------------------------------
 
-    def _fill_models(self, current: str) -> None:
-        self.model.clear()
-        self.model.addItem(self.tr("Automatic (first installed model)"), "")
-        for m in list_models():
-            label = f"{m.name}  ({_size(m.size)})" if m.manifest_ok else \
-                self.tr("{0} (incomplete)").format(m.name)
-            self.model.addItem(label, m.name)
-        if current and self.model.findData(current) < 0:
-            self.model.addItem(current, current)  # a folder chosen with Browse…
-            self.model.setItemData(self.model.count() - 1, current, Qt.ItemDataRole.ToolTipRole)
-        self.model.setCurrentIndex(max(0, self.model.findData(current)))
+    def _fill_models(self, current: str, dictation: str | None = None) -> None:
+        """Both model lists: files' (`current`) and dictation's (`dictation`; None keeps its choice)."""
+        if dictation is None:
+            dictation = str(self.dictation_model.currentData() or "") if self.dictation_model.count() else \
+                self._original.dictation_model
+        installed = list_models()
+        for combo, first, value in (
+                (self.model, self.tr("Automatic (first installed model)"), current),
+                (self.dictation_model, QCoreApplication.translate("ModelUse", "Same as for files"), dictation)):
+            combo.clear()
+            combo.addItem(first, "")
+            for m in installed:
+                label = f"{m.name}  ({_size(m.size)})" if m.manifest_ok else \
+                    self.tr("{0} (incomplete)").format(m.name)
+                combo.addItem(label, m.name)
+            if value and combo.findData(value) < 0:
+                combo.addItem(value, value)  # a folder chosen with Browse…
+                combo.setItemData(combo.count() - 1, value, Qt.ItemDataRole.ToolTipRole)
+            combo.setCurrentIndex(max(0, combo.findData(value)))
 
     def _load(self, s: Settings) -> None:
-        self._fill_models(s.model)
-        for combo, value in ((self.provider, s.provider), (self.language, s.language),
+        self._fill_models(s.model, s.dictation_model)
+        fill_language_menu(self.language, self._languages, s.language)
+        for combo, value in ((self.provider, s.provider),
                              (self.ui_language, s.ui_language), (self.appearance, s.appearance)):
             combo.setCurrentIndex(max(0, combo.findData(value)))
         self.hotwords.setPlainText("\n".join(s.hotwords))
@@ -158,6 +176,7 @@ class SettingsDialog(QDialog):
         return replace(
             self._original,
             model=str(self.model.currentData() or ""),
+            dictation_model=str(self.dictation_model.currentData() or ""),
             provider=str(self.provider.currentData()),
             language=str(self.language.currentData() or ""),
             hotwords=list(dict.fromkeys(words)),
@@ -168,11 +187,12 @@ class SettingsDialog(QDialog):
             unload_after_min=self.unload_after.value(),
         ).normalised()
 
-    def refresh_models(self, current: str | None = None) -> None:
-        """Re-read the installed models (the model manager changed them); `current` None keeps the choice."""
-        self._fill_models(str(self.model.currentData() or "") if current is None else current)
+    def refresh_models(self, files: str | None = None, dictation: str | None = None) -> None:
+        """Re-read the installed models (the model manager changed them); a None choice keeps what the
+        dialog shows, a name (or "") is the model the window now uses."""
+        self._fill_models(str(self.model.currentData() or "") if files is None else files, dictation)
 
     def _browse_model(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, self.tr("Choose a Tingji model folder"))
         if folder:
-            self._fill_models(folder)
+            self._fill_models(folder, None)

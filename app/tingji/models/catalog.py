@@ -24,7 +24,8 @@ Catalog format (format 1)::
         "archives": [{"name": "x.zip", "urls": [...], "size": null, "sha256": null}],
         "files": [{"path": "config.yaml", "size": null, "sha256": null},
                   {"any_of": [{"path": "a.int4.onnx", ...}, {"path": "a.fp32.onnx", ...}]}],
-        "export": {"decoder_quant": "f16"}      # official-checkpoint only: conversion options
+        "export": {"decoder_quant": "f16"},     # official-checkpoint only: conversion options
+        "about": {"family": "fun-asr-nano", ...}  # what the model picker shows (models/about.py)
     }]}
 
 `{path}` in a mirror is the file's relative path URL-quoted with `/` kept;
@@ -46,6 +47,7 @@ from urllib.parse import quote
 
 from ..engine.errors import ModelError
 from ..paths import catalog_overrides_path
+from .about import ModelAbout, parse_about
 
 CATALOG_ENV = "TINGJI_CATALOG"
 KINDS = ("official-checkpoint", "peer-release", "tingji-model")
@@ -117,6 +119,7 @@ class CatalogModel:
     mirrors: tuple[str, ...]
     archives: tuple[CatalogArchive, ...]
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    about: ModelAbout | None = None  # size, languages, speed, best uses: what the model picker shows
 
     def urls_for(self, path: str) -> list[str]:
         """The per-file mirror URLs of `path`, in order."""
@@ -353,7 +356,7 @@ def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> Cata
         for key, value in export.items():
             if not isinstance(value, EXPORT_OPTIONS[key]):
                 raise ModelError(f"{where}: model {name!r}: bad export option {key}={value!r}")
-    known = {"name", "kind", "title", "description", "homepage", "files", "mirrors", "archives"}
+    known = {"name", "kind", "title", "description", "homepage", "files", "mirrors", "archives", "about"}
     return CatalogModel(
         name=name,
         kind=kind,
@@ -364,4 +367,5 @@ def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> Cata
         mirrors=mirrors,
         archives=tuple(archives),
         extra={k: v for k, v in raw.items() if k not in known},
+        about=parse_about(where, name, raw.get("about")),
     )

@@ -32,7 +32,7 @@ from .cache import cache_subdir, discard_cached
 from .catalog import Catalog, CatalogArchive, CatalogModel, load_catalog
 from .download import NotFound, download
 from .installed import validate_name
-from .peer import manifest_for_peer_release
+from .peer import looks_like_peer_release, manifest_for_peer_release
 from .staging import Staging, StageProgress, check_cancel, cleanup_incoming, copy_listed, ensure_free_name
 
 
@@ -88,10 +88,19 @@ def _adopt(root: Path, staging: Staging, progress: StageProgress | None = None,
 # ---------------------------------------------------------------- installing
 
 
+def looks_like_checkpoint(src: Path) -> bool:
+    """An official release folder keeps its own config (funasr's config.yaml, transformers' config.json).
+
+    Only the shape is looked at here: the exporter reads the config and names
+    the family, or says in one line why it is no checkpoint it can convert."""
+    return (src / "config.yaml").is_file() or (src / "config.json").is_file()
+
+
 def import_folder(src: str | os.PathLike[str], name: str | None = None, *,
                   progress: StageProgress | None = None,
                   cancel: threading.Event | None = None) -> InstallResult:
-    """Install a copy of a model folder (manifest.json), or of a peer-release folder."""
+    """Install a copy of a model folder (manifest.json) or of a peer-release folder, or convert an
+    official checkpoint folder (any family `tingji.export` knows) into one."""
     src = Path(src).expanduser()
     if not src.is_dir():
         raise ModelError(f"{src}: folder not found")
@@ -104,6 +113,10 @@ def import_folder(src: str | os.PathLike[str], name: str | None = None, *,
         if (src / mf.MANIFEST_NAME).is_file():
             copy_listed(src, staging.model, mf.load_manifest(src), progress, cancel)
             folder = staging.model
+        elif looks_like_checkpoint(src) and not looks_like_peer_release(src):
+            if progress is not None:
+                progress("converting", 0, None, 0.0)
+            folder = _export(src, staging.model, progress)
         else:
             folder = manifest_for_peer_release(src, staging.model, progress=progress, cancel=cancel)
         check_cancel(cancel)

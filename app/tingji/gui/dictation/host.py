@@ -1,16 +1,19 @@
-"""Dictation inside the desktop app: one DictationController on the app's shared Engine.
+"""Dictation inside the desktop app: one DictationController on the dictation model's Engine.
 
-Why share the engine: a second Engine would load the model twice (memory,
-and seconds of warm-up). The engine's live lane lets a dictation take run
-while a file is transcribed; the file pauses between decode steps.
+Dictation runs on the model chosen for it (EngineHost's "dictation" use). When
+that is the files model too, the Engine is shared: a second one would load
+the model twice (memory, and seconds of warm-up), and the engine's live lane
+lets a dictation take run while a file is transcribed (the file pauses
+between decode steps). Another model is an Engine of its own.
 
 Life cycle, driven by `EngineHost` (gui/engine_host.py):
-  * engine READY -> a DictationController is made on an `OnDemandEngine`
-    holding `loaded.engine` and started (global hotkey, microphone when
-    "keep open" is on); starting the hotkey can take seconds, so it runs on a
-    worker thread;
-  * `releasing` (model reload, quitting) -> the controller is closed
-    *before* the engine thread closes the engine it uses;
+  * dictation's engine READY -> a DictationController is made on an
+    `OnDemandEngine` holding `loaded.engine` and started (global hotkey,
+    microphone when "keep open" is on); starting the hotkey can take
+    seconds, so it runs on a worker thread;
+  * `releasing` of that engine (model reload, another model chosen,
+    quitting) -> the controller is closed *before* the engine thread closes
+    the engine it uses;
   * idle unload -> the controller stays (the hotkey works); only the engine
     is taken from it. A take then loads the model again: at once when it
     starts, so the load overlaps the speaking, and the take waits for it;
@@ -38,7 +41,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from ...dictation.controller import AudioInput, DictationController
 from ...dictation.events import DictationEvent
 from ...dictation.settings import DictationSettings
-from ..engine_host import EngineHost, EngineState
+from ..engine_host import EngineHost, EngineState, ModelEngine
 from ..settings import Settings
 from ..threads import start_worker, stop_threads
 from .on_demand import OnDemandEngine
@@ -107,16 +110,19 @@ class DictationHost(QObject):
 
     @Slot()
     def _engine_changed(self) -> None:
-        state, loaded, handle = self.engine.state, self.engine.loaded, self.engine_handle
+        engine = self.engine
+        state, loaded, handle = engine.state_of("dictation"), engine.loaded_of("dictation"), self.engine_handle
         waiting = self.controller is not None and handle is not None and handle.current is None
-        if waiting and (state is EngineState.UNLOADED or state is EngineState.LOADING):
+        same_model = handle is not None and loaded is not None and handle.model_path == loaded.path
+        if waiting and (state is EngineState.UNLOADED or state is EngineState.LOADING) and \
+                self._model_path() == (handle.model_path if handle is not None else None):
             return  # unloaded while idle, or loading again: the hotkey keeps working, a take waits
         if loaded is None or state is not EngineState.READY:
             self.stop()
             return
         if handle is not None and handle.current is loaded.engine:
             return
-        if waiting and handle is not None and handle.model_path == loaded.path:
+        if waiting and same_model and handle is not None:
             handle.attach(loaded.engine)  # the same model back after an idle unload: same controller
             return
         self.stop()
@@ -138,19 +144,28 @@ class DictationHost(QObject):
         self._started = threading.Event()
         self._start.emit(controller, self._started)
 
-    @Slot()
-    def _on_releasing(self) -> None:
-        """The engine is about to be closed. Idle unload: keep the controller (hotkey, microphone) and
-        only take the engine from it; anything else (a reload, quitting): close the controller."""
-        if self.engine.state is EngineState.UNLOADED and self.engine_handle is not None:
-            self.engine_handle.detach()  # returns once no take is transcribing on it
+    def _model_path(self) -> str | None:
+        """The model folder dictation's use runs now (loaded or not), as LoadedModel.path says it."""
+        choice = self.engine.choice_of("dictation")
+        return str(choice.path) if choice is not None and choice.path is not None else None
+
+    @Slot(object)
+    def _on_releasing(self, engine: ModelEngine) -> None:
+        """An engine is about to be closed. Not dictation's: nothing to do. Idle unload: keep the
+        controller (hotkey, microphone) and only take the engine from it; anything else (a reload,
+        another model chosen, quitting): close the controller."""
+        handle = self.engine_handle
+        if handle is None or handle.model_path != engine.path:
+            return
+        if engine.state is EngineState.UNLOADED:
+            handle.detach()  # returns once no take is transcribing on it
         else:
             self.stop()
 
     @Slot()
     def _load_for_a_take(self) -> None:
         if self.controller is not None:
-            self.engine.ensure_loaded()
+            self.engine.ensure_loaded("dictation")
 
     @Slot()
     def stop(self) -> None:
@@ -206,7 +221,7 @@ class DictationHost(QObject):
             self.state = state
         if state in ("listening", "transcribing") and self.controller is not None:
             self.engine.hold("dictation")  # not idle while a take is recorded or transcribed
-            self.engine.ensure_loaded()  # unloaded: it loads while the user speaks
+            self.engine.ensure_loaded("dictation")  # unloaded: it loads while the user speaks
         else:
             self.engine.let_go("dictation")
         self.stateChanged.emit()

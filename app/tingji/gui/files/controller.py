@@ -87,7 +87,7 @@ class QueueController(QObject):
         self.storage_error = ""  # SQLite's words for the last failed write, until one works again
         self._unsaved: dict[int, Transcript] = {}  # results the store could not keep (done or cancelled)
 
-        worker = engine.worker
+        worker = engine.files_lane
         worker.progress.connect(self._on_progress)
         worker.finished.connect(self._on_finished)
         worker.failed.connect(self._on_failed)

@@ -378,6 +378,182 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
     </message>
 </context>
 <context>
+    <name>FilesModelBar</name>
+    <message>
+        <location filename="../files/model_bar.py" line="63"/>
+        <source>Language spoken:</source>
+        <translation>说话语言：</translation>
+    </message>
+    <message>
+        <location filename="../files/model_bar.py" line="64"/>
+        <source>The languages this model can be told; Auto lets it detect the language. Dictation uses this choice too.</source>
+        <translation>此模型可以指定的语言；“自动识别”让模型自己判断语言。听写也使用这一选择。</translation>
+    </message>
+</context>
+<context>
+    <name>Languages</name>
+    <message>
+        <location filename="../languages.py" line="19"/>
+        <source>Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="19"/>
+        <source>English</source>
+        <translation>英语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="20"/>
+        <source>Cantonese</source>
+        <translation>粤语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="20"/>
+        <source>Japanese</source>
+        <translation>日语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="21"/>
+        <source>Korean</source>
+        <translation>韩语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="21"/>
+        <source>Arabic</source>
+        <translation>阿拉伯语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="22"/>
+        <source>German</source>
+        <translation>德语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="22"/>
+        <source>French</source>
+        <translation>法语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="23"/>
+        <source>Spanish</source>
+        <translation>西班牙语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="23"/>
+        <source>Portuguese</source>
+        <translation>葡萄牙语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="24"/>
+        <source>Indonesian</source>
+        <translation>印尼语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="24"/>
+        <source>Italian</source>
+        <translation>意大利语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="25"/>
+        <source>Russian</source>
+        <translation>俄语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="25"/>
+        <source>Thai</source>
+        <translation>泰语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="26"/>
+        <source>Vietnamese</source>
+        <translation>越南语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="26"/>
+        <source>Turkish</source>
+        <translation>土耳其语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="27"/>
+        <source>Hindi</source>
+        <translation>印地语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="27"/>
+        <source>Malay</source>
+        <translation>马来语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="28"/>
+        <source>Dutch</source>
+        <translation>荷兰语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="28"/>
+        <source>Swedish</source>
+        <translation>瑞典语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="29"/>
+        <source>Danish</source>
+        <translation>丹麦语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="29"/>
+        <source>Finnish</source>
+        <translation>芬兰语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="30"/>
+        <source>Polish</source>
+        <translation>波兰语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="30"/>
+        <source>Czech</source>
+        <translation>捷克语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="31"/>
+        <source>Filipino</source>
+        <translation>菲律宾语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="31"/>
+        <source>Persian</source>
+        <translation>波斯语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="32"/>
+        <source>Greek</source>
+        <translation>希腊语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="32"/>
+        <source>Hungarian</source>
+        <translation>匈牙利语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="33"/>
+        <source>Macedonian</source>
+        <translation>马其顿语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="33"/>
+        <source>Romanian</source>
+        <translation>罗马尼亚语</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="49"/>
+        <source>Auto (detect)</source>
+        <translation>自动识别</translation>
+    </message>
+    <message>
+        <location filename="../languages.py" line="55"/>
+        <source>{0} (this model detects instead)</source>
+        <translation>{0}（此模型会改为自动识别）</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <location filename="../main_window.py" line="205"/>
@@ -587,6 +763,124 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <location filename="../main_window.py" line="506"/>
         <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
         <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelCard</name>
+    <message>
+        <location filename="../models/facts.py" line="38"/>
+        <source>about {0}</source>
+        <translation>约 {0}</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="39"/>
+        <source>size shown once the download starts</source>
+        <translation>开始下载后显示大小</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="43"/>
+        <source>Fastest</source>
+        <translation>最快</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="44"/>
+        <source>Fast</source>
+        <translation>快</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="45"/>
+        <source>Moderate</source>
+        <translation>中等</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="46"/>
+        <source>Slower</source>
+        <translation>较慢</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="50"/>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="54"/>
+        <source>dictation</source>
+        <translation>听写</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="55"/>
+        <source>quick drafts</source>
+        <translation>快速草稿</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="56"/>
+        <source>transcribing files</source>
+        <translation>文件转写</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="57"/>
+        <source>names and terms (hotwords)</source>
+        <translation>人名和术语（热词）</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="58"/>
+        <source>many languages</source>
+        <translation>多种语言</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="59"/>
+        <source>the best accuracy</source>
+        <translation>最高的准确率</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="60"/>
+        <source>no conversion needed</source>
+        <translation>无需转换</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="69"/>
+        <source>{0} languages: {1}, …</source>
+        <translation>{0} 种语言：{1} 等</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="76"/>
+        <source>Downloaded ready to use.</source>
+        <translation>下载后即可使用。</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="77"/>
+        <source>Downloaded from the publisher and converted on this computer.</source>
+        <translation>从发布方下载，在本机转换。</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="79"/>
+        <source>Converting needs the export extra, which this installation lacks ({0}).</source>
+        <translation>转换需要 export 扩展，本安装没有（{0}）。</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="87"/>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="88"/>
+        <source>Languages</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="89"/>
+        <source>Best for</source>
+        <translation>适合</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="77"/>
+        <source>Installed</source>
+        <translation>已安装</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="77"/>
+        <source>Download</source>
+        <translation>下载</translation>
     </message>
 </context>
 <context>
@@ -942,6 +1236,238 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <location filename="../models/manager.py" line="350"/>
         <source>Loading the model to check it</source>
         <translation>正在加载模型以检查其能否使用</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPickerDialog</name>
+    <message>
+        <location filename="../models/picker.py" line="153"/>
+        <source>The model catalog could not be read: {0}</source>
+        <translation>无法读取模型目录：{0}</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="184"/>
+        <source>Choose a model folder to import</source>
+        <translation>选择要导入的模型文件夹</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="198"/>
+        <source>Installing {0}…</source>
+        <translation>正在安装 {0}…</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="199"/>
+        <source>Importing {0} as {1}…</source>
+        <translation>正在把 {0} 导入为 {1}…</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="221"/>
+        <source>&lt;b&gt;{0} is installed.&lt;/b&gt; Tingji is loading it and is then ready: drop audio or video files on the window, or dictate with the hotkey. Settings chooses a model for files and another for dictation.</source>
+        <translation>&lt;b&gt;{0} 已安装。&lt;/b&gt;听记正在加载它，加载完即可使用：把音频或视频文件拖到窗口上，或用快捷键听写。在“设置”中可以为文件转写和听写分别选择模型。</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="228"/>
+        <source>Download of {0}</source>
+        <translation>下载 {0}</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="229"/>
+        <source>Import of {0}</source>
+        <translation>导入 {0}</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="230"/>
+        <source>{0} failed: {1}</source>
+        <translation>{0} 失败：{1}</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="234"/>
+        <source>Download cancelled; downloading again resumes where it stopped.</source>
+        <translation>下载已取消；再次下载会从中断处继续。</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="235"/>
+        <source>Import cancelled.</source>
+        <translation>导入已取消。</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="284"/>
+        <source>Choose a speech model</source>
+        <translation>选择语音模型</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="287"/>
+        <source>Tingji turns speech into text on this computer, with a speech model you download once. Pick one to start; you can add others later in Settings and use one for files and another for dictation.</source>
+        <translation>听记在本机把语音转成文字，所用的语音模型只需下载一次。先选一个开始使用；以后可以在“设置”中添加其他模型，文件转写和听写可以各用一个。</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="289"/>
+        <source>Import a folder…</source>
+        <translation>导入文件夹…</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="290"/>
+        <source>A Tingji model folder, a pre-converted release, or an official checkpoint folder you downloaded yourself</source>
+        <translation>听记模型文件夹、已转换好的发布包，或你自己下载的官方检查点文件夹</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="292"/>
+        <source>Start using Tingji</source>
+        <translation>开始使用听记</translation>
+    </message>
+    <message>
+        <location filename="../models/picker.py" line="292"/>
+        <source>Later</source>
+        <translation>稍后</translation>
+    </message>
+</context>
+<context>
+    <name>ModelUse</name>
+    <message>
+        <location filename="../main_window.py" line="352"/>
+        <source>&lt;b&gt;No speech model installed.&lt;/b&gt; Choose one to download, or import a model folder you have. Files you add now wait until a model is ready.</source>
+        <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请选择一个下载，或导入已有的模型文件夹。现在添加的文件会等到模型就绪后再转写。</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="355"/>
+        <source>Choose a model…</source>
+        <translation>选择模型…</translation>
+    </message>
+    <message>
+        <location filename="../main_window.py" line="361"/>
+        <source>&lt;b&gt;The dictation model could not be loaded.&lt;/b&gt; {0}</source>
+        <translation>&lt;b&gt;无法加载听写模型。&lt;/b&gt;{0}</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="59"/>
+        <source>A fast model (SenseVoice-Small) answers dictation sooner; a second model takes memory of its own</source>
+        <translation>快速模型（SenseVoice-Small）听写响应更快；另用一个模型会额外占用内存</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="82"/>
+        <source>Model for files:</source>
+        <translation>文件转写模型：</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="83"/>
+        <source>Model for dictation:</source>
+        <translation>听写模型：</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="149"/>
+        <source>Same as for files</source>
+        <translation>与文件转写相同</translation>
+    </message>
+    <message>
+        <location filename="../models/manager.py" line="180"/>
+        <source>Files and dictation</source>
+        <translation>文件转写和听写</translation>
+    </message>
+    <message>
+        <location filename="../models/manager.py" line="182"/>
+        <source>Files</source>
+        <translation>文件转写</translation>
+    </message>
+    <message>
+        <location filename="../models/manager.py" line="184"/>
+        <source>Dictation</source>
+        <translation>听写</translation>
+    </message>
+    <message>
+        <location filename="../models/manager.py" line="333"/>
+        <source>Dictation now uses {0}.</source>
+        <translation>听写现在使用 {0}。</translation>
+    </message>
+    <message>
+        <location filename="../models/manager.py" line="338"/>
+        <source>Files now use {0}.</source>
+        <translation>文件转写现在使用 {0}。</translation>
+    </message>
+    <message>
+        <location filename="../models/manager.py" line="447"/>
+        <source>Used for</source>
+        <translation>用途</translation>
+    </message>
+    <message>
+        <location filename="../models/manager.py" line="448"/>
+        <source>Use for files</source>
+        <translation>用于文件转写</translation>
+    </message>
+    <message>
+        <location filename="../models/manager.py" line="449"/>
+        <source>Use for dictation</source>
+        <translation>用于听写</translation>
+    </message>
+    <message>
+        <location filename="../models/manager.py" line="461"/>
+        <source>Install a copy of a Tingji model folder or of a Fun-ASR-Nano GGUF release folder (CapsWriter-Offline), or convert an official checkpoint folder (Fun-ASR-Nano, SenseVoice-Small, Qwen3-ASR)</source>
+        <translation>安装听记模型文件夹或 Fun-ASR-Nano GGUF 发布包文件夹（CapsWriter-Offline）的副本，或转换官方检查点文件夹（Fun-ASR-Nano、SenseVoice-Small、Qwen3-ASR）</translation>
+    </message>
+    <message>
+        <location filename="../models/manager.py" line="465"/>
+        <source>Transcribe files (the queue) with this model</source>
+        <translation>用此模型转写文件（队列）</translation>
+    </message>
+    <message>
+        <location filename="../models/manager.py" line="467"/>
+        <source>Dictate with this model; a fast one answers sooner</source>
+        <translation>用此模型听写；快速模型响应更快</translation>
+    </message>
+    <message>
+        <location filename="../models/uses.py" line="33"/>
+        <source>{0} (loading…)</source>
+        <translation>{0}（加载中…）</translation>
+    </message>
+    <message>
+        <location filename="../models/uses.py" line="35"/>
+        <source>{0} (unloaded while idle)</source>
+        <translation>{0}（空闲时已卸载）</translation>
+    </message>
+    <message>
+        <location filename="../models/uses.py" line="37"/>
+        <source>{0} (failed to load)</source>
+        <translation>{0}（加载失败）</translation>
+    </message>
+    <message>
+        <location filename="../models/uses.py" line="38"/>
+        <location filename="../models/uses.py" line="59"/>
+        <source>no model</source>
+        <translation>无模型</translation>
+    </message>
+    <message>
+        <location filename="../models/uses.py" line="43"/>
+        <source>Files: {0} · Dictation: {1}</source>
+        <translation>文件转写：{0} · 听写：{1}</translation>
+    </message>
+    <message>
+        <location filename="../models/uses.py" line="53"/>
+        <source>Dictation model: none installed yet.</source>
+        <translation>听写模型：尚未安装。</translation>
+    </message>
+    <message>
+        <location filename="../models/uses.py" line="55"/>
+        <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt;, the same as for files.</source>
+        <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;，与文件转写相同。</translation>
+    </message>
+    <message>
+        <location filename="../models/uses.py" line="58"/>
+        <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt; (files use {1}).</source>
+        <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;（文件转写使用 {1}）。</translation>
+    </message>
+    <message>
+        <location filename="../models/uses.py" line="60"/>
+        <source>Change…</source>
+        <translation>更改…</translation>
+    </message>
+    <message>
+        <location filename="../models/uses.py" line="68"/>
+        <source>Model: none installed yet</source>
+        <translation>模型：尚未安装</translation>
+    </message>
+    <message>
+        <location filename="../models/uses.py" line="69"/>
+        <source>Model: &lt;b&gt;{0}&lt;/b&gt;</source>
+        <translation>模型：&lt;b&gt;{0}&lt;/b&gt;</translation>
     </message>
 </context>
 <context>

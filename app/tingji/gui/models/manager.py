@@ -9,9 +9,10 @@ such a download cannot be checked). Work runs one task at a time on `ModelWorker
 dialog shows its stage, a progress bar, speed and time left, and can cancel
 it. Closing the dialog during a task cancels the task first.
 
-"Use this model" does not touch settings itself: it emits `modelChosen`, and
-the main window applies it through the same path as the Settings dialog
-(save, then reload the engine in the background). `models_changed` tells the
+"Use for files" and "Use for dictation" do not touch settings themselves:
+they emit `modelChosen(name, use)`, and the main window applies it through
+the same path as the Settings dialog (save, then load in the background).
+The "Used for" column says which installed model runs which use. `models_changed` tells the
 window whether installs or removals happened, so it reloads only when needed.
 """
 
@@ -22,28 +23,24 @@ import logging
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
-                               QLabel, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton, QTableWidget,
-                               QTableWidgetItem, QVBoxLayout, QWidget)
+                               QLabel, QMessageBox, QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from ...engine.errors import TingjiError
 from ...engine.manifest import Manifest
-from ...models.catalog import load_catalog
+from ...models.catalog import CatalogModel, load_catalog
 from ...models.diskspace import format_bytes
 from ...models.installed import ModelStatus, overview
 from ...models.store import InstallResult
 from .. import theme
 from ..threads import start_worker, stop_threads
+from .facts import export_extra_present, facts_html, how_text, short_title
+from .progress import TaskProgress
 from .worker import ModelWorker, Task
 
 log = logging.getLogger(__name__)
-
-def eta_seconds(done: int, total: int | None, bps: float) -> float | None:
-    """Seconds left at the current speed, or None when it cannot be known."""
-    if not total or bps <= 0 or done > total:
-        return None
-    return (total - done) / bps
 
 
 def default_import_name(folder: str) -> str:
@@ -52,17 +49,20 @@ def default_import_name(folder: str) -> str:
 
 
 class ModelManagerDialog(QDialog):
-    modelChosen = Signal(str)  # an installed model's name: make it the app's model
+    modelChosen = Signal(str, str)  # an installed model's name, and the use ("files", "dictation") it is for
     _run = Signal(object)  # Task -> the worker's thread (queued)
 
-    COLUMNS = 4
+    COLUMNS = 5
 
-    def __init__(self, parent: QWidget | None = None, current: str = "") -> None:
+    def __init__(self, parent: QWidget | None = None, current: str = "", dictation: str | None = None) -> None:
+        """`current`: the files model's name; `dictation`: dictation's (None: the same as files)."""
         super().__init__(parent)
-        self.setMinimumSize(720, 480)
+        self.setMinimumSize(760, 500)
         self.current = current
+        self.dictation = dictation
         self.models_changed = False  # something was installed or removed while open
         self.rows: list[ModelStatus] = []
+        self.entries: dict[str, CatalogModel] = {}  # the catalog's, by name
         self._task: Task | None = None
         self._close_result: int | None = None
 
@@ -79,6 +79,7 @@ class ModelManagerDialog(QDialog):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.ResizeToContents)
         self.table.itemSelectionChanged.connect(self._update)
         self.details = QLabel()
         self.details.setWordWrap(True)
@@ -87,22 +88,10 @@ class ModelManagerDialog(QDialog):
         self.details.setOpenExternalLinks(True)
 
         # -- the running task
-        self.stage_label = QLabel()
-        self.progress_bar = QProgressBar()
-        self.progress_bar.setTextVisible(False)
-        self.speed_label = QLabel()
-        self.cancel_button = QPushButton()
+        self.task_box = TaskProgress()
+        self.stage_label, self.progress_bar = self.task_box.stage_label, self.task_box.progress_bar
+        self.speed_label, self.cancel_button = self.task_box.speed_label, self.task_box.cancel_button
         self.cancel_button.clicked.connect(self.cancel_task)
-        task_row = QHBoxLayout()
-        task_row.addWidget(self.progress_bar, 1)
-        task_row.addWidget(self.speed_label)
-        task_row.addWidget(self.cancel_button)
-        self.task_box = QWidget()
-        task_layout = QVBoxLayout(self.task_box)
-        task_layout.setContentsMargins(0, 0, 0, 0)
-        task_layout.addWidget(self.stage_label)
-        task_layout.addLayout(task_row)
-        self.task_box.hide()
 
         # Outcomes (errors, pinned hashes) stay readable and copyable here.
         self.log = QPlainTextEdit()
@@ -110,18 +99,22 @@ class ModelManagerDialog(QDialog):
         self.log.setFixedHeight(self.fontMetrics().lineSpacing() * 5 + 12)
 
         self.buttons: dict[str, QPushButton] = {}
-        button_row = QHBoxLayout()
-        for key, slot in (("download", self.download_selected), ("import", self.import_dialog),
-                          ("verify", self.verify_selected), ("remove", self.remove_selected),
-                          ("forget", self.forget_selected), ("use", self.use_selected), ("stretch", None),
-                          ("close", self.reject)):
+        button_row, use_row = QHBoxLayout(), QHBoxLayout()
+        for row, key, slot in ((button_row, "download", self.download_selected),
+                               (button_row, "import", self.import_dialog),
+                               (button_row, "verify", self.verify_selected),
+                               (button_row, "remove", self.remove_selected),
+                               (button_row, "forget", self.forget_selected), (button_row, "stretch", None),
+                               (use_row, "use", lambda: self.use_selected("files")),
+                               (use_row, "use_dictation", lambda: self.use_selected("dictation")),
+                               (use_row, "stretch", None), (use_row, "close", self.reject)):
             if slot is None:
-                button_row.addStretch(1)
+                row.addStretch(1)
                 continue
             button = QPushButton()
             button.clicked.connect(slot)
             button.setAutoDefault(False)
-            button_row.addWidget(button)
+            row.addWidget(button)
             self.buttons[key] = button
 
         layout = QVBoxLayout(self)
@@ -131,6 +124,7 @@ class ModelManagerDialog(QDialog):
         layout.addWidget(self.task_box)
         layout.addWidget(self.log)
         layout.addLayout(button_row)
+        layout.addLayout(use_row)
 
         self._worker = ModelWorker()
         self._worker.progress.connect(self._on_progress)
@@ -153,6 +147,7 @@ class ModelManagerDialog(QDialog):
         except TingjiError as exc:
             catalog = None
             self.note(self.tr("The model catalog could not be read: {0}").format(exc))
+        self.entries = {m.name: m for m in catalog} if catalog is not None else {}
         self.rows = overview(catalog)
         self.table.setRowCount(len(self.rows))
         for r, row in enumerate(self.rows):
@@ -164,7 +159,8 @@ class ModelManagerDialog(QDialog):
             if row.state == "broken":
                 state.setForeground(theme.engine_color("failed", self.palette()))
             hashes = QTableWidgetItem(self.hash_text(row))
-            for c, item in enumerate((name, size, state, hashes)):
+            uses = QTableWidgetItem(self.uses_text(row))
+            for c, item in enumerate((name, size, state, hashes, uses)):
                 self.table.setItem(r, c, item)
         names = [row.name for row in self.rows]
         if keep in names:
@@ -173,9 +169,24 @@ class ModelManagerDialog(QDialog):
             self.table.selectRow(0)
         self._update()
 
+    def uses(self, name: str) -> list[str]:
+        """The uses ("files", "dictation") the installed model `name` runs."""
+        dictation = self.current if self.dictation is None else self.dictation
+        return [use for use, model in (("files", self.current), ("dictation", dictation)) if model and model == name]
+
+    def uses_text(self, row: ModelStatus) -> str:
+        uses = self.uses(row.name) if row.state == "installed" else []
+        if uses == ["files", "dictation"]:
+            return QCoreApplication.translate("ModelUse", "Files and dictation")
+        if uses == ["files"]:
+            return QCoreApplication.translate("ModelUse", "Files")
+        if uses == ["dictation"]:
+            return QCoreApplication.translate("ModelUse", "Dictation")
+        return ""
+
     def state_text(self, row: ModelStatus) -> str:
         if row.state == "installed":
-            return self.tr("Installed · in use") if row.name == self.current else self.tr("Installed")
+            return self.tr("Installed · in use") if self.uses(row.name) else self.tr("Installed")
         if row.state == "broken":
             return self.tr("Damaged (verify or remove it)")
         if row.state == "partial":
@@ -227,8 +238,9 @@ class ModelManagerDialog(QDialog):
         self.buttons["remove"].setEnabled(idle and row is not None and (row.installed or row.state == "partial"))
         self.buttons["forget"].setEnabled(idle and row is not None and row.hashes is not None
                                           and row.hashes.pinned > 0)
-        self.buttons["use"].setEnabled(idle and row is not None and row.state == "installed"
-                                       and row.name != self.current)
+        for key, use in (("use", "files"), ("use_dictation", "dictation")):
+            self.buttons[key].setEnabled(idle and row is not None and row.state == "installed"
+                                         and use not in self.uses(row.name))
         self.table.setEnabled(self._close_result is None)
         self._show_details(row)
 
@@ -236,9 +248,14 @@ class ModelManagerDialog(QDialog):
         if row is None:
             self.details.setText("")
             return
-        parts = [f"<b>{html.escape(row.title or row.name)}</b>"]
-        if row.description:
-            parts.append(html.escape(row.description))
+        entry = self.entries.get(row.name)
+        if entry is not None and entry.about is not None:  # its facts in the UI language, as the picker says them
+            parts = [f"<b>{html.escape(short_title(entry))}</b>", facts_html(entry.about, self.palette()),
+                     html.escape(how_text(entry, export_extra_present()))]
+        else:
+            parts = [f"<b>{html.escape(row.title or row.name)}</b>"]
+            if row.description:
+                parts.append(html.escape(row.description))
         if row.path is not None:
             parts.append(self.tr("Folder: {0}").format(html.escape(str(row.path))))
         if row.problem:
@@ -277,7 +294,7 @@ class ModelManagerDialog(QDialog):
             return
         if row.installed:
             text = self.tr("Delete the model {0} from this computer?").format(row.name)
-            if row.name == self.current:
+            if self.uses(row.name):
                 text += "\n\n" + self.tr("Tingji is using it now; another installed model will be used instead.")
             task = Task("remove", row.name)
         elif row.state == "partial":
@@ -306,14 +323,21 @@ class ModelManagerDialog(QDialog):
         if answer == QMessageBox.StandardButton.Yes:
             self.start(Task("forget", row.name))
 
-    def use_selected(self) -> None:
+    def use_selected(self, use: str = "files") -> None:
+        """Make the selected installed model the one `use` ("files" or "dictation") runs."""
         row = self.selected()
         if row is None or row.state != "installed":
             return
-        self.current = row.name
+        if use == "dictation":
+            self.dictation = row.name
+            self.note(QCoreApplication.translate("ModelUse", "Dictation now uses {0}.").format(row.name))
+        else:
+            if self.dictation is None:  # dictation followed files: it keeps the model it runs
+                self.dictation = self.current or None
+            self.current = row.name
+            self.note(QCoreApplication.translate("ModelUse", "Files now use {0}.").format(row.name))
         self.models_changed = False  # the window loads the chosen model now; no second reload
-        self.modelChosen.emit(row.name)
-        self.note(self.tr("Tingji now uses {0}.").format(row.name))
+        self.modelChosen.emit(row.name, use)
         self.refresh()
 
     # -- running tasks -----------------------------------------------------------------------------
@@ -323,11 +347,7 @@ class ModelManagerDialog(QDialog):
         if self._task is not None or self._close_result is not None:
             return
         self._task = task
-        self.stage_label.setText(self.tr("Starting…"))
-        self.progress_bar.setRange(0, 0)
-        self.speed_label.setText("")
-        self.cancel_button.setEnabled(True)
-        self.task_box.show()
+        self.task_box.begin()
         self._update()
         self._run.emit(task)  # queued: `run` executes in the worker's thread
 
@@ -338,49 +358,12 @@ class ModelManagerDialog(QDialog):
     def cancel_task(self) -> None:
         if self._task is not None:
             self._task.cancel.set()
-            self.cancel_button.setEnabled(False)
-            self.stage_label.setText(self.tr("Cancelling…"))
-
-    def _stage_text(self, stage: str) -> str:
-        if stage == "verifying":
-            return self.tr("Verifying files")
-        if stage == "extracting":
-            return self.tr("Extracting")
-        if stage == "loading":
-            return self.tr("Loading the model to check it")
-        if stage == "copying":
-            return self.tr("Copying files")
-        if stage == "converting":
-            return self.tr("Converting")
-        if stage.startswith("converting: "):
-            return self.tr("Converting: {0}").format(stage[len("converting: "):])
-        return self.tr("Downloading {0}").format(stage)
+            self.task_box.cancelling()
 
     def _on_progress(self, stage: str, done: int, total: int | None, bps: float) -> None:
         if self._task is None or self._task.cancel.is_set():
             return
-        self.stage_label.setText(self._stage_text(stage))
-        if total:
-            self.progress_bar.setRange(0, 1000)
-            self.progress_bar.setValue(min(1000, int(1000 * done / total)))
-        else:
-            self.progress_bar.setRange(0, 0)  # busy indicator: the size is not known
-        pieces = [self.tr("{0} of {1}").format(format_bytes(done), format_bytes(total)) if total
-                  else format_bytes(done)] if done else []
-        if bps > 0:
-            pieces.append(self.tr("{0}/s").format(format_bytes(bps)))
-        eta = eta_seconds(done, total, bps)
-        if eta is not None:
-            pieces.append(self.tr("{0} left").format(self.format_duration(eta)))
-        self.speed_label.setText(" · ".join(pieces))
-
-    def format_duration(self, seconds: float) -> str:
-        s = int(round(seconds))
-        if s < 60:
-            return self.tr("{0} s").format(s)
-        if s < 3600:
-            return self.tr("{0} min {1} s").format(s // 60, s % 60)
-        return self.tr("{0} h {1} min").format(s // 3600, s % 3600 // 60)
+        self.task_box.show_progress(stage, done, total, bps)
 
     def _task_done(self, select: str | None = None) -> None:
         self._task = None
@@ -404,6 +387,8 @@ class ModelManagerDialog(QDialog):
             self.models_changed = True
             if task.name == self.current:
                 self.current = ""
+            if task.name == self.dictation:
+                self.dictation = None
             self.note(self.tr("Removed {0}.").format(task.name))
         elif task.kind == "discard":
             self.note(self.tr("Deleted the partial download of {0}.").format(task.name))
@@ -459,19 +444,28 @@ class ModelManagerDialog(QDialog):
         self.heading.setText(self.tr("Models Tingji can use. Downloads resume where they stopped; a file is "
                                      "checked against its SHA-256 where one is published or pinned (see the "
                                      "Hashes column), and every model is verified before it is installed."))
+        used_for = QCoreApplication.translate("ModelUse", "Used for")
+        use_files = QCoreApplication.translate("ModelUse", "Use for files")
+        use_dictation = QCoreApplication.translate("ModelUse", "Use for dictation")
         self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Size"), self.tr("Status"),
-                                              self.tr("Hashes")])
+                                              self.tr("Hashes"), used_for])
         texts = {"download": self.tr("Download"), "import": self.tr("Import folder…"),
                  "verify": self.tr("Verify"), "remove": self.tr("Remove"),
-                 "forget": self.tr("Forget pinned hashes"), "use": self.tr("Use this model"),
+                 "forget": self.tr("Forget pinned hashes"), "use": use_files, "use_dictation": use_dictation,
                  "close": self.tr("Close")}
         for key, text in texts.items():
             self.buttons[key].setText(text)
         self.buttons["verify"].setToolTip(self.tr("Check every file of the model against its SHA-256"))
         self.buttons["forget"].setToolTip(self.tr("Forget the SHA-256 hashes pinned by this model's first "
                                                   "download (after a legitimate update of the model)"))
-        self.buttons["import"].setToolTip(self.tr("Install a copy of a Tingji model folder, or of a "
-                                                  "Fun-ASR-Nano GGUF release folder (CapsWriter-Offline)"))
-        self.cancel_button.setText(self.tr("Cancel"))
+        self.buttons["import"].setToolTip(QCoreApplication.translate(
+            "ModelUse", "Install a copy of a Tingji model folder or of a Fun-ASR-Nano GGUF release folder "
+            "(CapsWriter-Offline), or convert an official checkpoint folder (Fun-ASR-Nano, SenseVoice-Small, "
+            "Qwen3-ASR)"))
+        self.buttons["use"].setToolTip(QCoreApplication.translate(
+            "ModelUse", "Transcribe files (the queue) with this model"))
+        self.buttons["use_dictation"].setToolTip(QCoreApplication.translate(
+            "ModelUse", "Dictate with this model; a fast one answers sooner"))
+        self.task_box.retranslate()
         if self.rows:
             self.refresh()
