@@ -72,7 +72,8 @@ PRIMARY_WTYPE = "q8_0"
 HELPERS = r'''
 // ---- added by Tingji's benchmarks/funasr_runtime.py (build-time edit, see that file) ----
 #include <cstdlib>
-static int tjb_threads(int dflt) { const char* s = getenv("TJB_THREADS"); int n = s ? atoi(s) : 0; return n > 0 ? n : dflt; }
+static int tjb_threads(int dflt) {
+    const char* s = getenv("TJB_THREADS"); int n = s ? atoi(s) : 0; return n > 0 ? n : dflt; }
 static bool tjb_ignore_eos() { const char* s = getenv("TJB_IGNORE_EOS"); return s && *s && *s != '0'; }
 static int tjb_window = 0;
 // ---- end of the added lines ----
@@ -462,7 +463,8 @@ STAGES = {"funasr_runtime": stage}
 
 
 def stage_args(built: dict[str, Any], *, audio: str, audio_s: float, budget: int, window_s: float,
-               decoder_gguf: str, tingji_windows: int | None, check_pairs: list[list[str]], quick: bool) -> dict[str, Any]:
+               decoder_gguf: str, tingji_windows: int | None, check_pairs: list[list[str]],
+               quick: bool) -> dict[str, Any]:
     cpus = sorted(os.sched_getaffinity(0))  # Tingji's stages run on every usable core: the same list
     return {"cli": built["cli"], "encoders": {w: e["path"] for w, e in built["encoders"].items()},
             "decoder_gguf": decoder_gguf, "audio": audio, "audio_s": audio_s, "budget": budget,
@@ -481,7 +483,10 @@ def summary(r: dict[str, Any], tingji_e2e: dict[str, Any], tingji_rss_mb: float,
         "funasr_runtime_peak_rss_mb": r["e2e"].get("peak_rss_mb"),
         "funasr_runtime_encoder_60s_s": {k: v["encoder_s"] for k, v in r["window_60s"].items() if k != "audio_s"},
         "funasr_runtime_gen_steps_per_s": w["gen_steps_per_s"],
-        "funasr_runtime_text_equal": all(c["equal"] for c in r["text_check"]) if r["text_check"] else None,
+        # per Tingji model: fp32-f16 beside the f32 encoder GGUF is the like-for-like pair (identical on the
+        # tiny model); int8-q5_k beside q8_0 compares two different int8 encoder quantisations
+        "funasr_runtime_text_equal": {f"{c['tingji_model']}/{c['encoder_wtype']}": c["equal"]
+                                      for c in r["text_check"]},
     }
     if tingji_enc_60s_s:
         out["speedup_vs_funasr_runtime_encoder_60s"] = w["encoder_s"] / tingji_enc_60s_s
