@@ -12,7 +12,9 @@ the encoder per window length (real length and padded to the fixed buckets);
 decoder prefill and generation speed per GGUF type; Tingji's Engine end to end
 on a 5-minute espeak-ng file, dictation latency on a 3 s utterance, load time
 and peak RSS (int8 encoder + q5_k decoder); and funasr's FunASRNano on the
-same audio with the same token budget. Writes results/latest.json and
+same audio with the same token budget; with `--funasr-runtime DIR`, also
+FunASR's own C++ llama.cpp runtime (benchmarks/funasr_runtime.py) on the same
+weights, cores, threads and budget. Writes results/latest.json and
 results/latest.md (see benchmarks/README.md for what each number means).
 
 Random weights never say "end of text", so token counts are forced: in the
@@ -35,6 +37,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import funasr_runtime  # noqa: E402
 import int8_accuracy  # noqa: E402
 import qwen3_asr  # noqa: E402
 import sensevoice  # noqa: E402
@@ -68,7 +71,7 @@ def log(msg: str) -> None:
 # -- building ------------------------------------------------------------------------
 
 
-def build(cache: Path, quick: bool) -> dict[str, Any]:
+def build(cache: Path, quick: bool, sensevoice_too: bool = True) -> dict[str, Any]:
     """Checkpoint, exports and audio, built once and reused; returns paths and the export stats."""
     from export_probe import probe_export
     from make_tiny_checkpoint import make_checkpoint
@@ -97,14 +100,14 @@ def build(cache: Path, quick: bool) -> dict[str, Any]:
     seconds = 40 if quick else 300
     audio = make_long(cache / "audio" / f"long{seconds}.wav", seconds)
     return {"checkpoint": ckpt, "models": {n: cache / n for n in CONFIGS}, "exports": exports, "audio": audio,
-            "sensevoice": sensevoice.build(cache / "sensevoice", quick, log),
+            "sensevoice": sensevoice.build(cache / "sensevoice", quick, log) if sensevoice_too else None,
             "graph_cache": cache / "graphs"}
 
 
 # -- measuring -------------------------------------------------------------------------
 
 
-def measure(built: dict[str, Any], quick: bool) -> dict[str, Any]:
+def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = None) -> dict[str, Any]:
     from flops import ctc_flops, decoder_bytes_per_token, dims_from_checkpoint, encoder_flops
 
     from tingji.engine.manifest import load_manifest
@@ -168,6 +171,8 @@ def measure(built: dict[str, Any], quick: bool) -> dict[str, Any]:
                                          "reps_prefill": 2 if quick else 3, "reps_enc": 1 if quick else 2,
                                          "window_s": float(manifest.window_seconds)}, log=log)
 
+    funasr_runtime_stage(res, built, quick, peer, budget, float(manifest.window_seconds))
+
     # -- derived figures
     res["work"] = {"encoder_flops_60s": flops, "ctc_flops_60s": ctc_flops(dims, win), "window_frames": win}
     gemm = res["limits"]["gemm_limit_gflops"] * 1e9
@@ -230,10 +235,95 @@ def measure(built: dict[str, Any], quick: bool) -> dict[str, Any]:
         "bandwidth_limit_gbs": res["limits"]["bandwidth_limit_gbs"],
         "tokens_per_window_budget": budget,
         "dictation_tokens": dict_tokens,
+        **decoder_ratios(res["decoder"]["q5_k"]),
+        **funasr_runtime_summary(res),
     }
     res["sensevoice"] = sensevoice.measure(built["sensevoice"], quick, log, nano_model=models[PRIMARY])
     summary.update(sensevoice.summary(res["sensevoice"]))
     res["summary"] = summary
+    return res
+
+
+# -- FunASR's C++ runtime (optional peer, benchmarks/funasr_runtime.py) -----------------------
+
+
+def prepare_peer(args: argparse.Namespace, cache: Path, checkpoint: Path) -> dict[str, Any]:
+    """Build and convert for the C++ runtime peer, or say why it is skipped."""
+    why = funasr_runtime.unavailable(args.funasr_runtime)
+    if why:
+        return {"skipped": why}
+    work = args.funasr_runtime_work or cache / "funasr-runtime"
+    return funasr_runtime.prepare(args.funasr_runtime, work, args.funasr_llama_src, checkpoint, log)
+
+
+def funasr_runtime_stage(res: dict[str, Any], built: dict[str, Any], quick: bool, peer: dict[str, Any] | None,
+                         budget: int, window_s: float) -> None:
+    """The C++ runtime on the same file, cores, threads and token budget as Tingji's e2e_budget run."""
+    if not peer or peer.get("skipped"):
+        why = (peer or {}).get("skipped") or "not requested"
+        log(f"FunASR C++ runtime peer skipped: {why}")
+        res["funasr_runtime"] = {"skipped": why}
+        return
+    import soundfile as sf
+
+    from tingji.engine.manifest import load_manifest
+
+    models = built["models"]
+    primary, fp32 = load_manifest(models[PRIMARY]), load_manifest(models["fp32-f16"])
+    info = sf.info(str(built["audio"]))
+    log("FunASR C++ runtime (llama-funasr-cli)")
+    args = funasr_runtime.stage_args(
+        peer, audio=str(built["audio"]), audio_s=info.frames / info.samplerate, budget=budget, window_s=window_s,
+        decoder_gguf=str(primary.file("decoder")),
+        tingji_windows=len(res["tingji"]["e2e_budget"]["tokens_per_window"]),
+        # text check pairs: Tingji model folder, the decoder GGUF both load, the C++ encoder type beside it
+        check_pairs=[[str(models["fp32-f16"]), str(fp32.file("decoder")), "f32"],
+                     [str(models[PRIMARY]), str(primary.file("decoder")), "q8_0"]], quick=quick)
+    res["funasr_runtime"] = {**run_child("funasr_runtime", args, log=log), "build": peer}
+
+
+def funasr_runtime_summary(res: dict[str, Any]) -> dict[str, Any]:
+    r = res.get("funasr_runtime") or {"skipped": "not requested"}
+    if "skipped" in r:
+        return {"funasr_runtime_skipped": r["skipped"]}
+    enc = res.get("encoder", {}).get("int8")
+    return funasr_runtime.summary(r, res["tingji"]["e2e_budget"], res["tingji"]["peak_rss_mb"],
+                                  enc["60s_fixed"]["median_s"] if enc else None)
+
+
+def decoder_ratios(d: dict[str, Any]) -> dict[str, Any]:
+    """Generation on all cores over cores x one thread; the engine's prefill over one llama.cpp batch."""
+    out: dict[str, Any] = {}
+    if d.get("gen_tok_s_one_thread") and d.get("gen_tok_s_all_cores"):
+        out["decoder_fraction_of_kernel_ceiling"] = d["gen_tok_s_all_cores"] / (
+            d["all_cores_threads"] * d["gen_tok_s_one_thread"])
+    if d.get("llama_batch"):
+        out["prefill_fraction_of_llama_batch"] = d["prefill_cold_tok_s"] / d["llama_batch"]["rows_s"]
+    return out
+
+
+def measure_peer_only(built: dict[str, Any], quick: bool, peer: dict[str, Any]) -> dict[str, Any]:
+    """`--only funasr_runtime`: the peer and the Tingji stages its figures are compared with."""
+    from flops import dims_from_checkpoint, encoder_flops
+
+    from tingji.engine.manifest import load_manifest
+
+    models = {k: str(v) for k, v in built["models"].items()}
+    manifest = load_manifest(models[PRIMARY])
+    audio, graphs = str(built["audio"]), str(built["graph_cache"])
+    budget = 8 if quick else 200
+    res: dict[str, Any] = {}
+    log("encoder int8")
+    flops = encoder_flops(dims_from_checkpoint(built["checkpoint"]), manifest.window_frames)
+    res["encoder"] = {"int8": run_child("encoder", {"model": models[PRIMARY], "audio": audio,
+                                                    "reps_long": 2 if quick else 5, "reps_short": 3 if quick else 15,
+                                                    "flops_60s": flops["total"], "probe_n": 512 if quick else 3072},
+                                        log=log)}
+    log(f"tingji end to end ({PRIMARY})")
+    res["tingji"] = run_child("tingji", {"model": models[PRIMARY], "audio": audio, "dictation": False,
+                                         "e2e_runs": [["e2e_budget", budget, True]], "graph_cache": graphs}, log=log)
+    funasr_runtime_stage(res, built, quick, peer, budget, float(manifest.window_seconds))
+    res["summary"] = {"tokens_per_window_budget": budget, **funasr_runtime_summary(res)}
     return res
 
 
@@ -312,6 +402,7 @@ def markdown(doc: dict[str, Any]) -> str:
     lines.append(f"| funasr FunASRNano (torch fp32), forced budget | {fa['max_tokens']} | {fa['tokens_total']} | "
                  f"{fa['wall_s']:.1f} | {fa['rtf']:.3f} | {st['encode'] + st['adaptor'] + st['ctc']:.1f} | "
                  f"(in generate) | {st['llm_generate']:.1f} |")
+    lines.append(funasr_runtime_row(r))
     lines += ["", "Encode includes the CTC head. Forced budget: every window generates exactly that many tokens "
               "(EOS disabled, loop guard off), the same work in both systems.", "",
               "## Encoder + adaptor (ONNX Runtime, median s)", "",
@@ -364,8 +455,46 @@ def markdown(doc: dict[str, Any]) -> str:
     for n, e in doc["exports"].items():
         lines.append(f"| {n} | {e['wall_s']:.0f} | {e['peak_rss_mb']:.0f} | {e['encoder_bytes'] / 1e6:.0f} | "
                      f"{e['ctc_bytes'] / 1e6:.0f} | {e['decoder_bytes'] / 1e6:.0f} | {e['cached']} |")
+    lines += peer_markdown(r)
     lines += sensevoice.markdown(r["sensevoice"], doc["summary"])
     lines.append("")
+    return "\n".join(lines)
+
+
+def funasr_runtime_row(r: dict[str, Any]) -> str:
+    """The C++ runtime's row in the end-to-end table (or the line saying why it was skipped)."""
+    fr = r.get("funasr_runtime") or {"skipped": "not requested"}
+    if "skipped" in fr:
+        return f"| FunASR C++ runtime peer skipped: {fr['skipped']} | | | | | | | |"
+    e = fr["e2e"]
+    st = e["stages"]
+    return (f"| FunASR C++ runtime (llama-funasr-cli, {e['encoder_wtype']} encoder), forced budget | {fr['budget']} | "
+            f"{e['tokens_total']} | {e['wall_s']:.1f} | {e['rtf']:.3f} | {st['fbank_s'] + st['enc_s']:.1f} | "
+            f"{st['prefill_s']:.1f} | {st['gen_s']:.1f} |")
+
+
+def peer_markdown(r: dict[str, Any]) -> list[str]:
+    fr = r.get("funasr_runtime") or {"skipped": "not requested"}
+    enc = r.get("encoder", {}).get("int8")
+    return funasr_runtime.markdown(None if "skipped" in fr else fr, fr.get("skipped"), r["tingji"]["e2e_budget"],
+                                   r["tingji"]["peak_rss_mb"], enc["60s_fixed"]["median_s"] if enc else None)
+
+
+def peer_only_markdown(doc: dict[str, Any]) -> str:
+    m, r = doc["machine"], doc["results"]
+    lines = [f"# Tingji beside FunASR's C++ runtime ({'quick, tiny model' if doc['quick'] else 'full size'}, "
+             f"--only funasr_runtime)", "",
+             f"{doc['date']} on {m.get('cpu', '?')} ({cpu_flags(m)}), {m['usable_cores']} cores; load average at "
+             f"start {doc['load']['start'][0]:.2f}, at end {doc['load']['end'][0]:.2f}. Run took {doc['run_s']:.0f} s.",
+             "", "| run | tokens/window | tokens | wall s | RTF | encode s | prefill s | generate s |",
+             "|---|---|---|---|---|---|---|---|"]
+    e = r["tingji"]["e2e_budget"]
+    t = e["timings"]
+    lines.append(f"| Tingji int8+q5_k, forced budget | {e['max_tokens']} | {e['tokens_total']} | {e['wall_s']:.1f} | "
+                 f"{e['rtf']:.3f} | {t['encode'] + t.get('ctc', 0):.1f} | {t['prefill']:.1f} | {t['generate']:.1f} |")
+    lines.append(funasr_runtime_row(r))
+    lines += peer_markdown(r)
+    lines += ["## Summary", "", "```", json.dumps(doc["summary"], indent=1, default=str), "```", ""]
     return "\n".join(lines)
 
 
@@ -381,6 +510,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet-below", type=float, default=None, metavar="CORES",
                     help="before each stage wait until other jobs use fewer than CORES cores")
     ap.add_argument("--quiet-wait", type=float, default=300, metavar="S", help="longest wait per stage")
+    ap.add_argument("--funasr-runtime", type=Path, metavar="DIR",
+                    help="FunASR checkout (or its runtime/llama.cpp folder): run its C++ llama-funasr-cli as a peer")
+    ap.add_argument("--funasr-llama-src", type=Path, metavar="DIR",
+                    help="llama.cpp source to build the C++ runtime against (llama-cpp-python's vendor/llama.cpp); "
+                         "default: the runtime fetches its pinned commit")
+    ap.add_argument("--funasr-runtime-work", type=Path, metavar="DIR",
+                    help="where the runtime is copied, edited and built (default: <cache>/funasr-runtime)")
+    ap.add_argument("--only", choices=["funasr_runtime"],
+                    help="run only this peer and the Tingji stages it is compared with (no goals check)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--child-args", help=argparse.SUPPRESS)
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
@@ -390,7 +528,8 @@ def main(argv: list[str] | None = None) -> int:
         from qwen3_asr import STAGES as QWEN3_STAGES
         from stages import STAGES
 
-        result = {**STAGES, **sensevoice.STAGES, **QWEN3_STAGES, **int8_accuracy.STAGES}[args.child](
+        result = {**STAGES, **sensevoice.STAGES, **QWEN3_STAGES, **int8_accuracy.STAGES,
+                  **funasr_runtime.STAGES}[args.child](
             json.loads(args.child_args))
         Path(args.child_out).write_text(json.dumps(strip_private(result)))
         return 0
@@ -401,8 +540,14 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     load_start = os.getloadavg()
     cache = args.cache_dir / ("quick" if args.quick else "full")
-    built = build(cache, args.quick)
-    results = measure(built, args.quick)
+    only = args.only == "funasr_runtime"
+    if only and args.funasr_runtime is None:
+        ap.error("--only funasr_runtime needs --funasr-runtime DIR")
+    built = build(cache, args.quick, sensevoice_too=not only)
+    peer = prepare_peer(args, cache, built["checkpoint"])
+    if only:
+        return write_peer_only(args, built, peer, t0, load_start)
+    results = measure(built, args.quick, peer)
     # Qwen3-ASR, both sizes, after Nano's stages (benchmarks/qwen3_asr.py).
     q3 = qwen3_asr.measure(qwen3_asr.build(cache, args.quick, log=log), built["audio"], args.quick,
                            60.0, nano_model=built["models"][PRIMARY], log=log)
@@ -430,6 +575,23 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         log(f"not finite and positive: {bad}")
         return 1
+    return 0
+
+
+def write_peer_only(args: argparse.Namespace, built: dict[str, Any], peer: dict[str, Any], t0: float,
+                    load_start: tuple[float, float, float]) -> int:
+    results = measure_peer_only(built, args.quick, peer)
+    doc = {"quick": args.quick, "only": "funasr_runtime",
+           "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine(),
+           "load": {"start": load_start, "end": os.getloadavg(), "usable_cores": usable_cores()},
+           "run_s": time.perf_counter() - t0, "summary": results["summary"],
+           "results": {k: v for k, v in results.items() if k != "summary"}}
+    args.results_dir.mkdir(parents=True, exist_ok=True)
+    (args.results_dir / "latest.json").write_text(json.dumps(strip_private(doc), indent=2, default=str) + "\n")
+    (args.results_dir / "latest.md").write_text(peer_only_markdown(doc))
+    log(f"wrote {args.results_dir / 'latest.json'} and latest.md in {doc['run_s']:.0f} s")
+    for k, v in results["summary"].items():
+        log(f"  {k} = {v}")
     return 0
 
 

@@ -76,6 +76,9 @@ def test_quick_run_writes_all_keys(tmp_path):
     for size, q in r["qwen3_asr"].items():
         assert q["tingji"]["e2e"]["tokens_total"] == q["reference"]["e2e"]["tokens_total"], size
     assert "## Qwen3-ASR" in md and "| qwen3_asr_0_6b_speedup_vs_reference_e2e |" in md
+    # Decoder ratios; FunASR's C++ runtime is a peer only with --funasr-runtime, and says so when absent.
+    assert _positive(s["decoder_fraction_of_kernel_ceiling"]) and _positive(s["prefill_fraction_of_llama_batch"])
+    assert "FunASR C++ runtime peer skipped:" in md and "funasr_runtime_skipped" in s
 
 
 def test_encoder_flop_count_matches_torch():
@@ -118,3 +121,86 @@ def test_decoder_bytes_per_token_counts_every_tensor(tmp_path):
     b = decoder_bytes_per_token(path, position=10)
     assert b["weight_bytes"] == 100 * 16 * 2 + 16 * 16 * 4
     assert b["kv_bytes"] == 2 * 2 * 2 * 8 * 2 * 10
+
+
+# -- FunASR's C++ runtime peer (benchmarks/funasr_runtime.py): the parts that need no C++ build
+
+def test_funasr_runtime_skip_line_without_the_flag():
+    import funasr_runtime
+    import run
+
+    why = funasr_runtime.unavailable(None)
+    assert why and "--funasr-runtime" in why
+    res = {"funasr_runtime": {"skipped": why}}
+    assert run.funasr_runtime_summary(res) == {"funasr_runtime_skipped": why}
+    assert run.funasr_runtime_row(res).startswith("| FunASR C++ runtime peer skipped: no --funasr-runtime")
+    lines = funasr_runtime.markdown(None, why, None, None, None)
+    assert f"FunASR C++ runtime peer skipped: {why}" in lines
+
+
+def test_funasr_runtime_rejects_a_folder_without_the_runtime(tmp_path):
+    import funasr_runtime
+
+    why = funasr_runtime.unavailable(tmp_path)
+    assert why and "neither a FunASR checkout" in why
+
+
+def test_funasr_runtime_timing_lines_parse():
+    """Sample stderr in the format the build-time edits print (plus llama.cpp's own log lines)."""
+    import funasr_runtime
+
+    err = "\n".join([
+        "llama_context: n_ctx = 2048",
+        "[tjb] load_s=0.540000",
+        "[tjb] window=0 audio_s=60.000 fbank_s=0.200000 enc_s=7.000000 enc_frames=1000 prefill_s=0.600000 "
+        "prefill_rows=147 gen_s=7.400000 gen_steps=200",
+        "[tjb] window=1 audio_s=30.500 fbank_s=0.100000 enc_s=3.000000 enc_frames=509 prefill_s=0.300000 "
+        "prefill_rows=85 gen_s=7.000000 gen_steps=200",
+        "[done] 26.10s ; chunk=60s",
+    ])
+    p = funasr_runtime.parse_stderr(err)
+    assert p["load_s"] == 0.54 and p["done_s"] == 26.1
+    assert [w["window"] for w in p["windows"]] == [0, 1]
+    assert p["windows"][1]["enc_frames"] == 509 and p["windows"][1]["audio_s"] == 30.5
+    t = p["totals"]
+    assert t["gen_steps"] == 400 and t["prefill_rows"] == 232
+    assert abs(t["enc_s"] - 10.0) < 1e-9 and abs(t["gen_steps_per_s"] - 400 / 14.4) < 1e-9
+    usage = funasr_runtime.parse_time_v("\tUser time (seconds): 50.12\n\tSystem time (seconds): 1.50\n"
+                                        "\tMaximum resident set size (kbytes): 1057792\n")
+    assert usage == {"user_s": 50.12, "sys_s": 1.5, "peak_rss_mb": 1033.0}
+
+
+def test_funasr_runtime_edit_names_the_anchor_it_misses():
+    import funasr_runtime
+
+    with pytest.raises(ValueError, match="helpers after the last #include"):
+        funasr_runtime.patch_cli("int main() { return 0; }\n")
+
+
+def test_funasr_runtime_metadata_follows_the_checkpoint(tmp_path):
+    """The export script's fixed full-size metadata is set to the checkpoint's config.yaml sizes."""
+    import numpy as np
+    import gguf
+
+    import funasr_runtime
+
+    path = tmp_path / "enc.gguf"
+    w = gguf.GGUFWriter(str(path), "funasr-sensevoice-encoder")
+    w.add_uint32("funasr.enc.num_blocks", 50)
+    w.add_uint32("funasr.adp.llm_dim", 1024)
+    w.add_uint32("funasr.frontend.n_mels", 80)
+    w.add_tensor("audio_encoder.after_norm.weight", np.ones(4, np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    cfg = {"audio_encoder_conf": {"output_size": 64, "attention_heads": 4, "linear_units": 128, "num_blocks": 3,
+                                  "tp_blocks": 2, "kernel_size": 11},
+           "audio_adaptor_conf": {"llm_dim": 64, "encoder_dim": 64, "ffn_dim": 128, "n_layer": 2,
+                                  "attention_heads": 4}}
+    changed = funasr_runtime.fix_metadata(path, funasr_runtime.metadata_from_config(cfg))
+    assert changed == {"funasr.enc.num_blocks": [50, 3], "funasr.adp.llm_dim": [1024, 64]}
+    r = gguf.GGUFReader(str(path))
+    assert int(r.get_field("funasr.enc.num_blocks").contents()) == 3
+    assert int(r.get_field("funasr.frontend.n_mels").contents()) == 80
+    assert np.array_equal(r.get_tensor(0).data, np.ones(4, np.float32))
