@@ -69,8 +69,10 @@ def read_entries(ts_text: str) -> dict[str, Entry]:
         code = node.findtext("comment")
         translation = node.find("translation")
         if code and translation is not None:
+            # lupdate marks these entries "vanished" (no tr() call names them): that says nothing
+            # about the translation, only "unfinished" does.
             found[code] = Entry(node.findtext("source") or "", translation.text or "",
-                                translation.get("type") not in ("unfinished", "vanished", "obsolete"))
+                                translation.get("type") != "unfinished")
     return found
 
 
