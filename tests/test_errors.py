@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import APP as APP_ROOT
 from tingji import errors
 from tingji.errors import AudioError, ErrorReport, Message, TingjiError, catalogue
 
-APP = Path(__file__).resolve().parent.parent / "app" / "tingji"
+APP = APP_ROOT / "tingji"
 BASES = {"TingjiError", "AudioError", "ModelError", "Cancelled"}
 
 

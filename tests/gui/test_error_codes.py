@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("pytestqt")
 from PySide6.QtCore import QCoreApplication, QTranslator  # noqa: E402
 
+from tests.support.paths import APP  # noqa: E402
 from tests.test_errors import catalogue_modules  # noqa: E402
 from tingji.dictation import messages as dictation_messages  # noqa: E402
 from tingji.dictation.hotkey import HotkeyError  # noqa: E402
@@ -19,7 +18,7 @@ from tingji.gui.errors import CATALOGUES, CONTEXT, localized, localized_stored, 
 
 pytestmark = pytest.mark.gui
 
-QM = Path(i18n.__file__).resolve().parent / "i18n" / "tingji_zh_CN.qm"
+QM = APP / "tingji" / "gui" / "i18n" / "tingji_zh_CN.qm"
 
 
 def test_every_catalogue_is_listed_for_translation() -> None:
