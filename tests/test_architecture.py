@@ -180,7 +180,7 @@ def _write_manifest(folder: Path, **changes) -> Path:
     ({"files": {"encoder": {"path": "encoder.onnx", "sha256": "0" * 64, "size": 1}}}, "lists no decoder file"),
 ])
 def test_bad_manifests_are_one_line_errors(tmp_path, changes, expected):
-    from tingji.engine.errors import ModelError
+    from tingji.errors import ModelError
     from tingji.engine.manifest import load_manifest
 
     folder = _write_manifest(tmp_path / "m", **changes)
@@ -198,7 +198,7 @@ def test_bad_manifests_are_one_line_errors(tmp_path, changes, expected):
     "sub/aux.onnx", "COM1.gguf", "x.onnx.", "x.onnx ", "", "a\x00b",
 ])
 def test_manifest_paths_stay_inside_the_folder_under_windows_rules(tmp_path, rel):
-    from tingji.engine.errors import ModelError
+    from tingji.errors import ModelError
     from tingji.engine.manifest import is_safe_relative, load_manifest
 
     files = {"encoder": {"path": rel, "sha256": "0" * 64, "size": 1},

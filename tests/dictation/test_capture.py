@@ -148,7 +148,7 @@ def test_dictation_capture_unplugged_device_is_reported_and_partial_take_kept(vm
     mic = Microphone(keep_open=False, linger_s=0)
     errors: list[str] = []
     got_error = threading.Event()
-    mic.on_error = lambda m: (errors.append(m), got_error.set())
+    mic.on_error = lambda error: (errors.append(str(error)), got_error.set())
     try:
         mic.begin()
         _wait_flowing(mic)

@@ -8,12 +8,14 @@ computed by that same engine from the kept recording.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import numpy as np
 import pytest
 import soundfile as sf
 
+from tingji.dictation import messages
 from tingji.dictation.capture import TakeAudio
 from tingji.dictation.controller import DictationController
 from tingji.dictation.devices import MicrophoneError
@@ -35,15 +37,15 @@ class FakeMic:
         self.on_error = None
         self.recording = False
         self.parts: list[np.ndarray] = []
-        self.error: str | None = None
-        self.fail_open: str | None = None
+        self.error: MicrophoneError | None = None
+        self.fail_open: MicrophoneError | None = None
         self.begins = 0
         self.prepared: list[bool] = []
         self.lock = threading.Lock()
 
     def open(self) -> None:
         if self.fail_open:
-            raise MicrophoneError(self.fail_open)
+            raise self.fail_open
 
     def prepare(self, armed: bool = True) -> None:
         self.prepared.append(armed)
@@ -77,10 +79,11 @@ class FakeMic:
                 self.on_audio(chunk)
             time.sleep(pace)
 
-    def unplug(self, message: str = "microphone disconnected or stopped working") -> None:
+    def unplug(self) -> None:
+        error = MicrophoneError(messages.DISCONNECTED)
         with self.lock:
-            self.error = message
-        self.on_error(message)
+            self.error = error
+        self.on_error(error)
 
 
 class CountingEngine:
@@ -210,7 +213,10 @@ def test_dictation_output_failure_keeps_text_in_history(tmp_path, engine, speech
     assert rig.c.wait_idle()
     (err,) = rig.kinds("error")
     assert "no X display" in err.message and "history" in err.message
-    assert rig.history.recent()[0].output == "failed"
+    assert err.error.code == "insert.not_inserted" and err.error.fields["problem"].code == "insert.cannot_send_keys"
+    stored = rig.history.recent()[0]
+    assert stored.output == "failed" and stored.error == err.message  # the English line, as data
+    assert json.loads(stored.error_code)["fields"]["problem"]["code"] == "insert.cannot_send_keys"
     assert rig.clipboard.text() == "previous"
     rig.c.close()
 
@@ -222,8 +228,10 @@ def test_dictation_unplugged_mid_take_reports_and_keeps_partial(tmp_path, engine
     rig.mic.feed(speech_en[: len(speech_en) // 2], pace=0)
     rig.mic.unplug()
     take = rig.wait_for("take")[0].take
-    assert "microphone disconnected" in rig.kinds("error")[0].message
+    (event,) = rig.kinds("error")
+    assert "microphone disconnected" in event.message and event.error.code == "microphone.disconnected"
     assert take.error and "disconnected" in take.error  # stored, marked partial
+    assert json.loads(rig.history.get(take.id).error_code)["code"] == "microphone.disconnected"  # and its code
     assert rig.keys.pasted == [take.text]
     # the key release that follows changes nothing, and the next take works
     rig.c.end_take("key released")
@@ -238,10 +246,11 @@ def test_dictation_unplugged_mid_take_reports_and_keeps_partial(tmp_path, engine
 
 def test_dictation_no_microphone_is_an_event_not_a_crash(tmp_path, engine) -> None:
     rig = Rig(tmp_path, engine)
-    rig.mic.fail_open = "no microphone found (no default input device)"
+    rig.mic.fail_open = MicrophoneError(messages.NO_MICROPHONE)
     rig.c.begin_take()
     assert rig.c.wait_idle()
     assert rig.kinds("error")[0].message == "no microphone found (no default input device)"
+    assert rig.kinds("error")[0].error is rig.mic.fail_open  # the error itself travels, for a UI to translate
     assert rig.c.state == "idle"
     rig.mic.fail_open = None
     rig.c.toggle()
@@ -310,7 +319,7 @@ def test_dictation_hold_mode_follows_the_hotkey(tmp_path, engine, speech_en) -> 
 
 
 def test_dictation_settings_validation() -> None:
-    from tingji.engine.errors import TingjiError
+    from tingji.errors import TingjiError
 
     assert DictationSettings().validate() == DictationSettings()
     for bad in ({"mode": "shout"}, {"output": "fax"}, {"hotkey": "ctrl"}, {"silence_s": 0.05},

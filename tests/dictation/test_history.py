@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from tingji.dictation import messages
 from tingji.dictation.history import DictationHistory, DictationTake
 from tingji.dictation.output import MemoryClipboard, OutputError, TextOutput
 
@@ -67,7 +68,7 @@ class _Keys:
 
     def paste(self) -> None:
         if self.fail:
-            raise OutputError("cannot send keys")
+            raise OutputError(messages.CANNOT_SEND_KEYS, reason="test")
         self.pasted.append(self.clipboard.text() if self.clipboard else "")
 
     def type_text(self, text: str) -> None:

@@ -22,7 +22,7 @@ import soundfile as sf
 
 from tingji.engine import audio
 from tingji.engine.audio import SAMPLE_RATE, AudioInfo
-from tingji.engine.errors import AudioError
+from tingji.errors import AudioError
 from tests.support.paths import APP
 
 APP_DIR = APP

@@ -24,7 +24,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from tingji.engine.errors import ModelError
+from tingji.errors import ModelError
 from tingji.engine.manifest import load_manifest
 from tingji.engine.mel import log_mel, num_audio_tokens, num_frames
 from tests.support.paths import ROOT

@@ -17,7 +17,7 @@ import onnxruntime as ort
 import pytest
 
 from tingji.engine.decoder import DecodeOptions, open_decoder
-from tingji.engine.errors import ModelError
+from tingji.errors import ModelError
 from tingji.engine.frontend import features
 from tingji.engine.manifest import load_manifest, verify
 from tingji.engine.families.fun_asr_nano.prompt import build_prompt
@@ -240,14 +240,17 @@ def test_export_model_cli_without_the_extra_is_one_line(tiny_checkpoint, tmp_pat
 
 
 def test_missing_extra_check_counts_only_the_extras_modules():
+    from tingji.export import messages
     from tingji.export.extra import needs_export_extra
 
-    with pytest.raises(ModelError, match=r"^x needs the export extra \(onnx is missing\): pip install"):
-        with needs_export_extra("x"):
+    with pytest.raises(ModelError, match=r"^converting the official checkpoint needs the export extra "
+                                         r"\(onnx is missing\): pip install") as error:
+        with needs_export_extra(messages.EXTRA_FOR_CONVERSION):
             raise ModuleNotFoundError("No module named 'onnx.helper'", name="onnx.helper")
+    assert error.value.code == "export.extra_missing_conversion" and error.value.fields["module"] == "onnx"
     for other in ("numpy", "tingji.export.gone", None):  # a broken install or a bug: not the extra's to fix
         with pytest.raises(ModuleNotFoundError) as info:
-            with needs_export_extra("x"):
+            with needs_export_extra(messages.EXTRA_FOR_EXPORT):
                 raise ModuleNotFoundError("No module", name=other)
         assert info.value.name == other
 

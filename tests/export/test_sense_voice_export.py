@@ -23,7 +23,7 @@ from tests.support.cpu_paths import NATIVE, PATHS, run_graphs
 from tests.support.int8_checks import MAX_CTC_PATH_EDIT_RATE, ctc_agreement
 from train_demo_model import edit_distance
 from tingji.engine import Engine
-from tingji.engine.errors import ModelError
+from tingji.errors import ModelError
 from tingji.engine.families.base import LoadOptions
 from tingji.engine.families.sense_voice_small.recognizer import load as load_sense_voice
 from tingji.engine.families.sense_voice_small.rich import query_ids

@@ -12,8 +12,10 @@ pytest.importorskip("pytestqt")
 from PySide6.QtCore import QMimeData  # noqa: E402
 from PySide6.QtGui import QGuiApplication  # noqa: E402
 
+from tingji.dictation import messages  # noqa: E402
 from tingji.dictation.events import DictationEvent  # noqa: E402
 from tingji.dictation.history import DictationHistory, DictationTake  # noqa: E402
+from tingji.dictation.hotkey import HotkeyError  # noqa: E402
 from tingji.dictation.settings import DictationSettings  # noqa: E402
 from tingji.gui.dictation.panel import DictationPanel  # noqa: E402
 from tingji.gui.dictation.qt_clipboard import QtClipboard  # noqa: E402
@@ -37,7 +39,8 @@ class FakeController:
         self.toggles = 0
         self.state = "idle"
         self.on_event = None
-        self.hotkey_unavailable = "global hotkey unavailable: no X display (failed to acquire X connection)"
+        self.hotkey_unavailable = HotkeyError(messages.HOTKEY_UNAVAILABLE,
+                                              reason=HotkeyError(messages.NO_X_DISPLAY))
 
     def apply_settings(self, s: DictationSettings) -> None:
         self.applied.append(s)

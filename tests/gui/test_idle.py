@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QApplication
 from tests.support.audio import write_wav
 from tests.support.gui import ScriptedMicrophone, long_speech
 from tingji.engine import Engine
-from tingji.engine.errors import Cancelled
+from tingji.errors import Cancelled
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
 from tingji.gui.dictation.on_demand import OnDemandEngine

@@ -119,7 +119,7 @@ def test_model_choice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_mode
     assert none.none_installed and not none.ok and "fun-asr-nano-2512" in DOWNLOAD_COMMAND
     assert choose_model(str(tiny_model)).path == Path(tiny_model).resolve()
     missing = choose_model("no-such-model")
-    assert not missing.ok and "no-such-model" in missing.problem
+    assert not missing.ok and "no-such-model" in str(missing.problem)
 
 
 def test_store_keeps_an_incomplete_transcript_as_done_with_warnings(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.https_server import Fault, FileServer, trust_local_ca
-from tingji.engine.errors import Cancelled, ModelError
+from tingji.errors import Cancelled, ModelError
 from tingji.models.download import NotFound, download
 from tingji.models.http_range import check_url
 

@@ -19,7 +19,7 @@ import pytest
 
 from tests.support.peer_release import DECODER, make_peer_folder
 from tests.support.model_store import real_model
-from tingji.engine.errors import ModelError
+from tingji.errors import ModelError
 from tingji.models import store
 from tingji.models.catalog import load_catalog
 from tingji.models.installed import list_models, verify

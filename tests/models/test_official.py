@@ -27,7 +27,7 @@ from tests.support.audio import write_wav
 from tests.support.cli_user import Env, error_line
 from tests.support.paths import ROOT
 from tingji.engine import Engine
-from tingji.engine.errors import ModelError
+from tingji.errors import ModelError
 from tingji.engine.families import FAMILIES
 from tingji.engine.languages import NAMES
 from tingji.engine.manifest import load_manifest

@@ -19,7 +19,7 @@ import pytest
 from tests.support.audio import write_wav
 from tingji.engine import Engine
 from tingji.engine import manifest as mf
-from tingji.engine.errors import Cancelled, ModelError
+from tingji.errors import Cancelled, ModelError
 from tingji.engine.frontend import FrontendConfig
 from tingji.engine.families.fun_asr_nano.prompt import DEFAULT_PIECES
 from tingji.models import peer, store

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.model_store import FAST, run_cli, write_catalog
-from tingji.engine.errors import ModelError
+from tingji.errors import ModelError
 from tingji.models import store
 from tingji.models.catalog import load_catalog
 from tingji.models.installed import list_models, remove

@@ -27,7 +27,7 @@ import pytest
 from tests.support.https_server import Fault, FileServer
 from tests.support.peer_release import make_peer_folder
 from tingji.engine import manifest as mf
-from tingji.engine.errors import Cancelled, ModelError
+from tingji.errors import Cancelled, ModelError
 from tingji.models import archive, store
 from tingji.models.cache import clear_cache
 from tingji.models.catalog import load_catalog
@@ -215,7 +215,7 @@ def test_import_folder_and_corrupt_byte_detected(tmp_path, tiny_model):
     assert list_models()[0].manifest_ok
     path.write_bytes(bytes(data[:-1]))
     listed = list_models()[0]
-    assert not listed.manifest_ok and "tokens.txt" in listed.problem
+    assert not listed.manifest_ok and "tokens.txt" in str(listed.problem)
 
 
 def test_import_peer_folder_of_random_bytes_is_refused(tmp_path):

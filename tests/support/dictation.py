@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tingji.dictation import messages
 from tingji.dictation.output import MemoryClipboard, OutputError
 
 
@@ -15,7 +16,7 @@ class Keys:
 
     def paste(self) -> None:
         if self.fail:
-            raise OutputError("cannot send keys to other applications: no X display")
+            raise OutputError(messages.CANNOT_SEND_KEYS, reason="no X display")
         self.pasted.append(self.clipboard.text())
 
     def type_text(self, text: str) -> None:

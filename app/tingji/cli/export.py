@@ -26,9 +26,10 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..export import messages as export_messages
     from ..export.extra import needs_export_extra
 
-    with needs_export_extra("export-model"):
+    with needs_export_extra(export_messages.EXTRA_FOR_EXPORT):
         from ..export import export_model
 
         export_model(args.source, args.out, family=args.family, precision=args.precision,

@@ -17,7 +17,7 @@ import sys
 from typing import Callable
 
 from .. import __version__
-from ..engine.errors import TingjiError
+from ..errors import TingjiError
 from . import export, models, transcribe
 
 log = logging.getLogger(__name__)

@@ -80,7 +80,7 @@ class _StageProgress:
 
 
 def _list(args: argparse.Namespace, progress: _StageProgress) -> None:
-    from ..engine.errors import TingjiError
+    from ..errors import TingjiError
     from ..models.cache import cached_bytes
     from ..models.catalog import load_catalog
     from ..models.diskspace import format_bytes
@@ -171,15 +171,16 @@ def _verify(args: argparse.Namespace, progress: _StageProgress) -> None:
 
 
 def _remove(args: argparse.Namespace, progress: _StageProgress) -> None:
-    from ..engine.errors import TingjiError
+    from ..errors import TingjiError
     from ..models.installed import remove
+    from . import messages
 
     if not args.yes:
         if not (sys.stdin is not None and sys.stdin.isatty()):
-            raise TingjiError(f"not removing {args.name} without --yes (no terminal to ask on)")
+            raise TingjiError(messages.REMOVE_NEEDS_YES, name=args.name)
         answer = input(f"remove model {args.name}? [y/N] ").strip().lower()
         if answer not in ("y", "yes"):
-            raise TingjiError(f"{args.name} not removed")
+            raise TingjiError(messages.NOT_REMOVED, name=args.name)
     remove(args.name)
     print(f"removed {args.name}")
 

@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..engine.errors import Cancelled, TingjiError
+from ..errors import Cancelled, TingjiError
+from . import messages
 from ..engine.writers import parse_formats, write
 from .progress import StatusLine
 
@@ -64,15 +65,15 @@ def _check_out_dir(out: Path) -> None:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise TingjiError(f"{out}: cannot create the output folder ({exc.strerror or exc})") from None
+        raise TingjiError(messages.CANNOT_CREATE_OUT, folder=out, reason=exc.strerror or str(exc)) from None
     if not out.is_dir():
-        raise TingjiError(f"{out}: output path is not a folder")
+        raise TingjiError(messages.OUT_NOT_FOLDER, folder=out)
     probe = out / f".tingji-write-test-{os.getpid()}"
     try:
         probe.write_bytes(b"")
         probe.unlink()
     except OSError:
-        raise TingjiError(f"{out}: output folder is not writable") from None
+        raise TingjiError(messages.OUT_NOT_WRITABLE, folder=out) from None
 
 
 def run(args: argparse.Namespace) -> int:

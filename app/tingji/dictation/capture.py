@@ -23,7 +23,7 @@ not block); one worker thread per Microphone downmixes, resamples, fills the
 ring/take and calls `on_audio`. Take boundaries are also queue items, so a
 take contains exactly the audio captured before `end()`, in order.
 
-Failures become `MicrophoneError` (opening) or an `on_error(message)` call
+Failures become `MicrophoneError` (opening) or an `on_error(error)` call
 (during a take: device unplugged -> PortAudio error -> stream finished
 callback; or the stream silently stops delivering). The partial take is kept:
 `end()` still returns what was captured.
@@ -40,6 +40,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import messages
 from .devices import MicrophoneError, open_input_stream, refresh_devices
 from .resample import RATE, PreRoll, make_resampler, to_mono_16k
 
@@ -56,7 +57,7 @@ class TakeAudio:
 
     samples: np.ndarray
     pre_roll_s: float = 0.0
-    error: str | None = None  # device failure during the take: the samples are partial
+    error: MicrophoneError | None = None  # device failure during the take: the samples are partial
 
     @property
     def duration(self) -> float:
@@ -69,7 +70,7 @@ class Microphone:
     def __init__(self, device: int | str | None = None, *, pre_roll_s: float = 0.5, keep_open: bool = False,
                  linger_s: float = 15.0, stall_timeout_s: float = 2.0, start_timeout_s: float = 6.0,
                  on_audio: Callable[[np.ndarray], None] | None = None,
-                 on_error: Callable[[str], None] | None = None) -> None:
+                 on_error: Callable[[MicrophoneError], None] | None = None) -> None:
         self.device = device
         self.pre_roll_s = pre_roll_s
         self.keep_open = keep_open
@@ -95,7 +96,7 @@ class Microphone:
         self._ring = PreRoll()
         self._ring_gen = -1
         self._take: list[np.ndarray] | None = None
-        self._take_error: str | None = None
+        self._take_error: MicrophoneError | None = None
         self._take_pre_roll = 0
         self._armed = False
         self._linger: threading.Timer | None = None
@@ -187,7 +188,7 @@ class Microphone:
                 try:
                     self.open()
                 except MicrophoneError as exc:
-                    self._report(str(exc))
+                    self._report(exc)
             else:
                 self._maybe_linger()
 
@@ -214,7 +215,7 @@ class Microphone:
             # Runs on PortAudio's thread when the stream ends: normal after our
             # own stop(), a failure otherwise (device unplugged, server gone).
             if self._closing_gen != gen:
-                self._queue.put(("lost", gen, "microphone disconnected or stopped working"))
+                self._queue.put(("lost", gen, MicrophoneError(messages.DISCONNECTED)))
 
         opened = open_input_stream(self.device, callback, finished)
         rate, channels = opened.rate, opened.channels
@@ -270,10 +271,10 @@ class Microphone:
             self._linger.cancel()
             self._linger = None
 
-    def _report(self, message: str) -> None:
+    def _report(self, error: MicrophoneError) -> None:
         if self.on_error is not None:
             try:
-                self.on_error(message)
+                self.on_error(error)
             except Exception:  # noqa: BLE001
                 log.exception("on_error callback failed")
 
@@ -335,15 +336,15 @@ class Microphone:
         samples = np.concatenate(parts) if parts else np.zeros(0, np.float32)
         return TakeAudio(samples.astype(np.float32, copy=False), self._take_pre_roll / RATE, self._take_error)
 
-    def _on_lost(self, gen: int, message: str) -> None:
+    def _on_lost(self, gen: int, error: MicrophoneError) -> None:
         if gen != self._gen or self._dead:
             return
         self._dead = True
         self._needs_refresh = True
-        log.warning(message)
+        log.warning("%s", error)
         if self._take is not None:
-            self._take_error = message
-            self._report(message)
+            self._take_error = error
+            self._report(error)
         # Lost while idle (sleep/resume, a USB hub reset): nobody is waiting for
         # audio, so no message; the next take reopens the stream and reports
         # if that fails.
@@ -357,8 +358,8 @@ class Microphone:
         started = self.frames_captured > 0
         limit = self.stall_timeout_s if started else max(self.stall_timeout_s, self.start_timeout_s)
         if time.monotonic() - self._last_block > limit:
-            self._on_lost(self._gen, "microphone stopped delivering audio" if started
-                          else "microphone delivers no audio")
+            self._on_lost(self._gen, MicrophoneError(messages.STOPPED_DELIVERING if started
+                                                     else messages.DELIVERS_NOTHING))
 
     def _deliver(self, block: np.ndarray) -> None:
         if self.on_audio is not None:

@@ -45,8 +45,9 @@ from typing import Any, Callable, Protocol
 
 import numpy as np
 
-from ..engine.errors import Cancelled
+from ..errors import Cancelled, TingjiError
 from ..engine.vad import SileroVad
+from . import messages
 from .capture import Microphone, TakeAudio
 from .devices import MicrophoneError
 from .events import DictationEvent
@@ -71,7 +72,7 @@ class AudioInput(Protocol):
     """What the controller needs from capture.Microphone (tests substitute a fake)."""
 
     on_audio: Callable[[np.ndarray], None] | None
-    on_error: Callable[[str], None] | None
+    on_error: Callable[[MicrophoneError], None] | None
 
     def open(self) -> None: ...
 
@@ -110,7 +111,7 @@ class DictationController:
         self.mic.on_error = self._on_mic_error
         self.use_hotkey = use_hotkey
         self.hotkey: GlobalHotkey | None = None
-        self.hotkey_unavailable: str | None = None
+        self.hotkey_unavailable: HotkeyError | None = None
 
         self.state = "idle"
         self._recording = False
@@ -201,16 +202,16 @@ class DictationController:
             hk = GlobalHotkey(self.settings.hotkey, on_activate=self._hotkey_down,
                               on_deactivate=self._hotkey_up, on_arm=self._hotkey_arm)
         except HotkeyError as exc:
-            self.hotkey_unavailable = str(exc)
-            self._emit(DictationEvent("hotkey", str(exc)))
+            self.hotkey_unavailable = exc
+            self._emit(DictationEvent.problem("hotkey", exc))
             return
         if hk.start():
             self.hotkey = hk
             self.hotkey_unavailable = None
-            self._emit(DictationEvent("hotkey", ""))
+            self._emit(DictationEvent.problem("hotkey", None))
         else:
-            self.hotkey_unavailable = hk.unavailable
-            self._emit(DictationEvent("hotkey", hk.unavailable or "global hotkey unavailable"))
+            self.hotkey_unavailable = hk.unavailable  # set whenever start() fails
+            self._emit(DictationEvent.problem("hotkey", hk.unavailable))
 
     def _hotkey_down(self) -> None:
         self._post("begin" if self.settings.mode == "hold" else "toggle")
@@ -240,7 +241,7 @@ class DictationController:
                 self._handle(cmd)
             except Exception as exc:  # noqa: BLE001 - a bug here must not stop dictation
                 log.exception("dictation command %s", cmd[0])
-                self._emit(DictationEvent("error", f"dictation: {exc}"))
+                self._emit(DictationEvent.problem("error", TingjiError(messages.COMMAND_FAILED, reason=_reason(exc))))
             finally:
                 with self._cond:
                     self._pending -= 1
@@ -270,7 +271,7 @@ class DictationController:
             try:
                 self.mic.open()
             except MicrophoneError as exc:
-                self._emit(DictationEvent("error", str(exc)))
+                self._emit(DictationEvent.problem("error", exc))
         elif kind == "mic_error":
             if self._recording:
                 self._end("microphone error")
@@ -289,7 +290,7 @@ class DictationController:
         except MicrophoneError as exc:
             self._recording = False
             self._live = None
-            self._emit(DictationEvent("error", str(exc)))
+            self._emit(DictationEvent.problem("error", exc))
             self._set_state()
             return
         self._set_state()
@@ -349,8 +350,8 @@ class DictationController:
         else:
             self._post("end", reason)
 
-    def _on_mic_error(self, message: str) -> None:
-        self._emit(DictationEvent("error", message))
+    def _on_mic_error(self, error: MicrophoneError) -> None:
+        self._emit(DictationEvent.problem("error", error))
         self._post("mic_error")
 
     # -- take worker ----------------------------------------------------------------------
@@ -370,7 +371,7 @@ class DictationController:
                 pass
             except Exception as exc:  # noqa: BLE001 - report, keep the WAV, keep running
                 log.exception("dictation take")
-                self._emit(DictationEvent("error", f"dictation failed: {exc}"))
+                self._emit(DictationEvent.problem("error", TingjiError(messages.TAKE_FAILED, reason=_reason(exc))))
             finally:
                 if isinstance(item, FinishedTake):
                     with self._cond:
@@ -404,3 +405,8 @@ class DictationController:
             self.on_event(event)
         except Exception:  # noqa: BLE001 - a broken listener must not stop dictation
             log.exception("dictation event listener")
+
+
+def _reason(exc: Exception) -> TingjiError | str:
+    """An error of ours stays one (a UI translates it); anything else is a bug, said as Python says it."""
+    return exc if isinstance(exc, TingjiError) else str(exc)

@@ -16,7 +16,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..engine.errors import TingjiError
+from ..errors import TingjiError
+from . import messages
 
 
 class MicrophoneError(TingjiError):
@@ -35,7 +36,7 @@ def sounddevice() -> Any:
     try:
         import sounddevice as sd
     except OSError as exc:  # PortAudio shared library missing
-        raise MicrophoneError(f"audio input unavailable: {exc}") from None
+        raise MicrophoneError(messages.INPUT_UNAVAILABLE, reason=str(exc)) from None
     return sd
 
 
@@ -68,18 +69,18 @@ def open_input_stream(device: int | str | None,
         info = sd.query_devices(device, kind="input")
     except (sd.PortAudioError, ValueError) as exc:
         if device is None:
-            raise MicrophoneError("no microphone found (no default input device)") from None
-        raise MicrophoneError(f"microphone {device!r} not found ({oneline(exc)})") from None
+            raise MicrophoneError(messages.NO_MICROPHONE) from None
+        raise MicrophoneError(messages.MICROPHONE_NOT_FOUND, device=device, reason=oneline(exc)) from None
     rate = int(round(info["default_samplerate"]))
     channels = max(1, min(2, int(info["max_input_channels"])))
     if channels < 1 or info["max_input_channels"] < 1:
-        raise MicrophoneError(f"{info['name']}: not an input device")
+        raise MicrophoneError(messages.NOT_AN_INPUT, name=info["name"])
     try:
         stream = sd.InputStream(device=device, samplerate=rate, channels=channels, dtype="float32",
                                 callback=callback, finished_callback=finished)
         stream.start()
     except (sd.PortAudioError, ValueError) as exc:
-        raise MicrophoneError(f"cannot open microphone {info['name']!r}: {oneline(exc)}") from None
+        raise MicrophoneError(messages.CANNOT_OPEN, name=info["name"], reason=oneline(exc)) from None
     return OpenedStream(stream, info["name"], rate, channels)
 
 
@@ -92,7 +93,7 @@ def play_file(path: str) -> None:
     try:
         sd.play(data, rate)
     except (sd.PortAudioError, ValueError) as exc:
-        raise MicrophoneError(f"cannot play {path}: {oneline(exc)}") from None
+        raise MicrophoneError(messages.CANNOT_PLAY, path=path, reason=oneline(exc)) from None
 
 
 def stop_playback() -> None:

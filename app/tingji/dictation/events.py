@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import TingjiError
 from .history import DictationTake
 
 
@@ -14,9 +15,13 @@ class DictationEvent:
     state  - `state` changed (idle / listening / transcribing)
     take   - `take` was stored (and inserted unless take.output == "failed")
     empty  - a take held no speech; nothing was inserted
-    error  - `message` is a one-line problem (microphone, output, engine); the
-             controller keeps running
-    hotkey - `message` is "" when the global hotkey works, else why not
+    error  - `error` is the problem (microphone, output, engine) and `message`
+             its English line; the controller keeps running
+    hotkey - `error` is None when the global hotkey works, else why not
+             (`message` is then its English line, else "")
+
+    A UI shows `error` in its own language (its code and fields); `message`
+    is for logs and for anything that only speaks English.
     """
 
     kind: str
@@ -24,3 +29,9 @@ class DictationEvent:
     state: str = ""
     take: DictationTake | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    error: TingjiError | None = None
+
+    @classmethod
+    def problem(cls, kind: str, error: TingjiError | None) -> "DictationEvent":
+        """An "error" or "hotkey" event about `error` (None: the hotkey works)."""
+        return cls(kind, "" if error is None else str(error), error=error)

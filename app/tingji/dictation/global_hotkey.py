@@ -15,7 +15,8 @@ import sys
 import time
 from typing import Any, Callable
 
-from .hotkey import MODIFIERS, Hotkey, HotkeyMatcher, Resync, parse_hotkey
+from . import messages
+from .hotkey import MODIFIERS, Hotkey, HotkeyError, HotkeyMatcher, Resync, parse_hotkey
 from .keystate import SystemKeys, system_keys
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ class GlobalHotkey:
         self.matcher = HotkeyMatcher(hk, on_activate=on_activate, on_deactivate=on_deactivate, on_arm=on_arm,
                                      release_grace_s=release_grace_s, keys_down=lambda names: self.keys.down(names),
                                      resync=resync)
-        self.unavailable: str | None = None
+        self.unavailable: HotkeyError | None = None
         self._listener: Any = None
 
     @property
@@ -73,8 +74,8 @@ class GlobalHotkey:
         try:
             from pynput import keyboard  # raises ImportError without an X display
         except Exception as exc:  # noqa: BLE001 - any import failure means "no hotkey"
-            self.unavailable = f"global hotkey unavailable: {_first_line(exc)}"
-            log.warning(self.unavailable)
+            self.unavailable = HotkeyError(messages.HOTKEY_UNAVAILABLE, reason=_reason(exc))
+            log.warning("%s", self.unavailable)
             return False
         try:
             self.keys = system_keys()
@@ -89,13 +90,13 @@ class GlobalHotkey:
             if not listener.is_alive() or not getattr(listener, "_ready", True):
                 # No stop(): pynput's X backend waits for readiness there too. The
                 # thread is a daemon and has died (or will never deliver events).
-                raise RuntimeError("the keyboard listener did not start (X11 needs the RECORD extension)")
+                raise HotkeyError(messages.NO_RECORD_EXTENSION)
             if sys.platform == "darwin" and not getattr(listener, "IS_TRUSTED", True):
                 listener.stop()
-                raise RuntimeError("allow Tingji under System Settings > Privacy & Security > Accessibility")
+                raise HotkeyError(messages.NEEDS_ACCESSIBILITY)
         except Exception as exc:  # noqa: BLE001
-            self.unavailable = f"global hotkey unavailable: {_first_line(exc)}"
-            log.warning(self.unavailable)
+            self.unavailable = HotkeyError(messages.HOTKEY_UNAVAILABLE, reason=_reason(exc))
+            log.warning("%s", self.unavailable)
             self._close_keys()
             return False
         self._listener = listener
@@ -129,10 +130,13 @@ class GlobalHotkey:
             self.matcher.release(name, held)
 
 
-def _first_line(exc: BaseException) -> str:
+def _reason(exc: BaseException) -> HotkeyError | str:
+    """Why the hook failed: one of ours, or the first line of what the library said."""
+    if isinstance(exc, HotkeyError):
+        return exc
     text = str(exc).strip().splitlines()
     msg = text[0] if text else type(exc).__name__
     # pynput's X message is a tuple repr; keep the human part.
     if "failed to acquire X connection" in msg:
-        return "no X display (failed to acquire X connection)"
+        return HotkeyError(messages.NO_X_DISPLAY)
     return msg

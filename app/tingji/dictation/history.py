@@ -45,6 +45,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from .. import atomic
+from ..errors import TingjiError
 from ..paths import dictation_database_path, recordings_dir
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,8 @@ CREATE TABLE IF NOT EXISTS takes (
     model TEXT,
     latency_s REAL,                 -- end of take -> text inserted
     output TEXT NOT NULL DEFAULT '',-- 'paste', 'type', 'failed', 'none' (recovered)
-    error TEXT                      -- why the take was cut short or not inserted
+    error TEXT,                     -- why the take was cut short or not inserted (English)
+    error_code TEXT                 -- that error's code and fields (JSON), for a UI in another language
 );
 CREATE INDEX IF NOT EXISTS takes_created ON takes(created);
 CREATE TABLE IF NOT EXISTS deleted_recordings (
@@ -84,8 +86,14 @@ class DictationTake:
     model: str | None = None
     latency_s: float | None = None
     output: str = ""
-    error: str | None = None
+    error: str | None = None  # English, one line: the history keeps what happened as data
+    error_code: str | None = None  # the error's code and fields (tingji.errors.ErrorReport.to_json)
     id: int | None = None
+
+    def note(self, error: TingjiError | None) -> None:
+        """Record why the take was cut short or not inserted (None: nothing went wrong)."""
+        self.error = None if error is None else str(error)
+        self.error_code = None if error is None else error.report().to_json()
 
 
 class DictationHistory:
@@ -102,6 +110,8 @@ class DictationHistory:
         self._db.execute("PRAGMA secure_delete=ON")
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
+        if "error_code" not in {r[1] for r in self._db.execute("PRAGMA table_info(takes)")}:
+            self._db.execute("ALTER TABLE takes ADD COLUMN error_code TEXT")  # a history from before codes
         for partial in self.recordings.glob(f".{RECORDING_PREFIX}*{PARTIAL_SUFFIX}"):
             log.warning("removing %s: the app stopped while writing this recording", partial.name)
             partial.unlink(missing_ok=True)
@@ -168,10 +178,10 @@ class DictationHistory:
         """Store a take (committed when this returns); sets and returns it with its id."""
         with self._lock:
             cur = self._db.execute(
-                "INSERT INTO takes (created, text, duration_s, recording, language, model, latency_s, output, error)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO takes (created, text, duration_s, recording, language, model, latency_s, output, error,"
+                " error_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (take.created, take.text, take.duration_s, take.recording, take.language, take.model,
-                 take.latency_s, take.output, take.error))
+                 take.latency_s, take.output, take.error, take.error_code))
             take.id = int(cur.lastrowid)
         return take
 
@@ -180,22 +190,22 @@ class DictationHistory:
         if take.id is None:
             raise ValueError("take has no id; add() it first")
         with self._lock:
-            self._db.execute("UPDATE takes SET output = ?, latency_s = ?, error = ? WHERE id = ?",
-                             (take.output, take.latency_s, take.error, take.id))
+            self._db.execute("UPDATE takes SET output = ?, latency_s = ?, error = ?, error_code = ? WHERE id = ?",
+                             (take.output, take.latency_s, take.error, take.error_code, take.id))
 
     def recent(self, limit: int = 200) -> list[DictationTake]:
         """Newest first."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, created, text, duration_s, recording, language, model, latency_s, output, error"
-                " FROM takes ORDER BY created DESC, id DESC LIMIT ?", (limit,)).fetchall()
+                "SELECT id, created, text, duration_s, recording, language, model, latency_s, output, error,"
+                " error_code FROM takes ORDER BY created DESC, id DESC LIMIT ?", (limit,)).fetchall()
         return [self._take(r) for r in rows]
 
     def get(self, take_id: int) -> DictationTake | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT id, created, text, duration_s, recording, language, model, latency_s, output, error"
-                " FROM takes WHERE id = ?", (take_id,)).fetchone()
+                "SELECT id, created, text, duration_s, recording, language, model, latency_s, output, error,"
+                " error_code FROM takes WHERE id = ?", (take_id,)).fetchone()
         return self._take(row) if row else None
 
     def count(self) -> int:
@@ -275,4 +285,5 @@ class DictationHistory:
     @staticmethod
     def _take(row: tuple) -> DictationTake:
         return DictationTake(id=row[0], created=row[1], text=row[2], duration_s=row[3], recording=row[4],
-                             language=row[5], model=row[6], latency_s=row[7], output=row[8], error=row[9])
+                             language=row[5], model=row[6], latency_s=row[7], output=row[8], error=row[9],
+                             error_code=row[10])

@@ -38,7 +38,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from ..engine.errors import TingjiError
+from ..errors import TingjiError
+from . import messages
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +82,10 @@ class Hotkey:
 def parse_hotkey(text: str) -> Hotkey:
     """Parse "ctrl+alt+space" style strings (case-insensitive, aliases allowed)."""
     if not text or not str(text).strip():
-        raise HotkeyError("hotkey is empty")
+        raise HotkeyError(messages.HOTKEY_EMPTY)
     parts = [p.strip().lower() for p in str(text).split("+")]
     if any(not p for p in parts):
-        raise HotkeyError(f"hotkey {text!r}: empty part (write the plus key as 'plus')")
+        raise HotkeyError(messages.HOTKEY_EMPTY_PART, hotkey=text)
     mods: set[str] = set()
     keys: list[str] = []
     for p in parts:
@@ -95,15 +96,15 @@ def parse_hotkey(text: str) -> Hotkey:
         if p in _NAMED_KEYS or len(p) == 1:
             keys.append(p)
         else:
-            raise HotkeyError(f"hotkey {text!r}: unknown key {p!r}")
+            raise HotkeyError(messages.HOTKEY_UNKNOWN_KEY, hotkey=text, key=p)
     if len(keys) != 1:
         if not keys and len(mods) >= 1:
-            raise HotkeyError(f"hotkey {text!r}: needs a key besides the modifiers")
-        raise HotkeyError(f"hotkey {text!r}: exactly one non-modifier key is allowed")
+            raise HotkeyError(messages.HOTKEY_ONLY_MODIFIERS, hotkey=text)
+        raise HotkeyError(messages.HOTKEY_TWO_KEYS, hotkey=text)
     key = keys[0]
     if not mods and len(key) == 1:
         # A bare letter would fire on every word the user types anywhere.
-        raise HotkeyError(f"hotkey {text!r}: a single character needs a modifier (e.g. ctrl+alt+{key})")
+        raise HotkeyError(messages.HOTKEY_BARE_CHARACTER, hotkey=text, key=key)
     return Hotkey(frozenset(mods), key)
 
 

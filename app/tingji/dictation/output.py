@@ -29,7 +29,8 @@ import threading
 import time
 from typing import Any, Callable, Protocol
 
-from ..engine.errors import TingjiError
+from ..errors import TingjiError
+from . import messages
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,7 @@ class PynputKeys:
             try:
                 from pynput import keyboard
             except Exception as exc:  # noqa: BLE001 - ImportError without X display, and friends
-                raise OutputError(f"cannot send keys to other applications: {_first_line(exc)}") from None
+                raise OutputError(messages.CANNOT_SEND_KEYS, reason=_first_line(exc)) from None
             self._controller, self._keys = keyboard.Controller(), keyboard.Key
         return self._controller, self._keys
 
@@ -127,7 +128,7 @@ class PynputKeys:
         try:
             ctl.type(text)
         except Exception as exc:  # noqa: BLE001 - pynput raises InvalidCharacterException etc.
-            raise OutputError(f"typing the text failed: {_first_line(exc)}") from None
+            raise OutputError(messages.TYPING_FAILED, reason=_first_line(exc)) from None
 
 
 class TextOutput:
@@ -174,7 +175,7 @@ class TextOutput:
         try:
             clip.set_text(text)
         except Exception as exc:  # noqa: BLE001
-            raise OutputError(f"cannot use the clipboard: {_first_line(exc)}") from None
+            raise OutputError(messages.CLIPBOARD_FAILED, reason=_first_line(exc)) from None
         # Let the clipboard ownership change reach the system before the target asks for it.
         self._sleep(self.settle_s)
         try:

@@ -14,7 +14,8 @@ import logging
 import threading
 from typing import Callable
 
-from ..engine.errors import Cancelled
+from ..errors import Cancelled, TingjiError
+from . import messages
 from .events import DictationEvent
 from .history import DictationHistory, DictationTake
 from .resample import RATE
@@ -49,8 +50,8 @@ def recover_orphans(engine: Transcriber, history: DictationHistory, settings: Ca
             wav.unlink(missing_ok=True)
             continue
         take = DictationTake(text=text, duration_s=len(samples) / RATE, recording=wav.name,
-                             created=wav.stat().st_mtime, model=model_name, output="none",
-                             error="recovered after the app stopped; not inserted")
+                             created=wav.stat().st_mtime, model=model_name, output="none")
+        take.note(TingjiError(messages.RECOVERED))
         history.add(take)
         stored += 1
         emit(DictationEvent("take", take=take))

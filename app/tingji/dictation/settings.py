@@ -15,7 +15,8 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Mapping
 
-from ..engine.errors import TingjiError
+from ..errors import TingjiError
+from . import messages
 from .hotkey import parse_hotkey
 from .output import OUTPUT_MODES
 
@@ -53,19 +54,19 @@ class DictationSettings:
         """Raise TingjiError (one line) for a setting the controller cannot use."""
         parse_hotkey(self.hotkey)
         if self.mode not in MODES:
-            raise TingjiError(f"dictation mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+            raise TingjiError(messages.BAD_MODE, choices=", ".join(MODES), value=repr(self.mode))
         if self.output not in OUTPUT_MODES:
-            raise TingjiError(f"dictation output must be one of {', '.join(OUTPUT_MODES)}, not {self.output!r}")
+            raise TingjiError(messages.BAD_OUTPUT, choices=", ".join(OUTPUT_MODES), value=repr(self.output))
         for name in _DURATIONS:
             value = getattr(self, name)
             if not math.isfinite(value) or value < 0:
-                raise TingjiError(f"dictation setting {name} must be a number of seconds, not {value!r}")
+                raise TingjiError(messages.BAD_DURATION, name=name, value=repr(value))
         if self.silence_s < 0.2:
-            raise TingjiError("dictation silence must be at least 0.2 s (the VAD decides every 32 ms)")
+            raise TingjiError(messages.SILENCE_TOO_SHORT)
         if not 0.0 < self.vad_threshold < 1.0:
-            raise TingjiError(f"dictation vad_threshold must be between 0 and 1, not {self.vad_threshold!r}")
+            raise TingjiError(messages.BAD_VAD_THRESHOLD, value=repr(self.vad_threshold))
         if self.keep_recordings is not None and self.keep_recordings < 0:
-            raise TingjiError("dictation keep_recordings must be a count (0 or more) or null for all")
+            raise TingjiError(messages.BAD_KEEP_RECORDINGS)
         return self
 
     def to_dict(self) -> dict[str, Any]:

@@ -24,7 +24,8 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
-from ..engine.errors import TingjiError
+from ..errors import TingjiError
+from . import messages
 from ..engine.vad import SileroVad, SpeechParams, VadStream, speech_spans
 from .capture import TakeAudio
 from .events import DictationEvent
@@ -87,7 +88,7 @@ def process_take(f: FinishedTake, s: DictationSettings, *, engine: Transcriber, 
     if not spans:
         wav.unlink(missing_ok=True)
         if not f.quiet:
-            emit(DictationEvent("empty", "no speech heard" if f.audio.error is None else f.audio.error))
+            emit(DictationEvent("empty", "no speech heard" if f.audio.error is None else str(f.audio.error)))
         return
     # 3. Transcribe exactly what is kept.
     t0 = time.monotonic()
@@ -103,8 +104,8 @@ def process_take(f: FinishedTake, s: DictationSettings, *, engine: Transcriber, 
         return
     # 4. Commit the text with its recording.
     take = DictationTake(text=text, duration_s=len(samples) / RATE, recording=wav.name, created=f.ended_wall,
-                         language=transcript.language or s.language, model=model_name,
-                         error=f.audio.error)
+                         language=transcript.language or s.language, model=model_name)
+    take.note(f.audio.error)
     history.add(take)
     # 5. Insert into the focused application.
     _insert(take, output, hotkey(), emit)
@@ -148,5 +149,6 @@ def _insert(take: DictationTake, output: TextOutput, hotkey: GlobalHotkey | None
         take.output = output.insert(take.text)
     except TingjiError as exc:
         take.output = "failed"
-        take.error = f"{exc} (the text is in the dictation history)"
-        emit(DictationEvent("error", take.error))
+        error = TingjiError(messages.NOT_INSERTED, problem=exc)
+        take.note(error)
+        emit(DictationEvent.problem("error", error))

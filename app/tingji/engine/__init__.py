@@ -9,7 +9,7 @@ The pipeline (`transcribe.py`) is the same for every model family; a family
 (`families/`) turns one window of audio into text.
 """
 
-from .errors import AudioError, Cancelled, ModelError, TingjiError
+from ..errors import AudioError, Cancelled, ModelError, TingjiError
 from .families.base import Capabilities
 from .transcribe import Engine, Lane, transcribe
 from .transcript import Progress, Segment, Transcript, WindowInfo

@@ -41,7 +41,8 @@ import numpy as np
 import soundfile as sf
 import soxr
 
-from tingji.engine.errors import AudioError
+from ..errors import AudioError
+from . import messages
 
 if TYPE_CHECKING:
     import av
@@ -225,19 +226,19 @@ def _check_file(path: str) -> None:
     try:
         st = os.stat(path)
         if stat.S_ISDIR(st.st_mode):
-            raise AudioError(path, "is a folder, not a file")
+            raise AudioError(messages.FOLDER, path=path)
         if not stat.S_ISREG(st.st_mode):
-            raise AudioError(path, "is not a regular file")
+            raise AudioError(messages.NOT_REGULAR, path=path)
         if st.st_size == 0:
-            raise AudioError(path, "file is empty")
+            raise AudioError(messages.EMPTY, path=path)
         with open(path, "rb") as f:  # stat() succeeds on files we may not read
             f.read(1)
     except FileNotFoundError:
-        raise AudioError(path, "file not found") from None
+        raise AudioError(messages.NOT_FOUND, path=path) from None
     except PermissionError:
-        raise AudioError(path, "permission denied") from None
+        raise AudioError(messages.PERMISSION, path=path) from None
     except OSError as e:
-        raise AudioError(path, f"cannot be read ({e.strerror or 'system error'})") from None
+        raise AudioError(messages.UNREADABLE, path=path, reason=e.strerror or "system error") from None
 
 
 def _open(path: str | os.PathLike[str]) -> _SndfileSource | _AVSource:
@@ -284,7 +285,7 @@ class _SndfileSource:
         )
         if f.frames == 0:
             f.close()
-            raise AudioError(path, "contains no audio samples")
+            raise AudioError(messages.NO_SAMPLES, path=path)
 
     def chunks(self) -> Iterator[tuple[np.ndarray, int]]:
         done = 0
@@ -321,17 +322,16 @@ class _AVSource:
         try:
             self._c = av.open(path, metadata_errors="ignore")
         except PermissionError:
-            raise AudioError(path, "permission denied") from None
+            raise AudioError(messages.PERMISSION, path=path) from None
         except FileNotFoundError:
-            raise AudioError(path, "file not found") from None
+            raise AudioError(messages.NOT_FOUND, path=path) from None
         except (av.FFmpegError, OSError, ValueError):
-            raise AudioError(path, "not an audio or video file Tingji can read") from None
+            raise AudioError(messages.NOT_MEDIA, path=path) from None
         audio = self._c.streams.audio
         if not audio:
             has_video = bool(self._c.streams.video)
             self._c.close()
-            raise AudioError(path, "has no audio track" if has_video else
-                             "not an audio or video file Tingji can read")
+            raise AudioError(messages.NO_AUDIO_TRACK if has_video else messages.NOT_MEDIA, path=path)
         self._s = audio[0]
         cc = self._s.codec_context
         duration = (float(self._s.duration * self._s.time_base) if self._s.duration and self._s.time_base
@@ -395,10 +395,10 @@ def _nothing_decoded(source: _SndfileSource | _AVSource) -> NoReturn:
     """Explain a file that opened but gave not a single sample."""
     if source.error is not None:
         at, why = source.error
-        raise AudioError(source.path, f"decoding failed at {at:.1f} s: {why}")
+        raise AudioError(messages.DECODE_FAILED, path=source.path, at=at, reason=why)
     if source.bad_packets:  # packets found, none decodable: random bytes, media name
-        raise AudioError(source.path, "not an audio or video file Tingji can read")
-    raise AudioError(source.path, "contains no audio samples")
+        raise AudioError(messages.NOT_MEDIA, path=source.path)
+    raise AudioError(messages.NO_SAMPLES, path=source.path)
 
 
 class AudioStream:

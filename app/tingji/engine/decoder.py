@@ -30,7 +30,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .errors import Cancelled, ModelError
+from ..errors import Cancelled, ModelError
+from . import messages
 from .threads import ThreadTuner, decoder_threads
 
 log = logging.getLogger(__name__)
@@ -113,7 +114,7 @@ class LlamaModel:
         mparams.use_extra_bufts = False
         self._model = llama_cpp.llama_model_load_from_file(str(self.path).encode("utf-8"), mparams)
         if not self._model:
-            raise ModelError(f"{self.path}: llama.cpp could not load the decoder")
+            raise ModelError(messages.DECODER_UNLOADABLE, path=self.path)
         self._vocab = llama_cpp.llama_model_get_vocab(self._model)
         self.n_embd = int(llama_cpp.llama_model_n_embd(self._model))
         self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self._vocab))
@@ -123,7 +124,7 @@ class LlamaModel:
                 n_batch: int = 512, exact: bool = False) -> "LlamaContext":
         """A new context (KV cache) over these weights, for one thread at a time."""
         if self._model is None:
-            raise ModelError(f"{self.path}: decoder already closed")
+            raise ModelError(messages.DECODER_CLOSED, path=self.path)
         ctx = LlamaContext(self, eos_ids=eos_ids, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, exact=exact)
         self._contexts.append(ctx)
         return ctx
@@ -152,7 +153,7 @@ class LlamaModel:
         buf = (self._ll.llama_token * cap)()
         n = self._ll.llama_tokenize(self._vocab, raw, len(raw), buf, cap, False, True)
         if n < 0:
-            raise ModelError("prompt too long to tokenize")
+            raise ModelError(messages.PROMPT_TOO_LONG)
         return list(buf[:n])
 
     def token_bytes(self, token: int) -> bytes:
@@ -224,7 +225,7 @@ class LlamaContext:
         cparams.flash_attn_type = self.flash_attn
         self._ctx = ll.llama_init_from_model(self.model._model, cparams)
         if not self._ctx:
-            raise ModelError(f"{self.model.path}: llama.cpp could not create a context of {n_ctx} tokens")
+            raise ModelError(messages.CONTEXT_FAILED, path=self.model.path, tokens=n_ctx)
         self.n_ctx = int(ll.llama_n_ctx(self._ctx))
         self._batch_rows = int(ll.llama_n_batch(self._ctx))
         self._cached = []
@@ -249,12 +250,12 @@ class LlamaContext:
         if size:
             state = (ctypes.c_uint8 * size)()
             if int(ll.llama_state_seq_get_data(self._ctx, state, size, 0)) != size:
-                raise ModelError("llama.cpp could not copy the decoder state")
+                raise ModelError(messages.STATE_COPY_FAILED)
         cached = self._cached
         self._new_context((n_needed + 255) // 256 * 256)
         if state is not None:
             if int(ll.llama_state_seq_set_data(self._ctx, state, size, 0)) == 0:
-                raise ModelError("llama.cpp could not restore the decoder state into a larger context")
+                raise ModelError(messages.STATE_RESTORE_FAILED)
             self._cached = cached
 
     def close(self) -> None:
@@ -289,7 +290,7 @@ class LlamaContext:
             finally:
                 ll.llama_batch_free(batch)
             if rc != 0:
-                raise ModelError(f"llama.cpp decode failed (code {rc})")
+                raise ModelError(messages.DECODE_STEP_FAILED, status=rc)
 
     def _logits(self) -> np.ndarray:
         ptr = self._ll.llama_get_logits_ith(self._ctx, -1)
@@ -305,7 +306,7 @@ class LlamaContext:
         Returns (prompt length, tokens reused). Logits of the last prompt row are ready.
         """
         if audio.ndim != 2 or audio.shape[1] != self.n_embd:
-            raise ModelError(f"audio embeddings have shape {audio.shape}, decoder expects [n, {self.n_embd}]")
+            raise ModelError(messages.EMBEDDINGS_SHAPE, shape=audio.shape, width=self.n_embd)
         before = list(before)
         reuse = 0
         for a, b in zip(self._cached, before):

@@ -30,7 +30,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Callable
 
 from .. import atomic
-from .errors import ModelError
+from ..errors import ModelError
+from . import messages
 
 MANIFEST_NAME = "manifest.json"
 FORMAT_VERSION = 2
@@ -140,26 +141,26 @@ def _format_version(path: Path, value: Any) -> int:
     if value is None:
         return 1  # format 1 folders written before the key existed
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ModelError(f"{path}: manifest format {value!r} is not a format number Tingji knows")
+        raise ModelError(messages.FORMAT_UNKNOWN, path=path, value=repr(value))
     if value > FORMAT_VERSION:
-        raise ModelError(f"{path}: made by a newer Tingji (format {value}); update Tingji")
+        raise ModelError(messages.FORMAT_NEWER, path=path, value=value)
     if value < 1:
-        raise ModelError(f"{path}: manifest format {value!r} is not a format number Tingji knows")
+        raise ModelError(messages.FORMAT_UNKNOWN, path=path, value=repr(value))
     return value
 
 
 def _files(path: Path, raw: Any) -> dict[str, FileEntry]:
     if not isinstance(raw, dict):
-        raise ModelError(f"{path}: manifest lists no files")
+        raise ModelError(messages.NO_FILES, path=path)
     files: dict[str, FileEntry] = {}
     for role, entry in raw.items():
         try:
             rel = str(entry["path"])
             files[role] = FileEntry(path=rel, sha256=str(entry["sha256"]).lower(), size=int(entry["size"]))
         except (KeyError, TypeError, ValueError):
-            raise ModelError(f"{path}: bad entry for file {role!r}") from None
+            raise ModelError(messages.BAD_FILE_ENTRY, path=path, role=role) from None
         if not is_safe_relative(rel):
-            raise ModelError(f"{path}: file {role!r} points outside the model folder ({rel!r})")
+            raise ModelError(messages.FILE_OUTSIDE, path=path, role=role, rel=rel)
     return files
 
 
@@ -174,32 +175,32 @@ def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
 
     folder = Path(folder)
     if not folder.is_dir():
-        raise ModelError(f"{folder}: model folder not found")
+        raise ModelError(messages.FOLDER_NOT_FOUND, folder=folder)
     path = folder / MANIFEST_NAME
     if not path.is_file():
-        raise ModelError(f"{folder}: not a Tingji model folder (no {MANIFEST_NAME})")
+        raise ModelError(messages.NO_MANIFEST, folder=folder)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"{path}: unreadable manifest ({exc})") from None
+        raise ModelError(messages.MANIFEST_UNREADABLE, path=path, reason=str(exc)) from None
     if not isinstance(data, dict):
-        raise ModelError(f"{path}: manifest is not a JSON object")
+        raise ModelError(messages.MANIFEST_NOT_OBJECT, path=path)
     version = _format_version(path, data.get("format"))
     family = data.get("family")
     if not isinstance(family, str):
-        raise ModelError(f"{path}: manifest names no model family")
+        raise ModelError(messages.NO_FAMILY, path=path)
     module = family_module(family, path)
     files = _files(path, data.get("files"))
     for role in module.REQUIRED_FILES:
         if role not in files:
-            raise ModelError(f"{path}: manifest lists no {role} file")
+            raise ModelError(messages.NO_ROLE_FILE, path=path, role=role)
     if version == 1:
         section = {k: data[k] for k in _V1_SECTION_KEYS if k in data}
         known = _CORE_KEYS | set(_V1_SECTION_KEYS)
     else:
         section = data.get(family)
         if not isinstance(section, dict):
-            raise ModelError(f"{path}: manifest has no {family!r} section")
+            raise ModelError(messages.NO_SECTION, path=path, family=family)
         known = _CORE_KEYS | {family}
     try:
         return Manifest(
@@ -214,7 +215,7 @@ def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
             extra={k: v for k, v in data.items() if k not in known},
         )
     except (KeyError, TypeError, ValueError) as exc:
-        raise ModelError(f"{path}: incomplete manifest (missing or bad {exc})") from None
+        raise ModelError(messages.INCOMPLETE, path=path, key=str(exc)) from None
 
 
 def save_manifest(manifest: Manifest) -> Path:
@@ -229,11 +230,10 @@ def verify(manifest: Manifest, *, check_hashes: bool = True,
     for role, entry in manifest.files.items():
         path = manifest.folder / entry.path
         if not path.is_file():
-            raise ModelError(f"{manifest.folder}: {role} file {entry.path} is missing")
+            raise ModelError(messages.FILE_MISSING, folder=manifest.folder, role=role, file=entry.path)
         size = path.stat().st_size
         if size != entry.size:
-            raise ModelError(
-                f"{manifest.folder}: {role} file {entry.path} has {size} bytes, expected {entry.size}"
-            )
+            raise ModelError(messages.FILE_SIZE, folder=manifest.folder, role=role, file=entry.path, size=size,
+                             expected=entry.size)
         if check_hashes and sha256_file(path, progress) != entry.sha256:
-            raise ModelError(f"{manifest.folder}: {role} file {entry.path} fails its SHA-256 check")
+            raise ModelError(messages.FILE_HASH, folder=manifest.folder, role=role, file=entry.path)

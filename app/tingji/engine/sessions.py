@@ -29,8 +29,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from . import ort_cache
-from .errors import ModelError, TingjiError
+from ..errors import ModelError, TingjiError
+from . import messages, ort_cache
 from .manifest import Manifest
 from .threads import default_threads
 
@@ -57,7 +57,7 @@ def pick_provider(requested: str = "auto") -> str:
             return "cuda"
         return "cpu"
     if requested not in PROVIDERS:
-        raise TingjiError(f"unknown provider {requested!r} (choose auto, dml, cuda or cpu)")
+        raise TingjiError(messages.UNKNOWN_PROVIDER, provider=requested)
     return requested
 
 
@@ -198,7 +198,7 @@ class OnnxGraphs:
         self.provider = pick_provider(provider)
         self.policy = policy or ("fixed" if self.provider == "dml" else "dynamic")
         if self.policy not in ("fixed", "dynamic"):
-            raise TingjiError(f"unknown shape policy {self.policy!r}")
+            raise TingjiError(messages.UNKNOWN_SHAPE_POLICY, policy=self.policy)
         if self.policy == "fixed":
             default = (short_bucket, window_frames) if short_bucket else (window_frames,)
             chosen = sorted(set(buckets or default))
@@ -256,7 +256,8 @@ class OnnxGraphs:
                 self._warm(self)
         except Exception as exc:
             if self.provider == "cpu":
-                raise ModelError(f"{self.manifest.folder}: ONNX Runtime cannot load the {role} ({exc})") from None
+                raise ModelError(messages.GRAPH_UNLOADABLE, folder=self.manifest.folder, role=role,
+                                 reason=str(exc)) from None
             self._fall_back(exc)
 
     def _fall_back(self, exc: BaseException) -> None:
@@ -276,7 +277,7 @@ class OnnxGraphs:
     def bucket_for(self, frames: int) -> int | None:
         """The padded length for `frames` valid frames (None: the real length)."""
         if frames > self.window_frames:
-            raise TingjiError(f"internal: {frames} frames exceed the {self.window_frames}-frame window")
+            raise TingjiError(messages.WINDOW_TOO_LONG, frames=frames, limit=self.window_frames)
         if self.policy == "dynamic":
             return None
         return next(b for b in self.buckets if b >= frames)

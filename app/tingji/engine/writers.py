@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from .. import atomic
-from .errors import TingjiError
+from ..errors import TingjiError
+from . import messages
 
 if TYPE_CHECKING:
     from .transcript import Transcript
@@ -60,7 +61,7 @@ def render(t: "Transcript", fmt: str) -> str:
     try:
         return RENDERERS[fmt](t)
     except KeyError:
-        raise TingjiError(f"unknown output format {fmt!r} (choose {', '.join(FORMATS)})") from None
+        raise TingjiError(messages.UNKNOWN_FORMAT, format=fmt, choices=", ".join(FORMATS)) from None
 
 
 def write(t: "Transcript", path: str | os.PathLike[str], fmt: str | None = None) -> Path:
@@ -71,12 +72,12 @@ def write(t: "Transcript", path: str | os.PathLike[str], fmt: str | None = None)
     try:
         return atomic.write_text(path, text)
     except OSError as exc:
-        raise TingjiError(f"{path}: cannot write ({exc.strerror or exc})") from None
+        raise TingjiError(messages.CANNOT_WRITE, path=path, reason=exc.strerror or str(exc)) from None
 
 
 def parse_formats(spec: str) -> list[str]:
     formats = [f.strip().lower().lstrip(".") for f in spec.split(",") if f.strip()]
     bad = [f for f in formats if f not in FORMATS]
     if bad or not formats:
-        raise TingjiError(f"unknown output format {', '.join(bad) or spec!r} (choose from {', '.join(FORMATS)})")
+        raise TingjiError(messages.UNKNOWN_FORMATS, formats=", ".join(bad) or spec, choices=", ".join(FORMATS))
     return list(dict.fromkeys(formats))

@@ -26,7 +26,8 @@ from types import ModuleType
 from typing import Any, Callable
 
 from ..atomic import fsync_dir
-from ..engine.errors import ModelError
+from ..errors import ModelError
+from . import messages
 from ..engine.manifest import save_manifest
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,7 @@ __all__ = ["export_model", "detect_family", "CONVERTERS"]
 def converter(family: str) -> ModuleType:
     name = CONVERTERS.get(family)
     if name is None:
-        raise ModelError(f"unknown model family {family!r} (choose {', '.join(sorted(CONVERTERS))})")
+        raise ModelError(messages.UNKNOWN_FAMILY, family=family, choices=", ".join(sorted(CONVERTERS)))
     return importlib.import_module(name)
 
 
@@ -58,9 +59,9 @@ def read_config(folder: Path) -> dict[str, Any]:
             try:
                 data = parse(path.read_text(encoding="utf-8")) or {}
             except (ValueError, yaml.YAMLError, UnicodeDecodeError) as exc:
-                raise ModelError(f"{path}: unreadable ({exc})") from None
+                raise ModelError(messages.CONFIG_UNREADABLE, path=path, reason=str(exc)) from None
             if not isinstance(data, dict):
-                raise ModelError(f"{path}: not a mapping")
+                raise ModelError(messages.CONFIG_NOT_MAPPING, path=path)
             return data
     return {}
 
@@ -69,13 +70,13 @@ def detect_family(source: str | os.PathLike[str]) -> str:
     """Which family an official checkpoint folder belongs to, from its config file."""
     folder = Path(source)
     if not folder.is_dir():
-        raise ModelError(f"{folder}: checkpoint folder not found")
+        raise ModelError(messages.CHECKPOINT_NOT_FOUND, folder=folder)
     config = read_config(folder)
     for family in CONVERTERS:
         if converter(family).is_checkpoint(folder, config):
             return family
     known = ", ".join(sorted(CONVERTERS))
-    raise ModelError(f"{folder}: not a checkpoint Tingji can convert (no config of {known})")
+    raise ModelError(messages.NOT_A_CHECKPOINT, folder=folder, known=known)
 
 
 def export_model(
@@ -98,7 +99,7 @@ def export_model(
     _check_choices(precision, decoder_quant)
     module = converter(family) if family else converter(detect_family(source))
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ModelError(f"{out}: already exists and is not empty; remove it or choose another --out")
+        raise ModelError(messages.OUT_NOT_EMPTY, folder=out)
     started = time.perf_counter()
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
@@ -131,9 +132,9 @@ def _check_choices(precision: str, decoder_quant: str) -> None:
     from .onnx_tools import PRECISIONS
 
     if precision not in PRECISIONS:
-        raise ModelError(f"unknown precision {precision!r} (choose {', '.join(PRECISIONS)})")
+        raise ModelError(messages.UNKNOWN_PRECISION, precision=precision, choices=", ".join(PRECISIONS))
     if decoder_quant not in QUANTS:
-        raise ModelError(f"unknown decoder quantization {decoder_quant!r} (choose {', '.join(QUANTS)})")
+        raise ModelError(messages.UNKNOWN_QUANT, quant=decoder_quant, choices=", ".join(QUANTS))
 
 
 def _sync_tree(folder: Path) -> None:

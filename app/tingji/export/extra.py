@@ -14,7 +14,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Iterator
 
-from ..engine.errors import ModelError
+from ..errors import Message, ModelError
 
 # Import names of the packages listed under [project.optional-dependencies] export
 # (pyyaml installs `yaml`); tests/export/test_export.py checks the two lists agree.
@@ -29,10 +29,11 @@ def missing_extra_module(exc: ModuleNotFoundError) -> str | None:
 
 
 @contextmanager
-def needs_export_extra(task: str) -> Iterator[None]:
+def needs_export_extra(message: Message) -> Iterator[None]:
     """Run the block; a missing export-extra module becomes one ModelError naming it and the fix.
 
-    `task` starts the message, e.g. "export-model" or "converting the official checkpoint".
+    `message` says which way the exporter was reached, with fields `module` and `hint`
+    (messages.EXTRA_FOR_EXPORT, messages.EXTRA_FOR_CONVERSION).
     """
     try:
         yield
@@ -40,4 +41,4 @@ def needs_export_extra(task: str) -> Iterator[None]:
         missing = missing_extra_module(exc)
         if missing is None:
             raise
-        raise ModelError(f"{task} needs the export extra ({missing} is missing): {INSTALL_HINT}") from None
+        raise ModelError(message, module=missing, hint=INSTALL_HINT) from None

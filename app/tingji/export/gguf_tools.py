@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..engine.errors import ModelError
+from ..errors import ModelError
+from . import messages
 
 QUANTS = ("f32", "f16", "q8_0", "q5_k")
 
@@ -32,11 +33,11 @@ def _tokenizer_vocab(path: Path, vocab_size: int) -> tuple[list[str], list[int],
     import gguf
 
     if not path.is_file():
-        raise ModelError(f"{path}: tokenizer.json missing")
+        raise ModelError(messages.TOKENIZER_MISSING, path=path)
     data = json.loads(path.read_text(encoding="utf-8"))
     model = data.get("model") or {}
     if model.get("type") != "BPE":
-        raise ModelError(f"{path}: expected a BPE tokenizer, found {model.get('type')!r}")
+        raise ModelError(messages.NOT_BPE, path=path, kind=repr(model.get("type")))
     by_id: dict[int, tuple[str, int]] = {i: (tok, gguf.TokenType.NORMAL) for tok, i in model["vocab"].items()}
     specials: dict[str, int] = {}
     for added in data.get("added_tokens") or []:
@@ -44,7 +45,7 @@ def _tokenizer_vocab(path: Path, vocab_size: int) -> tuple[list[str], list[int],
         by_id[int(added["id"])] = (added["content"], kind)
         specials[added["content"]] = int(added["id"])
     if max(by_id) >= vocab_size:
-        raise ModelError(f"{path}: token id {max(by_id)} beyond the model's vocab_size {vocab_size}")
+        raise ModelError(messages.TOKEN_BEYOND_VOCAB, path=path, id=max(by_id), size=vocab_size)
     tokens, types = [], []
     for i in range(vocab_size):  # rows past the tokenizer are padding, as in Qwen's own files
         tok, kind = by_id.get(i, (f"[PAD{i}]", gguf.TokenType.UNUSED))
@@ -52,7 +53,7 @@ def _tokenizer_vocab(path: Path, vocab_size: int) -> tuple[list[str], list[int],
         types.append(int(kind))
     merges = [m if isinstance(m, str) else " ".join(m) for m in model.get("merges") or []]
     if not merges:
-        raise ModelError(f"{path}: no BPE merges (llama.cpp refuses such a vocabulary)")
+        raise ModelError(messages.NO_MERGES, path=path)
     return tokens, types, merges, specials
 
 
@@ -62,7 +63,7 @@ def write_gguf(tensors: dict[str, torch.Tensor], cfg: dict[str, Any], tokenizer:
     import gguf
 
     if dtype not in ("f32", "f16"):
-        raise ModelError(f"write_gguf makes f32/f16 files, not {dtype}")
+        raise ModelError(messages.GGUF_DTYPE, dtype=dtype)
     n_layer = int(cfg["num_hidden_layers"])
     head_dim = int(cfg.get("head_dim") or cfg["hidden_size"] // cfg["num_attention_heads"])
     tokens, types, merges, specials = _tokenizer_vocab(tokenizer, int(cfg["vocab_size"]))
@@ -97,7 +98,7 @@ def write_gguf(tensors: dict[str, torch.Tensor], cfg: dict[str, Any], tokenizer:
     for hf_name, tensor in tensors.items():
         gg_name = names.get_name(hf_name, try_suffixes=(".weight", ".bias"))
         if gg_name is None:
-            raise ModelError(f"no GGUF name for LLM tensor {hf_name}")
+            raise ModelError(messages.NO_GGUF_NAME, tensor=hf_name)
         array = tensor.detach().to(torch.float32).numpy()
         # Norm vectors stay f32 (llama.cpp expects that); matrices take the file's type.
         if dtype == "f16" and array.ndim == 2:
@@ -116,14 +117,14 @@ def quantize_gguf(src: Path, dst: Path, quant: str, threads: int = 0) -> Path:
 
     ftypes = {"q8_0": llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0, "q5_k": llama_cpp.LLAMA_FTYPE_MOSTLY_Q5_K_M}
     if quant not in ftypes:
-        raise ModelError(f"unknown decoder quantization {quant!r} (choose {', '.join(QUANTS)})")
+        raise ModelError(messages.UNKNOWN_QUANT, quant=quant, choices=", ".join(QUANTS))
     llama_cpp.llama_backend_init()
     params = llama_cpp.llama_model_quantize_default_params()
     params.ftype = ftypes[quant]
     params.nthread = threads
     rc = llama_cpp.llama_model_quantize(str(src).encode(), str(dst).encode(), ctypes.byref(params))
     if rc != 0 or not dst.is_file():
-        raise ModelError(f"llama.cpp could not quantize the decoder to {quant} (code {rc})")
+        raise ModelError(messages.QUANTIZE_FAILED, quant=quant, status=rc)
     return dst
 
 
@@ -131,9 +132,9 @@ def export_decoder(tensors: dict[str, torch.Tensor], cfg: dict[str, Any], tokeni
                    quant: str = "f16", *, name: str) -> Path:
     """Write `decoder.<quant>.gguf` into out_dir (quantised types via an f16 file)."""
     if quant not in QUANTS:
-        raise ModelError(f"unknown decoder quantization {quant!r} (choose {', '.join(QUANTS)})")
+        raise ModelError(messages.UNKNOWN_QUANT, quant=quant, choices=", ".join(QUANTS))
     if cfg.get("model_type") != "qwen3":
-        raise ModelError(f"LLM config: model_type {cfg.get('model_type')!r}, expected qwen3")
+        raise ModelError(messages.LLM_NOT_QWEN3, model_type=repr(cfg.get("model_type")))
     out = out_dir / f"decoder.{quant}.gguf"
     if quant in ("f32", "f16"):
         return write_gguf(tensors, cfg, tokenizer, out, dtype=quant, name=name)

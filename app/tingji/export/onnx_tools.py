@@ -22,7 +22,8 @@ import onnx
 import torch
 from onnx import numpy_helper
 
-from ..engine.errors import ModelError
+from ..errors import ModelError
+from . import messages
 from .layers import HalfPrecision
 
 OPSET = 18
@@ -143,8 +144,7 @@ def check_int8_weights(proto: onnx.ModelProto) -> None:
             continue
         peak = int(np.abs(numpy_helper.to_array(tensor).astype(np.int16)).max(initial=0))
         if peak > INT8_WEIGHT_LIMIT:
-            raise ModelError(f"internal: int8 weight {tensor.name} reaches {peak}, over {INT8_WEIGHT_LIMIT}: "
-                             "CPUs without VNNI would saturate")
+            raise ModelError(messages.INT8_SATURATES, tensor=tensor.name, peak=peak, limit=INT8_WEIGHT_LIMIT)
 
 
 def quantize_graphs(graphs: dict[str, onnx.ModelProto], precision: str,
@@ -176,7 +176,7 @@ def save_sharing_weights(models: dict[Path, onnx.ModelProto], data_path: Path) -
         for proto in models.values():
             for tensor in proto.graph.initializer:
                 if tensor.data_location == onnx.TensorProto.EXTERNAL:
-                    raise ModelError("internal: tensor still external after load")
+                    raise ModelError(messages.TENSOR_EXTERNAL)
                 raw = numpy_helper.to_array(tensor).tobytes() if not tensor.HasField("raw_data") else tensor.raw_data
                 if len(raw) < EXTERNAL_MIN_BYTES:
                     continue

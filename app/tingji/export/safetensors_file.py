@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..engine.errors import ModelError
+from ..errors import ModelError
+from . import messages
 
 DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
           "I64": torch.int64, "I32": torch.int32, "I16": torch.int16, "I8": torch.int8, "U8": torch.uint8,
@@ -31,13 +32,13 @@ def _header(path: Path, size: int) -> tuple[dict, int]:
         head = fh.read(8)
         n = int.from_bytes(head, "little") if len(head) == 8 else -1
         if n < 2 or n > min(MAX_HEADER, size - 8):
-            raise ModelError(f"{path}: not a safetensors file, or truncated (header of {n} bytes in {size})")
+            raise ModelError(messages.SAFETENSORS_HEADER_SIZE, path=path, header=n, size=size)
         try:
             header = json.loads(fh.read(n).decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError):
-            raise ModelError(f"{path}: not a safetensors file (unreadable header)") from None
+            raise ModelError(messages.SAFETENSORS_HEADER_UNREADABLE, path=path) from None
     if not isinstance(header, dict):
-        raise ModelError(f"{path}: not a safetensors file (header is not a mapping)")
+        raise ModelError(messages.SAFETENSORS_HEADER_NOT_MAPPING, path=path)
     header.pop("__metadata__", None)
     return header, 8 + n
 
@@ -54,14 +55,15 @@ def load_file(path: str | Path) -> dict[str, torch.Tensor]:
             shape = [int(d) for d in info["shape"]]
             a, b = (int(v) for v in info["data_offsets"])
         except (KeyError, TypeError, ValueError):
-            raise ModelError(f"{path}: bad header entry for tensor {name!r}") from None
+            raise ModelError(messages.SAFETENSORS_BAD_ENTRY, path=path, tensor=name) from None
         numel = int(np.prod(shape)) if shape else 1
         if a < 0 or b - a != numel * dtype.itemsize:
-            raise ModelError(f"{path}: tensor {name!r} has {b - a} bytes for shape {shape} {info['dtype']}")
+            raise ModelError(messages.SAFETENSORS_TENSOR_SIZE, path=path, tensor=name, size=b - a, shape=shape,
+                             dtype=info["dtype"])
         entries.append((name, dtype, shape, a, b))
     end = max((b for *_, b in entries), default=0)
     if start + end > size:
-        raise ModelError(f"{path}: truncated ({size} bytes, its header describes {start + end})")
+        raise ModelError(messages.SAFETENSORS_TRUNCATED, path=path, size=size, expected=start + end)
     if end == 0:
         return {name: torch.zeros(shape, dtype=dtype) for name, dtype, shape, _, _ in entries}
     data = np.memmap(path, dtype=np.uint8, mode="c", offset=start, shape=(end,))
@@ -76,15 +78,15 @@ def load_checkpoint_tensors(folder: Path) -> tuple[dict[str, torch.Tensor], list
             weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
             shards = sorted({str(v) for v in weight_map.values()})
         except (ValueError, KeyError, TypeError, AttributeError):
-            raise ModelError(f"{index}: unreadable shard index") from None
+            raise ModelError(messages.SHARD_INDEX_UNREADABLE, path=index) from None
         paths = [folder / s for s in shards]
     else:
         paths = [folder / "model.safetensors"]
     state: dict[str, torch.Tensor] = {}
     for path in paths:
         if path.parent != folder:  # an index naming files elsewhere is not a release
-            raise ModelError(f"{index}: shard {path.name!r} outside the checkpoint folder")
+            raise ModelError(messages.SHARD_OUTSIDE, path=index, shard=path.name)
         if not path.is_file():
-            raise ModelError(f"{folder}: checkpoint file {path.name} missing")
+            raise ModelError(messages.CHECKPOINT_FILE_MISSING, folder=folder, file=path.name)
         state.update(load_file(path))
     return state, paths

@@ -14,7 +14,8 @@ from typing import Any
 
 import torch
 
-from ..engine.errors import ModelError
+from ..errors import ModelError
+from . import messages
 
 
 def load_state_dict(path: Path) -> dict[str, torch.Tensor]:
@@ -22,7 +23,7 @@ def load_state_dict(path: Path) -> dict[str, torch.Tensor]:
     try:
         raw = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
     except Exception as exc:  # torch raises many types for a corrupt, truncated or unsafe file
-        raise ModelError(f"{path}: cannot read weights ({type(exc).__name__}: {exc})") from None
+        raise ModelError(messages.WEIGHTS_UNREADABLE, path=path, reason=f"{type(exc).__name__}: {exc}") from None
     return normalize_state(raw, path)
 
 
@@ -37,7 +38,7 @@ def normalize_state(obj: Any, path: Path) -> dict[str, torch.Tensor]:
             break
         obj = inner
     if not isinstance(obj, dict):
-        raise ModelError(f"{path}: does not hold a state dict")
+        raise ModelError(messages.NO_STATE_DICT, path=path)
     state = {}
     for key, value in obj.items():
         if not isinstance(value, torch.Tensor):

@@ -16,7 +16,8 @@ modules are marked: they are usable and testable without a display.
     settings.py         settings.json: load (tolerant) / save (atomic); no Qt
     settings_dialog.py  the Settings dialog
     languages.py        spoken languages by name (translated), the menu of the languages a model knows
-    errors.py           engine/dictation messages in the UI language (codes kept in the queue DB)
+    messages.py         the app's own error messages (tingji/errors.py explains the catalogues); no Qt
+    errors.py           every error in the UI language, by its code (reports kept in the queue DB)
     banner.py, tray.py, icons.py, theme.py, i18n.py, timefmt.py   look and language
     gc_guard.py         Python's cyclic GC on the GUI thread only
 

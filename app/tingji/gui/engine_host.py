@@ -44,6 +44,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
+from ..errors import ErrorReport
 from .engine_worker import EngineWorker, LoadedModel, Request, return_freed_memory
 from .models.choice import ModelChoice, choose_model
 from .settings import Settings
@@ -88,7 +89,8 @@ class ModelEngine(QObject):
         self.name = name
         self.provider_setting = provider
         self.state = EngineState.LOADING  # asked for; `started` says whether the thread was asked yet
-        self.detail = name  # model name when loading/ready, reason when failed
+        self.detail = name  # model name when loading/ready, reason (English) when failed
+        self.error: ErrorReport | None = None  # why, when failed: the window says it in the UI language
         self.provider = ""
         self.warnings: tuple[str, ...] = ()
         self.loaded: LoadedModel | None = None  # while READY
@@ -125,8 +127,10 @@ class ModelEngine(QObject):
         self._set(EngineState.LOADING, self.name)
         self._requestLoad.emit(self.path, self.provider_setting, self._seq)
 
-    def _set(self, state: EngineState, detail: str, provider: str = "", warnings: tuple[str, ...] = ()) -> None:
+    def _set(self, state: EngineState, detail: str, provider: str = "", warnings: tuple[str, ...] = (),
+             error: ErrorReport | None = None) -> None:
         self.state, self.detail, self.provider, self.warnings = state, detail, provider, warnings
+        self.error = error
         self.stateChanged.emit()
 
     def release(self) -> None:
@@ -143,9 +147,9 @@ class ModelEngine(QObject):
         self._set(EngineState.READY, loaded.name, loaded.provider, loaded.warnings)
         self.arm_idle_timer()
 
-    def _on_load_failed(self, seq: int, reason: str) -> None:
+    def _on_load_failed(self, seq: int, error: ErrorReport) -> None:
         if seq == self._seq and not self._closing:
-            self._set(EngineState.FAILED, reason)
+            self._set(EngineState.FAILED, error.line, error=error)
 
     # -- idle unload ----------------------------------------------------------------------
 
@@ -240,7 +244,14 @@ class EngineHost(QObject):
 
     def detail_of(self, use: str) -> str:
         engine, choice = self.engine_of(use), self.choices.get(use)
-        return engine.detail if engine is not None else (choice.problem or "") if choice is not None else ""
+        return engine.detail if engine is not None else str(choice.problem or "") if choice is not None else ""
+
+    def error_of(self, use: str) -> ErrorReport | None:
+        """Why the use has no model, when it failed (shown with `errors.localized`)."""
+        engine, choice = self.engine_of(use), self.choices.get(use)
+        if engine is not None:
+            return engine.error
+        return choice.problem.report() if choice is not None and choice.problem is not None else None
 
     def loaded_of(self, use: str) -> LoadedModel | None:
         engine = self.engine_of(use)
@@ -263,6 +274,10 @@ class EngineHost(QObject):
     @property
     def detail(self) -> str:
         return self.detail_of("files")
+
+    @property
+    def error(self) -> ErrorReport | None:
+        return self.error_of("files")
 
     @property
     def loaded(self) -> LoadedModel | None:

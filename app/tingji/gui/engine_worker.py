@@ -11,8 +11,8 @@ Cancelling cannot wait for the queue (the worker is busy inside
 `transcribe`), so each request carries a `threading.Event` that the GUI sets
 directly; the engine checks it between windows and between decoded tokens.
 
-Failures travel as `errors.Problem` (the engine's English text plus a code
-for known problems), so the GUI can show them in the user's language.
+Failures travel as `ErrorReport`s (the English text plus the code and fields
+of its message), so the GUI can show them in the user's language.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..engine.errors import Cancelled, TingjiError
 from ..engine.transcript import Progress
+from ..errors import Cancelled, TingjiError
 from ..paths import graph_cache_dir
+from . import messages
 from .errors import problem_of
 
 if TYPE_CHECKING:  # importing the engine loads onnxruntime and llama.cpp: the worker does it, in its thread
@@ -92,12 +93,12 @@ class EngineWorker(QObject):
     """Owns the Engine. Lives in its own QThread; every slot runs there."""
 
     ready = Signal(LoadedModel)
-    load_failed = Signal(int, str)  # load number, one-line reason
+    load_failed = Signal(int, object)  # load number, why (ErrorReport)
     unloaded = Signal(int)  # load number made stale by the unload: the engine is closed, its memory returned
     started = Signal(int)  # job id
     progress = Signal(int, float, list)  # job id, fraction (-1 = unknown), new segments
     finished = Signal(int, object, float)  # job id, Transcript, seconds taken
-    failed = Signal(int, object)  # job id, errors.Problem
+    failed = Signal(int, object)  # job id, ErrorReport (errors.problem_of)
     cancelled = Signal(int, object)  # job id, partial Transcript or None
 
     def __init__(self) -> None:
@@ -115,11 +116,11 @@ class EngineWorker(QObject):
         try:
             engine = Engine(model_path, provider=provider, graph_cache=graph_cache_dir())
         except TingjiError as exc:
-            self.load_failed.emit(seq, str(exc))
+            self.load_failed.emit(seq, exc.report())
             return
         except Exception as exc:  # a bug or a broken runtime: say so rather than die silently
             log.exception("engine load failed")
-            self.load_failed.emit(seq, problem_of(exc).text)
+            self.load_failed.emit(seq, problem_of(exc))
             return
         self._engine = engine
         self.ready.emit(LoadedModel(seq, engine.model_name, model_path, engine.provider, tuple(engine.warnings),
@@ -138,7 +139,7 @@ class EngineWorker(QObject):
             self.cancelled.emit(req.job_id, None)
             return
         if self._engine is None:
-            self.failed.emit(req.job_id, problem_of(TingjiError("no model loaded")))
+            self.failed.emit(req.job_id, problem_of(TingjiError(messages.NO_MODEL)))
             return
         self.started.emit(req.job_id)
         t0 = time.perf_counter()

@@ -1,183 +1,128 @@
-"""Engine and dictation errors in the user's language.
+"""Errors in the user's language, by their codes.
 
-The engine speaks English one-liners on purpose (the CLI, logs and bug
-reports need one stable language). The GUI translates the problems it knows
-and shows the English text for the rest: an untranslated but precise message
-beats a translated vague one.
+The engine, the model manager and dictation speak English one-liners (the
+CLI, logs and bug reports need one stable language), and every error carries
+the code and fields of its message (tingji/errors.py). Here the code picks
+the message, Qt's translator gives its template in the UI language ("Errors"
+context, the code as disambiguation), and the fields fill it in: a file
+name, a device name or what the system said stays as it is, and a field that
+is itself an error is translated the same way. A message without a
+translation, or whose translation lost or added a field, is shown in
+English: an untranslated but precise message beats a garbled one.
 
-Files: an `AudioError` carries `.path` and `.problem`, and the audio module's
-problems are a fixed set. Each known one gets a short code (plus arguments for
-the parametric ones, e.g. where decoding failed). The queue stores that code
-next to the English text, so a restarted app translates rows that failed in
-an earlier session, and a later engine that rewords a message does not
-un-translate old rows. Rows stored before codes existed are classified from
-their English text when shown.
-
-Dictation messages (microphone, hotkey, output) are recognised by their
-stable English prefix; what follows the prefix (a device name, an OS error)
-stays as it is.
+A queue row or a dictation take keeps the English line *and* its report
+(ErrorReport.to_json), so a restarted app translates what failed in an
+earlier session, and a later release that rewords the English keeps old rows
+translated. Rows stored by older versions stay readable: the short codes of
+the audio problems (`["decode_failed", "12.0", "..."]`) are mapped to their
+messages, a row without a code whose text is a message without fields is
+recognised, and anything else shows its stored English text.
 """
 
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import replace
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 
-from ..engine.errors import AudioError, TingjiError
+from .. import errors as shared
+from ..cli import messages as cli_messages
+from ..dictation import messages as dictation_messages
+from ..engine import messages as engine_messages
+from ..errors import ErrorReport, Message, TingjiError, catalogue, placeholders, render
+from ..export import messages as export_messages
+from ..models import messages as models_messages
+from . import messages as gui_messages
 
 CONTEXT = "Errors"
 
+# Every catalogue of messages. tests/gui/test_error_codes.py checks that no package's
+# messages.py is missing here and that each message has a Chinese translation;
+# tools/translations.py writes them all into the .ts.
+CATALOGUES = (shared, engine_messages, export_messages, models_messages, dictation_messages, cli_messages,
+              gui_messages)
+BY_CODE: dict[str, Message] = {m.code: m for module in CATALOGUES for m in catalogue(module)}
 
-@dataclass(frozen=True)
-class Problem:
-    """Why a file failed: the engine's English text, and a code when it is a known problem."""
-
-    text: str
-    code: str = ""
-    args: tuple[str, ...] = ()
-
-    def code_json(self) -> str | None:
-        """What the store keeps beside the text (None: unknown problem, shown in English)."""
-        return json.dumps([self.code, *self.args], ensure_ascii=False) if self.code else None
-
-    @classmethod
-    def from_stored(cls, text: str | None, code_json: str | None) -> "Problem":
-        if code_json:
-            try:
-                code, *args = json.loads(code_json)
-                if isinstance(code, str) and code in _TEXTS:
-                    return cls(text or "", code, tuple(str(a) for a in args))
-            except (ValueError, TypeError):
-                pass
-        return classify(text or "")
+# Rows stored before codes named their message: the short codes of that time.
+_LEGACY = {"not_found": engine_messages.NOT_FOUND, "folder": engine_messages.FOLDER,
+           "not_regular": engine_messages.NOT_REGULAR, "permission": engine_messages.PERMISSION,
+           "empty": engine_messages.EMPTY, "not_media": engine_messages.NOT_MEDIA,
+           "no_audio_track": engine_messages.NO_AUDIO_TRACK, "no_samples": engine_messages.NO_SAMPLES,
+           "no_model": gui_messages.NO_MODEL, "unreadable": engine_messages.UNREADABLE,
+           "decode_failed": engine_messages.DECODE_FAILED}
+_BY_TEXT = {m.text: m for m in BY_CODE.values() if not m.fields}
 
 
-# Fixed problems of tingji.engine.audio: English text -> code.
-_FIXED = {
-    "file not found": "not_found",
-    "is a folder, not a file": "folder",
-    "is not a regular file": "not_regular",
-    "permission denied": "permission",
-    "file is empty": "empty",
-    "not an audio or video file Tingji can read": "not_media",
-    "has no audio track": "no_audio_track",
-    "contains no audio samples": "no_samples",
-    "no model loaded": "no_model",
-}
-# Parametric problems: pattern on the English text -> code (groups become the arguments).
-_PATTERNS = (
-    (re.compile(r"decoding failed at ([\d.]+) s: (.*)"), "decode_failed"),
-    (re.compile(r"cannot be read \((.*)\)"), "unreadable"),
-)
+def translated(message: Message) -> str:
+    """The message's template in the UI language (the English one where there is no translation)."""
+    return QCoreApplication.translate(CONTEXT, message.text, message.code)
 
 
-def _texts() -> dict[str, Callable[[], str]]:
-    """Code -> translated text (looked up at call time, so a language switch applies at once).
-
-    Literal `translate("Errors", ...)` calls, so that pyside6-lupdate finds them."""
-    return {
-        "not_found": lambda: QCoreApplication.translate("Errors", "file not found"),
-        "folder": lambda: QCoreApplication.translate("Errors", "is a folder, not a file"),
-        "not_regular": lambda: QCoreApplication.translate("Errors", "is not a regular file"),
-        "permission": lambda: QCoreApplication.translate("Errors", "permission denied"),
-        "empty": lambda: QCoreApplication.translate("Errors", "file is empty"),
-        "not_media": lambda: QCoreApplication.translate("Errors", "not an audio or video file Tingji can read"),
-        "no_audio_track": lambda: QCoreApplication.translate("Errors", "has no audio track"),
-        "no_samples": lambda: QCoreApplication.translate("Errors", "contains no audio samples"),
-        "no_model": lambda: QCoreApplication.translate("Errors", "no model loaded"),
-        "decode_failed": lambda: QCoreApplication.translate("Errors", "decoding failed at {0} s: {1}"),
-        "unreadable": lambda: QCoreApplication.translate("Errors", "cannot be read ({0})"),
-    }
+def localized(error: TingjiError | ErrorReport | None) -> str:
+    """What the error says, in the UI language ("" for None)."""
+    if error is None:
+        return ""
+    report = error.report() if isinstance(error, TingjiError) else error
+    text = _text(report)
+    return f"{report.where}: {text}" if report.where is not None else text
 
 
-_TEXTS = _texts()
-
-
-def classify(problem: str) -> Problem:
-    """The problem for an English problem text (no file name in front)."""
-    code = _FIXED.get(problem)
-    if code:
-        return Problem(problem, code)
-    for pattern, code in _PATTERNS:
-        m = pattern.fullmatch(problem)
-        if m:
-            return Problem(problem, code, m.groups())
-    return Problem(problem)
-
-
-def problem_of(exc: BaseException) -> Problem:
-    """What a queue row shows for an exception: an AudioError's problem (the row names the file)."""
-    if isinstance(exc, AudioError):
-        return classify(exc.problem)
-    if isinstance(exc, TingjiError):
-        return classify(str(exc))
-    return Problem(f"internal error ({type(exc).__name__}: {exc}); please report this")
-
-
-def localized(problem: Problem) -> str:
-    """The problem in the current UI language (English text when it is not a known one)."""
-    text = _TEXTS.get(problem.code)
-    if text is None:
-        return problem.text
+def _text(report: ErrorReport) -> str:
+    message = BY_CODE.get(report.code or "")
+    if message is None or set(report.fields) != message.fields:  # unknown, or stored by another version
+        return report.text
+    template = translated(message)
+    if placeholders(template) != placeholders(message.text):  # a translation that lost or added a field
+        return report.text
+    fields = {k: localized(v) if isinstance(v, ErrorReport) else v for k, v in report.fields.items()}
     try:
-        return text().format(*problem.args)
-    except (IndexError, KeyError, ValueError):  # a translation with a broken placeholder
-        return problem.text
+        return render(template, fields)
+    except (KeyError, IndexError, ValueError, TypeError):  # e.g. a stored field of another type
+        return report.text
+
+
+def problem_of(exc: BaseException) -> ErrorReport:
+    """What a queue row keeps of an exception: its problem, without the file name (the row names it)."""
+    if isinstance(exc, TingjiError):
+        return replace(exc.report(), where=None)
+    return internal_error(exc).report()
+
+
+def internal_error(exc: BaseException) -> TingjiError:
+    """Anything that is not a TingjiError is a bug: say so, as Python says it."""
+    return TingjiError(gui_messages.INTERNAL, kind=type(exc).__name__, detail=str(exc))
+
+
+def stored_report(text: str | None, code_json: str | None) -> ErrorReport:
+    """The report a queue row or a take kept, whichever version of Tingji stored it."""
+    text = text or ""
+    legacy = _legacy(text, code_json)
+    return legacy if legacy is not None else ErrorReport.from_json(text, code_json)
+
+
+def _legacy(text: str, code_json: str | None) -> ErrorReport | None:
+    """A row from before codes were messages' codes (None: not one, or nothing to recognise)."""
+    if not code_json:
+        message = _BY_TEXT.get(text)
+        return ErrorReport(text, message.code) if message is not None else None
+    try:
+        data = json.loads(code_json)
+    except ValueError:
+        return ErrorReport(text)
+    if not isinstance(data, list) or not data or data[0] not in _LEGACY:
+        return None
+    message, args = _LEGACY[data[0]], [str(a) for a in data[1:]]
+    if message is engine_messages.DECODE_FAILED and len(args) == 2:
+        try:
+            return ErrorReport(text, message.code, {"at": float(args[0]), "reason": args[1]})
+        except ValueError:
+            return ErrorReport(text)
+    if message is engine_messages.UNREADABLE and len(args) == 1:
+        return ErrorReport(text, message.code, {"reason": args[0]})
+    return ErrorReport(text, message.code) if not message.fields and not args else ErrorReport(text)
 
 
 def localized_stored(text: str | None, code_json: str | None) -> str:
-    return localized(Problem.from_stored(text, code_json))
-
-
-def localized_message(message: str) -> str:
-    """A whole one-line message in the UI language: "<file>: <problem>" keeps the file name,
-    dictation messages keep their details (device names, OS errors); anything else stays English."""
-    problem = classify(message)
-    if problem.code:
-        return localized(problem)
-    suffix = ""
-    if message.endswith(_IN_HISTORY):
-        message, suffix = message[: -len(_IN_HISTORY)], QCoreApplication.translate(CONTEXT, _IN_HISTORY)
-    for pattern, translated in _dictation_patterns():
-        m = pattern.fullmatch(message)
-        if m:
-            return translated.format(*m.groups()) + suffix
-    head, sep, tail = message.rpartition(": ")
-    while sep:  # the file name may itself contain ": "
-        problem = classify(tail)
-        if problem.code:
-            return f"{head}: {localized(problem)}{suffix}"
-        head, sep, rest = head.rpartition(": ")
-        tail = f"{rest}: {tail}"
-    return message + suffix
-
-
-_IN_HISTORY = " (the text is in the dictation history)"
-QT_TRANSLATE_NOOP("Errors", " (the text is in the dictation history)")
-
-# Messages of tingji.dictation (capture, hotkey, output), with their variable parts as groups.
-_DICTATION = tuple((re.compile(pattern), source) for pattern, source in (
-    (r"global hotkey unavailable: (.*)", QT_TRANSLATE_NOOP("Errors", "global hotkey unavailable: {0}")),
-    (r"no microphone found \(no default input device\)",
-     QT_TRANSLATE_NOOP("Errors", "no microphone found (no default input device)")),
-    (r"microphone disconnected or stopped working",
-     QT_TRANSLATE_NOOP("Errors", "microphone disconnected or stopped working")),
-    (r"microphone (.+) not found \((.*)\)", QT_TRANSLATE_NOOP("Errors", "microphone {0} not found ({1})")),
-    (r"cannot open microphone (.+?): (.*)", QT_TRANSLATE_NOOP("Errors", "cannot open microphone {0}: {1}")),
-    (r"(.+): not an input device", QT_TRANSLATE_NOOP("Errors", "{0}: not an input device")),
-    (r"audio input unavailable: (.*)", QT_TRANSLATE_NOOP("Errors", "audio input unavailable: {0}")),
-    (r"cannot send keys to other applications: (.*)",
-     QT_TRANSLATE_NOOP("Errors", "cannot send keys to other applications: {0}")),
-    (r"cannot use the clipboard: (.*)", QT_TRANSLATE_NOOP("Errors", "cannot use the clipboard: {0}")),
-    (r"typing the text failed: (.*)", QT_TRANSLATE_NOOP("Errors", "typing the text failed: {0}")),
-    (r"the clipboard did not respond \(is the app's window busy\?\)",
-     QT_TRANSLATE_NOOP("Errors", "the clipboard did not respond (is the app's window busy?)")),
-))
-
-
-def _dictation_patterns() -> list[tuple[re.Pattern[str], str]]:
-    return [(p, QCoreApplication.translate(CONTEXT, source)) for p, source in _DICTATION]
+    """A stored error (English text + its report) in the UI language."""
+    return localized(stored_report(text, code_json))

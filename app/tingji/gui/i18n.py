@@ -7,10 +7,13 @@ file. Switching installs new translators; Qt then sends every widget a
 LanguageChange event and the widgets re-set their texts, so a switch takes
 effect at once, without a restart.
 
-Refreshing after changing UI strings (from the repository root):
+Refreshing after changing UI strings or error messages (from the repository root):
 
-    pyside6-lupdate app/tingji/gui/*.py app/tingji/gui/*/*.py -ts app/tingji/gui/i18n/tingji_zh_CN.ts
-    pyside6-lrelease app/tingji/gui/i18n/tingji_zh_CN.ts
+    python3 tools/translations.py --lupdate
+
+That runs `pyside6-lupdate` on the GUI's sources, writes every error message of
+the `messages.py` catalogues into the "Errors" context (lupdate cannot see
+them: they are not `tr()` calls), and compiles the `.qm` with `pyside6-lrelease`.
 """
 
 from __future__ import annotations

@@ -30,7 +30,8 @@ from .banner import NoticeBanner
 from .dictation.host import DictationHost
 from .dictation.panel import hotkey_label
 from .engine_host import EngineHost, EngineState
-from .errors import localized_message
+from ..errors import TingjiError
+from .errors import localized
 from .files.controller import QueueController
 from .files.folders import FILE_DIALOG_PATTERNS
 from .files.model_bar import FilesModelBar
@@ -300,6 +301,11 @@ class MainWindow(QMainWindow):
 
     # -- engine status ------------------------------------------------------------------------
 
+    def _failure(self, use: str) -> str:
+        """Why the use's model failed to load, in the UI language (plain text)."""
+        error = self.engine.error_of(use)
+        return localized(error) if error is not None else self.engine.detail_of(use)
+
     def _engine_changed(self) -> None:
         e = self.engine
         state, detail = e.state, html.escape(e.detail)
@@ -311,7 +317,7 @@ class MainWindow(QMainWindow):
             where = PROVIDER_NAMES.get(e.provider, e.provider)
             text = self.tr("Ready · {0} on {1}").format(detail, where)
         elif state is EngineState.FAILED:
-            text = self.tr("Model failed to load: {0}").format(detail)
+            text = self.tr("Model failed to load: {0}").format(html.escape(self._failure("files")))
         elif state is EngineState.UNLOADED:
             text = self.tr("Model {0} unloaded to free memory (idle) · it loads again for the next file or "
                            "dictation").format(detail)
@@ -356,11 +362,11 @@ class MainWindow(QMainWindow):
                  (self.tr("Manage models…"), lambda: self.open_model_manager())])
         elif e.state is EngineState.FAILED:
             self.banner.show_notice("error", self.tr("<b>The speech model could not be loaded.</b> {0}").format(
-                html.escape(e.detail)), [settings_button])
+                html.escape(self._failure("files"))), [settings_button])
         elif dictation is EngineState.FAILED and not e.shared():
             self.banner.show_notice("error", QCoreApplication.translate(
                 "ModelUse", "<b>The dictation model could not be loaded.</b> {0}").format(
-                    html.escape(e.detail_of("dictation"))), [settings_button])
+                    html.escape(self._failure("dictation"))), [settings_button])
         elif e.state is EngineState.READY and e.warnings:
             self.banner.show_notice("info", "<br>".join(html.escape(w) for w in e.warnings),
                                     [(self.tr("Dismiss"), self.banner.hide)])
@@ -548,12 +554,12 @@ class MainWindow(QMainWindow):
         self.dictation_label.setText(
             f'<span style="color:{color}; font-size:14pt;">●</span>&nbsp;'
             f'<a href="dictation" style="color:{link}; text-decoration:none;">{html.escape(text)}</a>')
-        self.dictation_label.setToolTip(localized_message(host.hotkey_problem) if host.hotkey_problem else
+        self.dictation_label.setToolTip(localized(host.hotkey_problem) if host.hotkey_problem else
                                         self.tr("Open the dictation page"))
         self._update_tray()
 
-    def _dictation_problem(self, message: str) -> None:
-        text = localized_message(message)
+    def _dictation_problem(self, error: TingjiError) -> None:
+        text = localized(error)
         self.statusBar().showMessage(self.tr("Dictation: {0}").format(text), 10000)
         if self.tray is not None and not self.isVisible():
             self.tray.notify(self.tr("Dictation"), text)

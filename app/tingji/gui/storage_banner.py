@@ -23,7 +23,8 @@ from typing import Sequence
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from ..engine.errors import TingjiError
+from ..errors import TingjiError
+from .errors import localized
 from ..paths import database_path
 from .banner import NoticeBanner
 from .databases import SetAside
@@ -90,7 +91,8 @@ class StorageBanner(NoticeBanner):
             written = self.controller.save_unsaved(folder)
         except (OSError, TingjiError) as exc:
             QMessageBox.warning(self, self.tr("Save the transcripts"),
-                                self.tr("The transcripts could not be saved in {0}: {1}").format(folder, exc))
+                                self.tr("The transcripts could not be saved in {0}: {1}").format(
+                                    folder, localized(exc) if isinstance(exc, TingjiError) else exc))
             return []
         self.message.emit(self.tr("Saved %n file(s) in {0}", "", len(written)).format(folder))
         return written

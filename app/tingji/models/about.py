@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..engine.errors import ModelError
+from ..errors import Message, ModelError
+from . import messages
 from ..engine.families import FAMILIES
 
 # From the quickest to the slowest family on the same computer.
@@ -47,32 +48,32 @@ def parse_about(where: Path, name: str, raw: Any) -> ModelAbout | None:
     if raw is None:
         return None
 
-    def bad(what: str) -> ModelError:
-        return ModelError(f"{where}: model {name!r}: \"about\" {what}")
+    def bad(what: Message, **fields: object) -> ModelError:
+        return ModelError(messages.ABOUT_INVALID, path=where, name=name, problem=ModelError(what, **fields))
 
     if not isinstance(raw, dict):
-        raise bad("is not an object")
+        raise bad(messages.ABOUT_NOT_OBJECT)
     unknown = set(raw) - {"family", "languages", "speed", "best_for", "download_mb", "rank"}
     if unknown:
-        raise bad(f"has unknown key(s) {', '.join(sorted(unknown))}")
+        raise bad(messages.ABOUT_UNKNOWN_KEYS, keys=", ".join(sorted(unknown)))
     family = raw.get("family")
     if family not in FAMILIES:
-        raise bad(f"names family {family!r}; known: {', '.join(sorted(FAMILIES))}")
+        raise bad(messages.ABOUT_FAMILY, family=repr(family), known=", ".join(sorted(FAMILIES)))
     languages = raw.get("languages")
     if not isinstance(languages, list) or not languages or \
             not all(isinstance(c, str) and _CODE.match(c) for c in languages):
-        raise bad("needs \"languages\": a list of language codes such as \"zh\"")
+        raise bad(messages.ABOUT_LANGUAGES)
     speed = raw.get("speed")
     if speed not in SPEEDS:
-        raise bad(f"speed {speed!r} is not one of {', '.join(SPEEDS)}")
+        raise bad(messages.ABOUT_SPEED, speed=repr(speed), choices=", ".join(SPEEDS))
     best_for = raw.get("best_for")
     if not isinstance(best_for, list) or not best_for or not all(b in BEST_FOR for b in best_for):
-        raise bad(f"needs \"best_for\": a list of {', '.join(BEST_FOR)}")
+        raise bad(messages.ABOUT_BEST_FOR, choices=", ".join(BEST_FOR))
     size = raw.get("download_mb")
     if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size <= 0):
-        raise bad(f"download_mb {size!r} is not a positive whole number")
+        raise bad(messages.ABOUT_DOWNLOAD_MB, value=repr(size))
     rank = raw.get("rank", 100)
     if isinstance(rank, bool) or not isinstance(rank, int):
-        raise bad(f"rank {rank!r} is not a whole number")
+        raise bad(messages.ABOUT_RANK, value=repr(rank))
     return ModelAbout(family=family, languages=tuple(dict.fromkeys(languages)), speed=speed,
                       best_for=tuple(dict.fromkeys(best_for)), download_mb=size, rank=rank)

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import IO, Callable, Iterator
 
-from ..engine.errors import Cancelled, ModelError
+from ..errors import Cancelled, Message, ModelError
+from . import messages
 
 #: Default cap on the total uncompressed size: a model is a few GB.
 DEFAULT_MAX_TOTAL = 32 * (1 << 30)
@@ -59,22 +60,22 @@ def is_archive(path: str | os.PathLike[str]) -> bool:
 
 
 def _safe_parts(archive: Path, name: str) -> tuple[str, ...]:
-    def refuse(reason: str) -> ModelError:
-        return ModelError(f"{archive.name}: refusing entry {name!r} ({reason})")
+    def refuse(message: Message) -> ModelError:
+        return ModelError(message, archive=archive.name, entry=name)
 
     if "\x00" in name:
-        raise refuse("NUL in name")
+        raise refuse(messages.ENTRY_NUL)
     norm = name.replace("\\", "/")
     if norm.startswith("/") or PurePosixPath(norm).is_absolute():
-        raise refuse("absolute path")
+        raise refuse(messages.ENTRY_ABSOLUTE)
     first = norm.split("/", 1)[0]
     if len(first) >= 2 and first[1] == ":":
-        raise refuse("absolute path")
+        raise refuse(messages.ENTRY_ABSOLUTE)
     parts = tuple(p for p in norm.split("/") if p not in ("", "."))
     if any(p == ".." for p in parts):
-        raise refuse("'..' in path")
+        raise refuse(messages.ENTRY_DOTDOT)
     if any(":" in p for p in parts):
-        raise refuse("':' in path")
+        raise refuse(messages.ENTRY_COLON)
     return parts
 
 
@@ -84,8 +85,8 @@ def _zip_entries(archive: Path, zf: zipfile.ZipFile) -> Iterator[_Entry]:
         parts = _safe_parts(archive, info.filename)
         kind = stat.S_IFMT(mode)
         if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
-            what = "symlink" if kind == stat.S_IFLNK else "special file"
-            raise ModelError(f"{archive.name}: refusing entry {info.filename!r} ({what})")
+            what = messages.ENTRY_SYMLINK if kind == stat.S_IFLNK else messages.ENTRY_SPECIAL
+            raise ModelError(what, archive=archive.name, entry=info.filename)
         is_dir = info.is_dir() or kind == stat.S_IFDIR
         yield _Entry(info.filename, parts, is_dir, 0 if is_dir else info.file_size,
                      None if is_dir else (lambda info=info: zf.open(info)))
@@ -95,10 +96,10 @@ def _tar_entries(archive: Path, tf: tarfile.TarFile) -> Iterator[_Entry]:
     for member in tf.getmembers():
         parts = _safe_parts(archive, member.name)
         if member.issym() or member.islnk():
-            what = "symlink" if member.issym() else "hard link"
-            raise ModelError(f"{archive.name}: refusing entry {member.name!r} ({what})")
+            what = messages.ENTRY_SYMLINK if member.issym() else messages.ENTRY_HARD_LINK
+            raise ModelError(what, archive=archive.name, entry=member.name)
         if not (member.isfile() or member.isdir()):
-            raise ModelError(f"{archive.name}: refusing entry {member.name!r} (device or special file)")
+            raise ModelError(messages.ENTRY_DEVICE, archive=archive.name, entry=member.name)
         if member.isdir():
             yield _Entry(member.name, parts, True, 0, None)
         else:
@@ -113,34 +114,31 @@ def _scan(archive: Path, entries: Iterator[_Entry], max_total: int, max_entries:
     dirs: set[tuple[str, ...]] = set()
     for entry in entries:
         if len(checked) >= max_entries:
-            raise ModelError(f"{archive.name}: more than {max_entries} entries; refusing")
+            raise ModelError(messages.TOO_MANY_ENTRIES, archive=archive.name, limit=max_entries)
         key = tuple(p.casefold() for p in entry.parts)
         if not entry.parts:
             if entry.is_dir:
                 continue
-            raise ModelError(f"{archive.name}: refusing entry {entry.name!r} (empty name)")
+            raise ModelError(messages.ENTRY_EMPTY_NAME, archive=archive.name, entry=entry.name)
         if entry.is_dir:
             if key in files:
-                raise ModelError(f"{archive.name}: refusing entry {entry.name!r} (file and folder)")
+                raise ModelError(messages.ENTRY_FILE_AND_FOLDER, archive=archive.name, entry=entry.name)
             dirs.add(key)
         else:
             if key in files or key in dirs:
-                raise ModelError(f"{archive.name}: refusing entry {entry.name!r} (duplicate)")
+                raise ModelError(messages.ENTRY_DUPLICATE, archive=archive.name, entry=entry.name)
             files.add(key)
             total += entry.size
             if total > max_total:
-                raise ModelError(
-                    f"{archive.name}: refusing entry {entry.name!r} "
-                    f"(archive expands beyond the {max_total}-byte limit)"
-                )
+                raise ModelError(messages.ENTRY_BEYOND_LIMIT, archive=archive.name, entry=entry.name, limit=max_total)
         checked.append(entry)
     # A file whose path is a prefix of another entry's path is a conflict.
     for key in files:
         for i in range(1, len(key)):
             if key[:i] in files:
-                raise ModelError(f"{archive.name}: refusing entry {'/'.join(key)!r} (path through a file)")
+                raise ModelError(messages.ENTRY_THROUGH_FILE, archive=archive.name, entry="/".join(key))
     if not files:
-        raise ModelError(f"{archive.name}: the archive holds no files")
+        raise ModelError(messages.NO_FILES_IN_ARCHIVE, archive=archive.name)
     return checked
 
 
@@ -151,7 +149,7 @@ def extract(archive: str | os.PathLike[str], target: str | os.PathLike[str], *,
     archive = Path(archive)
     target = Path(target)
     if target.exists():
-        raise ModelError(f"{target}: already exists; not extracting {archive.name} over it")
+        raise ModelError(messages.TARGET_EXISTS, target=target, archive=archive.name)
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         if zipfile.is_zipfile(archive):
@@ -161,9 +159,9 @@ def extract(archive: str | os.PathLike[str], target: str | os.PathLike[str], *,
             opener = lambda: tarfile.open(archive, "r:*")
             lister = _tar_entries
         else:
-            raise ModelError(f"{archive.name}: not a .zip or .tar archive")
+            raise ModelError(messages.NOT_AN_ARCHIVE, archive=archive.name)
     except OSError as exc:
-        raise ModelError(f"{archive.name}: cannot read ({exc.strerror or exc})") from None
+        raise ModelError(messages.ARCHIVE_UNREADABLE, archive=archive.name, reason=exc.strerror or str(exc)) from None
 
     tmp = target.parent / f".extract-{target.name}-{uuid.uuid4().hex[:8]}"
     try:
@@ -186,21 +184,19 @@ def extract(archive: str | os.PathLike[str], target: str | os.PathLike[str], *,
                         produced += len(block)
                         written += len(block)
                         if produced > entry.size or written > max_total:
-                            raise ModelError(
-                                f"{archive.name}: refusing entry {entry.name!r} (expands beyond its declared size)"
-                            )
+                            raise ModelError(messages.ENTRY_BEYOND_SIZE, archive=archive.name, entry=entry.name)
                         out.write(block)
                         if cancel is not None and cancel.is_set():
                             raise Cancelled()
                 if produced != entry.size:
-                    raise ModelError(f"{archive.name}: entry {entry.name!r} is truncated")
+                    raise ModelError(messages.ENTRY_TRUNCATED, archive=archive.name, entry=entry.name)
         os.replace(tmp, target)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, *_DECODE_ERRORS) as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise ModelError(f"{archive.name}: damaged archive ({exc})") from None
+        raise ModelError(messages.ARCHIVE_DAMAGED, archive=archive.name, reason=str(exc)) from None
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise ModelError(f"{archive.name}: cannot extract ({exc.strerror or exc})") from None
+        raise ModelError(messages.CANNOT_EXTRACT, archive=archive.name, reason=exc.strerror or str(exc)) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -45,7 +45,8 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import quote
 
-from ..engine.errors import ModelError
+from ..errors import ModelError
+from . import messages
 from ..paths import catalog_overrides_path
 from .about import ModelAbout, parse_about
 
@@ -167,7 +168,7 @@ class Catalog:
             return self.models[name]
         except KeyError:
             known = ", ".join(self.names()) or "none"
-            raise ModelError(f"no downloadable model named {name!r}; known: {known}") from None
+            raise ModelError(messages.UNKNOWN_CATALOG_MODEL, name=name, known=known) from None
 
     def pin(self, model: str, learned: dict[str, tuple[str, int]]) -> None:
         """Record hashes a download learned (key -> (sha256, size)) in the overrides file.
@@ -217,9 +218,9 @@ def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     try:
         data = json.loads(chosen.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ModelError(f"{chosen}: model catalog not found") from None
+        raise ModelError(messages.CATALOG_NOT_FOUND, path=chosen) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"{chosen}: unreadable model catalog ({exc})") from None
+        raise ModelError(messages.CATALOG_UNREADABLE, path=chosen, reason=str(exc)) from None
     entries = _entries(chosen, data)
     over_path = catalog_overrides_path()
     overrides = _read_overrides(over_path)
@@ -232,13 +233,13 @@ def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
 
 def _entries(where: Path, data: Any) -> dict[str, dict[str, Any]]:
     if not isinstance(data, dict):
-        raise ModelError(f"{where}: model catalog is not a JSON object")
+        raise ModelError(messages.CATALOG_NOT_OBJECT, path=where)
     if int(data.get("format", 1)) > 1:
-        raise ModelError(f"{where}: catalog made by a newer Tingji (format {data.get('format')})")
+        raise ModelError(messages.CATALOG_NEWER, path=where, format=data.get("format"))
     out: dict[str, dict[str, Any]] = {}
     for raw in data.get("models") or []:
         if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
-            raise ModelError(f"{where}: catalog entry without a name")
+            raise ModelError(messages.CATALOG_ENTRY_NO_NAME, path=where)
         out[raw["name"]] = raw
     return out
 
@@ -249,9 +250,9 @@ def _read_overrides(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"{path}: unreadable catalog overrides ({exc}); fix or delete it") from None
+        raise ModelError(messages.OVERRIDES_UNREADABLE, path=path, reason=str(exc)) from None
     if not isinstance(data, dict):
-        raise ModelError(f"{path}: catalog overrides are not a JSON object; fix or delete it")
+        raise ModelError(messages.OVERRIDES_NOT_OBJECT, path=path)
     return data
 
 
@@ -272,7 +273,7 @@ def _hash_or_none(where: Path, name: str, value: Any) -> str | None:
         return None
     text = str(value).strip().lower()
     if not _HEX64.match(text):
-        raise ModelError(f"{where}: model {name!r}: {value!r} is not a SHA-256")
+        raise ModelError(messages.CATALOG_BAD_HASH, path=where, name=name, value=repr(value))
     return text
 
 
@@ -280,7 +281,7 @@ def _size_or_none(where: Path, name: str, value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ModelError(f"{where}: model {name!r}: bad size {value!r}")
+        raise ModelError(messages.CATALOG_BAD_SIZE, path=where, name=name, value=repr(value))
     return value
 
 
@@ -300,24 +301,24 @@ def _pinned(where: Path, name: str, key: str, sha: str | None, size: int | None,
 
 def _safe_rel(where: Path, name: str, path: Any) -> str:
     if not isinstance(path, str) or not path:
-        raise ModelError(f"{where}: model {name!r}: file without a path")
+        raise ModelError(messages.CATALOG_NO_FILE_PATH, path=where, name=name)
     parts = path.replace("\\", "/").split("/")
     if path.startswith(("/", "\\")) or ":" in path or any(p in ("", ".", "..") for p in parts):
-        raise ModelError(f"{where}: model {name!r}: unsafe file path {path!r}")
+        raise ModelError(messages.CATALOG_UNSAFE_PATH, path=where, name=name, file=path)
     return "/".join(parts)
 
 
 def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> CatalogModel:
     name = raw["name"]
     if not NAME_RE.match(name):
-        raise ModelError(f"{where}: bad model name {name!r}")
+        raise ModelError(messages.CATALOG_BAD_MODEL_NAME, path=where, name=name)
     kind = raw.get("kind")
     if kind not in KINDS:
-        raise ModelError(f"{where}: model {name!r} has unknown kind {kind!r}")
+        raise ModelError(messages.CATALOG_UNKNOWN_KIND, path=where, name=name, kind=repr(kind))
 
     def one_file(spec: Any) -> CatalogFile:
         if not isinstance(spec, dict):
-            raise ModelError(f"{where}: model {name!r}: bad file entry {spec!r}")
+            raise ModelError(messages.CATALOG_BAD_FILE_ENTRY, path=where, name=name, entry=repr(spec))
         path = _safe_rel(where, name, spec.get("path"))
         sha = _hash_or_none(where, name, spec.get("sha256"))
         size = _size_or_none(where, name, spec.get("size"))
@@ -329,14 +330,14 @@ def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> Cata
         if isinstance(spec, dict) and "any_of" in spec:
             options = tuple(one_file(o) for o in spec["any_of"] or [])
             if not options:
-                raise ModelError(f"{where}: model {name!r}: empty any_of")
+                raise ModelError(messages.CATALOG_EMPTY_ANY_OF, path=where, name=name)
             files.append(FileChoice(options))
         else:
             files.append(FileChoice((one_file(spec),)))
     archives: list[CatalogArchive] = []
     for spec in raw.get("archives") or []:
         if not isinstance(spec, dict) or not spec.get("urls"):
-            raise ModelError(f"{where}: model {name!r}: archive without URLs")
+            raise ModelError(messages.CATALOG_ARCHIVE_NO_URLS, path=where, name=name)
         aname = _safe_rel(where, name, spec.get("name"))
         sha = _hash_or_none(where, name, spec.get("sha256"))
         size = _size_or_none(where, name, spec.get("size"))
@@ -344,18 +345,18 @@ def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> Cata
         archives.append(CatalogArchive(aname, tuple(str(u) for u in spec["urls"]), sha, size, pinned))
     mirrors = tuple(str(m) for m in raw.get("mirrors") or [])
     if mirrors and any("{path" not in m for m in mirrors):
-        raise ModelError(f"{where}: model {name!r}: mirror without a {{path}} placeholder")
+        raise ModelError(messages.CATALOG_MIRROR_NO_PLACEHOLDER, path=where, name=name)
     if not files:
-        raise ModelError(f"{where}: model {name!r} lists no files")
+        raise ModelError(messages.CATALOG_NO_FILES, path=where, name=name)
     if not mirrors and not archives:
-        raise ModelError(f"{where}: model {name!r} has no download location")
+        raise ModelError(messages.CATALOG_NO_LOCATION, path=where, name=name)
     export = raw.get("export")
     if export is not None:
         if not isinstance(export, dict) or not set(export) <= set(EXPORT_OPTIONS):
-            raise ModelError(f"{where}: model {name!r}: \"export\" takes only {', '.join(EXPORT_OPTIONS)}")
+            raise ModelError(messages.CATALOG_EXPORT_KEYS, path=where, name=name, keys=", ".join(EXPORT_OPTIONS))
         for key, value in export.items():
             if not isinstance(value, EXPORT_OPTIONS[key]):
-                raise ModelError(f"{where}: model {name!r}: bad export option {key}={value!r}")
+                raise ModelError(messages.CATALOG_EXPORT_OPTION, path=where, name=name, key=key, value=repr(value))
     known = {"name", "kind", "title", "description", "homepage", "files", "mirrors", "archives", "about"}
     return CatalogModel(
         name=name,

@@ -11,7 +11,8 @@ import shutil
 from pathlib import Path
 from typing import Callable
 
-from ..engine.errors import ModelError
+from ..errors import ModelError
+from . import messages
 
 
 def format_bytes(n: float) -> str:
@@ -36,6 +37,4 @@ def ensure_space(folder: Path, need: int, disk_free: Callable[[Path], int] | Non
         return
     free = (disk_free or default_disk_free)(folder)
     if free < need:
-        raise ModelError(
-            f"not enough disk space: need {format_bytes(need)}, {format_bytes(free)} free in {folder}"
-        )
+        raise ModelError(messages.NO_DISK_SPACE, need=format_bytes(need), free=format_bytes(free), folder=folder)

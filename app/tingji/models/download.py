@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Callable
 from urllib.parse import urlsplit
 
-from ..engine.errors import Cancelled, ModelError
+from ..errors import Cancelled, ModelError
+from . import messages
 from ..engine.manifest import sha256_file
 from .diskspace import ensure_space
 from .http_range import Meter, NextMirror, Progress, Retry, attempt, check_url
@@ -145,26 +146,23 @@ def _failure(dest: Path, expected: str | None, mismatch: str | None, failures: l
              all_not_found: bool) -> ModelError:
     """One error for all mirrors: a hash mismatch everywhere, 404 everywhere, or each mirror's reason."""
     if mismatch is not None and all(f.endswith("SHA-256 mismatch") for f in failures):
-        return ModelError(
-            f"{dest.name}: downloaded file fails its SHA-256 check "
-            f"(expected {expected}, got {mismatch}); it was deleted"
-        )
+        return ModelError(messages.HASH_MISMATCH, name=dest.name, expected=expected, actual=mismatch)
     if all_not_found:
-        return NotFound(f"{dest.name}: not found on any mirror ({'; '.join(failures)})")
-    return ModelError(f"{dest.name}: download failed ({'; '.join(failures)})")
+        return NotFound(messages.NOT_ON_ANY_MIRROR, name=dest.name, reasons="; ".join(failures))
+    return ModelError(messages.DOWNLOAD_FAILED, name=dest.name, reasons="; ".join(failures))
 
 
 def _checked_request(urls: list[str], dest: Path, sha256: str | None) -> tuple[list[str], Path, str | None]:
     """Refuse a bad request before anything is touched: no URL, a non-https URL, a malformed hash."""
     urls = [str(u) for u in urls]
     if not urls:
-        raise ModelError(f"{Path(dest).name}: no download URL")
+        raise ModelError(messages.NO_URL, name=Path(dest).name)
     for url in urls:
         check_url(url)
     dest = Path(dest)
     expected = sha256.strip().lower() if sha256 else None
     if expected is not None and not _HEX64.match(expected):
-        raise ModelError(f"{dest.name}: {sha256!r} is not a SHA-256 (64 hex digits)")
+        raise ModelError(messages.NOT_A_HASH, name=dest.name, value=sha256)
     return urls, dest, expected
 
 

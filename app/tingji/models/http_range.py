@@ -26,7 +26,8 @@ from typing import Callable
 from urllib.parse import urljoin, urlsplit
 
 from .. import __version__
-from ..engine.errors import Cancelled, ModelError
+from ..errors import Cancelled, ModelError
+from . import messages
 from .diskspace import ensure_space
 from .partfile import PartFile, Validator
 _MAX_REDIRECTS = 10
@@ -58,9 +59,9 @@ def check_url(url: str) -> None:
     """Refuse anything but https, loopback hosts included: a redirect to plain http is never followed."""
     parts = urlsplit(url)
     if parts.scheme.lower() != "https":
-        raise ModelError(f"refusing {url}: only https:// downloads are allowed")
+        raise ModelError(messages.HTTPS_ONLY, url=url)
     if not parts.hostname:
-        raise ModelError(f"not a download URL: {url}")
+        raise ModelError(messages.NOT_A_URL, url=url)
 
 
 class Watchdog:
@@ -276,7 +277,7 @@ def _receive(resp: http.client.HTTPResponse, part: PartFile, wd: Watchdog, *, to
             except OSError as exc:
                 fh.close()
                 part.resync()
-                raise ModelError(f"cannot write {part.path}: {exc.strerror or exc}") from None
+                raise ModelError(messages.CANNOT_WRITE_PART, path=part.path, reason=exc.strerror or str(exc)) from None
             part.hasher.update(data)
             part.length += len(data)
             received += len(data)

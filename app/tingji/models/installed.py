@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..engine import manifest as mf
-from ..engine.errors import ModelError
 from ..engine.ort_cache import forget
+from ..errors import ModelError
 from ..paths import graph_cache_dir, models_dir
+from . import messages
 from .cache import cached_bytes
 from .catalog import NAME_RE, Catalog, HashCount
 from .staging import REMOVING_PREFIX, StageProgress, verify_folder
@@ -29,14 +30,12 @@ class InstalledModel:
     path: Path
     size: int
     manifest_ok: bool  # manifest readable and every file present with its size (hashes: `verify`)
-    problem: str | None = None
+    problem: ModelError | None = None  # why manifest_ok is False
 
 
 def validate_name(name: str) -> str:
     if not isinstance(name, str) or not NAME_RE.match(name):
-        raise ModelError(
-            f"bad model name {name!r}: use letters, digits, '.', '_' or '-' (at most 64, not starting with '.')"
-        )
+        raise ModelError(messages.BAD_NAME, name=name)
     return name
 
 
@@ -47,8 +46,8 @@ def _installed_names() -> list[str]:
 def _no_such_model(name: str) -> ModelError:
     names = _installed_names()
     if names:
-        return ModelError(f"no model named {name}; installed: {', '.join(names)} (see `tingji models list`)")
-    return ModelError(f"no model named {name}; no models are installed (see `tingji models list`)")
+        return ModelError(messages.NO_SUCH_MODEL, name=name, installed=", ".join(names))
+    return ModelError(messages.NO_MODELS, name=name)
 
 
 def _installed_path(name: str) -> Path:
@@ -72,7 +71,7 @@ class ModelStatus:
     kind: str | None = None  # catalog kind; None for a model not in the catalog
     cached: int = 0  # bytes already downloaded for a resumable download
     path: Path | None = None
-    problem: str | None = None
+    problem: ModelError | None = None  # why an installed model is broken
     hashes: HashCount | None = None  # what a download can be checked against; None: not in the catalog
 
     @property
@@ -110,7 +109,7 @@ def list_models() -> list[InstalledModel]:
             mf.verify(mf.load_manifest(path), check_hashes=False)
             ok, problem = True, None
         except ModelError as exc:
-            ok, problem = False, str(exc)
+            ok, problem = False, exc
         out.append(InstalledModel(name, path, size, ok, problem))
     return out
 
@@ -126,7 +125,7 @@ def resolve_model(name_or_dir: str | os.PathLike[str]) -> Path:
         if (installed / mf.MANIFEST_NAME).is_file():
             return installed
     if path.is_dir():
-        raise ModelError(f"{path}: not a Tingji model folder (no {mf.MANIFEST_NAME})")
+        raise ModelError(messages.NOT_A_MODEL_FOLDER, path=path)
     raise _no_such_model(text)
 
 
@@ -146,7 +145,7 @@ def remove(name: str) -> None:
     try:
         os.replace(path, trash)
     except OSError as exc:
-        raise ModelError(f"cannot remove {name}: {exc.strerror or exc} (is it in use?)") from None
+        raise ModelError(messages.CANNOT_REMOVE, name=name, reason=exc.strerror or str(exc)) from None
     shutil.rmtree(trash, ignore_errors=True)
     if manifest is not None:
         forget(graph_cache_dir(), manifest)

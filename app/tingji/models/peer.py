@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import manifest as mf
-from ..engine.errors import Cancelled, ModelError
+from ..errors import Cancelled, ModelError
+from . import messages
 from .peer_contract import check_ctc, check_encoder
 from .peer_graph import DecoderInfo, GraphIO, onnx_module, read_decoder_info, read_graph_io
 from .staging import StageProgress, source_file
@@ -99,20 +100,20 @@ def convert_tokens(src: Path, dst: Path) -> tuple[int, int]:
     try:
         lines = src.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise ModelError(f"{src.name}: unreadable ({exc})") from None
+        raise ModelError(messages.TOKENS_UNREADABLE, name=src.name, reason=str(exc)) from None
     for number, line in enumerate(lines, 1):
         parts = line.split()
         if not parts:
             continue
         if len(parts) > 2 or not parts[-1].isdigit():
-            raise ModelError(f"{src.name}: line {number} is not `token id`")
+            raise ModelError(messages.TOKENS_BAD_LINE, name=src.name, line=number)
         piece = _token_bytes(parts[0]) if len(parts) == 2 else b""
         if re.fullmatch(rb"<\|.*\|>|<blk>|<blank>|<unk>|<pad>", piece):
             piece = b""
         table[int(parts[-1])] = piece
     size = len(table)
     if size < 2 or sorted(table) != list(range(size)):
-        raise ModelError(f"{src.name}: token ids are not 0..{max(table, default=0)} without gaps")
+        raise ModelError(messages.TOKENS_GAPS, name=src.name, last=max(table, default=0))
     text_tokens = sum(1 for piece in table.values() if piece)
     dst.write_text("".join(f"{base64.b64encode(table[i]).decode()} {i}\n" for i in range(size)), encoding="ascii")
     return size, text_tokens
@@ -178,10 +179,9 @@ def _inspect(src: Path) -> _Release:
     if encoder is None or decoder is None:
         missing = " and ".join(n for n, p in ((f"{ENCODER_STEM}.*.onnx", encoder),
                                               (f"{DECODER_STEM}.*.gguf", decoder)) if p is None)
-        raise ModelError(f"{src}: not a Tingji model (no manifest.json) nor a Fun-ASR-Nano release "
-                         f"(no {missing})")
+        raise ModelError(messages.NOT_A_RELEASE, folder=src, missing=missing)
     if ctc is not None and not tokens.is_file():
-        raise ModelError(f"{src}: {ctc.name} needs {TOKENS_NAME}, which is missing")
+        raise ModelError(messages.CTC_NEEDS_TOKENS, folder=src, ctc=ctc.name, tokens=TOKENS_NAME)
     for path in (encoder, decoder, ctc, tokens if ctc is not None else None):
         if path is not None:
             source_file(src, path.name)  # nothing is read through a link that leaves the folder
@@ -193,8 +193,8 @@ def _inspect(src: Path) -> _Release:
     ctc_info = check_ctc(ctc, ctc_io, enc_info["encoder_dim"]) if ctc is not None and ctc_io is not None else None
     dec = read_decoder_info(decoder)
     if dec.n_embd != enc_info["llm_dim"]:
-        raise ModelError(f"{decoder.name}: decoder width {dec.n_embd} does not match the adaptor output width "
-                         f"{enc_info['llm_dim']} of {encoder.name}: they are not from the same model")
+        raise ModelError(messages.WIDTH_MISMATCH, decoder=decoder.name, width=dec.n_embd,
+                         adaptor=enc_info["llm_dim"], encoder=encoder.name)
     return _Release(encoder, decoder, ctc, tokens, enc_io, enc_info, ctc_io, ctc_info, dec)
 
 
@@ -266,11 +266,11 @@ def manifest_for_peer_release(src_dir: str | os.PathLike[str], out_dir: str | os
     """
     src, out = Path(src_dir), Path(out_dir)
     if not src.is_dir():
-        raise ModelError(f"{src}: folder not found")
+        raise ModelError(messages.FOLDER_NOT_FOUND, folder=src)
     release = _inspect(src)
 
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ModelError(f"{out}: already exists and is not empty")
+        raise ModelError(messages.OUT_NOT_EMPTY, folder=out)
     out.mkdir(parents=True, exist_ok=True)
     try:
         files = _place_files(release, src, out, link, progress, cancel)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..engine.errors import ModelError
+from ..errors import ModelError
+from . import messages
 
 SPECIAL_NAMES = ("<|im_start|>", "<|im_end|>", "<|endoftext|>")
 _AUTO: Any = object()
@@ -114,11 +115,11 @@ def read_graph_io(path: Path, onnx: Any = _AUTO) -> GraphIO:
     try:
         io = _read_with_onnx(onnx, path) if onnx is not None else _read_with_ort(path)
     except Exception as exc:  # protobuf / ORT errors have no common base class
-        raise ModelError(f"{path.name}: not a readable ONNX model ({str(exc)[:200]})") from None
+        raise ModelError(messages.ONNX_UNREADABLE, name=path.name, reason=str(exc)[:200]) from None
     for rel in io.external:
         target = (path.parent / rel).resolve()
         if not target.is_relative_to(path.parent.resolve()) or not target.is_file():
-            raise ModelError(f"{path.name}: its weights file {rel} is missing or outside the folder")
+            raise ModelError(messages.WEIGHTS_MISSING, name=path.name, file=rel)
     return io
 
 
@@ -136,7 +137,7 @@ def read_decoder_info(path: Path) -> DecoderInfo:
     params.vocab_only = True
     model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
     if not model:
-        raise ModelError(f"{path.name}: llama.cpp cannot read it (not a GGUF decoder, or of an unknown kind)")
+        raise ModelError(messages.GGUF_UNREADABLE, name=path.name)
     try:
         buf = ctypes.create_string_buffer(512)
 
@@ -149,11 +150,11 @@ def read_decoder_info(path: Path) -> DecoderInfo:
         def number(key: str) -> int:
             text = meta(f"{arch}.{key}")
             if text is None or not text.strip().isdigit():
-                raise ModelError(f"{path.name}: the GGUF header has no {arch}.{key}")
+                raise ModelError(messages.GGUF_NO_KEY, name=path.name, key=f"{arch}.{key}")
             return int(text)
 
         if arch != "qwen3":
-            raise ModelError(f"{path.name}: decoder architecture is {arch}, Tingji needs qwen3 (Qwen3-0.6B)")
+            raise ModelError(messages.GGUF_ARCH, name=path.name, arch=arch)
         vocab = llama_cpp.llama_model_get_vocab(model)
         special: dict[str, int] = {}
         ids = (llama_cpp.llama_token * 8)()
@@ -161,7 +162,7 @@ def read_decoder_info(path: Path) -> DecoderInfo:
             raw = text.encode()
             n = llama_cpp.llama_tokenize(vocab, raw, len(raw), ids, len(ids), False, True)
             if n != 1 or llama_cpp.llama_vocab_get_text(vocab, ids[0]) != raw:
-                raise ModelError(f"{path.name}: the decoder vocabulary has no {text} token")
+                raise ModelError(messages.GGUF_NO_TOKEN, name=path.name, token=text)
             special[text] = int(ids[0])
         return DecoderInfo(arch, number("embedding_length"), number("block_count"),
                            int(llama_cpp.llama_vocab_n_tokens(vocab)), int(llama_cpp.llama_vocab_eos(vocab)),

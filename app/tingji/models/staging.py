@@ -23,8 +23,9 @@ from typing import Any, Callable
 
 from ..engine import Engine
 from ..engine import manifest as mf
-from ..engine.errors import Cancelled, ModelError
+from ..errors import Cancelled, ModelError
 from ..paths import graph_cache_dir, models_dir
+from . import messages
 from .diskspace import ensure_space
 
 StageProgress = Callable[[str, int, "int | None", float], None]
@@ -35,7 +36,7 @@ _STALE_UNLOCKED_S = 60.0
 
 def ensure_free_name(name: str) -> None:
     if (models_dir() / name).exists():
-        raise ModelError(f"a model named {name} is already installed (remove it first: `tingji models remove {name}`)")
+        raise ModelError(messages.ALREADY_INSTALLED, name=name)
 
 
 def check_cancel(cancel: threading.Event | None) -> None:
@@ -97,7 +98,8 @@ class Staging:
             os.replace(folder, final)
             fsync_path(final.parent, directory=True)
         except OSError as exc:
-            raise ModelError(f"cannot install {self.name} into {final}: {exc.strerror or exc}") from None
+            raise ModelError(messages.CANNOT_INSTALL, name=self.name, folder=final,
+                             reason=exc.strerror or str(exc)) from None
         return final
 
 
@@ -138,7 +140,7 @@ def check_loads(folder: Path, label: Path) -> None:
         reason = text.removeprefix(f"{folder}: ").replace(f"{folder}{os.sep}", "").replace(str(folder), str(label))
         reason = reason.removeprefix(f"{culprit}: ") if culprit else reason
         where = label / culprit if culprit else label
-        raise ModelError(f"{where}: cannot be loaded ({reason[:300]})") from None
+        raise ModelError(messages.CANNOT_LOAD, path=where, reason=reason[:300]) from None
 
 
 def _culprit(folder: Path, text: str) -> str | None:
@@ -206,9 +208,9 @@ def source_file(folder: Path, rel: str) -> Path:
     path = folder / rel
     target = path.resolve()
     if not target.is_relative_to(folder.resolve()):
-        raise ModelError(f"{path}: a link to {target}, outside the folder; not importing it")
+        raise ModelError(messages.LINK_OUTSIDE, path=path, target=target)
     if not target.is_file():
-        raise ModelError(f"{folder}: file {rel} is missing")
+        raise ModelError(messages.FILE_MISSING, folder=folder, file=rel)
     return target
 
 

@@ -26,8 +26,8 @@ from typing import Any, Callable
 from urllib.parse import unquote, urlsplit
 
 from ..engine import manifest as mf
-from ..engine.errors import Cancelled, ModelError
-from . import archive
+from ..errors import Cancelled, ModelError
+from . import archive, messages
 from .cache import cache_subdir, discard_cached
 from .catalog import Catalog, CatalogArchive, CatalogModel, load_catalog
 from .download import NotFound, download
@@ -65,12 +65,13 @@ def _export(src: Path, out: Path, progress: StageProgress | None = None,
     when it runs, so a missing module surfaces here: the export extra is not
     installed (or, in the packaged app, not bundled).
     """
+    from ..export import messages as export_messages
     from ..export.extra import needs_export_extra
 
     kwargs = dict(options or {})
     if progress is not None:
         kwargs["progress"] = lambda message: progress(f"converting: {message}", 0, None, 0.0)
-    with needs_export_extra("converting the official checkpoint"):
+    with needs_export_extra(export_messages.EXTRA_FOR_CONVERSION):
         from ..export import export_model
 
         return export_model(src, out, **kwargs)
@@ -103,7 +104,7 @@ def import_folder(src: str | os.PathLike[str], name: str | None = None, *,
     official checkpoint folder (any family `tingji.export` knows) into one."""
     src = Path(src).expanduser()
     if not src.is_dir():
-        raise ModelError(f"{src}: folder not found")
+        raise ModelError(messages.FOLDER_NOT_FOUND, folder=src)
     if name is None:
         name = re.sub(r"[^A-Za-z0-9._-]+", "-", src.resolve().name).strip(".-_") or "model"
     validate_name(name)
@@ -143,7 +144,7 @@ def install_from_url(url: str, sha256: str | None, name: str, *,
     try:
         with Staging(name) as staging:
             if not archive.is_archive(result.path):
-                raise ModelError(f"{base}: not a .zip or .tar archive (a model is a folder of several files)")
+                raise ModelError(messages.NOT_AN_ARCHIVE_DOWNLOAD, name=base)
             if progress is not None:
                 progress("extracting", 0, None, 0.0)
             unpacked = archive.extract(result.path, staging.dir / "unpacked", cancel=cancel)
@@ -234,7 +235,7 @@ def _fetch_files(entry: CatalogModel, folder: Path, progress: StageProgress | No
 
     Returns the hashes learned for files the catalog gives none (by catalog key)."""
     if not entry.mirrors:
-        raise ModelError(f"{entry.name}: the catalog lists no per-file mirrors")
+        raise ModelError(messages.NO_MIRRORS, name=entry.name)
     learned: dict[str, _Learned] = {}
     count = len(entry.files)
     for index, choice in enumerate(entry.files, 1):
@@ -273,11 +274,11 @@ def _fetch_archive(entry: CatalogModel, spec: CatalogArchive, staging: Staging,
     for choice in entry.files:
         present = [o for o in choice.options if (root / o.path).is_file()]
         if not present:
-            raise ModelError(f"{spec.name}: the archive lacks {choice.label}")
+            raise ModelError(messages.ARCHIVE_LACKS, name=spec.name, file=choice.label)
         option = present[0]
         actual = mf.sha256_file(root / option.path)
         if option.sha256 is not None and actual != option.sha256:
-            raise ModelError(f"{spec.name}: {option.path} fails its SHA-256 check")
+            raise ModelError(messages.ARCHIVE_FILE_HASH, name=spec.name, file=option.path)
         if option.sha256 is None:
             learned[option.key] = _Learned(option.path, actual, (root / option.path).stat().st_size)
     return root, learned
@@ -294,7 +295,7 @@ def _fetch_sources(entry: CatalogModel, staging: Staging, progress: StageProgres
         try:
             return _fetch_archive(entry, spec, staging, progress, cancel, opts)
         except ModelError as exc:
-            if str(exc).startswith("not enough disk space"):
+            if exc.message == messages.NO_DISK_SPACE:
                 raise
             errors.append(str(exc))
     if entry.mirrors:
@@ -303,4 +304,4 @@ def _fetch_sources(entry: CatalogModel, staging: Staging, progress: StageProgres
             return folder, _fetch_files(entry, folder, progress, cancel, opts)
         except ModelError as exc:
             errors.append(str(exc))
-    raise ModelError(f"{entry.name}: could not download ({'; '.join(errors)})")
+    raise ModelError(messages.COULD_NOT_DOWNLOAD, name=entry.name, reasons="; ".join(errors))

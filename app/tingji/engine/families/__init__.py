@@ -11,7 +11,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from ..errors import ModelError
+from ...errors import ModelError
+from .. import messages
 
 # manifest "family" -> module implementing it (FAMILY, FILE_ROLES, REQUIRED_FILES, load).
 FAMILIES: dict[str, str] = {
@@ -26,6 +27,5 @@ def family_module(family: str, where: object = "model") -> ModuleType:
     name = FAMILIES.get(family)
     if name is None:
         known = ", ".join(sorted(FAMILIES))
-        raise ModelError(f"{where}: unknown model family {family!r} (this Tingji knows {known}); "
-                         "a newer Tingji may support it")
+        raise ModelError(messages.UNKNOWN_FAMILY, where=where, family=family, known=known)
     return importlib.import_module(name)

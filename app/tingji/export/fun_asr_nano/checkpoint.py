@@ -17,7 +17,8 @@ from typing import Any
 import torch
 import yaml
 
-from ...engine.errors import ModelError
+from ...errors import ModelError
+from .. import messages
 from ...engine.manifest import sha256_file
 from ..torch_state import load_state_dict
 from .modules import AudioDims
@@ -54,7 +55,7 @@ def _find_llm_dir(folder: Path, config: dict[str, Any]) -> Path:
     for path in candidates:
         if (path / "config.json").is_file():
             return path
-    raise ModelError(f"{folder}: no LLM folder with config.json (looked for {', '.join(str(c.name) for c in candidates)})")
+    raise ModelError(messages.NO_LLM_FOLDER, folder=folder, candidates=", ".join(str(c.name) for c in candidates))
 
 
 def load_checkpoint(folder: str | Path) -> Checkpoint:
@@ -63,13 +64,13 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     weights = folder / "model.pt"
     for required in (config_path, weights):
         if not required.is_file():
-            raise ModelError(f"{folder}: not a Fun-ASR-Nano checkpoint ({required.name} missing)")
+            raise ModelError(messages.NOT_NANO, folder=folder, file=required.name)
     try:
         config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
-        raise ModelError(f"{config_path}: unreadable YAML ({exc})") from None
+        raise ModelError(messages.YAML_UNREADABLE, path=config_path, reason=str(exc)) from None
     if config.get("model") != "FunASRNano":
-        raise ModelError(f"{config_path}: model is {config.get('model')!r}, expected FunASRNano")
+        raise ModelError(messages.WRONG_MODEL, path=config_path, model=repr(config.get("model")))
     llm_dir = _find_llm_dir(folder, config)
     llm_config = json.loads((llm_dir / "config.json").read_text(encoding="utf-8"))
     state = load_state_dict(weights)
@@ -92,7 +93,7 @@ def audio_dims(config: dict[str, Any], llm_config: dict[str, Any], state: dict[s
     ctc = config.get("ctc_decoder_conf") or {}
     fe = config.get("frontend_conf") or {}
     if int(ada.get("downsample_rate", 1)) != 1:
-        raise ModelError("audio adaptor downsample_rate other than 1 is not supported")
+        raise ModelError(messages.DOWNSAMPLE)
     input_size = int(fe.get("n_mels", 80)) * int(fe.get("lfr_m", 7))
     encoder_dim = int(enc.get("output_size", 512))
     ctc_layers = sum(1 for k in state if k.startswith("ctc_decoder.blocks.") and k.endswith("norm1.weight"))
@@ -117,7 +118,7 @@ def audio_dims(config: dict[str, Any], llm_config: dict[str, Any], state: dict[s
     )
     got = state.get("audio_encoder.encoders0.0.self_attn.linear_q_k_v.weight")
     if got is None:
-        raise ModelError("model.pt has no audio encoder weights")
+        raise ModelError(messages.NO_ENCODER_WEIGHTS)
     if tuple(got.shape) != (3 * encoder_dim, input_size):
-        raise ModelError(f"encoder weights {tuple(got.shape)} do not match config.yaml sizes")
+        raise ModelError(messages.ENCODER_SIZES, shape=tuple(got.shape))
     return dims

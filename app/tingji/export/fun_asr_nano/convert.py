@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 import torch
 
-from ...engine.errors import ModelError
+from ...errors import ModelError
+from .. import messages
 from ...engine.families.fun_asr_nano.prompt import build_prompt, pieces_from_config
 from ...engine.frontend import FrontendConfig, num_lfr_frames
 from ...engine.manifest import Manifest, file_entry
@@ -82,7 +83,7 @@ def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fix
 def _frontend_dict(conf: dict[str, Any]) -> dict[str, Any]:
     """Front-end settings as the engine's FrontendConfig takes them; inference never dithers."""
     if conf.get("cmvn_file"):
-        raise ModelError("checkpoints with CMVN statistics are not Fun-ASR-Nano; not supported")
+        raise ModelError(messages.CMVN)
     return frontend_settings(conf)
 
 
@@ -90,11 +91,11 @@ def _llm_tensors(ckpt: Checkpoint) -> dict[str, torch.Tensor]:
     """The Qwen3 LLM's tensors under their transformers names, from the checkpoint's `llm.` entries."""
     tensors = {k[len("llm."):]: v for k, v in ckpt.state.items() if k.startswith("llm.")}
     if "model.embed_tokens.weight" not in tensors:
-        raise ModelError("model.pt has no LLM weights (llm.model.embed_tokens.weight)")
+        raise ModelError(messages.NO_LLM_WEIGHTS)
     head = tensors.pop("lm_head.weight", None)
     if not ckpt.llm_config.get("tie_word_embeddings", True):
         if head is None:
-            raise ModelError("config says untied embeddings but model.pt has no lm_head")
+            raise ModelError(messages.NO_LM_HEAD)
         tensors["lm_head.weight"] = head
     return tensors
 

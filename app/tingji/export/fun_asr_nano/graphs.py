@@ -16,7 +16,8 @@ from typing import Callable
 import onnx
 import torch
 
-from ...engine.errors import ModelError
+from ...errors import ModelError
+from .. import messages
 from ..layers import split_state
 from ..onnx_tools import BATCH_FRAMES, PRECISIONS, export_graph, for_precision, quantize_graphs, save_graph_files
 from .modules import AudioDims, CtcGraph, EncoderGraph
@@ -35,7 +36,7 @@ def build_encoder(dims: AudioDims, state: dict[str, torch.Tensor]) -> EncoderGra
     weights = {k: v.float() for k, v in split_state(state, ("audio_encoder", "audio_adaptor")).items()}
     missing, unexpected = model.load_state_dict(weights, strict=False)
     if missing or unexpected:
-        raise ModelError(f"encoder weights do not match the architecture (missing {missing[:3]}, unexpected {unexpected[:3]})")
+        raise ModelError(messages.ENCODER_MISMATCH, missing=missing[:3], unexpected=unexpected[:3])
     return model.eval()
 
 
@@ -45,7 +46,7 @@ def build_ctc(dims: AudioDims, state: dict[str, torch.Tensor], top_k: int,
     weights = {k: v.float() for k, v in split_state(state, ("ctc_decoder", "ctc")).items()}
     missing, unexpected = model.load_state_dict(weights, strict=False)
     if missing or unexpected:
-        raise ModelError(f"CTC weights do not match the architecture (missing {missing[:3]}, unexpected {unexpected[:3]})")
+        raise ModelError(messages.CTC_MISMATCH, missing=missing[:3], unexpected=unexpected[:3])
     model.slice_projection(slice_rows)
     return model.eval()
 
@@ -69,7 +70,7 @@ def export_audio(
     say = progress or (lambda _msg: None)
     out_dir.mkdir(parents=True, exist_ok=True)
     if precision not in PRECISIONS:
-        raise ModelError(f"unknown precision {precision!r} (choose {', '.join(PRECISIONS)})")
+        raise ModelError(messages.UNKNOWN_PRECISION, precision=precision, choices=", ".join(PRECISIONS))
     encoder = for_precision(build_encoder(dims, state), precision)
     # Example inputs with T > 1 and B > 1 so nothing specialises on 1.
     feat = torch.randn(2, 37, dims.input_size)

@@ -21,7 +21,8 @@ from typing import Any
 
 import torch
 
-from ...engine.errors import ModelError
+from ...errors import ModelError
+from .. import messages
 from ...engine.languages import NAMES
 from ...engine.manifest import sha256_file
 from ..safetensors_file import load_checkpoint_tensors
@@ -65,13 +66,13 @@ class Checkpoint:
 
 def _json(path: Path) -> dict[str, Any]:
     if not path.is_file():
-        raise ModelError(f"{path.parent}: not a Qwen3-ASR checkpoint ({path.name} missing)")
+        raise ModelError(messages.QWEN3_ASR_FILE_MISSING, folder=path.parent, file=path.name)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ModelError(f"{path}: unreadable ({exc})") from None
+        raise ModelError(messages.JSON_UNREADABLE, path=path, reason=exc) from None
     if not isinstance(data, dict):
-        raise ModelError(f"{path}: not a JSON object")
+        raise ModelError(messages.JSON_NOT_OBJECT, path=path)
     return data
 
 
@@ -82,7 +83,7 @@ def added_tokens(folder: Path) -> dict[str, int]:
         return {str(t["content"]): int(t["id"]) for t in entries}
     for name in ("vocab.json", "merges.txt"):
         if not (folder / name).is_file():
-            raise ModelError(f"{folder}: not a Qwen3-ASR checkpoint (no tokenizer.json and no {name})")
+            raise ModelError(messages.QWEN3_ASR_NO_TOKENIZER, folder=folder, file=name)
     decoder = _json(folder / "tokenizer_config.json").get("added_tokens_decoder") or {}
     return {str(v["content"]): int(k) for k, v in decoder.items()}
 
@@ -121,19 +122,18 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     folder = Path(folder)
     config = _json(folder / "config.json")
     if config.get("model_type") != "qwen3_asr":
-        raise ModelError(f"{folder / 'config.json'}: model_type {config.get('model_type')!r}, expected qwen3_asr")
+        raise ModelError(messages.QWEN3_ASR_MODEL_TYPE, path=folder / "config.json",
+                         model_type=repr(config.get("model_type")))
     thinker = config.get("thinker_config")
     if not isinstance(thinker, dict) or not all(isinstance(thinker.get(k), dict) for k in ("audio_config", "text_config")):
-        raise ModelError(f"{folder / 'config.json'}: no thinker_config with audio_config and text_config "
-                         "(only the original Qwen/Qwen3-ASR-* layout is supported, not the -hf one)")
+        raise ModelError(messages.QWEN3_ASR_LAYOUT, path=folder / "config.json")
     tokens = added_tokens(folder)
     missing = [t for t in SPECIAL.values() if t not in tokens]
     if missing:
-        raise ModelError(f"{folder}: tokenizer lacks the token(s) {', '.join(missing)}")
+        raise ModelError(messages.TOKENIZER_LACKS, folder=folder, tokens=", ".join(missing))
     pad = thinker.get("audio_token_id")
     if pad is not None and int(pad) != tokens["<|audio_pad|>"]:
-        raise ModelError(f"{folder}: config audio_token_id {pad} is not the tokenizer's <|audio_pad|> "
-                         f"({tokens['<|audio_pad|>']})")
+        raise ModelError(messages.AUDIO_PAD_MISMATCH, folder=folder, config_id=pad, tokenizer_id=tokens["<|audio_pad|>"])
     state, weights = load_checkpoint_tensors(folder)
     return Checkpoint(folder=folder, config=config, audio_config=dict(thinker["audio_config"]),
                       text_config=dict(thinker["text_config"]), state=state, added_tokens=tokens,
@@ -151,20 +151,20 @@ def encoder_dims(ckpt: Checkpoint) -> EncoderDims:
             conv_channels=int(a.get("downsample_hidden_size", 480)), output_dim=int(a["output_dim"]),
             chunk_frames=chunk, window_chunks=int(a.get("n_window_infer", 800)) // chunk)
     except (KeyError, TypeError, ValueError) as exc:
-        raise ModelError(f"{ckpt.folder / 'config.json'}: audio_config lacks or mangles {exc}") from None
+        raise ModelError(messages.AUDIO_CONFIG_BAD, path=ckpt.folder / "config.json", key=exc) from None
     if str(a.get("activation_function", "gelu")) != "gelu" or a.get("scale_embedding"):
-        raise ModelError(f"{ckpt.folder / 'config.json'}: audio_config variant not supported "
-                         "(activation other than gelu, or scale_embedding)")
+        raise ModelError(messages.AUDIO_CONFIG_VARIANT, path=ckpt.folder / "config.json")
     checks = {"conv2d1.weight": (dims.conv_channels, 1, 3, 3), "conv_out.weight": (dims.d_model, dims.conv_channels * dims.freq_bins),
               "proj2.weight": (dims.output_dim, dims.d_model)}
     for name, shape in checks.items():
         got = ckpt.state.get(AUDIO_PREFIX + name)
         if got is None or tuple(got.shape) != shape:
             found = "missing" if got is None else tuple(got.shape)
-            raise ModelError(f"{ckpt.folder}: {AUDIO_PREFIX}{name} is {found}, config.json says {shape}")
+            raise ModelError(messages.AUDIO_TENSOR_SHAPE, folder=ckpt.folder, tensor=AUDIO_PREFIX + name, found=found,
+                             shape=shape)
     if dims.output_dim != int(ckpt.text_config["hidden_size"]):
-        raise ModelError(f"{ckpt.folder}: audio output_dim {dims.output_dim} differs from the LLM width "
-                         f"{ckpt.text_config['hidden_size']}")
+        raise ModelError(messages.AUDIO_WIDTH_MISMATCH, folder=ckpt.folder, audio=dims.output_dim,
+                         llm=ckpt.text_config["hidden_size"])
     return dims
 
 
@@ -178,7 +178,7 @@ def llm_tensors(ckpt: Checkpoint) -> dict[str, torch.Tensor]:
                if k.startswith(LLM_PREFIX) and not k.startswith(AUDIO_PREFIX)}
     embed = tensors.get("model.embed_tokens.weight")
     if embed is None:
-        raise ModelError(f"{ckpt.folder}: no LLM weights (thinker.model.embed_tokens.weight)")
+        raise ModelError(messages.QWEN3_ASR_NO_LLM, folder=ckpt.folder)
     head = tensors.pop("lm_head.weight", None)
     # A tied release stores the embedding twice; an untied one needs its own output matrix.
     if head is not None and not torch.equal(head, embed):

@@ -16,7 +16,8 @@ from typing import Callable
 import onnx
 import torch
 
-from ...engine.errors import ModelError
+from ...errors import ModelError
+from .. import messages
 from ..onnx_tools import BATCH_FRAMES, export_graph, for_precision, quantize_graphs, save_graph_files
 from .modules import AudioTower, EncoderDims
 
@@ -29,8 +30,7 @@ def build_tower(dims: EncoderDims, tensors: dict[str, torch.Tensor]) -> AudioTow
     weights = {k: v.float() for k, v in tensors.items()}
     missing, unexpected = model.load_state_dict(weights, strict=False)
     if missing or unexpected:
-        raise ModelError(f"audio tower weights do not match the architecture "
-                         f"(missing {missing[:3]}, unexpected {unexpected[:3]})")
+        raise ModelError(messages.AUDIO_TOWER_MISMATCH, missing=missing[:3], unexpected=unexpected[:3])
     return model.eval()
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...engine.errors import ModelError
+from ...errors import ModelError
+from .. import messages
 from ...engine.families.sense_voice_small.tokens import (BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, USER_DEFINED,
                                                          PieceTable)
 
@@ -111,6 +112,6 @@ def read_model(path: Path) -> PieceTable:
     try:
         return parse_model(path.read_bytes())
     except OSError as exc:
-        raise ModelError(f"{path}: unreadable ({exc.strerror or exc})") from None
+        raise ModelError(messages.BPE_UNREADABLE, path=path, reason=exc.strerror or exc) from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ModelError(f"{path}: not a SentencePiece model ({exc})") from None
+        raise ModelError(messages.NOT_SENTENCEPIECE, path=path, reason=exc) from None

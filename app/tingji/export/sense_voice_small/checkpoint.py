@@ -19,7 +19,8 @@ from typing import Any
 import torch
 import yaml
 
-from ...engine.errors import ModelError
+from ...errors import ModelError
+from .. import messages
 from ...engine.families.sense_voice_small.tokens import PieceTable
 from ...engine.frontend import Cmvn, load_cmvn
 from ...engine.manifest import sha256_file
@@ -61,11 +62,11 @@ def _file_names(folder: Path) -> dict[str, str]:
         found = {"cmvn": (metas.get("frontend_conf") or {}).get("cmvn_file"),
                  "bpe": (metas.get("tokenizer_conf") or {}).get("bpemodel")}
     except (ValueError, UnicodeDecodeError, AttributeError):
-        raise ModelError(f"{path}: unreadable (not the JSON object funasr releases carry)") from None
+        raise ModelError(messages.FUNASR_CONFIG_UNREADABLE, path=path) from None
     for role, name in found.items():
         if isinstance(name, str) and name:
             if Path(name).name != name or name in (".", ".."):
-                raise ModelError(f"{path}: {name!r} is not a file name inside the checkpoint folder")
+                raise ModelError(messages.FUNASR_NOT_A_FILE_NAME, path=path, name=name)
             names[role] = name
     return names
 
@@ -74,33 +75,33 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     folder = Path(folder)
     config_path = folder / "config.yaml"
     if not config_path.is_file():
-        raise ModelError(f"{folder}: not a SenseVoice-Small checkpoint (config.yaml missing)")
+        raise ModelError(messages.NOT_SENSE_VOICE, folder=folder)
     try:
         config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ModelError(f"{config_path}: unreadable YAML ({exc})") from None
+        raise ModelError(messages.YAML_UNREADABLE, path=config_path, reason=exc) from None
     if not isinstance(config, dict) or config.get("model") != MODEL_CLASS:
-        raise ModelError(f"{config_path}: model is not {MODEL_CLASS}")
+        raise ModelError(messages.MODEL_CLASS_WRONG, path=config_path, expected=MODEL_CLASS)
     names = _file_names(folder)
     paths = {role: folder / name for role, name in names.items()}
     for required in (paths["cmvn"], paths["bpe"], folder / "model.pt"):
         if not required.is_file():
-            raise ModelError(f"{folder}: incomplete SenseVoice-Small checkpoint ({required.name} missing)")
+            raise ModelError(messages.SENSE_VOICE_INCOMPLETE, folder=folder, file=required.name)
     try:
         cmvn = load_cmvn(paths["cmvn"])
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ModelError(f"{paths['cmvn']}: not a CMVN file ({exc})") from None
+        raise ModelError(messages.NOT_CMVN, path=paths["cmvn"], reason=exc) from None
     bpe = read_model(paths["bpe"])
     missing = [t for t in REQUIRED_TAGS if t not in set(bpe.pieces)]
     if missing:
-        raise ModelError(f"{paths['bpe']}: not SenseVoice's vocabulary (no {', '.join(missing)} pieces)")
+        raise ModelError(messages.NOT_SENSE_VOICE_VOCAB, path=paths["bpe"], pieces=", ".join(missing))
     state = load_state_dict(folder / "model.pt")
     dims = sense_voice_dims(config, state, folder / "model.pt")
     if len(bpe.pieces) != dims.vocab:
-        raise ModelError(f"{paths['bpe']}: {len(bpe.pieces)} pieces, but model.pt's CTC head has {dims.vocab} "
-                         "outputs: not this model's vocabulary")
+        raise ModelError(messages.VOCAB_SIZE_MISMATCH, path=paths["bpe"], pieces=len(bpe.pieces), outputs=dims.vocab)
     if cmvn.shift.size != dims.input_size:
-        raise ModelError(f"{paths['cmvn']}: {cmvn.shift.size} values per row, the encoder takes {dims.input_size}")
+        raise ModelError(messages.CMVN_WIDTH_MISMATCH, path=paths["cmvn"], values=cmvn.shift.size,
+                         expected=dims.input_size)
     return Checkpoint(folder=folder, config=config, cmvn_path=paths["cmvn"], cmvn=cmvn, bpe_path=paths["bpe"],
                       bpe=bpe, state=state, dims=dims, sha256=sha256_file(folder / "model.pt"))
 
@@ -114,11 +115,11 @@ def sense_voice_dims(config: dict[str, Any], state: dict[str, torch.Tensor], pat
     first = state.get("encoder.encoders0.0.self_attn.linear_q_k_v.weight")
     head, embed = state.get("ctc.ctc_lo.weight"), state.get("embed.weight")
     if first is None or head is None or embed is None:
-        raise ModelError(f"{path}: not SenseVoice-Small weights (encoder, CTC head or query table missing)")
+        raise ModelError(messages.NOT_SENSE_VOICE_WEIGHTS, path=path)
     if tuple(first.shape) != (3 * dim, input_size) or head.shape[1] != dim or embed.shape[1] != input_size:
-        raise ModelError(f"{path}: weight shapes do not match config.yaml's sizes")
+        raise ModelError(messages.SENSE_VOICE_SHAPES, path=path)
     if embed.shape[0] < 16:
-        raise ModelError(f"{path}: the query table has {embed.shape[0]} rows, SenseVoice-Small uses 16")
+        raise ModelError(messages.QUERY_TABLE_ROWS, path=path, rows=embed.shape[0])
     return SenseVoiceDims(
         input_size=input_size, encoder_dim=dim, encoder_heads=int(enc.get("attention_heads", 4)),
         encoder_ffn=int(enc.get("linear_units", 2048)), encoder_blocks=int(enc.get("num_blocks", 50)),

@@ -16,7 +16,8 @@ from typing import Any, Callable
 import onnx
 import torch
 
-from ...engine.errors import ModelError
+from ...errors import ModelError
+from .. import messages
 from ...engine.families.sense_voice_small.rich import QUERY_ROWS
 from ...engine.frontend import FrontendConfig, num_lfr_frames
 from ...engine.manifest import Manifest, file_entry
@@ -77,8 +78,8 @@ def build_graph(ckpt: Checkpoint) -> SenseVoiceGraph:
     weights = {k: v.float() for k, v in split_state(ckpt.state, ("embed", "encoder", "ctc")).items()}
     missing, unexpected = model.load_state_dict(weights, strict=False)
     if missing or unexpected:
-        raise ModelError(f"{ckpt.folder / 'model.pt'}: weights do not match SenseVoice-Small "
-                         f"(missing {missing[:3]}, unexpected {unexpected[:3]})")
+        raise ModelError(messages.SENSE_VOICE_MISMATCH, path=ckpt.folder / "model.pt", missing=missing[:3],
+                         unexpected=unexpected[:3])
     return model.eval()
 
 

@@ -26,7 +26,8 @@ hotwords are the app's, so dictation and files recognise the same way.
 
 The host also sums up what dictation is doing for the status bar and tray:
 `state` is "waiting" (no engine), "idle", "listening" or "transcribing", and
-`hotkey_problem` says why the global hotkey does not work, if it does not.
+`hotkey_problem` says why the global hotkey does not work, if it does not
+(an error: the window shows it in the UI language).
 """
 
 from __future__ import annotations
@@ -38,9 +39,11 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from ...dictation import messages
 from ...dictation.controller import AudioInput, DictationController
 from ...dictation.events import DictationEvent
 from ...dictation.settings import DictationSettings
+from ...errors import TingjiError
 from ..engine_host import EngineHost, EngineState, ModelEngine
 from ..settings import Settings
 from ..threads import start_worker, stop_threads
@@ -74,7 +77,7 @@ class DictationHost(QObject):
     """Makes, restarts and closes the app's DictationController; reports its state."""
 
     stateChanged = Signal()  # read `state`, `hotkey_problem`
-    problem = Signal(str)  # a dictation error (English one-liner) worth a status-bar message
+    problem = Signal(object)  # a dictation error (a TingjiError) worth a status-bar message
     settingsChanged = Signal(object)  # the panel changed a DictationSettings: save it
 
     _start = Signal(object, object)  # controller, threading.Event -> the starter's thread
@@ -92,7 +95,7 @@ class DictationHost(QObject):
         self.controller: DictationController | None = None
         self.engine_handle: OnDemandEngine | None = None  # what the controller uses as its engine
         self.state = "waiting"
-        self.hotkey_problem = ""
+        self.hotkey_problem: TingjiError | None = None
         self._make_microphone = microphone
         self._use_hotkey = use_hotkey
         self._clipboard = QtClipboard(parent=self)
@@ -135,7 +138,8 @@ class DictationHost(QObject):
                 on_event=self.panel.bridge.post, use_hotkey=self._use_hotkey)
         except Exception as exc:  # noqa: BLE001 - dictation must never keep the app from running
             log.exception("dictation could not start")
-            self.problem.emit(f"dictation: {exc}")
+            self.problem.emit(TingjiError(messages.COMMAND_FAILED,
+                                          reason=exc if isinstance(exc, TingjiError) else str(exc)))
             return
         self.controller, self.engine_handle = controller, handle
         self._clipboard.resume()
@@ -209,12 +213,10 @@ class DictationHost(QObject):
         if event.kind == "state":
             self._set_state(event.state)
         elif event.kind == "hotkey":
-            self.hotkey_problem = event.message
+            self.hotkey_problem = event.error
             self.stateChanged.emit()
-        elif event.kind == "error":
-            self.problem.emit(event.message)
-        elif event.kind == "take" and event.take is not None and event.take.output == "failed":
-            self.problem.emit(event.take.error or "")
+        elif event.kind == "error" and event.error is not None:  # a take not inserted is one too
+            self.problem.emit(event.error)
 
     def _set_state(self, state: str) -> None:
         if state != self.state:

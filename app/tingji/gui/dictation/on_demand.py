@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from ...engine.errors import Cancelled
+from ...errors import Cancelled
 from ...engine.transcript import Transcript
 from ...engine.vad import SileroVad
 

@@ -14,7 +14,7 @@ Embedding (the app does this through `gui.dictation.host.DictationHost`):
 The panel works without a controller too (browse, play, copy the history),
 which is what it shows while the speech model loads.
 
-Every text it shows is kept as a key or as the engine's English message and
+Every text it shows is kept as a key or as the error itself (its code) and
 rendered in `retranslate()`, so a language switch changes the whole page at
 once, including the status line.
 
@@ -41,9 +41,9 @@ from ...dictation.history import DictationHistory, DictationTake
 from ...dictation.hotkey import HotkeyError, parse_hotkey
 from ...dictation.output import OUTPUT_MODES
 from ...dictation.settings import MODES, DictationSettings
-from ...engine.errors import TingjiError
+from ...errors import ErrorReport, TingjiError
 from .. import icons, theme
-from ..errors import localized_message
+from ..errors import localized, localized_stored, stored_report
 from .microphones import MicrophoneEntry, list_microphones
 
 __all__ = ["DictationBridge", "DictationPanel", "hotkey_label"]
@@ -83,11 +83,11 @@ class DictationPanel(QWidget):
         self._takes: list[DictationTake] = []
         self._updating = False
         self._state = "idle"
-        # What the status line says: ("key", name) for our own texts, ("message", English) for
-        # the controller's messages, ("take", text) after an insertion.
-        self._status: tuple[str, str] = ("key", "waiting")
+        # What the status line says: ("key", name) for our own texts, ("error", a TingjiError or
+        # ErrorReport, or an English line) for problems, ("take", text) after an insertion.
+        self._status: tuple[str, object] = ("key", "waiting")
         self._status_is_error = False
-        self._hotkey_problem = ""
+        self._hotkey_problem: TingjiError | None = None
         self._closed = False
         self._devices_listed = False
         self._build()
@@ -105,7 +105,7 @@ class DictationPanel(QWidget):
         self.record_button.setEnabled(True)
         self._state = controller.state
         self._set_status("key", "ready")
-        self._show_hotkey(controller.hotkey_unavailable or "")
+        self._show_hotkey(controller.hotkey_unavailable)
 
     def detach(self) -> None:
         """The controller is going (the model reloads, the app quits): back to browsing only."""
@@ -134,7 +134,7 @@ class DictationPanel(QWidget):
             when = QTableWidgetItem(stamp)
             when.setToolTip(time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(take.created)))
             text = QTableWidgetItem(take.text)
-            problem = localized_message(take.error) if take.error else ""
+            problem = localized_stored(take.error, take.error_code) if take.error else ""
             text.setToolTip(f"{take.text}\n\n{problem}" if problem else take.text)
             for item in (when, text):
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
@@ -374,7 +374,7 @@ class DictationPanel(QWidget):
 
                 play_file(str(path))
         except TingjiError as exc:
-            self._set_status("message", str(exc), error=True)
+            self._set_status("error", exc, error=True)
 
     def copy_take(self, take: DictationTake) -> None:
         QGuiApplication.clipboard().setText(take.text)
@@ -410,7 +410,7 @@ class DictationPanel(QWidget):
         try:
             hotkey = str(parse_hotkey(hotkey))
         except HotkeyError as exc:
-            self.hotkey_error.setText(str(exc))
+            self.hotkey_error.setText(localized(exc))
             self.hotkey_error.show()
             return
         self.hotkey_error.hide()
@@ -424,7 +424,7 @@ class DictationPanel(QWidget):
         try:
             new.validate()
         except TingjiError as exc:
-            self._set_status("message", str(exc), error=True)
+            self._set_status("error", exc, error=True)
             return
         if new == self.settings:
             return
@@ -455,19 +455,19 @@ class DictationPanel(QWidget):
             self.refresh()
             take = event.take
             if take is not None and take.output == "failed":
-                self._set_status("message", take.error or "", error=True)
+                self._set_status("error", stored_report(take.error, take.error_code), error=True)
             elif take is not None and take.output in ("paste", "type"):
                 self._set_status("take", take.text)
         elif event.kind == "empty":
             self._set_status("key", "empty")
         elif event.kind == "error":
-            self._set_status("message", event.message, error=True)
+            self._set_status("error", event.error or event.message, error=True)
         elif event.kind == "hotkey":
-            self._show_hotkey(event.message)
+            self._show_hotkey(event.error)
 
     # -- rendering -----------------------------------------------------------------------------------
 
-    def _set_status(self, kind: str, value: str, *, error: bool = False) -> None:
+    def _set_status(self, kind: str, value: object, *, error: bool = False) -> None:
         self._status = (kind, value)
         self._status_is_error = error
         self._render()
@@ -497,11 +497,11 @@ class DictationPanel(QWidget):
     def _render(self) -> None:
         kind, value = self._status
         if kind == "key":
-            text = self._status_texts().get(value, value)
+            text = self._status_texts().get(str(value), str(value))
         elif kind == "take":
             text = self.tr("Inserted: {0}").format(value)
-        else:
-            text = localized_message(value)
+        else:  # an error, or the English line of an event that carries none
+            text = localized(value) if isinstance(value, (TingjiError, ErrorReport)) else str(value)
         self.status_label.setText(text)
         color = theme.dictation_color("listening" if self._status_is_error else self._state, self.palette())
         weight = "600" if self._state == "listening" or self._status_is_error else "normal"
@@ -512,11 +512,11 @@ class DictationPanel(QWidget):
         self.hint_label.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
         if self._hotkey_problem:
             self.hotkey_label.setText(self.tr("{0}. Use the Dictate button instead.").format(
-                localized_message(self._hotkey_problem)))
+                localized(self._hotkey_problem)))
             self.hotkey_label.setStyleSheet(f"color: {theme.dictation_color('unavailable', self.palette()).name()};")
         self.hotkey_label.setVisible(bool(self._hotkey_problem))
         self.hint_label.setVisible(not self._hotkey_problem)
 
-    def _show_hotkey(self, message: str) -> None:
-        self._hotkey_problem = message
+    def _show_hotkey(self, error: TingjiError | None) -> None:
+        self._hotkey_problem = error
         self._render()

@@ -25,6 +25,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QByteArray, QMimeData, QObject, Qt, QThread, Signal, Slot
 from PySide6.QtGui import QClipboard, QGuiApplication, QImage
 
+from ...dictation import messages
 from ...dictation.output import OutputError
 
 # X11 selection meta-targets that Qt lists as formats; they are not content.
@@ -77,9 +78,9 @@ class QtClipboard(QObject):
         deadline = time.monotonic() + self.timeout_s
         while not done.wait(0.02):
             if self._interrupted.is_set():
-                raise OutputError("cannot use the clipboard: Tingji is stopping dictation")
+                raise OutputError(messages.CLIPBOARD_STOPPING)
             if time.monotonic() > deadline:
-                raise OutputError("the clipboard did not respond (is the app's window busy?)")
+                raise OutputError(messages.CLIPBOARD_TIMEOUT)
         if "error" in box:
             raise box["error"]
         return box.get("value")

@@ -39,11 +39,10 @@ from typing import Callable, Sequence
 
 from PySide6.QtCore import QObject, Signal
 
-from ...engine.errors import TingjiError
+from ...errors import ErrorReport, TingjiError
 from ...engine.transcript import Segment, Transcript
 from ..engine_host import EngineHost, EngineState
 from ..engine_worker import Request
-from ..errors import Problem
 from ..settings import Settings
 from ..threads import start_worker, stop_threads
 from .export import export_beside_source, save_to_folder
@@ -420,12 +419,12 @@ class QueueController(QObject):
             self._storage_fault("read which files it exported", exc)
             return None
 
-    def _on_failed(self, job_id: int, problem: Problem) -> None:
+    def _on_failed(self, job_id: int, problem: ErrorReport) -> None:
         if not self._done_with(job_id):
             return
-        self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.code_json())
+        self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.to_json())
         self._batch[1] += 1
-        self._show(job_id, status=Status.FAILED, error=problem.text, error_code=problem.code_json(),
+        self._show(job_id, status=Status.FAILED, error=problem.text, error_code=problem.to_json(),
                    finished_at=time.time())
         self._dispatch()
 
@@ -447,16 +446,16 @@ class QueueController(QObject):
         if job is not None:
             self.model.update_job(replace(job, duration=value))
 
-    def _on_bad_file(self, job_id: int, problem: Problem) -> None:
+    def _on_bad_file(self, job_id: int, problem: ErrorReport) -> None:
         """Not media: an error row at once, unless the engine already picked the file up."""
         if self._closing:
             return
         job = self.model.job_by_id(job_id)
         if job is None or job.status is not Status.WAITING:
             return
-        self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.code_json())
+        self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.to_json())
         self._batch[1] += 1
-        self._show(job_id, status=Status.FAILED, error=problem.text, error_code=problem.code_json(),
+        self._show(job_id, status=Status.FAILED, error=problem.text, error_code=problem.to_json(),
                    finished_at=time.time())
 
     # -- shutdown ------------------------------------------------------------------------

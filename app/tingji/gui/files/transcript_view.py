@@ -16,11 +16,11 @@ from PySide6.QtGui import QFont, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu,
                                QPushButton, QStackedWidget, QTableView, QToolButton, QVBoxLayout, QWidget)
 
-from ...engine.errors import TingjiError
 from ...engine.transcript import Segment, Transcript
 from ...engine.writers import FORMATS, write
+from ...errors import TingjiError
 from .. import icons, theme
-from ..errors import localized_message, localized_stored
+from ..errors import localized, localized_stored
 from .player import SegmentPlayer
 from .storage import Job, Status
 from ..timefmt import clock
@@ -330,7 +330,7 @@ class TranscriptPanel(QWidget):
         try:
             written = write(self.transcript, path, fmt)
         except TingjiError as exc:
-            self.message.emit(localized_message(str(exc)))
+            self.message.emit(localized(exc))
             return None
         self.message.emit(self.tr("Saved {0}").format(written))
         return written

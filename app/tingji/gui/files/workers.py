@@ -28,7 +28,7 @@ class ProbeWorker(QObject):
     """Reads durations; a file that is not media fails here, before it reaches the engine."""
 
     probed = Signal(int, float)  # job id, duration in seconds (-1 = unknown)
-    bad = Signal(int, object)  # job id, errors.Problem
+    bad = Signal(int, object)  # job id, ErrorReport (errors.problem_of)
 
     @Slot(int, str)
     def probe(self, job_id: int, path: str) -> None:

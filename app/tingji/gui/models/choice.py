@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...engine.errors import ModelError
+from ...errors import ModelError
 from ...models.installed import list_models, resolve_model
 
 PREFERRED = "fun-asr-nano-2512"
@@ -23,7 +23,7 @@ DOWNLOAD_COMMAND = f"tingji models download {PREFERRED}"
 class ModelChoice:
     path: Path | None  # what to load; None when nothing can be loaded
     name: str  # for display
-    problem: str | None = None  # one line (ModelError) when the configured model is unusable
+    problem: ModelError | None = None  # why the configured model is unusable
     none_installed: bool = False  # nothing configured and nothing installed
 
     @property
@@ -37,7 +37,7 @@ def choose_model(setting: str) -> ModelChoice:
         try:
             path = resolve_model(setting)
         except ModelError as exc:
-            return ModelChoice(None, Path(setting).name or setting, problem=str(exc))
+            return ModelChoice(None, Path(setting).name or setting, problem=exc)
         return ModelChoice(Path(path), Path(path).name)
     installed = [m for m in list_models() if m.manifest_ok]
     if not installed:

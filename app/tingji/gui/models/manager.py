@@ -28,13 +28,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLay
                                QLabel, QMessageBox, QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-from ...engine.errors import TingjiError
 from ...engine.manifest import Manifest
+from ...errors import TingjiError
 from ...models.catalog import CatalogModel, load_catalog
 from ...models.diskspace import format_bytes
 from ...models.installed import ModelStatus, overview
 from ...models.store import InstallResult
 from .. import theme
+from ..errors import localized
 from ..threads import start_worker, stop_threads
 from .facts import export_extra_present, facts_html, how_text, short_title
 from .progress import TaskProgress
@@ -146,7 +147,7 @@ class ModelManagerDialog(QDialog):
             catalog = load_catalog()
         except TingjiError as exc:
             catalog = None
-            self.note(self.tr("The model catalog could not be read: {0}").format(exc))
+            self.note(self.tr("The model catalog could not be read: {0}").format(localized(exc)))
         self.entries = {m.name: m for m in catalog} if catalog is not None else {}
         self.rows = overview(catalog)
         self.table.setRowCount(len(self.rows))
@@ -259,7 +260,7 @@ class ModelManagerDialog(QDialog):
         if row.path is not None:
             parts.append(self.tr("Folder: {0}").format(html.escape(str(row.path))))
         if row.problem:
-            parts.append(html.escape(row.problem))
+            parts.append(html.escape(localized(row.problem)))
         if row.hashes is not None:
             parts.append(html.escape(self.hash_details(row)))
         self.details.setText("<br>".join(parts))
@@ -397,8 +398,8 @@ class ModelManagerDialog(QDialog):
                               "ones.").format(len(result or {}), task.name))
         self._task_done(task.name)
 
-    def _on_failed(self, task: Task, reason: str) -> None:
-        self.note(self.tr("{0} failed: {1}").format(self._task_title(task), reason))
+    def _on_failed(self, task: Task, error: TingjiError) -> None:
+        self.note(self.tr("{0} failed: {1}").format(self._task_title(task), localized(error)))
         self._task_done(task.name)
 
     def _on_cancelled(self, task: Task) -> None:

@@ -24,12 +24,13 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (QDialog, QFileDialog, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton,
                                QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
-from ...engine.errors import TingjiError
+from ...errors import TingjiError
 from ...models.about import ModelAbout
 from ...models.catalog import CatalogModel, load_catalog
 from ...models.installed import list_models
 from ...models.store import InstallResult
 from .. import theme
+from ..errors import localized
 from ..threads import start_worker, stop_threads
 from .facts import export_extra_present, facts_html, how_text, languages_text, short_title, size_text
 from .manager import default_import_name
@@ -150,7 +151,7 @@ class ModelPickerDialog(QDialog):
             catalog = list(load_catalog())
         except TingjiError as exc:
             catalog = []
-            self.problem.setText(self.tr("The model catalog could not be read: {0}").format(exc))
+            self.problem.setText(self.tr("The model catalog could not be read: {0}").format(localized(exc)))
             self.problem.show()
         convertible = export_extra_present()
         entries = sorted(((m, m.about) for m in catalog if m.about is not None), key=lambda e: (e[1].rank, e[0].name))
@@ -224,10 +225,10 @@ class ModelPickerDialog(QDialog):
             self.modelInstalled.emit(result.name)
         self._task_done()
 
-    def _on_failed(self, task: Task, reason: str) -> None:
+    def _on_failed(self, task: Task, error: TingjiError) -> None:
         what = self.tr("Download of {0}").format(task.name) if task.kind == "download" else \
             self.tr("Import of {0}").format(task.name)
-        self._say("error", self.tr("{0} failed: {1}").format(html.escape(what), html.escape(reason)))
+        self._say("error", self.tr("{0} failed: {1}").format(html.escape(what), html.escape(localized(error))))
         self._task_done()
 
     def _on_cancelled(self, task: Task) -> None:

@@ -20,9 +20,11 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ...engine.errors import Cancelled, TingjiError
+from ...errors import Cancelled, TingjiError
 from ...models import cache, installed, store
 from ...models.catalog import load_catalog
+from .. import messages
+from ..errors import internal_error
 
 log = logging.getLogger(__name__)
 _PROGRESS_INTERVAL_S = 0.05
@@ -45,7 +47,7 @@ class ModelWorker(QObject):
     # Python objects: a Qt int is 32-bit and models are larger than 2 GB.
     progress = Signal(str, object, object, float)
     finished = Signal(object, object)  # Task, result (InstallResult, Manifest or None)
-    failed = Signal(object, str)  # Task, one-line reason
+    failed = Signal(object, object)  # Task, why (a TingjiError: the dialog says it in the UI language)
     cancelled = Signal(object)  # Task
 
     def __init__(self) -> None:
@@ -93,16 +95,17 @@ class ModelWorker(QObject):
             elif task.kind == "forget":
                 result = load_catalog().forget_pins(task.name)
             else:
-                raise TingjiError(f"internal: unknown task {task.kind!r}")
+                raise TingjiError(messages.UNKNOWN_TASK, task=task.kind)
         except Cancelled:
             self.cancelled.emit(task)
         except TingjiError as exc:
-            self.failed.emit(task, str(exc))
+            self.failed.emit(task, exc)
         except OSError as exc:
-            where = f": {exc.filename}" if exc.filename else ""
-            self.failed.emit(task, f"{exc.strerror or exc}{where}")
+            reason = exc.strerror or str(exc)
+            self.failed.emit(task, TingjiError(messages.SYSTEM_REFUSED, reason=reason, file=exc.filename)
+                             if exc.filename else TingjiError(messages.SYSTEM_REFUSED_NO_FILE, reason=reason))
         except Exception as exc:  # a bug: say so in the dialog rather than die silently
             log.exception("model task %s %s failed", task.kind, task.name)
-            self.failed.emit(task, f"internal error ({type(exc).__name__}: {exc}); please report this")
+            self.failed.emit(task, internal_error(exc))
         else:
             self.finished.emit(task, result)

@@ -15,7 +15,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ...errors import TingjiError
+from ....errors import TingjiError
+from ... import messages
 from ...manifest import Manifest
 from ...sessions import GraphSpec, OnnxGraphs
 
@@ -71,7 +72,7 @@ class NanoEncoder:
         """Encoder and adaptor rows for one window's LFR features [T, 560]."""
         t = feats.shape[0]
         if t == 0:
-            raise TingjiError("internal: empty window")
+            raise TingjiError(messages.EMPTY_WINDOW)
         enc, adaptor = self.graphs.run("encoder", {"lfr_feat": feats}, t)
         return EncoderOutput(enc=np.asarray(enc[0, :t], np.float32), adaptor=np.asarray(adaptor[0, :t], np.float32),
                              frames=t)

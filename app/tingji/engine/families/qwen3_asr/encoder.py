@@ -13,7 +13,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ...errors import TingjiError
+from ....errors import TingjiError
+from ... import messages
 from ...manifest import Manifest
 from ...mel import num_audio_tokens
 from ...sessions import GraphSpec, OnnxGraphs
@@ -46,6 +47,6 @@ class Qwen3Encoder:
         """Audio rows [tokens, llm_dim] for one window's log-mel [frames, n_mels]."""
         frames = mel.shape[0]
         if frames == 0:
-            raise TingjiError("internal: empty window")
+            raise TingjiError(messages.EMPTY_WINDOW)
         (rows,) = self.graphs.run("encoder", {"mel": mel}, frames)
         return np.ascontiguousarray(rows[0, :num_audio_tokens(frames, self.chunk_frames)], np.float32)

@@ -20,7 +20,8 @@ import numpy as np
 
 from ...align import TimedChar, ctc_greedy
 from ...frontend import FrontendConfig, features, load_cmvn
-from ...errors import ModelError
+from ....errors import ModelError
+from ... import messages
 from ...languages import normalise
 from ...manifest import Manifest
 from ...sessions import GraphSpec, OnnxGraphs
@@ -54,7 +55,7 @@ class SenseVoiceSmall:
         try:
             self.cmvn = load_cmvn(manifest.file("cmvn"))
         except (OSError, ValueError) as exc:
-            raise ModelError(f"{manifest.file('cmvn')}: unreadable CMVN file ({exc})") from None
+            raise ModelError(messages.CMVN_UNREADABLE, path=manifest.file("cmvn"), reason=exc) from None
         self.pieces = load_pieces(manifest.file("tokens"))
         self.kinds = [classify(p) if t != BYTE else None for p, t in zip(self.pieces.pieces, self.pieces.types)]
         self.char_bytes = _char_bytes(self.pieces, self.kinds)

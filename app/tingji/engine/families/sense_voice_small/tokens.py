@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from ...errors import ModelError
+from ....errors import ModelError
+from ... import messages
 
 # SentencePiece piece types (sentencepiece_model.proto).
 NORMAL = 1
@@ -133,5 +134,5 @@ def load_pieces(path: Path) -> PieceTable:
             if kind == BYTE:
                 table.byte_value(i)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
-        raise ModelError(f"{path}: unreadable token table ({type(exc).__name__}: {exc})") from None
+        raise ModelError(messages.TOKEN_TABLE_UNREADABLE, path=path, reason=f"{type(exc).__name__}: {exc}") from None
     return table

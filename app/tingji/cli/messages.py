@@ -1,0 +1,11 @@
+"""What the `tingji` command says when something goes wrong: one constant per message (see tingji/errors.py)."""
+
+from __future__ import annotations
+
+from ..errors import Message
+
+CANNOT_CREATE_OUT = Message("cli.cannot_create_out", "{folder}: cannot create the output folder ({reason})")
+OUT_NOT_FOLDER = Message("cli.out_not_folder", "{folder}: output path is not a folder")
+OUT_NOT_WRITABLE = Message("cli.out_not_writable", "{folder}: output folder is not writable")
+REMOVE_NEEDS_YES = Message("cli.remove_needs_yes", "not removing {name} without --yes (no terminal to ask on)")
+NOT_REMOVED = Message("cli.not_removed", "{name} not removed")
