@@ -64,6 +64,40 @@ def test_no_error_is_made_from_a_plain_string() -> None:
     assert not offenders, "name a Message constant from the package's messages.py (see tingji/errors.py)"
 
 
+def _catalogue_aliases(path: Path, tree: ast.Module) -> dict[str, str]:
+    """The names a module gives the catalogues it imports (`from . import messages`, `... as engine_messages`)."""
+    package = ["tingji", *path.relative_to(APP).parent.parts]
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = [*base, *(node.module.split(".") if node.module else [])]
+            for alias in node.names:
+                if alias.name == "messages" or alias.name.endswith("messages"):
+                    aliases[alias.asname or alias.name] = ".".join([*module, alias.name])
+    return aliases
+
+
+def test_no_field_is_quoted_twice() -> None:
+    """A template that writes {name!r} gets the raw value: repr() at the raise would show quotes in quotes."""
+    checked, offenders = 0, []
+    for path in APP.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = _catalogue_aliases(path, tree)
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and node.args and isinstance(first := node.args[0], ast.Attribute)
+                    and isinstance(first.value, ast.Name) and first.value.id in aliases):
+                continue
+            message = getattr(importlib.import_module(aliases[first.value.id]), first.attr)
+            quoted = {name for name, conversion, _ in errors.placeholders(message.text) if conversion == "r"}
+            for k in node.keywords:
+                checked += 1
+                if k.arg in quoted and isinstance(k.value, ast.Call) and getattr(k.value.func, "id", "") == "repr":
+                    offenders.append(f"{path.relative_to(APP)}:{node.lineno} {message.code}.{k.arg}")
+    print(f"{checked} fields checked; quoted twice: {offenders}")
+    assert checked > 250 and not offenders
+
+
 def test_no_two_catalogues_share_a_code() -> None:
     owner: dict[str, str] = {}
     clashes = []

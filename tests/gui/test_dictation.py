@@ -280,7 +280,8 @@ def test_chinese_ui_translates_file_errors_even_after_a_restart(qtbot, home: Pat
         con = sqlite3.connect(home / "tingji.sqlite3")
         rows = con.execute("SELECT error, error_code FROM jobs ORDER BY id").fetchall()
         con.close()
-        assert rows[0] == ("not an audio or video file Tingji can read", '["not_media"]')
+        assert rows[0][0] == "not an audio or video file Tingji can read"
+        assert json.loads(rows[0][1])["code"] == "audio.not_media"
         again = _open(qtbot, tray=False, wait_ready=False)
         model = again.controller.model
         assert model.data(model.index(0, Column.PROGRESS)) == "不是听记能读取的音频或视频文件"

@@ -123,7 +123,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     config = _json(folder / "config.json")
     if config.get("model_type") != "qwen3_asr":
         raise ModelError(messages.QWEN3_ASR_MODEL_TYPE, path=folder / "config.json",
-                         model_type=repr(config.get("model_type")))
+                         model_type=config.get("model_type"))
     thinker = config.get("thinker_config")
     if not isinstance(thinker, dict) or not all(isinstance(thinker.get(k), dict) for k in ("audio_config", "text_config")):
         raise ModelError(messages.QWEN3_ASR_LAYOUT, path=folder / "config.json")
