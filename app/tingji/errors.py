@@ -98,6 +98,16 @@ def render(template: str, fields: Mapping[str, object]) -> str:
     return " ".join(template.format(**fields).split())
 
 
+def first_line(exc: BaseException) -> str:
+    """A library exception as a reason field: its first line, or its type when it says nothing.
+
+    Library messages can span lines (tracebacks, tuple reprs); a reason goes
+    into a one-line error, so only the part a user can read is kept.
+    """
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
 def catalogue(module: ModuleType) -> list[Message]:
     """The Message constants a catalogue module defines, in source order."""
     return [value for value in vars(module).values() if isinstance(value, Message)]

@@ -15,6 +15,7 @@ import sys
 import time
 from typing import Any, Callable
 
+from ..errors import first_line
 from . import messages
 from .hotkey import MODIFIERS, Hotkey, HotkeyError, HotkeyMatcher, Resync, parse_hotkey
 from .keystate import SystemKeys, system_keys
@@ -134,8 +135,7 @@ def _reason(exc: BaseException) -> HotkeyError | str:
     """Why the hook failed: one of ours, or the first line of what the library said."""
     if isinstance(exc, HotkeyError):
         return exc
-    text = str(exc).strip().splitlines()
-    msg = text[0] if text else type(exc).__name__
+    msg = first_line(exc)
     # pynput's X message is a tuple repr; keep the human part.
     if "failed to acquire X connection" in msg:
         return HotkeyError(messages.NO_X_DISPLAY)

@@ -29,7 +29,7 @@ import threading
 import time
 from typing import Any, Callable, Protocol
 
-from ..errors import TingjiError
+from ..errors import TingjiError, first_line
 from . import messages
 
 log = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ class PynputKeys:
             try:
                 from pynput import keyboard
             except Exception as exc:  # noqa: BLE001 - ImportError without X display, and friends
-                raise OutputError(messages.CANNOT_SEND_KEYS, reason=_first_line(exc)) from None
+                raise OutputError(messages.CANNOT_SEND_KEYS, reason=_reason(exc)) from None
             self._controller, self._keys = keyboard.Controller(), keyboard.Key
         return self._controller, self._keys
 
@@ -128,7 +128,7 @@ class PynputKeys:
         try:
             ctl.type(text)
         except Exception as exc:  # noqa: BLE001 - pynput raises InvalidCharacterException etc.
-            raise OutputError(messages.TYPING_FAILED, reason=_first_line(exc)) from None
+            raise OutputError(messages.TYPING_FAILED, reason=_reason(exc)) from None
 
 
 class TextOutput:
@@ -175,7 +175,7 @@ class TextOutput:
         try:
             clip.set_text(text)
         except Exception as exc:  # noqa: BLE001
-            raise OutputError(messages.CLIPBOARD_FAILED, reason=_first_line(exc)) from None
+            raise OutputError(messages.CLIPBOARD_FAILED, reason=_reason(exc)) from None
         # Let the clipboard ownership change reach the system before the target asks for it.
         self._sleep(self.settle_s)
         try:
@@ -193,9 +193,7 @@ class TextOutput:
                     log.warning("could not restore the clipboard: %s", exc)
 
 
-def _first_line(exc: BaseException) -> str:
-    lines = str(exc).strip().splitlines()
-    msg = lines[0] if lines else type(exc).__name__
-    if "failed to acquire X connection" in msg:
-        return "no X display"
-    return msg
+def _reason(exc: BaseException) -> TingjiError | str:
+    """The library's reason; pynput's X failure becomes our own (translated) message."""
+    msg = first_line(exc)
+    return TingjiError(messages.NO_X_DISPLAY) if "failed to acquire X connection" in msg else msg
