@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
+from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
                                QLabel, QMessageBox, QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
@@ -36,10 +36,9 @@ from ...models.installed import ModelStatus, overview
 from ...models.store import InstallResult
 from .. import theme
 from ..errors import localized
-from ..threads import start_worker, stop_threads
 from .facts import export_extra_present, facts_html, how_text, short_title
-from .progress import TaskProgress
-from .worker import ModelWorker, Task
+from .task_dialog import ModelTaskDialog
+from .worker import Task
 
 log = logging.getLogger(__name__)
 
@@ -49,23 +48,20 @@ def default_import_name(folder: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", Path(folder).name).strip(".-_")[:64] or "model"
 
 
-class ModelManagerDialog(QDialog):
+class ModelManagerDialog(ModelTaskDialog):
     modelChosen = Signal(str, str)  # an installed model's name, and the use ("files", "dictation") it is for
-    _run = Signal(object)  # Task -> the worker's thread (queued)
 
     COLUMNS = 5
 
     def __init__(self, parent: QWidget | None = None, current: str = "", dictation: str | None = None) -> None:
         """`current`: the files model's name; `dictation`: dictation's (None: the same as files)."""
-        super().__init__(parent)
+        super().__init__(parent, "tingji-models")
         self.setMinimumSize(760, 500)
         self.current = current
         self.dictation = dictation
         self.models_changed = False  # something was installed or removed while open
         self.rows: list[ModelStatus] = []
         self.entries: dict[str, CatalogModel] = {}  # the catalog's, by name
-        self._task: Task | None = None
-        self._close_result: int | None = None
 
         self.heading = QLabel()
         self.heading.setWordWrap(True)
@@ -89,10 +85,8 @@ class ModelManagerDialog(QDialog):
         self.details.setOpenExternalLinks(True)
 
         # -- the running task
-        self.task_box = TaskProgress()
         self.stage_label, self.progress_bar = self.task_box.stage_label, self.task_box.progress_bar
         self.speed_label, self.cancel_button = self.task_box.speed_label, self.task_box.cancel_button
-        self.cancel_button.clicked.connect(self.cancel_task)
 
         # Outcomes (errors, pinned hashes) stay readable and copyable here.
         self.log = QPlainTextEdit()
@@ -126,14 +120,6 @@ class ModelManagerDialog(QDialog):
         layout.addWidget(self.log)
         layout.addLayout(button_row)
         layout.addLayout(use_row)
-
-        self._worker = ModelWorker()
-        self._worker.progress.connect(self._on_progress)
-        self._worker.finished.connect(self._on_finished)
-        self._worker.failed.connect(self._on_failed)
-        self._worker.cancelled.connect(self._on_cancelled)
-        self._run.connect(self._worker.run)
-        self._thread = start_worker(self._worker, "tingji-models")
 
         self.retranslate()
         self.refresh()
@@ -230,7 +216,7 @@ class ModelManagerDialog(QDialog):
 
     def _update(self) -> None:
         row = self.selected()
-        idle = self._task is None and self._close_result is None
+        idle = self.idle
         self.buttons["download"].setEnabled(idle and row is not None and row.kind is not None and not row.installed)
         self.buttons["download"].setText(self.tr("Resume download") if row is not None and row.state == "partial"
                                          else self.tr("Download"))
@@ -343,37 +329,9 @@ class ModelManagerDialog(QDialog):
 
     # -- running tasks -----------------------------------------------------------------------------
 
-    def start(self, task: Task) -> None:
-        """Hand a task to the worker thread (one at a time)."""
-        if self._task is not None or self._close_result is not None:
-            return
-        self._task = task
-        self.task_box.begin()
-        self._update()
-        self._run.emit(task)  # queued: `run` executes in the worker's thread
-
-    @property
-    def busy(self) -> bool:
-        return self._task is not None
-
-    def cancel_task(self) -> None:
-        if self._task is not None:
-            self._task.cancel.set()
-            self.task_box.cancelling()
-
-    def _on_progress(self, stage: str, done: int, total: int | None, bps: float) -> None:
-        if self._task is None or self._task.cancel.is_set():
-            return
-        self.task_box.show_progress(stage, done, total, bps)
-
     def _task_done(self, select: str | None = None) -> None:
-        self._task = None
-        self.task_box.hide()
-        if self._close_result is not None:
-            result, self._close_result = self._close_result, None
-            self._finish(result)
-            return
-        self.refresh(select)
+        if not self._end_task():
+            self.refresh(select)
 
     def _on_finished(self, task: Task, result: object) -> None:
         if isinstance(result, InstallResult):  # download, import
@@ -419,21 +377,6 @@ class ModelManagerDialog(QDialog):
 
     def note(self, text: str) -> None:
         self.log.appendPlainText(text)
-
-    # -- closing -----------------------------------------------------------------------------------
-
-    def done(self, result: int) -> None:
-        """Close; a running task is cancelled first and the dialog closes when it has stopped."""
-        if self._task is not None:
-            self._close_result = result
-            self.cancel_task()
-            self._update()
-            return
-        self._finish(result)
-
-    def _finish(self, result: int) -> None:
-        stop_threads([self._thread])  # no task runs now: it ends at once
-        super().done(result)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

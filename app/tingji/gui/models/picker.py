@@ -21,7 +21,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtWidgets import (QDialog, QFileDialog, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton,
+from PySide6.QtWidgets import (QFileDialog, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton,
                                QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
 from ...errors import TingjiError
@@ -31,11 +31,10 @@ from ...models.installed import list_models
 from ...models.store import InstallResult
 from .. import theme
 from ..errors import localized
-from ..threads import start_worker, stop_threads
 from .facts import export_extra_present, facts_html, how_text, languages_text, short_title, size_text
 from .manager import default_import_name
-from .progress import TaskProgress
-from .worker import ModelWorker, Task
+from .task_dialog import ModelTaskDialog
+from .worker import Task
 
 class ModelCard(QFrame):
     """One catalog model: name, size, speed, languages, best uses, how it arrives, and its Download button."""
@@ -78,19 +77,16 @@ class ModelCard(QFrame):
         self.button.setText(self.tr("Installed") if self.installed else self.tr("Download"))
 
 
-class ModelPickerDialog(QDialog):
+class ModelPickerDialog(ModelTaskDialog):
     """Choose and install a first model (see the module docstring)."""
 
     modelInstalled = Signal(str)  # the installed model's name
-    _run = Signal(object)  # Task -> the worker's thread (queued)
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(parent, "tingji-picker")
         self.setMinimumSize(720, 560)
         self.setWindowFlag(Qt.WindowType.WindowContextHelpButtonHint, False)
         self.installed: list[str] = []  # installed while open, in order
-        self._task: Task | None = None
-        self._close_result: int | None = None
         self.heading = QLabel()
         self.heading.setTextFormat(Qt.TextFormat.RichText)
         self.intro = QLabel()
@@ -110,8 +106,6 @@ class ModelPickerDialog(QDialog):
         self.task_title = QLabel()  # what is being installed, over the progress line
         self.task_title.setTextFormat(Qt.TextFormat.RichText)
         self.task_title.hide()
-        self.task_box = TaskProgress()
-        self.task_box.cancel_button.clicked.connect(self.cancel_task)
         self.outcome = QLabel()
         self.outcome.setWordWrap(True)
         self.outcome.setTextFormat(Qt.TextFormat.RichText)
@@ -136,13 +130,6 @@ class ModelPickerDialog(QDialog):
         layout.addWidget(self.outcome)
         layout.addLayout(buttons)
 
-        self._worker = ModelWorker()
-        self._worker.progress.connect(self._on_progress)
-        self._worker.finished.connect(self._on_finished)
-        self._worker.failed.connect(self._on_failed)
-        self._worker.cancelled.connect(self._on_cancelled)
-        self._run.connect(self._worker.run)
-        self._thread = start_worker(self._worker, "tingji-picker")
         self._fill()
         self.retranslate()
 
@@ -169,7 +156,7 @@ class ModelPickerDialog(QDialog):
 
     def _update(self) -> None:
         installed = {m.name for m in list_models()}
-        idle = self._task is None and self._close_result is None
+        idle = self.idle
         for card in self.cards:
             card.installed = card.entry.name in installed
             card.button.setEnabled(idle and not card.installed and card.convertible)
@@ -190,31 +177,12 @@ class ModelPickerDialog(QDialog):
         """Install a copy of `folder` (a model, a pre-converted release or an official checkpoint)."""
         self.start(Task("import", name or default_import_name(folder), folder=folder))
 
-    def start(self, task: Task) -> None:
-        if self._task is not None or self._close_result is not None:
-            return
-        self._task = task
+    def _begin(self, task: Task) -> None:
         self.outcome.hide()
         self.task_title.setText("<b>{0}</b>".format(html.escape(
             self.tr("Installing {0}…").format(task.name) if task.kind == "download" else
             self.tr("Importing {0} as {1}…").format(task.folder, task.name))))
         self.task_title.show()
-        self.task_box.begin()
-        self._update()
-        self._run.emit(task)  # queued: `run` executes in the worker's thread
-
-    @property
-    def busy(self) -> bool:
-        return self._task is not None
-
-    def cancel_task(self) -> None:
-        if self._task is not None:
-            self._task.cancel.set()
-            self.task_box.cancelling()
-
-    def _on_progress(self, stage: str, done: int, total: int | None, bps: float) -> None:
-        if self._task is not None and not self._task.cancel.is_set():
-            self.task_box.show_progress(stage, done, total, bps)
 
     def _on_finished(self, task: Task, result: object) -> None:
         if isinstance(result, InstallResult):
@@ -243,38 +211,10 @@ class ModelPickerDialog(QDialog):
         self.outcome.show()
 
     def _task_done(self) -> None:
-        self._task = None
-        self.task_box.hide()
         self.task_title.hide()
-        if self._close_result is not None:
-            result, self._close_result = self._close_result, None
-            self._finish(result)
-            return
-        self._update()
-        self.retranslate()
-
-    # -- closing -------------------------------------------------------------------------------
-
-    def done(self, result: int) -> None:
-        """Close; a running task is cancelled first and the dialog closes when it has stopped."""
-        if self._task is not None:
-            self._close_result = result
-            self.cancel_task()
+        if not self._end_task():
             self._update()
-            return
-        self._finish(result)
-
-    def _finish(self, result: int) -> None:
-        stop_threads([self._thread])  # no task runs now: it ends at once
-        super().done(result)
-
-    def shutdown(self) -> None:
-        """The app is quitting: cancel a running task, wait for the worker's thread, close."""
-        if self._task is not None:
-            self._task.cancel.set()
-        stop_threads([self._thread])
-        self._task = None
-        super().done(QDialog.DialogCode.Rejected)
+            self.retranslate()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.LanguageChange:
