@@ -137,7 +137,8 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
     warm_t = timed(warm, a["reps"])
     # llama.cpp's own batch speed for the same rows: all n_prompt rows as embeddings in one
     # llama_decode, on a context made like the engine's (threads, KV type, batch size). The
-    # engine's prefill feeds three batches (text, audio, text); this is what one could reach.
+    # engine's prefill is one such batch too (the text tokens as their table rows, token_rows.py)
+    # plus assembling it; a GGUF whose table it cannot read goes as three batches (text, audio, text).
     rows = np.random.default_rng(1).standard_normal((n_prompt, dec.n_embd)).astype(np.float32)
     one = dec.model.context(eos_ids=[], n_ctx=1024, n_threads=dec.n_threads, n_batch=max(dec.n_batch, n_prompt))
 
@@ -195,7 +196,7 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
         "prefill_reused_prefix": _summary(warm_t),
         "llama_batch": {"rows": n_prompt, "threads": dec.n_threads, **_summary(batch_t),
                         "rows_s": n_prompt / batch_t["median_s"]},
-        "prefill_reused_tokens": len(before) - 1,
+        "prefill_reused_tokens": len(before),
         "prefill_reused_prefix_s_saved": cold_t["median_s"] - warm_t["median_s"],
         "gen_tokens": n,
         "gen_s_all": [round(x, 4) for x in gen_times],

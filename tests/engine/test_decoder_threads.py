@@ -78,3 +78,54 @@ def test_switching_threads_mid_generation_keeps_the_tokens(tiny_model: Path) -> 
     assert len(a.tokens) == 64 and a.tokens == b.tokens
     fixed.close()
     tuned.close()
+
+
+def test_busy_meter_sees_another_program_and_not_this_one() -> None:
+    """The load-time meter behind the first thread count: a spinning child counts, our own work does not."""
+    import subprocess
+    import sys
+    import time
+
+    from tingji.engine.threads import BusyMeter
+
+    child = subprocess.Popen([sys.executable, "-c", "import time\nt=time.time()\nwhile time.time()-t<3: pass"])
+    try:
+        time.sleep(0.3)  # the child is up and spinning
+        meter = BusyMeter()
+        time.sleep(0.8)
+        others = meter.others_cores()
+    finally:
+        child.kill()
+        child.wait()
+    from tingji.engine import threads
+
+    start, t0 = threads._cpu_seconds(), time.monotonic()
+    meter = BusyMeter()
+    while time.monotonic() < t0 + 0.8:  # this process spins one core itself
+        pass
+    own_spin = meter.others_cores()
+    end, wall = threads._cpu_seconds(), time.monotonic() - t0
+    own, busy = (end[1] - start[1]) / wall, (end[0] - start[0]) / wall
+    print(f"others while a child spins: {others:.2f} cores; while this process spins one: all {busy:.2f}, "
+          f"ours {own:.2f}, others {own_spin:.2f}")
+    assert others is not None and others >= 0.5
+    assert own >= 0.7  # the spin is seen as this process's ...
+    assert own_spin is not None and own_spin <= max(0.0, busy - own) + 0.1  # ... and left out
+
+
+def test_free_cores_start_the_tuner_on_all_of_them(monkeypatch) -> None:
+    import tingji.engine.threads as threads
+
+    monkeypatch.setattr(threads, "physical_cores", lambda: 4)
+    assert ThreadTuner.for_machine().current == 3
+    free = ThreadTuner.for_machine(cores_free=True)
+    assert free.current == 4
+    # The first probe of fewer threads waits for the usual gap, not four tokens into the first take.
+    seen = []
+    for step in range(12):
+        now = 100.0 + 0.04 * step
+        seen.append(free.next_threads(now))
+        free.record(seen[-1], 0.04, now)
+    assert seen == [4] * 12, seen
+    later = 100.0 + free.min_gap_s + 0.1
+    assert free.next_threads(later) == 3  # then it does probe

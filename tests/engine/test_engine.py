@@ -190,7 +190,28 @@ def test_prefix_kv_is_reused_across_windows(tiny_model):
         out = reused.generate(before, rows, after, opts)
         fresh = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024, exact=True)
         assert out.tokens == fresh.generate(before, rows, after, opts).tokens
-    assert out.reused_tokens == len(before) - 1
+    # The whole prefix: the audio rows and the text after it follow in the same batch.
+    assert out.reused_tokens == len(before)
+
+
+def test_prefix_decoded_ahead_is_waited_for_and_reused(tiny_model):
+    """The warm-up's background prefix: the first use waits for it, reuses all of it, decodes the same tokens."""
+    manifest = load_manifest(tiny_model)
+    p = build_prompt(manifest.section["prompt"])
+    ahead = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=True)
+    fresh = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=True)
+    before, after = ahead.tokenize(p.before), ahead.tokenize(p.after)
+    rows = np.random.default_rng(5).standard_normal((12, ahead.n_embd)).astype(np.float32)
+    opts = DecodeOptions(max_tokens=30, guard=False)
+    ahead.prefill_ahead(before)
+    out = ahead.generate(before, rows, after, opts)  # called at once: must wait, not race
+    ref = fresh.generate(before, rows, after, opts)
+    print(f"prefix {len(before)} tokens decoded ahead, reused {out.reused_tokens}; {len(out.tokens)} tokens equal")
+    assert out.reused_tokens == len(before)
+    assert out.tokens == ref.tokens
+    ahead.prefill_ahead(before)
+    ahead.close()  # closing waits for the thread before freeing the context
+    fresh.close()
 
 
 @pytest.mark.parametrize("exact", [True, False])
@@ -215,7 +236,7 @@ def test_context_grows_while_generating_without_changing_tokens(tiny_model, exac
     print(f"exact={exact}: context 256 -> {sizes}, {len(grown.tokens)} tokens equal to a 1024 context's; "
           f"prefix reused {grown.reused_tokens}")
     assert sizes[0] >= len(before) + 40 + len(after) + 300 and big.n_ctx == 1024
-    assert grown.reused_tokens == len(before) - 1
+    assert grown.reused_tokens == len(before)
 
 
 def test_hotwords_and_language_change_the_prompt(engine, speech_en):

@@ -2,11 +2,11 @@
 
 The LLM families (Fun-ASR-Nano, Qwen3-ASR) read a ChatML prompt whose user
 turn holds the audio encoder's output rows in place of tokens. llama.cpp
-accepts a batch of embeddings instead of token ids, so the prompt is decoded
-in three batches: the tokens before the audio, the audio rows, the tokens
-after it. The tokens before the audio are the same for every window of a
-file (system prompt, task, hotwords); their KV cache is kept and only what
-follows is recomputed.
+accepts a batch of embeddings instead of token ids; with the text tokens'
+own embedding rows read from the GGUF (`token_rows.py`) the whole prompt is
+one batch of rows - one pass over the weights instead of three. The tokens
+before the audio are the same for every window of a file (system prompt,
+task, hotwords); their KV cache is kept and only what follows is recomputed.
 
 `LlamaModel` holds the weights and vocabulary, `LlamaContext` one KV cache:
 a lane of the engine (files, or live dictation) owns one context.
@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import Cancelled, ModelError
 from . import messages
 from .threads import ThreadTuner, decoder_threads
+from .token_rows import TokenRows
 
 log = logging.getLogger(__name__)
 
@@ -118,14 +119,17 @@ class LlamaModel:
         self._vocab = llama_cpp.llama_model_get_vocab(self._model)
         self.n_embd = int(llama_cpp.llama_model_n_embd(self._model))
         self.n_vocab = int(llama_cpp.llama_vocab_n_tokens(self._vocab))
+        # None for a table type whose rows cannot be reproduced exactly: prompts then go as token batches.
+        self.token_rows = TokenRows.open(self.path, self.n_embd)
         self._contexts: list[LlamaContext] = []
 
     def context(self, *, eos_ids: Sequence[int], n_ctx: int = 256, n_threads: int | None = None,
-                n_batch: int = 512, exact: bool = False) -> "LlamaContext":
+                n_batch: int = 512, exact: bool = False, cores_free: bool = False) -> "LlamaContext":
         """A new context (KV cache) over these weights, for one thread at a time."""
         if self._model is None:
             raise ModelError(messages.DECODER_CLOSED, path=self.path)
-        ctx = LlamaContext(self, eos_ids=eos_ids, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, exact=exact)
+        ctx = LlamaContext(self, eos_ids=eos_ids, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, exact=exact,
+                           cores_free=cores_free)
         self._contexts.append(ctx)
         return ctx
 
@@ -173,7 +177,8 @@ class LlamaContext:
     """One llama.cpp context (KV cache) over a `LlamaModel`, used from one thread at a time."""
 
     def __init__(self, model: LlamaModel, *, eos_ids: Sequence[int], n_ctx: int = 256,
-                 n_threads: int | None = None, n_batch: int = 512, exact: bool = False) -> None:
+                 n_threads: int | None = None, n_batch: int = 512, exact: bool = False,
+                 cores_free: bool = False) -> None:
         ll = model._ll
         self._ll = ll
         self.model = model
@@ -181,11 +186,12 @@ class LlamaContext:
         self.n_vocab = model.n_vocab
         self.eos_ids = frozenset(int(i) for i in eos_ids)
         # Thread count: see threads.py. Fixed when the caller says so, and in
-        # exact (reference) mode; otherwise tuned per token from measured times.
+        # exact (reference) mode; otherwise tuned per token from measured times,
+        # starting on every core when the caller saw them free (threads.BusyMeter).
         # Prefill uses the same count: on the 2-core build machine it ran 244
         # tokens/s on two threads when idle, 43 when another job woke up, and a
         # steady 160 on one (full-size q5_k, 150-token prompt).
-        self.tuner = None if (n_threads or exact) else ThreadTuner.for_machine()
+        self.tuner = None if (n_threads or exact) else ThreadTuner.for_machine(cores_free)
         self.n_threads = n_threads or (self.tuner.current if self.tuner else decoder_threads())
         self.n_batch = n_batch
         # The fast settings (f16 KV cache, flash attention where available) move
@@ -197,6 +203,7 @@ class LlamaContext:
         self._ctx = None
         self.n_ctx = 0
         self._cached: list[int] = []  # token ids whose KV sits at positions 0..len-1
+        self._ahead: threading.Thread | None = None  # a prefix being decoded in the background
         self._new_context(n_ctx)
 
     def tokenize(self, text: str) -> list[int]:
@@ -242,6 +249,10 @@ class LlamaContext:
         continues where it was and the cached prompt prefix stays reusable;
         it happens a few times in a lane's life, never shrinking.
         """
+        self._join_ahead()
+        self._grow(n_needed)
+
+    def _grow(self, n_needed: int) -> None:
         if n_needed <= self.n_ctx:
             return
         ll = self._ll
@@ -259,9 +270,37 @@ class LlamaContext:
             self._cached = cached
 
     def close(self) -> None:
+        self._join_ahead()
         if self._ctx:
             self._ll.llama_free(self._ctx)
             self._ctx = None
+
+    def prefill_ahead(self, before: Sequence[int]) -> None:
+        """Decode a prompt prefix into the cache on a background thread; the next use of this context waits for it.
+
+        The warm-up's prefix (Nano full size, 2 cores: ~0.1 s) then overlaps
+        whatever comes after loading instead of adding to it, and the first
+        take still finds it cached. A failure is only logged: the take then
+        decodes the prefix itself and reports an error that persists.
+        """
+        self._join_ahead()
+        before = list(before)
+
+        def run() -> None:
+            try:
+                self._grow(len(before) + 1)
+                self._prefill(before, np.zeros((0, self.n_embd), np.float32), [])
+            except Exception as exc:  # noqa: BLE001 - see the docstring
+                self._cached = []
+                log.debug("prefix decoded ahead failed: %s", exc)
+
+        self._ahead = threading.Thread(target=run, name="tingji-prefix-ahead", daemon=True)
+        self._ahead.start()
+
+    def _join_ahead(self) -> None:
+        if self._ahead is not None:
+            self._ahead.join()
+            self._ahead = None
 
     # -- batches --------------------------------------------------------------
 
@@ -305,29 +344,37 @@ class LlamaContext:
 
         Returns (prompt length, tokens reused). Logits of the last prompt row are ready.
         """
+        self._join_ahead()
+        return self._prefill(before, audio, after)
+
+    def _prefill(self, before: Sequence[int], audio: np.ndarray, after: Sequence[int]) -> tuple[int, int]:
         if audio.ndim != 2 or audio.shape[1] != self.n_embd:
             raise ModelError(messages.EMBEDDINGS_SHAPE, shape=audio.shape, width=self.n_embd)
-        before = list(before)
+        before, after = list(before), list(after)
         reuse = 0
         for a, b in zip(self._cached, before):
             if a != b:
                 break
             reuse += 1
-        # Always recompute at least the last prefix token, so the next batch
-        # starts on a clean boundary even when everything matched.
-        reuse = min(reuse, len(before) - 1) if before else 0
+        rows = self.model.token_rows
+        one_batch = rows is not None and (len(audio) > 0 or len(after) > 0)
+        if not one_batch:
+            # The logits must come from a decode: recompute at least the last prefix token.
+            reuse = min(reuse, len(before) - 1) if before else 0
         self._truncate(reuse)
         self._cached = before[:reuse]
-        if before[reuse:]:
-            self._decode(reuse, tokens=before[reuse:])
+        pos = reuse
+        if one_batch:
+            assert rows is not None
+            prompt = np.concatenate([rows.rows(before[reuse:]), np.asarray(audio, np.float32), rows.rows(after)])
+            self._decode(pos, embd=prompt)
+            pos += len(prompt)
+        else:
+            for part in (before[reuse:], audio, after):
+                if len(part):
+                    self._decode(pos, **({"tokens": part} if isinstance(part, list) else {"embd": part}))
+                    pos += len(part)
         self._cached = before
-        pos = len(before)
-        if len(audio):
-            self._decode(pos, embd=audio)
-        pos += len(audio)
-        if after:
-            self._decode(pos, tokens=after)
-        pos += len(after)
         return pos, reuse
 
     # -- generation -----------------------------------------------------------
@@ -410,6 +457,7 @@ class LlamaContext:
     def forward_logits(self, before: Sequence[int], audio: np.ndarray, after: Sequence[int],
                        forced: Sequence[int]) -> np.ndarray:
         """Logits at every step of a forced continuation (for equivalence tests and scoring)."""
+        self._join_ahead()
         self.ensure_context(len(before) + len(audio) + len(after) + len(forced) + 1)
         pos, _ = self.prefill(before, audio, after)
         rows = [self._logits().copy()]

@@ -21,6 +21,7 @@ import numpy as np
 from ..decoder import DecodeOptions, DecodeResult, LlamaContext, LlamaModel, load_for_provider
 from ..manifest import Manifest
 from ..sessions import OnnxGraphs, pick_provider
+from ..threads import BusyMeter
 from .base import CancelCheck, LoadOptions, RecognizeOptions
 
 
@@ -34,6 +35,7 @@ class LlmFamily:
     """The decoder half of a Recognizer (see `base.Recognizer`)."""
 
     def __init__(self, manifest: Manifest, options: LoadOptions, make_encoder: Callable[[], Encoder]) -> None:
+        busy = BusyMeter()  # what other programs do with the cores while we load: the first lane's threads
         special = manifest.section.get("special_tokens") or {}
         self.exact = options.exact
         self.threads = options.threads
@@ -46,6 +48,7 @@ class LlmFamily:
         self.stop_ids = list(stop or [])
         self.decoder_device = "gpu" if self.llm.gpu_layers > 0 else "cpu"
         self._prompts: dict[Hashable, tuple[list[int], list[int]]] = {}
+        self.cores_free = busy.cores_free()
 
     @property
     def provider(self) -> str:
@@ -53,21 +56,22 @@ class LlmFamily:
         return self._graphs.provider
 
     def open_lane(self) -> LlamaContext:
-        return self.llm.context(eos_ids=self.stop_ids, n_ctx=self.n_ctx, n_threads=self.threads, exact=self.exact)
+        return self.llm.context(eos_ids=self.stop_ids, n_ctx=self.n_ctx, n_threads=self.threads, exact=self.exact,
+                                cores_free=self.cores_free)
 
     def warm(self, lane: LlamaContext) -> None:
-        """Decode the default prompt's tokens before the audio into the lane's KV cache.
+        """Decode the default prompt's tokens before the audio into the lane's KV cache, in the background.
 
         That is the only part of a window's work that can be done ahead:
         every window with the default options reuses it (prefix reuse in
         `LlamaContext.prefill`), so the first take after load costs what
-        later ones cost (Nano, measured: a first 3 s take's prefill 0.53 s
-        CPU without it, 0.39 s with it, as every later take). The encoder was
-        warmed when its sessions were made.
+        later ones cost. It runs beside whatever follows loading (the lane's
+        first use waits for it): on the 2-core build machine (Nano full size,
+        q5_k) done in line it added 0.10 s to loading and saved 0.04 s of the
+        first take. The encoder was warmed when its sessions were made.
         """
         before, _ = self._prompt(RecognizeOptions())
-        lane.ensure_context(len(before) + 1)
-        lane.prefill(before, np.zeros((0, self.llm.n_embd), np.float32), [])
+        lane.prefill_ahead(before)
 
     def close(self) -> None:
         self.llm.close()
