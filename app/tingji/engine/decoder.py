@@ -370,10 +370,15 @@ class LlamaContext:
             self._decode(pos, embd=prompt)
             pos += len(prompt)
         else:
-            for part in (before[reuse:], audio, after):
-                if len(part):
-                    self._decode(pos, **({"tokens": part} if isinstance(part, list) else {"embd": part}))
-                    pos += len(part)
+            if before[reuse:]:
+                self._decode(pos, tokens=before[reuse:])
+            pos = len(before)
+            if len(audio):
+                self._decode(pos, embd=audio)
+                pos += len(audio)
+            if after:
+                self._decode(pos, tokens=after)
+                pos += len(after)
         self._cached = before
         return pos, reuse
 
