@@ -462,7 +462,6 @@ class LlamaContext:
     def forward_logits(self, before: Sequence[int], audio: np.ndarray, after: Sequence[int],
                        forced: Sequence[int]) -> np.ndarray:
         """Logits at every step of a forced continuation (for equivalence tests and scoring)."""
-        self._join_ahead()
         self.ensure_context(len(before) + len(audio) + len(after) + len(forced) + 1)
         pos, _ = self.prefill(before, audio, after)
         rows = [self._logits().copy()]
