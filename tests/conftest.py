@@ -6,6 +6,7 @@ checkpoint by tools/make_tiny_checkpoint.py, the model folder by our exporter.
 
 from __future__ import annotations
 
+import faulthandler
 import os
 from pathlib import Path
 
@@ -15,6 +16,26 @@ import pytest
 # app/, tools/ and benchmarks/ come first on sys.path through pytest's `pythonpath` setting
 # (pyproject.toml): this checkout's code, not an installed tingji; helpers are `tests.support`.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# A test stuck in native code while holding the GIL (a Qt wait, a llama.cpp call) never sees
+# pytest-timeout's SIGALRM, and the run would sit there until CI kills it with nothing said.
+# faulthandler's watchdog is a C thread: it prints every thread's stack and ends the process.
+HUNG_TEST_S = int(os.environ.get("TINGJI_HUNG_TEST_S", "900"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Output capture is suspended while plugins configure: fd 2 is the real stderr here.
+    config.stash[_STDERR] = os.dup(2)
+
+
+_STDERR = pytest.StashKey[int]()
+
+
+@pytest.fixture(autouse=True)
+def _stacks_if_hung(request: pytest.FixtureRequest):
+    faulthandler.dump_traceback_later(HUNG_TEST_S, exit=True, file=request.config.stash[_STDERR])
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture(scope="session", autouse=True)

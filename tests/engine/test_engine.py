@@ -214,6 +214,35 @@ def test_prefix_decoded_ahead_is_waited_for_and_reused(tiny_model):
     fresh.close()
 
 
+EXIT_WHILE_DECODING = """
+import atexit, sys, time
+from tingji.engine.decoder import open_decoder
+lane = open_decoder(sys.argv[1], eos_ids=[], n_ctx=256, n_threads=2)
+lane.prefill_ahead([i % 200 + 10 for i in range(int(sys.argv[2]))])
+atexit.register(lambda: print("at exit:", "decoding" if lane._ahead.is_alive() else "done", flush=True))
+time.sleep(0.01)
+print("at the end:", "decoding" if lane._ahead.is_alive() else "done", flush=True)
+"""  # and the interpreter ends with the lane never closed, as a CLI run that ends right after loading does
+
+
+def test_a_process_ending_while_the_prefix_decodes_waits_for_it(tiny_model, tmp_path):
+    """An interpreter ending with the background prefix in llama_decode must wait for it before finalising.
+
+    Finalising under it freed the weights the thread was reading (SIGSEGV at exit, seen on the
+    full-size model); atexit handlers run after the interpreter has waited for non-daemon threads.
+    """
+    import subprocess
+    import sys
+
+    script = tmp_path / "exit_while_decoding.py"
+    script.write_text(EXIT_WHILE_DECODING)
+    run = subprocess.run([sys.executable, str(script), str(load_manifest(tiny_model).file("decoder")), "12000"],
+                         capture_output=True, text=True, timeout=300)
+    print(run.stdout.strip().replace("\n", "; "), f"exit {run.returncode}")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.splitlines() == ["at the end: decoding", "at exit: done"]
+
+
 @pytest.mark.parametrize("exact", [True, False])
 def test_context_grows_while_generating_without_changing_tokens(tiny_model, exact):
     """A context that starts small grows mid-generation (its KV copied over) and decodes exactly as a big one.

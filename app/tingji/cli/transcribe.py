@@ -119,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             partial += not transcript.complete
     finally:
         status.finish()
+        engine.close()  # waits for any background decoding before the interpreter tears down
     done = len(args.files) - failures
     partly = f" ({partial} only partly: the file could not be read to its end)" if partial else ""
     print(f"tingji: {done} of {len(args.files)} file(s) transcribed{partly} in {time.perf_counter() - started:.1f} s",

@@ -294,7 +294,10 @@ class LlamaContext:
                 self._cached = []
                 log.debug("prefix decoded ahead failed: %s", exc)
 
-        self._ahead = threading.Thread(target=run, name="tingji-prefix-ahead", daemon=True)
+        # Not a daemon: an interpreter that exits while the prefix decodes must wait for it, or
+        # its finalisation frees the weights under llama_decode (SIGSEGV, seen with a CLI run
+        # that ended right after loading).
+        self._ahead = threading.Thread(target=run, name="tingji-prefix-ahead", daemon=False)
         self._ahead.start()
 
     def _join_ahead(self) -> None:
