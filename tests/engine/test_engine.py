@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tests.support.audio import espeak, write_wav
+from tests.support.paths import ROOT
 from tingji.engine import Cancelled, Engine
 from tingji.engine.decoder import DecodeOptions, open_decoder
 from tingji.engine.families.fun_asr_nano.encoder import NanoEncoder
@@ -231,13 +232,14 @@ def test_a_process_ending_while_the_prefix_decodes_waits_for_it(tiny_model, tmp_
     Finalising under it freed the weights the thread was reading (SIGSEGV at exit, seen on the
     full-size model); atexit handlers run after the interpreter has waited for non-daemon threads.
     """
+    import os
     import subprocess
     import sys
 
     script = tmp_path / "exit_while_decoding.py"
     script.write_text(EXIT_WHILE_DECODING)
     run = subprocess.run([sys.executable, str(script), str(load_manifest(tiny_model).file("decoder")), "12000"],
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT / "app")))
     print(run.stdout.strip().replace("\n", "; "), f"exit {run.returncode}")
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.splitlines() == ["at the end: decoding", "at exit: done"]
