@@ -295,8 +295,8 @@ class LlamaContext:
                 log.debug("prefix decoded ahead failed: %s", exc)
 
         # Not a daemon: an interpreter that exits while the prefix decodes must wait for it, or
-        # its finalisation frees the weights under llama_decode (SIGSEGV, seen with a CLI run
-        # that ended right after loading).
+        # its finalisation frees the weights under llama_decode (SIGSEGV at exit, seen with a
+        # script that loaded the full-size Engine and returned at once).
         self._ahead = threading.Thread(target=run, name="tingji-prefix-ahead", daemon=False)
         self._ahead.start()
 
