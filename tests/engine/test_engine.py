@@ -270,6 +270,41 @@ def test_context_grows_while_generating_without_changing_tokens(tiny_model, exac
     assert grown.reused_tokens == len(before)
 
 
+@pytest.mark.parametrize("exact", [True, False])
+def test_a_parked_context_comes_back_with_its_prefix_and_decodes_the_same(tiny_model, exact):
+    """park() frees the context between windows; the next window rebuilds it, reuses the prefix, and
+    decodes exactly what a context that was never parked decodes."""
+    manifest = load_manifest(tiny_model)
+    p = build_prompt(manifest.section["prompt"])
+    parked = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=exact)
+    kept = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=exact)
+    before, after = parked.tokenize(p.before), parked.tokenize(p.after)
+    rng = np.random.default_rng(7)
+    opts = DecodeOptions(max_tokens=300, guard=False, ignore_eos=True)
+    for window in range(3):
+        rows = rng.standard_normal((30, parked.n_embd)).astype(np.float32)
+        out, ref = parked.generate(before, rows, after, opts), kept.generate(before, rows, after, opts)
+        assert not parked.parked
+        assert out.tokens == ref.tokens
+        assert out.reused_tokens == (len(before) if window else 0)
+        size = parked.n_ctx
+        parked.park()
+        assert parked.parked and parked.n_ctx == size  # comes back at the size it had grown to
+    print(f"exact={exact}: 3 windows with a park after each, {len(out.tokens)} tokens each equal to a kept "
+          f"context's; prefix reused {out.reused_tokens}; context {parked.n_ctx} positions")
+    parked.park()  # parking a parked context is a no-op, and closing one frees the kept prefix
+    parked.close()
+    assert not parked.parked
+
+
+def test_the_files_lane_parks_after_a_file_and_the_live_lane_does_not(exact_engine, speech_en):
+    exact_engine.live.transcribe(speech_en)
+    first = exact_engine.transcribe(speech_en)
+    assert exact_engine.files.state.parked and not exact_engine.live.state.parked
+    again = exact_engine.transcribe(speech_en)
+    assert again.window_tokens == first.window_tokens and not exact_engine.live.state.parked
+
+
 def test_hotwords_and_language_change_the_prompt(engine, speech_en):
     base = engine.transcribe(speech_en)
     hot = engine.transcribe(speech_en, hotwords=["Tingji", "听记"], language="en")

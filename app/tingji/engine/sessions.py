@@ -18,8 +18,6 @@ costs time, so the `dynamic` policy runs the real length.
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import logging
 import os
 import sys
@@ -31,6 +29,7 @@ import numpy as np
 
 from ..errors import ModelError, TingjiError
 from . import messages, ort_cache
+from .heap import release_free_heap
 from .manifest import Manifest
 from .threads import default_threads
 
@@ -119,32 +118,6 @@ def run_options(provider: str):
     if provider == "cpu":
         options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
     return options
-
-
-@functools.lru_cache(maxsize=1)
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's malloc_trim where the C library has one (Linux); None elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):
-        return None
-
-
-def release_free_heap() -> None:
-    """Give the C heap's free pages back to the system after a CPU run.
-
-    What the shrunk arena frees below glibc's mmap threshold (tensors of a
-    few MB, per-head attention scores, ONNX Runtime's own bookkeeping) goes
-    back to glibc's heaps, which keep it in their holes: measured on 60 s
-    windows, 45-75 MB stayed resident after the runs and every later peak
-    sat on top of it. malloc_trim(0) returns the free pages of every heap
-    (about 1 ms). Elsewhere there is nothing to call.
-    """
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
 
 
 _ORT_FLOAT = {"tensor(float)": np.float32, "tensor(float16)": np.float16}
@@ -321,6 +294,9 @@ class OnnxGraphs:
             self.shapes_seen.append((role, tuple(shape)))
         outputs = session.run(None, _feed(session, arrays), run_options(self.provider))
         if self.provider == "cpu":
+            # What the shrunk arena frees below glibc's mmap threshold (tensors of a few MB, per-head
+            # attention scores, ORT's bookkeeping) would stay in glibc's heaps: on 60 s windows 45-75 MB
+            # stayed resident after the runs and every later peak sat on top of it.
             release_free_heap()
         return outputs
 

@@ -59,9 +59,13 @@ class Lane:
     between decoding steps, so dictation never waits for a long file.
     """
 
-    def __init__(self, name: str, engine: "Engine") -> None:
+    def __init__(self, name: str, engine: "Engine", *, parks: bool = False) -> None:
         self.name = name
         self.engine = engine
+        # Park the state after each window (LaneState.park): right for the files lane, whose
+        # windows take seconds and whose KV cache would otherwise sit under the next window's
+        # encoder peak; not for the live lane, where the rebuild would be felt as latency.
+        self.parks = parks
         self.lock = threading.Lock()
         self._state: LaneState | None = None
 
@@ -70,6 +74,8 @@ class Lane:
         """The lane's family state, opened on first use (call with `lock` held, or before others use it)."""
         if self._state is None:
             self._state = self.engine.recognizer.open_lane()
+            if self.parks:  # nothing resident under the first window's encoder either
+                self._state.park()
         return self._state
 
     @property
@@ -113,7 +119,7 @@ class Engine:
         self.capabilities = self.recognizer.capabilities
         self.decoder_device = self.recognizer.decoder_device
         self.warnings = self.recognizer.warnings  # load-time problems; a later GPU fallback adds to it
-        self.files = Lane("files", self)
+        self.files = Lane("files", self, parks=True)
         self.live = Lane("live", self)
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
         self._live_idle.set()
@@ -257,6 +263,8 @@ class Engine:
                 return []
             a, b = trimmed(window)
         recognized = self.recognizer.recognize(window.samples[a:b], options, lane.state, cancelled)
+        if lane.parks:
+            lane.state.park()
         for stage, seconds in recognized.timings.items():
             result.timings[stage] = result.timings.get(stage, 0.0) + seconds
         result.window_tokens.append(recognized.tokens)

@@ -45,7 +45,8 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
 from ..errors import ErrorReport
-from .engine_worker import EngineWorker, LoadedModel, Request, return_freed_memory
+from ..engine.heap import release_free_heap
+from .engine_worker import EngineWorker, LoadedModel, Request
 from .models.choice import ModelChoice, choose_model
 from .settings import Settings
 from .threads import start_worker, stop_threads
@@ -183,7 +184,7 @@ class ModelEngine(QObject):
 
     def _on_unloaded(self, seq: int) -> None:
         gc.collect()  # the Engine and its lanes refer to each other: only a collection frees them
-        return_freed_memory()
+        release_free_heap()
         if seq == self._seq:
             self.unloaded.emit()
 
@@ -355,7 +356,7 @@ class EngineHost(QObject):
             self._retiring.remove(engine)
         engine.deleteLater()
         gc.collect()  # the Engine and its lanes refer to each other: only a collection frees them
-        return_freed_memory()
+        release_free_heap()
         self._start_waiting()
 
     def _start_waiting(self) -> None:

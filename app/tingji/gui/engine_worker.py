@@ -17,9 +17,7 @@ of its message), so the GUI can show them in the user's language.
 
 from __future__ import annotations
 
-import ctypes
 import logging
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -27,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from ..engine.heap import release_free_heap
 from ..engine.transcript import Progress
 from ..errors import Cancelled, TingjiError
 from ..paths import graph_cache_dir
@@ -75,20 +74,6 @@ class Request:
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
-def return_freed_memory() -> None:
-    """Hand freed heap back to the operating system, so that closing a model shows in the process size.
-
-    glibc keeps freed memory in its arenas (one per thread that allocated) and
-    RSS stays where it was; malloc_trim releases it. Elsewhere (Windows, macOS,
-    musl) there is nothing to call."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc
-        pass
-
-
 class EngineWorker(QObject):
     """Owns the Engine. Lives in its own QThread; every slot runs there."""
 
@@ -130,7 +115,7 @@ class EngineWorker(QObject):
     def unload(self, seq: int) -> None:
         """Close the engine to give its memory back (the app was idle); `unloaded` says when it is done."""
         self.close_engine()
-        return_freed_memory()
+        release_free_heap()
         self.unloaded.emit(seq)
 
     @Slot(object)

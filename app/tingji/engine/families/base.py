@@ -91,6 +91,9 @@ class WindowResult:
 class LaneState(Protocol):
     """A lane's private state (e.g. a KV cache); closed before the recognizer."""
 
+    def park(self) -> None:
+        """Between windows of a file: free what is quick to rebuild; the next use rebuilds it."""
+
     def close(self) -> None: ...
 
 

@@ -38,6 +38,9 @@ SHORT_BUCKET_FRAMES = 167  # fixed policy: a 10 s bucket for dictation beside th
 class _NoLane:
     """SenseVoice keeps nothing per lane."""
 
+    def park(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
