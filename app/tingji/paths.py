@@ -35,7 +35,8 @@ def models_dir() -> Path:
 
 
 def graph_cache_dir() -> Path:
-    """ONNX Runtime's optimised graphs of the installed models (tingji.engine.ort_cache); safe to delete."""
+    """Built once per machine for the installed models: ONNX Runtime's optimised graphs (tingji.engine.ort_cache)
+    and the prompt prefix's cells (tingji.engine.prefix_cache); safe to delete."""
     return data_dir() / "cache" / "onnxruntime"
 
 

@@ -195,8 +195,13 @@ def test_prefix_kv_is_reused_across_windows(tiny_model):
     assert out.reused_tokens == len(before)
 
 
-def test_prefix_decoded_ahead_is_waited_for_and_reused(tiny_model):
-    """The warm-up's background prefix: the first use waits for it, reuses all of it, decodes the same tokens."""
+def test_prefix_decoded_ahead_yields_to_a_take_and_is_reused_when_done(tiny_model):
+    """The warm-up's background prefix: a use at once stops it (nothing decoded, no race); a use after the
+    lane stayed idle finds all of it cached; either way the tokens are a fresh context's."""
+    import time
+
+    from tingji.engine.decoder import AHEAD_AFTER_S
+
     manifest = load_manifest(tiny_model)
     p = build_prompt(manifest.section["prompt"])
     ahead = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=True)
@@ -204,12 +209,21 @@ def test_prefix_decoded_ahead_is_waited_for_and_reused(tiny_model):
     before, after = ahead.tokenize(p.before), ahead.tokenize(p.after)
     rows = np.random.default_rng(5).standard_normal((12, ahead.n_embd)).astype(np.float32)
     opts = DecodeOptions(max_tokens=30, guard=False)
-    ahead.prefill_ahead(before)
-    out = ahead.generate(before, rows, after, opts)  # called at once: must wait, not race
     ref = fresh.generate(before, rows, after, opts)
-    print(f"prefix {len(before)} tokens decoded ahead, reused {out.reused_tokens}; {len(out.tokens)} tokens equal")
-    assert out.reused_tokens == len(before)
-    assert out.tokens == ref.tokens
+    ahead.prefill_ahead(before)
+    ahead.stop_ahead()  # a take starting right away
+    at_once = ahead.generate(before, rows, after, opts)
+    assert at_once.reused_tokens == 0 and at_once.tokens == ref.tokens
+    ahead.prefill_ahead(after)  # another prefix: the cells of `before` are replaced
+    time.sleep(AHEAD_AFTER_S + 0.5)
+    ahead.prefill_ahead(before)
+    deadline = time.monotonic() + 60
+    while ahead._ahead.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    later = ahead.generate(before, rows, after, opts)
+    print(f"prefix {len(before)} tokens: reused 0 by a take at once, {later.reused_tokens} by one after idling; "
+          f"{len(later.tokens)} tokens equal")
+    assert later.reused_tokens == len(before) and later.tokens == ref.tokens
     ahead.prefill_ahead(before)
     ahead.close()  # closing waits for the thread before freeing the context
     fresh.close()

@@ -174,6 +174,12 @@ class LlamaModel:
         return b"".join(self.token_bytes(t) for t in tokens).decode("utf-8", "replace")
 
 
+# Decoding a prefix ahead (LlamaContext.prefill_ahead) waits this long for the lane to stay idle,
+# then goes AHEAD_CHUNK prompt tokens per batch, so a take that comes meanwhile waits at most one.
+AHEAD_AFTER_S = 0.3
+AHEAD_CHUNK = 8
+
+
 class LlamaContext:
     """One llama.cpp context (KV cache) over a `LlamaModel`, used from one thread at a time."""
 
@@ -205,6 +211,7 @@ class LlamaContext:
         self.n_ctx = 0
         self._cached: list[int] = []  # token ids whose KV sits at positions 0..len-1
         self._ahead: threading.Thread | None = None  # a prefix being decoded in the background
+        self._stop_ahead = threading.Event()  # set: that thread stops at its next chunk
         self._parked = False  # the context is freed until the next use (park)
         self._parked_cells: ctypes.Array | None = None  # meanwhile, the cached prefix's cells
         self._new_context(n_ctx)
@@ -314,6 +321,36 @@ class LlamaContext:
         self._parked, self._parked_cells = True, state
         self._cached = cached if state is not None else []
 
+    def prefix_cells(self) -> tuple[list[int], bytes] | None:
+        """The cached prompt prefix's tokens and a copy of their cells (None when nothing is cached).
+
+        Cells past the prefix (the last window's audio and text) are dropped
+        first: the next prompt would drop them anyway.
+        """
+        self._join_ahead()
+        if not self._cached:
+            return None
+        self._grow(len(self._cached) + 1)
+        self._truncate(len(self._cached))
+        state = self._save()
+        return (list(self._cached), bytes(state)) if state is not None else None
+
+    def restore_prefix(self, tokens: Sequence[int], cells: bytes) -> bool:
+        """Put cells `prefix_cells` gave (same model and settings) back as the cached prefix; False if they do not fit."""
+        self._join_ahead()
+        tokens = list(tokens)
+        self._grow(len(tokens) + 1)
+        self._truncate(0)
+        self._cached = []
+        data = (ctypes.c_uint8 * len(cells)).from_buffer_copy(cells)
+        if not tokens or int(self._ll.llama_state_seq_set_data(self._ctx, data, len(cells), 0)) == 0:
+            return False
+        if int(self._ll.llama_memory_seq_pos_max(self._ll.llama_get_memory(self._ctx), 0)) != len(tokens) - 1:
+            self._truncate(0)
+            return False
+        self._cached = tokens
+        return True
+
     @property
     def parked(self) -> bool:
         """True while the context's memory is freed (`park`) and not yet rebuilt by a use."""
@@ -325,20 +362,40 @@ class LlamaContext:
         self._free_context()
 
     def prefill_ahead(self, before: Sequence[int]) -> None:
-        """Decode a prompt prefix into the cache on a background thread; the next use of this context waits for it.
+        """Decode a prompt prefix into the cache on a background thread, a few tokens per batch.
 
-        The warm-up's prefix (Nano full size, 2 cores: ~0.1 s) then overlaps
-        whatever comes after loading instead of adding to it, and the first
-        take still finds it cached. A failure is only logged: the take then
-        decodes the prefix itself and reports an error that persists.
+        Background work that yields to a take: it starts after the lane has
+        been idle for AHEAD_AFTER_S, and a take that starts (`stop_ahead`, or
+        any use of the context) stops it at the next chunk and decodes the
+        rest in its own prompt batch. So a take some time after loading finds
+        the warm-up's prefix cached (Nano full size, 2 cores: ~0.1 s of work),
+        and one that comes at once does not compete with it: decoded as soon
+        as loading ended, the prefix's llama.cpp threads and the take's ONNX
+        Runtime threads shared 2 cores, and that take lost ~0.1 s waiting for
+        it. A failure is only logged: the take then decodes the prefix itself
+        and reports an error that persists.
         """
         self._join_ahead()
         before = list(before)
+        self._stop_ahead.clear()
 
         def run() -> None:
+            if self._stop_ahead.wait(AHEAD_AFTER_S):
+                return  # a take came first: it decodes the prefix in its own batch
             try:
                 self._grow(len(before) + 1)
-                self._prefill(before, np.zeros((0, self.n_embd), np.float32), [])
+                done = 0
+                for a, b in zip(self._cached, before):
+                    if a != b:
+                        break
+                    done += 1
+                self._truncate(done)
+                self._cached = before[:done]
+                while done < len(before) and not self._stop_ahead.is_set():
+                    chunk = before[done:done + AHEAD_CHUNK]
+                    self._decode(done, tokens=chunk)
+                    done += len(chunk)
+                    self._cached = before[:done]
             except Exception as exc:  # noqa: BLE001 - see the docstring
                 self._cached = []
                 log.debug("prefix decoded ahead failed: %s", exc)
@@ -349,8 +406,13 @@ class LlamaContext:
         self._ahead = threading.Thread(target=run, name="tingji-prefix-ahead", daemon=False)
         self._ahead.start()
 
+    def stop_ahead(self) -> None:
+        """A take is starting: a prefix still decoding ahead stops at its next chunk (what it did stays cached)."""
+        self._stop_ahead.set()
+
     def _join_ahead(self) -> None:
         if self._ahead is not None:
+            self._stop_ahead.set()
             self._ahead.join()
             self._ahead = None
 

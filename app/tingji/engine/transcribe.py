@@ -26,6 +26,7 @@ import os
 import threading
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -114,7 +115,12 @@ class Engine:
         options = LoadOptions(provider=provider, exact=exact, threads=threads, policy=policy, buckets=buckets,
                               warm=warm, n_ctx=n_ctx, decoder_gpu_layers=decoder_gpu_layers,
                               graph_cache=Path(graph_cache) if graph_cache is not None else None)
-        self.recognizer: Recognizer = family_module(self.manifest.family, self.model_path).load(self.manifest, options)
+        # The VAD's session is built beside the model's: on 2 cores it fits in the gap the decoder's
+        # loading thread leaves while ONNX Runtime builds the encoder (families/llm.load_together).
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tingji-vad-load") as pool:
+            vad = pool.submit(SileroVad)
+            self.recognizer: Recognizer = family_module(self.manifest.family, self.model_path).load(self.manifest,
+                                                                                                    options)
         self.family = self.manifest.family
         self.capabilities = self.recognizer.capabilities
         self.decoder_device = self.recognizer.decoder_device
@@ -124,7 +130,7 @@ class Engine:
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
         self._live_idle.set()
         try:
-            self.vad = SileroVad()
+            self.vad = vad.result()
             if warm:
                 # The lane where waiting is felt: a dictation take is seconds of audio and its
                 # latency is the product, while a file's first window takes long enough that
@@ -134,6 +140,13 @@ class Engine:
             self.close()
             raise
         self.load_s = time.perf_counter() - t0
+
+    def build_caches(self) -> None:
+        """Build what later loads of this model reuse (the model manager calls it at install, beside
+        the optimised graphs that loading saved): nothing without a `graph_cache`."""
+        lane = self.live if self.capabilities.live_lane else self.files
+        with lane.lock:
+            self.recognizer.build_caches(lane.state)
 
     @property
     def provider(self) -> str:

@@ -127,13 +127,18 @@ def check_loads(folder: Path, label: Path) -> None:
 
     The load also leaves ONNX Runtime's optimised graphs in the app's graph
     cache (keyed by the files' hashes, so they serve the installed folder),
-    and the app's first start with this model does not optimise them.
+    and `build_caches` the prompt prefix's cells: the app's first start with
+    this model neither optimises the graphs nor decodes the prefix.
 
     The engine's own error names a file inside the staging folder; the user
     needs the one they gave: `label / <file>` (the imported folder, or the model name).
     """
     try:
-        Engine(folder, provider="cpu", warm=False, graph_cache=graph_cache_dir()).close()
+        engine = Engine(folder, provider="cpu", warm=False, graph_cache=graph_cache_dir())
+        try:
+            engine.build_caches()
+        finally:
+            engine.close()
     except Exception as exc:  # ModelError from the engine; anything else from a runtime that choked
         text = " ".join(str(exc).split())
         culprit = _culprit(folder, text)

@@ -110,6 +110,9 @@ class Recognizer(Protocol):
     def warm(self, lane: LaneState) -> None:
         """Run everything once so the first real window pays no first-run costs."""
 
+    def build_caches(self, lane: LaneState) -> None:
+        """Build what later loads of this model reuse from the graph cache (at install: `Engine.build_caches`)."""
+
     def recognize(self, samples: np.ndarray, options: RecognizeOptions, lane: LaneState,
                   cancel: CancelCheck | None = None) -> WindowResult: ...
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..decoder import DecodeOptions, DecodeResult, LlamaContext, LlamaModel, load_for_provider
 from ..manifest import Manifest
+from .. import prefix_cache
 from ..sessions import OnnxGraphs, pick_provider
 from ..threads import BusyMeter
 from .base import CancelCheck, LoadOptions, RecognizeOptions
@@ -49,6 +50,11 @@ class LlmFamily:
         self.decoder_device = "gpu" if self.llm.gpu_layers > 0 else "cpu"
         self._prompts: dict[Hashable, tuple[list[int], list[int]]] = {}
         self.cores_free = busy.cores_free()
+        # Where the default prompt's prefix cells are kept between runs (prefix_cache): beside the
+        # optimised graphs, for a decoder on the CPU (a GPU's cells are its own business).
+        self._manifest = manifest
+        self._cells_cache = options.graph_cache if self.decoder_device == "cpu" else None
+        self._cells_to_store = self._cells_cache is not None
 
     @property
     def provider(self) -> str:
@@ -71,7 +77,23 @@ class LlmFamily:
         first take. The encoder was warmed when its sessions were made.
         """
         before, _ = self._prompt(RecognizeOptions())
+        if self._cells_cache is not None and prefix_cache.restore(self._cells_cache, self._cells_fields(before),
+                                                                  lane, before):
+            self._cells_to_store = False
+            return
         lane.prefill_ahead(before)
+
+    def build_caches(self, lane: LlamaContext) -> None:
+        """Decode the default prompt's prefix and keep its cells, so that even the first start after install has them."""
+        if self._cells_cache is None:
+            return
+        before, _ = self._prompt(RecognizeOptions())
+        lane.prefill(before, np.zeros((0, lane.n_embd), np.float32), [])
+        self._cells_to_store = False
+        prefix_cache.store(self._cells_cache, self._cells_fields(before), lane, before)
+
+    def _cells_fields(self, before: list[int]) -> dict:
+        return prefix_cache.entry_fields(self._manifest, before, self.exact)
 
     def close(self) -> None:
         self.llm.close()
@@ -95,6 +117,10 @@ class LlmFamily:
         decoded = lane.generate(before, rows, after, opts, cancel=cancel)
         timings["prefill"] = decoded.prefill_s
         timings["generate"] = decoded.generate_s
+        if self._cells_to_store and self._cells_cache is not None and before == self._prompt(RecognizeOptions())[0]:
+            # Once per model and machine: this window's prefix cells serve every later load.
+            self._cells_to_store = False
+            prefix_cache.store(self._cells_cache, self._cells_fields(before), lane, before)
         return decoded
 
 

@@ -66,6 +66,7 @@ class FunAsrNano(LlmFamily):
 
     def recognize(self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext,
                   cancel: CancelCheck | None = None) -> WindowResult:
+        lane.stop_ahead()  # the warm-up's prefix, if still decoding, gives the cores to this take
         timings = dict.fromkeys(self.stages, 0.0)
         t = time.perf_counter()
         feats = features(samples, self.frontend)

@@ -71,6 +71,7 @@ class Qwen3Asr(LlmFamily):
 
     def recognize(self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext,
                   cancel: CancelCheck | None = None) -> WindowResult:
+        lane.stop_ahead()  # the warm-up's prefix, if still decoding, gives the cores to this take
         timings = dict.fromkeys(self.stages, 0.0)
         forced = options.language if options.language in self.language_names else None
         if len(samples) == 0:

@@ -89,6 +89,9 @@ class SenseVoiceSmall:
     def open_lane(self) -> _NoLane:
         return _NoLane()
 
+    def build_caches(self, lane: Any) -> None:
+        pass  # its optimised graphs are all it keeps, and loading built them
+
     def warm(self, lane: Any) -> None:
         """One short window through everything (features, graph, decoding), so the first dictation
         take pays no first-call costs (the sessions themselves were warmed when they were made)."""
