@@ -74,8 +74,11 @@ def by_mapping(top: int = 12) -> dict[str, float]:
                 name = "[anon]"
         elif head[0] == "Rss:":
             sizes[name] += int(head[1]) * 1024
-    ranked = sorted(sizes.items(), key=lambda kv: -kv[1])
-    out = {Path(k).name if k.startswith("/") else k: round(v / MB, 1) for k, v in ranked[:top]}
+    named: dict[str, int] = defaultdict(int)  # by file name: two graph caches' "graph.onnx.data" add up
+    for path, size in sizes.items():
+        named[Path(path).name if path.startswith("/") else path] += size
+    ranked = sorted(named.items(), key=lambda kv: -kv[1])
+    out = {k: round(v / MB, 1) for k, v in ranked[:top]}
     out["(other mappings)"] = round(sum(v for _, v in ranked[top:]) / MB, 1)
     return out
 
