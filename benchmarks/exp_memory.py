@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
 
         take = make_utterance(3.0)
         rec.step("dictation take (live lane, 12 tokens)",
-                 lambda: engine.live.transcribe(take, max_tokens=12, ignore_eos=True))
+                 lambda: engine.live.transcribe(take, max_tokens=12, ignore_eos=True, timestamps=False))
     transcript = None
     if args.audio:
         transcript = rec.step("transcribe file", lambda: engine.transcribe(

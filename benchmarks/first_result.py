@@ -4,7 +4,7 @@
     python benchmarks/first_result.py MODEL_FOLDER TAKE.wav TOKENS [--graph-cache DIR] [--threads N]
 
 Imports the engine, loads and warms the model, reads the take and
-transcribes it on the live lane (where the app's dictation runs), with
+transcribes it as the app's dictation does (the live lane, text only), with
 TOKENS forced tokens (EOS disabled), on the engine's default threads
 unless --threads fixes them, with ONNX Runtime's optimised graphs from
 --graph-cache as the app keeps them (tingji.engine.ort_cache). Prints one JSON line of
@@ -41,7 +41,7 @@ def main() -> None:
     engine = Engine(args.model, provider="cpu", threads=args.threads, graph_cache=args.graph_cache)
     ready = time.monotonic()
     samples, _ = sf.read(args.take, dtype="float32")
-    transcript = engine.live.transcribe(samples, max_tokens=args.tokens, ignore_eos=True)
+    transcript = engine.live.transcribe(samples, max_tokens=args.tokens, ignore_eos=True, timestamps=False)
     done = time.monotonic()
     print(json.dumps({"started": STARTED, "imported": imported, "ready": ready, "done": done,
                       "engine_load_s": engine.load_s, "timings": transcript.timings,

@@ -247,13 +247,13 @@ def tingji(a: dict[str, Any]) -> dict[str, Any]:
     if a.get("dictation", True):  # on the live lane, as the app's dictation runs: its own KV cache
         k = a["dict_tokens"]
         t = time.perf_counter()
-        first = engine.live.transcribe(utt, max_tokens=k, ignore_eos=True)
+        first = engine.live.transcribe(utt, max_tokens=k, ignore_eos=True, timestamps=False)
         first_s = time.perf_counter() - t
         out["rss_after_dictation_mb"] = rss_now_mb()
         runs = []
         for _ in range(a["reps_dict"]):
             t = time.perf_counter()
-            tr = engine.live.transcribe(utt, max_tokens=k, ignore_eos=True)
+            tr = engine.live.transcribe(utt, max_tokens=k, ignore_eos=True, timestamps=False)
             runs.append((time.perf_counter() - t, tr))
         runs.sort(key=lambda x: x[0])
         med_s, med_tr = runs[len(runs) // 2]

@@ -319,6 +319,16 @@ def test_the_files_lane_parks_after_a_file_and_the_live_lane_does_not(exact_engi
     assert again.window_tokens == first.window_tokens and not exact_engine.live.state.parked
 
 
+def test_a_text_only_take_skips_the_ctc_pass_and_keeps_the_text(exact_engine, speech_en):
+    """Dictation asks for text only (timestamps=False): the CTC head, which only times characters, is not run."""
+    timed = exact_engine.live.transcribe(speech_en)
+    text_only = exact_engine.live.transcribe(speech_en, timestamps=False)
+    print(f"ctc {timed.timings['ctc'] * 1000:.1f} ms with timestamps, {text_only.timings['ctc'] * 1000:.1f} without")
+    assert text_only.window_tokens == timed.window_tokens and text_only.text == timed.text
+    assert timed.timings["ctc"] > 0 and text_only.timings["ctc"] == 0
+    assert text_only.segments and text_only.segments[-1].end <= text_only.duration + 1e-6
+
+
 def test_hotwords_and_language_change_the_prompt(engine, speech_en):
     base = engine.transcribe(speech_en)
     hot = engine.transcribe(speech_en, hotwords=["Tingji", "听记"], language="en")

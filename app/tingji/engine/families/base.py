@@ -74,6 +74,7 @@ class RecognizeOptions:
     itn: bool = True
     max_tokens: int = 512  # per window, for families that generate tokens
     ignore_eos: bool = False  # generate exactly max_tokens, no loop guard (work-matched benchmarks)
+    timestamps: bool = True  # False: text only, no pass that only times characters (dictation types text)
 
 
 @dataclass

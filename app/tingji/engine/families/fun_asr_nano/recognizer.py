@@ -78,7 +78,7 @@ class FunAsrNano(LlmFamily):
         out = self.encoder.encode(feats)
         timings["encode"] = time.perf_counter() - t
         ctc_chars = None
-        if self.ctc_tokens is not None:
+        if self.ctc_tokens is not None and options.timestamps:  # the CTC head only times characters
             t = time.perf_counter()
             _, ids = self.encoder.ctc(out.enc)
             ctc_chars = ctc_greedy(ids, self.ctc_blank, self.ctc_tokens, self.ctc_frame_s)
