@@ -32,6 +32,7 @@ import uuid
 from pathlib import Path
 from typing import Any, Sequence
 
+from ..errors import TingjiError
 from .decoder import LlamaContext
 from .manifest import Manifest
 from .ort_cache import CACHE_FORMAT, ENTRY, cpu_signature, entry_key
@@ -83,7 +84,11 @@ def store(cache: Path, fields: dict[str, Any], lane: LlamaContext, tokens: Seque
     folder = cache / entry_key(fields)
     if (folder / ENTRY).exists():
         return False
-    got = lane.prefix_cells()
+    try:
+        got = lane.prefix_cells()
+    except TingjiError as exc:  # llama.cpp could not copy the cells: the window is done all the same
+        log.warning("prompt prefix not cached (%s)", exc)
+        return False
     if got is None or got[0] != list(tokens):
         return False
     staging = cache / f".building-{uuid.uuid4().hex[:8]}"

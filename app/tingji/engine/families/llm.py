@@ -18,9 +18,9 @@ from typing import Callable, Hashable, Protocol
 
 import numpy as np
 
+from .. import prefix_cache
 from ..decoder import DecodeOptions, DecodeResult, LlamaContext, LlamaModel, load_for_provider
 from ..manifest import Manifest
-from .. import prefix_cache
 from ..sessions import OnnxGraphs, pick_provider
 from ..threads import BusyMeter
 from .base import CancelCheck, LoadOptions, RecognizeOptions
@@ -66,15 +66,15 @@ class LlmFamily:
                                 cores_free=self.cores_free)
 
     def warm(self, lane: LlamaContext) -> None:
-        """Decode the default prompt's tokens before the audio into the lane's KV cache, in the background.
+        """Put the default prompt's prefix into the lane's KV cache: its cells from the graph cache, or decoded ahead.
 
         That is the only part of a window's work that can be done ahead:
         every window with the default options reuses it (prefix reuse in
         `LlamaContext.prefill`), so the first take after load costs what
-        later ones cost. It runs beside whatever follows loading (the lane's
-        first use waits for it): on the 2-core build machine (Nano full size,
-        q5_k) done in line it added 0.10 s to loading and saved 0.04 s of the
-        first take. The encoder was warmed when its sessions were made.
+        later ones cost. Kept cells (`prefix_cache`) take a few ms; without
+        them the prefix is decoded in the background while the lane is idle
+        (`LlamaContext.prefill_ahead`). The encoder was warmed when its
+        sessions were made.
         """
         before, _ = self._prompt(RecognizeOptions())
         if self._cells_cache is not None and prefix_cache.restore(self._cells_cache, self._cells_fields(before),
