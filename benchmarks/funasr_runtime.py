@@ -213,7 +213,7 @@ def build(runtime: Path, work: Path, llama_src: Path | None, log: Callable[[str]
     original = (src / CLI_SOURCE).read_text(encoding="utf-8")
     patched = patch_cli(original)
     cli_src = tree / CLI_SOURCE
-    if cli_src.read_text(encoding="utf-8") != patched:
+    if not cli_src.is_file() or cli_src.read_text(encoding="utf-8") != patched:  # a new work folder has none yet
         cli_src.write_text(patched, encoding="utf-8")
     bdir = tree / "build"
     binary = bdir / "bin" / CLI
