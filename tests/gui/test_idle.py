@@ -189,10 +189,13 @@ def test_idle_unload_returns_the_memory_to_the_system(home: Path, tiny_model: Pa
     print("\nRSS (MB): " + ", ".join(f"{k} {v:.0f}" for k, v in mb.items()))
     # After the long file the process held more; the unload gave (almost) all of it back. (Since the
     # engine streams its features and trims ONNX Runtime's arena after each run, a long file adds little
-    # beyond the tiny model's own ~35 MB: a 20 MB floor still keeps the measurement above the noise.)
+    # beyond the tiny model's own ~35 MB: a 15 MB floor still keeps the measurement well above the 1-2 MB
+    # that cycles differ by.)
     added = mb["loaded2"] - mb["unloaded1"]
-    assert added > 20 and mb["loaded2"] - mb["unloaded2"] > 0.6 * added, mb
-    assert mb["unloaded2"] - mb["unloaded1"] < 10, mb  # a second load-unload cycle leaves nothing behind
+    assert added > 15 and mb["loaded2"] - mb["unloaded2"] > 0.8 * added, mb
+    # A second load-unload cycle leaves (almost) nothing behind: what a model frees goes back whole, not
+    # as heap pages pinned by small blocks (engine.heap.map_large_blocks; without it 6-13 MB stayed here).
+    assert mb["unloaded2"] - mb["unloaded1"] < 5, mb
     # ... back near the app's own size: the window with no model, plus what stays after a first load
     # (library pages touched, Silero's VAD session, which dictation listens with while unloaded).
     assert mb["unloaded1"] < mb["loaded1"] and mb["unloaded1"] - mb["app"] < 60, mb

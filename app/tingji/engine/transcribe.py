@@ -38,6 +38,7 @@ from ..errors import Cancelled
 from .align import MAX_SEGMENT_S, speech_char_times, timed_sentences
 from .families import family_module
 from .families.base import LaneState, LoadOptions, Recognizer, RecognizeOptions
+from .heap import map_large_blocks
 from .languages import normalise
 from .manifest import load_manifest, verify
 from .transcript import Progress, Segment, Transcript, WindowInfo
@@ -139,6 +140,7 @@ class Engine:
         except BaseException:
             self.close()
             raise
+        map_large_blocks()  # from here on, what the windows free goes back whole (engine.heap)
         self.load_s = time.perf_counter() - t0
 
     def build_caches(self) -> None:
