@@ -615,7 +615,10 @@ def test_cli_ctrl_c_exits_130_and_the_same_command_resumes(server, tmp_path, hom
         assert seen and re.match(r"m\.zip: +\d+\.\d% ", seen[-1]), seen
         proc.send_signal(signal.SIGINT)
         rest = proc.stderr.read()
-        assert proc.wait(timeout=60) == 130
+        code = proc.wait(timeout=60)
+        # Once (in a full run under load) this exited 0, which could not be reproduced since: say
+        # everything the run showed, so that the next failure explains itself.
+        assert code == 130, (code, seen, rest, server.requests)
     finally:
         proc.kill()
         proc.wait()
