@@ -8,8 +8,11 @@ a terminal; on a pipe a line per stage and per 10 %). Failures are raised for
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
-from typing import TYPE_CHECKING, Any, Callable, TextIO
+import threading
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
 
 from .progress import StatusLine
 
@@ -112,7 +115,8 @@ def _list(args: argparse.Namespace, progress: _StageProgress) -> None:
 def _install(args: argparse.Namespace, progress: _StageProgress) -> None:
     from ..models.store import install_from_url
 
-    result = install_from_url(args.url, args.sha256, args.name, progress=progress)
+    with _ctrl_c_cancels() as cancel:
+        result = install_from_url(args.url, args.sha256, args.name, progress=progress, cancel=cancel)
     progress.status.finish()
     print(f"installed {result.name} at {result.path}")
 
@@ -124,10 +128,44 @@ def _download(args: argparse.Namespace, progress: _StageProgress) -> None:
     hashes = load_catalog().get(args.name).hashes
     if hashes.state != "published":
         print(f"{args.name}: {_hash_note(hashes)}", file=sys.stderr)
-    result = download_catalog_model(args.name, progress, install_as=args.install_as)
+    with _ctrl_c_cancels() as cancel:
+        result = download_catalog_model(args.name, progress, cancel, install_as=args.install_as)
     progress.status.finish()
     _show_pins(args.name, result.pinned, sys.stderr)
     print(f"installed {result.name} at {result.path}")
+
+
+@contextmanager
+def _ctrl_c_cancels() -> Iterator[threading.Event]:
+    """Ctrl-C sets the returned event (the download and install stop at their next check, keeping
+    what they fetched); a second Ctrl-C interrupts at once.
+
+    Not left to KeyboardInterrupt alone: Python raises it wherever the main
+    thread happens to be, and one that lands in a finalizer is printed and
+    dropped - a full test run saw an interrupted install carry on and finish.
+    A flag cannot be dropped, and the download's watchdog acts on it even
+    while a read is blocked on a silent server.
+    """
+    from ..errors import Cancelled
+
+    cancel = threading.Event()
+
+    def on_sigint(signum: int, frame: object) -> None:
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        cancel.set()
+
+    try:
+        previous = signal.signal(signal.SIGINT, on_sigint)
+    except ValueError:  # not the main thread (an embedding caller): keep its handling
+        yield cancel
+        return
+    try:
+        yield cancel
+    except Cancelled:
+        raise KeyboardInterrupt from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _hash_note(hashes: HashCount) -> str:
