@@ -32,29 +32,20 @@ import sys
 from typing import Callable
 
 
-@functools.lru_cache(maxsize=1)
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's malloc_trim where the C library has one (Linux); None elsewhere (Windows, macOS, musl)."""
+@functools.lru_cache(maxsize=None)
+def _glibc(name: str) -> Callable[..., int] | None:
+    """A glibc allocator function (`malloc_trim`, `mallopt`) where the C library has it (Linux);
+    None elsewhere (Windows, macOS, musl)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return ctypes.CDLL(None).malloc_trim
+        return getattr(ctypes.CDLL(None), name)
     except (OSError, AttributeError):  # not glibc
         return None
 
 
 LARGE_BLOCK = 4 << 20  # bytes: blocks this big and larger are mapped on their own
 _M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter number (malloc.h)
-
-
-@functools.lru_cache(maxsize=1)
-def _mallopt() -> Callable[[int, int], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):  # not glibc
-        return None
 
 
 @functools.lru_cache(maxsize=1)
@@ -66,12 +57,12 @@ def map_large_blocks() -> bool:
     heap. Called once per process (by the first `Engine`, once loaded); True
     when it took effect, False where the C library is not glibc.
     """
-    mallopt = _mallopt()
+    mallopt = _glibc("mallopt")
     return mallopt is not None and mallopt(_M_MMAP_THRESHOLD, LARGE_BLOCK) == 1
 
 
 def release_free_heap() -> None:
     """Give the C heaps' free pages back to the system (malloc_trim(0): about 1 ms); a no-op elsewhere."""
-    trim = _malloc_trim()
+    trim = _glibc("malloc_trim")
     if trim is not None:
         trim(0)
