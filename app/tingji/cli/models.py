@@ -157,15 +157,16 @@ def _ctrl_c_cancels() -> Iterator[threading.Event]:
 
     try:
         previous = signal.signal(signal.SIGINT, on_sigint)
+        installed = True
     except ValueError:  # not the main thread (an embedding caller): keep its handling
-        yield cancel
-        return
+        installed = False
     try:
         yield cancel
     except Cancelled:
         raise KeyboardInterrupt from None
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if installed:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _hash_note(hashes: HashCount) -> str:
