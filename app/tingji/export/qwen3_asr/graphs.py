@@ -19,6 +19,7 @@ import torch
 from ...errors import ModelError
 from .. import messages
 from ..onnx_tools import BATCH_FRAMES, export_graph, for_precision, quantize_graphs, save_graph_files
+from .int8_conv import convs_to_int8
 from .modules import AudioTower, EncoderDims
 
 INPUTS = ["mel", "mask"]
@@ -32,6 +33,12 @@ def build_tower(dims: EncoderDims, tensors: dict[str, torch.Tensor]) -> AudioTow
     if missing or unexpected:
         raise ModelError(messages.AUDIO_TOWER_MISMATCH, missing=missing[:3], unexpected=unexpected[:3])
     return model.eval()
+
+
+def conv_inputs(dims: EncoderDims) -> dict[str, tuple[int, int]]:
+    """The (mel bins, frames) each chunk image has when it enters `conv2d2` and `conv2d3`."""
+    h, w = (dims.n_mels + 1) // 2, (dims.chunk_frames + 1) // 2
+    return {"conv2d2.weight": (h, w), "conv2d3.weight": ((h + 1) // 2, (w + 1) // 2)}
 
 
 def _name_token_axis(proto: onnx.ModelProto) -> None:
@@ -61,6 +68,9 @@ def export_encoder(dims: EncoderDims, tensors: dict[str, torch.Tensor], out_dir:
         graphs["encoder_fixed"] = export_graph(model, args, INPUTS, OUTPUTS, None)
     del model
     graphs = quantize_graphs(graphs, precision, say)
+    if precision == "int8":
+        say("rewriting the encoder's convolutions as int8 matrix products")
+        convs_to_int8(graphs["encoder"], conv_inputs(dims))
     paths = {"encoder": out_dir / f"encoder.{precision}.onnx",
              "encoder_fixed": out_dir / f"encoder.{precision}.fixed{window_frames}.onnx"}
     say("writing ONNX files")
