@@ -144,17 +144,28 @@ def _llama_batch(lane, n: int, reps: int) -> dict[str, Any]:
     return {"tokens": n, "median_s": t["median_s"], "tok_s": n / t["median_s"], "threads": lane.n_threads}
 
 
-def _gen_at(gguf: str, prompt_rows: int, tokens: int, reps: int, threads: int | None) -> float:
-    """Generation steps/s of a decoder after a prompt of `prompt_rows` embedding rows (forced tokens)."""
+def _gen_pairs(ggufs: dict[str, str], prompt_rows: int, tokens: int, pairs: int, threads: int | None) -> dict[str, float]:
+    """Generation steps/s of each decoder after a prompt of `prompt_rows` embedding rows (forced tokens).
+
+    Both decoders stay open and take turns, the order swapped every pair, so drift in the
+    machine's speed falls on both alike: measured one after the other (3 runs each), two
+    decoders of the same shape differed by up to 8% either way from run to run.
+    """
     from tingji.engine.decoder import DecodeOptions, open_decoder
 
-    dec = open_decoder(gguf, eos_ids=[], n_ctx=1024, n_threads=threads)
-    rows = np.random.default_rng(0).standard_normal((prompt_rows, dec.n_embd)).astype(np.float32) * 0.02
     opts = DecodeOptions(max_tokens=tokens, guard=False, ignore_eos=True)
-    dec.generate([], rows, [], opts)
-    times = [dec.generate([], rows, [], opts).generate_s for _ in range(reps)]
-    dec.close()
-    return (tokens - 1) / float(np.median(times))
+    decoders = {name: open_decoder(path, eos_ids=[], n_ctx=1024, n_threads=threads) for name, path in ggufs.items()}
+    rows = {name: np.random.default_rng(0).standard_normal((prompt_rows, dec.n_embd)).astype(np.float32) * 0.02
+            for name, dec in decoders.items()}
+    for name, dec in decoders.items():
+        dec.generate([], rows[name], [], opts)  # warm: pages of the weights, the compute buffers
+    times: dict[str, list[float]] = {name: [] for name in decoders}
+    for i in range(pairs):
+        for name in (list(decoders) if i % 2 == 0 else list(decoders)[::-1]):
+            times[name].append(decoders[name].generate([], rows[name], [], opts).generate_s)
+    for dec in decoders.values():
+        dec.close()
+    return {name: (tokens - 1) / float(np.median(t)) for name, t in times.items()}
 
 
 def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
@@ -197,9 +208,9 @@ def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
 
         ours = str(load_manifest(a["model"]).file("decoder"))
         n = a["gen_tokens"]
-        out["gen_same_positions"] = {"prompt_rows": 147, "tokens": n, "threads": threads,
-                                     "qwen3_tok_s": _gen_at(ours, 147, n, a["reps"], threads),
-                                     "nano_tok_s": _gen_at(nano_gguf, 147, n, a["reps"], threads)}
+        speed = _gen_pairs({"qwen3": ours, "nano": nano_gguf}, 147, n, a["gen_pairs"], threads)
+        out["gen_same_positions"] = {"prompt_rows": 147, "tokens": n, "threads": threads, "pairs": a["gen_pairs"],
+                                     "qwen3_tok_s": speed["qwen3"], "nano_tok_s": speed["nano"]}
     return out
 
 
@@ -277,6 +288,7 @@ def measure(built: dict[str, dict[str, Path]], audio: Path, quick: bool, window_
         tj = run_child("q3_tingji", {"model": str(paths["model"]), "audio": str(audio), "budget": budget,
                                      "dict_tokens": dict_tokens, "reps_dict": 3 if quick else 7,
                                      "reps": 2 if quick else 3, "gen_tokens": 8 if quick else 64,
+                                     "gen_pairs": 2 if quick else 7,
                                      "nano_model": str(nano_model) if nano_model else None}, log=log)
         log(f"Qwen3-ASR-{size}: transformers reference (fp32)")
         ref = run_child("q3_reference", {"checkpoint": str(paths["checkpoint"]), "audio": str(audio), "budget": budget,
