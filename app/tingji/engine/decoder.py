@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import Cancelled, ModelError
 from . import messages
 from .heap import release_free_heap
+from .pages import LargePages, map_in_large_pages
 from .threads import ThreadTuner, decoder_threads
 from .token_rows import TokenRows
 
@@ -107,6 +108,8 @@ class LlamaModel:
         _init_llama()
         self.path = Path(path)
         self.gpu_layers = gpu_layers
+        # Weights streamed by the CPU for every token: in 2 MB pages where the system allows (see pages.py).
+        self.large_pages: LargePages | None = None if gpu_layers else map_in_large_pages(self.path)
         mparams = llama_cpp.llama_model_default_params()
         mparams.n_gpu_layers = gpu_layers
         # No "extra" CPU buffer types (AMX tiles, repacked weights): llama-cpp-python
