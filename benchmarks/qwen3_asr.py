@@ -12,13 +12,13 @@ Per size: a random-weight checkpoint at the release's shapes
 (`tools/tiny_qwen3_asr.py`), exported int8 encoder + q5_k decoder (the small
 configuration the memory goal names). Stages, each in its own process:
 
-* `q3_tingji`: `Engine` load + warm, a 3 s dictation, one 60 s window split
-  into features / encoder / prefill / generation, llama.cpp's own batch
-  throughput for a prompt of the same length (token ids through the same
-  context, what `llama-bench`'s pp test measures), the 5-minute file with a
-  forced token budget per window, peak RSS; with Nano's model, Nano's 3 s
-  dictation and both decoders' generation at Nano's prompt length, in the
-  same process;
+* `q3_tingji`: `Engine` load + warm, one 60 s window split into features /
+  encoder / prefill / generation, llama.cpp's own batch throughput for a
+  prompt of the same length (token ids through the same context, what
+  `llama-bench`'s pp test measures), the 5-minute file with a forced token
+  budget per window, peak RSS; then 3 s dictation takes - with Nano's model,
+  Nano's engine loaded beside it and the two taking turns - and both
+  decoders' generation at Nano's prompt length, also in turns;
 * `q3_reference`: transformers (fp32, the same weights) on the windows
   Tingji's planner cuts, trimmed as Tingji trims them, with the same forced
   budget (`min_new_tokens` = `max_new_tokens`), plus the same 60 s split.
@@ -144,13 +144,31 @@ def _llama_batch(lane, n: int, reps: int) -> dict[str, Any]:
     return {"tokens": n, "median_s": t["median_s"], "tok_s": n / t["median_s"], "threads": lane.n_threads}
 
 
-def _gen_pairs(ggufs: dict[str, str], prompt_rows: int, tokens: int, pairs: int, threads: int | None) -> dict[str, float]:
-    """Generation steps/s of each decoder after a prompt of `prompt_rows` embedding rows (forced tokens).
+def _in_turns(runs: dict[str, Callable[[], Any]], pairs: int, seconds: Callable[[Any, float], float]
+              ) -> dict[str, list[tuple[float, Any]]]:
+    """Every run once per pair, the order swapped every pair: drift in the machine's speed falls on all alike.
 
-    Both decoders stay open and take turns, the order swapped every pair, so drift in the
-    machine's speed falls on both alike: measured one after the other (3 runs each), two
-    decoders of the same shape differed by up to 8% either way from run to run.
+    Measured in blocks one after the other, the same code read 1.11 and 1.37 for the 3 s take
+    ratio in two quiet runs, and two decoders of the same shape differed by up to 8% either way.
+    `seconds(result, wall)` is the figure kept per run, beside the result.
     """
+    times: dict[str, list[tuple[float, Any]]] = {name: [] for name in runs}
+    for i in range(pairs):
+        for name in (list(runs) if i % 2 == 0 else list(runs)[::-1]):
+            t = time.perf_counter()
+            result = runs[name]()
+            times[name].append((seconds(result, time.perf_counter() - t), result))
+    return times
+
+
+def _median(runs: list[tuple[float, Any]]) -> tuple[float, Any]:
+    ordered = sorted(runs, key=lambda r: r[0])
+    return ordered[len(ordered) // 2]
+
+
+def _gen_pairs(ggufs: dict[str, str], prompt_rows: int, tokens: int, pairs: int, threads: int | None) -> dict[str, float]:
+    """Generation steps/s of each decoder after a prompt of `prompt_rows` embedding rows (forced tokens),
+    both decoders open, in turns."""
     from tingji.engine.decoder import DecodeOptions, open_decoder
 
     opts = DecodeOptions(max_tokens=tokens, guard=False, ignore_eos=True)
@@ -159,13 +177,11 @@ def _gen_pairs(ggufs: dict[str, str], prompt_rows: int, tokens: int, pairs: int,
             for name, dec in decoders.items()}
     for name, dec in decoders.items():
         dec.generate([], rows[name], [], opts)  # warm: pages of the weights, the compute buffers
-    times: dict[str, list[float]] = {name: [] for name in decoders}
-    for i in range(pairs):
-        for name in (list(decoders) if i % 2 == 0 else list(decoders)[::-1]):
-            times[name].append(decoders[name].generate([], rows[name], [], opts).generate_s)
+    runs = {name: (lambda d=dec, r=rows[name]: d.generate([], r, [], opts)) for name, dec in decoders.items()}
+    times = _in_turns(runs, pairs, lambda result, _wall: result.generate_s)
     for dec in decoders.values():
         dec.close()
-    return {name: (tokens - 1) / float(np.median(t)) for name, t in times.items()}
+    return {name: (tokens - 1) / _median(t)[0] for name, t in times.items()}
 
 
 def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
@@ -181,8 +197,6 @@ def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
         return eng.live.transcribe(utt, max_tokens=k, ignore_eos=True, timestamps=False)
 
     take(engine)
-    med, tr = _median_run(lambda: take(engine), a["reps_dict"])
-    out["dictation_3s"] = {"tokens": k, "median_s": med, "timings": {x: round(v, 4) for x, v in tr.timings.items()}}
     window = _audio(a["audio"], 60.0)
     out["window_60s"] = _window_split(engine, window, a["budget"])
     out["llama_batch"] = _llama_batch(engine.files.state, out["window_60s"]["prompt_rows"], a["reps"])
@@ -195,13 +209,24 @@ def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
                   "tokens_per_window": tokens, "tokens_total": sum(tokens),
                   "timings": {x: round(v, 3) for x, v in tr.timings.items()}}
     threads = engine.files.state.n_threads
-    out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
-    engine.close()
+    out["peak_rss_mb"] = round(vm_hwm_mb(), 1)  # before Nano's engine joins it
+    engines = {"qwen3": engine}
     if a.get("nano_model"):
-        # Same process, right after: Nano's dictation and both decoders at Nano's 60 s prompt length.
-        nano = Engine(a["nano_model"], provider="cpu")
-        take(nano)
-        out["nano_dictation_3s_s"], _ = _median_run(lambda: take(nano), a["reps_dict"])
+        engines["nano"] = Engine(a["nano_model"], provider="cpu")
+        take(engines["nano"])
+    # The 3 s takes: with Nano's model, both engines loaded and taking turns (the goal is a ratio).
+    takes = _in_turns({name: (lambda e=eng: take(e)) for name, eng in engines.items()}, a["take_pairs"],
+                      lambda _result, wall: wall)
+    med, tr = _median(takes["qwen3"])
+    out["dictation_3s"] = {"tokens": k, "median_s": med, "timings": {x: round(v, 4) for x, v in tr.timings.items()},
+                           "runs_s": [round(w, 4) for w, _ in takes["qwen3"]]}
+    engine.close()
+    if "nano" in engines:
+        nano = engines["nano"]
+        med, tr = _median(takes["nano"])
+        out["nano_dictation_3s_s"] = med
+        out["nano_dictation_3s"] = {"median_s": med, "timings": {x: round(v, 4) for x, v in tr.timings.items()},
+                                    "runs_s": [round(w, 4) for w, _ in takes["nano"]]}
         nano_gguf = str(nano.manifest.file("decoder"))
         nano.close()
         from tingji.engine.manifest import load_manifest
@@ -286,7 +311,7 @@ def measure(built: dict[str, dict[str, Path]], audio: Path, quick: bool, window_
     for size, paths in built.items():
         log(f"Qwen3-ASR-{size}: Tingji ({PRECISION} + {QUANT})")
         tj = run_child("q3_tingji", {"model": str(paths["model"]), "audio": str(audio), "budget": budget,
-                                     "dict_tokens": dict_tokens, "reps_dict": 3 if quick else 7,
+                                     "dict_tokens": dict_tokens, "take_pairs": 3 if quick else 9,
                                      "reps": 2 if quick else 3, "gen_tokens": 8 if quick else 64,
                                      "gen_pairs": 2 if quick else 7,
                                      "nano_model": str(nano_model) if nano_model else None}, log=log)
