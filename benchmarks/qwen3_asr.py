@@ -103,13 +103,8 @@ def _audio(path: str, seconds: float | None = None) -> np.ndarray:
 
 
 def _median_run(fn: Callable[[], Any], reps: int) -> tuple[float, Any]:
-    runs = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        result = fn()
-        runs.append((time.perf_counter() - t, result))
-    runs.sort(key=lambda r: r[0])
-    return runs[len(runs) // 2]
+    """`fn` run `reps` times in a row: the median wall time and that run's result."""
+    return _median(_in_turns({"run": fn}, reps, lambda _result, wall: wall)["run"])
 
 
 def _window_split(engine, samples: np.ndarray, budget: int) -> dict[str, Any]:
