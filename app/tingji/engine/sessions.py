@@ -77,9 +77,9 @@ def session_options(provider: str, threads: int | None, frames_override: int | N
       fully static.
 
     The CPU arena stays on (allocations reuse its blocks within a run), but
-    `run_options` shrinks it after every run: otherwise each session keeps
-    the peak of the longest window it has seen (70 MB for the encoder at
-    60 s) for good, and the sessions' peaks add up instead of taking turns.
+    `run_options` shrinks it after every long run: otherwise each session
+    keeps the peak of the longest window it has seen (70 MB for the encoder
+    at 60 s) for good, and the sessions' peaks add up instead of taking turns.
     """
     import onnxruntime as ort
 
@@ -104,18 +104,28 @@ def session_options(provider: str, threads: int | None, frames_override: int | N
     return opts
 
 
-def run_options(provider: str):
-    """Per-run settings: on CPU, give the arena's free blocks back to the system when the run ends.
+# Runs of at most this share of the longest window (15 s of 60) keep their arena blocks; see `run_options`.
+KEEP_BLOCKS_SHARE = 4
+
+
+def run_options(provider: str, shrink: bool = True):
+    """Per-run settings: on CPU, give the arena's free blocks back to the system when a long run ends.
 
     Measured on a 60 s window (full-size int8): the encoder's arena kept 98 MB
     after the run, the CTC head's 84 MB; shrunk, they keep ~20 MB between
     them, and the process peak is the larger of the two instead of the sum.
-    Re-touching fresh pages costs far less than the run (~10 ms of ~1.3 s).
+    Re-touching fresh pages costs far less than such a run (~10 ms of ~1.3 s).
+    A short run is another matter: Qwen3-ASR's encoder touches ~24 MB of
+    fresh pages for a 3 s take (its 480-channel convolution maps), ~6000
+    page faults that cost 25-35 ms of a ~0.12 s encode here. So runs of up
+    to a quarter of the longest window keep their blocks (`shrink=False`):
+    ~35 MB more resident for Qwen3-ASR-0.6B after a take, ~10 MB for Nano,
+    reused by every later run, and given back by the next long one.
     """
     import onnxruntime as ort
 
     options = ort.RunOptions()
-    if provider == "cpu":
+    if provider == "cpu" and shrink:
         options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
     return options
 
@@ -292,8 +302,9 @@ class OnnxGraphs:
         if record:
             shape = next(iter(arrays[n] for n in framed)).shape if framed else (1, length)
             self.shapes_seen.append((role, tuple(shape)))
-        outputs = session.run(None, _feed(session, arrays), run_options(self.provider))
-        if self.provider == "cpu":
+        shrink = frames * KEEP_BLOCKS_SHARE > self.window_frames
+        outputs = session.run(None, _feed(session, arrays), run_options(self.provider, shrink))
+        if self.provider == "cpu" and shrink:
             # What the shrunk arena frees below glibc's mmap threshold (tensors of a few MB, per-head
             # attention scores, ORT's bookkeeping) would stay in glibc's heaps: on 60 s windows 45-75 MB
             # stayed resident after the runs and every later peak sat on top of it.

@@ -1,0 +1,70 @@
+"""ONNX Runtime's arena between runs (engine/sessions.py): short runs keep their blocks, long ones give them back."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from tingji.engine.heap import map_large_blocks
+from tingji.engine.manifest import FileEntry, Manifest
+from tingji.engine.sessions import KEEP_BLOCKS_SHARE, GraphSpec, OnnxGraphs
+
+resource = pytest.importorskip("resource", reason="page-fault counts (getrusage) are POSIX")
+
+WINDOW_FRAMES = 4000
+WIDTH = 2048  # each frame's intermediate row: 8 KB in float32
+
+
+def _wide_graph(path: Path) -> None:
+    """feats [1, T, 16], mask [1, T] -> sum over a [1, T, 2048] intermediate: T * 8 KB of arena per run."""
+    w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((16, WIDTH)).astype(np.float32), "w")
+    axes = numpy_helper.from_array(np.array([2], np.int64), "axes")
+    nodes = [helper.make_node("MatMul", ["feats", "w"], ["wide"]),
+             helper.make_node("Relu", ["wide"], ["act"]),
+             helper.make_node("ReduceSum", ["act", "axes"], ["summed"], keepdims=0),
+             helper.make_node("Mul", ["summed", "mask"], ["out"])]
+    graph = helper.make_graph(
+        nodes, "wide",
+        [helper.make_tensor_value_info("feats", TensorProto.FLOAT, [1, "frames", 16]),
+         helper.make_tensor_value_info("mask", TensorProto.FLOAT, [1, "frames"])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, "frames"])], [w, axes])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
+
+
+@pytest.fixture
+def graphs(tmp_path: Path) -> OnnxGraphs:
+    _wide_graph(tmp_path / "wide.onnx")
+    manifest = Manifest(folder=tmp_path, family="test", files={"encoder": FileEntry(path="wide.onnx", sha256="", size=0)},
+                        window_seconds=60.0, window_frames=WINDOW_FRAMES, frontend={})
+    return OnnxGraphs(manifest, [GraphSpec("encoder")], "cpu", window_frames=WINDOW_FRAMES, threads=1)
+
+
+def _faults_of_run(graphs: OnnxGraphs, frames: int) -> int:
+    feats = np.random.default_rng(frames).standard_normal((frames, 16)).astype(np.float32)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    graphs.run("encoder", {"feats": feats}, frames)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts page faults under glibc's allocator")
+def test_short_runs_reuse_their_pages_and_a_long_run_gives_them_back(graphs: OnnxGraphs) -> None:
+    map_large_blocks()  # as a loaded Engine has it: blocks of 4 MB and more are mapped on their own
+    _faults_of_run(graphs, 100)  # the warm-up at load: the arena's first region is small
+    short = WINDOW_FRAMES // KEEP_BLOCKS_SHARE  # the longest run that keeps its blocks: 8 MB of intermediate
+    pages = short * WIDTH * 4 // 4096
+    first = _faults_of_run(graphs, short)
+    again = _faults_of_run(graphs, short)
+    _faults_of_run(graphs, WINDOW_FRAMES)  # a long run: its blocks (and the short run's) go back
+    after_long = _faults_of_run(graphs, short)
+    print(f"\npage faults of a {short}-frame run ({pages} pages of intermediate): first {first}, "
+          f"again {again}, after a {WINDOW_FRAMES}-frame run {after_long}")
+    # Kept: the second short run touches no fresh pages (a dictation take's ~6000 faults cost 25-35 ms);
+    # with the arena shrunk after every run, each one faulted its ~2000 pages in again.
+    assert first > pages // 2 and again < pages // 10
+    # Given back: after the long run, the short one starts on fresh pages again.
+    assert after_long > pages // 2
