@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tingji.engine.threads import ThreadTuner
+from tests.support.paths import APP
 
 
 def _drive(tuner: ThreadTuner, seconds_per_token: dict[int, float], tokens: int, now: float = 0.0) -> tuple[list[int], float]:
@@ -129,3 +135,34 @@ def test_free_cores_start_the_tuner_on_all_of_them(monkeypatch) -> None:
     assert seen == [4] * 12, seen
     later = 100.0 + free.min_gap_s + 0.1
     assert free.next_threads(later) == 3  # then it does probe
+
+
+_BLAS_SCRIPT = """
+import json, sys
+import numpy
+from threadpoolctl import threadpool_info
+from tingji.engine import Engine
+
+def blas_threads():
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+before = blas_threads()
+engine = Engine(sys.argv[1], "cpu")
+print(json.dumps({"before": before, "after": blas_threads()}))
+engine.close()
+"""
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="BLAS already runs one thread on one core")
+def test_loading_an_engine_puts_numpys_blas_on_one_thread(tiny_model: Path) -> None:
+    """Its workers spin after each product and took a core from the encoder that followed (engine.threads)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(APP), os.environ.get("PYTHONPATH")]))}
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    env.pop("OMP_NUM_THREADS", None)
+    out = subprocess.run([sys.executable, "-c", _BLAS_SCRIPT, str(tiny_model)], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    threads = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"\nNumPy's BLAS threads: {threads['before']} before the engine loaded, {threads['after']} after")
+    assert threads["before"] and max(threads["before"]) > 1
+    assert threads["after"] == [1] * len(threads["before"])

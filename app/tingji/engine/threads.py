@@ -26,12 +26,14 @@ dictation after start pay a one-thread prefill and a probe (full-size q5_k, 2
 cores: 1.0 s for a 3 s take against 0.72 s for the next ones).
 
 The encoder's count lives here too (`default_threads`): ONNX Runtime does not
-spin after a run, so it simply takes every usable core.
+spin after a run, so it simply takes every usable core. NumPy's BLAS is the
+one pool that does spin (`single_thread_blas`).
 """
 
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import platform
 import sys
@@ -218,3 +220,27 @@ class BusyMeter:
     def cores_free(self, threshold: float = 0.25) -> bool:
         others = self.others_cores()
         return others is not None and others < threshold
+
+
+@functools.lru_cache(maxsize=1)
+def single_thread_blas() -> bool:
+    """Run NumPy's BLAS on one thread for the rest of the process; True when a BLAS was found and limited.
+
+    The engine's only matrix products in NumPy are the front-ends' filter banks
+    (a few MFLOP per take). OpenBLAS runs one that size on every core, and its
+    workers then spin for ~0.1 s waiting for more - right through the encoder
+    that follows, which loses a core: a 3 s Qwen3-ASR encode went from 61 to
+    79-99 ms after one [300, 201] x [201, 128] product (AMD EPYC, 2 cores), and
+    was back at 61 ms with BLAS on one thread. MKL's OpenMP workers wait the same
+    way. Called once per process, by the first `Engine`; other NumPy work in the
+    process loses nothing it needs (no large products run beside the engine).
+    """
+    import numpy  # noqa: F401 - its BLAS must be loaded to be found
+
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover - a declared dependency; a broken install only costs speed
+        return False
+    blas = ThreadpoolController().select(user_api="blas")
+    blas.limit(limits=1)  # stays in force: nothing restores it
+    return bool(blas.info())

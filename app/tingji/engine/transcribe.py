@@ -41,6 +41,7 @@ from .families.base import LaneState, LoadOptions, Recognizer, RecognizeOptions
 from .heap import map_large_blocks
 from .languages import normalise
 from .manifest import load_manifest, verify
+from .threads import single_thread_blas
 from .transcript import Progress, Segment, Transcript, WindowInfo
 from .vad import SAMPLE_RATE, SileroVad
 from .windows import Window, WindowPlanner, trimmed
@@ -111,6 +112,7 @@ class Engine:
         self.model_path = Path(model)
         self.manifest = load_manifest(self.model_path)
         verify(self.manifest, check_hashes=False)  # sizes only: hashing GBs at every start is too slow
+        single_thread_blas()  # NumPy's BLAS workers would spin through the encoder runs (engine.threads)
         self.exact = exact
         self.model_name = self.model_path.name
         options = LoadOptions(provider=provider, exact=exact, threads=threads, policy=policy, buckets=buckets,
