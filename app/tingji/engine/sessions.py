@@ -302,7 +302,7 @@ class OnnxGraphs:
         if record:
             shape = next(iter(arrays[n] for n in framed)).shape if framed else (1, length)
             self.shapes_seen.append((role, tuple(shape)))
-        shrink = frames * KEEP_BLOCKS_SHARE > self.window_frames
+        shrink = length * KEEP_BLOCKS_SHARE > self.window_frames  # the run's size, padding included
         outputs = session.run(None, _feed(session, arrays), run_options(self.provider, shrink))
         if self.provider == "cpu" and shrink:
             # What the shrunk arena frees below glibc's mmap threshold (tensors of a few MB, per-head
