@@ -182,7 +182,8 @@ def test_idle_unload_returns_the_memory_to_the_system(home: Path, tiny_model: Pa
     long = long_speech(tmp_path / "long.wav", speech_en)  # minutes of audio: the work's memory shows too
     env = {**os.environ, "TINGJI_HOME": str(home), "QT_QPA_PLATFORM": "offscreen",
            "PYTHONPATH": os.pathsep.join([str(ROOT / "app"), os.environ.get("PYTHONPATH", "")])}
-    r = subprocess.run([sys.executable, "-c", _RSS_SCRIPT, str(tiny_model), str(short), str(long)], env=env,
+    cycles = [str(short), str(long), str(short)]  # one load-transcribe-unload cycle per file
+    r = subprocess.run([sys.executable, "-c", _RSS_SCRIPT, str(tiny_model), *cycles], env=env,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     mb = json.loads(r.stdout.strip().splitlines()[-1])
@@ -193,9 +194,12 @@ def test_idle_unload_returns_the_memory_to_the_system(home: Path, tiny_model: Pa
     # that cycles differ by.)
     added = mb["loaded2"] - mb["unloaded1"]
     assert added > 15 and mb["loaded2"] - mb["unloaded2"] > 0.8 * added, mb
-    # A second load-unload cycle leaves (almost) nothing behind: what a model frees goes back whole, not
-    # as heap pages pinned by small blocks (engine.heap.map_large_blocks; without it 6-13 MB stayed here).
-    assert mb["unloaded2"] - mb["unloaded1"] < 5, mb
+    # Later load-unload cycles leave (almost) nothing behind: what a model frees goes back whole, not
+    # as heap pages pinned by small blocks (engine.heap.map_large_blocks; without it 6-13 MB stayed per
+    # cycle and added up). One cycle may leave a few MB that the next reuses (measured on 2026-11-26:
+    # 2-7 MB after the second, 2-5 after the third, with and without that day's changes), so the process
+    # must come back near its first unload in one of the two.
+    assert min(mb["unloaded2"], mb["unloaded3"]) - mb["unloaded1"] < 5, mb
     # ... back near the app's own size: the window with no model, plus what stays after a first load
     # (library pages touched, Silero's VAD session, which dictation listens with while unloaded).
     assert mb["unloaded1"] < mb["loaded1"] and mb["unloaded1"] - mb["app"] < 60, mb
