@@ -17,8 +17,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "benchmarks"
@@ -37,8 +38,14 @@ def timed(fn: Callable[[], Any], reps: int, warmup: int = 1) -> dict[str, Any]:
         t = time.perf_counter()
         result = fn()
         times.append(time.perf_counter() - t)
-    return {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
-            "reps": len(times), "all_s": [round(x, 5) for x in times], "_result": result}
+    return {
+        "median_s": statistics.median(times),
+        "min_s": min(times),
+        "max_s": max(times),
+        "reps": len(times),
+        "all_s": [round(x, 5) for x in times],
+        "_result": result,
+    }
 
 
 def emit_json(res: dict[str, Any], path: Path | None) -> None:
@@ -81,8 +88,13 @@ def usable_cores() -> int:
 # The instruction sets that decide which kernels ONNX Runtime and llama.cpp run (their
 # /proc/cpuinfo names): int8 MatMul sums in int32 with AVX512-VNNI, AVX-VNNI or AMX, and
 # in saturating int16 pairs with AVX2 alone (see tingji.export.onnx_tools.INT8_WEIGHT_LIMIT).
-ISA_FLAGS = {"avx2": ("avx2",), "avx512f": ("avx512f",), "avx512_vnni": ("avx512_vnni",),
-             "avx_vnni": ("avx_vnni",), "amx": ("amx_int8",)}
+ISA_FLAGS = {
+    "avx2": ("avx2",),
+    "avx512f": ("avx512f",),
+    "avx512_vnni": ("avx512_vnni",),
+    "avx_vnni": ("avx_vnni",),
+    "amx": ("amx_int8",),
+}
 
 
 def int8_kernel() -> str:
@@ -153,14 +165,23 @@ def wait_for_quiet(log: Callable[[str], None] = print) -> dict[str, Any]:
     return {"other_jobs_cores_before": round(busy, 2), "waited_s": waited}
 
 
-def run_child(stage: str, args: dict[str, Any], *, timeout: float | None = None,
-              log: Callable[[str], None] = print) -> dict[str, Any]:
+def run_child(
+    stage: str, args: dict[str, Any], *, timeout: float | None = None, log: Callable[[str], None] = print
+) -> dict[str, Any]:
     """Run `run.py --child stage` with JSON args; return its JSON result plus process and load figures."""
     quiet = wait_for_quiet(log)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
-        cmd = [sys.executable, str(BENCH / "run.py"), "--child", stage, "--child-args", json.dumps(args),
-               "--child-out", str(out)]
+        cmd = [
+            sys.executable,
+            str(BENCH / "run.py"),
+            "--child",
+            stage,
+            "--child-args",
+            json.dumps(args),
+            "--child-out",
+            str(out),
+        ]
         load0 = os.getloadavg()
         busy0 = _proc_stat_busy()
         t0 = time.perf_counter()
@@ -195,8 +216,10 @@ def run_child(stage: str, args: dict[str, Any], *, timeout: float | None = None,
         "other_jobs_cores": round(max(0.0, busy - child_cpu) / wall, 2) if wall > 0 else None,
         **quiet,
     }
-    log(f"  stage {stage}: {wall:.1f} s wall, {child_cpu:.1f} s CPU, peak RSS {peak} MB, "
-        f"other jobs ~{result['process']['other_jobs_cores']} cores")
+    log(
+        f"  stage {stage}: {wall:.1f} s wall, {child_cpu:.1f} s CPU, peak RSS {peak} MB, "
+        f"other jobs ~{result['process']['other_jobs_cores']} cores"
+    )
     return result
 
 
@@ -237,8 +260,9 @@ def export_is_current(folder: Path, precision: str) -> bool:
     return precision != "int8" or "int8_weight_limit" in (manifest.get("exporter") or {})
 
 
-def build_checkpoint(cache: Path, make: Callable[..., Any], quick: bool, what: str,
-                     log: Callable[[str], None] = print) -> Path:
+def build_checkpoint(
+    cache: Path, make: Callable[..., Any], quick: bool, what: str, log: Callable[[str], None] = print
+) -> Path:
     """`cache/checkpoint`, made once by `make(folder, seed=0, full_size=not quick)`.
 
     It is written into a `.partial` folder renamed at the end, so an

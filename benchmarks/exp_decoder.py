@@ -38,7 +38,7 @@ def make(change: str, gguf: Path):
     if change == "threads1":
         kw["n_threads"] = 1
     if change.startswith("batch"):
-        kw["n_batch"] = int(change[len("batch"):])
+        kw["n_batch"] = int(change[len("batch") :])
     dec = open_decoder(gguf, eos_ids=[], n_ctx=1024, **kw)
     rebuild = True
     if change == "flash_off":
@@ -57,14 +57,13 @@ def make(change: str, gguf: Path):
     return dec
 
 
-VARIANTS = ["baseline", "threads1", "flash_off", "flash_on", "kv_q8_0", "kv_f32", "batch64", "batch128",
-            "batch256"]
+VARIANTS = ["baseline", "threads1", "flash_off", "flash_on", "kv_q8_0", "kv_f32", "batch64", "batch128", "batch256"]
 
 
 def main(argv: list[str] | None = None) -> int:
     from tingji.engine.decoder import DecodeOptions
-    from tingji.engine.manifest import load_manifest
     from tingji.engine.families.fun_asr_nano.prompt import build_prompt
+    from tingji.engine.manifest import load_manifest
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, required=True)
@@ -88,12 +87,16 @@ def main(argv: list[str] | None = None) -> int:
     opts = DecodeOptions(max_tokens=args.gen, guard=False)
     for d in decs.values():  # warm: allocate compute buffers
         d.generate(before, audio, after, DecodeOptions(max_tokens=2, guard=False))
-    res: dict = {"gguf": Path(gguf).name, "prompt_tokens": n_prompt, "gen_tokens": args.gen,
-                 "loadavg_start": os.getloadavg()}
+    res: dict = {
+        "gguf": Path(gguf).name,
+        "prompt_tokens": n_prompt,
+        "gen_tokens": args.gen,
+        "loadavg_start": os.getloadavg(),
+    }
     t: dict[str, dict[str, list[float]]] = {v: {"cold": [], "reused": [], "gen": []} for v in variants}
     tokens: dict[str, list[int]] = {}
     for r in range(args.rounds):
-        for v in (variants if r % 2 == 0 else variants[::-1]):
+        for v in variants if r % 2 == 0 else variants[::-1]:
             d = decs[v]
             d._cached = []
             s = time.perf_counter()
@@ -108,13 +111,18 @@ def main(argv: list[str] | None = None) -> int:
     base = variants[0]
     med = {v: {k: statistics.median(x) for k, x in d.items()} for v, d in t.items()}
     res["variants"] = {
-        v: {"prefill_cold_s": med[v]["cold"], "prefill_cold_tok_s": n_prompt / med[v]["cold"],
-            "prefill_reused_s": med[v]["reused"], "gen_tok_s": (args.gen - 1) / med[v]["gen"],
+        v: {
+            "prefill_cold_s": med[v]["cold"],
+            "prefill_cold_tok_s": n_prompt / med[v]["cold"],
+            "prefill_reused_s": med[v]["reused"],
+            "gen_tok_s": (args.gen - 1) / med[v]["gen"],
             "prefill_ratio_to_first": med[v]["cold"] / med[base]["cold"],
             "gen_speed_ratio_to_first": med[base]["gen"] / med[v]["gen"],
             "same_tokens_as_first": tokens[v] == tokens[base],
-            "raw": {k: [round(x, 4) for x in xs] for k, xs in t[v].items()}}
-        for v in variants}
+            "raw": {k: [round(x, 4) for x in xs] for k, xs in t[v].items()},
+        }
+        for v in variants
+    }
     res["loadavg_end"] = os.getloadavg()
     emit_json(res, args.json)
     return 0

@@ -63,14 +63,25 @@ def _opts(change: str, threads: int):
     return o
 
 
-VARIANTS = ["baseline", "opt_basic", "opt_extended", "threads1", "spin_on", "arena_off", "mem_pattern_off",
-            "denormal_zero", "block_base4"]
+VARIANTS = [
+    "baseline",
+    "opt_basic",
+    "opt_extended",
+    "threads1",
+    "spin_on",
+    "arena_off",
+    "mem_pattern_off",
+    "denormal_zero",
+    "block_base4",
+]
 
 
 def _inputs(frames: int, feat_dim: int = 560):
     rng = np.random.default_rng(0)
-    return {"lfr_feat": rng.standard_normal((1, frames, feat_dim)).astype(np.float32),
-            "mask": np.ones((1, frames), np.float32)}
+    return {
+        "lfr_feat": rng.standard_normal((1, frames, feat_dim)).astype(np.float32),
+        "mask": np.ones((1, frames), np.float32),
+    }
 
 
 def profile_ops(path: Path, frames: int, threads: int) -> dict:
@@ -95,8 +106,11 @@ def profile_ops(path: Path, frames: int, threads: int) -> dict:
         if e.get("cat") == "Node" and e.get("name", "").endswith("_kernel_time") and e["ts"] >= last_start:
             by_op[e["args"].get("op_name", "?")] += e["dur"] / 1000
     total = sum(by_op.values())
-    return {"wall_ms": wall * 1000, "kernel_ms": total,
-            "by_op_ms": dict(sorted(((k, round(v, 1)) for k, v in by_op.items()), key=lambda kv: -kv[1]))}
+    return {
+        "wall_ms": wall * 1000,
+        "kernel_ms": total,
+        "by_op_ms": dict(sorted(((k, round(v, 1)) for k, v in by_op.items()), key=lambda kv: -kv[1])),
+    }
 
 
 def optimized_op_counts(path: Path, threads: int, level: str) -> dict:
@@ -137,17 +151,19 @@ def main(argv: list[str] | None = None) -> int:
     m = load_manifest(args.model)
     path = m.file(args.graph)
     variants = args.variants.split(",")
-    res: dict = {"model": args.model.name, "graph": args.graph, "frames": args.frames,
-                 "loadavg_start": os.getloadavg()}
+    res: dict = {"model": args.model.name, "graph": args.graph, "frames": args.frames, "loadavg_start": os.getloadavg()}
     feeds = _inputs(args.frames)
     if args.graph == "ctc":
-        feeds = {"enc_output": np.random.default_rng(0).standard_normal((1, args.frames, 512)).astype(np.float32),
-                 "mask": np.ones((1, args.frames), np.float32)}
+        feeds = {
+            "enc_output": np.random.default_rng(0).standard_normal((1, args.frames, 512)).astype(np.float32),
+            "mask": np.ones((1, args.frames), np.float32),
+        }
     sessions = {}
     for v in variants:
         t = time.perf_counter()
-        sessions[v] = ort.InferenceSession(str(path), sess_options=_opts(v, args.threads),
-                                           providers=["CPUExecutionProvider"])
+        sessions[v] = ort.InferenceSession(
+            str(path), sess_options=_opts(v, args.threads), providers=["CPUExecutionProvider"]
+        )
         sessions[v].run(None, feeds)  # warm
         print(f"{v}: session + warm run {time.perf_counter() - t:.1f} s", file=sys.stderr)
     times: dict[str, list[float]] = {v: [] for v in variants}
@@ -158,16 +174,21 @@ def main(argv: list[str] | None = None) -> int:
             sessions[v].run(None, feeds)
             times[v].append(time.perf_counter() - t)
     base = statistics.median(times[variants[0]])
-    res["variants"] = {v: {"median_s": statistics.median(ts), "min_s": min(ts),
-                           "ratio_to_first": statistics.median(ts) / base, "all_s": [round(x, 4) for x in ts]}
-                       for v, ts in times.items()}
+    res["variants"] = {
+        v: {
+            "median_s": statistics.median(ts),
+            "min_s": min(ts),
+            "ratio_to_first": statistics.median(ts) / base,
+            "all_s": [round(x, 4) for x in ts],
+        }
+        for v, ts in times.items()
+    }
     res["loadavg_end"] = os.getloadavg()
     del sessions
     if args.profile:
         res["profile"] = profile_ops(path, args.frames, args.threads)
     if args.op_counts:
-        res["op_counts"] = {lvl: optimized_op_counts(path, args.threads, lvl)
-                            for lvl in ("opt_basic", "baseline")}
+        res["op_counts"] = {lvl: optimized_op_counts(path, args.threads, lvl) for lvl in ("opt_basic", "baseline")}
     emit_json(res, args.json)
     return 0
 

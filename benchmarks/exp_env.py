@@ -55,9 +55,25 @@ def main(argv: list[str] | None = None) -> int:
             variant, env = settings[name]
             with tempfile.TemporaryDirectory() as tmp:
                 out = Path(tmp) / "r.json"
-                subprocess.run([sys.executable, str(HERE / "exp_decoder.py"), "--model", str(args.model),
-                                "--variants", variant, "--rounds", "1", "--gen", str(args.gen), "--json", str(out)],
-                               env={**os.environ, **env}, check=True, capture_output=True)
+                subprocess.run(
+                    [
+                        sys.executable,
+                        str(HERE / "exp_decoder.py"),
+                        "--model",
+                        str(args.model),
+                        "--variants",
+                        variant,
+                        "--rounds",
+                        "1",
+                        "--gen",
+                        str(args.gen),
+                        "--json",
+                        str(out),
+                    ],
+                    env={**os.environ, **env},
+                    check=True,
+                    capture_output=True,
+                )
                 v = json.loads(out.read_text())["variants"][variant]
             got[name]["cold"].append(v["prefill_cold_s"])
             got[name]["reused"].append(v["prefill_reused_s"])
@@ -66,8 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     res = {"loadavg_start": load0, "loadavg_end": os.getloadavg(), "settings": {}}
     for name, d in got.items():
         res["settings"][name] = {
-            "env": settings[name][1], "variant": settings[name][0],
-            "prefill_cold_s": statistics.median(d["cold"]), "prefill_reused_s": statistics.median(d["reused"]),
+            "env": settings[name][1],
+            "variant": settings[name][0],
+            "prefill_cold_s": statistics.median(d["cold"]),
+            "prefill_reused_s": statistics.median(d["reused"]),
             "gen_tok_s": (args.gen - 1) / statistics.median(d["gen"]),
             "gen_speed_ratio_to_first": statistics.median(got[first]["gen"]) / statistics.median(d["gen"]),
             "raw": {k: [round(x, 3) for x in xs] for k, xs in d.items()},

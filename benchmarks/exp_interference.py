@@ -20,17 +20,17 @@ import sys
 import time
 from pathlib import Path
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ROOT, emit_json  # noqa: E402,F401
 
 
 def main(argv: list[str] | None = None) -> int:
     from stages import _long_audio
-    from tingji.engine.decoder import DecodeOptions
-    from tingji.engine.frontend import features
-    from tingji.engine.families.fun_asr_nano.prompt import build_prompt
+
     from tingji.engine import Engine
+    from tingji.engine.decoder import DecodeOptions
+    from tingji.engine.families.fun_asr_nano.prompt import build_prompt
+    from tingji.engine.frontend import features
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, required=True)
@@ -61,22 +61,33 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(sleep)
         return decode()
 
-    cases = {"decoder_alone": decode, "after_encoder": lambda: after_encoder(0.0),
-             "after_encoder_sleep": lambda: after_encoder(args.sleep)}
+    cases = {
+        "decoder_alone": decode,
+        "after_encoder": lambda: after_encoder(0.0),
+        "after_encoder_sleep": lambda: after_encoder(args.sleep),
+    }
     for fn in cases.values():
         fn()
     res: dict = {v: {"prefill": [], "gen": []} for v in cases}
     load0 = os.getloadavg()
     for r in range(args.rounds):
-        for name in (list(cases) if r % 2 == 0 else list(cases)[::-1]):
+        for name in list(cases) if r % 2 == 0 else list(cases)[::-1]:
             p, g = cases[name]()
             res[name]["prefill"].append(p)
             res[name]["gen"].append(g)
-    out = {"threads": dec.n_threads, "prompt_rows": len(rows), "gen_tokens": args.gen, "loadavg_start": load0,
-           "loadavg_end": os.getloadavg()}
+    out = {
+        "threads": dec.n_threads,
+        "prompt_rows": len(rows),
+        "gen_tokens": args.gen,
+        "loadavg_start": load0,
+        "loadavg_end": os.getloadavg(),
+    }
     for name, d in res.items():
-        out[name] = {"prefill_s": statistics.median(d["prefill"]), "gen_tok_s": (args.gen - 1) / statistics.median(d["gen"]),
-                     "raw": {k: [round(x, 3) for x in v] for k, v in d.items()}}
+        out[name] = {
+            "prefill_s": statistics.median(d["prefill"]),
+            "gen_tok_s": (args.gen - 1) / statistics.median(d["gen"]),
+            "raw": {k: [round(x, 3) for x in v] for k, v in d.items()},
+        }
     emit_json(out, None)
     return 0
 

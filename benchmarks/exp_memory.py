@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import resource
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ROOT, emit_json  # noqa: E402,F401
@@ -106,13 +106,19 @@ class Recorder:
         after = self.read()
         peak = max(self.peaks[first:])
         reset_peak()
-        self.steps.append({
-            "step": label, "s": round(seconds, 3), "cpu_s": round(cpu, 3),
-            "rss_before": before["VmRSS"], "rss_after": after["VmRSS"], "peak": peak,
-            "peak_over_before": round(peak - before["VmRSS"], 1),
-            "anon_delta": round(after["RssAnon"] - before["RssAnon"], 1),
-            "file_delta": round(after["RssFile"] - before["RssFile"], 1),
-        })
+        self.steps.append(
+            {
+                "step": label,
+                "s": round(seconds, 3),
+                "cpu_s": round(cpu, 3),
+                "rss_before": before["VmRSS"],
+                "rss_after": after["VmRSS"],
+                "peak": peak,
+                "peak_over_before": round(peak - before["VmRSS"], 1),
+                "anon_delta": round(after["RssAnon"] - before["RssAnon"], 1),
+                "file_delta": round(after["RssFile"] - before["RssFile"], 1),
+            }
+        )
         return result
 
     def wrap(self, owner: type, name: str, label: str | None = None) -> None:
@@ -146,9 +152,18 @@ def summarise(steps: list[dict[str, Any]]) -> dict[str, Any]:
     """Per label: calls, the highest peak, the largest rise over the resident set before a call."""
     out: dict[str, dict[str, Any]] = {}
     for s in steps:
-        d = out.setdefault(s["step"], {"calls": 0, "max_peak": 0.0, "max_peak_over_before": 0.0,
-                                       "anon_delta_total": 0.0, "file_delta_total": 0.0, "s_total": 0.0,
-                                       "cpu_s_total": 0.0})
+        d = out.setdefault(
+            s["step"],
+            {
+                "calls": 0,
+                "max_peak": 0.0,
+                "max_peak_over_before": 0.0,
+                "anon_delta_total": 0.0,
+                "file_delta_total": 0.0,
+                "s_total": 0.0,
+                "cpu_s_total": 0.0,
+            },
+        )
         d["calls"] += 1
         d["max_peak"] = max(d["max_peak"], s["peak"])
         d["max_peak_over_before"] = max(d["max_peak_over_before"], s["peak_over_before"])
@@ -165,13 +180,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--audio", type=Path, help="a long file to transcribe (default: none)")
     ap.add_argument("--tokens", type=int, default=200, help="forced tokens per window (EOS disabled)")
     ap.add_argument("--threads", type=int, default=None)
-    ap.add_argument("--live", action="store_true",
-                    help="before the file, a 3 s take on the live lane, as dictation runs it (its own KV cache)")
-    ap.add_argument("--models-too", type=Path, action="append", default=[],
-                    help="another model folder loaded (and warmed) in the same process after the first")
+    ap.add_argument(
+        "--live",
+        action="store_true",
+        help="before the file, a 3 s take on the live lane, as dictation runs it (its own KV cache)",
+    )
+    ap.add_argument(
+        "--models-too",
+        type=Path,
+        action="append",
+        default=[],
+        help="another model folder loaded (and warmed) in the same process after the first",
+    )
     ap.add_argument("--graph-cache", type=Path, help="ONNX Runtime's optimised graphs, as the app keeps them")
-    ap.add_argument("--parallel-load", action="store_true",
-                    help="load as the app does, the decoder in a thread (its steps then overlap the encoder's)")
+    ap.add_argument(
+        "--parallel-load",
+        action="store_true",
+        help="load as the app does, the decoder in a thread (its steps then overlap the encoder's)",
+    )
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
 
@@ -183,8 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     rec.step("import onnxruntime", lambda: __import__("onnxruntime"))
     rec.step("import llama_cpp", lambda: __import__("llama_cpp"))
 
-    from tingji.engine import Engine
-    from tingji.engine import frontend, sessions, vad
+    from tingji.engine import Engine, frontend, sessions, vad
     from tingji.engine.decoder import LlamaContext, LlamaModel
     from tingji.engine.families.fun_asr_nano import encoder as nano_encoder
     from tingji.engine.families.fun_asr_nano import recognizer as nano
@@ -217,12 +242,15 @@ def main(argv: list[str] | None = None) -> int:
         from speech import make_utterance
 
         take = make_utterance(3.0)
-        rec.step("dictation take (live lane, 12 tokens)",
-                 lambda: engine.live.transcribe(take, max_tokens=12, ignore_eos=True, timestamps=False))
+        rec.step(
+            "dictation take (live lane, 12 tokens)",
+            lambda: engine.live.transcribe(take, max_tokens=12, ignore_eos=True, timestamps=False),
+        )
     transcript = None
     if args.audio:
-        transcript = rec.step("transcribe file", lambda: engine.transcribe(
-            str(args.audio), max_tokens=args.tokens, ignore_eos=True))
+        transcript = rec.step(
+            "transcribe file", lambda: engine.transcribe(str(args.audio), max_tokens=args.tokens, ignore_eos=True)
+        )
     end = rec.read()
     res = {
         "model": str(args.model),

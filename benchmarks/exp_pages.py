@@ -68,13 +68,22 @@ def main(argv: list[str] | None = None) -> int:
             d.generate([], rows, [], opts)
         times: dict[str, list[float]] = {k: [] for k in decs}
         for i in range(args.pairs):
-            for k in (list(decs) if i % 2 == 0 else list(decs)[::-1]):
+            for k in list(decs) if i % 2 == 0 else list(decs)[::-1]:
                 times[k].append(decs[k].generate([], rows, [], opts).generate_s / (args.tokens - 1))
-        out = {"machine": machine(), "gguf": str(args.gguf), "primed": primed.__dict__ if primed else None,
-               "threads": args.threads, "tokens": args.tokens, "prompt_rows": args.prompt_rows}
+        out = {
+            "machine": machine(),
+            "gguf": str(args.gguf),
+            "primed": primed.__dict__ if primed else None,
+            "threads": args.threads,
+            "tokens": args.tokens,
+            "prompt_rows": args.prompt_rows,
+        }
         for k, d in decs.items():
-            out[k] = {"ms_per_token": 1000 * statistics.median(times[k]), "pmd_mapped_mb": _pmd_kb(copies[k]) / 1024,
-                      "raw_ms": [round(1000 * t, 2) for t in times[k]]}
+            out[k] = {
+                "ms_per_token": 1000 * statistics.median(times[k]),
+                "pmd_mapped_mb": _pmd_kb(copies[k]) / 1024,
+                "raw_ms": [round(1000 * t, 2) for t in times[k]],
+            }
             d.close()
         out["speedup_2m_over_4k"] = out["4k"]["ms_per_token"] / out["2m"]["ms_per_token"]
         emit_json(out, None)

@@ -53,16 +53,28 @@ def quantise(scheme: str, src: Path, dst: Path) -> None:
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            quantize_dynamic(str(src), str(dst), op_types_to_quantize=["MatMul"], use_external_data_format=True,
-                             weight_type=QuantType.QUInt8 if scheme == "u8" else QuantType.QInt8,
-                             reduce_range="7bit" in scheme, per_channel=scheme.endswith("_pc"),
-                             extra_options={"MatMulConstBOnly": True})
+            quantize_dynamic(
+                str(src),
+                str(dst),
+                op_types_to_quantize=["MatMul"],
+                use_external_data_format=True,
+                weight_type=QuantType.QUInt8 if scheme == "u8" else QuantType.QInt8,
+                reduce_range="7bit" in scheme,
+                per_channel=scheme.endswith("_pc"),
+                extra_options={"MatMulConstBOnly": True},
+            )
         return
     from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
 
     bits, block = (8, 32) if scheme == "int8_nbits" else (4, int(scheme.split("_b")[1].split("_")[0]))
-    q = MatMulNBitsQuantizer(onnx.load(str(src)), bits=bits, block_size=block, is_symmetric=not scheme.endswith("_asym"),
-                             accuracy_level=4, op_types_to_quantize=("MatMul",))
+    q = MatMulNBitsQuantizer(
+        onnx.load(str(src)),
+        bits=bits,
+        block_size=block,
+        is_symmetric=not scheme.endswith("_asym"),
+        accuracy_level=4,
+        op_types_to_quantize=("MatMul",),
+    )
     q.process()
     onnx.save(q.model.model, str(dst), save_as_external_data=True, location=dst.stem + ".data")
 
@@ -118,8 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(child_speed(json.loads(args.child))))
         return 0
 
-    from tests.support.cpu_paths import AVX2, NATIVE, run_graphs
     from stages import _long_audio
+
+    from tests.support.cpu_paths import AVX2, NATIVE, run_graphs
     from tingji.engine.frontend import features
 
     schemes = [s for s in args.schemes.split(",") if s]
@@ -147,8 +160,11 @@ def main(argv: list[str] | None = None) -> int:
 
     for name in names:
         data = [p for p in (graphs[name].with_suffix(".data"), Path(str(graphs[name]) + ".data")) if p.is_file()]
-        res["schemes"][name] = {"weights_mb": sum(p.stat().st_size for p in data) / 1e6,
-                                "error_60s": err(native[name], 0), "error_clip": err(native[name], 1)}
+        res["schemes"][name] = {
+            "weights_mb": sum(p.stat().st_size for p in data) / 1e6,
+            "error_60s": err(native[name], 0),
+            "error_clip": err(native[name], 1),
+        }
     for scheme in [s for s in args.avx2.split(",") if s]:
         t = time.perf_counter()
         run = run_graphs(AVX2, [graphs[scheme]], cases[1:], timeout=3600)
@@ -157,30 +173,55 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{scheme} on the AVX2 path: {time.perf_counter() - t:.0f} s under qemu", flush=True)
     speed: dict[str, list[dict[str, Any]]] = {name: [] for name in names}
     for r in range(args.rounds):
-        for name in (names if r % 2 == 0 else names[::-1]):
-            child = {"graph": str(graphs[name]), "feats": str(args.work / "feats60.npy"), "threads": args.threads,
-                     "reps": args.reps}
-            out = subprocess.run([sys.executable, __file__, "--fp32", str(args.fp32), "--work", str(args.work),
-                                  "--child", json.dumps(child)], capture_output=True, text=True, check=True)
+        for name in names if r % 2 == 0 else names[::-1]:
+            child = {
+                "graph": str(graphs[name]),
+                "feats": str(args.work / "feats60.npy"),
+                "threads": args.threads,
+                "reps": args.reps,
+            }
+            out = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--fp32",
+                    str(args.fp32),
+                    "--work",
+                    str(args.work),
+                    "--child",
+                    json.dumps(child),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             speed[name].append(json.loads(out.stdout.splitlines()[-1]))
     base = statistics.median(t for r in speed["fp32"] for t in r["times_s"])
     for name, runs in speed.items():
         times = [t for r in runs for t in r["times_s"]]
-        res["schemes"][name].update({
-            "encode_60s_median_s": statistics.median(times), "encode_60s_min_s": min(times),
-            "speedup_vs_fp32": base / statistics.median(times),
-            "load_s": statistics.median(r["load_s"] for r in runs),
-            "rss_after_load_mb": statistics.median(r["rss_after_load_mb"] for r in runs),
-            "peak_rss_mb": statistics.median(r["peak_rss_mb"] for r in runs)})
+        res["schemes"][name].update(
+            {
+                "encode_60s_median_s": statistics.median(times),
+                "encode_60s_min_s": min(times),
+                "speedup_vs_fp32": base / statistics.median(times),
+                "load_s": statistics.median(r["load_s"] for r in runs),
+                "rss_after_load_mb": statistics.median(r["rss_after_load_mb"] for r in runs),
+                "peak_rss_mb": statistics.median(r["peak_rss_mb"] for r in runs),
+            }
+        )
     res["threads"], res["rounds"], res["reps"] = args.threads, args.rounds, args.reps
     emit_json(res, args.json)
-    print("\n| scheme | weights MB | error 60 s | error clip | clip, AVX2 path | encode 60 s (median) | vs fp32 "
-          "| RSS after load MB | peak RSS MB |\n|---|---|---|---|---|---|---|---|---|")
+    print(
+        "\n| scheme | weights MB | error 60 s | error clip | clip, AVX2 path | encode 60 s (median) | vs fp32 "
+        "| RSS after load MB | peak RSS MB |\n|---|---|---|---|---|---|---|---|---|"
+    )
     for name, s in res["schemes"].items():
         avx2 = f"{s['error_clip_avx2']:.3f}" if "error_clip_avx2" in s else "-"
-        print(f"| {name} | {s['weights_mb']:.0f} | {s['error_60s']:.3f} | {s['error_clip']:.3f} | {avx2} | "
-              f"{s['encode_60s_median_s']:.2f} s | {s['speedup_vs_fp32']:.2f}x | {s['rss_after_load_mb']:.0f} | "
-              f"{s['peak_rss_mb']:.0f} |")
+        print(
+            f"| {name} | {s['weights_mb']:.0f} | {s['error_60s']:.3f} | {s['error_clip']:.3f} | {avx2} | "
+            f"{s['encode_60s_median_s']:.2f} s | {s['speedup_vs_fp32']:.2f}x | {s['rss_after_load_mb']:.0f} | "
+            f"{s['peak_rss_mb']:.0f} |"
+        )
     return 0
 
 

@@ -47,19 +47,33 @@ def _rss_kb(pid: int) -> tuple[int, int]:
     return total, anon
 
 
-def probe_export(source: Path, out: Path, precision: str, decoder_quant: str, *, fixed: bool = True,
-                 echo: bool = False) -> dict:
+def probe_export(
+    source: Path, out: Path, precision: str, decoder_quant: str, *, fixed: bool = True, echo: bool = False
+) -> dict:
     """Export `source` to `out` in a child process; return timings, memory and sizes."""
-    cmd = [sys.executable, "-m", "tingji", "export-model", "--source", str(source), "--out", str(out),
-           "--precision", precision, "--decoder-quant", decoder_quant]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tingji",
+        "export-model",
+        "--source",
+        str(source),
+        "--out",
+        str(out),
+        "--precision",
+        precision,
+        "--decoder-quant",
+        decoder_quant,
+    ]
     if not fixed:
         cmd.append("--no-fixed")
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
     # This checkout's exporter, not whichever `tingji` happens to be installed.
     path = os.pathsep.join(p for p in (str(ROOT / "app"), os.environ.get("PYTHONPATH", "")) if p)
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, PYTHONPATH=path))
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=path)
+    )
     steps: list[dict] = []  # {"step", "start_s", "peak_rss_mb"}
     current = {"step": "start", "start_s": 0.0, "peak_rss_mb": 0.0, "peak_anon_mb": 0.0}
     steps.append(current)
@@ -76,8 +90,12 @@ def probe_export(source: Path, out: Path, precision: str, decoder_quant: str, *,
                 print(f"[{time.perf_counter() - t0:7.1f}s] {line}", file=sys.stderr)
             if line.startswith("export: "):
                 with lock:
-                    current = {"step": line[len("export: "):], "start_s": round(time.perf_counter() - t0, 2),
-                               "peak_rss_mb": 0.0, "peak_anon_mb": 0.0}
+                    current = {
+                        "step": line[len("export: ") :],
+                        "start_s": round(time.perf_counter() - t0, 2),
+                        "peak_rss_mb": 0.0,
+                        "peak_anon_mb": 0.0,
+                    }
                     steps.append(current)
 
     reader = threading.Thread(target=read_stderr, daemon=True)

@@ -43,9 +43,20 @@ def main() -> None:
     samples, _ = sf.read(args.take, dtype="float32")
     transcript = engine.live.transcribe(samples, max_tokens=args.tokens, ignore_eos=True, timestamps=False)
     done = time.monotonic()
-    print(json.dumps({"started": STARTED, "imported": imported, "ready": ready, "done": done,
-                      "engine_load_s": engine.load_s, "timings": transcript.timings,
-                      "tokens": [len(t) for t in transcript.window_tokens]}), flush=True)
+    print(
+        json.dumps(
+            {
+                "started": STARTED,
+                "imported": imported,
+                "ready": ready,
+                "done": done,
+                "engine_load_s": engine.load_s,
+                "timings": transcript.timings,
+                "tokens": [len(t) for t in transcript.window_tokens],
+            }
+        ),
+        flush=True,
+    )
     os._exit(0)
 
 

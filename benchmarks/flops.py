@@ -91,8 +91,12 @@ def decoder_bytes_per_token(path: str | Path, position: float, kv_bytes_per_valu
     """Bytes read to generate one token at context position `position` (KV cache f16 by default)."""
     info = gguf_weight_bytes(path)
     kv = 2 * info["n_layer"] * info["n_head_kv"] * info["head_dim"] * kv_bytes_per_value * position
-    return {"weight_bytes": info["weight_bytes"], "kv_bytes": kv, "total": info["weight_bytes"] + kv,
-            "by_type": info["by_type"]}
+    return {
+        "weight_bytes": info["weight_bytes"],
+        "kv_bytes": kv,
+        "total": info["weight_bytes"] + kv,
+        "by_type": info["by_type"],
+    }
 
 
 def dims_from_checkpoint(folder: str | Path) -> SimpleNamespace:
@@ -103,14 +107,20 @@ def dims_from_checkpoint(folder: str | Path) -> SimpleNamespace:
     cfg = yaml.safe_load((folder / "config.yaml").read_text(encoding="utf-8"))
     llm_dir = folder / Path(str((cfg.get("llm_conf") or {}).get("init_param_path", "Qwen3-0.6B"))).name
     llm = json.loads((llm_dir / "config.json").read_text(encoding="utf-8"))
-    enc, ada, ctc, fe = (cfg.get(k) or {} for k in ("audio_encoder_conf", "audio_adaptor_conf",
-                                                    "ctc_decoder_conf", "frontend_conf"))
+    enc, ada, ctc, fe = (
+        cfg.get(k) or {} for k in ("audio_encoder_conf", "audio_adaptor_conf", "ctc_decoder_conf", "frontend_conf")
+    )
     return SimpleNamespace(
         input_size=int(fe.get("n_mels", 80)) * int(fe.get("lfr_m", 7)),
-        encoder_dim=int(enc["output_size"]), encoder_ffn=int(enc["linear_units"]),
-        encoder_blocks=int(enc["num_blocks"]), tp_blocks=int(enc.get("tp_blocks", 0)),
-        kernel_size=int(enc.get("kernel_size", 11)), llm_dim=int(llm["hidden_size"]),
-        adaptor_ffn=int(ada["ffn_dim"]), adaptor_layers=int(ada.get("n_layer", 0)),
-        ctc_ffn=int(ctc.get("ffn_dim", 0)), ctc_layers=int(ctc.get("n_layer", 0)),
+        encoder_dim=int(enc["output_size"]),
+        encoder_ffn=int(enc["linear_units"]),
+        encoder_blocks=int(enc["num_blocks"]),
+        tp_blocks=int(enc.get("tp_blocks", 0)),
+        kernel_size=int(enc.get("kernel_size", 11)),
+        llm_dim=int(llm["hidden_size"]),
+        adaptor_ffn=int(ada["ffn_dim"]),
+        adaptor_layers=int(ada.get("n_layer", 0)),
+        ctc_ffn=int(ctc.get("ffn_dim", 0)),
+        ctc_layers=int(ctc.get("n_layer", 0)),
         ctc_vocab=int(cfg.get("ctc_vocab_size", 0)),
     )

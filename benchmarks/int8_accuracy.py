@@ -15,7 +15,6 @@ import time
 from typing import Any
 
 import numpy as np
-
 from common import int8_kernel, vm_hwm_mb
 
 SAMPLE_RATE = 16000
@@ -51,24 +50,30 @@ def int8_accuracy(a: dict[str, Any]) -> dict[str, Any]:
     assert sr == SAMPLE_RATE
     step = int(a["window_s"] * SAMPLE_RATE)
     starts = range(0, max(1, len(audio) - SAMPLE_RATE), step)[: a["windows"]]
-    feats = [features(audio[s: s + step]) for s in starts]
+    feats = [features(audio[s : s + step]) for s in starts]
     ref, ref_best, fp32_s = _encode_all(a["fp32_model"], feats)
     got, got_best, int8_s = _encode_all(a["int8_model"], feats)
     blank = int(load_manifest(a["fp32_model"]).section.get("ctc", {}).get("blank_id", -1))
     windows = []
     for i, (r, g, rb, gb) in enumerate(zip(ref, got, ref_best, got_best)):
         ctc = ctc_agreement(gb, rb, blank) if len(rb) else None
-        windows.append({"start_s": starts[i] / SAMPLE_RATE, "frames": r.frames,
-                        "adaptor_rel_error": rel_error(g.adaptor, r.adaptor),
-                        "encoder_rel_error": rel_error(g.enc, r.enc),
-                        "ctc_frame_agreement": ctc.frames if ctc else None,
-                        "ctc_path_edit_rate": ctc.edit_rate if ctc else None})
+        windows.append(
+            {
+                "start_s": starts[i] / SAMPLE_RATE,
+                "frames": r.frames,
+                "adaptor_rel_error": rel_error(g.adaptor, r.adaptor),
+                "encoder_rel_error": rel_error(g.enc, r.enc),
+                "ctc_frame_agreement": ctc.frames if ctc else None,
+                "ctc_path_edit_rate": ctc.edit_rate if ctc else None,
+            }
+        )
     return {
         "int8_kernel": int8_kernel(),
         "windows": windows,
         "max_rel_error": max(max(w["adaptor_rel_error"], w["encoder_rel_error"]) for w in windows),
-        "min_ctc_frame_agreement": min((w["ctc_frame_agreement"] for w in windows
-                                        if w["ctc_frame_agreement"] is not None), default=None),
+        "min_ctc_frame_agreement": min(
+            (w["ctc_frame_agreement"] for w in windows if w["ctc_frame_agreement"] is not None), default=None
+        ),
         "encode_s": {"fp32": round(fp32_s, 3), "int8": round(int8_s, 3)},
         "peak_rss_mb": round(vm_hwm_mb(), 1),
     }

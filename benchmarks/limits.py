@@ -29,7 +29,7 @@ def gemm_gflops_numpy(n: int = 4096, reps: int = 5) -> float:
     a = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)
     b = np.random.default_rng(1).standard_normal((n, n), dtype=np.float32)
     c = np.empty((n, n), np.float32)
-    return 2.0 * n ** 3 / best_seconds(lambda: np.matmul(a, b, out=c), reps) / 1e9
+    return 2.0 * n**3 / best_seconds(lambda: np.matmul(a, b, out=c), reps) / 1e9
 
 
 def gemm_gflops_torch(n: int = 4096, reps: int = 5, threads: int | None = None) -> float | None:
@@ -43,7 +43,7 @@ def gemm_gflops_torch(n: int = 4096, reps: int = 5, threads: int | None = None) 
     a = torch.randn(n, n, generator=g)
     b = torch.randn(n, n, generator=g)
     c = torch.empty(n, n)
-    return 2.0 * n ** 3 / best_seconds(lambda: torch.mm(a, b, out=c), reps) / 1e9
+    return 2.0 * n**3 / best_seconds(lambda: torch.mm(a, b, out=c), reps) / 1e9
 
 
 def copy_bandwidth_gbs(mb: int = 1024, reps: int = 5, threads: int = 1) -> float:

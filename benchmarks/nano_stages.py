@@ -45,24 +45,50 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict = {}
     if "decoder" in args.stages:
         gguf = load_manifest(model).file("decoder")
-        res["decoder"] = {"q5_k": run_child("decoder", {"model": str(model), "gguf": str(gguf), "n_audio": 125,
-                                                        "gen_tokens": 64, "reps": 3, "probe_mb": 512}, log=run.log)}
+        res["decoder"] = {
+            "q5_k": run_child(
+                "decoder",
+                {"model": str(model), "gguf": str(gguf), "n_audio": 125, "gen_tokens": 64, "reps": 3, "probe_mb": 512},
+                log=run.log,
+            )
+        }
         d = res["decoder"]["q5_k"]
         summary.update(run.decoder_ratios(d))
     if "first_result" in args.stages:
-        res["first_result"] = run_child("first_result", {"model": str(model), "tokens": 12, "reps": 5,
-                                                         "graph_cache": graphs}, log=run.log)
+        res["first_result"] = run_child(
+            "first_result", {"model": str(model), "tokens": 12, "reps": 5, "graph_cache": graphs}, log=run.log
+        )
         summary["time_to_first_result_s"] = res["first_result"]["median_s"]
         summary["first_result_ready_s"] = res["first_result"]["ready_median_s"]
     if "tingji" in args.stages:
         runs = [["e2e_budget", 200, True]]
-        res["tingji"] = run_child("tingji", {"model": str(model), "audio": str(built["audio"]), "dict_tokens": 12,
-                                             "reps_dict": 7, "e2e_runs": runs, "graph_cache": graphs}, log=run.log)
+        res["tingji"] = run_child(
+            "tingji",
+            {
+                "model": str(model),
+                "audio": str(built["audio"]),
+                "dict_tokens": 12,
+                "reps_dict": 7,
+                "e2e_runs": runs,
+                "graph_cache": graphs,
+            },
+            log=run.log,
+        )
         t = res["tingji"]
-        summary.update(peak_rss_mb=t["peak_rss_mb"], dictation_latency_3s_s=t["dictation_3s"]["median_s"],
-                       e2e_5min_s=t["e2e_budget"]["wall_s"], e2e_5min_timings=t["e2e_budget"]["timings"])
-    doc = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine(),
-           "stages": args.stages, "run_s": round(time.perf_counter() - t0, 1), "summary": summary, "results": res}
+        summary.update(
+            peak_rss_mb=t["peak_rss_mb"],
+            dictation_latency_3s_s=t["dictation_3s"]["median_s"],
+            e2e_5min_s=t["e2e_budget"]["wall_s"],
+            e2e_5min_timings=t["e2e_budget"]["timings"],
+        )
+    doc = {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "stages": args.stages,
+        "run_s": round(time.perf_counter() - t0, 1),
+        "summary": summary,
+        "results": res,
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=2, default=str) + "\n")
     run.log(f"wrote {args.out}")

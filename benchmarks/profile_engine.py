@@ -31,8 +31,8 @@ def _top(prof: cProfile.Profile, key: str, n: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     import soundfile as sf
-
     from speech import make_utterance
+
     from tingji.engine import Engine
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -63,7 +63,10 @@ def main(argv: list[str] | None = None) -> int:
         tr = engine.transcribe(utt, max_tokens=args.tokens, ignore_eos=True)
         prof.disable()
         walls.append(time.perf_counter() - t)
-        print(f"warm dictation call {walls[-1]:.3f} s; timings {json.dumps({k: round(v, 4) for k, v in tr.timings.items()})}")
+        print(
+            f"warm dictation call {walls[-1]:.3f} s; "
+            f"timings {json.dumps({k: round(v, 4) for k, v in tr.timings.items()})}"
+        )
     print(_top(prof, "tottime", args.top))
     if args.audio:
         x, sr = sf.read(str(args.audio), dtype="float32", frames=60 * 16000)
@@ -72,8 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         prof.enable()
         tr = engine.transcribe(x, max_tokens=args.window_tokens, ignore_eos=True)
         prof.disable()
-        print(f"60 s window {time.perf_counter() - t:.3f} s; timings "
-              f"{json.dumps({k: round(v, 3) for k, v in tr.timings.items()})}")
+        print(
+            f"60 s window {time.perf_counter() - t:.3f} s; timings "
+            f"{json.dumps({k: round(v, 3) for k, v in tr.timings.items()})}"
+        )
         print(_top(prof, "tottime", args.top))
     return 0
 

@@ -32,8 +32,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -45,9 +46,13 @@ SIZES = ("0.6b", "1.7b")
 PRECISION, QUANT = "int8", "q5_k"
 SAMPLE_RATE = 16000
 GOALS = {  # per size: key suffix -> (op, target); from issue 22
-    "0.6b": {"speedup_vs_reference_e2e": (">=", 2.5), "peak_rss_mb": ("<=", 1100.0),
-             "prefill_60s_fraction_of_llama_batch": (">=", 0.8), "dictation_3s_vs_nano": ("<=", 1.2),
-             "gen_vs_nano_same_positions": (">=", 1.0)},
+    "0.6b": {
+        "speedup_vs_reference_e2e": (">=", 2.5),
+        "peak_rss_mb": ("<=", 1100.0),
+        "prefill_60s_fraction_of_llama_batch": (">=", 0.8),
+        "dictation_3s_vs_nano": ("<=", 1.2),
+        "gen_vs_nano_same_positions": (">=", 1.0),
+    },
     "1.7b": {"speedup_vs_reference_e2e": (">=", 2.5), "peak_rss_mb": ("<=", 2200.0)},
 }
 
@@ -59,8 +64,9 @@ def key(size: str, name: str) -> str:
 # -- building ---------------------------------------------------------------------------------
 
 
-def build(cache: Path, quick: bool, sizes: tuple[str, ...] = SIZES,
-          log: Callable[[str], None] = print) -> dict[str, dict[str, Any]]:
+def build(
+    cache: Path, quick: bool, sizes: tuple[str, ...] = SIZES, log: Callable[[str], None] = print
+) -> dict[str, dict[str, Any]]:
     """Per size a checkpoint and its int8 + q5_k export, built once under `cache/qwen3-<size>/`.
 
     Both are made in child processes (a full-size 1.7B checkpoint passes through several GB),
@@ -76,8 +82,16 @@ def build(cache: Path, quick: bool, sizes: tuple[str, ...] = SIZES,
             log(f"building {'tiny' if quick else 'full-size'} Qwen3-ASR-{size} checkpoint in {ckpt}")
             partial = root / "checkpoint.partial"
             shutil.rmtree(partial, ignore_errors=True)
-            cmd = [sys.executable, str(BENCH.parent / "tools" / "make_tiny_checkpoint.py"), "--family", "qwen3-asr",
-                   "--size", size, "--out", str(partial)] + ([] if quick else ["--full-size"])
+            cmd = [
+                sys.executable,
+                str(BENCH.parent / "tools" / "make_tiny_checkpoint.py"),
+                "--family",
+                "qwen3-asr",
+                "--size",
+                size,
+                "--out",
+                str(partial),
+            ] + ([] if quick else ["--full-size"])
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
             partial.rename(ckpt)
         if not export_is_current(model, PRECISION) or not stats_path.is_file():
@@ -120,9 +134,15 @@ def _window_split(engine, samples: np.ndarray, budget: int) -> dict[str, Any]:
     rows = num_audio_tokens(num_frames(len(samples)))
     prompt = len(before) + rows + len(after)
     t = result.timings
-    return {"audio_s": len(samples) / SAMPLE_RATE, "audio_rows": rows, "prompt_rows": prompt,
-            "tokens": len(result.tokens), **{k: round(v, 4) for k, v in t.items()},
-            "prefill_tok_s": prompt / t["prefill"], "gen_tok_s": (len(result.tokens) - 1) / t["generate"]}
+    return {
+        "audio_s": len(samples) / SAMPLE_RATE,
+        "audio_rows": rows,
+        "prompt_rows": prompt,
+        "tokens": len(result.tokens),
+        **{k: round(v, 4) for k, v in t.items()},
+        "prefill_tok_s": prompt / t["prefill"],
+        "gen_tok_s": (len(result.tokens) - 1) / t["generate"],
+    }
 
 
 def _llama_batch(lane, n: int, reps: int) -> dict[str, Any]:
@@ -139,8 +159,9 @@ def _llama_batch(lane, n: int, reps: int) -> dict[str, Any]:
     return {"tokens": n, "median_s": t["median_s"], "tok_s": n / t["median_s"], "threads": lane.n_threads}
 
 
-def _in_turns(runs: dict[str, Callable[[], Any]], pairs: int, seconds: Callable[[Any, float], float]
-              ) -> dict[str, list[tuple[float, Any]]]:
+def _in_turns(
+    runs: dict[str, Callable[[], Any]], pairs: int, seconds: Callable[[Any, float], float]
+) -> dict[str, list[tuple[float, Any]]]:
     """Every run once per pair, the order swapped every pair: drift in the machine's speed falls on all alike.
 
     Measured in blocks one after the other, the same code read 1.11 and 1.37 for the 3 s take
@@ -149,7 +170,7 @@ def _in_turns(runs: dict[str, Callable[[], Any]], pairs: int, seconds: Callable[
     """
     times: dict[str, list[tuple[float, Any]]] = {name: [] for name in runs}
     for i in range(pairs):
-        for name in (list(runs) if i % 2 == 0 else list(runs)[::-1]):
+        for name in list(runs) if i % 2 == 0 else list(runs)[::-1]:
             t = time.perf_counter()
             result = runs[name]()
             times[name].append((seconds(result, time.perf_counter() - t), result))
@@ -161,15 +182,19 @@ def _median(runs: list[tuple[float, Any]]) -> tuple[float, Any]:
     return ordered[len(ordered) // 2]
 
 
-def _gen_pairs(ggufs: dict[str, str], prompt_rows: int, tokens: int, pairs: int, threads: int | None) -> dict[str, float]:
+def _gen_pairs(
+    ggufs: dict[str, str], prompt_rows: int, tokens: int, pairs: int, threads: int | None
+) -> dict[str, float]:
     """Generation steps/s of each decoder after a prompt of `prompt_rows` embedding rows (forced tokens),
     both decoders open, in turns."""
     from tingji.engine.decoder import DecodeOptions, open_decoder
 
     opts = DecodeOptions(max_tokens=tokens, guard=False, ignore_eos=True)
     decoders = {name: open_decoder(path, eos_ids=[], n_ctx=1024, n_threads=threads) for name, path in ggufs.items()}
-    rows = {name: np.random.default_rng(0).standard_normal((prompt_rows, dec.n_embd)).astype(np.float32) * 0.02
-            for name, dec in decoders.items()}
+    rows = {
+        name: np.random.default_rng(0).standard_normal((prompt_rows, dec.n_embd)).astype(np.float32) * 0.02
+        for name, dec in decoders.items()
+    }
     for name, dec in decoders.items():
         dec.generate([], rows[name], [], opts)  # warm: pages of the weights, the compute buffers
     runs = {name: (lambda d=dec, r=rows[name]: d.generate([], r, [], opts)) for name, dec in decoders.items()}
@@ -188,6 +213,7 @@ def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
     engine = Engine(a["model"], provider="cpu")
     out: dict[str, Any] = {"load_and_warm_s": round(time.perf_counter() - t0, 3), "rss_after_load_mb": rss_now_mb()}
     utt, k = make_utterance(3.0), a["dict_tokens"]
+
     def take(eng):  # as the app's dictation: the live lane, text only
         return eng.live.transcribe(utt, max_tokens=k, ignore_eos=True, timestamps=False)
 
@@ -200,9 +226,15 @@ def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
     tr = engine.transcribe(a["audio"], max_tokens=a["budget"], ignore_eos=True)
     wall = time.perf_counter() - t
     tokens = [len(x) for x in tr.window_tokens]
-    out["e2e"] = {"wall_s": wall, "audio_s": tr.duration, "rtf": wall / tr.duration, "windows": tr.windows,
-                  "tokens_per_window": tokens, "tokens_total": sum(tokens),
-                  "timings": {x: round(v, 3) for x, v in tr.timings.items()}}
+    out["e2e"] = {
+        "wall_s": wall,
+        "audio_s": tr.duration,
+        "rtf": wall / tr.duration,
+        "windows": tr.windows,
+        "tokens_per_window": tokens,
+        "tokens_total": sum(tokens),
+        "timings": {x: round(v, 3) for x, v in tr.timings.items()},
+    }
     threads = engine.files.state.n_threads
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)  # before Nano's engine joins it
     engines = {"qwen3": engine}
@@ -210,18 +242,26 @@ def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
         engines["nano"] = Engine(a["nano_model"], provider="cpu")
         take(engines["nano"])
     # The 3 s takes: with Nano's model, both engines loaded and taking turns (the goal is a ratio).
-    takes = _in_turns({name: (lambda e=eng: take(e)) for name, eng in engines.items()}, a["take_pairs"],
-                      lambda _result, wall: wall)
+    takes = _in_turns(
+        {name: (lambda e=eng: take(e)) for name, eng in engines.items()}, a["take_pairs"], lambda _result, wall: wall
+    )
     med, tr = _median(takes["qwen3"])
-    out["dictation_3s"] = {"tokens": k, "median_s": med, "timings": {x: round(v, 4) for x, v in tr.timings.items()},
-                           "runs_s": [round(w, 4) for w, _ in takes["qwen3"]]}
+    out["dictation_3s"] = {
+        "tokens": k,
+        "median_s": med,
+        "timings": {x: round(v, 4) for x, v in tr.timings.items()},
+        "runs_s": [round(w, 4) for w, _ in takes["qwen3"]],
+    }
     engine.close()
     if "nano" in engines:
         nano = engines["nano"]
         med, tr = _median(takes["nano"])
         out["nano_dictation_3s_s"] = med
-        out["nano_dictation_3s"] = {"median_s": med, "timings": {x: round(v, 4) for x, v in tr.timings.items()},
-                                    "runs_s": [round(w, 4) for w, _ in takes["nano"]]}
+        out["nano_dictation_3s"] = {
+            "median_s": med,
+            "timings": {x: round(v, 4) for x, v in tr.timings.items()},
+            "runs_s": [round(w, 4) for w, _ in takes["nano"]],
+        }
         nano_gguf = str(nano.manifest.file("decoder"))
         nano.close()
         from tingji.engine.manifest import load_manifest
@@ -229,16 +269,22 @@ def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
         ours = str(load_manifest(a["model"]).file("decoder"))
         n = a["gen_tokens"]
         speed = _gen_pairs({"qwen3": ours, "nano": nano_gguf}, 147, n, a["gen_pairs"], threads)
-        out["gen_same_positions"] = {"prompt_rows": 147, "tokens": n, "threads": threads, "pairs": a["gen_pairs"],
-                                     "qwen3_tok_s": speed["qwen3"], "nano_tok_s": speed["nano"]}
+        out["gen_same_positions"] = {
+            "prompt_rows": 147,
+            "tokens": n,
+            "threads": threads,
+            "pairs": a["gen_pairs"],
+            "qwen3_tok_s": speed["qwen3"],
+            "nano_tok_s": speed["nano"],
+        }
     return out
 
 
 def q3_reference(a: dict[str, Any]) -> dict[str, Any]:
     import torch
+    from speech import make_utterance
 
     from tests.support.reference_qwen3 import Qwen3Reference
-    from speech import make_utterance
     from tingji.engine.vad import SileroVad
     from tingji.engine.windows import WindowPlanner, trimmed
 
@@ -260,16 +306,24 @@ def q3_reference(a: dict[str, Any]) -> dict[str, Any]:
     window = _audio(a["audio"], 60.0)
     inputs = ref.inputs(window)
     with torch.no_grad():
-        enc = timed(lambda: model.get_audio_features(inputs["input_features"], inputs["input_features_mask"]),
-                    a["reps_ref"], warmup=0)
+        enc = timed(
+            lambda: model.get_audio_features(inputs["input_features"], inputs["input_features_mask"]),
+            a["reps_ref"],
+            warmup=0,
+        )
         fwd = timed(lambda: model(**inputs, use_cache=True, logits_to_keep=1), a["reps_ref"], warmup=0)
     t = time.perf_counter()
     n = generate(window, a["budget"])
     gen_s = time.perf_counter() - t - fwd["median_s"]
     prompt = int(inputs["input_ids"].shape[1])
-    out["window_60s"] = {"prompt_rows": prompt, "encode": enc["median_s"], "prefill": fwd["median_s"] - enc["median_s"],
-                         "prefill_tok_s": prompt / (fwd["median_s"] - enc["median_s"]), "tokens": n,
-                         "gen_tok_s": (n - 1) / gen_s}
+    out["window_60s"] = {
+        "prompt_rows": prompt,
+        "encode": enc["median_s"],
+        "prefill": fwd["median_s"] - enc["median_s"],
+        "prefill_tok_s": prompt / (fwd["median_s"] - enc["median_s"]),
+        "tokens": n,
+        "gen_tok_s": (n - 1) / gen_s,
+    }
     # The 5-minute file: Tingji's windows, trimmed as Tingji trims them, the same forced budget.
     samples = _audio(a["audio"])
     planner = WindowPlanner(SileroVad(), max_s=a["window_s"])
@@ -281,12 +335,22 @@ def q3_reference(a: dict[str, Any]) -> dict[str, Any]:
         if hi > lo:
             t = time.perf_counter()
             tokens = generate(w.samples[lo:hi], a["budget"])
-            per_window.append({"audio_s": round((hi - lo) / SAMPLE_RATE, 2), "wall_s": round(time.perf_counter() - t, 2),
-                               "tokens": tokens})
+            per_window.append(
+                {
+                    "audio_s": round((hi - lo) / SAMPLE_RATE, 2),
+                    "wall_s": round(time.perf_counter() - t, 2),
+                    "tokens": tokens,
+                }
+            )
     wall = time.perf_counter() - t_all
-    out["e2e"] = {"wall_s": wall, "audio_s": len(samples) / SAMPLE_RATE, "rtf": wall * SAMPLE_RATE / len(samples),
-                  "windows": len(windows), "per_window": per_window,
-                  "tokens_total": sum(w["tokens"] for w in per_window)}
+    out["e2e"] = {
+        "wall_s": wall,
+        "audio_s": len(samples) / SAMPLE_RATE,
+        "rtf": wall * SAMPLE_RATE / len(samples),
+        "windows": len(windows),
+        "per_window": per_window,
+        "tokens_total": sum(w["tokens"] for w in per_window),
+    }
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
     return out
 
@@ -297,41 +361,69 @@ STAGES = {"q3_tingji": q3_tingji, "q3_reference": q3_reference}
 # -- measuring and reporting -------------------------------------------------------------------------
 
 
-def measure(built: dict[str, dict[str, Path]], audio: Path, quick: bool, window_s: float,
-            nano_model: Path | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
+def measure(
+    built: dict[str, dict[str, Path]],
+    audio: Path,
+    quick: bool,
+    window_s: float,
+    nano_model: Path | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, Any]:
     """Both stages per size; returns {"results": per size, "summary": latest.json keys, "goals": ...}."""
     budget, dict_tokens = (8, 4) if quick else (200, 12)
     results: dict[str, Any] = {}
     summary: dict[str, Any] = {}
     for size, paths in built.items():
         log(f"Qwen3-ASR-{size}: Tingji ({PRECISION} + {QUANT})")
-        tj = run_child("q3_tingji", {"model": str(paths["model"]), "audio": str(audio), "budget": budget,
-                                     "dict_tokens": dict_tokens, "take_pairs": 3 if quick else 9,
-                                     "reps": 2 if quick else 3, "gen_tokens": 8 if quick else 64,
-                                     "gen_pairs": 2 if quick else 7,
-                                     "nano_model": str(nano_model) if nano_model else None}, log=log)
+        tj = run_child(
+            "q3_tingji",
+            {
+                "model": str(paths["model"]),
+                "audio": str(audio),
+                "budget": budget,
+                "dict_tokens": dict_tokens,
+                "take_pairs": 3 if quick else 9,
+                "reps": 2 if quick else 3,
+                "gen_tokens": 8 if quick else 64,
+                "gen_pairs": 2 if quick else 7,
+                "nano_model": str(nano_model) if nano_model else None,
+            },
+            log=log,
+        )
         log(f"Qwen3-ASR-{size}: transformers reference (fp32)")
-        ref = run_child("q3_reference", {"checkpoint": str(paths["checkpoint"]), "audio": str(audio), "budget": budget,
-                                         "dict_tokens": dict_tokens, "reps_dict_ref": 2 if quick else 3,
-                                         "reps_ref": 1 if quick else 2, "window_s": window_s}, log=log)
+        ref = run_child(
+            "q3_reference",
+            {
+                "checkpoint": str(paths["checkpoint"]),
+                "audio": str(audio),
+                "budget": budget,
+                "dict_tokens": dict_tokens,
+                "reps_dict_ref": 2 if quick else 3,
+                "reps_ref": 1 if quick else 2,
+                "window_s": window_s,
+            },
+            log=log,
+        )
         results[size] = {"tingji": tj, "reference": ref, "export": paths["export"]}
         w, rw = tj["window_60s"], ref["window_60s"]
-        summary.update({
-            key(size, "speedup_vs_reference_e2e"): ref["e2e"]["wall_s"] / tj["e2e"]["wall_s"],
-            key(size, "peak_rss_mb"): tj["peak_rss_mb"],
-            key(size, "rtf_5min"): tj["e2e"]["rtf"],
-            key(size, "encoder_60s_s"): w["encode"],
-            key(size, "reference_encoder_60s_s"): rw["encode"],
-            key(size, "prefill_60s_s"): w["prefill"],
-            key(size, "prefill_60s_tok_s"): w["prefill_tok_s"],
-            key(size, "llama_batch_tok_s"): tj["llama_batch"]["tok_s"],
-            key(size, "prefill_60s_fraction_of_llama_batch"): tj["prefill_60s_fraction_of_llama_batch"],
-            key(size, "reference_prefill_60s_s"): rw["prefill"],
-            key(size, "gen_tok_s"): w["gen_tok_s"],
-            key(size, "reference_gen_tok_s"): rw["gen_tok_s"],
-            key(size, "dictation_3s_s"): tj["dictation_3s"]["median_s"],
-            key(size, "reference_dictation_3s_s"): ref["dictation_3s_s"],
-        })
+        summary.update(
+            {
+                key(size, "speedup_vs_reference_e2e"): ref["e2e"]["wall_s"] / tj["e2e"]["wall_s"],
+                key(size, "peak_rss_mb"): tj["peak_rss_mb"],
+                key(size, "rtf_5min"): tj["e2e"]["rtf"],
+                key(size, "encoder_60s_s"): w["encode"],
+                key(size, "reference_encoder_60s_s"): rw["encode"],
+                key(size, "prefill_60s_s"): w["prefill"],
+                key(size, "prefill_60s_tok_s"): w["prefill_tok_s"],
+                key(size, "llama_batch_tok_s"): tj["llama_batch"]["tok_s"],
+                key(size, "prefill_60s_fraction_of_llama_batch"): tj["prefill_60s_fraction_of_llama_batch"],
+                key(size, "reference_prefill_60s_s"): rw["prefill"],
+                key(size, "gen_tok_s"): w["gen_tok_s"],
+                key(size, "reference_gen_tok_s"): rw["gen_tok_s"],
+                key(size, "dictation_3s_s"): tj["dictation_3s"]["median_s"],
+                key(size, "reference_dictation_3s_s"): ref["dictation_3s_s"],
+            }
+        )
         if "nano_dictation_3s_s" in tj:
             summary[key(size, "dictation_3s_vs_nano")] = tj["dictation_3s"]["median_s"] / tj["nano_dictation_3s_s"]
             g = tj["gen_same_positions"]
@@ -345,29 +437,48 @@ def goals(summary: dict[str, Any]) -> dict[str, Any]:
         for name, (op, target) in table.items():
             v = summary.get(key(size, name))
             if v is not None:
-                out[key(size, name)] = {"value": v, "goal": f"{op} {target}",
-                                        "met": bool(v >= target if op == ">=" else v <= target)}
+                out[key(size, name)] = {
+                    "value": v,
+                    "goal": f"{op} {target}",
+                    "met": bool(v >= target if op == ">=" else v <= target),
+                }
     return out
 
 
 def markdown(q3: dict[str, Any]) -> str:
     """The Qwen3-ASR section of latest.md: stage rows per size beside the reference."""
-    lines = ["## Qwen3-ASR (int8 encoder + q5_k decoder; reference: transformers fp32)", "",
-             "Goals: in the table at the top (`qwen3_asr_*`).", "", "| size | system | 5 min wall s | RTF | 60 s: encode s | prefill s (rows) | generate tok/s "
-              "| 3 s dictation s | peak RSS MB |", "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "## Qwen3-ASR (int8 encoder + q5_k decoder; reference: transformers fp32)",
+        "",
+        "Goals: in the table at the top (`qwen3_asr_*`).",
+        "",
+        "| size | system | 5 min wall s | RTF | 60 s: encode s | prefill s (rows) | generate tok/s "
+        "| 3 s dictation s | peak RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for size, r in q3["results"].items():
         tj, ref = r["tingji"], r["reference"]
         w, rw = tj["window_60s"], ref["window_60s"]
-        lines.append(f"| {size} | Tingji | {tj['e2e']['wall_s']:.1f} | {tj['e2e']['rtf']:.3f} | {w['encode']:.2f} | "
-                     f"{w['prefill']:.2f} ({w['prompt_rows']}) | {w['gen_tok_s']:.1f} | "
-                     f"{tj['dictation_3s']['median_s']:.3f} | {tj['peak_rss_mb']:.0f} |")
-        lines.append(f"| {size} | transformers | {ref['e2e']['wall_s']:.1f} | {ref['e2e']['rtf']:.3f} | "
-                     f"{rw['encode']:.2f} | {rw['prefill']:.2f} ({rw['prompt_rows']}) | {rw['gen_tok_s']:.1f} | "
-                     f"{ref['dictation_3s_s']:.3f} | {ref['peak_rss_mb']:.0f} |")
-        lines.append(f"| {size} | llama.cpp batch, same length | | | | "
-                     f"{tj['llama_batch']['median_s']:.2f} ({tj['llama_batch']['tokens']}) | | | |")
-    lines += ["", "Every window generates exactly the budget (EOS disabled, loop guard off) in both systems; "
-              "the reference runs on the windows Tingji's planner cuts, trimmed the same way.", ""]
+        lines.append(
+            f"| {size} | Tingji | {tj['e2e']['wall_s']:.1f} | {tj['e2e']['rtf']:.3f} | {w['encode']:.2f} | "
+            f"{w['prefill']:.2f} ({w['prompt_rows']}) | {w['gen_tok_s']:.1f} | "
+            f"{tj['dictation_3s']['median_s']:.3f} | {tj['peak_rss_mb']:.0f} |"
+        )
+        lines.append(
+            f"| {size} | transformers | {ref['e2e']['wall_s']:.1f} | {ref['e2e']['rtf']:.3f} | "
+            f"{rw['encode']:.2f} | {rw['prefill']:.2f} ({rw['prompt_rows']}) | {rw['gen_tok_s']:.1f} | "
+            f"{ref['dictation_3s_s']:.3f} | {ref['peak_rss_mb']:.0f} |"
+        )
+        lines.append(
+            f"| {size} | llama.cpp batch, same length | | | | "
+            f"{tj['llama_batch']['median_s']:.2f} ({tj['llama_batch']['tokens']}) | | | |"
+        )
+    lines += [
+        "",
+        "Every window generates exactly the budget (EOS disabled, loop guard off) in both systems; "
+        "the reference runs on the windows Tingji's planner cuts, trimmed the same way.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -378,8 +489,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=None, help="length of the long file (default 300, quick 40)")
     ap.add_argument("--nano-model", type=Path, default=None, help="a Nano model folder for the same-run comparisons")
     ap.add_argument("--cache-dir", type=Path, default=BENCH / ".cache")
-    ap.add_argument("--quiet-below", type=float, default=None, metavar="CORES",
-                    help="before each stage wait until other jobs use fewer than CORES cores")
+    ap.add_argument(
+        "--quiet-below",
+        type=float,
+        default=None,
+        metavar="CORES",
+        help="before each stage wait until other jobs use fewer than CORES cores",
+    )
     ap.add_argument("--quiet-wait", type=float, default=300, metavar="S", help="longest wait per stage")
     ap.add_argument("--json", type=Path, default=None, help="also write every figure here")
     args = ap.parse_args(argv)

@@ -41,8 +41,15 @@ import funasr_runtime  # noqa: E402
 import int8_accuracy  # noqa: E402
 import qwen3_asr  # noqa: E402
 import sensevoice  # noqa: E402
-from common import (BENCH, build_checkpoint, export_is_current, machine, run_child, strip_private,  # noqa: E402
-                    usable_cores)
+from common import (
+    BENCH,
+    build_checkpoint,
+    export_is_current,
+    machine,
+    run_child,
+    strip_private,  # noqa: E402
+    usable_cores,
+)
 
 CONFIGS = {  # model folder name -> (encoder precision, decoder quant)
     "fp32-f16": ("fp32", "f16"),
@@ -50,9 +57,16 @@ CONFIGS = {  # model folder name -> (encoder precision, decoder quant)
     "int8-q5_k": ("int8", "q5_k"),
 }
 PRIMARY = "int8-q5_k"  # the small configuration: RSS, dictation and load figures
-REQUIRED_KEYS = ("speedup_vs_funasr_e2e", "dictation_latency_3s_s", "encoder_fraction_of_gemm_limit",
-                 "decoder_fraction_of_bandwidth_limit", "rtf_5min", "peak_rss_mb", "time_to_first_result_s",
-                 "int8_max_rel_error_vs_fp32")
+REQUIRED_KEYS = (
+    "speedup_vs_funasr_e2e",
+    "dictation_latency_3s_s",
+    "encoder_fraction_of_gemm_limit",
+    "decoder_fraction_of_bandwidth_limit",
+    "rtf_5min",
+    "peak_rss_mb",
+    "time_to_first_result_s",
+    "int8_max_rel_error_vs_fp32",
+)
 GOALS = {
     "speedup_vs_funasr_e2e": (">=", 5.0),
     "dictation_latency_3s_s": ("<=", 0.6),
@@ -99,9 +113,14 @@ def build(cache: Path, quick: bool, sensevoice_too: bool = True) -> dict[str, An
         exports[name] = stats
     seconds = 40 if quick else 300
     audio = make_long(cache / "audio" / f"long{seconds}.wav", seconds)
-    return {"checkpoint": ckpt, "models": {n: cache / n for n in CONFIGS}, "exports": exports, "audio": audio,
-            "sensevoice": sensevoice.build(cache / "sensevoice", quick, log) if sensevoice_too else None,
-            "graph_cache": cache / "graphs"}
+    return {
+        "checkpoint": ckpt,
+        "models": {n: cache / n for n in CONFIGS},
+        "exports": exports,
+        "audio": audio,
+        "sensevoice": sensevoice.build(cache / "sensevoice", quick, log) if sensevoice_too else None,
+        "graph_cache": cache / "graphs",
+    }
 
 
 # -- measuring -------------------------------------------------------------------------
@@ -128,15 +147,31 @@ def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = No
     for name in ("fp32-f16", "int8-q5_k"):
         prec = CONFIGS[name][0]
         log(f"encoder {prec}")
-        res["encoder"][prec] = run_child("encoder", {"model": models[name], "audio": audio,
-                                                     "reps_long": 2 if quick else 5, "reps_short": 3 if quick else 15,
-                                                     "flops_60s": flops["total"], "probe_n": 512 if quick else 3072},
-                                         log=log)
+        res["encoder"][prec] = run_child(
+            "encoder",
+            {
+                "model": models[name],
+                "audio": audio,
+                "reps_long": 2 if quick else 5,
+                "reps_short": 3 if quick else 15,
+                "flops_60s": flops["total"],
+                "probe_n": 512 if quick else 3072,
+            },
+            log=log,
+        )
 
     log("int8 encoder vs fp32 (this CPU's int8 kernel)")
-    res["int8_accuracy"] = run_child("int8_accuracy", {"fp32_model": models["fp32-f16"], "int8_model": models[PRIMARY],
-                                                       "audio": audio, "window_s": 60.0, "windows": 1 if quick else 2},
-                                     log=log)
+    res["int8_accuracy"] = run_child(
+        "int8_accuracy",
+        {
+            "fp32_model": models["fp32-f16"],
+            "int8_model": models[PRIMARY],
+            "audio": audio,
+            "window_s": 60.0,
+            "windows": 1 if quick else 2,
+        },
+        log=log,
+    )
 
     res["decoder"] = {}
     manifest = load_manifest(models[PRIMARY])
@@ -145,31 +180,69 @@ def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = No
         quant = CONFIGS[name][1]
         gguf = manifest.file("decoder") if name == PRIMARY else load_manifest(models[name]).file("decoder")
         log(f"decoder {quant}")
-        res["decoder"][quant] = run_child("decoder", {"model": models[name], "gguf": str(gguf), "n_audio": n_audio,
-                                                      "gen_tokens": 8 if quick else 64, "reps": 2 if quick else 3,
-                                                      "probe_mb": 32 if quick else 512},
-                                          log=log)
+        res["decoder"][quant] = run_child(
+            "decoder",
+            {
+                "model": models[name],
+                "gguf": str(gguf),
+                "n_audio": n_audio,
+                "gen_tokens": 8 if quick else 64,
+                "reps": 2 if quick else 3,
+                "probe_mb": 32 if quick else 512,
+            },
+            log=log,
+        )
 
     graphs = str(built["graph_cache"])
     log(f"tingji start to a first result ({PRIMARY}, fresh processes)")
-    res["first_result"] = run_child("first_result", {"model": models[PRIMARY], "tokens": dict_tokens,
-                                                     "reps": 3 if quick else 5, "graph_cache": graphs}, log=log)
+    res["first_result"] = run_child(
+        "first_result",
+        {"model": models[PRIMARY], "tokens": dict_tokens, "reps": 3 if quick else 5, "graph_cache": graphs},
+        log=log,
+    )
     log(f"tingji end to end ({PRIMARY})")
     runs = [["e2e_budget", budget, True], ["e2e_shipped_max512", 512 if not quick else 16, False]]
-    res["tingji"] = run_child("tingji", {"model": models[PRIMARY], "audio": audio, "dict_tokens": dict_tokens,
-                                         "reps_dict": 3 if quick else 7, "e2e_runs": runs, "graph_cache": graphs},
-                              log=log)
+    res["tingji"] = run_child(
+        "tingji",
+        {
+            "model": models[PRIMARY],
+            "audio": audio,
+            "dict_tokens": dict_tokens,
+            "reps_dict": 3 if quick else 7,
+            "e2e_runs": runs,
+            "graph_cache": graphs,
+        },
+        log=log,
+    )
     log("tingji end to end (fp32-f16)")
-    res["tingji_fp32_f16"] = run_child("tingji", {"model": models["fp32-f16"], "audio": audio,
-                                                  "dict_tokens": dict_tokens, "reps_dict": 3 if quick else 7,
-                                                  "e2e_runs": [["e2e_budget", budget, True]], "graph_cache": graphs},
-                                       log=log)
+    res["tingji_fp32_f16"] = run_child(
+        "tingji",
+        {
+            "model": models["fp32-f16"],
+            "audio": audio,
+            "dict_tokens": dict_tokens,
+            "reps_dict": 3 if quick else 7,
+            "e2e_runs": [["e2e_budget", budget, True]],
+            "graph_cache": graphs,
+        },
+        log=log,
+    )
 
     log("funasr reference")
-    res["funasr"] = run_child("funasr", {"checkpoint": str(built["checkpoint"]), "audio": audio, "budget": budget,
-                                         "dict_tokens": dict_tokens, "reps_dict": 2 if quick else 3,
-                                         "reps_prefill": 2 if quick else 3, "reps_enc": 1 if quick else 2,
-                                         "window_s": float(manifest.window_seconds)}, log=log)
+    res["funasr"] = run_child(
+        "funasr",
+        {
+            "checkpoint": str(built["checkpoint"]),
+            "audio": audio,
+            "budget": budget,
+            "dict_tokens": dict_tokens,
+            "reps_dict": 2 if quick else 3,
+            "reps_prefill": 2 if quick else 3,
+            "reps_enc": 1 if quick else 2,
+            "window_s": float(manifest.window_seconds),
+        },
+        log=log,
+    )
 
     funasr_runtime_stage(res, built, quick, peer, budget, float(manifest.window_seconds))
 
@@ -177,7 +250,7 @@ def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = No
     res["work"] = {"encoder_flops_60s": flops, "ctc_flops_60s": ctc_flops(dims, win), "window_frames": win}
     gemm = res["limits"]["gemm_limit_gflops"] * 1e9
     bw = res["limits"]["bandwidth_limit_gbs"] * 1e9
-    for prec, r in res["encoder"].items():
+    for r in res["encoder"].values():
         t = r["60s_fixed"]["median_s"]
         r["gflops_60s_fixed"] = flops["total"] / t / 1e9
         # Headline: paired with a GEMM probe before each run (same load); also vs the limits stage.
@@ -185,16 +258,22 @@ def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = No
         r["fraction_of_limits_stage_gemm"] = flops["total"] / t / gemm
         r["real_vs_bucket_3s"] = r["3s_bucket"]["median_s"] / r["3s_real"]["median_s"]
     for quant, r in res["decoder"].items():
-        gguf = manifest.file("decoder") if quant == CONFIGS[PRIMARY][1] else \
-            load_manifest(models[next(n for n, c in CONFIGS.items() if c[1] == quant)]).file("decoder")
+        gguf = (
+            manifest.file("decoder")
+            if quant == CONFIGS[PRIMARY][1]
+            else load_manifest(models[next(n for n, c in CONFIGS.items() if c[1] == quant)]).file("decoder")
+        )
         b = decoder_bytes_per_token(gguf, r["gen_mean_position"])
         r["bytes_per_token"] = b
         r["bandwidth_bound_tok_s"] = bw / b["total"]
         r["fraction_of_bandwidth_limit"] = r["fraction_of_paired_bandwidth"]
         r["fraction_of_limits_stage_bandwidth"] = r["gen_tok_s"] * b["total"] / bw
         # Perfect scaling of the one-thread speed over every usable core, as a fraction of the bound.
-        r["kernel_ceiling_fraction"] = (r["all_cores_threads"] * r["gen_tok_s_one_thread"] * b["total"] / bw
-                                        if "gen_tok_s_one_thread" in r else None)
+        r["kernel_ceiling_fraction"] = (
+            r["all_cores_threads"] * r["gen_tok_s_one_thread"] * b["total"] / bw
+            if "gen_tok_s_one_thread" in r
+            else None
+        )
     t_tj, t_fa = res["tingji"]["e2e_budget"], res["funasr"]["e2e"]
     fa_enc = res["funasr"]["encoder_60s"]["median_s"]
     summary = {
@@ -225,8 +304,9 @@ def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = No
         "int8_min_ctc_frame_agreement": res["int8_accuracy"]["min_ctc_frame_agreement"],
         "decoder_gen_tok_s": {q: r["gen_tok_s"] for q, r in res["decoder"].items()},
         "decoder_prefill_tok_s": {q: r["prefill_cold_tok_s"] for q, r in res["decoder"].items()},
-        "decoder_fraction_of_bandwidth_limit_by_quant": {q: r["fraction_of_bandwidth_limit"]
-                                                         for q, r in res["decoder"].items()},
+        "decoder_fraction_of_bandwidth_limit_by_quant": {
+            q: r["fraction_of_bandwidth_limit"] for q, r in res["decoder"].items()
+        },
         "decoder_kernel_ceiling_by_quant": {q: r["kernel_ceiling_fraction"] for q, r in res["decoder"].items()},
         "funasr_prefill_tok_s": res["funasr"]["prefill"]["tok_s"],
         "funasr_gen_tok_s": res["funasr"]["generation_tok_s"],
@@ -256,8 +336,9 @@ def prepare_peer(args: argparse.Namespace, cache: Path, checkpoint: Path) -> dic
     return funasr_runtime.prepare(args.funasr_runtime, work, args.funasr_llama_src, checkpoint, log)
 
 
-def funasr_runtime_stage(res: dict[str, Any], built: dict[str, Any], quick: bool, peer: dict[str, Any] | None,
-                         budget: int, window_s: float) -> None:
+def funasr_runtime_stage(
+    res: dict[str, Any], built: dict[str, Any], quick: bool, peer: dict[str, Any] | None, budget: int, window_s: float
+) -> None:
     """The C++ runtime on the same file, cores, threads and token budget as Tingji's e2e_budget run."""
     if not peer or peer.get("skipped"):
         why = (peer or {}).get("skipped") or "not requested"
@@ -273,12 +354,20 @@ def funasr_runtime_stage(res: dict[str, Any], built: dict[str, Any], quick: bool
     info = sf.info(str(built["audio"]))
     log("FunASR C++ runtime (llama-funasr-cli)")
     args = funasr_runtime.stage_args(
-        peer, audio=str(built["audio"]), audio_s=info.frames / info.samplerate, budget=budget, window_s=window_s,
+        peer,
+        audio=str(built["audio"]),
+        audio_s=info.frames / info.samplerate,
+        budget=budget,
+        window_s=window_s,
         decoder_gguf=str(primary.file("decoder")),
         tingji_windows=len(res["tingji"]["e2e_budget"]["tokens_per_window"]),
         # text check pairs: Tingji model folder, the decoder GGUF both load, the C++ encoder type beside it
-        check_pairs=[[str(models["fp32-f16"]), str(fp32.file("decoder")), "f32"],
-                     [str(models[PRIMARY]), str(primary.file("decoder")), "q8_0"]], quick=quick)
+        check_pairs=[
+            [str(models["fp32-f16"]), str(fp32.file("decoder")), "f32"],
+            [str(models[PRIMARY]), str(primary.file("decoder")), "q8_0"],
+        ],
+        quick=quick,
+    )
     res["funasr_runtime"] = {**run_child("funasr_runtime", args, log=log), "build": peer}
 
 
@@ -287,8 +376,9 @@ def funasr_runtime_summary(res: dict[str, Any]) -> dict[str, Any]:
     if "skipped" in r:
         return {"funasr_runtime_skipped": r["skipped"]}
     enc = res.get("encoder", {}).get("int8")
-    return funasr_runtime.summary(r, res["tingji"]["e2e_budget"], res["tingji"]["peak_rss_mb"],
-                                  enc["60s_fixed"]["median_s"] if enc else None)
+    return funasr_runtime.summary(
+        r, res["tingji"]["e2e_budget"], res["tingji"]["peak_rss_mb"], enc["60s_fixed"]["median_s"] if enc else None
+    )
 
 
 def decoder_ratios(d: dict[str, Any]) -> dict[str, Any]:
@@ -296,7 +386,8 @@ def decoder_ratios(d: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if d.get("gen_tok_s_one_thread") and d.get("gen_tok_s_all_cores"):
         out["decoder_fraction_of_kernel_ceiling"] = d["gen_tok_s_all_cores"] / (
-            d["all_cores_threads"] * d["gen_tok_s_one_thread"])
+            d["all_cores_threads"] * d["gen_tok_s_one_thread"]
+        )
     if d.get("llama_batch"):
         out["prefill_fraction_of_llama_batch"] = d["prefill_cold_tok_s"] / d["llama_batch"]["rows_s"]
     return out
@@ -315,13 +406,32 @@ def measure_peer_only(built: dict[str, Any], quick: bool, peer: dict[str, Any]) 
     res: dict[str, Any] = {}
     log("encoder int8")
     flops = encoder_flops(dims_from_checkpoint(built["checkpoint"]), manifest.window_frames)
-    res["encoder"] = {"int8": run_child("encoder", {"model": models[PRIMARY], "audio": audio,
-                                                    "reps_long": 2 if quick else 5, "reps_short": 3 if quick else 15,
-                                                    "flops_60s": flops["total"], "probe_n": 512 if quick else 3072},
-                                        log=log)}
+    res["encoder"] = {
+        "int8": run_child(
+            "encoder",
+            {
+                "model": models[PRIMARY],
+                "audio": audio,
+                "reps_long": 2 if quick else 5,
+                "reps_short": 3 if quick else 15,
+                "flops_60s": flops["total"],
+                "probe_n": 512 if quick else 3072,
+            },
+            log=log,
+        )
+    }
     log(f"tingji end to end ({PRIMARY})")
-    res["tingji"] = run_child("tingji", {"model": models[PRIMARY], "audio": audio, "dictation": False,
-                                         "e2e_runs": [["e2e_budget", budget, True]], "graph_cache": graphs}, log=log)
+    res["tingji"] = run_child(
+        "tingji",
+        {
+            "model": models[PRIMARY],
+            "audio": audio,
+            "dictation": False,
+            "e2e_runs": [["e2e_budget", budget, True]],
+            "graph_cache": graphs,
+        },
+        log=log,
+    )
     funasr_runtime_stage(res, built, quick, peer, budget, float(manifest.window_seconds))
     res["summary"] = {"tokens_per_window_budget": budget, **funasr_runtime_summary(res)}
     return res
@@ -391,70 +501,112 @@ def markdown(doc: dict[str, Any]) -> str:
         "| run | tokens/window | tokens | wall s | RTF | encode s | prefill s | generate s |",
         "|---|---|---|---|---|---|---|---|",
     ]
-    for label, e in (("Tingji int8+q5_k, forced budget", r["tingji"]["e2e_budget"]),
-                     ("Tingji fp32+f16, forced budget", r["tingji_fp32_f16"]["e2e_budget"]),
-                     ("Tingji int8+q5_k, shipped (max 512, guard on)", r["tingji"]["e2e_shipped_max512"])):
+    for label, e in (
+        ("Tingji int8+q5_k, forced budget", r["tingji"]["e2e_budget"]),
+        ("Tingji fp32+f16, forced budget", r["tingji_fp32_f16"]["e2e_budget"]),
+        ("Tingji int8+q5_k, shipped (max 512, guard on)", r["tingji"]["e2e_shipped_max512"]),
+    ):
         t = e["timings"]
-        lines.append(f"| {label} | {e['max_tokens']} | {e['tokens_total']} | {e['wall_s']:.1f} | {e['rtf']:.3f} | "
-                     f"{t['encode'] + t.get('ctc', 0):.1f} | {t['prefill']:.1f} | {t['generate']:.1f} |")
+        lines.append(
+            f"| {label} | {e['max_tokens']} | {e['tokens_total']} | {e['wall_s']:.1f} | {e['rtf']:.3f} | "
+            f"{t['encode'] + t.get('ctc', 0):.1f} | {t['prefill']:.1f} | {t['generate']:.1f} |"
+        )
     fa = r["funasr"]["e2e"]
     st = fa["stages"]
-    lines.append(f"| funasr FunASRNano (torch fp32), forced budget | {fa['max_tokens']} | {fa['tokens_total']} | "
-                 f"{fa['wall_s']:.1f} | {fa['rtf']:.3f} | {st['encode'] + st['adaptor'] + st['ctc']:.1f} | "
-                 f"(in generate) | {st['llm_generate']:.1f} |")
+    lines.append(
+        f"| funasr FunASRNano (torch fp32), forced budget | {fa['max_tokens']} | {fa['tokens_total']} | "
+        f"{fa['wall_s']:.1f} | {fa['rtf']:.3f} | {st['encode'] + st['adaptor'] + st['ctc']:.1f} | "
+        f"(in generate) | {st['llm_generate']:.1f} |"
+    )
     lines.append(funasr_runtime_row(r))
-    lines += ["", "Encode includes the CTC head. Forced budget: every window generates exactly that many tokens "
-              "(EOS disabled, loop guard off), the same work in both systems.", "",
-              "## Encoder + adaptor (ONNX Runtime, median s)", "",
-              "| precision | 3 s real | 3 s bucket | 10 s real | 10 s bucket | 60 s real | 60 s fixed | GFLOP/s | of GEMM limit |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "Encode includes the CTC head. Forced budget: every window generates exactly that many tokens "
+        "(EOS disabled, loop guard off), the same work in both systems.",
+        "",
+        "## Encoder + adaptor (ONNX Runtime, median s)",
+        "",
+        "| precision | 3 s real | 3 s bucket | 10 s real | 10 s bucket | 60 s real | 60 s fixed | GFLOP/s"
+        " | of GEMM limit |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for prec, e in r["encoder"].items():
-        lines.append(f"| {prec} | " + " | ".join(_f(e[c]["median_s"], 3) for c in
-                                                  ("3s_real", "3s_bucket", "10s_real", "10s_bucket", "60s_real", "60s_fixed"))
-                     + f" | {e['gflops_60s_fixed']:.0f} | {e['fraction_of_gemm_limit']:.0%} |")
-    lines.append(f"| funasr (torch) | | | | | | {r['funasr']['encoder_60s']['median_s']:.3f} | "
-                 f"{r['work']['encoder_flops_60s']['total'] / r['funasr']['encoder_60s']['median_s'] / 1e9:.0f} | |")
+        lines.append(
+            f"| {prec} | "
+            + " | ".join(
+                _f(e[c]["median_s"], 3)
+                for c in ("3s_real", "3s_bucket", "10s_real", "10s_bucket", "60s_real", "60s_fixed")
+            )
+            + f" | {e['gflops_60s_fixed']:.0f} | {e['fraction_of_gemm_limit']:.0%} |"
+        )
+    lines.append(
+        f"| funasr (torch) | | | | | | {r['funasr']['encoder_60s']['median_s']:.3f} | "
+        f"{r['work']['encoder_flops_60s']['total'] / r['funasr']['encoder_60s']['median_s'] / 1e9:.0f} | |"
+    )
     acc = r["int8_accuracy"]
-    kernel = {"int32": "int32 sums (VNNI/AMX); the AVX2-only kernel's speed is not measured on this machine",
-              "int16-pairs": "int16 pair sums (AVX2 without VNNI)"}.get(acc["int8_kernel"], acc["int8_kernel"])
-    lines += ["", f"int8 timings are for this CPU's int8 kernel: {kernel}. int8 vs fp32 on "
-              f"{len(acc['windows'])} x 60 s of speech: max relative error {acc['max_rel_error']:.3f} (encoder and "
-              f"adaptor), CTC best token on {_pct(acc['min_ctc_frame_agreement'])} of frames or more."]
-    lines += ["", f"60 s window = {r['work']['window_frames']} frames = "
-              f"{r['work']['encoder_flops_60s']['total'] / 1e9:.0f} GFLOP; buckets: short "
-              f"{r['encoder']['fp32']['short_bucket_frames']} frames, window {r['work']['window_frames']}.", "",
-              "## Decoder (llama.cpp)", "",
-              "| GGUF | prefill tok/s | prefill s (reused prefix) | generate tok/s | on all cores | on 1 thread "
-              "| MB/token | bound tok/s | of bandwidth | ceiling (cores x 1 thread) |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    kernel = {
+        "int32": "int32 sums (VNNI/AMX); the AVX2-only kernel's speed is not measured on this machine",
+        "int16-pairs": "int16 pair sums (AVX2 without VNNI)",
+    }.get(acc["int8_kernel"], acc["int8_kernel"])
+    lines += [
+        "",
+        f"int8 timings are for this CPU's int8 kernel: {kernel}. int8 vs fp32 on "
+        f"{len(acc['windows'])} x 60 s of speech: max relative error {acc['max_rel_error']:.3f} (encoder and "
+        f"adaptor), CTC best token on {_pct(acc['min_ctc_frame_agreement'])} of frames or more.",
+    ]
+    lines += [
+        "",
+        f"60 s window = {r['work']['window_frames']} frames = "
+        f"{r['work']['encoder_flops_60s']['total'] / 1e9:.0f} GFLOP; buckets: short "
+        f"{r['encoder']['fp32']['short_bucket_frames']} frames, window {r['work']['window_frames']}.",
+        "",
+        "## Decoder (llama.cpp)",
+        "",
+        "| GGUF | prefill tok/s | prefill s (reused prefix) | generate tok/s | on all cores | on 1 thread "
+        "| MB/token | bound tok/s | of bandwidth | ceiling (cores x 1 thread) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for q, d in r["decoder"].items():
-        lines.append(f"| {q} | {d['prefill_cold_tok_s']:.0f} | {d['prefill_reused_prefix']['median_s']:.3f} | "
-                     f"{d['gen_tok_s']:.1f} ({d.get('threads', '?')} thr) | "
-                     f"{_f(d.get('gen_tok_s_all_cores'), 1)} ({d.get('all_cores_threads', '?')} thr) | "
-                     f"{_f(d.get('gen_tok_s_one_thread'), 1)} | "
-                     f"{d['bytes_per_token']['total'] / 1e6:.0f} | "
-                     f"{d['bandwidth_bound_tok_s']:.0f} | {d['fraction_of_bandwidth_limit']:.0%} | "
-                     f"{_pct(d.get('kernel_ceiling_fraction'))} |")
-    lines.append(f"| funasr (transformers fp32) | {r['funasr']['prefill']['tok_s']:.0f} | | "
-                 f"{_f(r['funasr']['generation_tok_s'], 1)} | | | | | | |")
+        lines.append(
+            f"| {q} | {d['prefill_cold_tok_s']:.0f} | {d['prefill_reused_prefix']['median_s']:.3f} | "
+            f"{d['gen_tok_s']:.1f} ({d.get('threads', '?')} thr) | "
+            f"{_f(d.get('gen_tok_s_all_cores'), 1)} ({d.get('all_cores_threads', '?')} thr) | "
+            f"{_f(d.get('gen_tok_s_one_thread'), 1)} | "
+            f"{d['bytes_per_token']['total'] / 1e6:.0f} | "
+            f"{d['bandwidth_bound_tok_s']:.0f} | {d['fraction_of_bandwidth_limit']:.0%} | "
+            f"{_pct(d.get('kernel_ceiling_fraction'))} |"
+        )
+    lines.append(
+        f"| funasr (transformers fp32) | {r['funasr']['prefill']['tok_s']:.0f} | | "
+        f"{_f(r['funasr']['generation_tok_s'], 1)} | | | | | | |"
+    )
     tj = r["tingji"]
-    lines += ["", "## Dictation, load, memory (int8 encoder + q5_k decoder)", "",
-              f"* 3 s utterance to text ({tj['dictation_3s']['tokens']} tokens): median "
-              f"{tj['dictation_3s']['median_s']:.3f} s (first call {tj['dictation_3s']['first_call_s']:.3f} s); "
-              f"stages {tj['dictation_3s']['timings_of_median']}; funasr {r['funasr']['dictation_3s']['median_s']:.3f} s.",
-              f"* load + warm-up: {tj['load_and_warm_s']:.2f} s from import (Engine alone {tj['engine_load_s']:.2f} s); "
-              f"funasr load {r['funasr']['load_s']:.1f} s.",
-              f"* process start to a finished 3 s take (fresh processes, median of {r['first_result']['reps']}): "
-              f"{r['first_result']['median_s']:.3f} s (ready at {r['first_result']['ready_median_s']:.3f} s, take "
-              f"{r['first_result']['take_median_s']:.3f} s); all {r['first_result']['all_s']}.",
-              f"* peak RSS {tj['peak_rss_mb']:.0f} MB (after load {tj['rss_after_load_mb']}; after the first take "
-              f"{tj.get('rss_after_dictation_mb')}); fp32+f16 {r['tingji_fp32_f16']['peak_rss_mb']:.0f} MB "
-              f"(with the same dictation takes); funasr {r['funasr']['peak_rss_mb']:.0f} MB.",
-              "", "## Exports", "", "| config | wall s | peak RSS MB | encoder MB | CTC MB | decoder MB | cached |",
-              "|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Dictation, load, memory (int8 encoder + q5_k decoder)",
+        "",
+        f"* 3 s utterance to text ({tj['dictation_3s']['tokens']} tokens): median "
+        f"{tj['dictation_3s']['median_s']:.3f} s (first call {tj['dictation_3s']['first_call_s']:.3f} s); "
+        f"stages {tj['dictation_3s']['timings_of_median']}; funasr {r['funasr']['dictation_3s']['median_s']:.3f} s.",
+        f"* load + warm-up: {tj['load_and_warm_s']:.2f} s from import (Engine alone {tj['engine_load_s']:.2f} s); "
+        f"funasr load {r['funasr']['load_s']:.1f} s.",
+        f"* process start to a finished 3 s take (fresh processes, median of {r['first_result']['reps']}): "
+        f"{r['first_result']['median_s']:.3f} s (ready at {r['first_result']['ready_median_s']:.3f} s, take "
+        f"{r['first_result']['take_median_s']:.3f} s); all {r['first_result']['all_s']}.",
+        f"* peak RSS {tj['peak_rss_mb']:.0f} MB (after load {tj['rss_after_load_mb']}; after the first take "
+        f"{tj.get('rss_after_dictation_mb')}); fp32+f16 {r['tingji_fp32_f16']['peak_rss_mb']:.0f} MB "
+        f"(with the same dictation takes); funasr {r['funasr']['peak_rss_mb']:.0f} MB.",
+        "",
+        "## Exports",
+        "",
+        "| config | wall s | peak RSS MB | encoder MB | CTC MB | decoder MB | cached |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for n, e in doc["exports"].items():
-        lines.append(f"| {n} | {e['wall_s']:.0f} | {e['peak_rss_mb']:.0f} | {e['encoder_bytes'] / 1e6:.0f} | "
-                     f"{e['ctc_bytes'] / 1e6:.0f} | {e['decoder_bytes'] / 1e6:.0f} | {e['cached']} |")
+        lines.append(
+            f"| {n} | {e['wall_s']:.0f} | {e['peak_rss_mb']:.0f} | {e['encoder_bytes'] / 1e6:.0f} | "
+            f"{e['ctc_bytes'] / 1e6:.0f} | {e['decoder_bytes'] / 1e6:.0f} | {e['cached']} |"
+        )
     lines += peer_markdown(r)
     lines += sensevoice.markdown(r["sensevoice"], doc["summary"])
     lines.append("")
@@ -468,30 +620,43 @@ def funasr_runtime_row(r: dict[str, Any]) -> str:
         return f"| FunASR C++ runtime peer skipped: {fr['skipped']} | | | | | | | |"
     e = fr["e2e"]
     st = e["stages"]
-    return (f"| FunASR C++ runtime (llama-funasr-cli, {e['encoder_wtype']} encoder), forced budget | {fr['budget']} | "
-            f"{e['tokens_total']} | {e['wall_s']:.1f} | {e['rtf']:.3f} | {st['fbank_s'] + st['enc_s']:.1f} | "
-            f"{st['prefill_s']:.1f} | {st['gen_s']:.1f} |")
+    return (
+        f"| FunASR C++ runtime (llama-funasr-cli, {e['encoder_wtype']} encoder), forced budget | {fr['budget']} | "
+        f"{e['tokens_total']} | {e['wall_s']:.1f} | {e['rtf']:.3f} | {st['fbank_s'] + st['enc_s']:.1f} | "
+        f"{st['prefill_s']:.1f} | {st['gen_s']:.1f} |"
+    )
 
 
 def peer_markdown(r: dict[str, Any]) -> list[str]:
     fr = r.get("funasr_runtime") or {"skipped": "not requested"}
     enc = r.get("encoder", {}).get("int8")
-    return funasr_runtime.markdown(None if "skipped" in fr else fr, fr.get("skipped"), r["tingji"]["e2e_budget"],
-                                   r["tingji"]["peak_rss_mb"], enc["60s_fixed"]["median_s"] if enc else None)
+    return funasr_runtime.markdown(
+        None if "skipped" in fr else fr,
+        fr.get("skipped"),
+        r["tingji"]["e2e_budget"],
+        r["tingji"]["peak_rss_mb"],
+        enc["60s_fixed"]["median_s"] if enc else None,
+    )
 
 
 def peer_only_markdown(doc: dict[str, Any]) -> str:
     m, r = doc["machine"], doc["results"]
-    lines = [f"# Tingji beside FunASR's C++ runtime ({'quick, tiny model' if doc['quick'] else 'full size'}, "
-             f"--only funasr_runtime)", "",
-             f"{doc['date']} on {m.get('cpu', '?')} ({cpu_flags(m)}), {m['usable_cores']} cores; load average at "
-             f"start {doc['load']['start'][0]:.2f}, at end {doc['load']['end'][0]:.2f}. Run took {doc['run_s']:.0f} s.",
-             "", "| run | tokens/window | tokens | wall s | RTF | encode s | prefill s | generate s |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Tingji beside FunASR's C++ runtime ({'quick, tiny model' if doc['quick'] else 'full size'}, "
+        f"--only funasr_runtime)",
+        "",
+        f"{doc['date']} on {m.get('cpu', '?')} ({cpu_flags(m)}), {m['usable_cores']} cores; load average at "
+        f"start {doc['load']['start'][0]:.2f}, at end {doc['load']['end'][0]:.2f}. Run took {doc['run_s']:.0f} s.",
+        "",
+        "| run | tokens/window | tokens | wall s | RTF | encode s | prefill s | generate s |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     e = r["tingji"]["e2e_budget"]
     t = e["timings"]
-    lines.append(f"| Tingji int8+q5_k, forced budget | {e['max_tokens']} | {e['tokens_total']} | {e['wall_s']:.1f} | "
-                 f"{e['rtf']:.3f} | {t['encode'] + t.get('ctc', 0):.1f} | {t['prefill']:.1f} | {t['generate']:.1f} |")
+    lines.append(
+        f"| Tingji int8+q5_k, forced budget | {e['max_tokens']} | {e['tokens_total']} | {e['wall_s']:.1f} | "
+        f"{e['rtf']:.3f} | {t['encode'] + t.get('ctc', 0):.1f} | {t['prefill']:.1f} | {t['generate']:.1f} |"
+    )
     lines.append(funasr_runtime_row(r))
     lines += peer_markdown(r)
     lines += ["## Summary", "", "```", json.dumps(doc["summary"], indent=1, default=str), "```", ""]
@@ -507,18 +672,38 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="tiny model, few repetitions (CI)")
     ap.add_argument("--cache-dir", type=Path, default=BENCH / ".cache", help="where builds are cached")
     ap.add_argument("--results-dir", type=Path, default=BENCH / "results")
-    ap.add_argument("--quiet-below", type=float, default=None, metavar="CORES",
-                    help="before each stage wait until other jobs use fewer than CORES cores")
+    ap.add_argument(
+        "--quiet-below",
+        type=float,
+        default=None,
+        metavar="CORES",
+        help="before each stage wait until other jobs use fewer than CORES cores",
+    )
     ap.add_argument("--quiet-wait", type=float, default=300, metavar="S", help="longest wait per stage")
-    ap.add_argument("--funasr-runtime", type=Path, metavar="DIR",
-                    help="FunASR checkout (or its runtime/llama.cpp folder): run its C++ llama-funasr-cli as a peer")
-    ap.add_argument("--funasr-llama-src", type=Path, metavar="DIR",
-                    help="llama.cpp source to build the C++ runtime against (llama-cpp-python's vendor/llama.cpp); "
-                         "default: the runtime fetches its pinned commit")
-    ap.add_argument("--funasr-runtime-work", type=Path, metavar="DIR",
-                    help="where the runtime is copied, edited and built (default: <cache>/funasr-runtime)")
-    ap.add_argument("--only", choices=["funasr_runtime"],
-                    help="run only this peer and the Tingji stages it is compared with (no goals check)")
+    ap.add_argument(
+        "--funasr-runtime",
+        type=Path,
+        metavar="DIR",
+        help="FunASR checkout (or its runtime/llama.cpp folder): run its C++ llama-funasr-cli as a peer",
+    )
+    ap.add_argument(
+        "--funasr-llama-src",
+        type=Path,
+        metavar="DIR",
+        help="llama.cpp source to build the C++ runtime against (llama-cpp-python's vendor/llama.cpp); "
+        "default: the runtime fetches its pinned commit",
+    )
+    ap.add_argument(
+        "--funasr-runtime-work",
+        type=Path,
+        metavar="DIR",
+        help="where the runtime is copied, edited and built (default: <cache>/funasr-runtime)",
+    )
+    ap.add_argument(
+        "--only",
+        choices=["funasr_runtime"],
+        help="run only this peer and the Tingji stages it is compared with (no goals check)",
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--child-args", help=argparse.SUPPRESS)
     ap.add_argument("--child-out", help=argparse.SUPPRESS)
@@ -528,9 +713,9 @@ def main(argv: list[str] | None = None) -> int:
         from qwen3_asr import STAGES as QWEN3_STAGES
         from stages import STAGES
 
-        result = {**STAGES, **sensevoice.STAGES, **QWEN3_STAGES, **int8_accuracy.STAGES,
-                  **funasr_runtime.STAGES}[args.child](
-            json.loads(args.child_args))
+        result = {**STAGES, **sensevoice.STAGES, **QWEN3_STAGES, **int8_accuracy.STAGES, **funasr_runtime.STAGES}[
+            args.child
+        ](json.loads(args.child_args))
         Path(args.child_out).write_text(json.dumps(strip_private(result)))
         return 0
 
@@ -549,8 +734,14 @@ def main(argv: list[str] | None = None) -> int:
         return write_peer_only(args, built, peer, t0, load_start)
     results = measure(built, args.quick, peer)
     # Qwen3-ASR, both sizes, after Nano's stages (benchmarks/qwen3_asr.py).
-    q3 = qwen3_asr.measure(qwen3_asr.build(cache, args.quick, log=log), built["audio"], args.quick,
-                           60.0, nano_model=built["models"][PRIMARY], log=log)
+    q3 = qwen3_asr.measure(
+        qwen3_asr.build(cache, args.quick, log=log),
+        built["audio"],
+        args.quick,
+        60.0,
+        nano_model=built["models"][PRIMARY],
+        log=log,
+    )
     results["summary"].update(q3["summary"])
     results["qwen3_asr"] = q3["results"]
     doc = {
@@ -578,14 +769,24 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def write_peer_only(args: argparse.Namespace, built: dict[str, Any], peer: dict[str, Any], t0: float,
-                    load_start: tuple[float, float, float]) -> int:
+def write_peer_only(
+    args: argparse.Namespace,
+    built: dict[str, Any],
+    peer: dict[str, Any],
+    t0: float,
+    load_start: tuple[float, float, float],
+) -> int:
     results = measure_peer_only(built, args.quick, peer)
-    doc = {"quick": args.quick, "only": "funasr_runtime",
-           "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine(),
-           "load": {"start": load_start, "end": os.getloadavg(), "usable_cores": usable_cores()},
-           "run_s": time.perf_counter() - t0, "summary": results["summary"],
-           "results": {k: v for k, v in results.items() if k != "summary"}}
+    doc = {
+        "quick": args.quick,
+        "only": "funasr_runtime",
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": machine(),
+        "load": {"start": load_start, "end": os.getloadavg(), "usable_cores": usable_cores()},
+        "run_s": time.perf_counter() - t0,
+        "summary": results["summary"],
+        "results": {k: v for k, v in results.items() if k != "summary"},
+    }
     args.results_dir.mkdir(parents=True, exist_ok=True)
     (args.results_dir / "latest.json").write_text(json.dumps(strip_private(doc), indent=2, default=str) + "\n")
     (args.results_dir / "latest.md").write_text(peer_only_markdown(doc))

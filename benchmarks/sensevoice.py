@@ -26,15 +26,25 @@ import json
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (BENCH, build_checkpoint, export_is_current, machine, rss_now_mb, run_child, strip_private,  # noqa: E402
-                    timed, vm_hwm_mb)
+from common import (
+    BENCH,
+    build_checkpoint,
+    export_is_current,
+    machine,
+    rss_now_mb,
+    run_child,
+    strip_private,  # noqa: E402
+    timed,
+    vm_hwm_mb,
+)
 
 THREADS = 2
 SAMPLE_RATE = 16000
@@ -77,8 +87,12 @@ def build(cache: Path, quick: bool, log: Callable[[str], None] = print) -> dict[
         if stats["returncode"] != 0:
             raise RuntimeError("SenseVoice export failed:\n" + "\n".join(stats.get("stderr_tail", [])))
         stats_path.write_text(json.dumps(stats, indent=2))
-    built: dict[str, Any] = {"checkpoint": str(ckpt), "model": str(model), "export": json.loads(stats_path.read_text()),
-                             "audio": str(make_long(cache / "long60.wav", 60))}
+    built: dict[str, Any] = {
+        "checkpoint": str(ckpt),
+        "model": str(model),
+        "export": json.loads(stats_path.read_text()),
+        "audio": str(make_long(cache / "long60.wav", 60)),
+    }
     why = sherpa_sensevoice.unavailable()
     if why is None:
         try:
@@ -104,8 +118,11 @@ def stage_tingji(a: dict[str, Any]) -> dict[str, Any]:
     from tingji.engine.families.base import RecognizeOptions
 
     engine = Engine(a["model"], provider="cpu", threads=THREADS)
-    out: dict[str, Any] = {"load_and_warm_s": round(time.perf_counter() - t0, 3), "threads": THREADS,
-                           "rss_after_load_mb": rss_now_mb()}
+    out: dict[str, Any] = {
+        "load_and_warm_s": round(time.perf_counter() - t0, 3),
+        "threads": THREADS,
+        "rss_after_load_mb": rss_now_mb(),
+    }
     utt = make_utterance(3.0)
     first = time.perf_counter()
     engine.live.transcribe(utt)
@@ -116,8 +133,11 @@ def stage_tingji(a: dict[str, Any]) -> dict[str, Any]:
         tr = engine.live.transcribe(utt)
         runs.append((time.perf_counter() - t, tr))
     runs.sort(key=lambda r: r[0])
-    out["dictation_3s"] = {"median_s": runs[len(runs) // 2][0], "all_s": [round(r[0], 4) for r in runs],
-                           "timings_of_median": {k: round(v, 4) for k, v in runs[len(runs) // 2][1].timings.items()}}
+    out["dictation_3s"] = {
+        "median_s": runs[len(runs) // 2][0],
+        "all_s": [round(r[0], 4) for r in runs],
+        "timings_of_median": {k: round(v, 4) for k, v in runs[len(runs) // 2][1].timings.items()},
+    }
     rec, window_s = engine.recognizer, engine.manifest.window_seconds
     speech = _audio(a["audio"], 60.0)
     lane = engine.files.state
@@ -125,9 +145,12 @@ def stage_tingji(a: dict[str, Any]) -> dict[str, Any]:
     out[f"window_{window_s:g}s"] = _median(timed(window, a["reps_long"]))
     t = time.perf_counter()
     tr = engine.transcribe(speech)
-    out["audio_60s"] = {"first_s": round(time.perf_counter() - t, 3), "windows": tr.windows,
-                        **_median(timed(functools.partial(engine.transcribe, speech), a["reps_long"], warmup=0)),
-                        "timings": {k: round(v, 3) for k, v in tr.timings.items()}}
+    out["audio_60s"] = {
+        "first_s": round(time.perf_counter() - t, 3),
+        "windows": tr.windows,
+        **_median(timed(functools.partial(engine.transcribe, speech), a["reps_long"], warmup=0)),
+        "timings": {k: round(v, 3) for k, v in tr.timings.items()},
+    }
     out["window_seconds"] = window_s
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
     engine.close()
@@ -137,20 +160,23 @@ def stage_tingji(a: dict[str, Any]) -> dict[str, Any]:
 def stage_sherpa(a: dict[str, Any]) -> dict[str, Any]:
     """sherpa-onnx's OfflineRecognizer on its own int8 export: 3 s, 10 s and 60 s in one pass each."""
     import sherpa_onnx
-
     from speech import make_utterance
 
     t0 = time.perf_counter()
-    rec = sherpa_onnx.OfflineRecognizer.from_sense_voice(model=a["model"], tokens=a["tokens"], num_threads=THREADS,
-                                                         use_itn=True, language="auto")
+    rec = sherpa_onnx.OfflineRecognizer.from_sense_voice(
+        model=a["model"], tokens=a["tokens"], num_threads=THREADS, use_itn=True, language="auto"
+    )
 
     def decode(samples: np.ndarray) -> None:
         stream = rec.create_stream()
         stream.accept_waveform(SAMPLE_RATE, samples)
         rec.decode_stream(stream)  # the result is not read: random weights give bytes that are not UTF-8
 
-    out: dict[str, Any] = {"load_s": round(time.perf_counter() - t0, 3), "threads": THREADS,
-                           "model": Path(a["model"]).name}
+    out: dict[str, Any] = {
+        "load_s": round(time.perf_counter() - t0, 3),
+        "threads": THREADS,
+        "model": Path(a["model"]).name,
+    }
     speech = _audio(a["audio"], 60.0)
     out["dictation_3s"] = _median(timed(functools.partial(decode, make_utterance(3.0)), a["reps_short"]))
     out["audio_10s"] = _median(timed(functools.partial(decode, speech[: 10 * SAMPLE_RATE]), a["reps_short"]))
@@ -167,13 +193,14 @@ def stage_paired(a: dict[str, Any]) -> dict[str, Any]:
     minutes apart. (Memory is measured in the separate stages.)
     """
     import sherpa_onnx
-
     from speech import make_utterance
+
     from tingji.engine import Engine
 
     engine = Engine(a["model"], provider="cpu", threads=THREADS)
-    rec = sherpa_onnx.OfflineRecognizer.from_sense_voice(model=a["sherpa_model"], tokens=a["tokens"],
-                                                         num_threads=THREADS, use_itn=True, language="auto")
+    rec = sherpa_onnx.OfflineRecognizer.from_sense_voice(
+        model=a["sherpa_model"], tokens=a["tokens"], num_threads=THREADS, use_itn=True, language="auto"
+    )
 
     def sherpa(samples: np.ndarray) -> None:
         stream = rec.create_stream()
@@ -181,21 +208,26 @@ def stage_paired(a: dict[str, Any]) -> dict[str, Any]:
         rec.decode_stream(stream)
 
     out: dict[str, Any] = {"threads": THREADS}
-    cases = {"3s": (make_utterance(3.0), engine.live.transcribe, a["reps_short"]),
-             "60s": (_audio(a["audio"], 60.0), engine.transcribe, a["reps_long"])}
+    cases = {
+        "3s": (make_utterance(3.0), engine.live.transcribe, a["reps_short"]),
+        "60s": (_audio(a["audio"], 60.0), engine.transcribe, a["reps_long"]),
+    }
     for name, (samples, tingji, reps) in cases.items():
         tingji(samples)
         sherpa(samples)
         pairs = []
         for i in range(reps):
             times = {}
-            for who in (("tingji", "sherpa") if i % 2 == 0 else ("sherpa", "tingji")):
+            for who in ("tingji", "sherpa") if i % 2 == 0 else ("sherpa", "tingji"):
                 t = time.perf_counter()
                 (tingji if who == "tingji" else sherpa)(samples)
                 times[who] = time.perf_counter() - t
             pairs.append(times)
-        out[name] = {"tingji_s": [round(p["tingji"], 4) for p in pairs], "sherpa_s": [round(p["sherpa"], 4) for p in pairs],
-                     "speedup_median": float(np.median([p["sherpa"] / p["tingji"] for p in pairs]))}
+        out[name] = {
+            "tingji_s": [round(p["tingji"], 4) for p in pairs],
+            "sherpa_s": [round(p["sherpa"], 4) for p in pairs],
+            "speedup_median": float(np.median([p["sherpa"] / p["tingji"] for p in pairs])),
+        }
     engine.close()
     return out
 
@@ -203,9 +235,9 @@ def stage_paired(a: dict[str, Any]) -> dict[str, Any]:
 def stage_funasr(a: dict[str, Any]) -> dict[str, Any]:
     """funasr's SenseVoiceSmall (torch fp32, dither 0), 3 s and 60 s in one pass each."""
     import torch
+    from speech import make_utterance
 
     from tests.support.reference_sense_voice import SenseVoiceReference
-    from speech import make_utterance
 
     t0 = time.perf_counter()
     ref = SenseVoiceReference(Path(a["checkpoint"]))
@@ -220,6 +252,7 @@ def stage_funasr(a: dict[str, Any]) -> dict[str, Any]:
 def stage_two_models(a: dict[str, Any]) -> dict[str, Any]:
     """The app's expected pairing in one process: Fun-ASR-Nano for files, SenseVoice for dictation; peak RSS."""
     from speech import make_utterance
+
     from tingji.engine import Engine
 
     files, live = Engine(a["nano_model"], provider="cpu"), Engine(a["model"], provider="cpu", threads=THREADS)
@@ -237,15 +270,25 @@ def stage_two_models(a: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-STAGES = {"sv_tingji": stage_tingji, "sv_sherpa": stage_sherpa, "sv_paired": stage_paired,
-          "sv_funasr": stage_funasr, "sv_two_models": stage_two_models}
+STAGES = {
+    "sv_tingji": stage_tingji,
+    "sv_sherpa": stage_sherpa,
+    "sv_paired": stage_paired,
+    "sv_funasr": stage_funasr,
+    "sv_two_models": stage_two_models,
+}
 
 
 # -- measuring and reporting -----------------------------------------------------------------
 
 
-def measure(built: dict[str, Any], quick: bool, log: Callable[[str], None] = print,
-            nano_model: str | None = None, peers: tuple[str, ...] = ("sherpa", "funasr")) -> dict[str, Any]:
+def measure(
+    built: dict[str, Any],
+    quick: bool,
+    log: Callable[[str], None] = print,
+    nano_model: str | None = None,
+    peers: tuple[str, ...] = ("sherpa", "funasr"),
+) -> dict[str, Any]:
     """Tingji and the `peers`; `nano_model` (a Fun-ASR-Nano folder) adds the two-models memory figure."""
     reps = {"reps_short": 3 if quick else 9, "reps_long": 1 if quick else 3}
     res: dict[str, Any] = {"weights": "tiny" if quick else "full-size", "export": built["export"]}
@@ -253,25 +296,43 @@ def measure(built: dict[str, Any], quick: bool, log: Callable[[str], None] = pri
     res["tingji"] = run_child("sv_tingji", {"model": built["model"], "audio": built["audio"], **reps}, log=log)
     if "sherpa" in peers and "sherpa" in built:
         log("SenseVoice-Small: sherpa-onnx")
-        res["sherpa"] = run_child("sv_sherpa", {"model": built["sherpa"]["model_int8"],
-                                                "tokens": built["sherpa"]["tokens"], "audio": built["audio"], **reps},
-                                  log=log)
+        res["sherpa"] = run_child(
+            "sv_sherpa",
+            {
+                "model": built["sherpa"]["model_int8"],
+                "tokens": built["sherpa"]["tokens"],
+                "audio": built["audio"],
+                **reps,
+            },
+            log=log,
+        )
         log("SenseVoice-Small: Tingji and sherpa-onnx alternating")
-        res["paired"] = run_child("sv_paired", {"model": built["model"], "sherpa_model": built["sherpa"]["model_int8"],
-                                                "tokens": built["sherpa"]["tokens"], "audio": built["audio"],
-                                                "reps_short": 3 if quick else 15, "reps_long": 1 if quick else 5},
-                                  log=log)
+        res["paired"] = run_child(
+            "sv_paired",
+            {
+                "model": built["model"],
+                "sherpa_model": built["sherpa"]["model_int8"],
+                "tokens": built["sherpa"]["tokens"],
+                "audio": built["audio"],
+                "reps_short": 3 if quick else 15,
+                "reps_long": 1 if quick else 5,
+            },
+            log=log,
+        )
     elif "sherpa" in peers:
         res["sherpa_skipped"] = built["sherpa_skipped"]
     if "funasr" in peers:
         log("SenseVoice-Small: funasr")
-        res["funasr"] = run_child("sv_funasr", {"checkpoint": built["checkpoint"], "audio": built["audio"], **reps},
-                                  log=log)
+        res["funasr"] = run_child(
+            "sv_funasr", {"checkpoint": built["checkpoint"], "audio": built["audio"], **reps}, log=log
+        )
     if nano_model is not None:
         log("SenseVoice-Small and Fun-ASR-Nano loaded together")
-        res["two_models"] = run_child("sv_two_models", {"model": built["model"], "nano_model": nano_model,
-                                                        "audio": built["audio"], "budget": 8 if quick else 200},
-                                      log=log)
+        res["two_models"] = run_child(
+            "sv_two_models",
+            {"model": built["model"], "nano_model": nano_model, "audio": built["audio"], "budget": 8 if quick else 200},
+            log=log,
+        )
     return res
 
 
@@ -295,10 +356,12 @@ def summary(res: dict[str, Any]) -> dict[str, Any]:
         # Headline ratios from alternating runs (same load); the separate stages' ratio for the record.
         out["sensevoice_speedup_vs_sherpa_3s"] = paired["3s"]["speedup_median"]
         out["sensevoice_speedup_vs_sherpa_60s"] = paired["60s"]["speedup_median"]
-        out["sensevoice_speedup_vs_sherpa_3s_separate_stages"] = (sh["dictation_3s"]["median_s"]
-                                                                  / tj["dictation_3s"]["median_s"])
-        out["sensevoice_speedup_vs_sherpa_60s_separate_stages"] = (sh["audio_60s"]["median_s"]
-                                                                   / tj["audio_60s"]["median_s"])
+        out["sensevoice_speedup_vs_sherpa_3s_separate_stages"] = (
+            sh["dictation_3s"]["median_s"] / tj["dictation_3s"]["median_s"]
+        )
+        out["sensevoice_speedup_vs_sherpa_60s_separate_stages"] = (
+            sh["audio_60s"]["median_s"] / tj["audio_60s"]["median_s"]
+        )
         out["sensevoice_sherpa_peak_rss_mb"] = sh["peak_rss_mb"]
     if "two_models" in res:
         out["peak_rss_two_models_mb"] = res["two_models"]["peak_rss_mb"]
@@ -309,24 +372,35 @@ def markdown(res: dict[str, Any], summ: dict[str, Any]) -> list[str]:
     """The results section for latest.md: one row per system."""
     tj, sh, fa = res["tingji"], res.get("sherpa"), res.get("funasr")
     w = f"window_{tj['window_seconds']:g}s"
-    lines = ["", f"## SenseVoice-Small (2 threads, the same random {res['weights']} weights)", "",
-             f"| system | 3 s utterance | {tj['window_seconds']:g} s window | 60 s of speech | peak RSS MB |",
-             "|---|---|---|---|---|",
-             f"| Tingji int8 (VAD included) | {tj['dictation_3s']['median_s']:.3f} | {tj[w]['median_s']:.3f} | "
-             f"{tj['audio_60s']['median_s']:.3f} ({tj['audio_60s']['windows']} windows) | {tj['peak_rss_mb']:.0f} |"]
+    lines = [
+        "",
+        f"## SenseVoice-Small (2 threads, the same random {res['weights']} weights)",
+        "",
+        f"| system | 3 s utterance | {tj['window_seconds']:g} s window | 60 s of speech | peak RSS MB |",
+        "|---|---|---|---|---|",
+        f"| Tingji int8 (VAD included) | {tj['dictation_3s']['median_s']:.3f} | {tj[w]['median_s']:.3f} | "
+        f"{tj['audio_60s']['median_s']:.3f} ({tj['audio_60s']['windows']} windows) | {tj['peak_rss_mb']:.0f} |",
+    ]
     if sh is not None:
-        lines.append(f"| sherpa-onnx int8 (its export) | {sh['dictation_3s']['median_s']:.3f} | | "
-                     f"{sh['audio_60s']['median_s']:.3f} (one pass) | {sh['peak_rss_mb']:.0f} |")
+        lines.append(
+            f"| sherpa-onnx int8 (its export) | {sh['dictation_3s']['median_s']:.3f} | | "
+            f"{sh['audio_60s']['median_s']:.3f} (one pass) | {sh['peak_rss_mb']:.0f} |"
+        )
     if fa is not None:
-        lines.append(f"| funasr SenseVoiceSmall (torch fp32) | {fa['dictation_3s']['median_s']:.3f} | | "
-                     f"{fa['audio_60s']['median_s']:.3f} (one pass) | {fa['peak_rss_mb']:.0f} |")
+        lines.append(
+            f"| funasr SenseVoiceSmall (torch fp32) | {fa['dictation_3s']['median_s']:.3f} | | "
+            f"{fa['audio_60s']['median_s']:.3f} (one pass) | {fa['peak_rss_mb']:.0f} |"
+        )
     if sh is None:
         lines += ["", f"sherpa-onnx skipped: {res.get('sherpa_skipped', 'not run')}"]
     else:
-        lines += ["", f"Speed-up over sherpa-onnx (median of back-to-back pairs): 3 s "
-                  f"{summ['sensevoice_speedup_vs_sherpa_3s']:.2f}x, 60 s {summ['sensevoice_speedup_vs_sherpa_60s']:.2f}x "
-                  f"(separate stages: {summ['sensevoice_speedup_vs_sherpa_3s_separate_stages']:.2f}x, "
-                  f"{summ['sensevoice_speedup_vs_sherpa_60s_separate_stages']:.2f}x)."]
+        lines += [
+            "",
+            f"Speed-up over sherpa-onnx (median of back-to-back pairs): 3 s "
+            f"{summ['sensevoice_speedup_vs_sherpa_3s']:.2f}x, 60 s {summ['sensevoice_speedup_vs_sherpa_60s']:.2f}x "
+            f"(separate stages: {summ['sensevoice_speedup_vs_sherpa_3s_separate_stages']:.2f}x, "
+            f"{summ['sensevoice_speedup_vs_sherpa_60s_separate_stages']:.2f}x).",
+        ]
     return lines
 
 

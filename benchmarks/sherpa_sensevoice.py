@@ -39,12 +39,21 @@ SENSEVOICE_FILES = ("model.py", "utils/__init__.py", "utils/ctc_alignment.py")
 
 # (file, text to find, replacement): each must match exactly once, or the sources changed under us.
 EDITS = [
-    ("model.py", "    def __init__(self, d_model=80, dropout_rate=0.1):\n        pass\n",
-     "    def __init__(self, d_model=80, dropout_rate=0.1):\n        super().__init__()\n"),
-    ("export-onnx.py", 'model="iic/SenseVoiceSmall", device="cpu"',
-     'model=os.environ["SENSEVOICE_CHECKPOINT"], device="cpu", disable_update=True'),
-    ("export-onnx.py", "        opset_version=opset_version,\n",
-     "        opset_version=opset_version,\n        dynamo=False,\n"),
+    (
+        "model.py",
+        "    def __init__(self, d_model=80, dropout_rate=0.1):\n        pass\n",
+        "    def __init__(self, d_model=80, dropout_rate=0.1):\n        super().__init__()\n",
+    ),
+    (
+        "export-onnx.py",
+        'model="iic/SenseVoiceSmall", device="cpu"',
+        'model=os.environ["SENSEVOICE_CHECKPOINT"], device="cpu", disable_update=True',
+    ),
+    (
+        "export-onnx.py",
+        "        opset_version=opset_version,\n",
+        "        opset_version=opset_version,\n        dynamo=False,\n",
+    ),
 ]
 
 
@@ -72,9 +81,11 @@ def sources() -> tuple[dict[str, str] | None, str]:
     files.update({name: _source(sense, name) for name in SENSEVOICE_FILES})
     missing = [name for name, text in files.items() if text is None]
     if missing:
-        return None, (f"sources not found ({', '.join(missing)}): set TINGJI_SHERPA_ONNX_REPO to a copy of "
-                      "github.com/k2-fsa/sherpa-onnx and TINGJI_SENSEVOICE_REPO to one of "
-                      "github.com/FunAudioLLM/SenseVoice")
+        return None, (
+            f"sources not found ({', '.join(missing)}): set TINGJI_SHERPA_ONNX_REPO to a copy of "
+            "github.com/k2-fsa/sherpa-onnx and TINGJI_SENSEVOICE_REPO to one of "
+            "github.com/FunAudioLLM/SenseVoice"
+        )
     return files, ""  # type: ignore[return-value]
 
 
@@ -117,7 +128,12 @@ def build(checkpoint: Path, out: Path) -> dict[str, Any]:
     for name in ("model.onnx", "model.int8.onnx", "tokens.txt"):
         shutil.move(str(work / name), out / name)
     shutil.rmtree(work, ignore_errors=True)
-    info = {"export_s": round(seconds, 1), "model": str(out / "model.onnx"), "model_int8": str(out / "model.int8.onnx"),
-            "tokens": str(out / "tokens.txt"), "edits": [f"{name}: {find.strip()!r}" for name, find, _ in EDITS]}
+    info = {
+        "export_s": round(seconds, 1),
+        "model": str(out / "model.onnx"),
+        "model_int8": str(out / "model.int8.onnx"),
+        "tokens": str(out / "tokens.txt"),
+        "edits": [f"{name}: {find.strip()!r}" for name, find, _ in EDITS],
+    }
     done.write_text(json.dumps(info, indent=2))
     return info

@@ -44,8 +44,11 @@ def _espeak(text: str, voice: str, speed: int, pitch: int) -> np.ndarray:
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "s.wav"
-        subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch), "-w", str(path), text],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch), "-w", str(path), text],
+            check=True,
+            capture_output=True,
+        )
         return audio.load(path)
 
 
@@ -90,5 +93,5 @@ def make_utterance(seconds: float = 3.0, seed: int = 1) -> np.ndarray:
     out = np.zeros(total, np.float32)
     lead = int(0.1 * SAMPLE_RATE)
     take = min(len(speech), total - lead - int(0.2 * SAMPLE_RATE))
-    out[lead:lead + take] = speech[:take]
+    out[lead : lead + take] = speech[:take]
     return out + rng.standard_normal(total).astype(np.float32) * 1e-3

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from common import rss_now_mb, strip_private, timed, usable_cores, vm_hwm_mb
 
 SAMPLE_RATE = 16000
@@ -93,8 +92,13 @@ def encoder(a: dict[str, Any]) -> dict[str, Any]:
         fixed.encode(feats[60])
         pairs.append((time.perf_counter() - t, gflops))
     times = [p[0] for p in pairs]
-    out["60s_fixed"] = {"median_s": float(np.median(times)), "min_s": min(times), "max_s": max(times),
-                        "reps": len(times), "all_s": [round(x, 4) for x in times]}
+    out["60s_fixed"] = {
+        "median_s": float(np.median(times)),
+        "min_s": min(times),
+        "max_s": max(times),
+        "reps": len(times),
+        "all_s": [round(x, 4) for x in times],
+    }
     out["gemm_probe_gflops"] = [round(p[1], 1) for p in pairs]
     out["flops_60s"] = a["flops_60s"]
     out["fraction_of_paired_gemm"] = float(np.median([a["flops_60s"] / t / (g * 1e9) for t, g in pairs]))
@@ -113,8 +117,8 @@ def encoder(a: dict[str, Any]) -> dict[str, Any]:
 def decoder(a: dict[str, Any]) -> dict[str, Any]:
     """llama.cpp prefill and generation speed with a forced token count (EOS disabled, no loop guard)."""
     from tingji.engine.decoder import DecodeOptions, open_decoder
-    from tingji.engine.manifest import load_manifest
     from tingji.engine.families.fun_asr_nano.prompt import build_prompt
+    from tingji.engine.manifest import load_manifest
 
     m = load_manifest(a["model"])
     prompt = build_prompt(m.section["prompt"])
@@ -164,6 +168,7 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
         assert len(r.tokens) == n, (len(r.tokens), r.stop)
         gen_times.append(r.generate_s)
     gen_s = float(np.median(gen_times))
+
     def fixed_threads_gen_s(threads: int) -> float:
         """Median generation time on a decoder held at `threads` threads (one warm-up run)."""
         fixed = open_decoder(a["gguf"], eos_ids=[], n_ctx=1024, n_threads=threads)
@@ -194,8 +199,12 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
         "prefill_cold": _summary(cold_t),
         "prefill_cold_tok_s": n_prompt / cold_t["median_s"],
         "prefill_reused_prefix": _summary(warm_t),
-        "llama_batch": {"rows": n_prompt, "threads": dec.n_threads, **_summary(batch_t),
-                        "rows_s": n_prompt / batch_t["median_s"]},
+        "llama_batch": {
+            "rows": n_prompt,
+            "threads": dec.n_threads,
+            **_summary(batch_t),
+            "rows_s": n_prompt / batch_t["median_s"],
+        },
         "prefill_reused_tokens": len(before),
         "prefill_reused_prefix_s_saved": cold_t["median_s"] - warm_t["median_s"],
         "gen_tokens": n,
@@ -204,8 +213,9 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
         "gen_tok_s": steps / gen_s,
         "gen_mean_position": n_prompt + n / 2,
         "bandwidth_probe_gbs": [round(b, 2) for b in probes],
-        "fraction_of_paired_bandwidth": float(np.median([steps / g * per_token / (b * 1e9)
-                                                         for g, b in zip(gen_times, probes)])),
+        "fraction_of_paired_bandwidth": float(
+            np.median([steps / g * per_token / (b * 1e9) for g, b in zip(gen_times, probes)])
+        ),
         "peak_rss_mb": round(vm_hwm_mb(), 1),
     }
 
@@ -302,24 +312,40 @@ def first_result(a: dict[str, Any]) -> dict[str, Any]:
         sf.write(take, make_utterance(3.0), SAMPLE_RATE, subtype="FLOAT")
         for i in range(1 + a["reps"]):
             t0 = time.monotonic()
-            proc = subprocess.run([sys.executable, script, a["model"], str(take), str(a["tokens"]),
-                                   "--graph-cache", a["graph_cache"]], capture_output=True, text=True, env=env,
-                                  timeout=600)
+            proc = subprocess.run(
+                [sys.executable, script, a["model"], str(take), str(a["tokens"]), "--graph-cache", a["graph_cache"]],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=600,
+            )
             if proc.returncode != 0:
                 raise RuntimeError(f"first_result.py failed: {proc.stderr[-2000:]}")
             d = json.loads(proc.stdout.strip().splitlines()[-1])
             if i == 0:
                 continue
-            runs.append({"total_s": d["done"] - t0, "python_start_s": d["started"] - t0,
-                         "imported_s": d["imported"] - t0, "ready_s": d["ready"] - t0, "take_s": d["done"] - d["ready"],
-                         "take_timings": {k: round(v, 4) for k, v in d["timings"].items()}})
+            runs.append(
+                {
+                    "total_s": d["done"] - t0,
+                    "python_start_s": d["started"] - t0,
+                    "imported_s": d["imported"] - t0,
+                    "ready_s": d["ready"] - t0,
+                    "take_s": d["done"] - d["ready"],
+                    "take_timings": {k: round(v, 4) for k, v in d["timings"].items()},
+                }
+            )
     runs.sort(key=lambda r: r["total_s"])
     median = runs[len(runs) // 2]
-    return {"reps": len(runs), "tokens": a["tokens"], "median_s": median["total_s"], "median_run": median,
-            "all_s": [round(r["total_s"], 3) for r in runs],
-            "ready_median_s": float(np.median([r["ready_s"] for r in runs])),
-            "take_median_s": float(np.median([r["take_s"] for r in runs])),
-            "peak_rss_mb": round(vm_hwm_mb(), 1)}
+    return {
+        "reps": len(runs),
+        "tokens": a["tokens"],
+        "median_s": median["total_s"],
+        "median_run": median,
+        "all_s": [round(r["total_s"], 3) for r in runs],
+        "ready_median_s": float(np.median([r["ready_s"] for r in runs])),
+        "take_median_s": float(np.median([r["take_s"] for r in runs])),
+        "peak_rss_mb": round(vm_hwm_mb(), 1),
+    }
 
 
 # -- funasr reference ------------------------------------------------------------------
@@ -328,9 +354,9 @@ def first_result(a: dict[str, Any]) -> dict[str, Any]:
 def funasr(a: dict[str, Any]) -> dict[str, Any]:
     """funasr's FunASRNano (PyTorch CPU) on the same windows with the same forced token budget."""
     import torch
+    from speech import make_utterance
 
     from tests.support.reference_nano import Reference
-    from speech import make_utterance
     from tingji.engine.vad import SileroVad
     from tingji.engine.windows import WindowPlanner, trimmed
 
@@ -347,6 +373,7 @@ def funasr(a: dict[str, Any]) -> dict[str, Any]:
                 return fn(*args, **kwargs)
             finally:
                 spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
+
         return wrapper
 
     model.encode = timing("encode", model.encode)
@@ -360,18 +387,24 @@ def funasr(a: dict[str, Any]) -> dict[str, Any]:
         t = time.perf_counter()
         res = ref.run(samples, max_length=budget, llm_kwargs={"min_new_tokens": budget})
         wall = time.perf_counter() - t
-        return {"wall_s": wall, "tokens": len(ref._captured["ids"]), "stages": dict(spent),
-                "embeds": res["embeds"]}
+        return {"wall_s": wall, "tokens": len(ref._captured["ids"]), "stages": dict(spent), "embeds": res["embeds"]}
 
-    out: dict[str, Any] = {"load_s": round(load_s, 3), "torch_threads": torch.get_num_threads(),
-                           "llm_dtype": str(next(model.llm.parameters()).dtype)}
+    out: dict[str, Any] = {
+        "load_s": round(load_s, 3),
+        "torch_threads": torch.get_num_threads(),
+        "llm_dtype": str(next(model.llm.parameters()).dtype),
+    }
     # Dictation: the same 3 s utterance and token count as Tingji's.
     utt = make_utterance(3.0)
     run(utt, a["dict_tokens"])  # warm
     dict_runs = [run(utt, a["dict_tokens"]) for _ in range(a["reps_dict"])]
     walls = sorted(r["wall_s"] for r in dict_runs)
-    out["dictation_3s"] = {"tokens": a["dict_tokens"], "median_s": walls[len(walls) // 2], "all_s": walls,
-                           "stages_of_first": {k: round(v, 4) for k, v in dict_runs[0]["stages"].items()}}
+    out["dictation_3s"] = {
+        "tokens": a["dict_tokens"],
+        "median_s": walls[len(walls) // 2],
+        "all_s": walls,
+        "stages_of_first": {k: round(v, 4) for k, v in dict_runs[0]["stages"].items()},
+    }
 
     # 5 minutes: the windows Tingji's planner cuts, trimmed to speech as Tingji trims them.
     samples = _long_audio(a["audio"])
@@ -385,17 +418,26 @@ def funasr(a: dict[str, Any]) -> dict[str, Any]:
         if hi <= lo:
             continue
         r = run(w.samples[lo:hi], a["budget"])
-        per_window.append({"audio_s": round((hi - lo) / SAMPLE_RATE, 2), "wall_s": round(r["wall_s"], 3),
-                           "tokens": r["tokens"], "stages": {k: round(v, 3) for k, v in r["stages"].items()}})
+        per_window.append(
+            {
+                "audio_s": round((hi - lo) / SAMPLE_RATE, 2),
+                "wall_s": round(r["wall_s"], 3),
+                "tokens": r["tokens"],
+                "stages": {k: round(v, 3) for k, v in r["stages"].items()},
+            }
+        )
         last = r
     total = time.perf_counter() - t_all
     # Prefill alone: one forward over the last window's prompt embeddings (what generate() starts with).
     embeds = last["embeds"]
     with torch.no_grad():
-        pf = timed(lambda: model.llm(inputs_embeds=embeds, use_cache=True, logits_to_keep=1), a["reps_prefill"],
-                   warmup=0)
-    stages = {k: round(sum(w["stages"].get(k, 0.0) for w in per_window), 3)
-              for k in ("encode", "adaptor", "ctc", "llm_generate")}
+        pf = timed(
+            lambda: model.llm(inputs_embeds=embeds, use_cache=True, logits_to_keep=1), a["reps_prefill"], warmup=0
+        )
+    stages = {
+        k: round(sum(w["stages"].get(k, 0.0) for w in per_window), 3)
+        for k in ("encode", "adaptor", "ctc", "llm_generate")
+    }
     gen_tokens = sum(w["tokens"] for w in per_window)
     prefill_total = pf["median_s"] * len(per_window)  # approx.: one prefill per window
     out["e2e"] = {
@@ -430,5 +472,11 @@ def funasr(a: dict[str, Any]) -> dict[str, Any]:
     return strip_private(out)
 
 
-STAGES = {"limits": limits, "encoder": encoder, "decoder": decoder, "tingji": tingji, "first_result": first_result,
-          "funasr": funasr}
+STAGES = {
+    "limits": limits,
+    "encoder": encoder,
+    "decoder": decoder,
+    "tingji": tingji,
+    "first_result": first_result,
+    "funasr": funasr,
+}

@@ -40,7 +40,7 @@ def version() -> str:
 
 
 def version_quad(v: str) -> str:
-    """"0.1.0rc1" -> "0.1.0.0": the four numbers a Windows version resource needs."""
+    """ "0.1.0rc1" -> "0.1.0.0": the four numbers a Windows version resource needs."""
     nums = [n for n in re.findall(r"\d+", v)[:4]]
     return ".".join(nums + ["0"] * (4 - len(nums)))
 
@@ -55,8 +55,19 @@ def ensure_pyinstaller() -> None:
 
 def freeze(dist: Path, work: Path, clean: bool) -> Path:
     ensure_pyinstaller()
-    cmd = [sys.executable, "-m", "PyInstaller", str(SPEC), "--noconfirm",
-           "--distpath", str(dist), "--workpath", str(work), "--log-level", "WARN"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "PyInstaller",
+        str(SPEC),
+        "--noconfirm",
+        "--distpath",
+        str(dist),
+        "--workpath",
+        str(work),
+        "--log-level",
+        "WARN",
+    ]
     if clean:
         cmd.append("--clean")
     log("freezing: " + " ".join(cmd))
@@ -78,9 +89,17 @@ def freeze(dist: Path, work: Path, clean: bool) -> Path:
 # by the newest one available, from the redist folder of the Visual Studio that
 # built llama-cpp-python, or System32.
 
-MSVC_RUNTIME = ("msvcp140.dll", "msvcp140_1.dll", "msvcp140_2.dll", "msvcp140_atomic_wait.dll",
-                "msvcp140_codecvt_ids.dll", "vcruntime140.dll", "vcruntime140_1.dll", "concrt140.dll",
-                "vcomp140.dll")
+MSVC_RUNTIME = (
+    "msvcp140.dll",
+    "msvcp140_1.dll",
+    "msvcp140_2.dll",
+    "msvcp140_atomic_wait.dll",
+    "msvcp140_codecvt_ids.dll",
+    "vcruntime140.dll",
+    "vcruntime140_1.dll",
+    "concrt140.dll",
+    "vcomp140.dll",
+)
 
 
 def file_version(path: Path) -> tuple[int, int, int, int]:
@@ -107,11 +126,16 @@ def _redist_dirs() -> list[Path]:
     env = os.environ.get("VCToolsRedistDir")
     if env:
         roots.append(Path(env))
-    vswhere = Path(os.environ.get("ProgramFiles(x86)", r"C:\Program Files (x86)")) / \
-        "Microsoft Visual Studio" / "Installer" / "vswhere.exe"
+    vswhere = (
+        Path(os.environ.get("ProgramFiles(x86)", r"C:\Program Files (x86)"))
+        / "Microsoft Visual Studio"
+        / "Installer"
+        / "vswhere.exe"
+    )
     if vswhere.is_file():
-        r = subprocess.run([str(vswhere), "-latest", "-products", "*", "-property", "installationPath"],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            [str(vswhere), "-latest", "-products", "*", "-property", "installationPath"], capture_output=True, text=True
+        )
         for line in r.stdout.splitlines():
             msvc = Path(line.strip()) / "VC" / "Redist" / "MSVC"
             if msvc.is_dir():
@@ -144,11 +168,14 @@ def deploy_msvc_runtime(app: Path) -> None:
             if target.resolve() != best.resolve():
                 shutil.copy2(best, target)
         if targets:
-            log(f"MSVC runtime: {name} {'.'.join(map(str, file_version(best)))} "
-                f"from {best.parent} -> {len(targets)} place(s)")
+            log(
+                f"MSVC runtime: {name} {'.'.join(map(str, file_version(best)))} "
+                f"from {best.parent} -> {len(targets)} place(s)"
+            )
 
 
 # --- Linux: debug info ------------------------------------------------------------------------------------
+
 
 def strip_debug_info(app: Path) -> None:
     """Drop debug sections from the libraries that carry them (a self-built libpython, PyAV's modules).
@@ -173,6 +200,7 @@ def strip_debug_info(app: Path) -> None:
 
 # --- checks and size report --------------------------------------------------------------------------------
 
+
 def check_bundle(app: Path) -> None:
     """Fail now, not on a user's machine, when something the app loads at run time is missing."""
     internal = app / "_internal"
@@ -185,16 +213,20 @@ def check_bundle(app: Path) -> None:
         "Chinese UI translation": internal / "tingji" / "gui" / "i18n" / "tingji_zh_CN.qm",
     }
     missing = [f"{what} ({path})" for what, path in need.items() if not path.exists()]
-    libs = [p.name.lower() for p in (internal / "llama_cpp" / "lib").glob("*")] \
-        if (internal / "llama_cpp" / "lib").is_dir() else []
+    libs = (
+        [p.name.lower() for p in (internal / "llama_cpp" / "lib").glob("*")]
+        if (internal / "llama_cpp" / "lib").is_dir()
+        else []
+    )
     if not any("llama" in n for n in libs):
         missing.append("llama.cpp library (llama_cpp/lib)")
     if not any(p.name.startswith("onnxruntime_pybind11_state") for p in (internal / "onnxruntime" / "capi").glob("*")):
         missing.append("ONNX Runtime (onnxruntime/capi)")
     if IS_WIN and not (internal / "onnxruntime" / "capi" / "DirectML.dll").is_file():
         missing.append("DirectML.dll (onnxruntime-directml)")
-    unwanted = [name for name in ("torch", "onnx", "transformers", "gguf", "funasr", "tests")
-                if (internal / name).exists()]
+    unwanted = [
+        name for name in ("torch", "onnx", "transformers", "gguf", "funasr", "tests") if (internal / name).exists()
+    ]
     problems = [f"missing: {m}" for m in missing] + [f"should not be bundled: {u}" for u in unwanted]
     if problems:
         raise SystemExit("build: the frozen app is incomplete:\n  " + "\n  ".join(problems))
@@ -238,6 +270,7 @@ def size_report(app: Path, top: int = 12) -> str:
 
 # --- installer ------------------------------------------------------------------------------------------------
 
+
 def find_makensis() -> str | None:
     found = shutil.which("makensis")
     if found:
@@ -258,9 +291,16 @@ def make_installer(app: Path, out_dir: Path, *, compress: bool = True) -> Path:
     out = out_dir / f"Tingji-{v}-setup.exe"
     out.unlink(missing_ok=True)
     flag = "-"  # makensis options: "-" works on every platform ("/" only on Windows)
-    cmd = [makensis, f"{flag}V2", f"{flag}WX", f"{flag}DVERSION={v}", f"{flag}DVI_VERSION={version_quad(v)}",
-           f"{flag}DAPP_DIR={app.resolve()}", f"{flag}DOUT_FILE={out.resolve()}",
-           f"{flag}DICON={(ROOT / 'assets' / 'icon.ico').resolve()}"]
+    cmd = [
+        makensis,
+        f"{flag}V2",
+        f"{flag}WX",
+        f"{flag}DVERSION={v}",
+        f"{flag}DVI_VERSION={version_quad(v)}",
+        f"{flag}DAPP_DIR={app.resolve()}",
+        f"{flag}DOUT_FILE={out.resolve()}",
+        f"{flag}DICON={(ROOT / 'assets' / 'icon.ico').resolve()}",
+    ]
     if not compress:
         cmd.append(f"{flag}DNO_COMPRESS")
     cmd.append(str(NSI))
@@ -275,8 +315,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dist", default=str(ROOT / "dist"), help="output folder (default: dist/)")
     p.add_argument("--work", default=str(ROOT / "build"), help="PyInstaller work folder (default: build/)")
     p.add_argument("--clean", action="store_true", help="empty PyInstaller's cache first")
-    p.add_argument("--installer", choices=["auto", "yes", "no"], default="auto",
-                   help="build the NSIS setup: auto = on Windows only (default)")
+    p.add_argument(
+        "--installer",
+        choices=["auto", "yes", "no"],
+        default="auto",
+        help="build the NSIS setup: auto = on Windows only (default)",
+    )
     p.add_argument("--no-compress", action="store_true", help="setup without compression (quick test builds)")
     p.add_argument("--skip-freeze", action="store_true", help="reuse <dist>/tingji/ as it is")
     args = p.parse_args(argv)

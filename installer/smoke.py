@@ -77,8 +77,15 @@ def make_audio(folder: Path) -> list[Path]:
 
 
 def run_cli(app: Path, args: list[str], home: Path, timeout: float = 600) -> subprocess.CompletedProcess:
-    r = subprocess.run([str(app / f"tingji{EXE}"), *args], capture_output=True, text=True, encoding="utf-8",
-                       errors="replace", env=env_for(home), timeout=timeout)
+    r = subprocess.run(
+        [str(app / f"tingji{EXE}"), *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        env=env_for(home),
+        timeout=timeout,
+    )
     print(f"$ tingji {' '.join(args)}  -> {r.returncode}\n{r.stderr.strip()}", flush=True)
     check("Traceback" not in r.stderr, f"traceback from tingji {args[0]}:\n{r.stderr}")
     return r
@@ -98,8 +105,23 @@ def check_cli(app: Path, model: Path, work: Path) -> None:
     for mode in ("normal", "exact"):
         out = work / f"out-{mode}"
         extra = ["--exact"] if mode == "exact" else []
-        r = run_cli(app, ["transcribe", *map(str, audio), "--model", str(model), "--provider", "cpu",
-                          "--out", str(out), "--format", "txt,json", *extra], home)
+        r = run_cli(
+            app,
+            [
+                "transcribe",
+                *map(str, audio),
+                "--model",
+                str(model),
+                "--provider",
+                "cpu",
+                "--out",
+                str(out),
+                "--format",
+                "txt,json",
+                *extra,
+            ],
+            home,
+        )
         check(r.returncode == 0, f"transcribe ({mode}) failed")
         engine = Engine(model, "cpu", exact=mode == "exact")
         try:
@@ -107,8 +129,7 @@ def check_cli(app: Path, model: Path, work: Path) -> None:
                 got = json.loads((out / f"{src.stem}.json").read_text(encoding="utf-8"))["text"]
                 want = engine.transcribe(src).text
                 same = "same as" if got == want else "DIFFERENT from"
-                print(f"{mode} {src.name}: frozen {got[:40]!r}... ({len(got)} chars) {same} the engine's",
-                      flush=True)
+                print(f"{mode} {src.name}: frozen {got[:40]!r}... ({len(got)} chars) {same} the engine's", flush=True)
                 check(got == want, f"{src.name} ({mode}): frozen {got!r} != engine {want!r}")
                 if mode == "exact":
                     check(bool(got), f"{src.name}: empty transcript in --exact mode")
@@ -116,8 +137,7 @@ def check_cli(app: Path, model: Path, work: Path) -> None:
             engine.close()
 
     out = work / "out-auto"
-    r = run_cli(app, ["transcribe", str(audio[0]), "--model", str(model), "--out", str(out), "--format", "json"],
-                home)
+    r = run_cli(app, ["transcribe", str(audio[0]), "--model", str(model), "--out", str(out), "--format", "json"], home)
     check(r.returncode == 0, "transcribe with the default provider failed")
     provider = json.loads((out / f"{audio[0].stem}.json").read_text(encoding="utf-8"))["provider"]
     print(f"default provider in the frozen app: {provider}", flush=True)
@@ -126,18 +146,23 @@ def check_cli(app: Path, model: Path, work: Path) -> None:
 def check_gui(app: Path, model: Path, work: Path, alive_s: float = 8.0, load_timeout_s: float = 180.0) -> None:
     home = work / "home-gui"
     home.mkdir(parents=True, exist_ok=True)
-    (home / "settings.json").write_text(json.dumps({"model": str(model), "provider": "cpu",
-                                                    "ui_language": "zh_CN"}), encoding="utf-8")
+    (home / "settings.json").write_text(
+        json.dumps({"model": str(model), "provider": "cpu", "ui_language": "zh_CN"}), encoding="utf-8"
+    )
     log = home / "logs" / "tingji-gui.log"
     errfile = work / "gui-stderr.txt"
     with open(errfile, "wb") as err:
-        proc = subprocess.Popen([str(app / f"tingji-gui{EXE}")], env=env_for(home, TINGJI_DEBUG="1"),
-                                stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(
+            [str(app / f"tingji-gui{EXE}")], env=env_for(home, TINGJI_DEBUG="1"), stdout=subprocess.DEVNULL, stderr=err
+        )
     try:
         started = time.monotonic()
         while True:
-            check(proc.poll() is None, f"tingji-gui exited with {proc.returncode}:\n"
-                  + errfile.read_text(encoding="utf-8", errors="replace")[-3000:])
+            check(
+                proc.poll() is None,
+                f"tingji-gui exited with {proc.returncode}:\n"
+                + errfile.read_text(encoding="utf-8", errors="replace")[-3000:],
+            )
             text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
             check("engine load failed" not in text, f"tingji-gui could not load the model:\n{text[-4000:]}")
             if "llama.cpp:" in text:

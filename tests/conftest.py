@@ -90,8 +90,10 @@ def reference(tiny_checkpoint: Path):
 def speech_en(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
     from tests.support.audio import espeak
 
-    return espeak(tmp_path_factory.mktemp("speech") / "en.wav",
-                  "Hello world. This is a test of the speech recognizer, one two three four five.")
+    return espeak(
+        tmp_path_factory.mktemp("speech") / "en.wav",
+        "Hello world. This is a test of the speech recognizer, one two three four five.",
+    )
 
 
 @pytest.fixture(scope="session")

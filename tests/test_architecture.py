@@ -13,14 +13,17 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
+
 PACKAGE = ROOT / "app" / "tingji"
 
 
 def test_engine_imports_without_qt_torch_or_the_model_manager():
     """`import tingji.engine` must not load Qt, torch, the model manager, the GUI or dictation."""
-    code = ("import json, sys, tingji.engine; "
-            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'torch') "
-            "or m.startswith(('tingji.models', 'tingji.gui', 'tingji.dictation', 'tingji.export')))))")
+    code = (
+        "import json, sys, tingji.engine; "
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'torch') "
+        "or m.startswith(('tingji.models', 'tingji.gui', 'tingji.dictation', 'tingji.export')))))"
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     loaded = json.loads(out.stdout)
@@ -51,8 +54,9 @@ def _defined(tree: ast.Module) -> set[str]:
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
         elif isinstance(node, (ast.If, ast.Try)):  # definitions under a platform check
-            inner = ast.Module(body=[n for n in ast.walk(node) if isinstance(n, ast.stmt) and n is not node],
-                               type_ignores=[])
+            inner = ast.Module(
+                body=[n for n in ast.walk(node) if isinstance(n, ast.stmt) and n is not node], type_ignores=[]
+            )
             names |= _defined(inner)
     return names
 
@@ -90,8 +94,12 @@ def _import_uses(paths: list[Path], modules: dict[str, Path]):
         # A module alias that is also assigned in the file (a local variable of the same name) is ambiguous.
         assigned = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
-                    and node.value.id not in assigned):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in aliases
+                and node.value.id not in assigned
+            ):
                 yield path, aliases[node.value.id], node.attr
 
 
@@ -105,7 +113,9 @@ def test_no_second_homes():
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+            ):
                 exported = {ast.literal_eval(e) for e in node.value.elts}
                 problems += [f"{module}.__all__ lists {n}, defined elsewhere" for n in exported - defined[module]]
     files = [p for d in ("app", "tests", "tools", "benchmarks", "installer") for p in (ROOT / d).rglob("*.py")]
@@ -117,13 +127,14 @@ def test_no_second_homes():
     assert problems == []
 
 
-
 def test_the_second_home_scan_sees_a_re_export(tmp_path):
     """The scanner itself: a name taken from a module that only imports it, and one listed in __all__."""
     modules = _modules()
     user = tmp_path / "user.py"
-    user.write_text("from tingji.engine.transcribe import Segment\nfrom tingji.engine.transcript import Transcript\n"
-                    "import tingji.engine.transcribe as t\nt.Transcript\n")
+    user.write_text(
+        "from tingji.engine.transcribe import Segment\nfrom tingji.engine.transcript import Transcript\n"
+        "import tingji.engine.transcribe as t\nt.Transcript\n"
+    )
     uses = {(source, name) for _, source, name in _import_uses([user], modules)}
     assert ("tingji.engine.transcribe", "Segment") in uses and ("tingji.engine.transcribe", "Transcript") in uses
     defined = _defined(ast.parse(modules["tingji.engine.transcribe"].read_text(encoding="utf-8")))
@@ -160,10 +171,16 @@ def _write_manifest(folder: Path, **changes) -> Path:
     (folder / "encoder.onnx").write_bytes(b"e")
     (folder / "decoder.gguf").write_bytes(b"d")
     data = {
-        "format": 2, "family": "fun-asr-nano",
-        "files": {"encoder": {"path": "encoder.onnx", "sha256": "0" * 64, "size": 1},
-                  "decoder": {"path": "decoder.gguf", "sha256": "0" * 64, "size": 1}},
-        "window_seconds": 60, "window_frames": 1000, "frontend": {}, "source": {},
+        "format": 2,
+        "family": "fun-asr-nano",
+        "files": {
+            "encoder": {"path": "encoder.onnx", "sha256": "0" * 64, "size": 1},
+            "decoder": {"path": "decoder.gguf", "sha256": "0" * 64, "size": 1},
+        },
+        "window_seconds": 60,
+        "window_frames": 1000,
+        "frontend": {},
+        "source": {},
         "fun-asr-nano": {"prompt": {}, "special_tokens": {}},
     }
     data.update(changes)
@@ -171,17 +188,20 @@ def _write_manifest(folder: Path, **changes) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("changes, expected", [
-    ({"family": "whisper-large-v3"}, "unknown model family 'whisper-large-v3'"),
-    ({"format": 3}, "made by a newer Tingji (format 3)"),
-    ({"format": "1.0"}, "manifest format '1.0' is not a format number"),
-    ({"format": True}, "manifest format True is not a format number"),
-    ({"fun-asr-nano": None}, "no 'fun-asr-nano' section"),
-    ({"files": {"encoder": {"path": "encoder.onnx", "sha256": "0" * 64, "size": 1}}}, "lists no decoder file"),
-])
+@pytest.mark.parametrize(
+    "changes, expected",
+    [
+        ({"family": "whisper-large-v3"}, "unknown model family 'whisper-large-v3'"),
+        ({"format": 3}, "made by a newer Tingji (format 3)"),
+        ({"format": "1.0"}, "manifest format '1.0' is not a format number"),
+        ({"format": True}, "manifest format True is not a format number"),
+        ({"fun-asr-nano": None}, "no 'fun-asr-nano' section"),
+        ({"files": {"encoder": {"path": "encoder.onnx", "sha256": "0" * 64, "size": 1}}}, "lists no decoder file"),
+    ],
+)
 def test_bad_manifests_are_one_line_errors(tmp_path, changes, expected):
-    from tingji.errors import ModelError
     from tingji.engine.manifest import load_manifest
+    from tingji.errors import ModelError
 
     folder = _write_manifest(tmp_path / "m", **changes)
     with pytest.raises(ModelError) as info:
@@ -191,18 +211,41 @@ def test_bad_manifests_are_one_line_errors(tmp_path, changes, expected):
     assert expected in message and "\n" not in message and str(folder) in message
 
 
-@pytest.mark.parametrize("rel", [
-    "/etc/passwd", "\\Windows\\win.ini", "/Windows/win.ini", "C:secret.txt", "C:\\models\\x.onnx",
-    "c:/x.onnx", "\\\\server\\share\\x.onnx", "//server/share/x.onnx", "\\\\?\\C:\\x.onnx", "../x.onnx",
-    "a/../../x.onnx", "a\\..\\..\\x.onnx", "encoder.onnx:hidden", "encoder.onnx::$DATA", "CON", "nul.txt",
-    "sub/aux.onnx", "COM1.gguf", "x.onnx.", "x.onnx ", "", "a\x00b",
-])
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "/etc/passwd",
+        "\\Windows\\win.ini",
+        "/Windows/win.ini",
+        "C:secret.txt",
+        "C:\\models\\x.onnx",
+        "c:/x.onnx",
+        "\\\\server\\share\\x.onnx",
+        "//server/share/x.onnx",
+        "\\\\?\\C:\\x.onnx",
+        "../x.onnx",
+        "a/../../x.onnx",
+        "a\\..\\..\\x.onnx",
+        "encoder.onnx:hidden",
+        "encoder.onnx::$DATA",
+        "CON",
+        "nul.txt",
+        "sub/aux.onnx",
+        "COM1.gguf",
+        "x.onnx.",
+        "x.onnx ",
+        "",
+        "a\x00b",
+    ],
+)
 def test_manifest_paths_stay_inside_the_folder_under_windows_rules(tmp_path, rel):
-    from tingji.errors import ModelError
     from tingji.engine.manifest import is_safe_relative, load_manifest
+    from tingji.errors import ModelError
 
-    files = {"encoder": {"path": rel, "sha256": "0" * 64, "size": 1},
-             "decoder": {"path": "decoder.gguf", "sha256": "0" * 64, "size": 1}}
+    files = {
+        "encoder": {"path": rel, "sha256": "0" * 64, "size": 1},
+        "decoder": {"path": "decoder.gguf", "sha256": "0" * 64, "size": 1},
+    }
     folder = _write_manifest(tmp_path / "m", files=files)
     assert not is_safe_relative(rel)
     with pytest.raises(ModelError, match="points outside the model folder"):
@@ -210,7 +253,9 @@ def test_manifest_paths_stay_inside_the_folder_under_windows_rules(tmp_path, rel
     print(f"refused {rel!r}")
 
 
-@pytest.mark.parametrize("rel", ["encoder.onnx", "sub/encoder.onnx", "./encoder.onnx", "a.b.c.onnx", "模型/编码器.onnx"])
+@pytest.mark.parametrize(
+    "rel", ["encoder.onnx", "sub/encoder.onnx", "./encoder.onnx", "a.b.c.onnx", "模型/编码器.onnx"]
+)
 def test_ordinary_relative_paths_are_accepted(rel):
     from tingji.engine.manifest import is_safe_relative
 
@@ -247,6 +292,8 @@ def test_every_package_ships_in_the_wheel():
     import tomllib
 
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    on_disk = {".".join(p.parent.relative_to(ROOT / "app").parts) for p in (ROOT / "app" / "tingji").rglob("__init__.py")}
+    on_disk = {
+        ".".join(p.parent.relative_to(ROOT / "app").parts) for p in (ROOT / "app" / "tingji").rglob("__init__.py")
+    }
     print(f"{len(on_disk)} packages under app/tingji, {len(listed)} listed")
     assert on_disk - listed == set()

@@ -15,9 +15,16 @@ import pytest
 
 from tests.support.paths import ROOT
 
-REQUIRED = ("speedup_vs_funasr_e2e", "dictation_latency_3s_s", "encoder_fraction_of_gemm_limit",
-            "decoder_fraction_of_bandwidth_limit", "rtf_5min", "peak_rss_mb", "time_to_first_result_s",
-            "int8_max_rel_error_vs_fp32")
+REQUIRED = (
+    "speedup_vs_funasr_e2e",
+    "dictation_latency_3s_s",
+    "encoder_fraction_of_gemm_limit",
+    "decoder_fraction_of_bandwidth_limit",
+    "rtf_5min",
+    "peak_rss_mb",
+    "time_to_first_result_s",
+    "int8_max_rel_error_vs_fp32",
+)
 
 
 def _positive(v) -> bool:
@@ -27,9 +34,21 @@ def _positive(v) -> bool:
 @pytest.mark.slow
 def test_quick_run_writes_all_keys(tmp_path):
     results = tmp_path / "results"
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick",
-                           "--cache-dir", str(tmp_path / "cache"), "--results-dir", str(results)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=1500)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--quick",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "--results-dir",
+            str(results),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1500,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     doc = json.loads((results / "latest.json").read_text())
     for key in REQUIRED:
@@ -42,8 +61,16 @@ def test_quick_run_writes_all_keys(tmp_path):
     assert doc["int8_max_rel_error_vs_fp32"] < 0.1  # the tests' bound, on this run's own exports
     assert set(doc["goals"]) <= set(doc)
     s = doc["summary"]
-    for key in ("rtf_5min_fp32_f16", "rtf_5min_funasr", "load_and_warm_s", "gemm_limit_gflops",
-                "bandwidth_limit_gbs", "encoder_fp32_60s_s", "encoder_int8_60s_s", "encoder_funasr_60s_s"):
+    for key in (
+        "rtf_5min_fp32_f16",
+        "rtf_5min_funasr",
+        "load_and_warm_s",
+        "gemm_limit_gflops",
+        "bandwidth_limit_gbs",
+        "encoder_fp32_60s_s",
+        "encoder_int8_60s_s",
+        "encoder_funasr_60s_s",
+    ):
         assert _positive(s[key]), (key, s[key])
     for quant in ("f16", "q8_0", "q5_k"):
         assert _positive(s["decoder_gen_tok_s"][quant]) and _positive(s["decoder_prefill_tok_s"][quant])
@@ -58,8 +85,14 @@ def test_quick_run_writes_all_keys(tmp_path):
     md = (results / "latest.md").read_text()
     assert "| speedup_vs_funasr_e2e |" in md
     # SenseVoice-Small beside Nano; the sherpa-onnx peer is optional and says so when skipped.
-    for key in ("sensevoice_dictation_3s_s", "sensevoice_encoder_30s_s", "sensevoice_60s_s", "sensevoice_peak_rss_mb",
-                "sensevoice_speedup_vs_funasr_3s", "peak_rss_two_models_mb"):
+    for key in (
+        "sensevoice_dictation_3s_s",
+        "sensevoice_encoder_30s_s",
+        "sensevoice_60s_s",
+        "sensevoice_peak_rss_mb",
+        "sensevoice_speedup_vs_funasr_3s",
+        "peak_rss_two_models_mb",
+    ):
         assert _positive(s[key]), (key, s.get(key))
     assert "## SenseVoice-Small" in md
     try:
@@ -70,8 +103,15 @@ def test_quick_run_writes_all_keys(tmp_path):
         assert _positive(s["sensevoice_speedup_vs_sherpa_3s"]) and _positive(s["sensevoice_speedup_vs_sherpa_60s"])
     # Qwen3-ASR, both sizes, against transformers with the same forced budget.
     for size in ("0_6b", "1_7b"):
-        for name in ("speedup_vs_reference_e2e", "peak_rss_mb", "prefill_60s_fraction_of_llama_batch",
-                     "dictation_3s_vs_nano", "gen_vs_nano_same_positions", "encoder_60s_s", "gen_tok_s"):
+        for name in (
+            "speedup_vs_reference_e2e",
+            "peak_rss_mb",
+            "prefill_60s_fraction_of_llama_batch",
+            "dictation_3s_vs_nano",
+            "gen_vs_nano_same_positions",
+            "encoder_60s_s",
+            "gen_tok_s",
+        ):
             assert _positive(doc.get(f"qwen3_asr_{size}_{name}")), (size, name)
     for size, q in r["qwen3_asr"].items():
         assert q["tingji"]["e2e"]["tokens_total"] == q["reference"]["e2e"]["tokens_total"], size
@@ -84,13 +124,23 @@ def test_quick_run_writes_all_keys(tmp_path):
 def test_encoder_flop_count_matches_torch():
     """The architecture count in benchmarks/flops.py against torch's FlopCounterMode on the module."""
     import torch
+    from flops import encoder_flops
     from torch.utils.flop_counter import FlopCounterMode
 
-    from flops import encoder_flops
     from tingji.export.fun_asr_nano.modules import AudioDims, EncoderGraph
 
-    dims = AudioDims(encoder_dim=64, encoder_heads=4, encoder_ffn=128, encoder_blocks=3, tp_blocks=2,
-                     llm_dim=96, adaptor_ffn=128, adaptor_layers=2, adaptor_heads=4, ctc_vocab=0)
+    dims = AudioDims(
+        encoder_dim=64,
+        encoder_heads=4,
+        encoder_ffn=128,
+        encoder_blocks=3,
+        tp_blocks=2,
+        llm_dim=96,
+        adaptor_ffn=128,
+        adaptor_layers=2,
+        adaptor_heads=4,
+        ctc_vocab=0,
+    )
     model = EncoderGraph(dims).eval()
     t = 50
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
@@ -102,9 +152,8 @@ def test_encoder_flop_count_matches_torch():
 
 def test_decoder_bytes_per_token_counts_every_tensor(tmp_path):
     """Bytes per token = all GGUF tensor bytes + the KV cache at that position."""
-    import numpy as np
     import gguf
-
+    import numpy as np
     from flops import decoder_bytes_per_token
 
     path = tmp_path / "t.gguf"
@@ -124,6 +173,7 @@ def test_decoder_bytes_per_token_counts_every_tensor(tmp_path):
 
 
 # -- FunASR's C++ runtime peer (benchmarks/funasr_runtime.py): the parts that need no C++ build
+
 
 def test_funasr_runtime_skip_line_without_the_flag():
     import funasr_runtime
@@ -149,15 +199,17 @@ def test_funasr_runtime_timing_lines_parse():
     """Sample stderr in the format the build-time edits print (plus llama.cpp's own log lines)."""
     import funasr_runtime
 
-    err = "\n".join([
-        "llama_context: n_ctx = 2048",
-        "[tjb] load_s=0.540000",
-        "[tjb] window=0 audio_s=60.000 fbank_s=0.200000 enc_s=7.000000 enc_frames=1000 prefill_s=0.600000 "
-        "prefill_rows=147 gen_s=7.400000 gen_steps=200",
-        "[tjb] window=1 audio_s=30.500 fbank_s=0.100000 enc_s=3.000000 enc_frames=509 prefill_s=0.300000 "
-        "prefill_rows=85 gen_s=7.000000 gen_steps=200",
-        "[done] 26.10s ; chunk=60s",
-    ])
+    err = "\n".join(
+        [
+            "llama_context: n_ctx = 2048",
+            "[tjb] load_s=0.540000",
+            "[tjb] window=0 audio_s=60.000 fbank_s=0.200000 enc_s=7.000000 enc_frames=1000 prefill_s=0.600000 "
+            "prefill_rows=147 gen_s=7.400000 gen_steps=200",
+            "[tjb] window=1 audio_s=30.500 fbank_s=0.100000 enc_s=3.000000 enc_frames=509 prefill_s=0.300000 "
+            "prefill_rows=85 gen_s=7.000000 gen_steps=200",
+            "[done] 26.10s ; chunk=60s",
+        ]
+    )
     p = funasr_runtime.parse_stderr(err)
     assert p["load_s"] == 0.54 and p["done_s"] == 26.1
     assert [w["window"] for w in p["windows"]] == [0, 1]
@@ -165,8 +217,9 @@ def test_funasr_runtime_timing_lines_parse():
     t = p["totals"]
     assert t["gen_steps"] == 400 and t["prefill_rows"] == 232
     assert abs(t["enc_s"] - 10.0) < 1e-9 and abs(t["gen_steps_per_s"] - 400 / 14.4) < 1e-9
-    usage = funasr_runtime.parse_time_v("\tUser time (seconds): 50.12\n\tSystem time (seconds): 1.50\n"
-                                        "\tMaximum resident set size (kbytes): 1057792\n")
+    usage = funasr_runtime.parse_time_v(
+        "\tUser time (seconds): 50.12\n\tSystem time (seconds): 1.50\n\tMaximum resident set size (kbytes): 1057792\n"
+    )
     assert usage == {"user_s": 50.12, "sys_s": 1.5, "peak_rss_mb": 1033.0}
 
 
@@ -179,10 +232,9 @@ def test_funasr_runtime_edit_names_the_anchor_it_misses():
 
 def test_funasr_runtime_metadata_follows_the_checkpoint(tmp_path):
     """The export script's fixed full-size metadata is set to the checkpoint's config.yaml sizes."""
-    import numpy as np
-    import gguf
-
     import funasr_runtime
+    import gguf
+    import numpy as np
 
     path = tmp_path / "enc.gguf"
     w = gguf.GGUFWriter(str(path), "funasr-sensevoice-encoder")
@@ -194,10 +246,17 @@ def test_funasr_runtime_metadata_follows_the_checkpoint(tmp_path):
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
-    cfg = {"audio_encoder_conf": {"output_size": 64, "attention_heads": 4, "linear_units": 128, "num_blocks": 3,
-                                  "tp_blocks": 2, "kernel_size": 11},
-           "audio_adaptor_conf": {"llm_dim": 64, "encoder_dim": 64, "ffn_dim": 128, "n_layer": 2,
-                                  "attention_heads": 4}}
+    cfg = {
+        "audio_encoder_conf": {
+            "output_size": 64,
+            "attention_heads": 4,
+            "linear_units": 128,
+            "num_blocks": 3,
+            "tp_blocks": 2,
+            "kernel_size": 11,
+        },
+        "audio_adaptor_conf": {"llm_dim": 64, "encoder_dim": 64, "ffn_dim": 128, "n_layer": 2, "attention_heads": 4},
+    }
     changed = funasr_runtime.fix_metadata(path, funasr_runtime.metadata_from_config(cfg))
     assert changed == {"funasr.enc.num_blocks": [50, 3], "funasr.adp.llm_dim": [1024, 64]}
     r = gguf.GGUFReader(str(path))

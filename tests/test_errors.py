@@ -29,8 +29,13 @@ def _error_classes(trees: dict[Path, ast.Module]) -> set[str]:
         grew = False
         for tree in trees.values():
             for node in ast.walk(tree):
-                if isinstance(node, ast.ClassDef) and node.name not in names and any(
-                        (b.id if isinstance(b, ast.Name) else getattr(b, "attr", None)) in names for b in node.bases):
+                if (
+                    isinstance(node, ast.ClassDef)
+                    and node.name not in names
+                    and any(
+                        (b.id if isinstance(b, ast.Name) else getattr(b, "attr", None)) in names for b in node.bases
+                    )
+                ):
                     names.add(node.name)
                     grew = True
     return names
@@ -70,7 +75,7 @@ def _catalogue_aliases(path: Path, tree: ast.Module) -> dict[str, str]:
     aliases = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            base = package[:len(package) - node.level + 1] if node.level else []
+            base = package[: len(package) - node.level + 1] if node.level else []
             module = [*base, *(node.module.split(".") if node.module else [])]
             for alias in node.names:
                 if alias.name == "messages" or alias.name.endswith("messages"):
@@ -85,8 +90,13 @@ def test_no_field_is_quoted_twice() -> None:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         aliases = _catalogue_aliases(path, tree)
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and node.args and isinstance(first := node.args[0], ast.Attribute)
-                    and isinstance(first.value, ast.Name) and first.value.id in aliases):
+            if not (
+                isinstance(node, ast.Call)
+                and node.args
+                and isinstance(first := node.args[0], ast.Attribute)
+                and isinstance(first.value, ast.Name)
+                and first.value.id in aliases
+            ):
                 continue
             message = getattr(importlib.import_module(aliases[first.value.id]), first.attr)
             quoted = {name for name, conversion, _ in errors.placeholders(message.text) if conversion == "r"}

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.audio import ffmpeg, write_wav
-
 from tests.support.paths import ROOT
+
 BUILD = ROOT / "installer" / "build.py"
 EXE = ".exe" if sys.platform == "win32" else ""
 # Everything the frozen app carries today is about 380 MB on Linux; torch or
@@ -47,6 +47,7 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
 
 
 # --- fast checks (no build) ------------------------------------------------------------------------------------
+
 
 def test_vad_model_path_finds_the_bundled_copy(tmp_path, monkeypatch):
     from tingji.engine import vad
@@ -76,22 +77,29 @@ def test_build_script_version_helpers():
 
 # --- the frozen app -------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def frozen(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """dist/tingji/ built once for this module by `python installer/build.py`."""
     out = tmp_path_factory.mktemp("frozen")
     started = time.monotonic()
-    r = subprocess.run([sys.executable, str(BUILD), "--dist", str(out / "dist"), "--work", str(out / "build"),
-                        "--installer", "no"], capture_output=True, text=True, timeout=1500, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, str(BUILD), "--dist", str(out / "dist"), "--work", str(out / "build"), "--installer", "no"],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, f"build failed:\n{r.stdout[-6000:]}\n{r.stderr[-6000:]}"
-    report = r.stdout[r.stdout.find("frozen app"):]
+    report = r.stdout[r.stdout.find("frozen app") :]
     print(f"\nfrozen in {time.monotonic() - started:.0f} s\n{report}")
     return out / "dist" / "tingji"
 
 
 def _run(frozen: Path, *args: str, home: Path, cwd: Path | None = None, timeout: float = 300):
-    return subprocess.run([str(frozen / f"tingji{EXE}"), *args], capture_output=True, text=True,
-                          env=_env(home), cwd=cwd, timeout=timeout)
+    return subprocess.run(
+        [str(frozen / f"tingji{EXE}"), *args], capture_output=True, text=True, env=_env(home), cwd=cwd, timeout=timeout
+    )
 
 
 @pytest.mark.slow
@@ -105,8 +113,19 @@ def test_bundle_is_complete_and_lean(frozen: Path, tmp_path: Path):
     assert (internal / "tingji" / "assets" / "models.json").is_file()
     assert (internal / "tingji" / "gui" / "i18n" / "tingji_zh_CN.qm").is_file()
     names = {p.name.lower() for p in internal.rglob("*")}
-    for banned in ("torch", "onnx", "transformers", "gguf", "funasr", "huggingface_hub", "qtwebengine",
-                   "qtwebenginecore.abi3.so", "qt3dcore.abi3.so", "qtcharts.abi3.so", "qtpdf.abi3.so"):
+    for banned in (
+        "torch",
+        "onnx",
+        "transformers",
+        "gguf",
+        "funasr",
+        "huggingface_hub",
+        "qtwebengine",
+        "qtwebenginecore.abi3.so",
+        "qt3dcore.abi3.so",
+        "qtcharts.abi3.so",
+        "qtpdf.abi3.so",
+    ):
         assert banned not in names, f"{banned} should not be bundled"
     assert not any(n.startswith(("libqt6webengine", "libqt6pdf", "libqt63d", "libqt6charts")) for n in names)
     translations = list(internal.rglob("translations/*.qm"))
@@ -118,8 +137,12 @@ def test_bundle_is_complete_and_lean(frozen: Path, tmp_path: Path):
         unresolved = []
         for lib in internal.rglob("*.so*"):
             if lib.is_file() and not lib.is_symlink():
-                out = subprocess.run(["ldd", str(lib)], capture_output=True, text=True,
-                                     env=dict(os.environ, LD_LIBRARY_PATH=str(internal))).stdout
+                out = subprocess.run(
+                    ["ldd", str(lib)],
+                    capture_output=True,
+                    text=True,
+                    env=dict(os.environ, LD_LIBRARY_PATH=str(internal)),
+                ).stdout
                 unresolved += [f"{lib.name}: {line.strip()}" for line in out.splitlines() if "not found" in line]
         assert not unresolved, "\n".join(unresolved)
 
@@ -137,8 +160,19 @@ def test_frozen_cli_transcribes_like_the_engine(frozen: Path, tiny_model: Path, 
     mp3 = tmp_path / "talk2.mp3"  # decoded by PyAV's FFmpeg instead of libsndfile
     ffmpeg("-i", str(wav), "-b:a", "64k", str(mp3))
     out = tmp_path / "out"
-    r = _run(frozen, "transcribe", str(wav), str(mp3), "--model", str(tiny_model), "--out", str(out),
-             "--format", "txt,json", home=tmp_path / "home")
+    r = _run(
+        frozen,
+        "transcribe",
+        str(wav),
+        str(mp3),
+        "--model",
+        str(tiny_model),
+        "--out",
+        str(out),
+        "--format",
+        "txt,json",
+        home=tmp_path / "home",
+    )
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     engine = Engine(tiny_model)
@@ -158,8 +192,13 @@ def test_frozen_cli_reads_the_bundled_catalog(frozen: Path, tmp_path: Path):
     home = tmp_path / "home"
     r = _run(frozen, "models", "list", home=home)
     assert r.returncode == 0, r.stderr
-    ref = subprocess.run([sys.executable, "-m", "tingji", "models", "list"], capture_output=True, text=True,
-                         env=dict(_env(home), PYTHONPATH=str(ROOT / "app")), timeout=120)
+    ref = subprocess.run(
+        [sys.executable, "-m", "tingji", "models", "list"],
+        capture_output=True,
+        text=True,
+        env=dict(_env(home), PYTHONPATH=str(ROOT / "app")),
+        timeout=120,
+    )
     assert ref.returncode == 0, ref.stderr
     assert r.stdout == ref.stdout
     assert "fun-asr-nano" in r.stdout
@@ -170,13 +209,15 @@ def test_frozen_cli_reads_the_bundled_catalog(frozen: Path, tmp_path: Path):
 def test_frozen_gui_starts_offscreen_loads_a_model_and_stops(frozen: Path, tiny_model: Path, tmp_path: Path):
     home = tmp_path / "home"
     home.mkdir()
-    (home / "settings.json").write_text(json.dumps({"model": str(tiny_model), "ui_language": "zh_CN"}),
-                                        encoding="utf-8")
+    (home / "settings.json").write_text(
+        json.dumps({"model": str(tiny_model), "ui_language": "zh_CN"}), encoding="utf-8"
+    )
     log = home / "logs" / "tingji-gui.log"
     stderr = tmp_path / "gui.stderr"
     with open(stderr, "wb") as err:
-        proc = subprocess.Popen([str(frozen / f"tingji-gui{EXE}")], env=_env(home, TINGJI_DEBUG="1"),
-                                stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(
+            [str(frozen / f"tingji-gui{EXE}")], env=_env(home, TINGJI_DEBUG="1"), stdout=subprocess.DEVNULL, stderr=err
+        )
     try:
         started = time.monotonic()
         # The engine loads on the worker thread after the window is up; llama.cpp's chatter
@@ -214,10 +255,22 @@ def test_frozen_gui_starts_offscreen_loads_a_model_and_stops(frozen: Path, tiny_
 @pytest.mark.gui
 def test_ci_smoke_script_passes(frozen: Path, tiny_model: Path, tmp_path: Path):
     """installer/smoke.py is what the Windows workflow runs on the frozen app: it must pass here too."""
-    r = subprocess.run([sys.executable, str(ROOT / "installer" / "smoke.py"), "--app", str(frozen),
-                        "--model", str(tiny_model), "--work", str(tmp_path / "smoke")],
-                       capture_output=True, text=True, timeout=900,
-                       env=dict(os.environ, PYTHONPATH=str(ROOT / "app")))
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "installer" / "smoke.py"),
+            "--app",
+            str(frozen),
+            "--model",
+            str(tiny_model),
+            "--work",
+            str(tmp_path / "smoke"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=dict(os.environ, PYTHONPATH=str(ROOT / "app")),
+    )
     assert r.returncode == 0, f"{r.stdout[-5000:]}\n{r.stderr[-5000:]}"
     assert "smoke test passed" in r.stdout
 
@@ -226,8 +279,13 @@ def test_ci_smoke_script_passes(frozen: Path, tiny_model: Path, tmp_path: Path):
 def test_nsis_script_compiles(frozen: Path):
     assert shutil.which("makensis"), "makensis missing: apt install nsis (.ci/setup does)"
     dist = frozen.parent
-    r = subprocess.run([sys.executable, str(BUILD), "--dist", str(dist), "--skip-freeze", "--installer", "yes",
-                        "--no-compress"], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    r = subprocess.run(
+        [sys.executable, str(BUILD), "--dist", str(dist), "--skip-freeze", "--installer", "yes", "--no-compress"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+    )
     assert r.returncode == 0, f"{r.stdout[-6000:]}\n{r.stderr[-6000:]}"
     import tingji
 

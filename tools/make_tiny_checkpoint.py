@@ -85,7 +85,9 @@ SYSTEM_PROMPT = "You are a helpful assistant."
 
 def bytes_to_unicode() -> dict[int, str]:
     """GPT-2's reversible byte -> printable character map used by byte-level BPE."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    keep = (
+        list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    )
     chars = keep[:]
     n = 0
     for b in range(256):
@@ -98,17 +100,21 @@ def bytes_to_unicode() -> dict[int, str]:
 
 def training_corpus(extra: tuple[str, ...] = ()) -> list[str]:
     words = WORDS.split()
-    lines = [" ".join(words[i:i + 12]) for i in range(0, len(words), 12)]
+    lines = [" ".join(words[i : i + 12]) for i in range(0, len(words), 12)]
     lines += [w.capitalize() + "." for w in words[:60]]
-    lines += [f"<|im_start|>system\n{SYSTEM_PROMPT}<|im_end|>\n<|im_start|>user\n", "<|im_end|>\n<|im_start|>assistant\n"]
-    lines += [CHINESE[i:i + 20] for i in range(0, len(CHINESE), 20)]
+    lines += [
+        f"<|im_start|>system\n{SYSTEM_PROMPT}<|im_end|>\n<|im_start|>user\n",
+        "<|im_end|>\n<|im_start|>assistant\n",
+    ]
+    lines += [CHINESE[i : i + 20] for i in range(0, len(CHINESE), 20)]
     lines += ["0123456789", "1, 2, 3. 4! 5? 6; 7: 8- 9/ (10) [11] {12} \"13\" '14' 15% $16 #17 @18 &19 *20"]
     lines += list(extra)
     return lines * 3
 
 
-def build_tokenizer(vocab_size: int, *, specials: tuple[str, ...] = (), plain: tuple[str, ...] = (),
-                    corpus: tuple[str, ...] = ()):
+def build_tokenizer(
+    vocab_size: int, *, specials: tuple[str, ...] = (), plain: tuple[str, ...] = (), corpus: tuple[str, ...] = ()
+):
     """A small byte-level BPE with Qwen's normalizer and pre-tokenizer.
 
     `specials` / `plain` are added tokens beyond ChatML's (a family's own
@@ -148,8 +154,12 @@ def write_llm_folder(out: Path, tok, llm: dict) -> None:
     (out / "merges.txt").write_text("#version: 0.2\n" + "\n".join(merges) + "\n", encoding="utf-8")
     added = {
         str(tok.token_to_id(t)): {
-            "content": t, "lstrip": False, "normalized": False, "rstrip": False,
-            "single_word": False, "special": t in SPECIAL_TOKENS,
+            "content": t,
+            "lstrip": False,
+            "normalized": False,
+            "rstrip": False,
+            "single_word": False,
+            "special": t in SPECIAL_TOKENS,
         }
         for t in SPECIAL_TOKENS + PLAIN_ADDED_TOKENS
     }
@@ -168,10 +178,16 @@ def write_llm_folder(out: Path, tok, llm: dict) -> None:
         "tokenizer_class": "Qwen2Tokenizer",
         "unk_token": None,
     }
-    (out / "tokenizer_config.json").write_text(json.dumps(tokenizer_config, indent=2, ensure_ascii=False), encoding="utf-8")
+    (out / "tokenizer_config.json").write_text(
+        json.dumps(tokenizer_config, indent=2, ensure_ascii=False), encoding="utf-8"
+    )
     (out / "config.json").write_text(json.dumps(llm, indent=2), encoding="utf-8")
-    generation = {"bos_token_id": llm["bos_token_id"], "eos_token_id": [llm["eos_token_id"], llm["bos_token_id"]],
-                  "pad_token_id": llm["bos_token_id"], "do_sample": False}
+    generation = {
+        "bos_token_id": llm["bos_token_id"],
+        "eos_token_id": [llm["eos_token_id"], llm["bos_token_id"]],
+        "pad_token_id": llm["bos_token_id"],
+        "do_sample": False,
+    }
     (out / "generation_config.json").write_text(json.dumps(generation, indent=2), encoding="utf-8")
 
 
@@ -179,11 +195,25 @@ def llm_config(tok, full_size: bool) -> dict:
     n_tok = tok.get_vocab_size(with_added_tokens=True)
     endoftext, im_end = tok.token_to_id("<|endoftext|>"), tok.token_to_id("<|im_end|>")
     if full_size:
-        sizes = dict(hidden_size=1024, intermediate_size=3072, num_hidden_layers=28, num_attention_heads=16,
-                     num_key_value_heads=8, head_dim=128, vocab_size=151936)
+        sizes = dict(
+            hidden_size=1024,
+            intermediate_size=3072,
+            num_hidden_layers=28,
+            num_attention_heads=16,
+            num_key_value_heads=8,
+            head_dim=128,
+            vocab_size=151936,
+        )
     else:
-        sizes = dict(hidden_size=64, intermediate_size=160, num_hidden_layers=2, num_attention_heads=4,
-                     num_key_value_heads=2, head_dim=16, vocab_size=(n_tok + 63) // 64 * 64)
+        sizes = dict(
+            hidden_size=64,
+            intermediate_size=160,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            head_dim=16,
+            vocab_size=(n_tok + 63) // 64 * 64,
+        )
     return {
         "architectures": ["Qwen3ForCausalLM"],
         "attention_bias": False,
@@ -217,7 +247,7 @@ def llm_state(cfg: dict, gen: torch.Generator, dtype: torch.dtype = torch.float3
     nq, nkv, v = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["vocab_size"]
 
     def lin(rows: int, cols: int, scale: float = 1.0) -> torch.Tensor:
-        return (scale * (torch.randn(rows, cols, generator=gen) / cols ** 0.5)).to(torch.bfloat16).to(dtype)
+        return (scale * (torch.randn(rows, cols, generator=gen) / cols**0.5)).to(torch.bfloat16).to(dtype)
 
     def norm(n: int) -> torch.Tensor:
         return (1.0 + 0.1 * torch.randn(n, generator=gen)).to(torch.bfloat16).to(dtype)
@@ -294,26 +324,50 @@ def config_yaml(dims: AudioDims, llm_dir: str, ctc_vocab: int, llm_dtype: str = 
         "model_conf": {"lsm_weight": 0.1, "length_normalized_loss": True},
         "audio_encoder": "SenseVoiceEncoderSmall",
         "audio_encoder_conf": {
-            "output_size": dims.encoder_dim, "attention_heads": dims.encoder_heads,
-            "linear_units": dims.encoder_ffn, "num_blocks": dims.encoder_blocks, "tp_blocks": dims.tp_blocks,
-            "dropout_rate": 0.1, "positional_dropout_rate": 0.1, "attention_dropout_rate": 0.1,
-            "input_layer": "pe", "pos_enc_class": "SinusoidalPositionEncoder", "normalize_before": True,
-            "kernel_size": dims.kernel_size, "sanm_shfit": dims.sanm_shift, "selfattention_layer_type": "sanm",
+            "output_size": dims.encoder_dim,
+            "attention_heads": dims.encoder_heads,
+            "linear_units": dims.encoder_ffn,
+            "num_blocks": dims.encoder_blocks,
+            "tp_blocks": dims.tp_blocks,
+            "dropout_rate": 0.1,
+            "positional_dropout_rate": 0.1,
+            "attention_dropout_rate": 0.1,
+            "input_layer": "pe",
+            "pos_enc_class": "SinusoidalPositionEncoder",
+            "normalize_before": True,
+            "kernel_size": dims.kernel_size,
+            "sanm_shfit": dims.sanm_shift,
+            "selfattention_layer_type": "sanm",
             "freeze": True,
         },
         "llm": "Qwen3-0.6b",
-        "llm_conf": {"hub": "hf", "freeze": True, "llm_dtype": llm_dtype, "init_param_path": llm_dir, "use_lora": False},
+        "llm_conf": {
+            "hub": "hf",
+            "freeze": True,
+            "llm_dtype": llm_dtype,
+            "init_param_path": llm_dir,
+            "use_lora": False,
+        },
         "audio_adaptor": "Transformer",
         "audio_adaptor_conf": {
-            "downsample_rate": 1, "use_low_frame_rate": True, "ffn_dim": dims.adaptor_ffn,
-            "llm_dim": dims.llm_dim, "encoder_dim": dims.encoder_dim, "n_layer": dims.adaptor_layers,
-            "attention_heads": dims.adaptor_heads, "freeze": True,
+            "downsample_rate": 1,
+            "use_low_frame_rate": True,
+            "ffn_dim": dims.adaptor_ffn,
+            "llm_dim": dims.llm_dim,
+            "encoder_dim": dims.encoder_dim,
+            "n_layer": dims.adaptor_layers,
+            "attention_heads": dims.adaptor_heads,
+            "freeze": True,
         },
         "ctc_decoder": "Transformer",
         "detach_ctc_decoder": True,
         "ctc_decoder_conf": {
-            "downsample_rate": 1, "ffn_dim": dims.ctc_ffn, "llm_dim": dims.encoder_dim,
-            "encoder_dim": dims.encoder_dim, "n_layer": dims.ctc_layers, "attention_heads": dims.ctc_heads,
+            "downsample_rate": 1,
+            "ffn_dim": dims.ctc_ffn,
+            "llm_dim": dims.encoder_dim,
+            "encoder_dim": dims.encoder_dim,
+            "n_layer": dims.ctc_layers,
+            "attention_heads": dims.ctc_heads,
             "freeze": False,
         },
         "ctc_weight": 1.0,
@@ -321,13 +375,23 @@ def config_yaml(dims: AudioDims, llm_dir: str, ctc_vocab: int, llm_dtype: str = 
         "ctc_conf": {"dropout_rate": 0.0, "ctc_type": "builtin", "reduce": True, "ignore_nan_grad": True},
         "frontend": "WavFrontend",
         "frontend_conf": {
-            "fs": 16000, "window": "hamming", "n_mels": 80, "frame_length": 25, "frame_shift": 10,
-            "lfr_m": 7, "lfr_n": 6, "dither": 0.0, "cmvn_file": None,
+            "fs": 16000,
+            "window": "hamming",
+            "n_mels": 80,
+            "frame_length": 25,
+            "frame_shift": 10,
+            "lfr_m": 7,
+            "lfr_n": 6,
+            "dither": 0.0,
+            "cmvn_file": None,
         },
         "dataset": "FunASR",
         "dataset_conf": {
-            "index_ds": "FunASR", "batch_sampler": "BatchSampler", "batch_type": "token",
-            "max_token_length": 3000, "ctc_tokenizer": "SenseVoiceTokenizer",
+            "index_ds": "FunASR",
+            "batch_sampler": "BatchSampler",
+            "batch_type": "token",
+            "max_token_length": 3000,
+            "ctc_tokenizer": "SenseVoiceTokenizer",
             "ctc_target_normalize": True,
             "ctc_tokenizer_conf": {"vocab_path": None, "is_multilingual": True, "num_languages": 8749},
         },
@@ -341,6 +405,7 @@ def ctc_special_count() -> int:
     """How many special tokens funasr's SenseVoiceTokenizer appends after the BPE ranks."""
     try:
         from funasr.models.sense_voice.whisper_lib.tokenizer import AUDIO_EVENT, EMOTION, LANGUAGES
+
         langs, events, emotions = len(LANGUAGES), len(AUDIO_EVENT), len(EMOTION)
     except ImportError:  # the counts in funasr 1.4.x
         langs, events, emotions = 105, 11, 4
@@ -376,9 +441,19 @@ def make_checkpoint(out: Path, seed: int, full_size: bool = False, llm_dtype: st
         dims = AudioDims(llm_dim=llm["hidden_size"])
     else:
         dims = AudioDims(
-            encoder_dim=64, encoder_heads=4, encoder_ffn=128, encoder_blocks=3, tp_blocks=2,
-            llm_dim=llm["hidden_size"], adaptor_ffn=128, adaptor_layers=2, adaptor_heads=4,
-            ctc_layers=2, ctc_ffn=128, ctc_heads=4, ctc_vocab=0,
+            encoder_dim=64,
+            encoder_heads=4,
+            encoder_ffn=128,
+            encoder_blocks=3,
+            tp_blocks=2,
+            llm_dim=llm["hidden_size"],
+            adaptor_ffn=128,
+            adaptor_layers=2,
+            adaptor_heads=4,
+            ctc_layers=2,
+            ctc_ffn=128,
+            ctc_heads=4,
+            ctc_vocab=0,
         )
     # The CTC vocabulary: BPE ranks plus funasr's appended specials (60515 at full size).
     n_ctc = 60515 if full_size else 256 + 700 + n_specials
@@ -400,8 +475,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True, type=Path, help="folder to write (created)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--full-size", action="store_true", help="real Fun-ASR-Nano sizes (several GB)")
-    ap.add_argument("--llm-dtype", choices=["fp32", "bf16"], default="fp32",
-                    help="llm_conf.llm_dtype in config.yaml (see the module docstring)")
+    ap.add_argument(
+        "--llm-dtype",
+        choices=["fp32", "bf16"],
+        default="fp32",
+        help="llm_conf.llm_dtype in config.yaml (see the module docstring)",
+    )
     ap.add_argument("--family", choices=["fun-asr-nano", "sense-voice-small", "qwen3-asr"], default="fun-asr-nano")
     ap.add_argument("--size", choices=["0.6b", "1.7b"], default="0.6b", help="qwen3-asr: which release's shapes")
     args = ap.parse_args(argv)

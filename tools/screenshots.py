@@ -50,8 +50,13 @@ SHOTS_SIZE = (1120, 700)
 # as it was trained. The engine reads a file in windows of up to 60 s, so the long file has one
 # phrase a minute: each window then holds one utterance, as the demo model knows them.
 FILES = {
-    "call": ["hello thank you", "please call home today", "new meeting today time nine",
-             "yes please save file", "no thank you"],
+    "call": [
+        "hello thank you",
+        "please call home today",
+        "new meeting today time nine",
+        "yes please save file",
+        "no thank you",
+    ],
     "memo": ["please call home today"],
     "numbers": ["five five two one zero nine"],
     "lesson": ["red green blue left right"],
@@ -65,9 +70,23 @@ def start_xvfb() -> tuple[subprocess.Popen, str]:
     for n in range(99, 120):
         if Path(f"/tmp/.X11-unix/X{n}").exists() or Path(f"/tmp/.X{n}-lock").exists():
             continue
-        proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1280x800x24", "-nolisten", "tcp",
-                                 "+extension", "XTEST", "+extension", "RECORD"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [
+                "Xvfb",
+                f":{n}",
+                "-screen",
+                "0",
+                "1280x800x24",
+                "-nolisten",
+                "tcp",
+                "+extension",
+                "XTEST",
+                "+extension",
+                "RECORD",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         for _ in range(50):
             if Path(f"/tmp/.X11-unix/X{n}").exists():
                 return proc, f":{n}"
@@ -83,6 +102,7 @@ def default_model(work: Path) -> Path:
     if (demo / "manifest.json").is_file():
         return demo
     from make_tiny_checkpoint import make_checkpoint
+
     from tingji.export import export_model
 
     print("screenshots: building a tiny model (no demo model yet)…", file=sys.stderr)
@@ -114,8 +134,10 @@ def make_media(folder: Path) -> dict[str, Path]:
     minute = int(CALL_SPACING_S * 16000)
     call = [speak(folder, f"call{i}", [p]) for i, p in enumerate(FILES["call"])]
     files = {
-        "call": write_wav(folder / "Call with Dr. Chen.wav",
-                          np.concatenate([np.pad(c, (8000, max(0, minute - 8000 - len(c)))) for c in call])),
+        "call": write_wav(
+            folder / "Call with Dr. Chen.wav",
+            np.concatenate([np.pad(c, (8000, max(0, minute - 8000 - len(c)))) for c in call]),
+        ),
         "memo": folder / "Voice memo 12 May.m4a",
         "lesson": folder / "Lesson 03 - Colours and directions.flac",
         "numbers": write_wav(folder / "电话号码 2024-05-12.wav", speech["numbers"]),
@@ -132,10 +154,21 @@ def make_media(folder: Path) -> dict[str, Path]:
 class Session:
     """One app window in a fresh data folder, in one language and appearance."""
 
-    def __init__(self, app, model_dir: Path, lang: str, appearance: str, work: Path, with_model: bool = True,
-                 damage_queue: bool = False, installed: dict[str, Path] | None = None, **settings) -> None:
+    def __init__(
+        self,
+        app,
+        model_dir: Path,
+        lang: str,
+        appearance: str,
+        work: Path,
+        with_model: bool = True,
+        damage_queue: bool = False,
+        installed: dict[str, Path] | None = None,
+        **settings,
+    ) -> None:
         from tests.support.gui import ScriptedMicrophone
-        from tingji.gui import i18n, settings as settings_mod, theme
+        from tingji.gui import i18n, theme
+        from tingji.gui import settings as settings_mod
         from tingji.gui.app import create_window
 
         self.app = app
@@ -240,8 +273,10 @@ def run(model: Path, out: Path, work: Path) -> None:
     media = make_media(work / "media")
     order = ["numbers", "memo", "call", "lesson", "broken"]
     silence = np.zeros(4800, np.float32)
-    takes = {t: np.concatenate([silence, speak(work / "media", f"take{i}", [t], ("en-us",)), silence])
-             for i, t in enumerate(TAKES)}
+    takes = {
+        t: np.concatenate([silence, speak(work / "media", f"take{i}", [t], ("en-us",)), silence])
+        for i, t in enumerate(TAKES)
+    }
 
     for lang, tag in (("en", "en"), ("zh_CN", "zh")):
         for appearance in ("light", "dark"):
@@ -256,8 +291,7 @@ def run(model: Path, out: Path, work: Path) -> None:
             def job(name: str):
                 return next(j for j in c.model.jobs() if j.name == media[name].name)
 
-            s.wait(lambda: job("call").status is Status.RUNNING and (c.model.fraction(job("call").id) or 0)
-                   >= 0.3, 180)
+            s.wait(lambda: job("call").status is Status.RUNNING and (c.model.fraction(job("call").id) or 0) >= 0.3, 180)
             s.window.queue.select_job(job("call").id)
             s.shot(out / f"busy-{tag}{suffix}.png")
             s.wait(lambda: all(j.status.finished for j in c.model.jobs()), 300)
@@ -284,8 +318,9 @@ def extra_shots(app, model: Path, out: Path, work: Path) -> None:
     media = work / "extra"
     media.mkdir(parents=True, exist_ok=True)
     talk = speak(media, "talk", FILES["call"])
-    sf.write(str(media / "Interview 2024-05-12.flac"), np.resize(np.concatenate([talk, np.zeros(16000)]),
-                                                                  90 * 16000), 16000)
+    sf.write(
+        str(media / "Interview 2024-05-12.flac"), np.resize(np.concatenate([talk, np.zeros(16000)]), 90 * 16000), 16000
+    )
     damaged = damaged_at(media / "Interview 2024-05-12.flac", 1 / 2)
     for lang, tag in (("en", "en"), ("zh_CN", "zh")):
         folder = work / f"extra-{tag}"
@@ -326,13 +361,17 @@ def build_family_models(work: Path) -> dict[str, Path]:
     """Tiny SenseVoice-Small and Qwen3-ASR checkpoints (official layout) and their model folders."""
     from tiny_qwen3_asr import make_checkpoint as qwen3_checkpoint
     from tiny_sense_voice import make_checkpoint as sense_voice_checkpoint
+
     from tingji.export import export_model
 
     print("screenshots: building tiny SenseVoice-Small and Qwen3-ASR models…", file=sys.stderr)
     sv = sense_voice_checkpoint(work / "ckpt" / "SenseVoiceSmall", seed=0)
     q3 = qwen3_checkpoint(work / "ckpt" / "Qwen3-ASR-0.6B", seed=0)
-    return {"sv-checkpoint": sv, "sv": export_model(sv, work / "models" / "sv"),
-            "q3": export_model(q3, work / "models" / "q3", decoder_quant="f32")}
+    return {
+        "sv-checkpoint": sv,
+        "sv": export_model(sv, work / "models" / "sv"),
+        "q3": export_model(q3, work / "models" / "q3", decoder_quant="f32"),
+    }
 
 
 def model_shots(app, model: Path, out: Path, work: Path) -> None:
@@ -365,8 +404,18 @@ def model_shots(app, model: Path, out: Path, work: Path) -> None:
         s.wait(lambda: not picker.busy, 300)
         s.close()
 
-        s = Session(app, model, lang, "light", work, with_model=False, installed=installed,
-                    model="fun-asr-nano-2512", dictation_model="sense-voice-small", page="dictation")
+        s = Session(
+            app,
+            model,
+            lang,
+            "light",
+            work,
+            with_model=False,
+            installed=installed,
+            model="fun-asr-nano-2512",
+            dictation_model="sense-voice-small",
+            page="dictation",
+        )
         s.wait(lambda: s.window.dictation_host.controller is not None, 120)
         s.window.statusBar().clearMessage()
         s.shot(out / f"model-uses-{tag}.png")
@@ -392,8 +441,9 @@ def model_shots(app, model: Path, out: Path, work: Path) -> None:
         menu.showPopup()
         s.wait(lambda: False, 0.6)
         top_left = s.window.frameGeometry().topLeft()
-        app.primaryScreen().grabWindow(0, top_left.x(), top_left.y(), s.window.frameGeometry().width(),
-                                       s.window.frameGeometry().height()).save(str(out / f"language-menu-{tag}.png"))
+        app.primaryScreen().grabWindow(
+            0, top_left.x(), top_left.y(), s.window.frameGeometry().width(), s.window.frameGeometry().height()
+        ).save(str(out / f"language-menu-{tag}.png"))
         print(out / f"language-menu-{tag}.png")
         menu.hidePopup()
         s.close()
@@ -404,8 +454,11 @@ def main() -> int:
     parser.add_argument("--model", type=Path, help="model folder (default: demo model, else a tiny one)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--extra", action="store_true", help="the views the README does not show (see above)")
-    parser.add_argument("--models", action="store_true",
-                        help="the model picker, a model per use and the Qwen3-ASR language menu (see above)")
+    parser.add_argument(
+        "--models",
+        action="store_true",
+        help="the model picker, a model per use and the Qwen3-ASR language menu (see above)",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     xvfb, display = start_xvfb()

@@ -33,24 +33,52 @@ except ImportError:  # running from a checkout without `pip install -e .`
 
 BPE_NAME = "chn_jpn_yue_eng_ko_spectok.bpe.model"
 FULL_VOCAB = 25055
-TAGS = [f"<|{t}|>" for t in (
-    "zh", "en", "yue", "ja", "ko", "nospeech",
-    "HAPPY", "SAD", "ANGRY", "NEUTRAL", "FEARFUL", "DISGUSTED", "SURPRISED", "EMO_UNKNOWN",
-    "Speech", "BGM", "Applause", "Laughter", "Cry", "Sneeze", "Breath", "Cough", "Sing", "Speech_Noise", "Event_UNK",
-    "withitn", "woitn",
-)]
+TAGS = [
+    f"<|{t}|>"
+    for t in (
+        "zh",
+        "en",
+        "yue",
+        "ja",
+        "ko",
+        "nospeech",
+        "HAPPY",
+        "SAD",
+        "ANGRY",
+        "NEUTRAL",
+        "FEARFUL",
+        "DISGUSTED",
+        "SURPRISED",
+        "EMO_UNKNOWN",
+        "Speech",
+        "BGM",
+        "Applause",
+        "Laughter",
+        "Cry",
+        "Sneeze",
+        "Breath",
+        "Cough",
+        "Sing",
+        "Speech_Noise",
+        "Event_UNK",
+        "withitn",
+        "woitn",
+    )
+]
 ENGLISH = (
     "hello world this is a test of the speech recognizer one two three four five six seven eight nine ten "
     "the meeting will start at three o'clock please remember to bring the report we reviewed the design "
     "yesterday and agreed to ship the first version next week the weather today is sunny"
 )
-CHINESE = "今天天气很好我们一起去学校吧会议记录明天下午三点开始请大家准时参加谢谢这个语音识别软件可以在没有网络的情况下使用"
+CHINESE = (
+    "今天天气很好我们一起去学校吧会议记录明天下午三点开始请大家准时参加谢谢这个语音识别软件可以在没有网络的情况下使用"
+)
 
 
 def corpus() -> list[str]:
     words = ENGLISH.split()
-    lines = [" ".join(words[i:i + 8]) for i in range(0, len(words), 8)]
-    lines += [CHINESE[i:i + 12] for i in range(0, len(CHINESE), 12)]
+    lines = [" ".join(words[i : i + 8]) for i in range(0, len(words), 8)]
+    lines += [CHINESE[i : i + 12] for i in range(0, len(CHINESE), 12)]
     lines += ["Hello, World! 1 2 3.", "你好，世界。一二三。"]
     return lines * 4
 
@@ -62,8 +90,15 @@ def bpe_model(vocab: int | None, seed: int) -> bytes:
 
     buf = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(corpus()), model_writer=buf, model_type="bpe", vocab_size=400,
-        character_coverage=1.0, byte_fallback=True, hard_vocab_limit=False, minloglevel=2)
+        sentence_iterator=iter(corpus()),
+        model_writer=buf,
+        model_type="bpe",
+        vocab_size=400,
+        character_coverage=1.0,
+        byte_fallback=True,
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
     proto = pb.ModelProto()
     proto.ParseFromString(buf.getvalue())
     n_fill = 0 if vocab is None else vocab - len(proto.pieces) - len(TAGS)
@@ -86,8 +121,10 @@ def cmvn_text(dim: int, seed: int) -> str:
     def row(v: np.ndarray) -> str:
         return " ".join(f"{x:.6f}" for x in v)
 
-    return (f"<Nnet>\n<Splice> {dim} {dim}\n[ 0 ]\n<AddShift> {dim} {dim}\n<LearnRateCoef> 0 [ {row(shift)} ]\n"
-            f"<Rescale> {dim} {dim}\n<LearnRateCoef> 0 [ {row(scale)} ]\n</Nnet>\n")
+    return (
+        f"<Nnet>\n<Splice> {dim} {dim}\n[ 0 ]\n<AddShift> {dim} {dim}\n<LearnRateCoef> 0 [ {row(shift)} ]\n"
+        f"<Rescale> {dim} {dim}\n<LearnRateCoef> 0 [ {row(scale)} ]\n</Nnet>\n"
+    )
 
 
 def config_yaml(d: SenseVoiceDims) -> str:
@@ -97,19 +134,36 @@ def config_yaml(d: SenseVoiceDims) -> str:
     cfg = {
         "encoder": "SenseVoiceEncoderSmall",
         "encoder_conf": {
-            "output_size": d.encoder_dim, "attention_heads": d.encoder_heads, "linear_units": d.encoder_ffn,
-            "num_blocks": d.encoder_blocks, "tp_blocks": d.tp_blocks, "dropout_rate": 0.1,
-            "positional_dropout_rate": 0.1, "attention_dropout_rate": 0.1, "input_layer": "pe",
-            "pos_enc_class": "SinusoidalPositionEncoder", "normalize_before": True, "kernel_size": d.kernel_size,
-            "sanm_shfit": d.sanm_shift, "selfattention_layer_type": "sanm",
+            "output_size": d.encoder_dim,
+            "attention_heads": d.encoder_heads,
+            "linear_units": d.encoder_ffn,
+            "num_blocks": d.encoder_blocks,
+            "tp_blocks": d.tp_blocks,
+            "dropout_rate": 0.1,
+            "positional_dropout_rate": 0.1,
+            "attention_dropout_rate": 0.1,
+            "input_layer": "pe",
+            "pos_enc_class": "SinusoidalPositionEncoder",
+            "normalize_before": True,
+            "kernel_size": d.kernel_size,
+            "sanm_shfit": d.sanm_shift,
+            "selfattention_layer_type": "sanm",
         },
         "model": "SenseVoiceSmall",
         "model_conf": {"length_normalized_loss": True, "sos": 1, "eos": 2, "ignore_id": -1},
         "tokenizer": "SentencepiecesTokenizer",
         "tokenizer_conf": {"bpemodel": None, "unk_symbol": "<unk>", "split_with_space": True},
         "frontend": "WavFrontend",
-        "frontend_conf": {"fs": 16000, "window": "hamming", "n_mels": 80, "frame_length": 25, "frame_shift": 10,
-                          "lfr_m": 7, "lfr_n": 6, "cmvn_file": None},
+        "frontend_conf": {
+            "fs": 16000,
+            "window": "hamming",
+            "n_mels": 80,
+            "frame_length": 25,
+            "frame_shift": 10,
+            "lfr_m": 7,
+            "lfr_n": 6,
+            "cmvn_file": None,
+        },
         "dataset": "SenseVoiceCTCDataset",
         "ctc_conf": {"dropout_rate": 0.0, "ctc_type": "builtin", "reduce": True, "ignore_nan_grad": True},
         "normalize": None,
@@ -121,12 +175,21 @@ def configuration_json() -> str:
     """Where funasr's loader finds the weights, config, tokenizer and CMVN."""
     import json
 
-    return json.dumps({
-        "framework": "pytorch", "task": "auto-speech-recognition", "model": {"type": "funasr"},
-        "pipeline": {"type": "funasr-pipeline"},
-        "file_path_metas": {"init_param": "model.pt", "config": "config.yaml",
-                            "tokenizer_conf": {"bpemodel": BPE_NAME}, "frontend_conf": {"cmvn_file": "am.mvn"}},
-    }, indent=2)
+    return json.dumps(
+        {
+            "framework": "pytorch",
+            "task": "auto-speech-recognition",
+            "model": {"type": "funasr"},
+            "pipeline": {"type": "funasr-pipeline"},
+            "file_path_metas": {
+                "init_param": "model.pt",
+                "config": "config.yaml",
+                "tokenizer_conf": {"bpemodel": BPE_NAME},
+                "frontend_conf": {"cmvn_file": "am.mvn"},
+            },
+        },
+        indent=2,
+    )
 
 
 def weights(d: SenseVoiceDims, seed: int) -> dict[str, torch.Tensor]:
@@ -153,8 +216,9 @@ def make_checkpoint(out: Path, seed: int, full_size: bool = False) -> Path:
     if full_size:
         dims = SenseVoiceDims(vocab=vocab)
     else:
-        dims = SenseVoiceDims(encoder_dim=64, encoder_heads=4, encoder_ffn=128, encoder_blocks=3, tp_blocks=2,
-                              vocab=vocab)
+        dims = SenseVoiceDims(
+            encoder_dim=64, encoder_heads=4, encoder_ffn=128, encoder_blocks=3, tp_blocks=2, vocab=vocab
+        )
     (out / "config.yaml").write_text(config_yaml(dims), encoding="utf-8")
     (out / "configuration.json").write_text(configuration_json(), encoding="utf-8")
     (out / "am.mvn").write_text(cmvn_text(dims.input_size, seed), encoding="utf-8")

@@ -65,10 +65,11 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -99,12 +100,73 @@ UNUSED_BASES = ["en-gb-x-gbcwmd", "en-us-nyc"]
 # croaking ones, and those that change the speaking rate (anika, pedro,
 # antonio, robosoft*, Marco, AnxiousAndy), which would blur the held-out speeds.
 TRAIN_VARIANTS = [
-    "", "m1", "m2", "m3", "m5", "m6", "m7", "m8", "f1", "f2", "f4", "f5", "klatt", "klatt2", "klatt4",
-    "klatt5", "klatt6", "Alex", "Andy", "Annie", "Denis", "Diogo", "Henrique", "Jacky", "Lee", "Mario",
-    "Michael", "Nguyen", "RicishayMax", "Storm", "Tweaky", "adam", "announcer", "aunty", "belinda",
-    "benjamin", "boris", "caleb", "david", "ed", "edward", "edward2", "grandma", "grandpa", "gustave",
-    "iven", "iven2", "iven3", "iven4", "john", "kaukovalta", "linda", "marcelo", "max", "michel", "miguel",
-    "norbert", "pablo", "paul", "quincy", "rob", "robert", "sandro", "shelby", "steph", "travis", "victor",
+    "",
+    "m1",
+    "m2",
+    "m3",
+    "m5",
+    "m6",
+    "m7",
+    "m8",
+    "f1",
+    "f2",
+    "f4",
+    "f5",
+    "klatt",
+    "klatt2",
+    "klatt4",
+    "klatt5",
+    "klatt6",
+    "Alex",
+    "Andy",
+    "Annie",
+    "Denis",
+    "Diogo",
+    "Henrique",
+    "Jacky",
+    "Lee",
+    "Mario",
+    "Michael",
+    "Nguyen",
+    "RicishayMax",
+    "Storm",
+    "Tweaky",
+    "adam",
+    "announcer",
+    "aunty",
+    "belinda",
+    "benjamin",
+    "boris",
+    "caleb",
+    "david",
+    "ed",
+    "edward",
+    "edward2",
+    "grandma",
+    "grandpa",
+    "gustave",
+    "iven",
+    "iven2",
+    "iven3",
+    "iven4",
+    "john",
+    "kaukovalta",
+    "linda",
+    "marcelo",
+    "max",
+    "michel",
+    "miguel",
+    "norbert",
+    "pablo",
+    "paul",
+    "quincy",
+    "rob",
+    "robert",
+    "sandro",
+    "shelby",
+    "steph",
+    "travis",
+    "victor",
 ]
 HELD_OUT_VARIANTS = ["m4", "f3", "klatt3", "Alicia", "Hugo", "Mike", "Gene", "steph2"]
 # espeak -s (words per minute). The band between the two training ranges is held
@@ -172,7 +234,7 @@ class Recipe:
     long_fraction: float = 0.4  # share of steps on long examples after the short-only phase
 
     @staticmethod
-    def for_minutes(minutes: float) -> "Recipe":
+    def for_minutes(minutes: float) -> Recipe:
         # Sized on the 2-core build machine (busy with other jobs): ~0.5 s per
         # optimizer step and ~40 synthesised utterances per second.
         m = max(minutes, 0.05)
@@ -182,13 +244,25 @@ class Recipe:
         # (held-out voices) CTC WER stayed at 12.7% and pooled held-out WER at
         # 24.7%: the model learnt the training voices more than the words.
         speakers = max(4, min(1600, int(m * 52)))
-        return Recipe(speakers=speakers, utterances_per_speaker=11 if m >= 5 else 6, steps=0, warmup=0,
-                      short_only_steps=0, polish_steps=int(m * 30)).with_steps(steps)
+        return Recipe(
+            speakers=speakers,
+            utterances_per_speaker=11 if m >= 5 else 6,
+            steps=0,
+            warmup=0,
+            short_only_steps=0,
+            polish_steps=int(m * 30),
+        ).with_steps(steps)
 
-    def with_steps(self, steps: int) -> "Recipe":
+    def with_steps(self, steps: int) -> Recipe:
         """This recipe at `steps` joint steps; the schedule parts that follow the step count follow it."""
-        return replace(self, steps=steps, warmup=max(2, steps // 15), short_only_steps=int(steps * 0.3),
-                       llm_pretrain_steps=min(1500, steps), polish_steps=min(self.polish_steps, steps))
+        return replace(
+            self,
+            steps=steps,
+            warmup=max(2, steps // 15),
+            short_only_steps=int(steps * 0.3),
+            llm_pretrain_steps=min(1500, steps),
+            polish_steps=min(self.polish_steps, steps),
+        )
 
 
 # --------------------------------------------------------------------------
@@ -228,17 +302,32 @@ class _Espeak:
         import ctypes
 
         class Event(ctypes.Structure):  # espeak_EVENT from speak_lib.h
-            _fields_ = [("type", ctypes.c_int), ("unique_identifier", ctypes.c_uint),
-                        ("text_position", ctypes.c_int), ("length", ctypes.c_int),
-                        ("audio_position", ctypes.c_int), ("sample", ctypes.c_int),
-                        ("user_data", ctypes.c_void_p), ("id", ctypes.c_char * 8)]
+            _fields_ = [
+                ("type", ctypes.c_int),
+                ("unique_identifier", ctypes.c_uint),
+                ("text_position", ctypes.c_int),
+                ("length", ctypes.c_int),
+                ("audio_position", ctypes.c_int),
+                ("sample", ctypes.c_int),
+                ("user_data", ctypes.c_void_p),
+                ("id", ctypes.c_char * 8),
+            ]
 
-        callback_type = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int,
-                                         ctypes.POINTER(Event))
+        callback_type = ctypes.CFUNCTYPE(
+            ctypes.c_int, ctypes.POINTER(ctypes.c_short), ctypes.c_int, ctypes.POINTER(Event)
+        )
         self.lib = ctypes.CDLL("libespeak-ng.so.1")
         self.lib.espeak_SetVoiceByName.argtypes = [ctypes.c_char_p]
-        self.lib.espeak_Synth.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_int,
-                                          ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p, ctypes.c_void_p]
+        self.lib.espeak_Synth.argtypes = [
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+            ctypes.c_uint,
+            ctypes.c_int,
+            ctypes.c_uint,
+            ctypes.c_uint,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+        ]
         self.rate = self.lib.espeak_Initialize(self.RETRIEVAL_SYNCHRONOUS, 0, None, 0)
         if self.rate <= 0:
             raise RuntimeError("espeak-ng failed to initialise")
@@ -265,8 +354,11 @@ class _Espeak:
         if settings != self.voice:
             if self.lib.espeak_SetVoiceByName(speaker.voice.encode()) != 0:
                 raise RuntimeError(f"espeak-ng has no voice {speaker.voice!r}")
-            for parameter, value in ((self.RATE, speaker.speed), (self.PITCH, speaker.pitch),
-                                     (self.WORDGAP, speaker.gap)):
+            for parameter, value in (
+                (self.RATE, speaker.speed),
+                (self.PITCH, speaker.pitch),
+                (self.WORDGAP, speaker.gap),
+            ):
                 self.lib.espeak_SetParameter(parameter, value, 0)
             self.voice = settings
         self.chunks, self.word_samples = [], []
@@ -315,18 +407,18 @@ def augment(samples: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, 
         t = np.arange(n) / SAMPLE_RATE
         ir = rng.standard_normal(n) * np.exp(-6.9 * t / rt60)
         ir[0] = 0.0
-        ir *= rng.uniform(0.1, 0.35) / (np.sqrt(np.sum(ir ** 2)) + 1e-9)
+        ir *= rng.uniform(0.1, 0.35) / (np.sqrt(np.sum(ir**2)) + 1e-9)
         ir[0] = 1.0
         x = fftconvolve(x, ir)[: len(x) + n // 2]
     lead = np.zeros(int(rng.uniform(0.05, 0.6) * SAMPLE_RATE))
     tail = np.zeros(int(rng.uniform(0.05, 0.6) * SAMPLE_RATE))
     x = np.concatenate([lead, x, tail])
     x *= rng.uniform(0.08, 0.9) / (np.abs(x).max() + 1e-9)
-    speech_rms = np.sqrt(np.mean(x ** 2)) + 1e-9
+    speech_rms = np.sqrt(np.mean(x**2)) + 1e-9
     noise = rng.standard_normal(len(x))
     if rng.random() < 0.5:  # red-ish noise: most energy low, like room tone
         noise = lfilter([1.0], [1.0, -0.97], noise)
-    noise *= speech_rms / (np.sqrt(np.mean(noise ** 2)) + 1e-9) * 10 ** (-rng.uniform(18, 45) / 20)
+    noise *= speech_rms / (np.sqrt(np.mean(noise**2)) + 1e-9) * 10 ** (-rng.uniform(18, 45) / 20)
     return np.clip(x + noise, -1.0, 1.0).astype(np.float32), len(lead)
 
 
@@ -427,8 +519,9 @@ def speaker_examples(job: SpeakerJob) -> list[Example]:
     return out
 
 
-def long_example(short: Sequence[Example], by_speaker: Sequence[Sequence[int]], frames: int,
-                 rng: np.random.Generator) -> Example:
+def long_example(
+    short: Sequence[Example], by_speaker: Sequence[Sequence[int]], frames: int, rng: np.random.Generator
+) -> Example:
     """Up to `frames` LFR frames of utterances back to back, as in a long recording.
 
     Each utterance carries its own 0.05-0.6 s of silence on both sides, so
@@ -446,8 +539,12 @@ def long_example(short: Sequence[Example], by_speaker: Sequence[Sequence[int]], 
         for i in rng.permutation(by_speaker[int(rng.integers(len(by_speaker)))]):
             e = short[int(i)]
             if parts and total + e.frames > frames:
-                return Example(np.concatenate([e.feats for e in parts]), " ".join(e.text for e in parts),
-                               np.concatenate([e.tags for e in parts]), parts[0].speaker)
+                return Example(
+                    np.concatenate([e.feats for e in parts]),
+                    " ".join(e.text for e in parts),
+                    np.concatenate([e.tags for e in parts]),
+                    parts[0].speaker,
+                )
             parts.append(e)
             total += e.frames
 
@@ -516,19 +613,26 @@ def build_tokenizer(vocab_size: int):
     the CTC head emit whole words at its 60 ms frame rate.
     """
     import make_tiny_checkpoint as mtc
-    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, pre_tokenizers, trainers, normalizers
+    from tokenizers import AddedToken, Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
     rotations = [" ".join(VOCAB[i:] + VOCAB[:i]) for i in range(len(VOCAB))]
     demo_lines = rotations * 20
     tok = Tokenizer(models.BPE())
     tok.normalizer = normalizers.NFC()
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(mtc.QWEN_SPLIT), behavior="isolated", invert=False),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False),
-    ])
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(mtc.QWEN_SPLIT), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False),
+        ]
+    )
     tok.decoder = decoders.ByteLevel(add_prefix_space=False, trim_offsets=False, use_regex=False)
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=1, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), special_tokens=[])
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=1,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=[],
+    )
     tok.train_from_iterator(mtc.training_corpus() + demo_lines, trainer=trainer)
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in mtc.SPECIAL_TOKENS])
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in mtc.PLAIN_ADDED_TOKENS])
@@ -596,13 +700,16 @@ def build_model(dims: Dims, ctc_vocab: int, llm_config: dict):
         def __init__(self) -> None:
             super().__init__()
             self.audio_encoder = SanmEncoder(audio)
-            self.audio_adaptor = Adaptor(audio.encoder_dim, audio.adaptor_ffn, audio.llm_dim,
-                                         audio.adaptor_layers, audio.adaptor_heads)
-            self.ctc_decoder = Adaptor(audio.encoder_dim, audio.ctc_ffn, audio.encoder_dim,
-                                       audio.ctc_layers, audio.ctc_heads)
+            self.audio_adaptor = Adaptor(
+                audio.encoder_dim, audio.adaptor_ffn, audio.llm_dim, audio.adaptor_layers, audio.adaptor_heads
+            )
+            self.ctc_decoder = Adaptor(
+                audio.encoder_dim, audio.ctc_ffn, audio.encoder_dim, audio.ctc_layers, audio.ctc_heads
+            )
             self.ctc = CtcProjection(audio.encoder_dim, audio.ctc_vocab)
-            cfg = {k: v for k, v in llm_config.items() if k not in ("architectures", "transformers_version",
-                                                                   "torch_dtype")}
+            cfg = {
+                k: v for k, v in llm_config.items() if k not in ("architectures", "transformers_version", "torch_dtype")
+            }
             self.llm = Qwen3ForCausalLM(Qwen3Config(**cfg))
             self.frame_head = nn.Linear(audio.encoder_dim, N_TAGS)
             self.pack_head = nn.Linear(audio.llm_dim, AUDIO_ROWS_PER_FRAME * N_TAGS)
@@ -630,14 +737,14 @@ def fft_fsmn_module(conv, left: int):
         def forward(self, padded: torch.Tensor) -> torch.Tensor:
             k = self.weight.shape[-1]
             t = padded.shape[-1] - (k - 1)
-            x = padded[..., self.left: self.left + t]  # the unpadded signal (padding is zeros)
+            x = padded[..., self.left : self.left + t]  # the unpadded signal (padding is zeros)
             n = t + k - 1
             n += (-n) % 64
             kernel = torch.flip(self.weight[:, 0, :], dims=[-1])
             full = torch.fft.irfft(torch.fft.rfft(x, n) * torch.fft.rfft(kernel, n), n)
             # full[m] = sum_j x[j] w[k-1-(m-j)]; output t' needs m = t' + k - 1 - left
             start = k - 1 - self.left
-            return full[..., start: start + t]
+            return full[..., start : start + t]
 
     return FftConv()
 
@@ -654,7 +761,7 @@ def use_fft_fsmn(model) -> None:
 # are found by KEY_FREQS (periods of 12.6 to 1600 frames); row i of the adaptor
 # looks for frame 8i with the same sinusoids at 8x the frequency, so the code
 # holds both sets (aliasing above pi is harmless on integer frame numbers).
-KEY_FREQS = [0.5 / 2 ** m for m in range(8)]
+KEY_FREQS = [0.5 / 2**m for m in range(8)]
 POSITION_FREQS = sorted({*KEY_FREQS, *(AUDIO_ROWS_PER_FRAME * w for w in KEY_FREQS)}, reverse=True)
 
 
@@ -701,7 +808,7 @@ def positional_init(model) -> None:
                 w = layer.self_attn.fsmn_block.weight
                 local = torch.zeros_like(w)
                 centre = layer.self_attn.pad[0]
-                local[:, :, centre - 5: centre + 6] = w[:, :, centre - 5: centre + 6] * (k / 11) ** 0.5
+                local[:, :, centre - 5 : centre + 6] = w[:, :, centre - 5 : centre + 6] * (k / 11) ** 0.5
                 w.copy_(local)
         channel = 0
         for freq in POSITION_FREQS:
@@ -764,7 +871,7 @@ def packing_init(model, sharpness: float = 8.0) -> None:
         attn.linear_k.weight.zero_()
         attn.linear_k.bias.zero_()
         # LayerNorm makes the code's amplitude ~1/std of the row; measured std ~0.5 at init.
-        scale = sharpness * d_k ** 0.5 / len(KEY_FREQS) * 0.25
+        scale = sharpness * d_k**0.5 / len(KEY_FREQS) * 0.25
         for h in range(attn.heads):
             centre = 2 * h + 0.5
             for p, w in enumerate(KEY_FREQS):
@@ -784,12 +891,21 @@ def audio_dims(dims: Dims, ctc_vocab: int):
     from tingji.export.fun_asr_nano.modules import AudioDims
 
     return AudioDims(
-        encoder_dim=dims.encoder_dim, encoder_heads=dims.encoder_heads, encoder_ffn=dims.encoder_ffn,
-        encoder_blocks=dims.encoder_blocks, tp_blocks=dims.tp_blocks, kernel_size=dims.kernel_size,
+        encoder_dim=dims.encoder_dim,
+        encoder_heads=dims.encoder_heads,
+        encoder_ffn=dims.encoder_ffn,
+        encoder_blocks=dims.encoder_blocks,
+        tp_blocks=dims.tp_blocks,
+        kernel_size=dims.kernel_size,
         sanm_shift=dims.sanm_shift,
-        llm_dim=dims.llm_hidden, adaptor_ffn=dims.adaptor_ffn, adaptor_layers=dims.adaptor_layers,
-        adaptor_heads=dims.adaptor_heads, ctc_layers=dims.ctc_layers, ctc_ffn=dims.ctc_ffn,
-        ctc_heads=dims.ctc_heads, ctc_vocab=ctc_vocab,
+        llm_dim=dims.llm_hidden,
+        adaptor_ffn=dims.adaptor_ffn,
+        adaptor_layers=dims.adaptor_layers,
+        adaptor_heads=dims.adaptor_heads,
+        ctc_layers=dims.ctc_layers,
+        ctc_ffn=dims.ctc_ffn,
+        ctc_heads=dims.ctc_heads,
+        ctc_vocab=ctc_vocab,
     )
 
 
@@ -797,9 +913,16 @@ def llm_config_for(tok, dims: Dims) -> dict:
     import make_tiny_checkpoint as mtc
 
     cfg = mtc.llm_config(tok, full_size=False)
-    cfg.update(hidden_size=dims.llm_hidden, intermediate_size=dims.llm_ffn, num_hidden_layers=dims.llm_layers,
-               num_attention_heads=dims.llm_heads, num_key_value_heads=dims.llm_kv_heads,
-               head_dim=dims.llm_head_dim, max_window_layers=dims.llm_layers, torch_dtype="float32")
+    cfg.update(
+        hidden_size=dims.llm_hidden,
+        intermediate_size=dims.llm_ffn,
+        num_hidden_layers=dims.llm_layers,
+        num_attention_heads=dims.llm_heads,
+        num_key_value_heads=dims.llm_kv_heads,
+        head_dim=dims.llm_head_dim,
+        max_window_layers=dims.llm_layers,
+        torch_dtype="float32",
+    )
     return cfg
 
 
@@ -809,11 +932,11 @@ def llm_config_for(tok, dims: Dims) -> dict:
 
 @dataclass
 class Batch:
-    feats: "torch.Tensor"  # [B, T, 560]
-    mask: "torch.Tensor"  # [B, T]
+    feats: torch.Tensor  # [B, T, 560]
+    mask: torch.Tensor  # [B, T]
     frames: list[int]
     texts: list[str]
-    tags: "torch.Tensor"  # [B, ceil(T/8)*8] frame tags, TAG_O on padding
+    tags: torch.Tensor  # [B, ceil(T/8)*8] frame tags, TAG_O on padding
 
 
 def make_batches(examples: Sequence[Example], recipe: Recipe, rng: np.random.Generator) -> list[list[int]]:
@@ -822,7 +945,7 @@ def make_batches(examples: Sequence[Example], recipe: Recipe, rng: np.random.Gen
     batches: list[list[int]] = []
     chunk = 400
     for c in range(0, len(order), chunk):
-        part = sorted(order[c:c + chunk], key=lambda i: examples[i].frames)
+        part = sorted(order[c : c + chunk], key=lambda i: examples[i].frames)
         current: list[int] = []
         for i in part:
             longest = max([examples[j].frames for j in current] + [examples[i].frames])
@@ -882,7 +1005,7 @@ def augment_features(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     stacked = stacked + rng.normal(0.0, 0.5)
     if rng.random() < 0.5:
         lo = int(rng.integers(0, 70))
-        stacked[..., lo: lo + int(rng.integers(2, 10))] = stacked.min()
+        stacked[..., lo : lo + int(rng.integers(2, 10))] = stacked.min()
     return stacked.reshape(len(x), -1).astype(np.float32)
 
 
@@ -900,8 +1023,13 @@ def collate(items: Sequence[Example], rng: np.random.Generator, augment_feats: b
         mask[b, : e.frames] = 1.0
         if e.tags is not None:
             tags[b, : e.frames] = e.tags
-    return Batch(torch.from_numpy(feats), torch.from_numpy(mask), [e.frames for e in items], [e.text for e in items],
-                 torch.from_numpy(tags))
+    return Batch(
+        torch.from_numpy(feats),
+        torch.from_numpy(mask),
+        [e.frames for e in items],
+        [e.text for e in items],
+        torch.from_numpy(tags),
+    )
 
 
 def num_audio_tokens(frames: int) -> int:
@@ -965,7 +1093,7 @@ def ctc_logits(model, enc, bias, side: TextSide):
 ORACLE_SCALE = 1.0
 
 
-def oracle_table(dims: Dims, seed: int) -> "torch.Tensor":
+def oracle_table(dims: Dims, seed: int) -> torch.Tensor:
     """[8, N_TAGS, llm_hidden] fixed random codes: one per (frame within a packed row, frame tag)."""
     import torch
 
@@ -973,7 +1101,7 @@ def oracle_table(dims: Dims, seed: int) -> "torch.Tensor":
     return torch.randn(AUDIO_ROWS_PER_FRAME, N_TAGS, dims.llm_hidden, generator=g) * ORACLE_SCALE
 
 
-def oracle_rows(tags: "torch.Tensor", table: "torch.Tensor", n_rows: int) -> "torch.Tensor":
+def oracle_rows(tags: torch.Tensor, table: torch.Tensor, n_rows: int) -> torch.Tensor:
     """What the LLM should read in each packed row: a linear code of its eight frames' word tags.
 
     Row i covers LFR frames 8i..8i+7; frame 8i+j with tag g adds table[j, g].
@@ -988,10 +1116,10 @@ def oracle_rows(tags: "torch.Tensor", table: "torch.Tensor", n_rows: int) -> "to
     out = 0
     for j in range(AUDIO_ROWS_PER_FRAME):
         out = out + table[j][t[:, :, j]]
-    return out / AUDIO_ROWS_PER_FRAME ** 0.5
+    return out / AUDIO_ROWS_PER_FRAME**0.5
 
 
-def llm_batch(rows: Sequence["torch.Tensor"], texts: Sequence[str], embed, tok, side: "TextSide"):
+def llm_batch(rows: Sequence[torch.Tensor], texts: Sequence[str], embed, tok, side: TextSide):
     """[audio rows][after][target] per item, right-padded, and the labels (target only)."""
     import torch
 
@@ -1001,33 +1129,35 @@ def llm_batch(rows: Sequence["torch.Tensor"], texts: Sequence[str], embed, tok, 
         target = side.target(tok, text)
         seqs.append(torch.cat([r, after, embed(torch.tensor(target))]))
         labels.append([-100] * (len(r) + len(side.after)) + target)
-    length = max(len(l) for l in labels)
+    length = max(len(lab) for lab in labels)
     inputs = torch.zeros(len(seqs), length, seqs[0].shape[-1])
     attention = torch.zeros(len(seqs), length, dtype=torch.long)
     label_ids = torch.full((len(seqs), length), -100, dtype=torch.long)
-    for b, (s, l) in enumerate(zip(seqs, labels)):
-        inputs[b, : len(l)] = s
-        attention[b, : len(l)] = 1
-        label_ids[b, : len(l)] = torch.tensor(l)
+    for b, (s, lab) in enumerate(zip(seqs, labels)):
+        inputs[b, : len(lab)] = s
+        attention[b, : len(lab)] = 1
+        label_ids[b, : len(lab)] = torch.tensor(lab)
     return inputs, attention, label_ids
 
 
-def llm_loss(llm, embed, side: "TextSide", inputs, attention, label_ids, smoothing: float):
+def llm_loss(llm, embed, side: TextSide, inputs, attention, label_ids, smoothing: float):
     import torch
     import torch.nn.functional as F
 
     out = llm_logits(llm, embed(torch.tensor(side.before)), inputs, attention)
     shifted = label_ids[:, 1:]
-    loss = F.cross_entropy(out[:, :-1].reshape(-1, out.shape[-1]), shifted.reshape(-1), ignore_index=-100,
-                           label_smoothing=smoothing)
+    loss = F.cross_entropy(
+        out[:, :-1].reshape(-1, out.shape[-1]), shifted.reshape(-1), ignore_index=-100, label_smoothing=smoothing
+    )
     with torch.no_grad():
         sel = shifted != -100
         acc = (out[:, :-1].argmax(-1)[sel] == shifted[sel]).float().mean()
     return loss, acc
 
 
-def forward_losses(model, batch: Batch, tok, side: TextSide, recipe: Recipe,
-                   table: "torch.Tensor") -> dict[str, "torch.Tensor"]:
+def forward_losses(
+    model, batch: Batch, tok, side: TextSide, recipe: Recipe, table: torch.Tensor
+) -> dict[str, torch.Tensor]:
     """The losses of one batch: CTC and LLM as Fun-ASR-Nano trains, plus two scaffolding losses.
 
     LLM input per item, as the reference's data_load_speech lays it out:
@@ -1047,9 +1177,15 @@ def forward_losses(model, batch: Batch, tok, side: TextSide, recipe: Recipe,
     logits = ctc_logits(model, enc, bias, side)
     log_probs = torch.log_softmax(logits, dim=-1)
     targets = [side.ctc_target(t) for t in batch.texts]
-    ctc = F.ctc_loss(log_probs.transpose(0, 1), torch.tensor([i for t in targets for i in t]),
-                     torch.tensor(batch.frames), torch.tensor([len(t) for t in targets]),
-                     blank=len(side.pack_ids) - 1, reduction="mean", zero_infinity=True)
+    ctc = F.ctc_loss(
+        log_probs.transpose(0, 1),
+        torch.tensor([i for t in targets for i in t]),
+        torch.tensor(batch.frames),
+        torch.tensor([len(t) for t in targets]),
+        blank=len(side.pack_ids) - 1,
+        reduction="mean",
+        zero_infinity=True,
+    )
 
     # Scaffolding 1: every encoder frame says which word it is in (approximate
     # alignment from synthesis). A dense signal that gets the encoder past the
@@ -1077,13 +1213,14 @@ def forward_losses(model, batch: Batch, tok, side: TextSide, recipe: Recipe,
     # LLM: [before][audio rows][after][target], the adaptor's rows.
     embed = model.llm.get_input_embeddings()
     llm_rows = rows[:, :n_rows]
-    inputs, attention, label_ids = llm_batch([llm_rows[b, :n] for b, n in enumerate(n_audio)], batch.texts,
-                                             embed, tok, side)
+    inputs, attention, label_ids = llm_batch(
+        [llm_rows[b, :n] for b, n in enumerate(n_audio)], batch.texts, embed, tok, side
+    )
     llm, acc = llm_loss(model.llm, embed, side, inputs, attention, label_ids, recipe.label_smoothing)
     return {"ctc": ctc, "llm": llm, "frame": frame, "pack": pack, "row": row, "acc": acc}
 
 
-def llm_logits(llm, before: "torch.Tensor", inputs: "torch.Tensor", attention: "torch.Tensor") -> "torch.Tensor":
+def llm_logits(llm, before: torch.Tensor, inputs: torch.Tensor, attention: torch.Tensor) -> torch.Tensor:
     """Logits over `inputs` for the sequences [before][inputs], the shared prompt computed once.
 
     The 25 prompt tokens before the audio are the same in every sequence and,
@@ -1128,8 +1265,9 @@ def greedy_ctc(model, batch: Batch, side: TextSide) -> list[str]:
     return out
 
 
-def llm_step(model, embed, side: TextSide, batch: tuple, recipe: Recipe, opt, params, lr: float,
-             running: dict[str, float]) -> None:
+def llm_step(
+    model, embed, side: TextSide, batch: tuple, recipe: Recipe, opt, params, lr: float, running: dict[str, float]
+) -> None:
     """One optimizer step on the LLM loss alone (LLM pretraining and polish); updates `running` averages."""
     import torch
 
@@ -1145,8 +1283,9 @@ def llm_step(model, embed, side: TextSide, batch: tuple, recipe: Recipe, opt, pa
         running[k] = running[k] * 0.9 + float(v) * 0.1 if k in running else float(v)
 
 
-def pretrain_llm(model, tok, side: TextSide, short: list[Example], recipe: Recipe, table: "torch.Tensor",
-                 seed: int, log) -> None:
+def pretrain_llm(
+    model, tok, side: TextSide, short: list[Example], recipe: Recipe, table: torch.Tensor, seed: int, log
+) -> None:
     """The LLM alone, on oracle rows plus noise: it learns to read rows before the adaptor can write them.
 
     Cheap (no encoder): a few hundred steps of a 3-layer, 128-wide decoder on
@@ -1176,14 +1315,17 @@ def pretrain_llm(model, tok, side: TextSide, short: list[Example], recipe: Recip
         rows = oracle_rows(tags, table, n_rows)
         noise_level = rng.uniform(0.1, 0.8) * ORACLE_SCALE
         rows = rows + torch.from_numpy(rng.standard_normal(rows.shape).astype(np.float32)) * noise_level
-        inputs, attention, label_ids = llm_batch([rows[b, :n] for b, n in enumerate(n_audio)],
-                                                 [e.text for e in items], embed, tok, side)
+        inputs, attention, label_ids = llm_batch(
+            [rows[b, :n] for b, n in enumerate(n_audio)], [e.text for e in items], embed, tok, side
+        )
         warm = max(2, steps // 10)
         lr = recipe.lr * min(1.0, (step + 1) / warm)
         llm_step(model, embed, side, (inputs, attention, label_ids), recipe, opt, params, lr, running)
         if (step + 1) % max(1, steps // 10) == 0 or step == steps - 1:
-            log(f"LLM pretraining {step + 1}/{steps} {time.perf_counter() - started:5.0f}s  llm {running['llm']:.3f}"
-                f"  acc {running['acc']:.3f}  (frames {frames})")
+            log(
+                f"LLM pretraining {step + 1}/{steps} {time.perf_counter() - started:5.0f}s  llm {running['llm']:.3f}"
+                f"  acc {running['acc']:.3f}  (frames {frames})"
+            )
 
 
 def polish_llm(model, tok, side: TextSide, short: list[Example], recipe: Recipe, seed: int, log) -> float:
@@ -1220,15 +1362,18 @@ def polish_llm(model, tok, side: TextSide, short: list[Example], recipe: Recipe,
         model.llm.train()
         rows = model.audio_adaptor(enc, bias) * keep
         n_audio = [num_audio_tokens(t) for t in batch.frames]
-        inputs, attention, label_ids = llm_batch([rows[b, :n] for b, n in enumerate(n_audio)], batch.texts,
-                                                 embed, tok, side)
+        inputs, attention, label_ids = llm_batch(
+            [rows[b, :n] for b, n in enumerate(n_audio)], batch.texts, embed, tok, side
+        )
         warm = max(2, steps // 20)
         progress = max(0.0, (step - warm) / max(1, steps - warm))
         lr = recipe.polish_lr * min(1.0, (step + 1) / warm) * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
         llm_step(model, embed, side, (inputs, attention, label_ids), recipe, opt, params, lr, running)
         if (step + 1) % max(1, steps // 10) == 0 or step == steps - 1:
-            log(f"LLM polish {step + 1}/{steps} {time.perf_counter() - started:5.0f}s  llm {running['llm']:.3f}"
-                f"  acc {running['acc']:.3f}")
+            log(
+                f"LLM polish {step + 1}/{steps} {time.perf_counter() - started:5.0f}s  llm {running['llm']:.3f}"
+                f"  acc {running['acc']:.3f}"
+            )
     model.eval()
     return time.perf_counter() - started
 
@@ -1264,15 +1409,29 @@ class WeightAverage:
             self.model.load_state_dict(self.shadow, strict=False)
 
 
-def train(model, tok, side: TextSide, short: list[Example], dev: list[Example],
-          recipe: Recipe, seed: int, work: Path, log, table: "torch.Tensor") -> dict:
+def train(
+    model,
+    tok,
+    side: TextSide,
+    short: list[Example],
+    dev: list[Example],
+    recipe: Recipe,
+    seed: int,
+    work: Path,
+    log,
+    table: torch.Tensor,
+) -> dict:
     import torch
 
     params = [p for p in model.parameters() if p.requires_grad]
     decay = [p for p in params if p.ndim >= 2]
     no_decay = [p for p in params if p.ndim < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
-                            lr=recipe.lr, betas=(0.9, 0.98), eps=1e-8)
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": 0.01}, {"params": no_decay, "weight_decay": 0.0}],
+        lr=recipe.lr,
+        betas=(0.9, 0.98),
+        eps=1e-8,
+    )
     rng = np.random.default_rng([seed, 11])
     schedule = batch_stream(short, recipe, seed)
     started = time.perf_counter()
@@ -1287,8 +1446,13 @@ def train(model, tok, side: TextSide, short: list[Example], dev: list[Example],
         for group in opt.param_groups:
             group["lr"] = lr_at(step, recipe)
         losses = forward_losses(model, batch, tok, side, recipe, table)
-        total = (recipe.ctc_weight * losses["ctc"] + losses["llm"] + recipe.frame_weight * losses["frame"]
-                 + recipe.pack_weight * losses["pack"] + recipe.row_weight * losses["row"])
+        total = (
+            recipe.ctc_weight * losses["ctc"]
+            + losses["llm"]
+            + recipe.frame_weight * losses["frame"]
+            + recipe.pack_weight * losses["pack"]
+            + recipe.row_weight * losses["row"]
+        )
         opt.zero_grad(set_to_none=True)
         total.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
@@ -1304,12 +1468,21 @@ def train(model, tok, side: TextSide, short: list[Example], dev: list[Example],
             with torch.no_grad():
                 dev_acc = float(forward_losses(model, dev_batch, tok, side, recipe, table)["acc"])
             elapsed = time.perf_counter() - started
-            entry = {"step": step + 1, "elapsed_s": round(elapsed, 1), "lr": lr_at(step, recipe),
-                     **{k: round(v, 4) for k, v in running.items()}, "dev_ctc_wer": round(ctc_wer, 4),
-                     "dev_llm_acc": round(dev_acc, 4)}
+            entry = {
+                "step": step + 1,
+                "elapsed_s": round(elapsed, 1),
+                "lr": lr_at(step, recipe),
+                **{k: round(v, 4) for k, v in running.items()},
+                "dev_ctc_wer": round(ctc_wer, 4),
+                "dev_llm_acc": round(dev_acc, 4),
+            }
             history.append(entry)
-            log(f"step {step + 1}/{recipe.steps} {elapsed:6.0f}s load {os.getloadavg()[0]:4.1f}  ctc {running['ctc']:.3f}  llm {running['llm']:.3f}"
-                f"  acc {running['acc']:.3f}  frame {running['frame']:.3f}  pack {running['pack']:.3f}  row {running['row']:.3f}  dev CTC WER {ctc_wer:.3f}  dev LLM acc {dev_acc:.3f}  [{pool}]")
+            log(
+                f"step {step + 1}/{recipe.steps} {elapsed:6.0f}s load {os.getloadavg()[0]:4.1f}"
+                f"  ctc {running['ctc']:.3f}  llm {running['llm']:.3f}  acc {running['acc']:.3f}"
+                f"  frame {running['frame']:.3f}  pack {running['pack']:.3f}  row {running['row']:.3f}"
+                f"  dev CTC WER {ctc_wer:.3f}  dev LLM acc {dev_acc:.3f}  [{pool}]"
+            )
         if (step + 1) % max(50, recipe.steps // 8) == 0:
             torch.save({"step": step + 1, "model": model.state_dict()}, work / "train-state.pt")
     average.apply()
@@ -1332,8 +1505,9 @@ def write_checkpoint(folder: Path, model, tok, llm_cfg: dict, dims: Dims, tiktok
     folder.mkdir(parents=True, exist_ok=True)
     mtc.write_llm_folder(folder / LLM_FOLDER, tok, llm_cfg)
     (folder / "multilingual.tiktoken").write_text(tiktoken_text, encoding="ascii")
-    (folder / "config.yaml").write_text(mtc.config_yaml(audio_dims(dims, ctc_vocab), LLM_FOLDER, ctc_vocab, "fp32"),
-                                        encoding="utf-8")
+    (folder / "config.yaml").write_text(
+        mtc.config_yaml(audio_dims(dims, ctc_vocab), LLM_FOLDER, ctc_vocab, "fp32"), encoding="utf-8"
+    )
     (folder / "configuration.json").write_text(mtc.configuration_json(LLM_FOLDER), encoding="utf-8")
     state = {k: v.detach().clone() for k, v in model.state_dict().items() if not k.startswith(SCAFFOLDING)}
     state["llm.lm_head.weight"] = state["llm.model.embed_tokens.weight"]  # tied, as torch saves them
@@ -1342,8 +1516,23 @@ def write_checkpoint(folder: Path, model, tok, llm_cfg: dict, dims: Dims, tiktok
 
 
 def export(checkpoint: Path, out: Path, quant: str, precision: str) -> None:
-    subprocess.run([sys.executable, "-m", "tingji", "export-model", "--source", str(checkpoint), "--out", str(out),
-                    "--precision", precision, "--decoder-quant", quant], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tingji",
+            "export-model",
+            "--source",
+            str(checkpoint),
+            "--out",
+            str(out),
+            "--precision",
+            precision,
+            "--decoder-quant",
+            quant,
+        ],
+        check=True,
+    )
 
 
 def evaluate(model_dir: Path, utterances: Sequence[HeldOutUtterance], threads: int = 2) -> dict:
@@ -1360,8 +1549,11 @@ def evaluate(model_dir: Path, utterances: Sequence[HeldOutUtterance], threads: i
         "wer": wer(refs, hyps),
         "utterances": len(refs),
         "exact": sum(normalise_words(r) == normalise_words(h) for r, h in zip(refs, hyps)),
-        "errors": [{"ref": r, "hyp": h, "voice": u.speaker.voice, "speed": u.speaker.speed}
-                   for r, h, u in zip(refs, hyps, utterances) if normalise_words(r) != normalise_words(h)],
+        "errors": [
+            {"ref": r, "hyp": h, "voice": u.speaker.voice, "speed": u.speaker.speed}
+            for r, h, u in zip(refs, hyps, utterances)
+            if normalise_words(r) != normalise_words(h)
+        ],
     }
 
 
@@ -1377,21 +1569,41 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, type=Path, help="exported model folder to create")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--minutes", type=float, default=26.0,
-                    help="training budget; converted to a fixed data size and step count (see module docstring)")
-    ap.add_argument("--work", type=Path, default=None,
-                    help="scratch folder for the checkpoint and training state (default /tmp/tingji-demo-<seed>)")
+    ap.add_argument(
+        "--minutes",
+        type=float,
+        default=26.0,
+        help="training budget; converted to a fixed data size and step count (see module docstring)",
+    )
+    ap.add_argument(
+        "--work",
+        type=Path,
+        default=None,
+        help="scratch folder for the checkpoint and training state (default /tmp/tingji-demo-<seed>)",
+    )
     ap.add_argument("--decoder-quant", default="f16", choices=["f16", "q8_0", "f32"])
-    ap.add_argument("--precision", default="fp16", choices=["fp32", "fp16"],
-                    help="encoder and CTC head precision in the export (fp16 halves the size; same WER measured)")
+    ap.add_argument(
+        "--precision",
+        default="fp16",
+        choices=["fp32", "fp16"],
+        help="encoder and CTC head precision in the export (fp16 halves the size; same WER measured)",
+    )
     ap.add_argument("--eval", type=int, default=100, help="held-out utterances to evaluate through Engine (0: skip)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--steps", type=int, default=None, help="override the step count the budget gives (experiments)")
     ap.add_argument("--speakers", type=int, default=None, help="override the number of training speakers (experiments)")
-    ap.add_argument("--llm-pretrain-steps", type=int, default=None,
-                    help="override the LLM pretraining step count on oracle rows (experiments)")
-    ap.add_argument("--polish-steps", type=int, default=None,
-                    help="adaptor+LLM steps on the frozen encoder after joint training (`polish_llm`; experiments)")
+    ap.add_argument(
+        "--llm-pretrain-steps",
+        type=int,
+        default=None,
+        help="override the LLM pretraining step count on oracle rows (experiments)",
+    )
+    ap.add_argument(
+        "--polish-steps",
+        type=int,
+        default=None,
+        help="adaptor+LLM steps on the frozen encoder after joint training (`polish_llm`; experiments)",
+    )
     args = ap.parse_args(argv)
 
     # Before torch loads OpenMP: with spinning waits (the default), two threads
@@ -1438,9 +1650,14 @@ def main(argv: list[str] | None = None) -> int:
     from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 
     prompt = build_prompt()
-    side = TextSide(before=tok.encode(prompt.before).ids, after=tok.encode(prompt.after).ids,
-                    im_end=tok.token_to_id("<|im_end|>"), ctc_ids=ctc_ids, blank=ctc_vocab - 1,
-                    pack_ids=[ctc_ids[w] for w in VOCAB] + [ctc_vocab - 1])
+    side = TextSide(
+        before=tok.encode(prompt.before).ids,
+        after=tok.encode(prompt.after).ids,
+        im_end=tok.token_to_id("<|im_end|>"),
+        ctc_ids=ctc_ids,
+        blank=ctc_vocab - 1,
+        pack_ids=[ctc_ids[w] for w in VOCAB] + [ctc_vocab - 1],
+    )
 
     t_syn = time.perf_counter()
     short = synthesise(recipe, args.seed, workers=args.threads)
@@ -1472,18 +1689,28 @@ def main(argv: list[str] | None = None) -> int:
     log(f"checkpoint written: {checkpoint}")
     export(checkpoint, args.out, args.decoder_quant, args.precision)
     total_s = time.perf_counter() - t0
-    log(f"exported to {args.out}; total {total_s:.0f}s (synthesis {synth_s:.0f}s, training {result['train_s']:.0f}s), "
-        f"{cpu_seconds():.0f} CPU s, load average {os.getloadavg()[1]:.1f}")
+    log(
+        f"exported to {args.out}; total {total_s:.0f}s (synthesis {synth_s:.0f}s, training {result['train_s']:.0f}s), "
+        f"{cpu_seconds():.0f} CPU s, load average {os.getloadavg()[1]:.1f}"
+    )
 
     report = {
         "command": " ".join(["tools/train_demo_model.py"] + (argv if argv is not None else sys.argv[1:])),
         "seed": args.seed,
         "minutes_budget": args.minutes,
-        "wall_s": {"total_to_export": round(total_s, 1), "synthesis": round(synth_s, 1),
-                   "training": round(result["train_s"], 1)},
+        "wall_s": {
+            "total_to_export": round(total_s, 1),
+            "synthesis": round(synth_s, 1),
+            "training": round(result["train_s"], 1),
+        },
         "cpu_s": round(cpu_seconds(), 1),
-        "machine": {"cpus": os.cpu_count(), "threads": args.threads, "load_avg_end": os.getloadavg(),
-                    "python": platform.python_version(), "torch": torch.__version__},
+        "machine": {
+            "cpus": os.cpu_count(),
+            "threads": args.threads,
+            "load_avg_end": os.getloadavg(),
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+        },
         "dims": asdict(dims),
         "recipe": asdict(recipe),
         "data": {"utterances": len(short), "hours": round(hours, 2)},
@@ -1496,8 +1723,10 @@ def main(argv: list[str] | None = None) -> int:
         held = held_out_set(args.eval, args.seed + 2000, workers=args.threads)
         report["held_out"] = evaluate(args.out, held, threads=args.threads)
         report["held_out"]["seconds"] = round(time.perf_counter() - t_eval, 1)
-        log(f"held-out WER {report['held_out']['wer']:.4f} on {args.eval} utterances "
-            f"({report['held_out']['exact']} exact)")
+        log(
+            f"held-out WER {report['held_out']['wer']:.4f} on {args.eval} utterances "
+            f"({report['held_out']['exact']} exact)"
+        )
     (work / "report.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
     log(f"report: {work / 'report.json'}")
     return 0

@@ -71,8 +71,9 @@ def read_entries(ts_text: str) -> dict[str, Entry]:
         if code and translation is not None:
             # lupdate marks these entries "vanished" (no tr() call names them): that says nothing
             # about the translation, only "unfinished" does.
-            found[code] = Entry(node.findtext("source") or "", translation.text or "",
-                                translation.get("type") != "unfinished")
+            found[code] = Entry(
+                node.findtext("source") or "", translation.text or "", translation.get("type") != "unfinished"
+            )
     return found
 
 
@@ -84,9 +85,13 @@ def errors_block(entries: dict[str, Entry]) -> str:
         text = entry.text if entry is not None else ""
         finished = entry is not None and entry.finished and entry.source == message.text and bool(text)
         mark = "" if finished else ' type="unfinished"'
-        lines += ["    <message>", f"        <source>{escape(message.text)}</source>",
-                  f"        <comment>{escape(message.code)}</comment>",
-                  f"        <translation{mark}>{escape(text)}</translation>", "    </message>"]
+        lines += [
+            "    <message>",
+            f"        <source>{escape(message.text)}</source>",
+            f"        <comment>{escape(message.code)}</comment>",
+            f"        <translation{mark}>{escape(text)}</translation>",
+            "    </message>",
+        ]
     return "\n".join(lines + ["</context>"]) + "\n"
 
 

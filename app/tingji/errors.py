@@ -50,11 +50,12 @@ import json
 import os
 import re
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Mapping, Union
+from typing import Any
 
-Field = Union[str, int, float, bool, None]
+Field = str | int | float | bool | None
 """What a field holds once the error is made: JSON-safe, so that a store can keep it."""
 
 _CODE = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)+")
@@ -113,7 +114,7 @@ def catalogue(module: ModuleType) -> list[Message]:
     return [value for value in vars(module).values() if isinstance(value, Message)]
 
 
-def _field(value: object) -> "Field | TingjiError":
+def _field(value: object) -> Field | TingjiError:
     if isinstance(value, TingjiError) or value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, os.PathLike):
@@ -133,7 +134,7 @@ class ErrorReport:
 
     text: str  # the English one-liner, without `where`
     code: str | None = None
-    fields: Mapping[str, "Field | ErrorReport"] = field(default_factory=dict)
+    fields: Mapping[str, Field | ErrorReport] = field(default_factory=dict)
     where: str | None = None  # the file an AudioError is about, shown as "<where>: <text>"
 
     @property
@@ -145,14 +146,18 @@ class ErrorReport:
         return None if self.code is None else json.dumps(self._data(), ensure_ascii=False)
 
     def _data(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"code": self.code, "fields": {
-            k: v._data() | {"text": v.text} if isinstance(v, ErrorReport) else v for k, v in self.fields.items()}}
+        data: dict[str, Any] = {
+            "code": self.code,
+            "fields": {
+                k: v._data() | {"text": v.text} if isinstance(v, ErrorReport) else v for k, v in self.fields.items()
+            },
+        }
         if self.where is not None:
             data["where"] = self.where
         return data
 
     @classmethod
-    def from_json(cls, text: str, data: str | None) -> "ErrorReport":
+    def from_json(cls, text: str, data: str | None) -> ErrorReport:
         """The report a store kept; anything unreadable is just the text."""
         try:
             return cls._from_data(text, json.loads(data)) if data else cls(text)
@@ -160,7 +165,7 @@ class ErrorReport:
             return cls(text)
 
     @classmethod
-    def _from_data(cls, text: str, data: dict[str, Any]) -> "ErrorReport":
+    def _from_data(cls, text: str, data: dict[str, Any]) -> ErrorReport:
         code, raw = data["code"], data["fields"]
         if not isinstance(code, str) or not isinstance(raw, dict):
             raise TypeError("not a stored error report")
@@ -172,7 +177,7 @@ class ErrorReport:
 class TingjiError(Exception):
     """Base class: a message for the user, on one line, with a code (see the module's docstring).
 
-        raise TingjiError(messages.UNKNOWN_FORMAT, format=fmt, choices="txt, srt")
+    raise TingjiError(messages.UNKNOWN_FORMAT, format=fmt, choices="txt, srt")
     """
 
     def __init__(self, message: Message, /, **fields: object) -> None:

@@ -11,19 +11,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import soundfile as sf
 
 from tests.support.audio import damaged_at, ffmpeg, write_wav
 from tests.support.paths import ROOT
-
 
 
 def tingji(*args: str, cwd: Path | None = None, home: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
     if home is not None:
         env["TINGJI_HOME"] = str(home)
-    return subprocess.run([sys.executable, "-m", "tingji", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=900)
+    return subprocess.run(
+        [sys.executable, "-m", "tingji", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=900
+    )
 
 
 def test_cli_transcribes_to_every_format(tiny_model, speech_en, tmp_path):
@@ -47,7 +46,9 @@ def test_cli_transcribes_to_every_format(tiny_model, speech_en, tmp_path):
 def test_cli_exact_mode_matches_reference_text(tiny_model, reference, speech_en, tmp_path):
     """The exporter's equivalence test, through the command line in --exact mode."""
     src = write_wav(tmp_path / "clip.wav", speech_en, subtype="FLOAT")
-    r = tingji("transcribe", str(src), "--model", str(tiny_model), "--out", str(tmp_path), "--format", "json", "--exact")
+    r = tingji(
+        "transcribe", str(src), "--model", str(tiny_model), "--out", str(tmp_path), "--format", "json", "--exact"
+    )
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "clip.json").read_text(encoding="utf-8"))
     assert data["text"] == reference.run(speech_en)["text"].strip()
@@ -70,8 +71,17 @@ def _bad_inputs(folder: Path, speech: np.ndarray) -> dict[str, Path]:
     header.write_bytes(header.read_bytes()[:44])  # header claims data that is not there
     bad["header-only"] = header
     bad["zero-samples"] = write_wav(folder / "zero.wav", np.zeros(0, np.float32))
-    ffmpeg("-f", "lavfi", "-i", "color=c=blue:s=160x120:d=2", "-c:v", "libx264", "-pix_fmt", "yuv420p",
-           str(folder / "silent-video.mp4"))
+    ffmpeg(
+        "-f",
+        "lavfi",
+        "-i",
+        "color=c=blue:s=160x120:d=2",
+        "-c:v",
+        "libx264",
+        "-pix_fmt",
+        "yuv420p",
+        str(folder / "silent-video.mp4"),
+    )
     bad["video-no-audio"] = folder / "silent-video.mp4"
     return bad
 
@@ -105,14 +115,17 @@ def test_cli_bad_inputs_fail_alone_and_clearly(tiny_model, speech_en, tmp_path):
     bad = _bad_inputs(tmp_path, speech_en)
     good = _good_inputs(tmp_path, speech_en)
     files = [str(p) for pair in zip(list(bad.values()), list(good.values())) for p in pair]
-    files += [str(p) for p in list(good.values())[len(bad):]]
+    files += [str(p) for p in list(good.values())[len(bad) :]]
     out = tmp_path / "out"
     r = tingji("transcribe", *files, "--model", str(tiny_model), "--out", str(out), "--format", "txt,json")
     print(r.stderr)
     assert r.returncode == 1
     assert "Traceback" not in r.stderr
-    error_lines = [line for line in r.stderr.splitlines() if line.startswith("tingji: ") and "warning" not in line
-                   and "transcribed" not in line and "model " not in line]
+    error_lines = [
+        line
+        for line in r.stderr.splitlines()
+        if line.startswith("tingji: ") and "warning" not in line and "transcribed" not in line and "model " not in line
+    ]
     assert len(error_lines) == len(bad)
     for name, path in bad.items():
         hits = [line for line in error_lines if str(path) in line]
@@ -145,20 +158,24 @@ def test_cli_damaged_media_keeps_the_partial_transcript_and_says_so(tiny_model, 
     flac, mp3 = damaged_at(tmp_path / "talk.flac", 1 / 3), damaged_at(tmp_path / "talk.mp3", 1 / 3)
     whole = write_wav(tmp_path / "whole.wav", speech_en)
     out = tmp_path / "out"
-    r = tingji("transcribe", str(flac), str(mp3), str(whole), "--model", str(tiny_model), "--out", str(out),
-               "--format", "json")
+    r = tingji(
+        "transcribe", str(flac), str(mp3), str(whole), "--model", str(tiny_model), "--out", str(out), "--format", "json"
+    )
     print(r.stderr)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     flac_json = json.loads((out / "damaged talk.json").read_text(encoding="utf-8"))
     assert flac_json["complete"] is False and 30 < flac_json["duration"] < 55 and flac_json["segments"]
-    assert any(w.startswith("decoding stopped at ") and "of 150.0 s (the data is damaged)" in w
-               for w in flac_json["warnings"])
+    assert any(
+        w.startswith("decoding stopped at ") and "of 150.0 s (the data is damaged)" in w for w in flac_json["warnings"]
+    )
     mp3_json = json.loads((out / "damaged talk (2).json").read_text(encoding="utf-8"))
     assert mp3_json["complete"] is False and mp3_json["segments"]
     assert any("damaged packet" in w and "the first at 4" in w or "at 5" in w for w in mp3_json["warnings"])
     assert json.loads((out / "whole.json").read_text(encoding="utf-8"))["complete"] is True
     for damaged in (flac, mp3):  # one warning line each, naming the file
-        lines = [line for line in r.stderr.splitlines() if line.startswith("tingji: warning: ") and str(damaged) in line]
+        lines = [
+            line for line in r.stderr.splitlines() if line.startswith("tingji: warning: ") and str(damaged) in line
+        ]
         assert len(lines) == 1, lines
     assert "3 of 3 file(s) transcribed (2 only partly" in r.stderr
 
@@ -170,8 +187,23 @@ def test_cli_transcripts_reach_the_disk_before_they_are_published(tiny_model, sp
     src = write_wav(tmp_path / "talk.wav", speech_en)
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
-    r = traced([sys.executable, "-m", "tingji", "transcribe", str(src), "--model", str(tiny_model), "--out", str(out),
-                "--format", "txt,json"], env, tmp_path / "trace.log")
+    r = traced(
+        [
+            sys.executable,
+            "-m",
+            "tingji",
+            "transcribe",
+            str(src),
+            "--model",
+            str(tiny_model),
+            "--out",
+            str(out),
+            "--format",
+            "txt,json",
+        ],
+        env,
+        tmp_path / "trace.log",
+    )
     assert r.returncode == 0, r.stderr
     for name in ("talk.txt", "talk.json"):
         problems = published_durably(tmp_path / "trace.log", out / name)
@@ -187,8 +219,12 @@ def test_cli_output_folder_not_writable(tiny_model, speech_en, tmp_path):
     if os.geteuid() != 0:
         blocked.chmod(0o555)
     else:  # permissions do not bind root: a read-only mount does, where the container allows it
-        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(blocked)],
-                                 capture_output=True).returncode == 0
+        mounted = (
+            subprocess.run(
+                ["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(blocked)], capture_output=True
+            ).returncode
+            == 0
+        )
     try:
         if os.geteuid() == 0 and not mounted:
             blocked = tmp_path / "talk.wav" / "sub"  # a folder that cannot exist: its parent is a file
@@ -204,10 +240,12 @@ def test_cli_output_folder_not_writable(tiny_model, speech_en, tmp_path):
 
 def test_cli_unknown_model_and_format_are_one_line_errors(tiny_model, speech_en, tmp_path):
     src = write_wav(tmp_path / "talk.wav", speech_en)
-    cases = {"no such folder": (["--model", str(tmp_path / "no-model")], "no-model"),
-             "no such name": (["--model", "no-such-model"], "no model named no-such-model"),
-             "not a model folder": (["--model", str(tmp_path)], "not a Tingji model folder"),
-             "unknown format": (["--model", str(tiny_model), "--format", "docx"], "docx")}
+    cases = {
+        "no such folder": (["--model", str(tmp_path / "no-model")], "no-model"),
+        "no such name": (["--model", "no-such-model"], "no model named no-such-model"),
+        "not a model folder": (["--model", str(tmp_path)], "not a Tingji model folder"),
+        "unknown format": (["--model", str(tiny_model), "--format", "docx"], "docx"),
+    }
     for case, (args, expected) in cases.items():
         r = tingji("transcribe", str(src), *args, "--out", str(tmp_path / "out"))
         assert r.returncode == 1 and "Traceback" not in r.stderr, case
@@ -221,10 +259,12 @@ def test_cli_model_by_installed_name(tiny_model, speech_en, tmp_path):
     home = tmp_path / "home"
     shutil.copytree(tiny_model, home / "models" / "tiny-installed")
     src = write_wav(tmp_path / "talk.wav", speech_en)
-    by_name = tingji("transcribe", str(src), "--model", "tiny-installed", "--out", str(tmp_path / "a"),
-                     "--format", "json", home=home)
-    by_folder = tingji("transcribe", str(src), "--model", str(tiny_model), "--out", str(tmp_path / "b"),
-                       "--format", "json", home=home)
+    by_name = tingji(
+        "transcribe", str(src), "--model", "tiny-installed", "--out", str(tmp_path / "a"), "--format", "json", home=home
+    )
+    by_folder = tingji(
+        "transcribe", str(src), "--model", str(tiny_model), "--out", str(tmp_path / "b"), "--format", "json", home=home
+    )
     assert by_name.returncode == 0 and by_folder.returncode == 0, by_name.stderr + by_folder.stderr
     a = json.loads((tmp_path / "a" / "talk.json").read_text(encoding="utf-8"))
     b = json.loads((tmp_path / "b" / "talk.json").read_text(encoding="utf-8"))
@@ -244,12 +284,15 @@ def test_cli_bug_is_one_line_asking_for_a_report(tmp_path, monkeypatch, capsys, 
     argv = ["export-model", "--source", str(tmp_path), "--out", str(tmp_path / "o")]
     assert main(argv) == 1
     err = capsys.readouterr().err
-    assert err.splitlines() == ["tingji: internal error (RuntimeError: index out of range while reading layer 3); "
-                                "please report it (run it again with -v for the details)"]
+    assert err.splitlines() == [
+        "tingji: internal error (RuntimeError: index out of range while reading layer 3); "
+        "please report it (run it again with -v for the details)"
+    ]
     assert "Traceback" not in err and not caplog.records
     assert main(["-v", *argv]) == 1
     assert capsys.readouterr().err.splitlines() == [
-        "tingji: internal error (RuntimeError: index out of range while reading layer 3); please report it"]
+        "tingji: internal error (RuntimeError: index out of range while reading layer 3); please report it"
+    ]
     assert [r.exc_info[0] for r in caplog.records if r.exc_info] == [RuntimeError]
 
 
@@ -274,22 +317,52 @@ def test_three_hour_file_memory_is_bounded(tiny_model, speech_en, tmp_path):
     whole file is still read, resampled and run through the VAD.
     """
     block = np.zeros(16000 * 300, np.float32)
-    block[16000:16000 + len(speech_en)] = speech_en
+    block[16000 : 16000 + len(speech_en)] = speech_en
     write_wav(tmp_path / "block.wav", block)
     lengths = {"five": 5, "three-hours": 180}
     for name, minutes in lengths.items():
-        ffmpeg("-stream_loop", str(minutes // 5 - 1), "-i", str(tmp_path / "block.wav"), "-ac", "1", "-ar", "16000",
-               "-b:a", "24k", str(tmp_path / f"{name}.mp3"))
+        ffmpeg(
+            "-stream_loop",
+            str(minutes // 5 - 1),
+            "-i",
+            str(tmp_path / "block.wav"),
+            "-ac",
+            "1",
+            "-ar",
+            "16000",
+            "-b:a",
+            "24k",
+            str(tmp_path / f"{name}.mp3"),
+        )
     peaks = {}
     for name in ("five", "three-hours"):
         env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
-        r = subprocess.run([sys.executable, "-c", PEAK_SCRIPT, "transcribe", str(tmp_path / f"{name}.mp3"),
-                            "--model", str(tiny_model), "--out", str(tmp_path), "--format", "json",
-                            "--max-tokens", "64"], capture_output=True, text=True, env=env, timeout=1500)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                PEAK_SCRIPT,
+                "transcribe",
+                str(tmp_path / f"{name}.mp3"),
+                "--model",
+                str(tiny_model),
+                "--out",
+                str(tmp_path),
+                "--format",
+                "json",
+                "--max-tokens",
+                "64",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=1500,
+        )
         assert r.returncode == 0, r.stderr
-        peaks[name] = int(next(l.split()[1] for l in r.stderr.splitlines() if l.startswith("PEAK_KB"))) / 1024
+        peaks[name] = int(next(ln.split()[1] for ln in r.stderr.splitlines() if ln.startswith("PEAK_KB"))) / 1024
         data = json.loads((tmp_path / f"{name}.json").read_text())
         assert data["duration"] == pytest.approx(lengths[name] * 60, abs=1.0)
-        print(f"{name}: peak RSS {peaks[name]:.0f} MB, {data['windows']} windows, "
-              f"{data['timings']['total']:.0f} s wall")
+        print(
+            f"{name}: peak RSS {peaks[name]:.0f} MB, {data['windows']} windows, {data['timings']['total']:.0f} s wall"
+        )
     assert peaks["three-hours"] - peaks["five"] < 100

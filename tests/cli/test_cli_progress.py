@@ -58,9 +58,7 @@ def test_terminal_redraws_one_line_in_place(terminal):
     status.show("verifying")
     status.print("ok")
     status.print("a line of its own")
-    expected = ("\rdownloading 10%" "\rdone 100%" + " " * 6 + "\n"
-                "\rverifying" "\rok" + " " * 7 + "\n"
-                "a line of its own\n")
+    expected = "\rdownloading 10%\rdone 100%" + " " * 6 + "\n\rverifying\rok" + " " * 7 + "\na line of its own\n"
     assert terminal.read(expected) == expected
     print(repr(expected))
 

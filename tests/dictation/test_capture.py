@@ -53,6 +53,7 @@ class Heard:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.blocks: list[np.ndarray] = []
         self._cond = threading.Condition()
+
         def spy(block: np.ndarray, resampler) -> np.ndarray:
             out = to_mono_16k(block, resampler)
             with self._cond:
@@ -77,9 +78,11 @@ class Heard:
 
     def wait_sound_over(self, since: int) -> None:
         """Until a loud sound came through after block `since`, and then silence."""
+
         def over() -> bool:
             loud = [i for i, b in enumerate(self.blocks[since:], since) if len(b) and np.abs(b).max() > 0.3]
-            return bool(loud) and any(len(b) and np.abs(b).max() < 0.05 for b in self.blocks[loud[0]:])
+            return bool(loud) and any(len(b) and np.abs(b).max() < 0.05 for b in self.blocks[loud[0] :])
+
         self._wait(over, "the sound to come through and end")
 
 
@@ -127,7 +130,7 @@ def test_dictation_capture_pre_roll_keeps_audio_from_before_the_take(vmic, tmp_p
             _wait_flowing(mic)
             heard.wait_audio(pre_roll + 0.2)  # the pre-roll ring is full
             since = len(heard.blocks)
-            vmic.play(beep)          # the "first word", said before the key press ...
+            vmic.play(beep)  # the "first word", said before the key press ...
             heard.wait_sound_over(since)  # ... and captured, all of it, before the press
             mic.begin()
             heard.wait_audio(0.2)
@@ -190,21 +193,21 @@ def test_dictation_capture_armed_hotkey_opens_early_then_lingers(vmic, tmp_path,
     mic = Microphone(keep_open=False, pre_roll_s=1.5, linger_s=2.0)
     try:
         assert not mic.is_open
-        mic.prepare(True)                 # ctrl+alt are down
+        mic.prepare(True)  # ctrl+alt are down
         assert mic.is_open
         _wait_flowing(mic)
         since = len(heard.blocks)
-        vmic.play(beep)                   # speech starts before space is pressed
+        vmic.play(beep)  # speech starts before space is pressed
         heard.wait_sound_over(since)
-        mic.begin()                       # space
-        mic.prepare(False)                # modifiers released while talking: the take goes on
-        heard.wait_audio(2.2)             # longer than the linger
+        mic.begin()  # space
+        mic.prepare(False)  # modifiers released while talking: the take goes on
+        heard.wait_audio(2.2)  # longer than the linger
         assert mic.is_open and mic.recording
         take = mic.end()
         assert np.abs(take.samples[: int(1.5 * 16000)]).max() > 0.3
-        assert mic.is_open                # lingers for a quick follow-up take ...
+        assert mic.is_open  # lingers for a quick follow-up take ...
         deadline = time.monotonic() + 20
-        while mic.is_open:                # ... then lets the device go
+        while mic.is_open:  # ... then lets the device go
             assert time.monotonic() < deadline, "the microphone stayed open after its linger"
             time.sleep(0.02)
     finally:

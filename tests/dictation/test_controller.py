@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import threading
 import time
+
 import numpy as np
 import pytest
 import soundfile as sf
 
+from tests.support.dictation import Keys
 from tingji.dictation import messages
 from tingji.dictation.capture import TakeAudio
 from tingji.dictation.controller import DictationController
@@ -24,7 +26,6 @@ from tingji.dictation.history import DictationHistory
 from tingji.dictation.output import MemoryClipboard, TextOutput
 from tingji.dictation.settings import DictationSettings
 from tingji.engine import Engine
-from tests.support.dictation import Keys
 
 pytestmark = pytest.mark.dictation
 
@@ -70,7 +71,7 @@ class FakeMic:
 
     def feed(self, samples: np.ndarray, block: int = 1024, pace: float = 0.002) -> None:
         for i in range(0, len(samples), block):
-            chunk = samples[i:i + block].astype(np.float32)
+            chunk = samples[i : i + block].astype(np.float32)
             with self.lock:
                 live = self.recording
                 if live:
@@ -114,8 +115,16 @@ class Rig:
         self.history = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
         self.events: list[DictationEvent] = []
         s = DictationSettings(**({"restore_delay_s": 0.01} | settings))
-        self.c = DictationController(self.engine, s, clipboard=self.clipboard, keys=self.keys, history=self.history,
-                                     microphone=self.mic, on_event=self.events.append, use_hotkey=False)
+        self.c = DictationController(
+            self.engine,
+            s,
+            clipboard=self.clipboard,
+            keys=self.keys,
+            history=self.history,
+            microphone=self.mic,
+            on_event=self.events.append,
+            use_hotkey=False,
+        )
         self.c.start(recover=False)
 
     def kinds(self, kind: str) -> list[DictationEvent]:
@@ -322,8 +331,15 @@ def test_dictation_settings_validation() -> None:
     from tingji.errors import TingjiError
 
     assert DictationSettings().validate() == DictationSettings()
-    for bad in ({"mode": "shout"}, {"output": "fax"}, {"hotkey": "ctrl"}, {"silence_s": 0.05},
-                {"max_take_s": float("nan")}, {"vad_threshold": 1.5}, {"keep_recordings": -1}):
+    for bad in (
+        {"mode": "shout"},
+        {"output": "fax"},
+        {"hotkey": "ctrl"},
+        {"silence_s": 0.05},
+        {"max_take_s": float("nan")},
+        {"vad_threshold": 1.5},
+        {"keep_recordings": -1},
+    ):
         with pytest.raises(TingjiError):
             DictationSettings(**bad).validate()
     print("validate() refuses 7 unusable settings")
@@ -332,21 +348,40 @@ def test_dictation_settings_validation() -> None:
 def test_dictation_settings_parser_keeps_good_fields_and_defaults_bad_ones(caplog) -> None:
     """A hand-edited or newer settings file: every usable field is kept, every other one falls back
     to its default with a logged reason, and the result always validates (dictation stays on)."""
-    good = {"hotkey": "ctrl+shift+d", "mode": "toggle", "output": "type", "keep_mic_open": True,
-            "device": "pulse, ALSA", "pre_roll_s": 1, "silence_s": 0.8, "keep_recordings": None,
-            "language": "zh", "hotwords": ["Tingji"], "itn": False}
-    bad = {"max_take_s": "300", "no_speech_timeout_s": -1, "vad_threshold": True, "restore_delay_s": None,
-           "keep_recordings": 2.5, "hotwords": "Tingji", "itn": "yes"}
+    good = {
+        "hotkey": "ctrl+shift+d",
+        "mode": "toggle",
+        "output": "type",
+        "keep_mic_open": True,
+        "device": "pulse, ALSA",
+        "pre_roll_s": 1,
+        "silence_s": 0.8,
+        "keep_recordings": None,
+        "language": "zh",
+        "hotwords": ["Tingji"],
+        "itn": False,
+    }
+    bad = {
+        "max_take_s": "300",
+        "no_speech_timeout_s": -1,
+        "vad_threshold": True,
+        "restore_delay_s": None,
+        "keep_recordings": 2.5,
+        "hotwords": "Tingji",
+        "itn": "yes",
+    }
     newer = {"from_the_future": {"x": 1}, "mode": "toggle"}
     with caplog.at_level("WARNING", logger="tingji.dictation.settings"):
         parsed = DictationSettings.from_dict(good)
         assert caplog.records == []
-        assert parsed.to_dict() == good | {key: value for key, value in DictationSettings().to_dict().items()
-                                           if key not in good} | {"pre_roll_s": 1.0}
+        assert parsed.to_dict() == good | {
+            key: value for key, value in DictationSettings().to_dict().items() if key not in good
+        } | {"pre_roll_s": 1.0}
         assert isinstance(parsed.pre_roll_s, float)
 
-        mixed = DictationSettings.from_dict({**newer, **bad, "hotkey": "ctrl+banana", "silence_s": 0.05,
-                                             "device": "USB mic"})
+        mixed = DictationSettings.from_dict(
+            {**newer, **bad, "hotkey": "ctrl+banana", "silence_s": 0.05, "device": "USB mic"}
+        )
         defaults = DictationSettings()
         assert (mixed.mode, mixed.device) == ("toggle", "USB mic")
         for key in [*bad, "hotkey", "silence_s"]:
@@ -368,9 +403,15 @@ def test_dictation_recovers_recordings_left_by_a_crash(tmp_path, engine, speech_
     wav = history.new_recording_path()
     sf.write(str(wav), speech_en, 16000, subtype="PCM_16")
     events: list[DictationEvent] = []
-    c = DictationController(engine, DictationSettings(), history=history, microphone=FakeMic(),
-                            output=TextOutput(MemoryClipboard(), Keys(MemoryClipboard())), on_event=events.append,
-                            use_hotkey=False)
+    c = DictationController(
+        engine,
+        DictationSettings(),
+        history=history,
+        microphone=FakeMic(),
+        output=TextOutput(MemoryClipboard(), Keys(MemoryClipboard())),
+        on_event=events.append,
+        use_hotkey=False,
+    )
     assert c.recover_orphans() == 1
     (take,) = history.recent()
     assert take.recording == wav.name and take.output == "none" and "recovered" in take.error

@@ -33,11 +33,11 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from tests.support.paths import ROOT
 from tingji.dictation.history import DictationHistory, DictationTake
 from tingji.dictation.recovery import recover_orphans
 from tingji.dictation.settings import DictationSettings
 from tingji.engine import Engine
-from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.dictation
 
@@ -114,8 +114,9 @@ def _history_with_takes(folder: Path, speech: np.ndarray, n: int) -> tuple[Path,
     for i in range(n):
         wav = history.new_recording_path()
         sf.write(str(wav), np.roll(speech, i * 1600), 16000, subtype="PCM_16")
-        takes.append(history.add(DictationTake(f"private take {i}", len(speech) / 16000, recording=wav.name,
-                                               created=1000.0 + i)))
+        takes.append(
+            history.add(DictationTake(f"private take {i}", len(speech) / 16000, recording=wav.name, created=1000.0 + i))
+        )
     history.close()
     return db, rec, takes
 
@@ -123,8 +124,14 @@ def _history_with_takes(folder: Path, speech: np.ndarray, n: int) -> tuple[Path,
 def _kill_at(db: Path, rec: Path, op: str, arg: int, stop: str) -> str:
     """Run the deletion in a child, SIGKILL it at `stop`; returns where it said it stopped."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "app"), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-c", _CHILD, str(db), str(rec), op, str(arg), stop], env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD, str(db), str(rec), op, str(arg), stop],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = proc.stdout.readline().strip()
         assert line.startswith("STOPPED "), f"{stop}: the child did not stop there: {line!r} {proc.stderr.read()}"
@@ -142,8 +149,9 @@ def _kill_at(db: Path, rec: Path, op: str, arg: int, stop: str) -> str:
 def _reopen_and_recover(db: Path, rec: Path, engine: Engine) -> tuple[DictationHistory, int]:
     """What the next start of the app does: open the history, transcribe orphans into it."""
     history = DictationHistory(db, rec)
-    stored = recover_orphans(engine.live, history, DictationSettings, model_name=None, cancel=threading.Event(),
-                             emit=lambda event: None)
+    stored = recover_orphans(
+        engine.live, history, DictationSettings, model_name=None, cancel=threading.Event(), emit=lambda event: None
+    )
     return history, stored
 
 
@@ -156,8 +164,9 @@ def _pending_names(db: Path) -> int:
 
 
 @pytest.mark.parametrize("stop", ["checkpoint", "unlink:1:before", "unlink:1:after"])
-def test_deleted_take_stays_deleted_when_killed_mid_delete(tmp_path: Path, engine: Engine, speech_en: np.ndarray,
-                                                           stop: str) -> None:
+def test_deleted_take_stays_deleted_when_killed_mid_delete(
+    tmp_path: Path, engine: Engine, speech_en: np.ndarray, stop: str
+) -> None:
     db, rec, (keep, gone) = _history_with_takes(tmp_path, speech_en, 2)
     where = _kill_at(db, rec, "delete", gone.id, stop)
 
@@ -170,12 +179,15 @@ def test_deleted_take_stays_deleted_when_killed_mid_delete(tmp_path: Path, engin
     assert history.orphan_recordings() == [] and _pending_names(db) == 0
     assert not any(gone.text.encode() in p.read_bytes() for p in db.parent.glob(db.name + "*"))
     history.close()
-    print(f"delete killed {where}: after reopen + recovery the take is gone (0 recovered, WAV gone, "
-          f"text not in the database files, other take kept)")
+    print(
+        f"delete killed {where}: after reopen + recovery the take is gone (0 recovered, WAV gone, "
+        f"text not in the database files, other take kept)"
+    )
 
 
-def test_delete_killed_before_commit_leaves_the_take_whole(tmp_path: Path, engine: Engine,
-                                                           speech_en: np.ndarray) -> None:
+def test_delete_killed_before_commit_leaves_the_take_whole(
+    tmp_path: Path, engine: Engine, speech_en: np.ndarray
+) -> None:
     db, rec, takes = _history_with_takes(tmp_path, speech_en, 2)
     where = _kill_at(db, rec, "delete", takes[1].id, "commit")
 
@@ -190,8 +202,9 @@ def test_delete_killed_before_commit_leaves_the_take_whole(tmp_path: Path, engin
 
 
 @pytest.mark.parametrize("stop", ["commit", "unlink:1:before", "unlink:3:after", "unlink:5:after"])
-def test_retention_killed_part_way_brings_nothing_back(tmp_path: Path, engine: Engine, speech_en: np.ndarray,
-                                                      stop: str) -> None:
+def test_retention_killed_part_way_brings_nothing_back(
+    tmp_path: Path, engine: Engine, speech_en: np.ndarray, stop: str
+) -> None:
     """Six takes, keep the newest one: five recordings to delete, killed at each kind of step."""
     db, rec, takes = _history_with_takes(tmp_path, speech_en, 6)
     where = _kill_at(db, rec, "retention", 1, stop)
@@ -210,12 +223,12 @@ def test_retention_killed_part_way_brings_nothing_back(tmp_path: Path, engine: E
     assert history.orphan_recordings() == [] and _pending_names(db) == 0
     assert history.apply_retention(1) == (5 if stop == "commit" else 0)
     history.close()
-    print(f"retention killed {where}: 6 texts once each, {len(on_disk)} WAV(s) left, all referenced, "
-          "0 recovered")
+    print(f"retention killed {where}: 6 texts once each, {len(on_disk)} WAV(s) left, all referenced, 0 recovered")
 
 
-def test_recording_killed_before_it_is_published_leaves_no_take_behind(tmp_path: Path, engine: Engine,
-                                                                        speech_en: np.ndarray) -> None:
+def test_recording_killed_before_it_is_published_leaves_no_take_behind(
+    tmp_path: Path, engine: Engine, speech_en: np.ndarray
+) -> None:
     """Killed after writing and syncing, before the rename: no `dictation-*.wav` exists for recovery to
     take for a whole take; the next open removes the unfinished file."""
     db, rec, (take,) = _history_with_takes(tmp_path, speech_en, 1)

@@ -14,12 +14,12 @@ import time
 import pytest
 
 from tests.support.dictation import Keys
+from tests.support.paths import DEMO_MODEL
 from tingji.dictation.controller import DictationController
 from tingji.dictation.events import DictationEvent
-from tingji.dictation.settings import DictationSettings
 from tingji.dictation.history import DictationHistory
 from tingji.dictation.output import MemoryClipboard
-from tests.support.paths import DEMO_MODEL
+from tingji.dictation.settings import DictationSettings
 
 pytestmark = pytest.mark.dictation
 
@@ -44,11 +44,15 @@ def test_dictation_demo_model_recognises_live_speech(tmp_path) -> None:
     events: list[DictationEvent] = []
     clipboard = MemoryClipboard("previous")
     keys = Keys(clipboard)
-    c = DictationController(engine, DictationSettings(mode="toggle", keep_mic_open=True, silence_s=0.8,
-                                                      restore_delay_s=0.05),
-                            clipboard=clipboard, keys=keys, history=DictationHistory(tmp_path / "d.sqlite3",
-                                                                                     tmp_path / "rec"),
-                            on_event=events.append, use_hotkey=False)
+    c = DictationController(
+        engine,
+        DictationSettings(mode="toggle", keep_mic_open=True, silence_s=0.8, restore_delay_s=0.05),
+        clipboard=clipboard,
+        keys=keys,
+        history=DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec"),
+        on_event=events.append,
+        use_hotkey=False,
+    )
     try:
         c.start(recover=False)
         deadline = time.monotonic() + 10
@@ -67,7 +71,9 @@ def test_dictation_demo_model_recognises_live_speech(tmp_path) -> None:
     (take,) = [e for e in events if e.kind == "take"]
     heard = set(_words(take.take.text))
     said = set(_words(PHRASE))
-    print(f"\ndictation with the demo model: {take.take.text!r} "
-          f"(end of take -> text {take.timings['end_to_text_s']:.2f} s)")
+    print(
+        f"\ndictation with the demo model: {take.take.text!r} "
+        f"(end of take -> text {take.timings['end_to_text_s']:.2f} s)"
+    )
     assert keys.pasted == [take.take.text] and clipboard.text() == "previous"
     assert len(heard & said) >= len(said) // 2, take.take.text

@@ -37,6 +37,7 @@ HOTKEY = "ctrl+alt+space"
 
 # -- the two helper programs -------------------------------------------------------------
 
+
 def target_main(status: str) -> int:
     """A text editor that reports its text and the clipboard (as it sees it) every 50 ms."""
     from PySide6.QtCore import QTimer
@@ -52,8 +53,12 @@ def target_main(status: str) -> int:
     edit.setFocus()
 
     def dump() -> None:
-        data = {"text": edit.toPlainText(), "clipboard": app.clipboard().text(), "focus": edit.hasFocus(),
-                "t": time.time()}
+        data = {
+            "text": edit.toPlainText(),
+            "clipboard": app.clipboard().text(),
+            "focus": edit.hasFocus(),
+            "t": time.time(),
+        }
         tmp = status + ".tmp"
         Path(tmp).write_text(json.dumps(data), "utf-8")
         os.replace(tmp, status)
@@ -87,16 +92,26 @@ def app_main(model: str, home: str) -> int:
 
     def on_event(ev) -> None:
         take = ev.take
-        say(kind=ev.kind, message=ev.message, state=ev.state, timings=ev.timings,
-            take=None if take is None else {"text": take.text, "recording": take.recording, "error": take.error,
-                                            "output": take.output, "latency_s": take.latency_s})
+        say(
+            kind=ev.kind,
+            message=ev.message,
+            state=ev.state,
+            timings=ev.timings,
+            take=None
+            if take is None
+            else {
+                "text": take.text,
+                "recording": take.recording,
+                "error": take.error,
+                "output": take.output,
+                "latency_s": take.latency_s,
+            },
+        )
 
     engine = Engine(model)
     history = DictationHistory(Path(home) / "dictation.sqlite3", Path(home) / "recordings")
-    settings = DictationSettings(hotkey=HOTKEY, mode="toggle", keep_mic_open=True, silence_s=0.8,
-                                 restore_delay_s=0.4)
-    controller = DictationController(engine, settings, clipboard=QtClipboard(), history=history,
-                                     on_event=on_event)
+    settings = DictationSettings(hotkey=HOTKEY, mode="toggle", keep_mic_open=True, silence_s=0.8, restore_delay_s=0.4)
+    controller = DictationController(engine, settings, clipboard=QtClipboard(), history=history, on_event=on_event)
     controller.start(recover=False)
 
     def ready() -> None:
@@ -135,6 +150,7 @@ def app_main(model: str, home: str) -> int:
 
 # -- the test rig ----------------------------------------------------------------------------
 
+
 class Desk:
     def __init__(self, tmp: Path, model: Path) -> None:
         from tests.support.pulse import VirtualDisplay, VirtualMic
@@ -155,18 +171,26 @@ class Desk:
         self.display.start()
         self.mic.start()
         self.status = tmp / "target.json"
-        env = self.display.env(self.mic.env) | {"QT_QPA_PLATFORM": "xcb", "TINGJI_HOME": str(tmp / "home"),
-                                               "PYTHONUNBUFFERED": "1"}
+        env = self.display.env(self.mic.env) | {
+            "QT_QPA_PLATFORM": "xcb",
+            "TINGJI_HOME": str(tmp / "home"),
+            "PYTHONUNBUFFERED": "1",
+        }
         # This checkout's app (not whatever tingji is installed), and the tests package.
-        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "app"), str(ROOT),
-                                             env.get("PYTHONPATH", "")])
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "app"), str(ROOT), env.get("PYTHONPATH", "")])
         self.env = env
-        self.target = subprocess.Popen([sys.executable, str(HERE), "target", str(self.status)], env=env,
-                                       stderr=subprocess.DEVNULL)
+        self.target = subprocess.Popen(
+            [sys.executable, str(HERE), "target", str(self.status)], env=env, stderr=subprocess.DEVNULL
+        )
         self.wait_target(lambda s: s["focus"] and s["clipboard"] == PREVIOUS_CLIPBOARD, "target window")
-        self.app = subprocess.Popen([sys.executable, str(HERE), "app", str(model), str(tmp / "home")], env=env,
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True)
+        self.app = subprocess.Popen(
+            [sys.executable, str(HERE), "app", str(model), str(tmp / "home")],
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.events: queue.Queue[dict] = queue.Queue()
         self.stderr: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -187,7 +211,7 @@ class Desk:
             try:
                 ev = self.events.get(timeout=max(0.01, left))
             except queue.Empty:
-                raise AssertionError(f"no {kinds} event from the app; stderr: {''.join(self.stderr)[-3000:]}")
+                raise AssertionError(f"no {kinds} event from the app; stderr: {''.join(self.stderr)[-3000:]}") from None
             if ev["kind"] in kinds:
                 return ev
 
@@ -288,15 +312,17 @@ def test_dictation_speech_is_pasted_into_the_focused_window(desk, utterance, eng
     # The VAD ended the take (toggle mode): no second key press was needed.
     state = desk.wait_target(lambda s: s["text"] != before, "the pasted text")
     seen = state["t"]
-    pasted = state["text"][len(before):]
+    pasted = state["text"][len(before) :]
     # The box holds exactly the engine's transcript of the kept recording.
     expected = _transcribe_recording(engine, desk.recordings / take["recording"])
     assert expected and pasted == expected == take["text"]
     # And the user's clipboard is back, as the target application sees it.
     assert desk.wait_target(lambda s: s["clipboard"] == PREVIOUS_CLIPBOARD, "clipboard restore")
-    print(f"\ndictation latency (toggle, VAD ends the take after 0.8 s of silence): end of speech -> text "
-          f"in window {seen - speech_end:.2f} s (take end -> paste {ev['timings']['end_to_text_s']:.2f} s, "
-          f"transcribe {ev['timings']['transcribe_s']:.2f} s)")
+    print(
+        f"\ndictation latency (toggle, VAD ends the take after 0.8 s of silence): end of speech -> text "
+        f"in window {seen - speech_end:.2f} s (take end -> paste {ev['timings']['end_to_text_s']:.2f} s, "
+        f"transcribe {ev['timings']['transcribe_s']:.2f} s)"
+    )
 
 
 def test_dictation_latency_hold_to_talk(desk, utterance) -> None:
@@ -313,9 +339,11 @@ def test_dictation_latency_hold_to_talk(desk, utterance) -> None:
     assert ev["kind"] == "take", ev
     state = desk.wait_target(lambda s: s["text"] == before + ev["take"]["text"], "the pasted text")
     latency = state["t"] - speech_end  # the target reports every 50 ms
-    print(f"\ndictation latency (hold to talk, 3 s utterance, tiny model): end of speech -> text in window "
-          f"{latency:.2f} s (key release -> paste {ev['timings']['end_to_text_s']:.2f} s, transcribe "
-          f"{ev['timings']['transcribe_s']:.2f} s)")
+    print(
+        f"\ndictation latency (hold to talk, 3 s utterance, tiny model): end of speech -> text in window "
+        f"{latency:.2f} s (key release -> paste {ev['timings']['end_to_text_s']:.2f} s, transcribe "
+        f"{ev['timings']['transcribe_s']:.2f} s)"
+    )
     assert latency < 10
     desk.command("mode toggle")
     desk.next_event("ok")
@@ -365,7 +393,7 @@ def test_dictation_unplugged_microphone_is_reported_and_next_take_works(desk, ut
     ev = desk.next_event("take", "empty", "error", timeout=60)
     assert ev["kind"] == "take", ev
     state = desk.wait_target(lambda s: s["text"] != before, "the pasted text")
-    assert state["text"][len(before):] == ev["take"]["text"]
+    assert state["text"][len(before) :] == ev["take"]["text"]
     assert ev["take"]["text"] == _transcribe_recording(engine, desk.recordings / ev["take"]["recording"])
     assert desk.app.poll() is None
 

@@ -146,7 +146,7 @@ def test_dictation_deleted_text_is_not_left_in_the_database_files(tmp_path) -> N
     take = h.add(DictationTake(secret, 1.0, recording=_wav(h)))
     take.output = "paste"
     h.update(take)
-    needle = "PIN is 4711".encode()
+    needle = b"PIN is 4711"
     files = sorted(tmp_path.glob("d.sqlite3*"))
     assert sum(p.read_bytes().count(needle) for p in files) > 0  # it was there
     h.delete(take.id)
@@ -182,8 +182,9 @@ def test_dictation_recording_is_synced_before_the_rename_that_publishes_it(tmp_p
     samples = (np.sin(np.arange(16000) / 9) * 0.5).astype(np.float32)
     path = h.write_recording(samples, 16000)
     monkeypatch.undo()
-    assert [c[:2] for c in calls] == [("fsync", "file"), ("replace", f".{path.name}.partial"),
-                                      ("fsync", "folder")], calls
+    assert [c[:2] for c in calls] == [("fsync", "file"), ("replace", f".{path.name}.partial"), ("fsync", "folder")], (
+        calls
+    )
     assert calls[0][2] == path.stat().st_size  # the whole file was written when it was synced
     assert calls[1][2] == path.name and path.name.startswith("dictation-")
     assert sorted(p.name for p in (tmp_path / "rec").iterdir()) == [path.name]

@@ -12,9 +12,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.support.paths import APP
 from tingji.dictation.global_hotkey import key_name
 from tingji.dictation.hotkey import MODIFIERS, Hotkey, HotkeyError, HotkeyMatcher, Resync, parse_hotkey
-from tests.support.paths import APP
 
 pytestmark = pytest.mark.dictation
 
@@ -32,17 +32,27 @@ def test_dictation_parse_hotkey() -> None:
     assert parse_hotkey("ctrl+plus").key == "+"
     assert str(parse_hotkey("alt+ctrl+space")) == "ctrl+alt+space"
     assert parse_hotkey(str(parse_hotkey("ctrl+plus"))) == parse_hotkey("ctrl+plus")
-    for bad, why in (("", "empty"), ("ctrl+alt", "needs a key"), ("ctrl+a+b", "exactly one"),
-                     ("ctrl+banana", "unknown key"), ("a", "needs a modifier"), ("ctrl++", "empty part")):
+    for bad, why in (
+        ("", "empty"),
+        ("ctrl+alt", "needs a key"),
+        ("ctrl+a+b", "exactly one"),
+        ("ctrl+banana", "unknown key"),
+        ("a", "needs a modifier"),
+        ("ctrl++", "empty part"),
+    ):
         with pytest.raises(HotkeyError, match=why):
             parse_hotkey(bad)
 
 
 def _matcher(spec: str = "ctrl+alt+space", grace: float = 0.0) -> tuple[HotkeyMatcher, list[str]]:
     log: list[str] = []
-    m = HotkeyMatcher(parse_hotkey(spec), on_activate=lambda: log.append("down"),
-                      on_deactivate=lambda: log.append("up"),
-                      on_arm=lambda armed: log.append("arm" if armed else "disarm"), release_grace_s=grace)
+    m = HotkeyMatcher(
+        parse_hotkey(spec),
+        on_activate=lambda: log.append("down"),
+        on_deactivate=lambda: log.append("up"),
+        on_arm=lambda armed: log.append("arm" if armed else "disarm"),
+        release_grace_s=grace,
+    )
     return m, log
 
 
@@ -129,9 +139,11 @@ def test_dictation_key_names_from_pynput_objects() -> None:
 
 def test_dictation_hotkey_unavailable_without_display() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    code = ("from tingji.dictation.global_hotkey import GlobalHotkey\n"
-            "h = GlobalHotkey('ctrl+alt+space')\n"
-            "print(h.start()); print(h.unavailable)\n")
+    code = (
+        "from tingji.dictation.global_hotkey import GlobalHotkey\n"
+        "h = GlobalHotkey('ctrl+alt+space')\n"
+        "print(h.start()); print(h.unavailable)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], env=_with_app(env), capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     started, message = out.stdout.strip().splitlines()
@@ -180,8 +192,9 @@ class Clock:
         return self.now
 
 
-def _resyncing(per_event: bool, query: bool, resync: Resync = Resync(check_every_s=0)
-               ) -> tuple[HotkeyMatcher, Keyboard, Clock, list[str]]:
+def _resyncing(
+    per_event: bool, query: bool, resync: Resync = Resync(check_every_s=0)
+) -> tuple[HotkeyMatcher, Keyboard, Clock, list[str]]:
     keyboard, clock = Keyboard(per_event), Clock()
     m, log = _matcher()
     m.keys_down = keyboard.keys_down if query else (lambda names: None)
@@ -279,8 +292,10 @@ def test_dictation_hotkey_watchdog_lets_go_when_no_event_comes() -> None:
     clock.now += 1.0
     m.check()
     assert log == ["arm", "down", "disarm", "up"] and not m.active
-    print("watchdog: quiet 1 s -> stuck modifiers and a stuck take let go; a real 10 s hold kept; "
-          "nothing asked while events may be on their way")
+    print(
+        "watchdog: quiet 1 s -> stuck modifiers and a stuck take let go; a real 10 s hold kept; "
+        "nothing asked while events may be on their way"
+    )
 
 
 def test_dictation_hotkey_without_system_state_an_armed_modifier_times_out() -> None:
@@ -306,9 +321,12 @@ def test_dictation_hotkey_without_system_state_an_armed_modifier_times_out() -> 
 def test_dictation_hotkey_watchdog_timer_runs_by_itself() -> None:
     kb = Keyboard(per_event=False)
     disarmed = threading.Event()
-    m = HotkeyMatcher(parse_hotkey("ctrl+alt+space"), keys_down=kb.keys_down,
-                      on_arm=lambda armed: None if armed else disarmed.set(),
-                      resync=Resync(check_every_s=0.02, quiet_s=0.05))
+    m = HotkeyMatcher(
+        parse_hotkey("ctrl+alt+space"),
+        keys_down=kb.keys_down,
+        on_arm=lambda armed: None if armed else disarmed.set(),
+        resync=Resync(check_every_s=0.02, quiet_s=0.05),
+    )
     kb.matcher = m
     kb.type("+ctrl +alt")
     assert m.armed
@@ -368,9 +386,14 @@ h.stop()
 class HotkeyChild:
     def __init__(self, xvfb, every: float, quiet: float) -> None:
         self.xvfb = xvfb
-        self.proc = subprocess.Popen([sys.executable, "-c", _HOTKEY_CHILD, "ctrl+alt+space", str(every), str(quiet)],
-                                     env=_with_app(xvfb.env()), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _HOTKEY_CHILD, "ctrl+alt+space", str(every), str(quiet)],
+            env=_with_app(xvfb.env()),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         ready = self.proc.stdout.readline().split()
         assert ready[:1] == ["READY"], self.proc.stderr.read()
         self.keys = ready[1]
@@ -415,12 +438,13 @@ def test_dictation_hotkey_real_keypress_under_xvfb(xvfb) -> None:
     try:
         assert child.keys == "X11Keys"
         events = child.keys_then_sync(
-            "key ctrl+alt+space",            # fires: down, up
-            "key ctrl+shift+alt+space",      # extra modifier: nothing
-            "key space",                     # bare key: nothing
-            "key alt+space")                 # missing modifier: nothing
+            "key ctrl+alt+space",  # fires: down, up
+            "key ctrl+shift+alt+space",  # extra modifier: nothing
+            "key space",  # bare key: nothing
+            "key alt+space",
+        )  # missing modifier: nothing
         assert [e for e in events if e in ("down", "up")] == ["down", "up"]
-        xvfb.xdotool("keydown", "ctrl+alt+space")       # hold ...
+        xvfb.xdotool("keydown", "ctrl+alt+space")  # hold ...
         time.sleep(0.6)  # the stimulus: a held key, auto-repeating (no result is read after it)
         events = child.keys_then_sync("keyup space", "keyup alt keyup ctrl")  # ... release the key: ends
     finally:
@@ -448,8 +472,9 @@ def test_dictation_hotkey_resynchronises_with_the_real_x_server(xvfb) -> None:
         assert sorted(events) == ["disarm", "down", "up"] and events[0] == "down", events
     finally:
         child.close()
-    print("real X server: stuck ctrl+alt cleared by the next event's state and by XQueryKeymap; a real hold "
-          "still fires")
+    print(
+        "real X server: stuck ctrl+alt cleared by the next event's state and by XQueryKeymap; a real hold still fires"
+    )
 
 
 def test_dictation_hotkey_watchdog_clears_a_stuck_arm_on_the_real_x_server(xvfb) -> None:
@@ -468,11 +493,14 @@ def test_dictation_hotkey_unavailable_without_xrecord() -> None:
 
     display = VirtualDisplay(640, 480, record=False).start()
     try:
-        code = ("from tingji.dictation.global_hotkey import GlobalHotkey\n"
-                "h = GlobalHotkey('ctrl+alt+space')\n"
-                "print(h.start()); print(h.unavailable)\n")
-        out = subprocess.run([sys.executable, "-c", code], env=_with_app(display.env()), capture_output=True,
-                             text=True, timeout=60)
+        code = (
+            "from tingji.dictation.global_hotkey import GlobalHotkey\n"
+            "h = GlobalHotkey('ctrl+alt+space')\n"
+            "print(h.start()); print(h.unavailable)\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=_with_app(display.env()), capture_output=True, text=True, timeout=60
+        )
     finally:
         display.stop()
     assert out.returncode == 0, out.stderr

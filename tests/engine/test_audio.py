@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from tests.support.paths import APP
 from tingji.engine import audio
 from tingji.engine.audio import SAMPLE_RATE, AudioInfo
 from tingji.errors import AudioError
-from tests.support.paths import APP
 
 APP_DIR = APP
 needs_ffmpeg = pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg CLI not installed")
@@ -126,8 +126,14 @@ def test_opposite_channels_cancel_after_resampling(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("subtype", "tol"),
-    [("PCM_U8", 1 / 128), ("PCM_16", 1 / 32768), ("PCM_24", 2.0**-23), ("PCM_32", 2.0**-24),
-     ("FLOAT", 1e-7), ("DOUBLE", 1e-7)],
+    [
+        ("PCM_U8", 1 / 128),
+        ("PCM_16", 1 / 32768),
+        ("PCM_24", 2.0**-23),
+        ("PCM_32", 2.0**-24),
+        ("FLOAT", 1e-7),
+        ("DOUBLE", 1e-7),
+    ],
 )
 def test_sample_types(tmp_path: Path, subtype: str, tol: float) -> None:
     x = sine(523.25, SAMPLE_RATE, 0.5, amp=0.9).astype(np.float64)
@@ -158,7 +164,12 @@ FORMATS = {
     "ogg": ("sine.ogg", 44100, [], ["-c:a", "libvorbis"]),
     "flac": ("sine.flac", 22050, [], ["-af", "pan=stereo|c0=c0|c1=c0", "-c:a", "flac"]),
     "mp4": ("sine.mp4", 44100, VIDEO, ["-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac"]),
-    "mkv": ("sine.mkv", 48000, VIDEO, ["-c:v", "libx264", "-preset", "ultrafast", "-af", "pan=stereo|c0=c0|c1=c0", "-c:a", "libvorbis"]),
+    "mkv": (
+        "sine.mkv",
+        48000,
+        VIDEO,
+        ["-c:v", "libx264", "-preset", "ultrafast", "-af", "pan=stereo|c0=c0|c1=c0", "-c:a", "libvorbis"],
+    ),
     "mov": ("sine.mov", 48000, VIDEO, ["-c:v", "mpeg4", "-af", "pan=stereo|c0=c0|c1=c0", "-c:a", "pcm_s16le"]),
     "webm": ("sine.webm", 48000, VIDEO, ["-c:v", "libvpx", "-deadline", "realtime", "-c:a", "libopus"]),
 }
@@ -218,8 +229,16 @@ def bad_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path
     return _make_bad_inputs(tmp_path_factory.mktemp("bad"))
 
 
-BAD_CASES = ["missing", "directory", "empty", "text_as_wav", "random_mp3", "header_only_wav",
-             "video_only", "corrupt_flac"]
+BAD_CASES = [
+    "missing",
+    "directory",
+    "empty",
+    "text_as_wav",
+    "random_mp3",
+    "header_only_wav",
+    "video_only",
+    "corrupt_flac",
+]
 CALLS = {
     "probe": audio.probe,
     "stream": lambda p: list(audio.stream(p)),
@@ -461,8 +480,20 @@ def test_stream_blocks_have_requested_size(tmp_path: Path) -> None:
 @needs_ffmpeg
 def test_stream_of_video_container_equals_load(tmp_path: Path) -> None:
     path = tmp_path / "clip.mkv"
-    ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4", *VIDEO,
-           "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "libopus", path)
+    ffmpeg(
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=440:sample_rate=48000:duration=4",
+        *VIDEO,
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-c:a",
+        "libopus",
+        path,
+    )
     blocks = list(audio.stream(path, block_seconds=0.5))
     assert all(len(b) == 8000 for b in blocks[:-1])
     np.testing.assert_array_equal(np.concatenate(blocks), audio.load(path))
@@ -513,8 +544,9 @@ _MEASURE = textwrap.dedent(
 def _stream_in_fresh_process(path: Path) -> dict:
     """Measure in a child so earlier tests' allocations don't hide (or fake) growth."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(APP_DIR), os.environ.get("PYTHONPATH")]))}
-    out = subprocess.run([sys.executable, "-c", _MEASURE, str(path)], env=env, check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(path)], env=env, check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -524,12 +556,23 @@ def _stream_in_fresh_process(path: Path) -> dict:
 def test_three_hour_mp3_streams_in_bounded_memory(tmp_path: Path) -> None:
     path = tmp_path / "three hours.mp3"
     t0 = time.perf_counter()
-    ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:sample_rate=16000:duration=10800",
-           "-c:a", "libmp3lame", "-b:a", "8k", path)
+    ffmpeg(
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=440:sample_rate=16000:duration=10800",
+        "-c:a",
+        "libmp3lame",
+        "-b:a",
+        "8k",
+        path,
+    )
     made = time.perf_counter() - t0
     r = _stream_in_fresh_process(path)
-    print(f"\n3 h mp3 ({path.stat().st_size / 1e6:.0f} MB, made in {made:.1f} s): peak RSS growth "
-          f"{r['growth'] / 2**20:.1f} MiB, decoded in {r['seconds']:.1f} s ({10800 / r['seconds']:.0f}x real time)")
+    print(
+        f"\n3 h mp3 ({path.stat().st_size / 1e6:.0f} MB, made in {made:.1f} s): peak RSS growth "
+        f"{r['growth'] / 2**20:.1f} MiB, decoded in {r['seconds']:.1f} s ({10800 / r['seconds']:.0f}x real time)"
+    )
     assert r["probe_s"] == pytest.approx(10800, abs=1.0)
     assert abs(r["samples"] - 10800 * SAMPLE_RATE) <= SAMPLE_RATE * 0.05
     assert r["blocks"] == 360
@@ -551,9 +594,11 @@ def test_three_hour_48k_stereo_wav_streams_in_bounded_memory(tmp_path: Path) -> 
                 f.write(block)
         made = time.perf_counter() - t0
         r = _stream_in_fresh_process(path)
-        print(f"\n{hours} h 48 kHz stereo WAV ({path.stat().st_size / 1e9:.2f} GB, written in {made:.1f} s): "
-              f"peak RSS growth {r['growth'] / 2**20:.1f} MiB, decoded in {r['seconds']:.1f} s "
-              f"({hours * 3600 / r['seconds']:.0f}x real time)")
+        print(
+            f"\n{hours} h 48 kHz stereo WAV ({path.stat().st_size / 1e9:.2f} GB, written in {made:.1f} s): "
+            f"peak RSS growth {r['growth'] / 2**20:.1f} MiB, decoded in {r['seconds']:.1f} s "
+            f"({hours * 3600 / r['seconds']:.0f}x real time)"
+        )
         assert abs(r["samples"] - hours * 3600 * SAMPLE_RATE) <= 3
         assert r["growth"] < 150 * 2**20
     finally:

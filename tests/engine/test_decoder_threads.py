@@ -11,11 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tingji.engine.threads import ThreadTuner
 from tests.support.paths import APP
+from tingji.engine.threads import ThreadTuner
 
 
-def _drive(tuner: ThreadTuner, seconds_per_token: dict[int, float], tokens: int, now: float = 0.0) -> tuple[list[int], float]:
+def _drive(
+    tuner: ThreadTuner, seconds_per_token: dict[int, float], tokens: int, now: float = 0.0
+) -> tuple[list[int], float]:
     """Generate `tokens` tokens on a simulated machine; returns the thread count used for each."""
     used = []
     for _ in range(tokens):
@@ -112,8 +114,10 @@ def test_busy_meter_sees_another_program_and_not_this_one() -> None:
     own_spin = meter.others_cores()
     end, wall = threads._cpu_seconds(), time.monotonic() - t0
     own, busy = (end[1] - start[1]) / wall, (end[0] - start[0]) / wall
-    print(f"others while a child spins: {others:.2f} cores; while this process spins one: all {busy:.2f}, "
-          f"ours {own:.2f}, others {own_spin:.2f}")
+    print(
+        f"others while a child spins: {others:.2f} cores; while this process spins one: all {busy:.2f}, "
+        f"ours {own:.2f}, others {own_spin:.2f}"
+    )
     assert others is not None and others >= 0.5
     assert own >= 0.7  # the spin is seen as this process's ...
     assert own_spin is not None and own_spin <= max(0.0, busy - own) + 0.1  # ... and left out
@@ -159,8 +163,9 @@ def test_loading_an_engine_puts_numpys_blas_on_one_thread(tiny_model: Path) -> N
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(APP), os.environ.get("PYTHONPATH")]))}
     env.pop("OPENBLAS_NUM_THREADS", None)
     env.pop("OMP_NUM_THREADS", None)
-    out = subprocess.run([sys.executable, "-c", _BLAS_SCRIPT, str(tiny_model)], env=env, capture_output=True,
-                         text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", _BLAS_SCRIPT, str(tiny_model)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     threads = json.loads(out.stdout.strip().splitlines()[-1])
     print(f"\nNumPy's BLAS threads: {threads['before']} before the engine loaded, {threads['after']} after")

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+
 from tests.support.paths import ROOT
 
 DEMO = ROOT / "tests" / "fixtures" / "models" / "demo"
@@ -64,7 +65,9 @@ def test_held_out_voices_transcribe(engine):
     refs = [u.text for u in utterances]
     error_rate = demo.wer(refs, hyps)
     exact = sum(demo.normalise_words(r) == demo.normalise_words(h) for r, h in zip(refs, hyps))
-    detail = "\n".join(f"{u.speaker.voice} s{u.speaker.speed}: {r!r} -> {h!r}" for u, r, h in zip(utterances, refs, hyps))
+    detail = "\n".join(
+        f"{u.speaker.voice} s{u.speaker.speed}: {r!r} -> {h!r}" for u, r, h in zip(utterances, refs, hyps)
+    )
     assert error_rate <= 0.15, f"WER {error_rate:.2%}\n{detail}"
     assert exact >= 27, f"only {exact}/40 exact\n{detail}"
     # Only vocabulary words come out (the LLM was trained on nothing else).
@@ -139,12 +142,28 @@ def test_long_file_crosses_window_seams(engine, tmp_path):
 def test_training_script_smoke(tmp_path):
     """A tiny step budget end to end: synthesis, training, release layout, export, engine."""
     out, work = tmp_path / "model", tmp_path / "work"
-    cmd = [sys.executable, str(ROOT / "tools" / "train_demo_model.py"), "--out", str(out), "--work", str(work),
-           "--seed", "3", "--minutes", "1", "--steps", "3", "--speakers", "2", "--eval", "0"]
+    cmd = [
+        sys.executable,
+        str(ROOT / "tools" / "train_demo_model.py"),
+        "--out",
+        str(out),
+        "--work",
+        str(work),
+        "--seed",
+        "3",
+        "--minutes",
+        "1",
+        "--steps",
+        "3",
+        "--speakers",
+        "2",
+        "--eval",
+        "0",
+    ]
     subprocess.run(cmd, check=True, cwd=ROOT, capture_output=True, text=True, timeout=900)
 
-    from tingji.engine.manifest import load_manifest, verify
     from tingji.engine import Engine
+    from tingji.engine.manifest import load_manifest, verify
 
     verify(load_manifest(out), check_hashes=True)
     engine = Engine(out, threads=2)

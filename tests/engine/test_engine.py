@@ -42,11 +42,16 @@ def test_exact_engine_equals_reference_from_a_file(exact_engine, reference, spee
 def long_speech(tmp_path_factory):
     """150 s: speech runs that cross the 60 s and 120 s marks, short pauses between sentences."""
     folder = tmp_path_factory.mktemp("long")
-    sentences = [espeak(folder / f"s{i}.wav", text) for i, text in enumerate([
-        "The meeting starts at nine and we will review the plan for the next quarter in detail.",
-        "Please open the file, read the numbers aloud, and tell me when you are done with it.",
-        "One two three four five six seven eight nine ten, and then we start again from zero.",
-    ])]
+    sentences = [
+        espeak(folder / f"s{i}.wav", text)
+        for i, text in enumerate(
+            [
+                "The meeting starts at nine and we will review the plan for the next quarter in detail.",
+                "Please open the file, read the numbers aloud, and tell me when you are done with it.",
+                "One two three four five six seven eight nine ten, and then we start again from zero.",
+            ]
+        )
+    ]
     pause = np.zeros(int(0.6 * 16000), np.float32)
     parts, total = [], 0
     i = 0
@@ -88,12 +93,12 @@ def test_windows_are_cut_in_pauses(tiny_model, long_speech):
     planner = WindowPlanner(SileroVad())
     windows = []
     for i in range(0, len(audio), 16000 * 7):
-        windows += list(planner.feed(audio[i:i + 16000 * 7]))
+        windows += list(planner.feed(audio[i : i + 16000 * 7]))
     windows += list(planner.finish())
     assert sum(len(w.samples) for w in windows) == len(audio)
     assert all(w.duration_s <= 60.0 for w in windows)
     for w in windows[:-1]:
-        tail = np.abs(audio[w.end - 1600:w.end + 1600])  # 0.1 s either side of the cut
+        tail = np.abs(audio[w.end - 1600 : w.end + 1600])  # 0.1 s either side of the cut
         print(f"cut at {w.end / 16000:.2f} s, peak level around it {tail.max():.4f}")
         assert tail.max() < 0.01
 
@@ -170,13 +175,15 @@ def test_repetition_guard_stops_loops(tiny_model, speech_en):
     p = build_prompt(manifest.section["prompt"])
     rows = np.random.default_rng(0).standard_normal((20, dec.n_embd)).astype(np.float32)
     plain = dec.generate(dec.tokenize(p.before), rows, dec.tokenize(p.after), DecodeOptions(guard=False))
-    looping = any(len(set(plain.tokens[i:i + 30])) <= 3 for i in range(len(plain.tokens) - 30))
+    looping = any(len(set(plain.tokens[i : i + 30])) <= 3 for i in range(len(plain.tokens) - 30))
     guarded = dec.generate(dec.tokenize(p.before), rows, dec.tokenize(p.after), DecodeOptions(guard=True))
-    print(f"unguarded: {len(plain.tokens)} tokens, loops={looping}; guarded: {len(guarded.tokens)} tokens, "
-          f"stop={guarded.stop}, retries={guarded.retries}")
+    print(
+        f"unguarded: {len(plain.tokens)} tokens, loops={looping}; guarded: {len(guarded.tokens)} tokens, "
+        f"stop={guarded.stop}, retries={guarded.retries}"
+    )
     assert looping, "the random tiny model is expected to loop unguarded"
     assert len(guarded.tokens) < len(plain.tokens)
-    assert not any(len(set(guarded.tokens[i:i + 30])) <= 3 for i in range(len(guarded.tokens) - 30))
+    assert not any(len(set(guarded.tokens[i : i + 30])) <= 3 for i in range(len(guarded.tokens) - 30))
 
 
 def test_prefix_kv_is_reused_across_windows(tiny_model):
@@ -221,8 +228,10 @@ def test_prefix_decoded_ahead_yields_to_a_take_and_is_reused_when_done(tiny_mode
     while ahead._ahead.is_alive() and time.monotonic() < deadline:
         time.sleep(0.05)
     later = ahead.generate(before, rows, after, opts)
-    print(f"prefix {len(before)} tokens: reused 0 by a take at once, {later.reused_tokens} by one after idling; "
-          f"{len(later.tokens)} tokens equal")
+    print(
+        f"prefix {len(before)} tokens: reused 0 by a take at once, {later.reused_tokens} by one after idling; "
+        f"{len(later.tokens)} tokens equal"
+    )
     assert later.reused_tokens == len(before) and later.tokens == ref.tokens
     ahead.prefill_ahead(before)
     ahead.close()  # closing waits for the thread before freeing the context
@@ -252,8 +261,13 @@ def test_a_process_ending_while_the_prefix_decodes_waits_for_it(tiny_model, tmp_
 
     script = tmp_path / "exit_while_decoding.py"
     script.write_text(EXIT_WHILE_DECODING)
-    run = subprocess.run([sys.executable, str(script), str(load_manifest(tiny_model).file("decoder")), "12000"],
-                         capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT / "app")))
+    run = subprocess.run(
+        [sys.executable, str(script), str(load_manifest(tiny_model).file("decoder")), "12000"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, PYTHONPATH=str(ROOT / "app")),
+    )
     print(run.stdout.strip().replace("\n", "; "), f"exit {run.returncode}")
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.splitlines() == ["at the end: decoding", "at exit: done"]
@@ -278,8 +292,10 @@ def test_context_grows_while_generating_without_changing_tokens(tiny_model, exac
         grown, whole = small.generate(before, rows, after, opts), big.generate(before, rows, after, opts)
         sizes.append(small.n_ctx)
         assert grown.tokens == whole.tokens
-    print(f"exact={exact}: context 256 -> {sizes}, {len(grown.tokens)} tokens equal to a 1024 context's; "
-          f"prefix reused {grown.reused_tokens}")
+    print(
+        f"exact={exact}: context 256 -> {sizes}, {len(grown.tokens)} tokens equal to a 1024 context's; "
+        f"prefix reused {grown.reused_tokens}"
+    )
     assert sizes[0] >= len(before) + 40 + len(after) + 300 and big.n_ctx == 1024
     assert grown.reused_tokens == len(before)
 
@@ -304,8 +320,10 @@ def test_a_parked_context_comes_back_with_its_prefix_and_decodes_the_same(tiny_m
         size = parked.n_ctx
         parked.park()
         assert parked.parked and parked.n_ctx == size  # comes back at the size it had grown to
-    print(f"exact={exact}: 3 windows with a park after each, {len(out.tokens)} tokens each equal to a kept "
-          f"context's; prefix reused {out.reused_tokens}; context {parked.n_ctx} positions")
+    print(
+        f"exact={exact}: 3 windows with a park after each, {len(out.tokens)} tokens each equal to a kept "
+        f"context's; prefix reused {out.reused_tokens}; context {parked.n_ctx} positions"
+    )
     parked.park()  # parking a parked context is a no-op, and closing one frees the kept prefix
     parked.close()
     assert not parked.parked

@@ -16,9 +16,9 @@ import pytest
 import torch
 
 from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.engine.frontend import features, num_audio_tokens
 from tingji.engine.manifest import load_manifest
-from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.export.lint import lint_directml
 
 
@@ -26,8 +26,9 @@ def _session(path, exact: bool = True):
     """A CPU session with the engine's options (exact mode: basic graph optimisation)."""
     from tingji.engine.sessions import session_options
 
-    return ort.InferenceSession(str(path), sess_options=session_options("cpu", None, exact=exact),
-                                providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(
+        str(path), sess_options=session_options("cpu", None, exact=exact), providers=["CPUExecutionProvider"]
+    )
 
 
 def _feats_of_length(speech: np.ndarray, frames: int) -> np.ndarray:
@@ -38,6 +39,7 @@ def _feats_of_length(speech: np.ndarray, frames: int) -> np.ndarray:
 
 
 # -- 1. padding invariance ------------------------------------------------------
+
 
 @pytest.mark.parametrize("frames", [1, 7, 83, 500, 1000])
 def test_padding_invariance(tiny_model, speech_en, frames):
@@ -78,6 +80,7 @@ def test_padding_invariance_in_a_batch(tiny_model, speech_en):
 
 # -- 2. encoder equivalence ---------------------------------------------------------
 
+
 @pytest.mark.parametrize("clip", ["speech_en", "speech_zh", "noise"])
 def test_encoder_matches_funasr(tiny_model, reference, clip, request):
     wav = request.getfixturevalue(clip)
@@ -86,7 +89,9 @@ def test_encoder_matches_funasr(tiny_model, reference, clip, request):
     fe_err = float(np.abs(feats - ours).max())
     ref_enc, ref_ada, ref_logp = reference.encode(feats)
     m = load_manifest(tiny_model)
-    enc, ada = _session(m.file("encoder")).run(None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)})
+    enc, ada = _session(m.file("encoder")).run(
+        None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)}
+    )
     err_enc = float(np.abs(enc[0] - ref_enc).max())
     err_ada = float(np.abs(ada[0] - ref_ada).max())
     values, ids = _session(m.file("ctc")).run(None, {"enc_output": enc, "mask": np.ones((1, len(feats)), np.float32)})
@@ -94,11 +99,14 @@ def test_encoder_matches_funasr(tiny_model, reference, clip, request):
     err_ctc = float(np.abs(values[0] - top_vals.numpy()).max())
     same_best = float((ids[0, :, 0] == top_ids.numpy()[:, 0]).mean())
     fast_enc, fast_ada = _session(m.file("encoder"), exact=False).run(
-        None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)})
+        None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)}
+    )
     err_fast = float(max(np.abs(fast_enc[0] - ref_enc).max(), np.abs(fast_ada[0] - ref_ada).max()))
-    print(f"{clip}: front-end {fe_err:.2e}, encoder {err_enc:.2e}, adaptor {err_ada:.2e}, "
-          f"CTC log-prob {err_ctc:.2e}, CTC best-path agreement {same_best:.3f}; "
-          f"with all ORT fusions (default mode) {err_fast:.2e}")
+    print(
+        f"{clip}: front-end {fe_err:.2e}, encoder {err_enc:.2e}, adaptor {err_ada:.2e}, "
+        f"CTC log-prob {err_ctc:.2e}, CTC best-path agreement {same_best:.3f}; "
+        f"with all ORT fusions (default mode) {err_fast:.2e}"
+    )
     assert err_enc <= 1e-4 and err_ada <= 1e-4
     assert err_ctc <= 1e-4 and same_best == 1.0
     assert err_fast <= 1e-3
@@ -123,8 +131,9 @@ def test_sliced_ctc_head_matches_funasr(tiny_checkpoint, reference, speech_en, t
     assert slices == vocab // rows > 2 and min(s.out_features for s in ctc.sliced.slices) >= 8
     mask = torch.ones(2, 37)
     mask[1, 30:] = 0
-    graph = export_graph(ctc, (torch.randn(2, 37, ckpt.dims.encoder_dim), mask), CTC_INPUTS, CTC_OUTPUTS,
-                         [BATCH_FRAMES] * 2)
+    graph = export_graph(
+        ctc, (torch.randn(2, 37, ckpt.dims.encoder_dim), mask), CTC_INPUTS, CTC_OUTPUTS, [BATCH_FRAMES] * 2
+    )
     path = tmp_path / "ctc.onnx"
     save_sharing_weights({path: graph}, tmp_path / "ctc.data")
     feats = reference.features(speech_en)
@@ -150,15 +159,19 @@ def test_sliced_ctc_head_matches_funasr(tiny_checkpoint, reference, speech_en, t
     per_slice = [n for n in graph.graph.node if n.op_type == "TopK" and producers[n.input[0]].op_type != "Concat"]
     names = {n.name for n in per_slice}
     chain = sorted((ancestors(n) & names for n in per_slice), key=len)
-    ordered = len(per_slice) == slices and all(len(chain[i]) == i and (i == 0 or chain[i - 1] < chain[i])
-                                               for i in range(slices))
-    print(f"{slices} slices of <= {rows} rows over {vocab} entries: top-8 log-prob error {err:.2e}, "
-          f"same ids {same:.4f}; each slice waits for every earlier one: {ordered}")
+    ordered = len(per_slice) == slices and all(
+        len(chain[i]) == i and (i == 0 or chain[i - 1] < chain[i]) for i in range(slices)
+    )
+    print(
+        f"{slices} slices of <= {rows} rows over {vocab} entries: top-8 log-prob error {err:.2e}, "
+        f"same ids {same:.4f}; each slice waits for every earlier one: {ordered}"
+    )
     assert err <= 1e-4 and same == 1.0
     assert ordered
 
 
 # -- 3. decoder equivalence ---------------------------------------------------------
+
 
 def test_decoder_matches_transformers(tiny_checkpoint, tiny_model):
     from transformers import AutoTokenizer, Qwen3Config, Qwen3ForCausalLM
@@ -167,7 +180,7 @@ def test_decoder_matches_transformers(tiny_checkpoint, tiny_model):
     cfg = json.loads((llm_dir / "config.json").read_text())
     hf = Qwen3ForCausalLM(Qwen3Config(**cfg)).eval()
     state = torch.load(tiny_checkpoint / "model.pt", weights_only=True)
-    hf.load_state_dict({k[len("llm."):]: v for k, v in state.items() if k.startswith("llm.")})
+    hf.load_state_dict({k[len("llm.") :]: v for k, v in state.items() if k.startswith("llm.")})
     tok = AutoTokenizer.from_pretrained(llm_dir)
     prompt = build_prompt(None, hotwords=["Tingji", "听记"], language="zh")
     before, after = tok.encode(prompt.before), tok.encode(prompt.after)
@@ -176,10 +189,16 @@ def test_decoder_matches_transformers(tiny_checkpoint, tiny_model):
     with torch.no_grad():
         emb = hf.model.embed_tokens
         x = torch.cat([emb(torch.tensor([before])), torch.from_numpy(audio_rows)[None], emb(torch.tensor([after]))], 1)
-        gen = hf.generate(inputs_embeds=x, attention_mask=torch.ones(x.shape[:2], dtype=torch.long),
-                          max_new_tokens=32, min_new_tokens=32, do_sample=False, pad_token_id=0)[0].tolist()
+        gen = hf.generate(
+            inputs_embeds=x,
+            attention_mask=torch.ones(x.shape[:2], dtype=torch.long),
+            max_new_tokens=32,
+            min_new_tokens=32,
+            do_sample=False,
+            pad_token_id=0,
+        )[0].tolist()
         full = torch.cat([x, emb(torch.tensor([gen[:-1]]))], 1)
-        hf_logits = hf(inputs_embeds=full).logits[0, x.shape[1] - 1:].numpy()
+        hf_logits = hf(inputs_embeds=full).logits[0, x.shape[1] - 1 :].numpy()
 
     manifest = load_manifest(tiny_model)
     dec = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=512, exact=True)
@@ -187,8 +206,10 @@ def test_decoder_matches_transformers(tiny_checkpoint, tiny_model):
     ours = dec.generate(before, audio_rows, after, DecodeOptions(max_tokens=32, guard=False))
     logits = dec.forward_logits(before, audio_rows, after, gen[:-1])
     err = float(np.abs(logits - hf_logits).max())
-    print(f"decoder: 32 greedy tokens equal={ours.tokens == gen}, logits max abs error {err:.2e}"
-          f" (logit range {np.abs(hf_logits).max():.1f})")
+    print(
+        f"decoder: 32 greedy tokens equal={ours.tokens == gen}, logits max abs error {err:.2e}"
+        f" (logit range {np.abs(hf_logits).max():.1f})"
+    )
     assert ours.tokens == gen
     assert err <= 1e-3
 
@@ -199,9 +220,14 @@ def test_decoder_tokenizer_matches_hf(tiny_checkpoint, tiny_model):
 
     tok = AutoTokenizer.from_pretrained(tiny_checkpoint / "Qwen3-0.6B")
     dec = open_decoder(load_manifest(tiny_model).file("decoder"), eos_ids=[], n_ctx=256)
-    samples = [build_prompt(None).before, build_prompt(None, language="en", itn=False).before,
-               build_prompt(None, hotwords=["Fun-ASR", "CapsWriter", "语音 识别", "don't"]).before,
-               "Hello  world\n\n  tabs\tand 123,456.78 numbers!", "混合 text 和 English。", "<|im_end|>\n<|im_start|>assistant\n"]
+    samples = [
+        build_prompt(None).before,
+        build_prompt(None, language="en", itn=False).before,
+        build_prompt(None, hotwords=["Fun-ASR", "CapsWriter", "语音 识别", "don't"]).before,
+        "Hello  world\n\n  tabs\tand 123,456.78 numbers!",
+        "混合 text 和 English。",
+        "<|im_end|>\n<|im_start|>assistant\n",
+    ]
     for text in samples:
         assert dec.tokenize(text) == tok.encode(text), text
         ids = tok.encode(text)
@@ -211,6 +237,7 @@ def test_decoder_tokenizer_matches_hf(tiny_checkpoint, tiny_model):
 
 # -- 4. end to end ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("clip", ["speech_en", "noise", "speech_zh"])
 def test_end_to_end_tokens_match_funasr(tiny_model, reference, clip, request):
     """Export + NumPy front-end + ONNX encoder + llama.cpp greedy from embeddings == FunASRNano."""
@@ -219,13 +246,19 @@ def test_end_to_end_tokens_match_funasr(tiny_model, reference, clip, request):
     manifest = load_manifest(tiny_model)
     feats = features(wav)
     enc, ada = _session(manifest.file("encoder")).run(
-        None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)})
+        None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)}
+    )
     rows = ada[0, : num_audio_tokens(len(feats))]
-    dec = open_decoder(manifest.file("decoder"), eos_ids=manifest.section["special_tokens"]["eos_ids"], n_ctx=1024, exact=True)
+    dec = open_decoder(
+        manifest.file("decoder"), eos_ids=manifest.section["special_tokens"]["eos_ids"], n_ctx=1024, exact=True
+    )
     prompt = build_prompt(manifest.section["prompt"])
-    out = dec.generate(dec.tokenize(prompt.before), rows, dec.tokenize(prompt.after),
-                       DecodeOptions(max_tokens=512, guard=False))
-    n_same = next((i for i, (a, b) in enumerate(zip(out.tokens, ref["ids"])) if a != b), min(len(out.tokens), len(ref["ids"])))
+    out = dec.generate(
+        dec.tokenize(prompt.before), rows, dec.tokenize(prompt.after), DecodeOptions(max_tokens=512, guard=False)
+    )
+    n_same = next(
+        (i for i, (a, b) in enumerate(zip(out.tokens, ref["ids"])) if a != b), min(len(out.tokens), len(ref["ids"]))
+    )
     print(f"{clip}: reference {len(ref['ids'])} tokens, ours {len(out.tokens)}, identical prefix {n_same}")
     assert out.tokens == ref["ids"]
 
@@ -233,6 +266,7 @@ def test_end_to_end_tokens_match_funasr(tiny_model, reference, clip, request):
 def test_bf16_config_rounds_audio_rows_like_the_reference(tmp_path, speech_en):
     """With llm_dtype bf16 the reference feeds bf16-rounded adaptor rows; the engine does the same."""
     from make_tiny_checkpoint import make_checkpoint
+
     from tests.support.reference_nano import Reference
     from tingji.engine.families.fun_asr_nano.recognizer import round_to
     from tingji.export import export_model
@@ -243,19 +277,28 @@ def test_bf16_config_rounds_audio_rows_like_the_reference(tmp_path, speech_en):
     assert manifest.section["decoder"]["input_dtype"] == "bf16"
     ref = Reference(ckpt).run(speech_en)
     feats = features(speech_en)
-    _, ada = _session(manifest.file("encoder")).run(None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)})
+    _, ada = _session(manifest.file("encoder")).run(
+        None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)}
+    )
     n = num_audio_tokens(len(feats))
-    before = len(open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256).tokenize(build_prompt(manifest.section["prompt"]).before))
-    ref_rows = ref["embeds"][0, before:before + n].float().numpy()
+    before = len(
+        open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256).tokenize(
+            build_prompt(manifest.section["prompt"]).before
+        )
+    )
+    ref_rows = ref["embeds"][0, before : before + n].float().numpy()
     ours = round_to(ada[0, :n], "bf16")
     # Rounding to bf16 can only differ where the fp32 inputs straddle a rounding boundary.
     frac_equal = float((ours == ref_rows).mean())
-    print(f"bf16 audio rows identical to the reference's: {frac_equal:.4f}; max diff {np.abs(ours - ref_rows).max():.2e}")
+    print(
+        f"bf16 audio rows identical to the reference's: {frac_equal:.4f}; max diff {np.abs(ours - ref_rows).max():.2e}"
+    )
     assert frac_equal > 0.99
-    assert np.abs(ours - ref_rows).max() <= 2 ** -7 * np.abs(ref_rows).max()
+    assert np.abs(ours - ref_rows).max() <= 2**-7 * np.abs(ref_rows).max()
 
 
 # -- 5. DirectML graph lint ---------------------------------------------------------
+
 
 def test_exported_graphs_pass_directml_lint(tiny_model):
     m = load_manifest(tiny_model)
@@ -285,8 +328,15 @@ def test_directml_lint_catches_what_directml_rejects(tmp_path):
     def export(module, name, dynamic):
         path = tmp_path / name
         dims = {"x": {1: torch.export.Dim("t", min=2, max=100)}} if dynamic else None
-        torch.onnx.export(module, (torch.randn(1, 5, 4),), str(path), dynamo=True, opset_version=18,
-                          input_names=["x"], dynamic_shapes=dims)
+        torch.onnx.export(
+            module,
+            (torch.randn(1, 5, 4),),
+            str(path),
+            dynamo=True,
+            opset_version=18,
+            input_names=["x"],
+            dynamic_shapes=dims,
+        )
         return path
 
     problems = [str(p) for p in lint_directml(export(Lstm(), "lstm.onnx", False))]
@@ -302,13 +352,22 @@ def test_directml_lint_catches_what_directml_rejects(tmp_path):
     z = helper.make_tensor_value_info("z", TensorProto.FLOAT, None)
     w = helper.make_tensor("w", TensorProto.FLOAT, [4, 1, 3], np.ones(12, np.float32))
     graph = helper.make_graph(
-        [helper.make_node("Reshape", ["x", "s"], ["y"]),
-         helper.make_node("Conv", ["b", "w"], ["z"], group=4),
-         helper.make_node("Range", ["s0", "s1", "s2"], ["r"]),
-         helper.make_node("Reshape", ["x", "r"], ["y2"])],
-        "bad", [x, s, b], [y, z], initializer=[w,
-            helper.make_tensor("s0", TensorProto.INT64, [], [0]), helper.make_tensor("s1", TensorProto.INT64, [], [3]),
-            helper.make_tensor("s2", TensorProto.INT64, [], [1])])
+        [
+            helper.make_node("Reshape", ["x", "s"], ["y"]),
+            helper.make_node("Conv", ["b", "w"], ["z"], group=4),
+            helper.make_node("Range", ["s0", "s1", "s2"], ["r"]),
+            helper.make_node("Reshape", ["x", "r"], ["y2"]),
+        ],
+        "bad",
+        [x, s, b],
+        [y, z],
+        initializer=[
+            w,
+            helper.make_tensor("s0", TensorProto.INT64, [], [0]),
+            helper.make_tensor("s1", TensorProto.INT64, [], [3]),
+            helper.make_tensor("s2", TensorProto.INT64, [], [1]),
+        ],
+    )
     bad = tmp_path / "bad.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), str(bad))
     problems = [str(p) for p in lint_directml(bad)]

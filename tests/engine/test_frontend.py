@@ -70,8 +70,14 @@ def wav_frontend():
     from funasr.frontends.wav_frontend import WavFrontend
 
     return WavFrontend(
-        fs=16000, window="hamming", n_mels=80, frame_length=25, frame_shift=10,
-        lfr_m=7, lfr_n=6, dither=0.0,
+        fs=16000,
+        window="hamming",
+        n_mels=80,
+        frame_length=25,
+        frame_shift=10,
+        lfr_m=7,
+        lfr_n=6,
+        dither=0.0,
     )
 
 
@@ -105,9 +111,9 @@ def speech(tmp_path_factory) -> np.ndarray:
     d = tmp_path_factory.mktemp("espeak")
     raw, wav = d / "raw.wav", d / "speech16k.wav"
     subprocess.run(
-        ["espeak-ng", "-w", str(raw),
-         "The quick brown fox jumps over the lazy dog. Tingji writes down what you say."],
-        check=True, capture_output=True,
+        ["espeak-ng", "-w", str(raw), "The quick brown fox jumps over the lazy dog. Tingji writes down what you say."],
+        check=True,
+        capture_output=True,
     )
     _resample_to_16k(raw, wav)
     audio, sr = sf.read(str(wav), dtype="float32", always_2d=False)
@@ -226,7 +232,9 @@ def test_apply_lfr_matches_funasr_exactly():
 
 
 def _prime_steps():
-    return itertools.cycle([2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97])
+    return itertools.cycle(
+        [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97]
+    )
 
 
 def test_frame_counts_match_arrays_and_reference():

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
-from tingji.engine import Engine
-from tingji.engine import ort_cache
+from tingji.engine import Engine, ort_cache
 from tingji.engine.manifest import load_manifest
 
 
 def _entries(cache, roles=("ctc", "encoder")):
     """The cache's entries for these roles (the prompt prefix's cells are kept there too: prefix_cache)."""
-    return sorted(p for p in cache.iterdir() if (p / ort_cache.ENTRY).is_file()
-                  and json.loads((p / ort_cache.ENTRY).read_text())["fields"]["role"] in roles)
+    return sorted(
+        p
+        for p in cache.iterdir()
+        if (p / ort_cache.ENTRY).is_file() and json.loads((p / ort_cache.ENTRY).read_text())["fields"]["role"] in roles
+    )
 
 
 def _tokens(engine, speech):

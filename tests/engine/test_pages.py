@@ -29,7 +29,7 @@ def _write(path: Path, size: int) -> str:
     data = np.random.default_rng(7).integers(0, 256, size, dtype=np.uint8).tobytes()
     with open(path, "wb") as f:
         for i in range(0, size, 4096):
-            f.write(data[i:i + 4096])
+            f.write(data[i : i + 4096])
     return hashlib.sha256(data).hexdigest()
 
 

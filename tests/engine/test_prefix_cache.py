@@ -11,8 +11,12 @@ from tingji.engine.families.base import RecognizeOptions
 
 
 def _prefix_entries(cache):
-    return sorted(p for p in cache.iterdir() if (p / ort_cache.ENTRY).is_file()
-                  and json.loads((p / ort_cache.ENTRY).read_text())["fields"]["role"] == "prefix")
+    return sorted(
+        p
+        for p in cache.iterdir()
+        if (p / ort_cache.ENTRY).is_file()
+        and json.loads((p / ort_cache.ENTRY).read_text())["fields"]["role"] == "prefix"
+    )
 
 
 def _before(engine):
@@ -47,8 +51,10 @@ def test_the_first_window_stores_the_cells_and_later_loads_start_with_them(tiny_
     finally:
         again.close()
     assert _prefix_entries(cache) == [entry] and (entry / prefix_cache.CELLS).stat().st_mtime_ns == stamp
-    print(f"prefix of {len(lane._cached)} tokens restored from {(entry / prefix_cache.CELLS).stat().st_size} "
-          "bytes; take and file equal to an uncached engine's")
+    print(
+        f"prefix of {len(lane._cached)} tokens restored from {(entry / prefix_cache.CELLS).stat().st_size} "
+        "bytes; take and file equal to an uncached engine's"
+    )
 
 
 @pytest.mark.parametrize("damage", ["cells bytes", "cells size", "entry"])

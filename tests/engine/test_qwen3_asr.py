@@ -24,11 +24,10 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from tingji.errors import ModelError
+from tests.support.paths import ROOT
 from tingji.engine.manifest import load_manifest
 from tingji.engine.mel import log_mel, num_audio_tokens, num_frames
-from tests.support.paths import ROOT
-
+from tingji.errors import ModelError
 
 
 @pytest.fixture(scope="module")
@@ -57,35 +56,45 @@ def long_speech(speech_en: np.ndarray, speech_zh: np.ndarray) -> np.ndarray:
 def _session(path: Path, exact: bool = True) -> ort.InferenceSession:
     from tingji.engine.sessions import session_options
 
-    return ort.InferenceSession(str(path), sess_options=session_options("cpu", None, exact=exact),
-                                providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(
+        str(path), sess_options=session_options("cpu", None, exact=exact), providers=["CPUExecutionProvider"]
+    )
 
 
 def _rows(session: ort.InferenceSession, mel: np.ndarray) -> np.ndarray:
     (rows,) = session.run(None, {"mel": mel[None], "mask": np.ones((1, len(mel)), np.float32)})
-    return rows[0, :num_audio_tokens(len(mel))]
+    return rows[0, : num_audio_tokens(len(mel))]
 
 
 # -- 1. front-end ----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("clip", ["speech_en", "speech_zh", "silence", "0.3 s", "odd 12345", "odd 16001", "odd 273234"])
 def test_log_mel_matches_the_reference_feature_extractor(q3_reference, long_speech, clip, request):
-    wav = {"silence": np.zeros(16000, np.float32), "0.3 s": long_speech[:4800], "odd 12345": long_speech[:12345],
-           "odd 16001": long_speech[5000:21001], "odd 273234": long_speech[:273234]}.get(clip)
+    wav = {
+        "silence": np.zeros(16000, np.float32),
+        "0.3 s": long_speech[:4800],
+        "odd 12345": long_speech[:12345],
+        "odd 16001": long_speech[5000:21001],
+        "odd 273234": long_speech[:273234],
+    }.get(clip)
     if wav is None:
         wav = request.getfixturevalue(clip)
     ref, mask = q3_reference.features(wav)
     ours = log_mel(wav)
     valid = int(mask.sum())
     err = float(np.abs(ref[:, :valid].T - ours).max())
-    print(f"{clip}: {len(wav)} samples -> {len(ours)} frames (reference {valid}, padded to {ref.shape[1]}), "
-          f"max abs error {err:.2e}")
+    print(
+        f"{clip}: {len(wav)} samples -> {len(ours)} frames (reference {valid}, padded to {ref.shape[1]}), "
+        f"max abs error {err:.2e}"
+    )
     assert len(ours) == valid == num_frames(len(wav))
     assert np.all(ref[:, valid:] == 0)  # the reference pads the mel with zeros, as the encoder graph does
     assert err <= 1e-4
 
 
 # -- 2. encoder ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("seconds", [0.3, 1, 7, 9, 17, 60])
 def test_encoder_matches_the_reference(q3_model, q3_reference, long_speech, seconds):
@@ -97,8 +106,10 @@ def test_encoder_matches_the_reference(q3_model, q3_reference, long_speech, seco
     fast = _rows(_session(m.file("encoder"), exact=False), mel)
     scale = float(np.abs(ref).max())
     err, err_fast = float(np.abs(ours - ref).max()) / scale, float(np.abs(fast - ref).max()) / scale
-    print(f"{seconds:5} s: {len(mel)} frames -> {len(ref)} audio rows; relative error {err:.2e} "
-          f"(all ORT fusions: {err_fast:.2e})")
+    print(
+        f"{seconds:5} s: {len(mel)} frames -> {len(ref)} audio rows; relative error {err:.2e} "
+        f"(all ORT fusions: {err_fast:.2e})"
+    )
     assert ours.shape == ref.shape
     assert err <= 1e-4 and err_fast <= 1e-3
 
@@ -155,8 +166,15 @@ def test_graphs_pass_directml_lint(q3_model):
 
 # -- 3. end to end ---------------------------------------------------------------------------------
 
-CASES = [("speech_en", None, None), ("speech_en", "en", None), ("speech_en", None, "Tingji, 听记, CapsWriter"),
-         ("speech_zh", None, None), ("speech_zh", "zh", "会议记录"), ("noise", None, None), ("noise", "ja", None)]
+CASES = [
+    ("speech_en", None, None),
+    ("speech_en", "en", None),
+    ("speech_en", None, "Tingji, 听记, CapsWriter"),
+    ("speech_zh", None, None),
+    ("speech_zh", "zh", "会议记录"),
+    ("noise", None, None),
+    ("noise", "ja", None),
+]
 
 
 @pytest.mark.parametrize("clip,language,context", CASES)
@@ -169,11 +187,13 @@ def test_end_to_end_tokens_match_the_reference(q3_engine, q3_reference, clip, la
     ours = transcript.window_tokens[0]
     options, _ = q3_engine._options(language, hotwords, True, 96)
     before, after = q3_engine.recognizer._prompt(options)
-    same_prompt = ref["prompt"][: len(before)] == before and ref["prompt"][-len(after):] == after
+    same_prompt = ref["prompt"][: len(before)] == before and ref["prompt"][-len(after) :] == after
     n_same = next((i for i, (a, b) in enumerate(zip(ours, ref["ids"])) if a != b), min(len(ours), len(ref["ids"])))
-    print(f"{clip} language={language} context={context!r}: prompt identical={same_prompt}, reference "
-          f"{len(ref['ids'])} tokens, ours {len(ours)}, identical prefix {n_same}; window language "
-          f"{transcript.window_info[0].language}")
+    print(
+        f"{clip} language={language} context={context!r}: prompt identical={same_prompt}, reference "
+        f"{len(ref['ids'])} tokens, ours {len(ours)}, identical prefix {n_same}; window language "
+        f"{transcript.window_info[0].language}"
+    )
     assert same_prompt
     assert ours == ref["ids"]
     if language is not None:
@@ -186,9 +206,12 @@ def test_decoder_tokenizes_like_the_reference(q3_model, q3_reference):
 
     dec = open_decoder(load_manifest(q3_model).file("decoder"), eos_ids=[], n_ctx=256)
     tok = q3_reference.tokenizer
-    samples = ["<|im_start|>system\nTingji, 听记<|im_end|>\n<|im_start|>user\n<|audio_start|>",
-               "<|audio_end|><|im_end|>\n<|im_start|>assistant\nlanguage Cantonese<asr_text>",
-               "language English<asr_text>Hello  world, 123.45!", "混合 text 和 English。\n\n tabs\t"]
+    samples = [
+        "<|im_start|>system\nTingji, 听记<|im_end|>\n<|im_start|>user\n<|audio_start|>",
+        "<|audio_end|><|im_end|>\n<|im_start|>assistant\nlanguage Cantonese<asr_text>",
+        "language English<asr_text>Hello  world, 123.45!",
+        "混合 text 和 English。\n\n tabs\t",
+    ]
     for text in samples:
         ids = tok.encode(text)
         assert dec.tokenize(text) == ids, text
@@ -198,12 +221,16 @@ def test_decoder_tokenizes_like_the_reference(q3_model, q3_reference):
 
 # -- the engine's side: answers, languages, timing ---------------------------------------------------
 
+
 def test_answers_are_parsed_as_the_reference_parses_them():
     from tingji.engine.families.qwen3_asr.prompt import collapse_repeats, parse_answer
 
-    cases = {"language English<asr_text>Hello there.": ("English", "Hello there."),
-             "language None<asr_text>": (None, ""), "  language Chinese\n<asr_text> 你好 ": ("Chinese", "你好"),
-             "no marker at all": (None, "no marker at all")}
+    cases = {
+        "language English<asr_text>Hello there.": ("English", "Hello there."),
+        "language None<asr_text>": (None, ""),
+        "  language Chinese\n<asr_text> 你好 ": ("Chinese", "你好"),
+        "no marker at all": (None, "no marker at all"),
+    }
     for text, expected in cases.items():
         assert parse_answer(text) == expected, text
     assert parse_answer("language English<asr_text>x", forced=True) == (None, "language English<asr_text>x")
@@ -229,7 +256,7 @@ def test_segments_sit_on_speech_spans_and_last_at_most_15_s(q3_model, long_speec
     from tingji.engine.transcribe import Engine
 
     gap = np.zeros(3 * 16000, np.float32)
-    wav = np.concatenate([long_speech[:12 * 16000], gap, long_speech[20 * 16000:40 * 16000]])
+    wav = np.concatenate([long_speech[: 12 * 16000], gap, long_speech[20 * 16000 : 40 * 16000]])
     engine = Engine(q3_model)
     try:
         transcript = engine.transcribe(wav, max_tokens=160)
@@ -246,6 +273,7 @@ def test_segments_sit_on_speech_spans_and_last_at_most_15_s(q3_model, long_speec
 
 # -- precisions ------------------------------------------------------------------------------------
 
+
 def test_int8_and_fp16_encoders_with_quantised_decoders(q3_checkpoint, q3_reference, long_speech, tmp_path):
     """fp16 and int8 encoders against the reference's rows; the int8 one on this CPU's own kernels
     and on AVX2 without VNNI (qemu, issue 18), to one bound."""
@@ -259,8 +287,7 @@ def test_int8_and_fp16_encoders_with_quantised_decoders(q3_checkpoint, q3_refere
     ref = q3_reference.encode(wav)
     mel = log_mel(wav)
     for precision, quant, bound in (("int8", "q5_k", MAX_REL_ERROR), ("fp16", "q8_0", 0.01)):
-        model = export_model(q3_checkpoint, tmp_path / precision, precision=precision, decoder_quant=quant,
-                             fixed=False)
+        model = export_model(q3_checkpoint, tmp_path / precision, precision=precision, decoder_quant=quant, fixed=False)
         m = load_manifest(model)
         errors = {"this process": rel_error(_rows(_session(m.file("encoder"), exact=False), mel), ref)}
         if precision == "int8":
@@ -272,18 +299,21 @@ def test_int8_and_fp16_encoders_with_quantised_decoders(q3_checkpoint, q3_refere
             feeds = {"mel": mel[None], "mask": np.ones((1, len(mel)), np.float32)}
             for path in PATHS:
                 run = run_graphs(path, [m.file("encoder")], [feeds])
-                rows = run.outputs[0][0]["audio_rows"][0, :num_audio_tokens(len(mel))]
+                rows = run.outputs[0][0]["audio_rows"][0, : num_audio_tokens(len(mel))]
                 errors[f"{path.name} ({run.kernel})"] = rel_error(rows, ref)
         dec = open_decoder(m.file("decoder"), eos_ids=[], n_ctx=256)
-        print(f"{precision} encoder rows vs the reference, relative error: "
-              + ", ".join(f"{k} {v:.3f}" for k, v in errors.items())
-              + f"; {quant} decoder loads ({dec.n_vocab} tokens), files {sorted(m.files)}")
+        print(
+            f"{precision} encoder rows vs the reference, relative error: "
+            + ", ".join(f"{k} {v:.3f}" for k, v in errors.items())
+            + f"; {quant} decoder loads ({dec.n_vocab} tokens), files {sorted(m.files)}"
+        )
         assert m.section["encoder"]["precision"] == precision and m.section["decoder"]["quant"] == quant
         assert max(errors.values()) <= bound
         assert "encoder_fixed" not in m.files
 
 
 # -- 4. bad inputs -----------------------------------------------------------------------------------
+
 
 def _broken(checkpoint: Path, tmp_path: Path, how: str) -> Path:
     bad = tmp_path / f"ckpt-{how}"
@@ -302,10 +332,15 @@ def _broken(checkpoint: Path, tmp_path: Path, how: str) -> Path:
     return bad
 
 
-@pytest.mark.parametrize("how,expected", [("missing-weights", "model.safetensors missing"),
-                                          ("missing-vocab", "vocab.json"),
-                                          ("other-model", "model_type 'whisper', expected qwen3_asr"),
-                                          ("truncated", "model.safetensors: truncated")])
+@pytest.mark.parametrize(
+    "how,expected",
+    [
+        ("missing-weights", "model.safetensors missing"),
+        ("missing-vocab", "vocab.json"),
+        ("other-model", "model_type 'whisper', expected qwen3_asr"),
+        ("truncated", "model.safetensors: truncated"),
+    ],
+)
 def test_bad_checkpoints_are_one_line_errors_and_install_nothing(q3_checkpoint, tmp_path, how, expected):
     from tingji.export import export_model
 

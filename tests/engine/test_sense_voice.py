@@ -30,8 +30,9 @@ TAG = re.compile(r"<\|[^|<>]+\|>")
 
 
 def _session(path, exact: bool = True) -> ort.InferenceSession:
-    return ort.InferenceSession(str(path), sess_options=session_options("cpu", None, exact=exact),
-                                providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(
+        str(path), sess_options=session_options("cpu", None, exact=exact), providers=["CPUExecutionProvider"]
+    )
 
 
 def _features(model, wav: np.ndarray) -> np.ndarray:
@@ -57,6 +58,7 @@ def exact_engine(sv_model):
 
 # -- 1. padding invariance ------------------------------------------------------
 
+
 @pytest.mark.parametrize("frames", [1, 7, 83, 250, 500])
 def test_padding_invariance(sv_model, speech_en, frames):
     m = load_manifest(sv_model)
@@ -76,6 +78,7 @@ def test_padding_invariance(sv_model, speech_en, frames):
 
 
 # -- 2. equal to funasr's SenseVoiceSmall -------------------------------------------
+
 
 def _collapse(path: np.ndarray, blank: int = 0) -> tuple[list[int], list[int]]:
     """The reference's decoding: unique_consecutive, blanks dropped; (tokens, frame each came from)."""
@@ -141,9 +144,11 @@ def test_matches_funasr(sv_model, sv_reference, exact_engine, clip, request):
         assert (info.language, info.extras) == (language_heard, extras), (language, itn)
         tagged += bool(extras) or language_heard is not None and forced is None
         chars += sum(len(s.text) for s in t.segments)
-    print(f"{clip}: front-end {fe_err:.2e}; CTC log-probs max abs error {worst:.2e} over {len(SETTINGS)} "
-          f"language/ITN settings; token ids and text identical; {tagged} runs with tags at the query rows; "
-          f"{chars} characters in timed segments")
+    print(
+        f"{clip}: front-end {fe_err:.2e}; CTC log-probs max abs error {worst:.2e} over {len(SETTINGS)} "
+        f"language/ITN settings; token ids and text identical; {tagged} runs with tags at the query rows; "
+        f"{chars} characters in timed segments"
+    )
     assert fe_err <= 1e-3
     assert worst <= 1e-4
 
@@ -154,11 +159,26 @@ def test_tags_come_out_of_the_query_rows(sv_model, exact_engine):
     rec = exact_engine.recognizer
     ids = {p: i for i, p in enumerate(pieces.pieces)}
     text = [ids["\u2581the"], ids["\u2581three"]]
-    path = np.array([ids["<|en|>"], ids["<|HAPPY|>"], ids["<|Laughter|>"], ids["<|woitn|>"],
-                     0, text[0], text[0], 0, text[1], ids["<|SAD|>"], 0])
+    path = np.array(
+        [
+            ids["<|en|>"],
+            ids["<|HAPPY|>"],
+            ids["<|Laughter|>"],
+            ids["<|woitn|>"],
+            0,
+            text[0],
+            text[0],
+            0,
+            text[1],
+            ids["<|SAD|>"],
+            0,
+        ]
+    )
     result = rec.decode(path)
-    print(f"decoded {result.text!r}, language {result.language}, extras {result.extras}, "
-          f"times {[(c.char, round(c.start, 2)) for c in result.char_times]}")
+    print(
+        f"decoded {result.text!r}, language {result.language}, extras {result.extras}, "
+        f"times {[(c.char, round(c.start, 2)) for c in result.char_times]}"
+    )
     assert result.text == "the three" and result.language == "en"
     assert result.extras == {"emotion": "happy", "event": "laughter"}  # <|SAD|> after the query rows: ignored
     # "▁the" came from frame 5 = audio frame 1 (0.06 s), "▁three" from frame 8 = audio frame 4 (0.24 s).
@@ -180,6 +200,7 @@ def test_capabilities_and_what_it_cannot_do(exact_engine, speech_en):
 
 
 # -- 3. DirectML: lint and the fixed shape policy ------------------------------------
+
 
 def test_exported_graphs_pass_directml_lint(sv_model):
     m = load_manifest(sv_model)
@@ -204,21 +225,35 @@ def test_fixed_shape_policy_only_uses_warmed_shapes(sv_model, speech_en):
 
 # -- the pieces underneath ---------------------------------------------------------------
 
+
 def _spm_model(tmp_path, **options):
     import sentencepiece as spm
     from tiny_sense_voice import corpus
 
     prefix = tmp_path / "m"
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(corpus()), model_prefix=str(prefix), model_type="bpe",
-                                   vocab_size=450, character_coverage=1.0, hard_vocab_limit=False,
-                                   user_defined_symbols=["<|en|>", "<|HAPPY|>"], minloglevel=2, **options)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(corpus()),
+        model_prefix=str(prefix),
+        model_type="bpe",
+        vocab_size=450,
+        character_coverage=1.0,
+        hard_vocab_limit=False,
+        user_defined_symbols=["<|en|>", "<|HAPPY|>"],
+        minloglevel=2,
+        **options,
+    )
     return prefix.with_suffix(".model")
 
 
-@pytest.mark.parametrize("options", [{"byte_fallback": True},
-                                     {"add_dummy_prefix": False, "remove_extra_whitespaces": False},
-                                     {"add_dummy_prefix": True, "remove_extra_whitespaces": False},
-                                     {"unk_surface": "<?>"}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"byte_fallback": True},
+        {"add_dummy_prefix": False, "remove_extra_whitespaces": False},
+        {"add_dummy_prefix": True, "remove_extra_whitespaces": False},
+        {"unk_surface": "<?>"},
+    ],
+)
 def test_detokenisation_equals_sentencepiece(tmp_path, sv_checkpoint, options):
     """Random id sequences (controls, tags, bytes, spaces) decode exactly as SentencePiece's DecodeIds."""
     import sentencepiece as spm
@@ -229,7 +264,7 @@ def test_detokenisation_equals_sentencepiece(tmp_path, sv_checkpoint, options):
         sp = spm.SentencePieceProcessor(model_file=str(model))
         assert table.pieces == [sp.id_to_piece(i) for i in range(sp.get_piece_size())]
         rng = np.random.default_rng(1)
-        for n in range(300):
+        for _ in range(300):
             ids = rng.integers(0, len(table), size=int(rng.integers(0, 12))).tolist()
             assert table.decode(ids) == sp.decode_ids(ids), ids
     print(f"{options}: 600 random sequences decode as SentencePiece does")

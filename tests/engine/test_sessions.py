@@ -13,10 +13,10 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from tests.support.paths import APP, ROOT
 from tingji.engine.heap import map_large_blocks
 from tingji.engine.manifest import FileEntry, Manifest
 from tingji.engine.sessions import KEEP_BLOCKS_SHARE, GraphSpec, OnnxGraphs
-from tests.support.paths import APP, ROOT
 
 WINDOW_FRAMES = 4000
 WIDTH = 2048  # each frame's intermediate row: 8 KB in float32
@@ -26,22 +26,35 @@ def _wide_graph(path: Path) -> None:
     """feats [1, T, 16], mask [1, T] -> sum over a [1, T, 2048] intermediate: T * 8 KB of arena per run."""
     w = numpy_helper.from_array(np.random.default_rng(0).standard_normal((16, WIDTH)).astype(np.float32), "w")
     axes = numpy_helper.from_array(np.array([2], np.int64), "axes")
-    nodes = [helper.make_node("MatMul", ["feats", "w"], ["wide"]),
-             helper.make_node("Relu", ["wide"], ["act"]),
-             helper.make_node("ReduceSum", ["act", "axes"], ["summed"], keepdims=0),
-             helper.make_node("Mul", ["summed", "mask"], ["out"])]
+    nodes = [
+        helper.make_node("MatMul", ["feats", "w"], ["wide"]),
+        helper.make_node("Relu", ["wide"], ["act"]),
+        helper.make_node("ReduceSum", ["act", "axes"], ["summed"], keepdims=0),
+        helper.make_node("Mul", ["summed", "mask"], ["out"]),
+    ]
     graph = helper.make_graph(
-        nodes, "wide",
-        [helper.make_tensor_value_info("feats", TensorProto.FLOAT, [1, "frames", 16]),
-         helper.make_tensor_value_info("mask", TensorProto.FLOAT, [1, "frames"])],
-        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, "frames"])], [w, axes])
+        nodes,
+        "wide",
+        [
+            helper.make_tensor_value_info("feats", TensorProto.FLOAT, [1, "frames", 16]),
+            helper.make_tensor_value_info("mask", TensorProto.FLOAT, [1, "frames"]),
+        ],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [1, "frames"])],
+        [w, axes],
+    )
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
 
 
 def _graphs(folder: Path) -> OnnxGraphs:
     _wide_graph(folder / "wide.onnx")
-    manifest = Manifest(folder=folder, family="test", files={"encoder": FileEntry(path="wide.onnx", sha256="", size=0)},
-                        window_seconds=60.0, window_frames=WINDOW_FRAMES, frontend={})
+    manifest = Manifest(
+        folder=folder,
+        family="test",
+        files={"encoder": FileEntry(path="wide.onnx", sha256="", size=0)},
+        window_seconds=60.0,
+        window_frames=WINDOW_FRAMES,
+        frontend={},
+    )
     return OnnxGraphs(manifest, [GraphSpec("encoder")], "cpu", window_frames=WINDOW_FRAMES, threads=1)
 
 
@@ -77,14 +90,20 @@ print(json.dumps(faults_of_short_and_long_runs(Path(sys.argv[1]))))
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts page faults under glibc's allocator")
 def test_short_runs_reuse_their_pages_and_a_long_run_gives_them_back(tmp_path: Path) -> None:
     # A fresh process: in one that ran other tests, glibc's heaps hand some of those pages round again.
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), str(APP), os.environ.get("PYTHONPATH")]))}
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(tmp_path)], env=env, capture_output=True, text=True,
-                         timeout=120)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), str(APP), os.environ.get("PYTHONPATH")])),
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(tmp_path)], env=env, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     faults = json.loads(out.stdout.strip().splitlines()[-1])
     pages = faults["frames"] * WIDTH * 4 // 4096
-    print(f"\npage faults of a {faults['frames']}-frame run ({pages} pages of intermediate): first {faults['first']}, "
-          f"again {faults['again']}, after a {WINDOW_FRAMES}-frame run {faults['after_long']}")
+    print(
+        f"\npage faults of a {faults['frames']}-frame run ({pages} pages of intermediate): first {faults['first']}, "
+        f"again {faults['again']}, after a {WINDOW_FRAMES}-frame run {faults['after_long']}"
+    )
     # Kept: the second short run touches no fresh pages (a dictation take's ~6000 faults cost 25-35 ms);
     # with the arena shrunk after every run, each one faulted its ~2000 pages in again.
     assert faults["first"] > pages // 2 and faults["again"] < pages // 10

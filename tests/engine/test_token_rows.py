@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-
 from make_tiny_checkpoint import llm_state
+
 from tingji.engine import token_rows
 from tingji.engine.decoder import LlamaModel
 from tingji.export.gguf_tools import write_gguf
@@ -31,10 +31,16 @@ def f32_gguf(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) ->
     """A one-layer Qwen3 GGUF 256 wide (K-quant blocks are 256 values) with the tiny model's vocabulary."""
     llm_dir = tiny_checkpoint / "Qwen3-0.6B"
     cfg = json.loads((llm_dir / "config.json").read_text(encoding="utf-8"))
-    cfg.update(hidden_size=256, intermediate_size=256, num_hidden_layers=1, num_attention_heads=4,
-               num_key_value_heads=2, head_dim=64)
+    cfg.update(
+        hidden_size=256,
+        intermediate_size=256,
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=64,
+    )
     state = llm_state(cfg, torch.Generator().manual_seed(7))
-    tensors = {k[len("llm."):]: v for k, v in state.items() if k.startswith("llm.") and "lm_head" not in k}
+    tensors = {k[len("llm.") :]: v for k, v in state.items() if k.startswith("llm.") and "lm_head" not in k}
     out = tmp_path_factory.mktemp("rows") / "w256.f32.gguf"
     return write_gguf(tensors, cfg, llm_dir / "tokenizer.json", out, dtype="f32", name="w256")
 
@@ -65,16 +71,20 @@ def test_prompt_as_rows_gives_the_logits_of_the_prompt_as_tokens(f32_gguf, ggml_
     try:
         rows = model.token_rows
         assert rows is not None, f"{TABLE_TYPES[ggml_type]} table not accepted"
-        ids = model.tokenize("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n"
-                             "语音转写 hello<|im_end|>\n<|im_start|>assistant\n")
+        ids = model.tokenize(
+            "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n"
+            "语音转写 hello<|im_end|>\n<|im_start|>assistant\n"
+        )
         ids += list(range(rows.n_rows - 5, rows.n_rows))  # the table's last rows: offsets are right to the end
         by_token = model.context(eos_ids=[], n_ctx=256, n_threads=1, exact=True)
         by_row = model.context(eos_ids=[], n_ctx=256, n_threads=1, exact=True)
         by_token._decode(0, tokens=ids)
         by_row._decode(0, embd=rows.rows(ids))
         a, b = by_token._logits().copy(), by_row._logits().copy()
-        print(f"{TABLE_TYPES[ggml_type]}: {len(ids)} prompt tokens, max |logit difference| "
-              f"{np.abs(a - b).max():.3g} over {a.size} logits")
+        print(
+            f"{TABLE_TYPES[ggml_type]}: {len(ids)} prompt tokens, max |logit difference| "
+            f"{np.abs(a - b).max():.3g} over {a.size} logits"
+        )
         assert np.array_equal(a, b)
     finally:
         model.close()
@@ -91,7 +101,7 @@ def test_dequantisers_match_the_gguf_package_on_random_blocks():
         values, nbytes, dequant = token_rows._TYPES[ggml_type]
         raw = rng.integers(0, 256, (3, 4, nbytes), dtype=np.uint8)
         for off in fields:  # random f16 bit patterns include inf/nan; use finite scales of either sign
-            raw[..., off:off + 2] = rng.uniform(-0.05, 0.05, raw.shape[:2]).astype("<f2")[..., None].view(np.uint8)
+            raw[..., off : off + 2] = rng.uniform(-0.05, 0.05, raw.shape[:2]).astype("<f2")[..., None].view(np.uint8)
         mine = dequant(raw).reshape(3, -1)
         ref = gq.dequantize(raw.reshape(3, -1), GGMLQuantizationType(ggml_type)).reshape(3, -1).astype(np.float32)
         print(f"{TABLE_TYPES[ggml_type]}: {mine.size} values, max difference {np.abs(mine - ref).max()}")

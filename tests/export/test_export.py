@@ -16,18 +16,24 @@ import onnx
 import onnxruntime as ort
 import pytest
 
+from tests.support.cpu_paths import AVX2, NATIVE, PATHS, PathRun, run_graphs
+from tests.support.int8_checks import (
+    MAX_REL_ERROR,
+    MIN_GREEDY_STEP_AGREEMENT,
+    common_prefix,
+    ctc_agreement,
+    greedy_step_agreement,
+    rel_error,
+)
+from tests.support.paths import ROOT
 from tingji.engine.decoder import DecodeOptions, open_decoder
-from tingji.errors import ModelError
+from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.engine.frontend import features
 from tingji.engine.manifest import load_manifest, verify
-from tingji.engine.families.fun_asr_nano.prompt import build_prompt
+from tingji.errors import ModelError
 from tingji.export import export_model
 from tingji.export.lint import lint_directml
 from tingji.export.onnx_tools import INT8_WEIGHT_LIMIT, check_int8_weights
-from tests.support.cpu_paths import AVX2, NATIVE, PATHS, PathRun, run_graphs
-from tests.support.int8_checks import (MAX_REL_ERROR, MIN_GREEDY_STEP_AGREEMENT, common_prefix,
-                                       ctc_agreement, greedy_step_agreement, rel_error)
-from tests.support.paths import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +41,26 @@ def int8_model(tiny_checkpoint, tmp_path_factory):
     """Exported through the command line, as a user would."""
     out = tmp_path_factory.mktemp("int8") / "tiny-int8"
     env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
-    r = subprocess.run([sys.executable, "-m", "tingji", "export-model", "--source", str(tiny_checkpoint),
-                        "--out", str(out), "--precision", "int8", "--decoder-quant", "q8_0"],
-                       capture_output=True, text=True, env=env, timeout=900)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tingji",
+            "export-model",
+            "--source",
+            str(tiny_checkpoint),
+            "--out",
+            str(out),
+            "--precision",
+            "int8",
+            "--decoder-quant",
+            "q8_0",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == str(out)
     return out
@@ -99,8 +122,9 @@ def fp32_audio(tiny_model, speech_feeds) -> PathRun:
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name)
-def test_int8_encoder_ctc_and_llm_tokens_match_fp32_on_every_cpu_path(tiny_model, int8_model, speech_feeds,
-                                                                      fp32_audio, path):
+def test_int8_encoder_ctc_and_llm_tokens_match_fp32_on_every_cpu_path(
+    tiny_model, int8_model, speech_feeds, fp32_audio, path
+):
     """The int8 encoder + CTC on this CPU's own kernels and on AVX2 without VNNI (qemu): the same
     bounds on both, checked on speech through to the CTC path and the LLM's greedy tokens (issue 18)."""
     run = run_graphs(path, [load_manifest(int8_model).file(r) for r in ("encoder", "ctc")], list(speech_feeds.values()))
@@ -118,23 +142,32 @@ def test_int8_encoder_ctc_and_llm_tokens_match_fp32_on_every_cpu_path(tiny_model
         tokens = dec.generate(before, rows32, after, greedy).tokens
         steps = greedy_step_agreement(dec.forward_logits(before, rows8, after, tokens[:-1]), tokens)
         same = common_prefix(dec.generate(before, rows8, after, greedy).tokens, tokens)
-        print(f"{path.name} ({run.kernel}), {name}: int8 adaptor error {err:.3f}, encoder {enc_err:.3f}; {ctc}; "
-              f"LLM greedy steps agree {steps:.0%} (free-running: first {same}/{len(tokens)} tokens equal)")
+        print(
+            f"{path.name} ({run.kernel}), {name}: int8 adaptor error {err:.3f}, encoder {enc_err:.3f}; {ctc}; "
+            f"LLM greedy steps agree {steps:.0%} (free-running: first {same}/{len(tokens)} tokens equal)"
+        )
         assert err < MAX_REL_ERROR and enc_err < MAX_REL_ERROR
         assert ctc.ok(), str(ctc)
         assert steps >= MIN_GREEDY_STEP_AGREEMENT
 
 
-def test_full_range_int8_weights_overflow_on_the_avx2_path_and_are_refused(tiny_model, speech_feeds, fp32_audio,
-                                                                           tmp_path):
+def test_full_range_int8_weights_overflow_on_the_avx2_path_and_are_refused(
+    tiny_model, speech_feeds, fp32_audio, tmp_path
+):
     """What issue 18 saw: full-range int8 weights are fine on VNNI but saturate on AVX2. The emulated
     path reproduces it (so the test above can fail), and the exporter's own check refuses such weights."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     src = load_manifest(tiny_model).file("encoder")
     full_range = tmp_path / "full-range.onnx"
-    quantize_dynamic(str(src), str(full_range), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"],
-                     extra_options={"MatMulConstBOnly": True}, use_external_data_format=True)
+    quantize_dynamic(
+        str(src),
+        str(full_range),
+        weight_type=QuantType.QInt8,
+        op_types_to_quantize=["MatMul"],
+        extra_options={"MatMulConstBOnly": True},
+        use_external_data_format=True,
+    )
     run = run_graphs(AVX2, [full_range], [speech_feeds["en"]])
     err = rel_error(run.outputs[0][0]["adaptor_output"], fp32_audio.outputs[0][0]["adaptor_output"])
     print(f"full-range int8 weights on {run.kernel}: adaptor error {err:.3f} (bound {MAX_REL_ERROR})")
@@ -201,8 +234,21 @@ def test_checkpoint_loading_never_runs_pickled_code(tiny_checkpoint, tmp_path):
 
 def test_export_model_cli_errors_are_one_line(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
-    r = subprocess.run([sys.executable, "-m", "tingji", "export-model", "--source", str(tmp_path / "nothing"),
-                        "--out", str(tmp_path / "o")], capture_output=True, text=True, env=env)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tingji",
+            "export-model",
+            "--source",
+            str(tmp_path / "nothing"),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 1 and "Traceback" not in r.stderr
     errors = [line for line in r.stderr.splitlines() if line.startswith("tingji:")]
     assert len(errors) == 1 and "checkpoint folder not found" in errors[0] and "nothing" in errors[0]
@@ -229,8 +275,13 @@ def test_export_model_cli_without_the_extra_is_one_line(tiny_checkpoint, tmp_pat
     out = tmp_path / "models" / "tiny"
     out.parent.mkdir()
     env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
-    r = subprocess.run([sys.executable, "-c", WITHOUT_TORCH, "export-model", "--source", str(tiny_checkpoint),
-                        "--out", str(out)], capture_output=True, text=True, env=env, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", WITHOUT_TORCH, "export-model", "--source", str(tiny_checkpoint), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert r.returncode == 1 and "Traceback" not in r.stderr
     errors = [line for line in r.stderr.splitlines() if line.startswith("tingji:")]
     assert errors == ['tingji: export-model needs the export extra (torch is missing): pip install "tingji[export]"']
@@ -243,8 +294,11 @@ def test_missing_extra_check_counts_only_the_extras_modules():
     from tingji.export import messages
     from tingji.export.extra import needs_export_extra
 
-    with pytest.raises(ModelError, match=r"^converting the official checkpoint needs the export extra "
-                                         r"\(onnx is missing\): pip install") as error:
+    with pytest.raises(
+        ModelError,
+        match=r"^converting the official checkpoint needs the export extra "
+        r"\(onnx is missing\): pip install",
+    ) as error:
         with needs_export_extra(messages.EXTRA_FOR_CONVERSION):
             raise ModuleNotFoundError("No module named 'onnx.helper'", name="onnx.helper")
     assert error.value.code == "export.extra_missing_conversion" and error.value.fields["module"] == "onnx"
@@ -263,6 +317,7 @@ def test_export_extra_modules_match_pyproject():
     """EXTRA_MODULES names exactly the [export] extra's packages, and the exporter imports
     nothing third-party that is in neither that extra nor the base dependencies."""
     import importlib.metadata
+
     import tomllib
 
     from tingji.export.extra import EXTRA_MODULES
@@ -271,8 +326,9 @@ def test_export_extra_modules_match_pyproject():
     requirement = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
     extra = {_dist(requirement.match(r).group(1)) for r in project["optional-dependencies"]["export"]}
     base = {_dist(requirement.match(r).group(1)) for r in project["dependencies"]}
-    providers = {module: {_dist(d) for d in dists}
-                 for module, dists in importlib.metadata.packages_distributions().items()}
+    providers = {
+        module: {_dist(d) for d in dists} for module, dists in importlib.metadata.packages_distributions().items()
+    }
     for module in EXTRA_MODULES:
         assert providers.get(module, set()) & extra, f"{module} is not installed by the export extra"
     for dist in extra:
@@ -287,7 +343,8 @@ def test_export_extra_modules_match_pyproject():
     third_party = sorted(m for m in imported if m not in sys.stdlib_module_names and m != "tingji")
     for module in third_party:
         assert module in EXTRA_MODULES or providers.get(module, set()) & base, (
-            f"tingji.export imports {module}, which neither the export extra nor the dependencies install")
+            f"tingji.export imports {module}, which neither the export extra nor the dependencies install"
+        )
     print(f"export extra {sorted(EXTRA_MODULES)}; the exporter imports {third_party}")
 
 

@@ -8,9 +8,9 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+from tests.support.cpu_paths import PATHS, run_graphs
 from tingji.export.onnx_tools import INT8_WEIGHT_LIMIT, check_int8_weights
 from tingji.export.qwen3_asr.int8_conv import convs_to_int8
-from tests.support.cpu_paths import PATHS, run_graphs
 
 C_IN, C_OUT, H, W = 12, 20, 13, 7  # odd sizes: the last output row/column sees the zero padding
 
@@ -25,17 +25,38 @@ def _two_part_conv() -> onnx.ModelProto:
     weight = (rng.standard_normal((C_OUT, C_IN, 3, 3)) * 0.2).astype(np.float32)
     weight[3] *= 40.0  # one output channel far larger than the rest: scales must be per channel
     bias = rng.standard_normal(C_OUT).astype(np.float32)
-    inits = [numpy_helper.from_array(weight, "conv.weight"), numpy_helper.from_array(bias, "conv.bias"),
-             numpy_helper.from_array(np.array([0], np.int64), "zero"), numpy_helper.from_array(np.array([1], np.int64), "one"),
-             numpy_helper.from_array(np.array([1 << 30], np.int64), "end"), numpy_helper.from_array(np.array([0], np.int64), "axis")]
-    nodes = [helper.make_node("Slice", ["x", "zero", "one", "axis"], ["a"]),
-             helper.make_node("Slice", ["x", "one", "end", "axis"], ["b"])]
+    inits = [
+        numpy_helper.from_array(weight, "conv.weight"),
+        numpy_helper.from_array(bias, "conv.bias"),
+        numpy_helper.from_array(np.array([0], np.int64), "zero"),
+        numpy_helper.from_array(np.array([1], np.int64), "one"),
+        numpy_helper.from_array(np.array([1 << 30], np.int64), "end"),
+        numpy_helper.from_array(np.array([0], np.int64), "axis"),
+    ]
+    nodes = [
+        helper.make_node("Slice", ["x", "zero", "one", "axis"], ["a"]),
+        helper.make_node("Slice", ["x", "one", "end", "axis"], ["b"]),
+    ]
     for part in "ab":
-        nodes.append(helper.make_node("Conv", [part, "conv.weight", "conv.bias"], [f"{part}_y"], name=f"conv_{part}",
-                                      strides=[2, 2], pads=[1, 1, 1, 1], kernel_shape=[3, 3]))
+        nodes.append(
+            helper.make_node(
+                "Conv",
+                [part, "conv.weight", "conv.bias"],
+                [f"{part}_y"],
+                name=f"conv_{part}",
+                strides=[2, 2],
+                pads=[1, 1, 1, 1],
+                kernel_shape=[3, 3],
+            )
+        )
     nodes.append(helper.make_node("Concat", ["a_y", "b_y"], ["y"], axis=0))
-    graph = helper.make_graph(nodes, "convs", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", C_IN, H, W])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    graph = helper.make_graph(
+        nodes,
+        "convs",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", C_IN, H, W])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
 
@@ -61,8 +82,10 @@ def test_rewritten_convolutions_match_the_float_ones_on_every_cpu_path(tmp_path)
         for case, ref, out in zip(cases, want, run.outputs):
             got = out[0]["y"]
             error, others = _error(got, ref), _error(got[:, small], ref[:, small])
-            print(f"{path.name} ({run.kernel}), batch {len(case['x'])}: int8 vs fp32 relative error {error:.4f}, "
-                  f"the channels beside the large one {others:.4f}")
+            print(
+                f"{path.name} ({run.kernel}), batch {len(case['x'])}: int8 vs fp32 relative error {error:.4f}, "
+                f"the channels beside the large one {others:.4f}"
+            )
             assert got.shape == ref.shape == (len(case["x"]), C_OUT, (H + 1) // 2, (W + 1) // 2)
             # per-tensor weight scales would leave the small channels ~1 level (measured 0.63 there)
             assert error < 0.03 and others < 0.05

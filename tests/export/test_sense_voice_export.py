@@ -17,37 +17,44 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from train_demo_model import edit_distance
 
 from tests.support.audio import write_wav
 from tests.support.cpu_paths import NATIVE, PATHS, run_graphs
 from tests.support.int8_checks import MAX_CTC_PATH_EDIT_RATE, ctc_agreement
-from train_demo_model import edit_distance
+from tests.support.paths import ROOT
 from tingji.engine import Engine
-from tingji.errors import ModelError
 from tingji.engine.families.base import LoadOptions
 from tingji.engine.families.sense_voice_small.recognizer import load as load_sense_voice
 from tingji.engine.families.sense_voice_small.rich import query_ids
 from tingji.engine.frontend import FrontendConfig, features, load_cmvn
 from tingji.engine.manifest import load_manifest, verify
+from tingji.errors import ModelError
 from tingji.export import detect_family, export_model
 from tingji.export.lint import lint_directml
 from tingji.export.onnx_tools import check_int8_weights
-from tests.support.paths import ROOT
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
 
 
 def _cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tingji", *args], capture_output=True, text=True, env=ENV,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "tingji", *args], capture_output=True, text=True, env=ENV, timeout=timeout
+    )
 
 
 def _log_probs(model: Path, wav: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     m = load_manifest(model)
     feats = features(wav, FrontendConfig.from_dict(m.frontend), load_cmvn(m.file("cmvn")))
     sess = ort.InferenceSession(str(m.file("encoder")), providers=["CPUExecutionProvider"])
-    _, _, values, ids = sess.run(None, {"speech": feats[None], "mask": np.ones((1, len(feats)), np.float32),
-                                        "query": query_ids(m.section["queries"], None, True)})
+    _, _, values, ids = sess.run(
+        None,
+        {
+            "speech": feats[None],
+            "mask": np.ones((1, len(feats)), np.float32),
+            "query": query_ids(m.section["queries"], None, True),
+        },
+    )
     return values[0], ids[0]
 
 
@@ -76,8 +83,11 @@ def sv_int8(sv_checkpoint, tmp_path_factory) -> Path:
 def _feeds(model: Path, wav: np.ndarray) -> dict[str, np.ndarray]:
     m = load_manifest(model)
     feats = features(wav, FrontendConfig.from_dict(m.frontend), load_cmvn(m.file("cmvn")))
-    return {"speech": feats[None], "mask": np.ones((1, len(feats)), np.float32),
-            "query": query_ids(m.section["queries"], None, True)}
+    return {
+        "speech": feats[None],
+        "mask": np.ones((1, len(feats)), np.float32),
+        "query": query_ids(m.section["queries"], None, True),
+    }
 
 
 @pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name)
@@ -95,8 +105,10 @@ def test_int8_export_matches_fp32_on_every_cpu_path(sv_model, sv_int8, speech_en
         ctc = ctc_agreement(best8, best32, recognizer.blank)
         text8, text32 = recognizer.decode(best8).text, recognizer.decode(best32).text
         chars = edit_distance(list(text32), list(text8))
-        print(f"{path.name} ({run.kernel}), {name}: {ctc}; text {chars}/{len(text32)} characters differ; "
-              f"best log-prob max abs error {err:.3f}")
+        print(
+            f"{path.name} ({run.kernel}), {name}: {ctc}; text {chars}/{len(text32)} characters differ; "
+            f"best log-prob max abs error {err:.3f}"
+        )
         assert ctc.ok(), str(ctc)
         assert chars <= MAX_CTC_PATH_EDIT_RATE * len(text32)
 
@@ -138,23 +150,33 @@ def _other_vocabulary(tmp_path: Path, tags: bool) -> bytes:
     from tiny_sense_voice import TAGS, corpus
 
     prefix = tmp_path / "other"
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(corpus()), model_prefix=str(prefix), model_type="bpe",
-                                   vocab_size=450, character_coverage=1.0, hard_vocab_limit=False, minloglevel=2,
-                                   user_defined_symbols=TAGS if tags else [])
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(corpus()),
+        model_prefix=str(prefix),
+        model_type="bpe",
+        vocab_size=450,
+        character_coverage=1.0,
+        hard_vocab_limit=False,
+        minloglevel=2,
+        user_defined_symbols=TAGS if tags else [],
+    )
     return prefix.with_suffix(".model").read_bytes()
 
 
 BPE = "chn_jpn_yue_eng_ko_spectok.bpe.model"
 
 
-@pytest.mark.parametrize("case, name, expected", [
-    ("missing am.mvn", "am.mvn", "am.mvn missing"),
-    ("am.mvn without numbers", "am.mvn", "not a CMVN file"),
-    ("BPE file is a tiktoken vocabulary", BPE, "not a SentencePiece model"),
-    ("BPE file of another vocabulary size", BPE, "not this model's vocabulary"),
-    ("BPE file without SenseVoice's tags", BPE, "not SenseVoice's vocabulary"),
-    ("truncated model.pt", "model.pt", "cannot read weights"),
-])
+@pytest.mark.parametrize(
+    "case, name, expected",
+    [
+        ("missing am.mvn", "am.mvn", "am.mvn missing"),
+        ("am.mvn without numbers", "am.mvn", "not a CMVN file"),
+        ("BPE file is a tiktoken vocabulary", BPE, "not a SentencePiece model"),
+        ("BPE file of another vocabulary size", BPE, "not this model's vocabulary"),
+        ("BPE file without SenseVoice's tags", BPE, "not SenseVoice's vocabulary"),
+        ("truncated model.pt", "model.pt", "cannot read weights"),
+    ],
+)
 def test_bad_checkpoints_are_one_clear_line(sv_checkpoint, tmp_path, case, name, expected):
     content = {
         "missing am.mvn": None,
@@ -186,8 +208,20 @@ def test_bad_checkpoint_through_the_cli(sv_checkpoint, tmp_path):
 
 def test_transcribe_cli_reports_tags_and_warns_about_hotwords(sv_model, speech_en, tmp_path):
     clip = write_wav(tmp_path / "clip.wav", speech_en)
-    r = _cli("transcribe", str(clip), "--model", str(sv_model), "--format", "json,srt", "--out", str(tmp_path),
-             "--hotwords", "Tingji", "--no-itn", timeout=300)
+    r = _cli(
+        "transcribe",
+        str(clip),
+        "--model",
+        str(sv_model),
+        "--format",
+        "json,srt",
+        "--out",
+        str(tmp_path),
+        "--hotwords",
+        "Tingji",
+        "--no-itn",
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "clip.json").read_text(encoding="utf-8"))
     expected = Engine(sv_model, "cpu").transcribe(clip, itn=False)
@@ -201,10 +235,12 @@ def test_transcribe_cli_reports_tags_and_warns_about_hotwords(sv_model, speech_e
 
 def test_running_needs_neither_torch_nor_sentencepiece(sv_model, tmp_path):
     """The engine loads and runs the model with NumPy and ONNX Runtime only (the piece table replaces sentencepiece)."""
-    code = ("import json, sys, numpy as np; from tingji.engine import Engine; "
-            f"Engine({str(sv_model)!r}, 'cpu').transcribe(np.zeros(16000, np.float32)); "
-            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('torch', 'sentencepiece', 'funasr', 'PySide6') or m.startswith('tingji.export'))))")
+    code = (
+        "import json, sys, numpy as np; from tingji.engine import Engine; "
+        f"Engine({str(sv_model)!r}, 'cpu').transcribe(np.zeros(16000, np.float32)); "
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('torch', 'sentencepiece', 'funasr', 'PySide6') or m.startswith('tingji.export'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, check=True)
     print(f"modules a SenseVoice run loads beyond the engine's: {out.stdout.strip()}")
     assert json.loads(out.stdout) == []

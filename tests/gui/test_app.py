@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.support.audio import damaged_at, write_wav
 from tests.support.gui import StallMeter, drop_files, long_speech
+from tests.support.paths import DEMO_MODEL
 from tingji.engine import Engine
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
@@ -28,7 +29,6 @@ from tingji.gui.files.storage import Status, Store
 from tingji.gui.main_window import MainWindow
 from tingji.gui.settings import Settings
 from tingji.gui.settings_dialog import SettingsDialog
-from tests.support.paths import DEMO_MODEL
 
 pytestmark = pytest.mark.gui
 LOAD_TIMEOUT_MS = 120_000
@@ -64,6 +64,7 @@ def _wait_all_finished(qtbot, window: MainWindow, count: int) -> None:
     def finished() -> bool:
         jobs = window.controller.model.jobs()
         return len(jobs) == count and all(j.status.finished for j in jobs)
+
     qtbot.waitUntil(finished, timeout=RUN_TIMEOUT_MS)
 
 
@@ -107,8 +108,7 @@ def test_drop_files_and_folder_then_transcript_shown(window: MainWindow, qtbot, 
 
     # Clicking a segment plays that stretch of the source.
     seg = expected.segments[0]
-    with qtbot.waitSignal(window.panel.player.playingChanged, timeout=20_000,
-                          check_params_cb=lambda playing: playing):
+    with qtbot.waitSignal(window.panel.player.playingChanged, timeout=20_000, check_params_cb=lambda playing: playing):
         window.panel.table.clicked.emit(window.panel.segments.index(0, 1))
     assert window.panel.player.player.source().toLocalFile() == str(media["a"])
     assert window.panel.player.range_ms[0] == int(seg.start * 1000)
@@ -144,8 +144,9 @@ def test_cancel_running_waiting_and_all(window: MainWindow, qtbot, media, tmp_pa
     more = c.add_paths([str(media["long"]), str(media["a"])])
     qtbot.waitUntil(lambda: c.model.job_by_id(more[0].id).status is Status.RUNNING, timeout=LOAD_TIMEOUT_MS)
     window.actions["cancel_all"].trigger()
-    qtbot.waitUntil(lambda: all(c.model.job_by_id(j.id).status is Status.CANCELLED for j in more),
-                    timeout=RUN_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: all(c.model.job_by_id(j.id).status is Status.CANCELLED for j in more), timeout=RUN_TIMEOUT_MS
+    )
     assert not c.busy
     # Retry puts a cancelled file back in the queue, and it completes.
     c.retry([a_id])
@@ -159,8 +160,10 @@ def test_event_loop_never_stalls_during_transcription(window: MainWindow, qtbot,
     window.queue.select_job(job.id)  # live segments are shown as they arrive
     qtbot.waitUntil(lambda: window.controller.model.job_by_id(job.id).status is Status.DONE, timeout=RUN_TIMEOUT_MS)
     meter.stop()
-    print(f"\nlongest event-loop stall during a {job.name} transcription: {meter.max_gap_s * 1000:.1f} ms "
-          f"({meter.ticks} ticks)")
+    print(
+        f"\nlongest event-loop stall during a {job.name} transcription: {meter.max_gap_s * 1000:.1f} ms "
+        f"({meter.ticks} ticks)"
+    )
     assert meter.ticks > 50
     assert meter.max_gap_s < 0.100
     assert window.panel.shown_segments()  # live + final segments on screen
@@ -260,8 +263,7 @@ def test_close_mid_transcription_resumes_next_start(qtbot, home: Path, tiny_mode
     settings_mod.save(Settings(model=str(tiny_model)))
     window = _open(qtbot)
     (job,) = window.controller.add_paths([str(media["long"])])
-    qtbot.waitUntil(lambda: window.controller.model.job_by_id(job.id).status is Status.RUNNING,
-                    timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.controller.model.job_by_id(job.id).status is Status.RUNNING, timeout=LOAD_TIMEOUT_MS)
     window.close()  # cancels the engine and joins the threads; the file is not marked cancelled
     store = Store(home / "tingji.sqlite3")
     assert store.get(job.id).status is Status.RUNNING
@@ -307,8 +309,10 @@ def test_drop_speech_with_demo_model_shows_the_spoken_words(qtbot, home: Path, t
     import soundfile as sf
     import train_demo_model as demo
 
-    spoken = {"memo one.wav": ("call home today", demo.Speaker("en-gb-x-rp", "Hugo", 168, 40, 1)),
-              "备忘 二.wav": ("save file three two", demo.Speaker("en-us", "Mike", 170, 50, 0))}
+    spoken = {
+        "memo one.wav": ("call home today", demo.Speaker("en-gb-x-rp", "Hugo", 168, 40, 1)),
+        "备忘 二.wav": ("save file three two", demo.Speaker("en-us", "Mike", 170, 50, 0)),
+    }
     clips = demo.espeak_many(spoken.values())
     paths = []
     for name, clip in zip(spoken, clips):
@@ -331,8 +335,9 @@ def test_drop_speech_with_demo_model_shows_the_spoken_words(qtbot, home: Path, t
         window.close()
 
 
-def test_damaged_file_is_done_with_warnings_and_says_why(qtbot, home: Path, tiny_model: Path, speech_en: np.ndarray,
-                                                         tmp_path: Path) -> None:
+def test_damaged_file_is_done_with_warnings_and_says_why(
+    qtbot, home: Path, tiny_model: Path, speech_en: np.ndarray, tmp_path: Path
+) -> None:
     """A 90 s FLAC damaged half way in: the part before the damage is kept, the row says "Done with
     warnings" and why (in both languages), and so does the transcript pane, also after a restart."""
     speech = np.concatenate([speech_en, np.zeros(8000, np.float32)])
@@ -374,8 +379,10 @@ def test_damaged_file_is_done_with_warnings_and_says_why(qtbot, home: Path, tiny
         assert model.data(model.index(0, Column.STATUS)) == "Done with warnings"
         again.queue.select_job(bad.id)
         assert again.panel.warning.isVisible() and bad.warning in again.panel.warning.text()
-        print(f"\n{damaged.name}: done with warnings ({bad.warning}); {len(partial.segments)} segments kept, "
-              "shown in the row and the pane, in English and Chinese, and after a restart")
+        print(
+            f"\n{damaged.name}: done with warnings ({bad.warning}); {len(partial.segments)} segments kept, "
+            "shown in the row and the pane, in English and Chinese, and after a restart"
+        )
     finally:
         again.close()
 
@@ -386,8 +393,9 @@ def _txt(transcript) -> str:
     return render(transcript, "txt")
 
 
-def test_auto_export_never_replaces_a_file_tingji_did_not_write(qtbot, home: Path, tiny_model: Path,
-                                                                speech_en: np.ndarray, tmp_path: Path) -> None:
+def test_auto_export_never_replaces_a_file_tingji_did_not_write(
+    qtbot, home: Path, tiny_model: Path, speech_en: np.ndarray, tmp_path: Path
+) -> None:
     """meeting.txt (the user's notes) beside meeting.mp3 stays; a.mp3 and a.wav keep apart; transcribing a
     file again updates its own output, unless the user changed it; the names used are shown."""
     from tests.support.audio import ffmpeg
@@ -434,15 +442,29 @@ def test_auto_export_never_replaces_a_file_tingji_did_not_write(qtbot, home: Pat
     try:
         c = again.controller
         c.retry([a_wav.id, a_mp3.id])
-        qtbot.waitUntil(lambda: all(c.model.job_by_id(j.id).status is Status.DONE for j in (a_wav, a_mp3)),
-                        timeout=RUN_TIMEOUT_MS)
+        qtbot.waitUntil(
+            lambda: all(c.model.job_by_id(j.id).status is Status.DONE for j in (a_wav, a_mp3)), timeout=RUN_TIMEOUT_MS
+        )
         assert (folder / "a (2).txt").read_text(encoding="utf-8") == "corrected by hand\n"
         assert names(a_wav) == ["a (3).txt", "a (3).srt"]
         assert names(a_mp3) == ["a.txt", "a.srt"]  # still its own, unchanged: updated in place
         assert sorted(p.name for p in folder.iterdir()) == [
-            "a (2).srt", "a (2).txt", "a (3).srt", "a (3).txt", "a.mp3", "a.srt", "a.txt", "a.wav",
-            "meeting (2).srt", "meeting (2).txt", "meeting.mp3", "meeting.txt"]
-        print("\nauto-export: meeting.txt kept, meeting (2).txt/.srt written; a.mp3 -> a.*, a.wav -> a (2).*; "
-              "a rerun updates its own files; a hand-edited a (2).txt kept, the next run wrote a (3).*")
+            "a (2).srt",
+            "a (2).txt",
+            "a (3).srt",
+            "a (3).txt",
+            "a.mp3",
+            "a.srt",
+            "a.txt",
+            "a.wav",
+            "meeting (2).srt",
+            "meeting (2).txt",
+            "meeting.mp3",
+            "meeting.txt",
+        ]
+        print(
+            "\nauto-export: meeting.txt kept, meeting (2).txt/.srt written; a.mp3 -> a.*, a.wav -> a (2).*; "
+            "a rerun updates its own files; a hand-edited a (2).txt kept, the next run wrote a (3).*"
+        )
     finally:
         again.close()

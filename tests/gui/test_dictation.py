@@ -102,8 +102,9 @@ def test_dictation_page_is_there_and_follows_the_language(window: MainWindow, qt
     assert panel.status_text() == "Ready"
 
 
-def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(window: MainWindow, qtbot, tiny_model: Path,
-                                                                      speech_en: np.ndarray) -> None:
+def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(
+    window: MainWindow, qtbot, tiny_model: Path, speech_en: np.ndarray
+) -> None:
     host = window.dictation_host
     qtbot.waitUntil(lambda: host.controller is not None, timeout=10_000)
     controller = host.controller
@@ -162,10 +163,22 @@ def test_dictation_settings_are_saved_with_the_app_settings(window: MainWindow, 
 def test_hand_edited_dictation_settings_keep_dictation_on(qtbot, home: Path, tiny_model: Path, caplog) -> None:
     """settings.json edited by hand (or by a newer Tingji): the usable dictation fields are used, each
     bad one falls back to its default with a logged reason, and dictation starts all the same."""
-    settings_path().write_text(json.dumps({
-        "model": str(tiny_model),
-        "dictation": {"mode": "toggle", "output": "type", "silence_s": "long", "hotkey": "ctrl+banana",
-                      "keep_recordings": -5, "from_the_future": True}}), "utf-8")
+    settings_path().write_text(
+        json.dumps(
+            {
+                "model": str(tiny_model),
+                "dictation": {
+                    "mode": "toggle",
+                    "output": "type",
+                    "silence_s": "long",
+                    "hotkey": "ctrl+banana",
+                    "keep_recordings": -5,
+                    "from_the_future": True,
+                },
+            }
+        ),
+        "utf-8",
+    )
     window = _open(qtbot)
     qtbot.waitUntil(lambda: window.dictation_host.controller is not None, timeout=10_000)
     s = window.dictation_host.controller.settings
@@ -207,8 +220,9 @@ def test_model_reload_restarts_dictation_on_the_new_engine(window: MainWindow, q
     first, first_engine = host.controller, window.engine.loaded.engine
     window.engine.reload()
     assert host.controller is None and host.state == "waiting"  # closed before the engine goes
-    qtbot.waitUntil(lambda: window.engine.state is EngineState.READY and host.controller is not None,
-                    timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: window.engine.state is EngineState.READY and host.controller is not None, timeout=LOAD_TIMEOUT_MS
+    )
     assert host.controller is not first
     assert host.controller.engine.current is window.engine.loaded.engine is not first_engine
 
@@ -227,8 +241,11 @@ def test_close_hides_to_tray_and_quit_ends_everything(qtbot, home: Path, tiny_mo
     assert host.running and all(t.is_alive() for t in threads)  # dictation keeps working
     assert not window.controller.stopped and not window.engine.stopped
     notice = window.tray_notice  # no balloons offscreen: a small window instead, once
-    assert notice is not None and notice.isVisible() and "still running" in notice.text().lower() + \
-        notice.windowTitle().lower()
+    assert (
+        notice is not None
+        and notice.isVisible()
+        and "still running" in notice.text().lower() + notice.windowTitle().lower()
+    )
     notice.close()
     assert settings_mod.load().tray_notice_shown
 
@@ -254,8 +271,9 @@ def test_close_without_tray_quits(qtbot, home: Path, tiny_model: Path) -> None:
     assert threads and not any(t.is_alive() for t in threads)
 
 
-def test_chinese_ui_translates_file_errors_even_after_a_restart(qtbot, home: Path, tiny_model: Path,
-                                                                 tmp_path: Path) -> None:
+def test_chinese_ui_translates_file_errors_even_after_a_restart(
+    qtbot, home: Path, tiny_model: Path, tmp_path: Path
+) -> None:
     settings_mod.save(Settings(model=str(tiny_model), ui_language="zh_CN"))
     bad = tmp_path / "会议记录.mp3"
     bad.write_text("this is text, not audio")
@@ -290,8 +308,9 @@ def test_chinese_ui_translates_file_errors_even_after_a_restart(qtbot, home: Pat
         i18n.install(QApplication.instance(), "en")
 
 
-def test_dropping_a_huge_folder_does_not_block_the_window(window: MainWindow, qtbot, tmp_path: Path,
-                                                          speech_en: np.ndarray) -> None:
+def test_dropping_a_huge_folder_does_not_block_the_window(
+    window: MainWindow, qtbot, tmp_path: Path, speech_en: np.ndarray
+) -> None:
     root = tmp_path / "archive"
     for i in range(300):  # 30 000 files, three of them media
         folder = root / f"box {i:03d}"

@@ -39,8 +39,7 @@ class FakeController:
         self.toggles = 0
         self.state = "idle"
         self.on_event = None
-        self.hotkey_unavailable = HotkeyError(messages.HOTKEY_UNAVAILABLE,
-                                              reason=HotkeyError(messages.NO_X_DISPLAY))
+        self.hotkey_unavailable = HotkeyError(messages.HOTKEY_UNAVAILABLE, reason=HotkeyError(messages.NO_X_DISPLAY))
 
     def apply_settings(self, s: DictationSettings) -> None:
         self.applied.append(s)

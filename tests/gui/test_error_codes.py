@@ -51,24 +51,27 @@ def chinese(qapp):
 
 
 def test_errors_are_shown_in_chinese_with_their_fields_and_nested_errors(chinese) -> None:
-    hotkey = HotkeyError(dictation_messages.HOTKEY_UNAVAILABLE,
-                         reason=HotkeyError(dictation_messages.NO_X_DISPLAY))
+    hotkey = HotkeyError(dictation_messages.HOTKEY_UNAVAILABLE, reason=HotkeyError(dictation_messages.NO_X_DISPLAY))
     audio = AudioError(engine_messages.DECODE_FAILED, path="/x/会议.mp3", at=12.34, reason="Invalid data")
     shown = [localized(hotkey), localized(audio), localized(problem_of(audio))]
     print(shown)
-    assert shown == ["全局快捷键不可用：没有 X 显示服务（无法连接到 X）",
-                     "/x/会议.mp3: 在 12.3 秒处解码失败：Invalid data",
-                     "在 12.3 秒处解码失败：Invalid data"]
+    assert shown == [
+        "全局快捷键不可用：没有 X 显示服务（无法连接到 X）",
+        "/x/会议.mp3: 在 12.3 秒处解码失败：Invalid data",
+        "在 12.3 秒处解码失败：Invalid data",
+    ]
     assert str(audio) == "/x/会议.mp3: decoding failed at 12.3 s: Invalid data"  # English stays for logs
 
 
 def test_stored_rows_of_this_and_older_versions_are_translated(chinese) -> None:
     report = problem_of(AudioError(engine_messages.UNREADABLE, path="a.mp3", reason="EIO"))
-    rows = [(report.text, report.to_json()),  # this version
-            ("decoding failed at 3.0 s: bad", '["decode_failed", "3.0", "bad"]'),  # short codes, before messages
-            ("file is empty", None),  # before any codes
-            ("something else entirely", None),  # unknown: the English text
-            ("odd", '{"code": "audio.unreadable", "fields": {}}')]  # fields of another version: the text
+    rows = [
+        (report.text, report.to_json()),  # this version
+        ("decoding failed at 3.0 s: bad", '["decode_failed", "3.0", "bad"]'),  # short codes, before messages
+        ("file is empty", None),  # before any codes
+        ("something else entirely", None),  # unknown: the English text
+        ("odd", '{"code": "audio.unreadable", "fields": {}}'),
+    ]  # fields of another version: the text
     shown = [localized_stored(text, code) for text, code in rows]
     print(shown)
     assert shown == ["无法读取（EIO）", "在 3.0 秒处解码失败：bad", "文件是空的", "something else entirely", "odd"]

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.support.audio import write_wav
 from tests.support.gui import empty_the_filler, fill_to_the_brim
+from tests.support.paths import ROOT
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window, setup_logging
@@ -34,7 +35,6 @@ from tingji.gui.main_window import MainWindow
 from tingji.gui.settings import Settings
 from tingji.gui.threads import start_worker, stop_threads
 from tingji.paths import gui_log_path
-from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.gui
 RUN_TIMEOUT_MS = 180_000
@@ -59,7 +59,8 @@ def _rows(db: Path) -> dict[str, str]:
 
 
 def test_a_full_database_never_stalls_the_queue_and_keeps_the_transcripts(
-        qtbot, home: Path, tiny_model: Path, speech_en: np.ndarray, tmp_path: Path) -> None:
+    qtbot, home: Path, tiny_model: Path, speech_en: np.ndarray, tmp_path: Path
+) -> None:
     media = tmp_path / "media"
     media.mkdir()
     a = write_wav(media / "a.wav", speech_en)
@@ -74,8 +75,10 @@ def test_a_full_database_never_stalls_the_queue_and_keeps_the_transcripts(
     pages = fill_to_the_brim(db)
 
     window.apply_settings(replace(window.settings, model=str(tiny_model)))
-    qtbot.waitUntil(lambda: all(controller.model.job_by_id(j.id).status is Status.DONE for j in (first, second)),
-                    timeout=RUN_TIMEOUT_MS)  # the queue went on through the failed writes
+    qtbot.waitUntil(
+        lambda: all(controller.model.job_by_id(j.id).status is Status.DONE for j in (first, second)),
+        timeout=RUN_TIMEOUT_MS,
+    )  # the queue went on through the failed writes
     on_disk = _rows(home / "tingji.sqlite3")
     assert on_disk["a.wav"] != "done" and on_disk["b.wav"] != "done"  # the writes really failed
     assert "database or disk is full" in controller.storage_error
@@ -106,8 +109,10 @@ def test_a_full_database_never_stalls_the_queue_and_keeps_the_transcripts(
     assert controller.unsaved_count == 0 and controller.storage_error == ""
     assert not banner.isVisible()
     assert controller.store.transcript(first.id).text == kept.text  # the kept one reached the store
-    print(f"\nqueue database capped at {pages} pages and filled: 2 files done in memory, saved to a folder "
-          "without replacing a.txt, stored once there was room; the third file ran and was stored")
+    print(
+        f"\nqueue database capped at {pages} pages and filled: 2 files done in memory, saved to a folder "
+        "without replacing a.txt, stored once there was room; the third file ran and was stored"
+    )
     window.close()
 
 
@@ -156,8 +161,10 @@ def test_damaged_and_newer_databases_are_set_aside_and_the_app_starts(qtbot, hom
     con = sqlite3.connect(newer[0])
     assert con.execute("SELECT COUNT(*) FROM jobs").fetchone()[0] == 1  # nothing in it was lost
     con.close()
-    print("\ndamaged tingji.sqlite3 and dictation.sqlite3 set aside as .bad-*, a newer one as .newer-*; "
-          "each time the app started and said where the file went")
+    print(
+        "\ndamaged tingji.sqlite3 and dictation.sqlite3 set aside as .bad-*, a newer one as .newer-*; "
+        "each time the app started and said where the file went"
+    )
 
 
 class _Raiser(QObject):
@@ -191,17 +198,21 @@ def test_unexpected_errors_in_any_thread_are_logged_and_shown(qtbot, home: Path)
         logging.getLogger().setLevel(root_level)
         handler.close()
     log = gui_log_path().read_text(encoding="utf-8")
-    for thread_name, error in (("tingji-test-raiser", "RuntimeError: a worker slot failed"),
-                               ("tingji-test-plain", "ZeroDivisionError"),
-                               ("MainThread", "KeyError: 'missing key on the GUI thread'")):
+    for thread_name, error in (
+        ("tingji-test-raiser", "RuntimeError: a worker slot failed"),
+        ("tingji-test-plain", "ZeroDivisionError"),
+        ("MainThread", "KeyError: 'missing key on the GUI thread'"),
+    ):
         assert f"unexpected error in thread {thread_name}" in log and error in log, (thread_name, log)
     dialog = reporter.dialog
     assert dialog.isVisible() and str(gui_log_path()) in dialog.text()
     assert "2 more problem(s)" in dialog.text()
     dialog.close()
     assert app is QApplication.instance()
-    print(f"\n3 unexpected errors (QThread slot, Python thread, GUI thread) logged in {gui_log_path().name}, "
-          "one dialog counting them")
+    print(
+        f"\n3 unexpected errors (QThread slot, Python thread, GUI thread) logged in {gui_log_path().name}, "
+        "one dialog counting them"
+    )
 
 
 _START_SCRIPT = """
@@ -238,8 +249,12 @@ def test_the_app_starts_on_a_damaged_database_and_logs_what_happened(home: Path)
     home.mkdir(parents=True)
     settings_mod.save(Settings())
     _damage(home / "tingji.sqlite3")
-    env = {**os.environ, "TINGJI_HOME": str(home), "QT_QPA_PLATFORM": "offscreen",
-           "PYTHONPATH": os.pathsep.join([str(ROOT / "app"), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "TINGJI_HOME": str(home),
+        "QT_QPA_PLATFORM": "offscreen",
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "app"), os.environ.get("PYTHONPATH", "")]),
+    }
     r = subprocess.run([sys.executable, "-c", _START_SCRIPT], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
     banner = next(line for line in r.stdout.splitlines() if line.startswith("BANNER "))
@@ -249,5 +264,7 @@ def test_the_app_starts_on_a_damaged_database_and_logs_what_happened(home: Path)
     log = (home / "logs" / "tingji-gui.log").read_text(encoding="utf-8")
     assert "set aside as tingji.sqlite3.bad-" in log
     assert "unexpected error in thread tingji-probe-fault" in log and "IndexError" in log
-    print("\nthe app started in a fresh process on a damaged tingji.sqlite3: banner shown, the set-aside and a "
-          "thread's error logged in logs/tingji-gui.log, the error shown in a dialog, exit status 0")
+    print(
+        "\nthe app started in a fresh process on a damaged tingji.sqlite3: banner shown, the set-aside and a "
+        "thread's error logged in logs/tingji-gui.log, the error shown in a dialog, exit status 0"
+    )

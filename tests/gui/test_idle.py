@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.support.audio import write_wav
 from tests.support.gui import ScriptedMicrophone, long_speech
+from tests.support.paths import ROOT
 from tingji.engine import Engine
 from tingji.errors import Cancelled
 from tingji.gui import settings as settings_mod
@@ -33,7 +34,6 @@ from tingji.gui.engine_host import EngineState
 from tingji.gui.files.storage import Status
 from tingji.gui.settings import Settings
 from tingji.gui.settings_dialog import SettingsDialog
-from tests.support.paths import ROOT
 
 pytestmark = [pytest.mark.gui, pytest.mark.dictation]
 LOAD_TIMEOUT_MS = 120_000
@@ -49,8 +49,9 @@ def test_unload_after_idle_is_off_by_default_and_set_in_the_dialog(qtbot) -> Non
     assert SettingsDialog(dialog.settings()).unload_after.value() == 15
 
 
-def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(qtbot, home: Path, tiny_model: Path,
-                                                                    speech_en: np.ndarray, tmp_path: Path) -> None:
+def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(
+    qtbot, home: Path, tiny_model: Path, speech_en: np.ndarray, tmp_path: Path
+) -> None:
     a = write_wav(tmp_path / "a.wav", speech_en)
     b = write_wav(tmp_path / "b.wav", speech_en[::-1].copy())
     settings_mod.save(Settings(model=str(tiny_model), unload_after_min=1))
@@ -64,8 +65,7 @@ def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(qtbot, home:
     engine.stateChanged.connect(lambda: states.append((engine.state, window.engine_label.text())))
     engine.unloaded.connect(lambda: unloads.append(True))
     window.show()
-    qtbot.waitUntil(lambda: engine.state is EngineState.READY and host.controller is not None,
-                    timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: engine.state is EngineState.READY and host.controller is not None, timeout=LOAD_TIMEOUT_MS)
     assert engine.idle_timer.isActive() and engine.idle_timer.interval() == 60_000  # one real minute
     window.apply_settings(replace(window.settings, unload_after_min=0))
     assert not engine.idle_timer.isActive()  # off: never unloaded
@@ -116,8 +116,10 @@ def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(qtbot, home:
         assert c.transcript(second.id).text == expected.transcribe(b).text
     finally:
         expected.close()
-    print("\nidle unload: the Engine closed and freed while dictation kept its controller; a take reloaded it "
-          "(LOADING shown, same controller, the take's text right); unloaded again, a file reloaded it")
+    print(
+        "\nidle unload: the Engine closed and freed while dictation kept its controller; a take reloaded it "
+        "(LOADING shown, same controller, the take's text right); unloaded again, a file reloaded it"
+    )
     assert QApplication.instance() is not None
 
 
@@ -176,15 +178,25 @@ window.quit_app()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_idle_unload_returns_the_memory_to_the_system(home: Path, tiny_model: Path, speech_en: np.ndarray,
-                                                     tmp_path: Path) -> None:
+def test_idle_unload_returns_the_memory_to_the_system(
+    home: Path, tiny_model: Path, speech_en: np.ndarray, tmp_path: Path
+) -> None:
     short = write_wav(tmp_path / "short.wav", speech_en)
     long = long_speech(tmp_path / "long.wav", speech_en)  # minutes of audio: the work's memory shows too
-    env = {**os.environ, "TINGJI_HOME": str(home), "QT_QPA_PLATFORM": "offscreen",
-           "PYTHONPATH": os.pathsep.join([str(ROOT / "app"), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "TINGJI_HOME": str(home),
+        "QT_QPA_PLATFORM": "offscreen",
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "app"), os.environ.get("PYTHONPATH", "")]),
+    }
     cycles = [str(short), str(long), str(short)]  # one load-transcribe-unload cycle per file
-    r = subprocess.run([sys.executable, "-c", _RSS_SCRIPT, str(tiny_model), *cycles], env=env,
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-c", _RSS_SCRIPT, str(tiny_model), *cycles],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     mb = json.loads(r.stdout.strip().splitlines()[-1])
     print("\nRSS (MB): " + ", ".join(f"{k} {v:.0f}" for k, v in mb.items()))
@@ -205,8 +217,9 @@ def test_idle_unload_returns_the_memory_to_the_system(home: Path, tiny_model: Pa
     assert mb["unloaded1"] < mb["loaded1"] and mb["unloaded1"] - mb["app"] < 60, mb
 
 
-def test_a_take_waits_for_the_model_to_load_again_or_ends_when_dictation_closes(tiny_model: Path,
-                                                                                  speech_en: np.ndarray) -> None:
+def test_a_take_waits_for_the_model_to_load_again_or_ends_when_dictation_closes(
+    tiny_model: Path, speech_en: np.ndarray
+) -> None:
     """OnDemandEngine with a real Engine: a transcription asks once for a reload and goes on when the engine
     is attached; closing dictation ends a waiting take with Cancelled (its WAV stays for recovery)."""
     engine = Engine(tiny_model)
@@ -240,7 +253,9 @@ def test_a_take_waits_for_the_model_to_load_again_or_ends_when_dictation_closes(
         handle.close()  # dictation is closed (a reload of another model, quitting)
         take.join(10)
         assert not take.is_alive() and isinstance(outcome[0], Cancelled)
-        print("\non demand: a take asked for the model, waited, and ran on it once attached; a waiting take "
-              "ended Cancelled when dictation closed")
+        print(
+            "\non demand: a take asked for the model, waited, and ran on it once attached; a waiting take "
+            "ended Cancelled when dictation closed"
+        )
     finally:
         engine.close()

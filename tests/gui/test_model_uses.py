@@ -60,8 +60,14 @@ def _open(qtbot, mics: list | None = None, **options) -> MainWindow:
 
 def _ready(qtbot, window: MainWindow) -> None:
     e = window.engine
-    qtbot.waitUntil(lambda: e.state_of("files") is EngineState.READY and e.state_of("dictation") is EngineState.READY
-                    and window.dictation_host.controller is not None, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: (
+            e.state_of("files") is EngineState.READY
+            and e.state_of("dictation") is EngineState.READY
+            and window.dictation_host.controller is not None
+        ),
+        timeout=LOAD_TIMEOUT_MS,
+    )
 
 
 def _take(qtbot, window: MainWindow, mic: ScriptedMicrophone, speech: np.ndarray) -> tuple[str, np.ndarray]:
@@ -85,9 +91,9 @@ def _expected(model: Path, source, live: bool = False) -> str:
         engine.close()
 
 
-def test_a_model_per_use_loads_two_engines_and_each_use_runs_on_its_own(qtbot, home: Path, tiny_model: Path,
-                                                                        sv_model: Path, speech_en: np.ndarray,
-                                                                        tmp_path: Path) -> None:
+def test_a_model_per_use_loads_two_engines_and_each_use_runs_on_its_own(
+    qtbot, home: Path, tiny_model: Path, sv_model: Path, speech_en: np.ndarray, tmp_path: Path
+) -> None:
     settings_mod.save(Settings(model=str(tiny_model), dictation_model=str(sv_model)))
     mics: list[ScriptedMicrophone] = []
     window = _open(qtbot, mics)
@@ -115,13 +121,16 @@ def test_a_model_per_use_loads_two_engines_and_each_use_runs_on_its_own(qtbot, h
     assert text != _expected(tiny_model, samples, live=True)  # not what the files model would have said
     qtbot.waitUntil(lambda: c.model.job_by_id(job.id).status is Status.DONE, timeout=RUN_TIMEOUT_MS)
     assert c.transcript(job.id).text == _expected(tiny_model, long)
-    print(f"\nfiles on {files.engine.family}, dictation on {dictation.engine.family}: two Engines on two threads; "
-          f"the take (started while the file ran) has SenseVoice's text, the file Nano's; the file was "
-          f"{'still' if file_running else 'no longer'} running when the take's text arrived")
+    print(
+        f"\nfiles on {files.engine.family}, dictation on {dictation.engine.family}: two Engines on two threads; "
+        f"the take (started while the file ran) has SenseVoice's text, the file Nano's; the file was "
+        f"{'still' if file_running else 'no longer'} running when the take's text arrived"
+    )
 
 
 def test_the_same_folder_for_both_uses_is_one_engine_and_changing_one_use_keeps_the_other(
-        qtbot, home: Path, tiny_model: Path, sv_model: Path) -> None:
+    qtbot, home: Path, tiny_model: Path, sv_model: Path
+) -> None:
     # A settings file from before per-use models (no dictation_model): dictation follows files.
     settings_path().parent.mkdir(parents=True, exist_ok=True)
     settings_path().write_text(json.dumps({"model": str(tiny_model), "page": "dictation"}), encoding="utf-8")
@@ -146,16 +155,21 @@ def test_the_same_folder_for_both_uses_is_one_engine_and_changing_one_use_keeps_
     assert window.dictation_host.engine_handle.current is e.loaded_of("dictation").engine
     # ... and back to "same as files": the SenseVoice Engine is closed, dictation is on Nano again.
     window.apply_settings(replace(window.settings, dictation_model=""))
-    qtbot.waitUntil(lambda: window.dictation_host.engine_handle is not None
-                    and window.dictation_host.engine_handle.current is nano, timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(
+        lambda: window.dictation_host.engine_handle is not None and window.dictation_host.engine_handle.current is nano,
+        timeout=LOAD_TIMEOUT_MS,
+    )
     assert len(e.engines) == 1 and e.loaded_of("files").engine is nano
     qtbot.waitUntil(lambda: not e._retiring, timeout=LOAD_TIMEOUT_MS)  # the SenseVoice thread has ended
-    print("\none folder for both uses = one Engine (also from an old settings file); choosing another dictation "
-          "model kept the files Engine and loaded a second; going back closed it")
+    print(
+        "\none folder for both uses = one Engine (also from an old settings file); choosing another dictation "
+        "model kept the files Engine and loaded a second; going back closed it"
+    )
 
 
-def test_idle_unload_works_for_each_engine(qtbot, home: Path, tiny_model: Path, sv_model: Path,
-                                           speech_en: np.ndarray, tmp_path: Path) -> None:
+def test_idle_unload_works_for_each_engine(
+    qtbot, home: Path, tiny_model: Path, sv_model: Path, speech_en: np.ndarray, tmp_path: Path
+) -> None:
     settings_mod.save(Settings(model=str(tiny_model), dictation_model=str(sv_model), unload_after_min=1))
     mics: list[ScriptedMicrophone] = []
     window = _open(qtbot, mics)
@@ -193,23 +207,55 @@ def catalog(sv_model: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     trust_local_ca(monkeypatch)
     with FileServer({"/sv.zip": blob.read_bytes()}) as server:
         path = tmp_path / "catalog.json"
-        path.write_text(json.dumps({"format": 1, "models": [
-            {"name": "sense-voice-test", "kind": "tingji-model", "title": "SenseVoice-Small (test build)",
-             "archives": [{"name": "sv.zip", "urls": [server.url("/sv.zip")], "size": None, "sha256": None}],
-             "files": [{"path": "manifest.json"}],
-             "about": {"family": "sense-voice-small", "download_mb": 1, "languages": ["zh", "en", "yue", "ja", "ko"],
-                       "speed": "fastest", "best_for": ["dictation", "drafts"], "rank": 1}},
-            {"name": "qwen-test", "kind": "official-checkpoint", "title": "Qwen3-ASR-0.6B (test)",
-             "mirrors": [server.url("/none/{path}")], "files": [{"path": "config.json"}],
-             "about": {"family": "qwen3-asr", "download_mb": 1880, "languages": sorted(NAMES),
-                       "speed": "moderate", "best_for": ["accuracy", "languages"], "rank": 2}},
-        ]}), encoding="utf-8")
+        path.write_text(
+            json.dumps(
+                {
+                    "format": 1,
+                    "models": [
+                        {
+                            "name": "sense-voice-test",
+                            "kind": "tingji-model",
+                            "title": "SenseVoice-Small (test build)",
+                            "archives": [
+                                {"name": "sv.zip", "urls": [server.url("/sv.zip")], "size": None, "sha256": None}
+                            ],
+                            "files": [{"path": "manifest.json"}],
+                            "about": {
+                                "family": "sense-voice-small",
+                                "download_mb": 1,
+                                "languages": ["zh", "en", "yue", "ja", "ko"],
+                                "speed": "fastest",
+                                "best_for": ["dictation", "drafts"],
+                                "rank": 1,
+                            },
+                        },
+                        {
+                            "name": "qwen-test",
+                            "kind": "official-checkpoint",
+                            "title": "Qwen3-ASR-0.6B (test)",
+                            "mirrors": [server.url("/none/{path}")],
+                            "files": [{"path": "config.json"}],
+                            "about": {
+                                "family": "qwen3-asr",
+                                "download_mb": 1880,
+                                "languages": sorted(NAMES),
+                                "speed": "moderate",
+                                "best_for": ["accuracy", "languages"],
+                                "rank": 2,
+                            },
+                        },
+                    ],
+                }
+            ),
+            encoding="utf-8",
+        )
         monkeypatch.setenv("TINGJI_CATALOG", str(path))
         yield server
 
 
 def test_first_run_offers_the_picker_which_installs_with_progress_and_the_app_is_ready(
-        qtbot, home: Path, catalog: FileServer, q3_checkpoint: Path) -> None:
+    qtbot, home: Path, catalog: FileServer, q3_checkpoint: Path
+) -> None:
     window = _open(qtbot)
     qtbot.waitUntil(lambda: window.picker is not None and window.picker.isVisible(), timeout=10_000)
     picker = window.picker
@@ -250,13 +296,16 @@ def test_first_run_offers_the_picker_which_installs_with_progress_and_the_app_is
     assert load_manifest(models_dir() / "qwen3-tiny").family == "qwen3-asr"
     picker.close_button.click()
     qtbot.waitUntil(lambda: window.picker is None, timeout=10_000)
-    print(f"\nfirst run: the picker offered {len(picker.cards)} models, downloaded one over HTTPS "
-          f"({len(values)} progress updates) and the app became ready; an official Qwen3-ASR folder converted "
-          f"with {sum(s.startswith('Converting: ') for s in stages)} conversion stages shown")
+    print(
+        f"\nfirst run: the picker offered {len(picker.cards)} models, downloaded one over HTTPS "
+        f"({len(values)} progress updates) and the app became ready; an official Qwen3-ASR folder converted "
+        f"with {sum(s.startswith('Converting: ') for s in stages)} conversion stages shown"
+    )
 
 
-def test_the_language_menu_lists_the_files_models_own_languages(qtbot, home: Path, q3_model: Path, tiny_model: Path,
-                                                                sv_model: Path) -> None:
+def test_the_language_menu_lists_the_files_models_own_languages(
+    qtbot, home: Path, q3_model: Path, tiny_model: Path, sv_model: Path
+) -> None:
     assert set(SPOKEN_NAMES) == set(NAMES)  # every engine language has a translatable name
     settings_mod.save(Settings(model=str(q3_model)))
     window = _open(qtbot, model_picker=False)

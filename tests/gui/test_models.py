@@ -12,8 +12,8 @@ import json
 import re
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from PySide6.QtCore import QTimer
@@ -83,13 +83,33 @@ def server(tiny_zip: bytes, monkeypatch: pytest.MonkeyPatch):
 @pytest.fixture
 def catalog(server: FileServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "catalog.json"
-    path.write_text(json.dumps({"format": 1, "models": [
-        {"name": NAME, "kind": "tingji-model", "title": "Tiny test model", "description": "a zip from 127.0.0.1",
-         "archives": [{"name": "tiny.zip", "urls": [server.url("/tiny.zip")], "size": None, "sha256": None}],
-         "files": [{"path": "manifest.json"}]},
-        {"name": "elsewhere", "kind": "peer-release", "title": "Never downloaded",
-         "mirrors": [server.url("/gone/{path}")], "files": [{"path": "x.onnx"}]},
-    ]}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "models": [
+                    {
+                        "name": NAME,
+                        "kind": "tingji-model",
+                        "title": "Tiny test model",
+                        "description": "a zip from 127.0.0.1",
+                        "archives": [
+                            {"name": "tiny.zip", "urls": [server.url("/tiny.zip")], "size": None, "sha256": None}
+                        ],
+                        "files": [{"path": "manifest.json"}],
+                    },
+                    {
+                        "name": "elsewhere",
+                        "kind": "peer-release",
+                        "title": "Never downloaded",
+                        "mirrors": [server.url("/gone/{path}")],
+                        "files": [{"path": "x.onnx"}],
+                    },
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("TINGJI_CATALOG", str(path))
     return path
 
@@ -144,8 +164,10 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         dialog.select(NAME)
         assert dialog.buttons["download"].isEnabled() and not dialog.buttons["use"].isEnabled()
         assert "Tiny test model" in dialog.details.text()
-        assert "publishes no SHA-256 for 2 of its 2 files: downloading this model cannot check them" in \
-            dialog.details.text()
+        assert (
+            "publishes no SHA-256 for 2 of its 2 files: downloading this model cannot check them"
+            in dialog.details.text()
+        )
         assert "every file is checked" not in dialog.heading.text()
 
         # A connection that goes quiet after 300 kB: progress shows, then the user cancels.
@@ -184,8 +206,10 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         assert not part.exists()
         log = dialog.log.toPlainText()
         assert f"Installed {NAME}." in log
-        assert (f"tiny.zip: not checked (no published SHA-256); pinned {hashlib.sha256(tiny_zip).hexdigest()} "
-                "now that the model verified") in log
+        assert (
+            f"tiny.zip: not checked (no published SHA-256); pinned {hashlib.sha256(tiny_zip).hexdigest()} "
+            "now that the model verified"
+        ) in log
         assert dialog.models_changed
 
         # Use this model: the app's setting changes and the engine loads it.
@@ -262,8 +286,9 @@ def test_forget_pinned_hashes_button(qtbot, home, catalog, monkeypatch) -> None:
 
     questions: list[str] = []
     answers = [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes]
-    monkeypatch.setattr(QMessageBox, "question", lambda parent, title, text, *a: (questions.append(text),
-                                                                                  answers.pop(0))[1])
+    monkeypatch.setattr(
+        QMessageBox, "question", lambda parent, title, text, *a: (questions.append(text), answers.pop(0))[1]
+    )
     dialog.buttons["forget"].click()
     assert load_catalog().get(NAME).archives[0].sha256 == "ab" * 32  # "No" keeps it
     dialog.buttons["forget"].click()

@@ -17,11 +17,11 @@ from PySide6.QtWidgets import QApplication
 
 from tests.support.audio import write_wav
 from tests.support.gui import long_speech
+from tests.support.paths import ROOT
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
 from tingji.gui.files.storage import Status
 from tingji.gui.settings import Settings
-from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.gui
 
@@ -36,8 +36,9 @@ def _rows(db: Path) -> dict[str, tuple[str, str | None, float | None]]:
     return {Path(p).name: (s, json.loads(t)["text"] if t else None, f) for p, s, t, f in rows}
 
 
-def test_killed_mid_queue_reopens_with_results_and_resumes(qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           tiny_model: Path, speech_en: np.ndarray) -> None:
+def test_killed_mid_queue_reopens_with_results_and_resumes(
+    qtbot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_model: Path, speech_en: np.ndarray
+) -> None:
     home = tmp_path / "home"
     monkeypatch.setenv("TINGJI_HOME", str(home))
     settings_mod.save(Settings(model=str(tiny_model)))
@@ -45,11 +46,19 @@ def test_killed_mid_queue_reopens_with_results_and_resumes(qtbot, tmp_path: Path
     long = long_speech(tmp_path / "long.wav", speech_en)
     last = write_wav(tmp_path / "last.wav", speech_en[::-1].copy())
 
-    env = {**os.environ, "TINGJI_HOME": str(home), "QT_QPA_PLATFORM": "offscreen",
-           "PYTHONPATH": os.pathsep.join([str(ROOT / "app"), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "TINGJI_HOME": str(home),
+        "QT_QPA_PLATFORM": "offscreen",
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "app"), os.environ.get("PYTHONPATH", "")]),
+    }
     code = "import sys; from tingji.gui.app import run_app; sys.exit(run_app(files=sys.argv[1:]))"
-    proc = subprocess.Popen([sys.executable, "-c", code, str(first), str(long), str(last)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(first), str(long), str(last)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     db = home / "tingji.sqlite3"
     deadline = time.monotonic() + 180
     rows: dict = {}
@@ -91,6 +100,7 @@ def test_killed_mid_queue_reopens_with_results_and_resumes(qtbot, tmp_path: Path
 
     def all_done() -> bool:
         return all(j.status is Status.DONE for j in window.controller.model.jobs())
+
     qtbot.waitUntil(all_done, timeout=180_000)
     window.close()
     final = _rows(db)

@@ -17,8 +17,14 @@ from tingji.gui.settings import Settings
 
 
 def _transcript(text: str = "hello there") -> Transcript:
-    return Transcript(segments=[Segment(0.0, 1.5, text), Segment(1.5, 3.0, "second")], duration=3.0,
-                      model="m", provider="cpu", decoder_device="cpu", source="/x/a.wav")
+    return Transcript(
+        segments=[Segment(0.0, 1.5, text), Segment(1.5, 3.0, "second")],
+        duration=3.0,
+        model="m",
+        provider="cpu",
+        decoder_device="cpu",
+        source="/x/a.wav",
+    )
 
 
 def test_store_life_cycle_and_order(tmp_path: Path) -> None:
@@ -58,8 +64,9 @@ def test_store_recover_cancel_requeue_remove(tmp_path: Path) -> None:
     assert store.recover() == 1  # what a restart after a crash does
     assert store.get(a.id).status is Status.WAITING
 
-    partial = Transcript(segments=[Segment(0, 1, "part")], duration=60.0, model="m", provider="cpu",
-                         decoder_device="cpu")
+    partial = Transcript(
+        segments=[Segment(0, 1, "part")], duration=60.0, model="m", provider="cpu", decoder_device="cpu"
+    )
     store.cancel(a.id, partial)
     assert store.get(a.id).status is Status.CANCELLED
     assert store.transcript(a.id).text == "part"  # the partial result is kept
@@ -83,8 +90,16 @@ def test_store_uses_wal_and_commits_each_result(tmp_path: Path) -> None:
 
 def test_settings_round_trip_and_atomic_write(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
-    s = Settings(model="/models/x", provider="cpu", language="zh", hotwords=["通义", "Tingji"],
-                 formats=["srt", "json"], auto_export=True, ui_language="zh_CN", appearance="dark")
+    s = Settings(
+        model="/models/x",
+        provider="cpu",
+        language="zh",
+        hotwords=["通义", "Tingji"],
+        formats=["srt", "json"],
+        auto_export=True,
+        ui_language="zh_CN",
+        appearance="dark",
+    )
     settings_mod.save(s, path)
     assert settings_mod.load(path) == s
     assert json.loads(path.read_text(encoding="utf-8"))["hotwords"] == ["通义", "Tingji"]

@@ -13,8 +13,11 @@ def espeak(path: Path, text: str, *, voice: str = "en", speed: int = 160, pitch:
     """Synthesise `text` to `path` (espeak's native 22.05 kHz WAV) and return it at 16 kHz mono."""
     from tingji.engine import audio
 
-    subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch), "-w", str(path), text],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch), "-w", str(path), text],
+        check=True,
+        capture_output=True,
+    )
     return audio.load(path)
 
 
@@ -31,7 +34,7 @@ def damaged_at(path: Path, fraction: float) -> Path:
     """A copy of `path` with 4 KiB of random bytes written over the byte `fraction` of the way in."""
     raw = bytearray(path.read_bytes())
     at = int(len(raw) * fraction)
-    raw[at:at + 4096] = np.random.default_rng(3).bytes(4096)
+    raw[at : at + 4096] = np.random.default_rng(3).bytes(4096)
     damaged = path.with_name("damaged " + path.name)
     damaged.write_bytes(bytes(raw))
     return damaged

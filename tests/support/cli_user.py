@@ -22,8 +22,9 @@ class Env:
         env.pop("TINGJI_CATALOG", None)
         if self.catalog is not None:
             env["TINGJI_CATALOG"] = str(self.catalog)
-        return subprocess.run([sys.executable, "-m", "tingji", *args], capture_output=True, text=True,
-                              env=env, timeout=900)
+        return subprocess.run(
+            [sys.executable, "-m", "tingji", *args], capture_output=True, text=True, env=env, timeout=900
+        )
 
     def ok(self, *args: str) -> subprocess.CompletedProcess:
         r = self.tingji(*args)

@@ -27,9 +27,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -67,8 +67,11 @@ class PathRun:
     @property
     def kernel(self) -> str:
         """Which int8 kernel family ran, in words."""
-        return ("AVX2 int8 kernel, int16 pair sums that saturate" if self.u8s8_saturates
-                else "VNNI/AMX int8 kernel, int32 sums")
+        return (
+            "AVX2 int8 kernel, int16 pair sums that saturate"
+            if self.u8s8_saturates
+            else "VNNI/AMX int8 kernel, int32 sums"
+        )
 
 
 def int8_canary() -> int:
@@ -77,9 +80,13 @@ def int8_canary() -> int:
     from onnx import TensorProto, helper, numpy_helper
 
     weights = numpy_helper.from_array(np.full((_CANARY_K, 4), 127, np.int8), "B")
-    graph = helper.make_graph([helper.make_node("MatMulInteger", ["A", "B"], ["Y"])], "canary",
-                              [helper.make_tensor_value_info("A", TensorProto.UINT8, [None, _CANARY_K])],
-                              [helper.make_tensor_value_info("Y", TensorProto.INT32, [None, 4])], [weights])
+    graph = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["A", "B"], ["Y"])],
+        "canary",
+        [helper.make_tensor_value_info("A", TensorProto.UINT8, [None, _CANARY_K])],
+        [helper.make_tensor_value_info("Y", TensorProto.INT32, [None, 4])],
+        [weights],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     (y,) = session.run(None, {"A": np.full((4, _CANARY_K), 255, np.uint8)})
@@ -127,8 +134,9 @@ def qemu_missing() -> str | None:
     return None
 
 
-def run_graphs(path: CpuPath, graphs: Sequence[Path], cases: Sequence[Mapping[str, np.ndarray]],
-               timeout: float = 900) -> PathRun:
+def run_graphs(
+    path: CpuPath, graphs: Sequence[Path], cases: Sequence[Mapping[str, np.ndarray]], timeout: float = 900
+) -> PathRun:
     """Run `graphs` on every case in one child process on `path`: each graph takes its inputs
     by name from the case's feeds and from the outputs of the graphs before it.
 
@@ -140,8 +148,13 @@ def run_graphs(path: CpuPath, graphs: Sequence[Path], cases: Sequence[Mapping[st
     with tempfile.TemporaryDirectory(prefix="cpu-path-") as tmp:
         work = Path(tmp)
         np.savez(work / "feeds.npz", **{f"{c}/{k}": v for c, case in enumerate(cases) for k, v in case.items()})
-        spec = {"graphs": [str(g) for g in graphs], "cases": len(cases), "feeds": str(work / "feeds.npz"),
-                "out": str(work / "out.npz"), "report": str(work / "report.json")}
+        spec = {
+            "graphs": [str(g) for g in graphs],
+            "cases": len(cases),
+            "feeds": str(work / "feeds.npz"),
+            "out": str(work / "out.npz"),
+            "report": str(work / "report.json"),
+        }
         (work / "spec.json").write_text(json.dumps(spec))
         # sys.executable, not a wrapper script: qemu-user runs ELF binaries only.
         cmd = [*path.prefix, sys.executable, str(Path(__file__).resolve()), str(work / "spec.json")]
@@ -160,8 +173,10 @@ def run_graphs(path: CpuPath, graphs: Sequence[Path], cases: Sequence[Mapping[st
         raise RuntimeError(f"{path.name} path: int8 canary gave {report['canary']}, neither exact nor saturated")
     run = PathRun(path.name, outputs, report["canary"] == CANARY_SATURATED, report["cpu_features"])
     if path is AVX2 and not (run.u8s8_saturates and run.cpu_features["AVX2"] and not run.cpu_features["AVX512F"]):
-        raise RuntimeError(f"the emulated AVX2 path did not take the AVX2 int8 kernel ({run.kernel}, "
-                           f"{run.cpu_features}); qemu emulates AVX2 from version 7.2 on")
+        raise RuntimeError(
+            f"the emulated AVX2 path did not take the AVX2 int8 kernel ({run.kernel}, "
+            f"{run.cpu_features}); qemu emulates AVX2 from version 7.2 on"
+        )
     return run
 
 

@@ -11,9 +11,22 @@ _LINE = re.compile(r"^(?P<pid>\d+)\s+(?P<call>\w+)\((?P<args>.*)\)\s+=\s+(?P<ret
 
 def traced(cmd: list[str], env: dict[str, str], log: Path, timeout: float = 900) -> subprocess.CompletedProcess:
     """Run `cmd` under strace, recording opens, fsyncs, renames and closes of every thread."""
-    return subprocess.run(["strace", "-f", "-qq", "-o", str(log), "-e",
-                           "trace=openat,fsync,fdatasync,rename,renameat,renameat2,close", *cmd],
-                          env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [
+            "strace",
+            "-f",
+            "-qq",
+            "-o",
+            str(log),
+            "-e",
+            "trace=openat,fsync,fdatasync,rename,renameat,renameat2,close",
+            *cmd,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def published_durably(log: Path, final: Path) -> list[str]:

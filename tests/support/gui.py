@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer, QUrl
@@ -20,12 +20,14 @@ def drop_files(widget: QWidget, paths: Sequence[Path], at: QPoint | None = None)
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
     pos = at or widget.rect().center()
-    enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                            Qt.KeyboardModifier.NoModifier)
+    enter = QDragEnterEvent(
+        pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
     QApplication.sendEvent(widget, enter)
     assert enter.isAccepted(), "the window refused the drag"
-    drop = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-                      Qt.KeyboardModifier.NoModifier)
+    drop = QDropEvent(
+        QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
     QApplication.sendEvent(widget, drop)
     assert drop.isAccepted(), "the window refused the drop"
 
@@ -107,7 +109,7 @@ class ScriptedMicrophone:
 
     def speak(self, samples: np.ndarray, block: int = 512) -> None:
         for i in range(0, len(samples), block):
-            chunk = np.ascontiguousarray(samples[i:i + block], dtype=np.float32)
+            chunk = np.ascontiguousarray(samples[i : i + block], dtype=np.float32)
             with self._lock:
                 live = self.recording
                 if live:
@@ -133,8 +135,9 @@ def fill_to_the_brim(db: sqlite3.Connection) -> int:
         return True
 
     for size in (1024, 256, 64, 16, 4, 1):  # new rows, while the table and its index take them
-        while fits("INSERT INTO jobs(path, position, status, added_at) VALUES (?, 0, 'done', 0)",
-                   "/filler/" + "x" * size):
+        while fits(
+            "INSERT INTO jobs(path, position, status, added_at) VALUES (?, 0, 'done', 0)", "/filler/" + "x" * size
+        ):
             pass
     last = db.execute("SELECT MAX(id) FROM jobs WHERE path LIKE '/filler/%'").fetchone()[0]
     for size in (256, 64, 16, 4, 1):  # then the last row grows into whatever the table's page has left

@@ -114,18 +114,34 @@ def _make_ca_with_cryptography(ca: LocalCA) -> None:
     key = ec.generate_private_key(ec.SECP256R1())
     now = datetime.datetime.now(datetime.timezone.utc)
     cert = (
-        x509.CertificateBuilder().subject_name(_name("Tingji test CA")).issuer_name(_name("Tingji test CA"))
-        .public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=2))
+        x509.CertificateBuilder()
+        .subject_name(_name("Tingji test CA"))
+        .issuer_name(_name("Tingji test CA"))
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + datetime.timedelta(days=2))
         .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
-                                     content_commitment=False, key_encipherment=False, data_encipherment=False,
-                                     key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
         .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
         .sign(key, hashes.SHA256())
     )
-    ca.key.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                         serialization.NoEncryption()))
+    ca.key.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     ca.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
 
 
@@ -146,17 +162,22 @@ def _issue_with_cryptography(ca: LocalCA, hosts: tuple[str, ...], cert_path: Pat
             names.append(x509.DNSName(host))
     now = datetime.datetime.now(datetime.timezone.utc)
     cert = (
-        x509.CertificateBuilder().subject_name(_name(hosts[0])).issuer_name(ca_cert.subject)
-        .public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=1))
+        x509.CertificateBuilder()
+        .subject_name(_name(hosts[0]))
+        .issuer_name(ca_cert.subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
         .add_extension(x509.SubjectAlternativeName(names), critical=False)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
         .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_cert.public_key()), critical=False)
         .sign(ca_key, hashes.SHA256())
     )
-    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                           serialization.NoEncryption()))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
 
 
@@ -165,10 +186,27 @@ def _openssl(*args: str) -> None:
 
 
 def _make_ca_with_openssl(ca: LocalCA) -> None:
-    _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-             "-subj", "/CN=Tingji test CA", "-keyout", str(ca.key), "-out", str(ca.cert),
-             "-addext", "basicConstraints=critical,CA:TRUE,pathlen:0",
-             "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature")
+    _openssl(
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=Tingji test CA",
+        "-keyout",
+        str(ca.key),
+        "-out",
+        str(ca.cert),
+        "-addext",
+        "basicConstraints=critical,CA:TRUE,pathlen:0",
+        "-addext",
+        "keyUsage=critical,keyCertSign,cRLSign,digitalSignature",
+    )
 
 
 def _issue_with_openssl(ca: LocalCA, hosts: tuple[str, ...], cert_path: Path, key_path: Path) -> None:
@@ -181,12 +219,42 @@ def _issue_with_openssl(ca: LocalCA, hosts: tuple[str, ...], cert_path: Path, ke
 
     request = cert_path.with_name(cert_path.name + ".csr")
     extensions = cert_path.with_name(cert_path.name + ".ext")
-    extensions.write_text(f"subjectAltName={','.join(san(h) for h in hosts)}\nbasicConstraints=critical,CA:FALSE\n"
-                          "extendedKeyUsage=serverAuth\n", encoding="ascii")
-    _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", f"/CN={hosts[0]}",
-             "-keyout", str(key_path), "-out", str(request))
-    _openssl("x509", "-req", "-in", str(request), "-CA", str(ca.cert), "-CAkey", str(ca.key), "-CAcreateserial",
-             "-days", "1", "-extfile", str(extensions), "-out", str(cert_path))
+    extensions.write_text(
+        f"subjectAltName={','.join(san(h) for h in hosts)}\nbasicConstraints=critical,CA:FALSE\n"
+        "extendedKeyUsage=serverAuth\n",
+        encoding="ascii",
+    )
+    _openssl(
+        "req",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-subj",
+        f"/CN={hosts[0]}",
+        "-keyout",
+        str(key_path),
+        "-out",
+        str(request),
+    )
+    _openssl(
+        "x509",
+        "-req",
+        "-in",
+        str(request),
+        "-CA",
+        str(ca.cert),
+        "-CAkey",
+        str(ca.key),
+        "-CAcreateserial",
+        "-days",
+        "1",
+        "-extfile",
+        str(extensions),
+        "-out",
+        str(cert_path),
+    )
 
 
 # ---------------------------------------------------------------- the server
@@ -248,7 +316,7 @@ class FileServer:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle
-    def start(self) -> "FileServer":
+    def start(self) -> FileServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -269,8 +337,7 @@ class FileServer:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(cert, key)
             self._httpd.context = context
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
@@ -281,7 +348,7 @@ class FileServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> "FileServer":
+    def __enter__(self) -> FileServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -349,8 +416,11 @@ class FileServer:
         if fault is not None and fault.kind == "status":
             return empty(fault.status)
 
-        validators = {} if behaviour.get("no_validators") else {
-            "ETag": self.etag(data), "Last-Modified": self.last_modified(data)}
+        validators = (
+            {}
+            if behaviour.get("no_validators")
+            else {"ETag": self.etag(data), "Last-Modified": self.last_modified(data)}
+        )
         total = len(data)
         start, end = 0, total - 1
         status = 200
@@ -362,7 +432,7 @@ class FileServer:
             if start >= total:
                 return empty(416, Content_Range=f"bytes */{total}")
             status = 206
-        body = data[start:end + 1]
+        body = data[start : end + 1]
         if behaviour.get("content_encoding") == "gzip":
             body = gzip.compress(data)
         record(status)
@@ -395,7 +465,7 @@ class FileServer:
             stall = True
         sent = 0
         while sent < limit:
-            piece = body[sent:min(limit, sent + self.block)]
+            piece = body[sent : min(limit, sent + self.block)]
             h.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
             sent += len(piece)
         if chunked and sent == len(body):

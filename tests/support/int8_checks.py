@@ -7,11 +7,10 @@ every x86 CPU, so there is one set of limits, not one per kernel.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
-
 from train_demo_model import edit_distance
 
 # Largest |int8 - fp32| over the largest |fp32| of an encoder's output. Full-range

@@ -1,4 +1,5 @@
-"""Peer-style releases (CapsWriter-Offline / Fun-ASR-GGUF layout), built from our own tiny export as peers ship theirs."""
+"""Peer-style releases (CapsWriter-Offline / Fun-ASR-GGUF layout), built from our own tiny export as peers ship
+theirs."""
 
 from __future__ import annotations
 
@@ -56,8 +57,12 @@ def drop_mask(model: onnx.ModelProto) -> onnx.ModelProto:
     g = model.graph
     g.input.remove(next(v for v in g.input if v.name == "mask"))
     ones = helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0])
-    for node in reversed([helper.make_node("Shape", ["enc_output"], ["peer_mask_shape"], start=0, end=2),
-                          helper.make_node("ConstantOfShape", ["peer_mask_shape"], ["mask"], value=ones)]):
+    for node in reversed(
+        [
+            helper.make_node("Shape", ["enc_output"], ["peer_mask_shape"], start=0, end=2),
+            helper.make_node("ConstantOfShape", ["peer_mask_shape"], ["mask"], value=ones),
+        ]
+    ):
         g.node.insert(0, node)
     return model
 
@@ -67,8 +72,7 @@ def narrow_adaptor(model: onnx.ModelProto, width: int) -> onnx.ModelProto:
     g = model.graph
     producer = next(n for n in g.node if "adaptor_output" in n.output)
     producer.output[list(producer.output).index("adaptor_output")] = "adaptor_full"
-    consts = [helper.make_tensor(n, TensorProto.INT64, [1], [v]) for n, v in
-              (("s0", 0), ("s1", width), ("s2", -1))]
+    consts = [helper.make_tensor(n, TensorProto.INT64, [1], [v]) for n, v in (("s0", 0), ("s1", width), ("s2", -1))]
     g.initializer.extend(consts)
     g.node.append(helper.make_node("Slice", ["adaptor_full", "s0", "s1", "s2"], ["adaptor_output"]))
     out = next(v for v in g.output if v.name == "adaptor_output")
@@ -117,8 +121,16 @@ def peer_tokens(model: Path, dst: Path) -> Path:
     return dst
 
 
-def make_peer_folder(model: Path, dest: Path, *, encoder: str = "fp32", ctc: str | None = "fp32",
-                     decoder: str = "q5_k", fp16: bool = False, external: bool = False) -> Path:
+def make_peer_folder(
+    model: Path,
+    dest: Path,
+    *,
+    encoder: str = "fp32",
+    ctc: str | None = "fp32",
+    decoder: str = "q5_k",
+    fp16: bool = False,
+    external: bool = False,
+) -> Path:
     """A CapsWriter-style release folder holding the tiny model's graphs and decoder."""
     dest.mkdir(parents=True)
     enc = onnx.load(str(model / "encoder.fp32.onnx"))

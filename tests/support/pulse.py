@@ -52,9 +52,18 @@ class VirtualMic:
         self._saved = {k: os.environ.get(k) for k in ("XDG_RUNTIME_DIR", "PULSE_SERVER")}
         self.started = False
 
-    def start(self) -> "VirtualMic":
-        _run(["pulseaudio", "--daemonize=yes", "--exit-idle-time=-1", "-n", "--load=module-native-protocol-unix",
-              f"--load=module-null-sink sink_name={self.SINK}"], self.env)
+    def start(self) -> VirtualMic:
+        _run(
+            [
+                "pulseaudio",
+                "--daemonize=yes",
+                "--exit-idle-time=-1",
+                "-n",
+                "--load=module-native-protocol-unix",
+                f"--load=module-null-sink sink_name={self.SINK}",
+            ],
+            self.env,
+        )
         deadline = time.monotonic() + 10
         while _run(["pactl", "info"], self.env, check=False).returncode != 0:
             if time.monotonic() > deadline:
@@ -91,8 +100,12 @@ class VirtualMic:
 
     def play(self, wav: str | Path, wait: bool = True) -> subprocess.Popen[bytes]:
         """Play a file into the virtual microphone (paplay exits once it was played out)."""
-        proc = subprocess.Popen(["paplay", f"--device={self.SINK}", str(wav)], env=self.env,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(
+            ["paplay", f"--device={self.SINK}", str(wav)],
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         if wait:
             proc.wait(timeout=60)
         return proc
@@ -129,15 +142,28 @@ class VirtualDisplay:
         self.proc: subprocess.Popen[bytes] | None = None
         self.display = ""
 
-    def start(self) -> "VirtualDisplay":
+    def start(self) -> VirtualDisplay:
         for n in range(60, 160):
             if Path(f"/tmp/.X{n}-lock").exists() or Path(f"/tmp/.X11-unix/X{n}").exists():
                 continue
-            proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", f"{self.size[0]}x{self.size[1]}x24",
-                                     "-nolisten", "tcp", "+extension", "XTEST",
-                                     # last: a later +extension re-enables whatever -extension disabled
-                                     "+extension" if self.record else "-extension", "RECORD"],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                [
+                    "Xvfb",
+                    f":{n}",
+                    "-screen",
+                    "0",
+                    f"{self.size[0]}x{self.size[1]}x24",
+                    "-nolisten",
+                    "tcp",
+                    "+extension",
+                    "XTEST",
+                    # last: a later +extension re-enables whatever -extension disabled
+                    "+extension" if self.record else "-extension",
+                    "RECORD",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline and proc.poll() is None:
                 if Path(f"/tmp/.X11-unix/X{n}").exists():

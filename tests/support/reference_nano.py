@@ -22,8 +22,9 @@ class Reference:
 
         nano.forced_align = lambda *args, **kwargs: []
         with quiet_root_logger():
-            self.model, self.kwargs = nano.FunASRNano.from_pretrained(model=str(checkpoint), device="cpu",
-                                                                      disable_update=True)
+            self.model, self.kwargs = nano.FunASRNano.from_pretrained(
+                model=str(checkpoint), device="cpu", disable_update=True
+            )
         self.model.eval()
         self._captured: dict[str, object] = {}
         generate = self.model.llm.generate
@@ -42,9 +43,13 @@ class Reference:
         rest = {k: v for k, v in self.kwargs.items() if k not in ("tokenizer", "frontend", "model")}
         rest.update(options)
         with torch.no_grad(), quiet_root_logger():
-            results, meta = self.model.inference([torch.from_numpy(np.array(wav, np.float32))], key=["clip"],
-                                                 tokenizer=self.kwargs["tokenizer"],
-                                                 frontend=self.kwargs["frontend"], **rest)
+            results, meta = self.model.inference(
+                [torch.from_numpy(np.array(wav, np.float32))],
+                key=["clip"],
+                tokenizer=self.kwargs["tokenizer"],
+                frontend=self.kwargs["frontend"],
+                **rest,
+            )
         ids = list(self._captured["ids"])
         if self.eos in ids:
             ids = ids[: ids.index(self.eos)]

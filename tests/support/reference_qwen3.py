@@ -38,21 +38,48 @@ def native_config(folder: Path):
     cfg = json.loads((folder / "config.json").read_text())
     thinker = cfg["thinker_config"]
     audio = dict(thinker["audio_config"])
-    keep = ("num_mel_bins", "encoder_layers", "encoder_attention_heads", "encoder_ffn_dim", "d_model",
-            "activation_function", "scale_embedding", "n_window", "output_dim", "n_window_infer",
-            "downsample_hidden_size")
+    keep = (
+        "num_mel_bins",
+        "encoder_layers",
+        "encoder_attention_heads",
+        "encoder_ffn_dim",
+        "d_model",
+        "activation_function",
+        "scale_embedding",
+        "n_window",
+        "output_dim",
+        "n_window_infer",
+        "downsample_hidden_size",
+    )
     audio_config = Qwen3ASREncoderConfig(**{k: audio[k] for k in keep if k in audio})
     text = dict(thinker["text_config"])
-    text_keys = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-                 "num_key_value_heads", "head_dim", "hidden_act", "max_position_embeddings", "rms_norm_eps",
-                 "attention_bias", "tie_word_embeddings")
-    text_config = Qwen3Config(**{k: text[k] for k in text_keys if k in text},
-                              rope_parameters={"rope_type": "default", "rope_theta": float(text["rope_theta"])})
+    text_keys = (
+        "vocab_size",
+        "hidden_size",
+        "intermediate_size",
+        "num_hidden_layers",
+        "num_attention_heads",
+        "num_key_value_heads",
+        "head_dim",
+        "hidden_act",
+        "max_position_embeddings",
+        "rms_norm_eps",
+        "attention_bias",
+        "tie_word_embeddings",
+    )
+    text_config = Qwen3Config(
+        **{k: text[k] for k in text_keys if k in text},
+        rope_parameters={"rope_type": "default", "rope_theta": float(text["rope_theta"])},
+    )
     generation = json.loads((folder / "generation_config.json").read_text())
-    return Qwen3ASRConfig(audio_config=audio_config, text_config=text_config,
-                          audio_token_id=thinker["audio_token_id"], pad_token_id=generation["pad_token_id"],
-                          eos_token_id=list(generation["eos_token_id"]),
-                          tie_word_embeddings=bool(text.get("tie_word_embeddings", True)))
+    return Qwen3ASRConfig(
+        audio_config=audio_config,
+        text_config=text_config,
+        audio_token_id=thinker["audio_token_id"],
+        pad_token_id=generation["pad_token_id"],
+        eos_token_id=list(generation["eos_token_id"]),
+        tie_word_embeddings=bool(text.get("tie_word_embeddings", True)),
+    )
 
 
 def native_name(name: str) -> str:
@@ -93,18 +120,21 @@ class Qwen3Reference:
         load_weights(self.model, self.folder)
         template = json.loads((self.folder / "chat_template.json").read_text())["chat_template"]
         self.tokenizer = AutoTokenizer.from_pretrained(self.folder)
-        self.processor = Qwen3ASRProcessor(feature_extractor=Qwen3ASRFeatureExtractor(), tokenizer=self.tokenizer,
-                                           chat_template=template)
+        self.processor = Qwen3ASRProcessor(
+            feature_extractor=Qwen3ASRFeatureExtractor(), tokenizer=self.tokenizer, chat_template=template
+        )
         self.eos = set(config.eos_token_id)
 
     def inputs(self, wav: np.ndarray, *, language: str | None = None, context: str | None = None):
-        return self.processor.apply_transcription_request(audio=np.asarray(wav, np.float32), language=language,
-                                                          prompt=context)
+        return self.processor.apply_transcription_request(
+            audio=np.asarray(wav, np.float32), language=language, prompt=context
+        )
 
     def features(self, wav: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The feature extractor's log-mel [128, T'] and frame mask [T'] (T' a multiple of 100)."""
-        out = self.processor.feature_extractor(np.asarray(wav, np.float32), sampling_rate=16000, padding=True,
-                                               return_attention_mask=True)
+        out = self.processor.feature_extractor(
+            np.asarray(wav, np.float32), sampling_rate=16000, padding=True, return_attention_mask=True
+        )
         return out["input_features"][0].numpy(), out["attention_mask"][0].numpy()
 
     def encode(self, wav: np.ndarray) -> np.ndarray:
@@ -114,14 +144,15 @@ class Qwen3Reference:
             out = self.model.get_audio_features(torch.from_numpy(feats)[None], torch.from_numpy(mask)[None].long())
         return out.pooler_output.numpy()
 
-    def run(self, wav: np.ndarray, *, language: str | None = None, context: str | None = None,
-            max_new_tokens: int = 256) -> dict:
+    def run(
+        self, wav: np.ndarray, *, language: str | None = None, context: str | None = None, max_new_tokens: int = 256
+    ) -> dict:
         """Greedy generation: the new token ids up to (not including) EOS, and the prompt ids."""
         inputs = self.inputs(wav, language=language, context=context)
         with torch.no_grad():
             out = self.model.generate(**inputs, max_new_tokens=max_new_tokens, do_sample=False)
         prompt = inputs["input_ids"][0].tolist()
-        ids = out[0, len(prompt):].tolist()
+        ids = out[0, len(prompt) :].tolist()
         stop = next((i for i, t in enumerate(ids) if t in self.eos), len(ids))
         text = self.processor.decode(ids[:stop], skip_special_tokens=True)
         return {"ids": ids[:stop], "prompt": prompt, "text": text}

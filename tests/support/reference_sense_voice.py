@@ -22,8 +22,9 @@ class SenseVoiceReference:
         from funasr.models.sense_voice.model import SenseVoiceSmall
 
         with quiet_root_logger():  # funasr logs its progress on the root logger
-            self.model, self.kwargs = SenseVoiceSmall.from_pretrained(model=str(checkpoint), device="cpu",
-                                                                      disable_update=True)
+            self.model, self.kwargs = SenseVoiceSmall.from_pretrained(
+                model=str(checkpoint), device="cpu", disable_update=True
+            )
         self.model.eval()
         self.kwargs["frontend"].dither = 0.0
         self.tokenizer = self.kwargs["tokenizer"]
@@ -43,8 +44,13 @@ class SenseVoiceReference:
         rest.update(language=language, use_itn=use_itn)
         self._log_probs.clear()
         with torch.no_grad(), quiet_root_logger():
-            results, _ = self.model.inference([torch.from_numpy(np.array(wav, np.float32))], key=["clip"],
-                                              tokenizer=self.tokenizer, frontend=self.kwargs["frontend"], **rest)
+            results, _ = self.model.inference(
+                [torch.from_numpy(np.array(wav, np.float32))],
+                key=["clip"],
+                tokenizer=self.tokenizer,
+                frontend=self.kwargs["frontend"],
+                **rest,
+            )
         log_probs = self._log_probs[0][0].numpy()
         return {"text": results[0]["text"], "path": log_probs.argmax(-1), "log_probs": log_probs}
 

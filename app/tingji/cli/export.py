@@ -12,15 +12,18 @@ def add_parser(subparsers: Any) -> None:
         "export-model",
         help="convert an official model checkpoint into a Tingji model folder",
         description="Convert an official checkpoint folder into a Tingji model folder; the model family "
-        "is recognised from the checkpoint's own config. Needs the export extra: pip install \"tingji[export]\".",
+        'is recognised from the checkpoint\'s own config. Needs the export extra: pip install "tingji[export]".',
     )
     p.add_argument("--source", required=True, help="official checkpoint folder")
     p.add_argument("--out", required=True, help="model folder to create")
-    p.add_argument("--family", default=None, metavar="NAME",
-                   help="model family of the checkpoint (default: recognised from the checkpoint)")
+    p.add_argument(
+        "--family",
+        default=None,
+        metavar="NAME",
+        help="model family of the checkpoint (default: recognised from the checkpoint)",
+    )
     p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "int8"], help="encoder precision")
-    p.add_argument("--decoder-quant", default="f16", choices=["f32", "f16", "q8_0", "q5_k"],
-                   help="decoder GGUF type")
+    p.add_argument("--decoder-quant", default="f16", choices=["f32", "f16", "q8_0", "q5_k"], help="decoder GGUF type")
     p.add_argument("--no-fixed", action="store_true", help="skip the fixed-shape encoder used by DirectML")
     p.set_defaults(run=run)
 
@@ -32,8 +35,14 @@ def run(args: argparse.Namespace) -> int:
     with needs_export_extra(export_messages.EXTRA_FOR_EXPORT):
         from ..export import export_model
 
-        export_model(args.source, args.out, family=args.family, precision=args.precision,
-                     decoder_quant=args.decoder_quant, fixed=not args.no_fixed,
-                     progress=lambda msg: print(f"export: {msg}", file=sys.stderr))
+        export_model(
+            args.source,
+            args.out,
+            family=args.family,
+            precision=args.precision,
+            decoder_quant=args.decoder_quant,
+            fixed=not args.no_fixed,
+            progress=lambda msg: print(f"export: {msg}", file=sys.stderr),
+        )
     print(args.out)
     return 0

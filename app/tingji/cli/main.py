@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from .. import __version__
 from ..errors import TingjiError
@@ -45,8 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         return gui_main()
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
     run: Callable[[argparse.Namespace], int] | None = getattr(args, "run", None)
     if run is None:  # `tingji -v` and nothing else
         parser.print_help()
@@ -67,8 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.verbose:
             log.error("internal error", exc_info=True)
         text = " ".join(str(exc).split())
-        _say(f"internal error ({type(exc).__name__}: {text}); please report it"
-             + ("" if args.verbose else " (run it again with -v for the details)"))
+        _say(
+            f"internal error ({type(exc).__name__}: {text}); please report it"
+            + ("" if args.verbose else " (run it again with -v for the details)")
+        )
         return 1
 
 

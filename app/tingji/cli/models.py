@@ -11,8 +11,9 @@ import argparse
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from .progress import StatusLine
 
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "models", help="list, download, install, import, verify or remove models",
+        "models",
+        help="list, download, install, import, verify or remove models",
         description="Manage the speech models Tingji uses (stored under the user data folder).",
     )
     sub = parser.add_subparsers(dest="models_command", metavar="COMMAND")
@@ -35,8 +37,10 @@ def add_parser(subparsers: Any) -> None:
     p = sub.add_parser("download", help="download a model from the catalog (see `tingji models list`)")
     p.add_argument("name")
     p.add_argument("--as", dest="install_as", metavar="NAME", help="install under another name")
-    p = sub.add_parser("import", help="install a copy of a model folder or a pre-converted release, or convert an "
-                       "official checkpoint folder")
+    p = sub.add_parser(
+        "import",
+        help="install a copy of a model folder or a pre-converted release, or convert an official checkpoint folder",
+    )
     p.add_argument("dir")
     p.add_argument("--name", help="name to install it under (default: the folder's name)")
     p = sub.add_parser("verify", help="check every file of an installed model against its SHA-256")
@@ -44,10 +48,13 @@ def add_parser(subparsers: Any) -> None:
     p = sub.add_parser("remove", help="delete an installed model")
     p.add_argument("name")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
-    p = sub.add_parser("forget-pin", help="forget the SHA-256 hashes pinned by a catalog model's first download",
-                       description="A catalog model without published hashes gets its hashes pinned by the "
-                       "first download that installs; later downloads must match them. Forget them when the "
-                       "model was legitimately updated; the next download pins anew.")
+    p = sub.add_parser(
+        "forget-pin",
+        help="forget the SHA-256 hashes pinned by a catalog model's first download",
+        description="A catalog model without published hashes gets its hashes pinned by the "
+        "first download that installs; later downloads must match them. Forget them when the "
+        "model was legitimately updated; the next download pins anew.",
+    )
     p.add_argument("name")
     parser.set_defaults(run=run)
 
@@ -172,15 +179,20 @@ def _ctrl_c_cancels() -> Iterator[threading.Event]:
 def _hash_note(hashes: HashCount) -> str:
     """What a catalog model's download can be checked against, when it is less than published hashes."""
     if hashes.state == "missing":
-        return (f"not checked: the catalog publishes no SHA-256 for {hashes.missing} of {hashes.total} "
-                "files; they are pinned once the model verifies")
+        return (
+            f"not checked: the catalog publishes no SHA-256 for {hashes.missing} of {hashes.total} "
+            "files; they are pinned once the model verifies"
+        )
     return f"checked against SHA-256 pinned by your first download ({hashes.pinned} of {hashes.total})"
 
 
 def _show_pins(name: str, pinned: dict[str, str], err: TextIO) -> None:
     for path, digest in pinned.items():
-        print(f"{path}: not checked (the catalog publishes no SHA-256); pinned {digest} now that the model "
-              f"verified; later downloads must match (`tingji models forget-pin {name}` forgets it)", file=err)
+        print(
+            f"{path}: not checked (the catalog publishes no SHA-256); pinned {digest} now that the model "
+            f"verified; later downloads must match (`tingji models forget-pin {name}` forgets it)",
+            file=err,
+        )
 
 
 def _forget_pin(args: argparse.Namespace, progress: _StageProgress) -> None:
@@ -225,8 +237,13 @@ def _remove(args: argparse.Namespace, progress: _StageProgress) -> None:
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace, _StageProgress], None]] = {
-    "list": _list, "install": _install, "download": _download, "import": _import,
-    "verify": _verify, "remove": _remove, "forget-pin": _forget_pin,
+    "list": _list,
+    "install": _install,
+    "download": _download,
+    "import": _import,
+    "verify": _verify,
+    "remove": _remove,
+    "forget-pin": _forget_pin,
 }
 _RESUMABLE = ("install", "download")  # what a download already fetched stays in the cache
 

@@ -15,16 +15,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..engine.writers import parse_formats, write
 from ..errors import Cancelled, TingjiError
 from . import messages
-from ..engine.writers import parse_formats, write
 from .progress import StatusLine
 
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "transcribe", help="transcribe audio or video files",
-        description="Transcribe audio or video files into TXT/SRT/VTT/JSON files named after each input.")
+        "transcribe",
+        help="transcribe audio or video files",
+        description="Transcribe audio or video files into TXT/SRT/VTT/JSON files named after each input.",
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="audio or video files")
     p.add_argument("--model", required=True, help="installed model name or model folder")
     p.add_argument("--out", default=".", help="folder for the transcript files (default: current folder)")
@@ -35,8 +37,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--no-itn", action="store_true", help="keep numbers as spoken words (no text normalisation)")
     p.add_argument("--max-tokens", type=int, default=512, help="token limit per 60 s window (default 512)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: usable cores, at most 8)")
-    p.add_argument("--exact", action="store_true",
-                   help="reference mode: no VAD trimming, one window for clips that fit, plain greedy decoding")
+    p.add_argument(
+        "--exact",
+        action="store_true",
+        help="reference mode: no VAD trimming, one window for clips that fit, plain greedy decoding",
+    )
     p.set_defaults(run=run)
 
 
@@ -90,8 +95,7 @@ def run(args: argparse.Namespace) -> int:
     engine = Engine(folder, args.provider, exact=args.exact, threads=args.threads)
     for warning in engine.warnings:
         print(f"tingji: warning: {warning}", file=err)
-    print(f"tingji: model {engine.model_name} on {engine.provider.upper()} "
-          f"(loaded in {engine.load_s:.1f} s)", file=err)
+    print(f"tingji: model {engine.model_name} on {engine.provider.upper()} (loaded in {engine.load_s:.1f} s)", file=err)
     failures = partial = 0
     status = StatusLine(err)
     targets = _out_names(args.files, out_dir)
@@ -100,9 +104,13 @@ def run(args: argparse.Namespace) -> int:
             label = f"[{i}/{len(args.files)}] {Path(path).name}"
             try:
                 transcript = engine.transcribe(
-                    path, language=args.language, hotwords=hotwords, itn=not args.no_itn,
+                    path,
+                    language=args.language,
+                    hotwords=hotwords,
+                    itn=not args.no_itn,
                     max_tokens=args.max_tokens,
-                    on_progress=lambda p: status.show(_bar(label, p.fraction, p.done_s)))
+                    on_progress=lambda p, label=label: status.show(_bar(label, p.fraction, p.done_s)),
+                )
                 written = [write(transcript, target.with_name(target.name + "." + fmt), fmt) for fmt in formats]
             except Cancelled:
                 raise KeyboardInterrupt from None
@@ -112,8 +120,10 @@ def run(args: argparse.Namespace) -> int:
                 continue
             total_s = transcript.timings.get("total", 0)
             speed = transcript.duration / max(total_s, 1e-9)
-            status.print(f"{label}: {transcript.duration:.1f} s of audio in {total_s:.1f} s "
-                         f"({speed:.1f}x real time) -> {', '.join(str(w) for w in written)}")
+            status.print(
+                f"{label}: {transcript.duration:.1f} s of audio in {total_s:.1f} s "
+                f"({speed:.1f}x real time) -> {', '.join(str(w) for w in written)}"
+            )
             for warning in transcript.warnings:
                 print(f"tingji: warning: {path}: {warning}", file=err)
             partial += not transcript.complete
@@ -122,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
         engine.close()  # waits for any background decoding before the interpreter tears down
     done = len(args.files) - failures
     partly = f" ({partial} only partly: the file could not be read to its end)" if partial else ""
-    print(f"tingji: {done} of {len(args.files)} file(s) transcribed{partly} in {time.perf_counter() - started:.1f} s",
-          file=err)
+    print(
+        f"tingji: {done} of {len(args.files)} file(s) transcribed{partly} in {time.perf_counter() - started:.1f} s",
+        file=err,
+    )
     # Success means every file was read completely: a partial transcript is kept, but not passed off as whole.
     return 0 if failures == 0 and partial == 0 else 1

@@ -35,8 +35,9 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -67,10 +68,18 @@ class TakeAudio:
 class Microphone:
     """One input device, opened on demand, with a pre-roll ring buffer."""
 
-    def __init__(self, device: int | str | None = None, *, pre_roll_s: float = 0.5, keep_open: bool = False,
-                 linger_s: float = 15.0, stall_timeout_s: float = 2.0, start_timeout_s: float = 6.0,
-                 on_audio: Callable[[np.ndarray], None] | None = None,
-                 on_error: Callable[[MicrophoneError], None] | None = None) -> None:
+    def __init__(
+        self,
+        device: int | str | None = None,
+        *,
+        pre_roll_s: float = 0.5,
+        keep_open: bool = False,
+        linger_s: float = 15.0,
+        stall_timeout_s: float = 2.0,
+        start_timeout_s: float = 6.0,
+        on_audio: Callable[[np.ndarray], None] | None = None,
+        on_error: Callable[[MicrophoneError], None] | None = None,
+    ) -> None:
         self.device = device
         self.pre_roll_s = pre_roll_s
         self.keep_open = keep_open
@@ -172,8 +181,13 @@ class Microphone:
         self._maybe_linger()
         return box[0] if box else TakeAudio(np.zeros(0, np.float32))
 
-    def set_options(self, *, device: int | str | None | object = _UNSET, pre_roll_s: float | None = None,
-                    keep_open: bool | None = None) -> None:
+    def set_options(
+        self,
+        *,
+        device: int | str | None | object = _UNSET,
+        pre_roll_s: float | None = None,
+        keep_open: bool | None = None,
+    ) -> None:
         """Apply changed settings; a new device takes effect at the next take."""
         with self._lock:
             if pre_roll_s is not None:
@@ -358,8 +372,9 @@ class Microphone:
         started = self.frames_captured > 0
         limit = self.stall_timeout_s if started else max(self.stall_timeout_s, self.start_timeout_s)
         if time.monotonic() - self._last_block > limit:
-            self._on_lost(self._gen, MicrophoneError(messages.STOPPED_DELIVERING if started
-                                                     else messages.DELIVERS_NOTHING))
+            self._on_lost(
+                self._gen, MicrophoneError(messages.STOPPED_DELIVERING if started else messages.DELIVERS_NOTHING)
+            )
 
     def _deliver(self, block: np.ndarray) -> None:
         if self.on_audio is not None:

@@ -41,18 +41,19 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import Cancelled, TingjiError
 from ..engine.vad import SileroVad
+from ..errors import Cancelled, TingjiError
 from . import messages
 from .capture import Microphone, TakeAudio
 from .devices import MicrophoneError
 from .events import DictationEvent
-from .history import DictationHistory
 from .global_hotkey import GlobalHotkey
+from .history import DictationHistory
 from .hotkey import HotkeyError
 from .live_vad import LiveVad
 from .output import Clipboard, KeySender, TextOutput
@@ -90,23 +91,38 @@ class AudioInput(Protocol):
 class DictationController:
     """Owns a dictation session: the hotkey, the microphone, the take pipeline."""
 
-    def __init__(self, engine: DictationEngine, settings: DictationSettings | None = None, *,
-                 clipboard: Clipboard | None = None, keys: KeySender | None = None,
-                 output: TextOutput | None = None, history: DictationHistory | None = None,
-                 microphone: AudioInput | None = None, vad: SileroVad | None = None,
-                 on_event: Callable[[DictationEvent], None] | None = None,
-                 use_hotkey: bool = True, model_name: str | None = None) -> None:
+    def __init__(
+        self,
+        engine: DictationEngine,
+        settings: DictationSettings | None = None,
+        *,
+        clipboard: Clipboard | None = None,
+        keys: KeySender | None = None,
+        output: TextOutput | None = None,
+        history: DictationHistory | None = None,
+        microphone: AudioInput | None = None,
+        vad: SileroVad | None = None,
+        on_event: Callable[[DictationEvent], None] | None = None,
+        use_hotkey: bool = True,
+        model_name: str | None = None,
+    ) -> None:
         self.settings = (settings or DictationSettings()).validate()
         s = self.settings
         self.engine = engine
         self.model_name = model_name or engine.model_name
         self.on_event = on_event
         self.history = history if history is not None else DictationHistory()
-        self.output = output if output is not None else TextOutput(
-            clipboard, keys, mode=s.output, restore_delay_s=s.restore_delay_s)
+        self.output = (
+            output
+            if output is not None
+            else TextOutput(clipboard, keys, mode=s.output, restore_delay_s=s.restore_delay_s)
+        )
         self.vad = vad if vad is not None else engine.vad
-        self.mic: AudioInput = microphone if microphone is not None else Microphone(
-            s.device, pre_roll_s=s.pre_roll_s, keep_open=s.keep_mic_open)
+        self.mic: AudioInput = (
+            microphone
+            if microphone is not None
+            else Microphone(s.device, pre_roll_s=s.pre_roll_s, keep_open=s.keep_mic_open)
+        )
         self.mic.on_audio = self._on_audio
         self.mic.on_error = self._on_mic_error
         self.use_hotkey = use_hotkey
@@ -199,8 +215,12 @@ class DictationController:
 
     def _start_hotkey(self) -> None:
         try:
-            hk = GlobalHotkey(self.settings.hotkey, on_activate=self._hotkey_down,
-                              on_deactivate=self._hotkey_up, on_arm=self._hotkey_arm)
+            hk = GlobalHotkey(
+                self.settings.hotkey,
+                on_activate=self._hotkey_down,
+                on_deactivate=self._hotkey_up,
+                on_arm=self._hotkey_arm,
+            )
         except HotkeyError as exc:
             self.hotkey_unavailable = exc
             self._emit(DictationEvent.problem("hotkey", exc))
@@ -380,13 +400,29 @@ class DictationController:
                 self._set_state()
 
     def _process(self, f: FinishedTake) -> None:
-        process_take(f, self.settings, engine=self.engine.live, vad=self.vad, history=self.history, output=self.output,
-                     hotkey=lambda: self.hotkey, model_name=self.model_name, cancel=self._cancel, emit=self._emit)
+        process_take(
+            f,
+            self.settings,
+            engine=self.engine.live,
+            vad=self.vad,
+            history=self.history,
+            output=self.output,
+            hotkey=lambda: self.hotkey,
+            model_name=self.model_name,
+            cancel=self._cancel,
+            emit=self._emit,
+        )
 
     def recover_orphans(self) -> int:
         """Transcribe WAVs left without a history row by a crash; returns how many were stored."""
-        return recover_orphans(self.engine.live, self.history, lambda: self.settings, model_name=self.model_name,
-                               cancel=self._cancel, emit=self._emit)
+        return recover_orphans(
+            self.engine.live,
+            self.history,
+            lambda: self.settings,
+            model_name=self.model_name,
+            cancel=self._cancel,
+            emit=self._emit,
+        )
 
     # -- events -----------------------------------------------------------------------------
 

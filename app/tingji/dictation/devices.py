@@ -11,8 +11,9 @@ PortAudio's errors become `MicrophoneError` with a one-line message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -60,9 +61,9 @@ def input_devices() -> list[str]:
     return [d["name"] for d in sd.query_devices() if d.get("max_input_channels", 0) > 0]
 
 
-def open_input_stream(device: int | str | None,
-                      callback: Callable[[np.ndarray, int, Any, Any], None],
-                      finished: Callable[[], None]) -> OpenedStream:
+def open_input_stream(
+    device: int | str | None, callback: Callable[[np.ndarray, int, Any, Any], None], finished: Callable[[], None]
+) -> OpenedStream:
     """Start an input stream on `device` (None: the default) in its native format. Raises MicrophoneError."""
     sd = sounddevice()
     try:
@@ -76,8 +77,14 @@ def open_input_stream(device: int | str | None,
     if channels < 1 or info["max_input_channels"] < 1:
         raise MicrophoneError(messages.NOT_AN_INPUT, name=info["name"])
     try:
-        stream = sd.InputStream(device=device, samplerate=rate, channels=channels, dtype="float32",
-                                callback=callback, finished_callback=finished)
+        stream = sd.InputStream(
+            device=device,
+            samplerate=rate,
+            channels=channels,
+            dtype="float32",
+            callback=callback,
+            finished_callback=finished,
+        )
         stream.start()
     except (sd.PortAudioError, ValueError) as exc:
         raise MicrophoneError(messages.CANNOT_OPEN, name=info["name"], reason=oneline(exc)) from None
@@ -105,4 +112,3 @@ def stop_playback() -> None:
 
 def oneline(exc: BaseException) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
-

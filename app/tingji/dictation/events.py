@@ -32,6 +32,6 @@ class DictationEvent:
     error: TingjiError | None = None
 
     @classmethod
-    def problem(cls, kind: str, error: TingjiError | None) -> "DictationEvent":
+    def problem(cls, kind: str, error: TingjiError | None) -> DictationEvent:
         """An "error" or "hotkey" event about `error` (None: the hotkey works)."""
         return cls(kind, "" if error is None else str(error), error=error)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import first_line
 from . import messages
@@ -52,15 +53,27 @@ def key_name(key: Any) -> str | None:
 class GlobalHotkey:
     """The system-wide listener. `start()` never raises: check `unavailable`."""
 
-    def __init__(self, hotkey: Hotkey | str, *, on_activate: Callable[[], None] = lambda: None,
-                 on_deactivate: Callable[[], None] = lambda: None,
-                 on_arm: Callable[[bool], None] = lambda armed: None, release_grace_s: float = 0.05,
-                 resync: Resync = Resync()) -> None:
+    def __init__(
+        self,
+        hotkey: Hotkey | str,
+        *,
+        on_activate: Callable[[], None] = lambda: None,
+        on_deactivate: Callable[[], None] = lambda: None,
+        on_arm: Callable[[bool], None] = lambda armed: None,
+        release_grace_s: float = 0.05,
+        resync: Resync = Resync(),
+    ) -> None:
         hk = parse_hotkey(hotkey) if isinstance(hotkey, str) else hotkey
         self.keys = SystemKeys()  # the platform's key state once started
-        self.matcher = HotkeyMatcher(hk, on_activate=on_activate, on_deactivate=on_deactivate, on_arm=on_arm,
-                                     release_grace_s=release_grace_s, keys_down=lambda names: self.keys.down(names),
-                                     resync=resync)
+        self.matcher = HotkeyMatcher(
+            hk,
+            on_activate=on_activate,
+            on_deactivate=on_deactivate,
+            on_arm=on_arm,
+            release_grace_s=release_grace_s,
+            keys_down=lambda names: self.keys.down(names),
+            resync=resync,
+        )
         self.unavailable: HotkeyError | None = None
         self._listener: Any = None
 

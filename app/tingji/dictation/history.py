@@ -37,10 +37,10 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -168,8 +168,12 @@ class DictationHistory:
 
         Deleted ones are not orphans, even where unlinking them failed (a file in use on Windows)."""
         with self._lock:
-            known = {r[0] for r in self._db.execute("SELECT recording FROM takes WHERE recording IS NOT NULL"
-                                                    " UNION SELECT name FROM deleted_recordings")}
+            known = {
+                r[0]
+                for r in self._db.execute(
+                    "SELECT recording FROM takes WHERE recording IS NOT NULL UNION SELECT name FROM deleted_recordings"
+                )
+            }
         return sorted(p for p in self.recordings.glob(f"{RECORDING_PREFIX}*.wav") if p.name not in known)
 
     # -- rows ---------------------------------------------------------------------
@@ -180,8 +184,19 @@ class DictationHistory:
             cur = self._db.execute(
                 "INSERT INTO takes (created, text, duration_s, recording, language, model, latency_s, output, error,"
                 " error_code) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (take.created, take.text, take.duration_s, take.recording, take.language, take.model,
-                 take.latency_s, take.output, take.error, take.error_code))
+                (
+                    take.created,
+                    take.text,
+                    take.duration_s,
+                    take.recording,
+                    take.language,
+                    take.model,
+                    take.latency_s,
+                    take.output,
+                    take.error,
+                    take.error_code,
+                ),
+            )
             take.id = int(cur.lastrowid)
         return take
 
@@ -190,22 +205,28 @@ class DictationHistory:
         if take.id is None:
             raise ValueError("take has no id; add() it first")
         with self._lock:
-            self._db.execute("UPDATE takes SET output = ?, latency_s = ?, error = ?, error_code = ? WHERE id = ?",
-                             (take.output, take.latency_s, take.error, take.error_code, take.id))
+            self._db.execute(
+                "UPDATE takes SET output = ?, latency_s = ?, error = ?, error_code = ? WHERE id = ?",
+                (take.output, take.latency_s, take.error, take.error_code, take.id),
+            )
 
     def recent(self, limit: int = 200) -> list[DictationTake]:
         """Newest first."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT id, created, text, duration_s, recording, language, model, latency_s, output, error,"
-                " error_code FROM takes ORDER BY created DESC, id DESC LIMIT ?", (limit,)).fetchall()
+                " error_code FROM takes ORDER BY created DESC, id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
         return [self._take(r) for r in rows]
 
     def get(self, take_id: int) -> DictationTake | None:
         with self._lock:
             row = self._db.execute(
                 "SELECT id, created, text, duration_s, recording, language, model, latency_s, output, error,"
-                " error_code FROM takes WHERE id = ?", (take_id,)).fetchone()
+                " error_code FROM takes WHERE id = ?",
+                (take_id,),
+            ).fetchone()
         return self._take(row) if row else None
 
     def count(self) -> int:
@@ -238,7 +259,9 @@ class DictationHistory:
             with self._transaction():  # all marked at once: a crash half-way leaves no orphan to recover
                 rows = self._db.execute(
                     "SELECT id, recording FROM takes WHERE recording IS NOT NULL"
-                    " ORDER BY created DESC, id DESC LIMIT -1 OFFSET ?", (keep_recordings,)).fetchall()
+                    " ORDER BY created DESC, id DESC LIMIT -1 OFFSET ?",
+                    (keep_recordings,),
+                ).fetchall()
                 for take_id, name in rows:
                     self._db.execute("INSERT OR IGNORE INTO deleted_recordings (name) VALUES (?)", (name,))
                     self._db.execute("UPDATE takes SET recording = NULL WHERE id = ?", (take_id,))
@@ -284,6 +307,16 @@ class DictationHistory:
 
     @staticmethod
     def _take(row: tuple) -> DictationTake:
-        return DictationTake(id=row[0], created=row[1], text=row[2], duration_s=row[3], recording=row[4],
-                             language=row[5], model=row[6], latency_s=row[7], output=row[8], error=row[9],
-                             error_code=row[10])
+        return DictationTake(
+            id=row[0],
+            created=row[1],
+            text=row[2],
+            duration_s=row[3],
+            recording=row[4],
+            language=row[5],
+            model=row[6],
+            latency_s=row[7],
+            output=row[8],
+            error=row[9],
+            error_code=row[10],
+        )

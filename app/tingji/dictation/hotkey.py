@@ -35,8 +35,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 from ..errors import TingjiError
 from . import messages
@@ -45,20 +45,63 @@ log = logging.getLogger(__name__)
 
 MODIFIERS = ("ctrl", "alt", "shift", "cmd")
 _MODIFIER_ALIASES = {
-    "ctrl": "ctrl", "control": "ctrl", "ctl": "ctrl", "strg": "ctrl",
-    "alt": "alt", "option": "alt", "opt": "alt",
+    "ctrl": "ctrl",
+    "control": "ctrl",
+    "ctl": "ctrl",
+    "strg": "ctrl",
+    "alt": "alt",
+    "option": "alt",
+    "opt": "alt",
     "shift": "shift",
-    "cmd": "cmd", "command": "cmd", "win": "cmd", "windows": "cmd", "super": "cmd", "meta": "cmd",
+    "cmd": "cmd",
+    "command": "cmd",
+    "win": "cmd",
+    "windows": "cmd",
+    "super": "cmd",
+    "meta": "cmd",
 }
 _KEY_ALIASES = {
-    " ": "space", "spacebar": "space", "return": "enter", "escape": "esc", "del": "delete",
-    "ins": "insert", "pgup": "page_up", "pageup": "page_up", "pgdn": "page_down", "pagedown": "page_down",
-    "capslock": "caps_lock", "scrolllock": "scroll_lock", "numlock": "num_lock", "printscreen": "print_screen",
-    "prtsc": "print_screen", "break": "pause", "plus": "+", "minus": "-",
+    " ": "space",
+    "spacebar": "space",
+    "return": "enter",
+    "escape": "esc",
+    "del": "delete",
+    "ins": "insert",
+    "pgup": "page_up",
+    "pageup": "page_up",
+    "pgdn": "page_down",
+    "pagedown": "page_down",
+    "capslock": "caps_lock",
+    "scrolllock": "scroll_lock",
+    "numlock": "num_lock",
+    "printscreen": "print_screen",
+    "prtsc": "print_screen",
+    "break": "pause",
+    "plus": "+",
+    "minus": "-",
 }
 _NAMED_KEYS = {
-    "space", "enter", "tab", "esc", "backspace", "delete", "insert", "home", "end", "page_up", "page_down",
-    "up", "down", "left", "right", "caps_lock", "scroll_lock", "num_lock", "print_screen", "pause", "menu",
+    "space",
+    "enter",
+    "tab",
+    "esc",
+    "backspace",
+    "delete",
+    "insert",
+    "home",
+    "end",
+    "page_up",
+    "page_down",
+    "up",
+    "down",
+    "left",
+    "right",
+    "caps_lock",
+    "scroll_lock",
+    "num_lock",
+    "print_screen",
+    "pause",
+    "menu",
     *(f"f{i}" for i in range(1, 25)),
 }
 
@@ -113,8 +156,8 @@ class Resync:
     """When the matcher stops trusting its own record of held keys (see the module docstring)."""
 
     check_every_s: float = 1.0  # while a modifier is held, look this often (0: only when check() is called)
-    quiet_s: float = 1.0        # ask the system only after this long without key events
-    stale_s: float = 5.0        # no system to ask: an armed modifier without events for this long is let go
+    quiet_s: float = 1.0  # ask the system only after this long without key events
+    stale_s: float = 5.0  # no system to ask: an armed modifier without events for this long is let go
 
 
 class HotkeyMatcher:
@@ -132,11 +175,18 @@ class HotkeyMatcher:
     stuck key an open microphone.
     """
 
-    def __init__(self, hotkey: Hotkey, *, on_activate: Callable[[], None] = lambda: None,
-                 on_deactivate: Callable[[], None] = lambda: None,
-                 on_arm: Callable[[bool], None] = lambda armed: None, release_grace_s: float = 0.0,
-                 keys_down: Callable[[frozenset[str]], frozenset[str] | None] = lambda names: None,
-                 resync: Resync = Resync(), clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        hotkey: Hotkey,
+        *,
+        on_activate: Callable[[], None] = lambda: None,
+        on_deactivate: Callable[[], None] = lambda: None,
+        on_arm: Callable[[bool], None] = lambda armed: None,
+        release_grace_s: float = 0.0,
+        keys_down: Callable[[frozenset[str]], frozenset[str] | None] = lambda names: None,
+        resync: Resync = Resync(),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.hotkey = hotkey
         self.on_activate = on_activate
         self.on_deactivate = on_deactivate

@@ -32,7 +32,8 @@ import collections
 import logging
 import sys
 import threading
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -40,23 +41,61 @@ _MODIFIERS = ("ctrl", "alt", "shift", "cmd")
 
 # X keysym names of our key names (single characters are their own Latin-1 keysyms).
 _X_KEYSYMS = {
-    "ctrl": ("Control_L", "Control_R"), "alt": ("Alt_L", "Alt_R", "Meta_L", "Meta_R"),
-    "shift": ("Shift_L", "Shift_R"), "cmd": ("Super_L", "Super_R"),
-    "space": ("space",), "enter": ("Return",), "tab": ("Tab",), "esc": ("Escape",), "backspace": ("BackSpace",),
-    "delete": ("Delete",), "insert": ("Insert",), "home": ("Home",), "end": ("End",), "page_up": ("Prior",),
-    "page_down": ("Next",), "up": ("Up",), "down": ("Down",), "left": ("Left",), "right": ("Right",),
-    "caps_lock": ("Caps_Lock",), "scroll_lock": ("Scroll_Lock",), "num_lock": ("Num_Lock",),
-    "print_screen": ("Print",), "pause": ("Pause",), "menu": ("Menu",),
+    "ctrl": ("Control_L", "Control_R"),
+    "alt": ("Alt_L", "Alt_R", "Meta_L", "Meta_R"),
+    "shift": ("Shift_L", "Shift_R"),
+    "cmd": ("Super_L", "Super_R"),
+    "space": ("space",),
+    "enter": ("Return",),
+    "tab": ("Tab",),
+    "esc": ("Escape",),
+    "backspace": ("BackSpace",),
+    "delete": ("Delete",),
+    "insert": ("Insert",),
+    "home": ("Home",),
+    "end": ("End",),
+    "page_up": ("Prior",),
+    "page_down": ("Next",),
+    "up": ("Up",),
+    "down": ("Down",),
+    "left": ("Left",),
+    "right": ("Right",),
+    "caps_lock": ("Caps_Lock",),
+    "scroll_lock": ("Scroll_Lock",),
+    "num_lock": ("Num_Lock",),
+    "print_screen": ("Print",),
+    "pause": ("Pause",),
+    "menu": ("Menu",),
     **{f"f{i}": (f"F{i}",) for i in range(1, 25)},
 }
 
 # Windows virtual-key codes (single characters: VkKeyScanW).
 _VK = {
-    "ctrl": (0x11,), "alt": (0x12,), "shift": (0x10,), "cmd": (0x5B, 0x5C),
-    "space": (0x20,), "enter": (0x0D,), "tab": (0x09,), "esc": (0x1B,), "backspace": (0x08,), "delete": (0x2E,),
-    "insert": (0x2D,), "home": (0x24,), "end": (0x23,), "page_up": (0x21,), "page_down": (0x22,), "up": (0x26,),
-    "down": (0x28,), "left": (0x25,), "right": (0x27,), "caps_lock": (0x14,), "scroll_lock": (0x91,),
-    "num_lock": (0x90,), "print_screen": (0x2C,), "pause": (0x13,), "menu": (0x5D,),
+    "ctrl": (0x11,),
+    "alt": (0x12,),
+    "shift": (0x10,),
+    "cmd": (0x5B, 0x5C),
+    "space": (0x20,),
+    "enter": (0x0D,),
+    "tab": (0x09,),
+    "esc": (0x1B,),
+    "backspace": (0x08,),
+    "delete": (0x2E,),
+    "insert": (0x2D,),
+    "home": (0x24,),
+    "end": (0x23,),
+    "page_up": (0x21,),
+    "page_down": (0x22,),
+    "up": (0x26,),
+    "down": (0x28,),
+    "left": (0x25,),
+    "right": (0x27,),
+    "caps_lock": (0x14,),
+    "scroll_lock": (0x91,),
+    "num_lock": (0x90,),
+    "print_screen": (0x2C,),
+    "pause": (0x13,),
+    "menu": (0x5D,),
     **{f"f{i}": (0x6F + i,) for i in range(1, 25)},
 }
 
@@ -76,8 +115,7 @@ class SystemKeys:
         on the listener's thread); None when unknown."""
         return None
 
-    def listener(self, keyboard: Any, on_press: Callable[[Any], None],
-                 on_release: Callable[[Any], None]) -> Any:
+    def listener(self, keyboard: Any, on_press: Callable[[Any], None], on_release: Callable[[Any], None]) -> Any:
         """The pynput listener, made so that `event_modifiers()` can answer."""
         return keyboard.Listener(on_press=on_press, on_release=on_release)
 
@@ -213,8 +251,9 @@ class MacKeys(SystemKeys):
         import ctypes
         import ctypes.util
 
-        self._cg = ctypes.CDLL(ctypes.util.find_library("CoreGraphics") or
-                               "/System/Library/Frameworks/CoreGraphics.framework/CoreGraphics")
+        self._cg = ctypes.CDLL(
+            ctypes.util.find_library("CoreGraphics") or "/System/Library/Frameworks/CoreGraphics.framework/CoreGraphics"
+        )
         self._cg.CGEventSourceFlagsState.restype = ctypes.c_uint64
         self._cg.CGEventSourceFlagsState.argtypes = [ctypes.c_int32]
 

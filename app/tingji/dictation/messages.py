@@ -25,16 +25,19 @@ HOTKEY_EMPTY_PART = Message("hotkey.empty_part", "hotkey {hotkey!r}: empty part 
 HOTKEY_UNKNOWN_KEY = Message("hotkey.unknown_key", "hotkey {hotkey!r}: unknown key {key!r}")
 HOTKEY_ONLY_MODIFIERS = Message("hotkey.only_modifiers", "hotkey {hotkey!r}: needs a key besides the modifiers")
 HOTKEY_TWO_KEYS = Message("hotkey.two_keys", "hotkey {hotkey!r}: exactly one non-modifier key is allowed")
-HOTKEY_BARE_CHARACTER = Message("hotkey.bare_character",
-                                "hotkey {hotkey!r}: a single character needs a modifier (e.g. ctrl+alt+{key})")
+HOTKEY_BARE_CHARACTER = Message(
+    "hotkey.bare_character", "hotkey {hotkey!r}: a single character needs a modifier (e.g. ctrl+alt+{key})"
+)
 # Why the global hotkey cannot work on this desktop: UNAVAILABLE's `reason` is one of the
 # three below, or what the keyboard library said.
 HOTKEY_UNAVAILABLE = Message("hotkey.unavailable", "global hotkey unavailable: {reason}")
 NO_X_DISPLAY = Message("hotkey.no_x_display", "no X display (failed to acquire X connection)")
-NO_RECORD_EXTENSION = Message("hotkey.no_record_extension",
-                              "the keyboard listener did not start (X11 needs the RECORD extension)")
-NEEDS_ACCESSIBILITY = Message("hotkey.needs_accessibility",
-                              "allow Tingji under System Settings > Privacy & Security > Accessibility")
+NO_RECORD_EXTENSION = Message(
+    "hotkey.no_record_extension", "the keyboard listener did not start (X11 needs the RECORD extension)"
+)
+NEEDS_ACCESSIBILITY = Message(
+    "hotkey.needs_accessibility", "allow Tingji under System Settings > Privacy & Security > Accessibility"
+)
 
 # -- putting the text into the focused application (output.py, tingji.gui.qt_clipboard) --------------------
 CANNOT_SEND_KEYS = Message("insert.cannot_send_keys", "cannot send keys to other applications: {reason}")
@@ -48,11 +51,15 @@ NOT_INSERTED = Message("insert.not_inserted", "{problem} (the text is in the dic
 BAD_MODE = Message("dictation.bad_mode", "dictation mode must be one of {choices}, not {value}")
 BAD_OUTPUT = Message("dictation.bad_output", "dictation output must be one of {choices}, not {value}")
 BAD_DURATION = Message("dictation.bad_duration", "dictation setting {name} must be a number of seconds, not {value}")
-SILENCE_TOO_SHORT = Message("dictation.silence_too_short",
-                            "dictation silence must be at least 0.2 s (the VAD decides every 32 ms)")
-BAD_VAD_THRESHOLD = Message("dictation.bad_vad_threshold", "dictation vad_threshold must be between 0 and 1, not {value}")
-BAD_KEEP_RECORDINGS = Message("dictation.bad_keep_recordings",
-                              "dictation keep_recordings must be a count (0 or more) or null for all")
+SILENCE_TOO_SHORT = Message(
+    "dictation.silence_too_short", "dictation silence must be at least 0.2 s (the VAD decides every 32 ms)"
+)
+BAD_VAD_THRESHOLD = Message(
+    "dictation.bad_vad_threshold", "dictation vad_threshold must be between 0 and 1, not {value}"
+)
+BAD_KEEP_RECORDINGS = Message(
+    "dictation.bad_keep_recordings", "dictation keep_recordings must be a count (0 or more) or null for all"
+)
 
 # -- the controller and the history (controller.py, recovery.py) --------------------------------------------
 COMMAND_FAILED = Message("dictation.command_failed", "dictation: {reason}")

@@ -27,7 +27,8 @@ import logging
 import sys
 import threading
 import time
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from ..errors import TingjiError, first_line
 from . import messages
@@ -134,9 +135,16 @@ class PynputKeys:
 class TextOutput:
     """Inserts text by paste (restoring the clipboard) or by typing."""
 
-    def __init__(self, clipboard: Clipboard | None = None, keys: KeySender | None = None, *,
-                 mode: str = "paste", restore_delay_s: float = 0.5, settle_s: float = 0.05,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        clipboard: Clipboard | None = None,
+        keys: KeySender | None = None,
+        *,
+        mode: str = "paste",
+        restore_delay_s: float = 0.5,
+        settle_s: float = 0.05,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         if mode not in OUTPUT_MODES:
             raise ValueError(f"output mode must be one of {OUTPUT_MODES}, not {mode!r}")
         self.clipboard = clipboard

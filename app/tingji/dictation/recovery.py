@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import Cancelled, TingjiError
 from . import messages
@@ -25,9 +25,15 @@ from .takes import Transcriber
 log = logging.getLogger(__name__)
 
 
-def recover_orphans(engine: Transcriber, history: DictationHistory, settings: Callable[[], DictationSettings], *,
-                    model_name: str | None, cancel: threading.Event,
-                    emit: Callable[[DictationEvent], None]) -> int:
+def recover_orphans(
+    engine: Transcriber,
+    history: DictationHistory,
+    settings: Callable[[], DictationSettings],
+    *,
+    model_name: str | None,
+    cancel: threading.Event,
+    emit: Callable[[DictationEvent], None],
+) -> int:
     """Transcribe WAVs left without a history row by a crash; returns how many were stored.
 
     `settings()` is asked per recording, so a change made meanwhile applies to the rest.
@@ -38,9 +44,13 @@ def recover_orphans(engine: Transcriber, history: DictationHistory, settings: Ca
     for wav in history.orphan_recordings():
         try:
             samples = sf.read(str(wav), dtype="float32")[0]
-            text = engine.transcribe(samples, language=settings().language,
-                                     hotwords=tuple(settings().hotwords), itn=settings().itn,
-                                     cancel=cancel).text.strip()
+            text = engine.transcribe(
+                samples,
+                language=settings().language,
+                hotwords=tuple(settings().hotwords),
+                itn=settings().itn,
+                cancel=cancel,
+            ).text.strip()
         except Cancelled:
             raise
         except Exception as exc:  # noqa: BLE001 - an unreadable leftover must not block startup
@@ -49,8 +59,14 @@ def recover_orphans(engine: Transcriber, history: DictationHistory, settings: Ca
         if not text:
             wav.unlink(missing_ok=True)
             continue
-        take = DictationTake(text=text, duration_s=len(samples) / RATE, recording=wav.name,
-                             created=wav.stat().st_mtime, model=model_name, output="none")
+        take = DictationTake(
+            text=text,
+            duration_s=len(samples) / RATE,
+            recording=wav.name,
+            created=wav.stat().st_mtime,
+            model=model_name,
+            output="none",
+        )
         take.note(TingjiError(messages.RECOVERED))
         history.add(take)
         stored += 1

@@ -56,4 +56,4 @@ class PreRoll:
     def last(self, seconds: float) -> np.ndarray:
         """The last `seconds` of audio held (empty for 0)."""
         pre = np.concatenate(list(self._blocks)) if self._blocks else np.zeros(0, np.float32)
-        return pre[-int(seconds * RATE):] if seconds > 0 else pre[:0]
+        return pre[-int(seconds * RATE) :] if seconds > 0 else pre[:0]

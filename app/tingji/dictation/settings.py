@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import TingjiError
 from . import messages
@@ -36,21 +37,21 @@ class DictationSettings:
 
     hotkey: str = "ctrl+alt+space"
     mode: str = "hold"
-    output: str = "paste"                # "paste" (clipboard + Ctrl/Cmd+V) or "type"
-    keep_mic_open: bool = False          # see capture.py for the trade-off
-    device: str | None = None            # input device name; None = system default
-    pre_roll_s: float = 0.5              # audio kept from before the take starts (>= 0.3 recommended)
-    silence_s: float = 1.0               # toggle/continuous: this much silence after speech ends the take
-    no_speech_timeout_s: float = 8.0     # toggle: give up when nothing is said for this long
-    max_take_s: float = 300.0            # safety net for a stuck key
+    output: str = "paste"  # "paste" (clipboard + Ctrl/Cmd+V) or "type"
+    keep_mic_open: bool = False  # see capture.py for the trade-off
+    device: str | None = None  # input device name; None = system default
+    pre_roll_s: float = 0.5  # audio kept from before the take starts (>= 0.3 recommended)
+    silence_s: float = 1.0  # toggle/continuous: this much silence after speech ends the take
+    no_speech_timeout_s: float = 8.0  # toggle: give up when nothing is said for this long
+    max_take_s: float = 300.0  # safety net for a stuck key
     vad_threshold: float = 0.5
-    restore_delay_s: float = 0.5         # paste: wait before giving the old clipboard back
-    keep_recordings: int | None = 200    # newest takes whose WAV is kept; None = all, 0 = none
+    restore_delay_s: float = 0.5  # paste: wait before giving the old clipboard back
+    keep_recordings: int | None = 200  # newest takes whose WAV is kept; None = all, 0 = none
     language: str | None = None
     hotwords: list[str] = field(default_factory=list)
     itn: bool = True
 
-    def validate(self) -> "DictationSettings":
+    def validate(self) -> DictationSettings:
         """Raise TingjiError (one line) for a setting the controller cannot use."""
         parse_hotkey(self.hotkey)
         if self.mode not in MODES:
@@ -73,7 +74,7 @@ class DictationSettings:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Any) -> "DictationSettings":
+    def from_dict(cls, data: Any) -> DictationSettings:
         """Read stored settings field by field; what cannot be used keeps its default (logged).
 
         Never raises: the result validates whatever `data` holds.

@@ -18,19 +18,20 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
+from ..engine.vad import SileroVad, SpeechParams, VadStream, speech_spans
 from ..errors import TingjiError
 from . import messages
-from ..engine.vad import SileroVad, SpeechParams, VadStream, speech_spans
 from .capture import TakeAudio
 from .events import DictationEvent
-from .history import DictationHistory, DictationTake
 from .global_hotkey import GlobalHotkey
+from .history import DictationHistory, DictationTake
 from .output import TextOutput
 from .resample import RATE
 from .settings import DictationSettings
@@ -43,8 +44,15 @@ class Transcriber(Protocol):
     queue is transcribing, and the file pauses between decoding steps instead.
     """
 
-    def transcribe(self, source: np.ndarray, *, language: str | None = None, hotwords: Sequence[str] = (),
-                   itn: bool = True, cancel: Any = None) -> Any: ...
+    def transcribe(
+        self,
+        source: np.ndarray,
+        *,
+        language: str | None = None,
+        hotwords: Sequence[str] = (),
+        itn: bool = True,
+        cancel: Any = None,
+    ) -> Any: ...
 
 
 class DictationEngine(Protocol):
@@ -58,16 +66,25 @@ class DictationEngine(Protocol):
 @dataclass
 class FinishedTake:
     audio: TakeAudio
-    ended_at: float        # time.monotonic() when the take ended
-    ended_wall: float      # time.time() of the same moment
+    ended_at: float  # time.monotonic() when the take ended
+    ended_wall: float  # time.time() of the same moment
     reason: str
-    quiet: bool = False    # a continuous-mode idle segment: drop without an "empty" event
+    quiet: bool = False  # a continuous-mode idle segment: drop without an "empty" event
 
 
-def process_take(f: FinishedTake, s: DictationSettings, *, engine: Transcriber, vad: SileroVad,
-                 history: DictationHistory, output: TextOutput, hotkey: Callable[[], GlobalHotkey | None],
-                 model_name: str | None, cancel: threading.Event,
-                 emit: Callable[[DictationEvent], None]) -> None:
+def process_take(
+    f: FinishedTake,
+    s: DictationSettings,
+    *,
+    engine: Transcriber,
+    vad: SileroVad,
+    history: DictationHistory,
+    output: TextOutput,
+    hotkey: Callable[[], GlobalHotkey | None],
+    model_name: str | None,
+    cancel: threading.Event,
+    emit: Callable[[DictationEvent], None],
+) -> None:
     """Steps 1-6 above for one take; events go to `emit`, errors other than output ones propagate.
 
     `hotkey()` is asked at insert time: a settings change may have replaced it
@@ -93,8 +110,7 @@ def process_take(f: FinishedTake, s: DictationSettings, *, engine: Transcriber, 
     # 3. Transcribe exactly what is kept.
     t0 = time.monotonic()
     # Live lane: a file being transcribed meanwhile pauses instead of making the user wait.
-    transcript = engine.transcribe(samples, language=s.language, hotwords=tuple(s.hotwords),
-                                   itn=s.itn, cancel=cancel)
+    transcript = engine.transcribe(samples, language=s.language, hotwords=tuple(s.hotwords), itn=s.itn, cancel=cancel)
     timings["transcribe_s"] = time.monotonic() - t0
     text = transcript.text.strip()
     if not text:
@@ -103,8 +119,14 @@ def process_take(f: FinishedTake, s: DictationSettings, *, engine: Transcriber, 
             emit(DictationEvent("empty", "no words recognised"))
         return
     # 4. Commit the text with its recording.
-    take = DictationTake(text=text, duration_s=len(samples) / RATE, recording=wav.name, created=f.ended_wall,
-                         language=transcript.language or s.language, model=model_name)
+    take = DictationTake(
+        text=text,
+        duration_s=len(samples) / RATE,
+        recording=wav.name,
+        created=f.ended_wall,
+        language=transcript.language or s.language,
+        model=model_name,
+    )
     take.note(f.audio.error)
     history.add(take)
     # 5. Insert into the focused application.
@@ -134,12 +156,12 @@ def _keep_wav(history: DictationHistory, samples: np.ndarray) -> tuple[Path, np.
 
 def _speech_spans(vad: SileroVad, samples: np.ndarray, s: DictationSettings) -> list[tuple[float, float]]:
     probs = VadStream(vad).feed(samples)
-    return speech_spans(probs, SpeechParams(threshold=s.vad_threshold,
-                                            neg_threshold=max(0.05, s.vad_threshold - 0.15)))
+    return speech_spans(probs, SpeechParams(threshold=s.vad_threshold, neg_threshold=max(0.05, s.vad_threshold - 0.15)))
 
 
-def _insert(take: DictationTake, output: TextOutput, hotkey: GlobalHotkey | None,
-            emit: Callable[[DictationEvent], None]) -> None:
+def _insert(
+    take: DictationTake, output: TextOutput, hotkey: GlobalHotkey | None, emit: Callable[[DictationEvent], None]
+) -> None:
     """Send the text; a failure is recorded on the take (the text stays in the history)."""
     if hotkey is not None:
         # Hold mode: modifiers still down would turn Ctrl+V into Ctrl+Alt+V.

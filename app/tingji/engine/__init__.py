@@ -14,5 +14,17 @@ from .families.base import Capabilities
 from .transcribe import Engine, Lane, transcribe
 from .transcript import Progress, Segment, Transcript, WindowInfo
 
-__all__ = ["Engine", "Lane", "Capabilities", "Transcript", "Segment", "Progress", "WindowInfo", "transcribe",
-           "TingjiError", "AudioError", "ModelError", "Cancelled"]
+__all__ = [
+    "Engine",
+    "Lane",
+    "Capabilities",
+    "Transcript",
+    "Segment",
+    "Progress",
+    "WindowInfo",
+    "transcribe",
+    "TingjiError",
+    "AudioError",
+    "ModelError",
+    "Cancelled",
+]

@@ -18,9 +18,9 @@ import base64
 import difflib
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -150,8 +150,10 @@ def speech_char_times(text: str, spans: Sequence[tuple[float, float]]) -> list[T
     if not chars or total <= 0:
         return []
     step = total / len(chars)
-    return [TimedChar(ch, _on_speech(spans, i * step, True), _on_speech(spans, (i + 1) * step, False))
-            for i, ch in enumerate(chars)]
+    return [
+        TimedChar(ch, _on_speech(spans, i * step, True), _on_speech(spans, (i + 1) * step, False))
+        for i, ch in enumerate(chars)
+    ]
 
 
 def _on_speech(spans: Sequence[tuple[float, float]], offset: float, start: bool) -> float:
@@ -187,8 +189,9 @@ def _split_by_time(text: str, a: int, b: int, times: list[tuple[float, float]], 
     return out
 
 
-def timed_sentences(text: str, span: tuple[float, float], ctc: Sequence[TimedChar] | None,
-                    max_s: float | None = None) -> list[tuple[float, float, str]]:
+def timed_sentences(
+    text: str, span: tuple[float, float], ctc: Sequence[TimedChar] | None, max_s: float | None = None
+) -> list[tuple[float, float, str]]:
     """Sentences of `text` with (start, end) seconds relative to the window; with `max_s`, timed
     pieces longer than that are split (by their character times)."""
     text = text.strip()

@@ -191,7 +191,8 @@ class _Normaliser:
         if rate != self.rate:
             self.rate = rate
             self._resampler = (
-                None if rate == SAMPLE_RATE
+                None
+                if rate == SAMPLE_RATE
                 else soxr.ResampleStream(rate, SAMPLE_RATE, 1, dtype="float32", quality="HQ")
             )
         out = mono if self._resampler is None else self._resampler.resample_chunk(mono, last=False)
@@ -334,8 +335,13 @@ class _AVSource:
             raise AudioError(messages.NO_AUDIO_TRACK if has_video else messages.NOT_MEDIA, path=path)
         self._s = audio[0]
         cc = self._s.codec_context
-        duration = (float(self._s.duration * self._s.time_base) if self._s.duration and self._s.time_base
-                    else self._c.duration / av.time_base if self._c.duration else None)
+        duration = (
+            float(self._s.duration * self._s.time_base)
+            if self._s.duration and self._s.time_base
+            else self._c.duration / av.time_base
+            if self._c.duration
+            else None
+        )
         warnings = [f"has {len(audio)} audio tracks; using the first"] if len(audio) > 1 else []
         if duration is None:
             warnings.append("length unknown until decoded")
@@ -466,7 +472,7 @@ class AudioStream:
         if pending:
             last = np.concatenate(pending)
             for start in range(0, len(last), size):  # flush may add a few samples past a block
-                yield last[start:start + size]
+                yield last[start : start + size]
 
 
 # A file whose decoded length falls short of its header's by more than this is
@@ -483,13 +489,18 @@ def _read_problems(source: _SndfileSource | _AVSource, decoded_s: float) -> list
     of_total = f" of {total:.1f} s" if total else ""
     if source.error is not None:
         at, why = source.error
-        problems.append(f"decoding stopped at {at:.1f} s{of_total} ({why}); "
-                        "the transcript covers only the audio before it")
+        problems.append(
+            f"decoding stopped at {at:.1f} s{of_total} ({why}); the transcript covers only the audio before it"
+        )
     bad = source.bad_packets
     if bad:
-        problems.append(f"skipped {bad} damaged packet(s), the first at {source.first_bad:.1f} s; "
-                        "the audio in them is missing from the transcript")
+        problems.append(
+            f"skipped {bad} damaged packet(s), the first at {source.first_bad:.1f} s; "
+            "the audio in them is missing from the transcript"
+        )
     if not problems and total and total - decoded_s > max(_SHORTFALL_S, _SHORTFALL_FRACTION * total):
-        problems.append(f"only {decoded_s:.1f} s of {total:.1f} s could be decoded (the file ends early "
-                        "or is damaged); the transcript covers only that part")
+        problems.append(
+            f"only {decoded_s:.1f} s of {total:.1f} s could be decoded (the file ends early "
+            "or is damaged); the transcript covers only that part"
+        )
     return problems

@@ -24,9 +24,9 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -127,13 +127,22 @@ class LlamaModel:
         self.token_rows = TokenRows.open(self.path, self.n_embd)
         self._contexts: list[LlamaContext] = []
 
-    def context(self, *, eos_ids: Sequence[int], n_ctx: int = 256, n_threads: int | None = None,
-                n_batch: int = 512, exact: bool = False, cores_free: bool = False) -> "LlamaContext":
+    def context(
+        self,
+        *,
+        eos_ids: Sequence[int],
+        n_ctx: int = 256,
+        n_threads: int | None = None,
+        n_batch: int = 512,
+        exact: bool = False,
+        cores_free: bool = False,
+    ) -> LlamaContext:
         """A new context (KV cache) over these weights, for one thread at a time."""
         if self._model is None:
             raise ModelError(messages.DECODER_CLOSED, path=self.path)
-        ctx = LlamaContext(self, eos_ids=eos_ids, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, exact=exact,
-                           cores_free=cores_free)
+        ctx = LlamaContext(
+            self, eos_ids=eos_ids, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, exact=exact, cores_free=cores_free
+        )
         self._contexts.append(ctx)
         return ctx
 
@@ -186,9 +195,17 @@ AHEAD_CHUNK = 8
 class LlamaContext:
     """One llama.cpp context (KV cache) over a `LlamaModel`, used from one thread at a time."""
 
-    def __init__(self, model: LlamaModel, *, eos_ids: Sequence[int], n_ctx: int = 256,
-                 n_threads: int | None = None, n_batch: int = 512, exact: bool = False,
-                 cores_free: bool = False) -> None:
+    def __init__(
+        self,
+        model: LlamaModel,
+        *,
+        eos_ids: Sequence[int],
+        n_ctx: int = 256,
+        n_threads: int | None = None,
+        n_batch: int = 512,
+        exact: bool = False,
+        cores_free: bool = False,
+    ) -> None:
         ll = model._ll
         self._ll = ll
         self.model = model
@@ -339,7 +356,10 @@ class LlamaContext:
         return (list(self._cached), bytes(state)) if state is not None else None
 
     def restore_prefix(self, tokens: Sequence[int], cells: bytes) -> bool:
-        """Put cells `prefix_cells` gave (same model and settings) back as the cached prefix; False if they do not fit."""
+        """Put cells `prefix_cells` gave (same model and settings) back as the cached prefix.
+
+        Returns False if they do not fit.
+        """
         self._join_ahead()
         tokens = list(tokens)
         self._grow(len(tokens) + 1)
@@ -395,7 +415,7 @@ class LlamaContext:
                 self._truncate(done)
                 self._cached = before[:done]
                 while done < len(before) and not self._stop_ahead.is_set():
-                    chunk = before[done:done + AHEAD_CHUNK]
+                    chunk = before[done : done + AHEAD_CHUNK]
                     self._decode(done, tokens=chunk)
                     done += len(chunk)
                     self._cached = before[:done]
@@ -502,8 +522,14 @@ class LlamaContext:
 
     # -- generation -----------------------------------------------------------
 
-    def generate(self, before: Sequence[int], audio: np.ndarray, after: Sequence[int],
-                 opts: DecodeOptions = DecodeOptions(), cancel: CancelCheck | None = None) -> DecodeResult:
+    def generate(
+        self,
+        before: Sequence[int],
+        audio: np.ndarray,
+        after: Sequence[int],
+        opts: DecodeOptions = DecodeOptions(),
+        cancel: CancelCheck | None = None,
+    ) -> DecodeResult:
         # Room for the prompt and the first tokens at once: growing copies the cells (a 256 -> 512
         # step held 112 MB at its peak); generation grows it further as it goes.
         self.ensure_context(len(before) + len(audio) + len(after) + 1 + min(opts.max_tokens, 128))
@@ -539,8 +565,15 @@ class LlamaContext:
             attempts=attempts,
         )
 
-    def _run(self, logits: np.ndarray, pos: int, opts: DecodeOptions, temperature: float,
-             rng: np.random.Generator, cancel: CancelCheck | None) -> tuple[list[int], str]:
+    def _run(
+        self,
+        logits: np.ndarray,
+        pos: int,
+        opts: DecodeOptions,
+        temperature: float,
+        rng: np.random.Generator,
+        cancel: CancelCheck | None,
+    ) -> tuple[list[int], str]:
         tokens: list[int] = []
         while len(tokens) < opts.max_tokens:
             if cancel is not None and cancel():
@@ -579,8 +612,9 @@ class LlamaContext:
         end = time.perf_counter()
         self.tuner.record(threads, end - start, end)
 
-    def forward_logits(self, before: Sequence[int], audio: np.ndarray, after: Sequence[int],
-                       forced: Sequence[int]) -> np.ndarray:
+    def forward_logits(
+        self, before: Sequence[int], audio: np.ndarray, after: Sequence[int], forced: Sequence[int]
+    ) -> np.ndarray:
         """Logits at every step of a forced continuation (for equivalence tests and scoring)."""
         self.ensure_context(len(before) + len(audio) + len(after) + len(forced) + 1)
         pos, _ = self.prefill(before, audio, after)

@@ -28,10 +28,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -208,7 +209,7 @@ class FrontendConfig:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "FrontendConfig":
+    def from_dict(cls, data: Mapping[str, Any]) -> FrontendConfig:
         """Missing keys take Nano defaults; unknown keys are an error.
 
         An unknown key means the manifest was written for a front-end this code
@@ -327,7 +328,7 @@ def fbank(samples: np.ndarray, cfg: FrontendConfig = _NANO) -> np.ndarray:
     frames = np.lib.stride_tricks.sliding_window_view(scaled, size)[::shift][:n_frames]
     out = np.empty((n_frames, cfg.n_mels), dtype=np.float32)
     for start in range(0, n_frames, FBANK_BLOCK):
-        out[start:start + FBANK_BLOCK] = _log_mel(frames[start:start + FBANK_BLOCK], cfg, size)
+        out[start : start + FBANK_BLOCK] = _log_mel(frames[start : start + FBANK_BLOCK], cfg, size)
     return out
 
 
@@ -394,7 +395,7 @@ def load_cmvn(path: str | os.PathLike[str]) -> Cmvn:
     for marker in ("<AddShift>", "<Rescale>"):
         try:
             start = words.index("[", words.index(marker)) + 1
-            row = np.array(words[start:words.index("]", start)], dtype=np.float32)
+            row = np.array(words[start : words.index("]", start)], dtype=np.float32)
         except ValueError:
             raise ValueError(f"no {marker} [ numbers ] vector") from None
         if row.size == 0 or not np.all(np.isfinite(row)):

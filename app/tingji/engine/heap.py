@@ -29,10 +29,10 @@ from __future__ import annotations
 import ctypes
 import functools
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _glibc(name: str) -> Callable[..., int] | None:
     """A glibc allocator function (`malloc_trim`, `mallopt`) where the C library has it (Linux);
     None elsewhere (Windows, macOS, musl)."""

@@ -25,9 +25,10 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any, Callable
+from typing import Any
 
 from .. import atomic
 from ..errors import ModelError
@@ -220,12 +221,12 @@ def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
 
 def save_manifest(manifest: Manifest) -> Path:
     """Write atomically and durably: a crash mid-write must not leave a torn manifest."""
-    return atomic.write_text(manifest.folder / MANIFEST_NAME,
-                             json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    return atomic.write_text(
+        manifest.folder / MANIFEST_NAME, json.dumps(manifest.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    )
 
 
-def verify(manifest: Manifest, *, check_hashes: bool = True,
-           progress: Callable[[int], None] | None = None) -> None:
+def verify(manifest: Manifest, *, check_hashes: bool = True, progress: Callable[[int], None] | None = None) -> None:
     """Raise ModelError unless every listed file exists with the recorded size (and hash)."""
     for role, entry in manifest.files.items():
         path = manifest.folder / entry.path
@@ -233,7 +234,8 @@ def verify(manifest: Manifest, *, check_hashes: bool = True,
             raise ModelError(messages.FILE_MISSING, folder=manifest.folder, role=role, file=entry.path)
         size = path.stat().st_size
         if size != entry.size:
-            raise ModelError(messages.FILE_SIZE, folder=manifest.folder, role=role, file=entry.path, size=size,
-                             expected=entry.size)
+            raise ModelError(
+                messages.FILE_SIZE, folder=manifest.folder, role=role, file=entry.path, size=size, expected=entry.size
+            )
         if check_hashes and sha256_file(path, progress) != entry.sha256:
             raise ModelError(messages.FILE_HASH, folder=manifest.folder, role=role, file=entry.path)

@@ -20,8 +20,9 @@ float64 NumPy agrees with the reference to ~1e-6.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -46,7 +47,7 @@ class MelConfig:
         return {"kind": KIND, **asdict(self)}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "MelConfig":
+    def from_dict(cls, data: Mapping[str, Any]) -> MelConfig:
         if data.get("kind", KIND) != KIND:
             raise ValueError(f"not a log-mel front-end: {data.get('kind')!r}")
         return cls(**{k: type(getattr(cls(), k))(v) for k, v in data.items() if k in cls.__dataclass_fields__})
@@ -102,7 +103,7 @@ def log_mel(samples: np.ndarray, cfg: MelConfig = MelConfig(), filters: np.ndarr
     filters = mel_filters(cfg) if filters is None else filters
     logs = np.empty((n, cfg.n_mels), np.float32)
     for a in range(0, n, BLOCK_FRAMES):  # in blocks: a 60 s window's float64 spectra would be ~75 MB at once
-        power = np.abs(np.fft.rfft(frames[a:a + BLOCK_FRAMES] * window, axis=1)) ** 2
-        logs[a:a + BLOCK_FRAMES] = np.log10(np.maximum(power @ filters, 1e-10))
+        power = np.abs(np.fft.rfft(frames[a : a + BLOCK_FRAMES] * window, axis=1)) ** 2
+        logs[a : a + BLOCK_FRAMES] = np.log10(np.maximum(power @ filters, 1e-10))
     logs = np.maximum(logs, logs.max() - np.float32(cfg.dynamic_range))
     return (logs + np.float32(4.0)) / np.float32(4.0)

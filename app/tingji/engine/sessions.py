@@ -21,9 +21,9 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -60,8 +60,14 @@ def pick_provider(requested: str = "auto") -> str:
     return requested
 
 
-def session_options(provider: str, threads: int | None, frames_override: int | None = None, *,
-                    exact: bool = False, dim_names: Sequence[str | None] = ("batch", "frames")):
+def session_options(
+    provider: str,
+    threads: int | None,
+    frames_override: int | None = None,
+    *,
+    exact: bool = False,
+    dim_names: Sequence[str | None] = ("batch", "frames"),
+):
     """ONNX Runtime settings, chosen per provider.
 
     * full graph optimisation (fused MatMul+Add, LayerNorm, attention
@@ -84,8 +90,9 @@ def session_options(provider: str, threads: int | None, frames_override: int | N
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
-    opts.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_BASIC if exact
-                                     else ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
+    opts.graph_optimization_level = (
+        ort.GraphOptimizationLevel.ORT_ENABLE_BASIC if exact else ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    )
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     opts.inter_op_num_threads = 1
     opts.log_severity_level = 3
@@ -166,11 +173,21 @@ class OnnxGraphs:
     its outputs are valid).
     """
 
-    def __init__(self, manifest: Manifest, specs: Sequence[GraphSpec], provider: str = "auto", *,
-                 window_frames: int, short_bucket: int | None = None, policy: str | None = None,
-                 buckets: Sequence[int] | None = None, threads: int | None = None, exact: bool = False,
-                 warm: Callable[["OnnxGraphs"], None] | None = None,
-                 graph_cache: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        manifest: Manifest,
+        specs: Sequence[GraphSpec],
+        provider: str = "auto",
+        *,
+        window_frames: int,
+        short_bucket: int | None = None,
+        policy: str | None = None,
+        buckets: Sequence[int] | None = None,
+        threads: int | None = None,
+        exact: bool = False,
+        warm: Callable[[OnnxGraphs], None] | None = None,
+        graph_cache: str | os.PathLike[str] | None = None,
+    ) -> None:
         self.manifest = manifest
         self.graph_cache = Path(graph_cache) if graph_cache is not None else None
         self.specs = {s.role: s for s in specs if manifest.file(s.role) is not None}
@@ -231,7 +248,7 @@ class OnnxGraphs:
             for role, spec in self.specs.items():
                 graph = _Graph(spec)
                 # A graph without a mask cannot be padded: one real-length session serves every bucket.
-                for key in (keys if spec.padded else [None]):
+                for key in keys if spec.padded else [None]:
                     graph.sessions[key] = self._make_session(spec, key)
                 self._graphs[role] = graph
             role = "model"  # warming runs every graph
@@ -239,8 +256,9 @@ class OnnxGraphs:
                 self._warm(self)
         except Exception as exc:
             if self.provider == "cpu":
-                raise ModelError(messages.GRAPH_UNLOADABLE, folder=self.manifest.folder, role=role,
-                                 reason=str(exc)) from None
+                raise ModelError(
+                    messages.GRAPH_UNLOADABLE, folder=self.manifest.folder, role=role, reason=str(exc)
+                ) from None
             self._fall_back(exc)
 
     def _fall_back(self, exc: BaseException) -> None:
@@ -265,9 +283,16 @@ class OnnxGraphs:
             return None
         return next(b for b in self.buckets if b >= frames)
 
-    def run(self, role: str, framed: dict[str, np.ndarray], frames: int, *,
-            other: dict[str, np.ndarray] | None = None, bucket: int | None | str = "policy",
-            record: bool = True) -> list[np.ndarray]:
+    def run(
+        self,
+        role: str,
+        framed: dict[str, np.ndarray],
+        frames: int,
+        *,
+        other: dict[str, np.ndarray] | None = None,
+        bucket: int | None | str = "policy",
+        record: bool = True,
+    ) -> list[np.ndarray]:
         """Run `role` on `framed` inputs ([frames, ...] each, batch added here) and `other` inputs (as given).
 
         A GPU provider failing mid-file (a driver reset) falls back to the CPU
@@ -283,8 +308,15 @@ class OnnxGraphs:
             self._fall_back(exc)
             return self._run(role, framed, frames, other or {}, "policy", record)
 
-    def _run(self, role: str, framed: dict[str, np.ndarray], frames: int, other: dict[str, np.ndarray],
-             bucket: int | None | str, record: bool) -> list[np.ndarray]:
+    def _run(
+        self,
+        role: str,
+        framed: dict[str, np.ndarray],
+        frames: int,
+        other: dict[str, np.ndarray],
+        bucket: int | None | str,
+        record: bool,
+    ) -> list[np.ndarray]:
         graph = self._graphs[role]
         key = self.bucket_for(frames) if bucket == "policy" else bucket
         if not graph.spec.padded:
@@ -326,4 +358,3 @@ def _feed(session, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
                 x = x.astype(_ORT_FLOAT.get(spec.type, np.float32), copy=False)
             feed[spec.name] = x
     return feed
-

@@ -53,8 +53,9 @@ def physical_cores() -> int:
     for cpu in allowed:
         topo = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
         try:
-            cores.add((topo.joinpath("physical_package_id").read_text().strip(),
-                       topo.joinpath("core_id").read_text().strip()))
+            cores.add(
+                (topo.joinpath("physical_package_id").read_text().strip(), topo.joinpath("core_id").read_text().strip())
+            )
         except OSError:
             cores.add(("?", str(cpu)))
     return max(1, len(cores))
@@ -99,7 +100,7 @@ class ThreadTuner:
         self._gap_s = self.min_gap_s
 
     @classmethod
-    def for_machine(cls, cores_free: bool = False) -> "ThreadTuner | None":
+    def for_machine(cls, cores_free: bool = False) -> ThreadTuner | None:
         """A tuner between physical-1 and physical cores (at most 8); None on a single core.
 
         It starts on the low count unless `cores_free` (measured: see `BusyMeter`).
@@ -157,8 +158,14 @@ class ThreadTuner:
         self._next_probe_at = now + self._gap_s
 
     def summary(self) -> dict[str, object]:
-        return {"current": self.current, "low": self.low, "high": self.high, "probes": self.probes,
-                "switches": self.switches, "seconds_per_token": {k: round(v, 5) for k, v in self._ema.items()}}
+        return {
+            "current": self.current,
+            "low": self.low,
+            "high": self.high,
+            "probes": self.probes,
+            "switches": self.switches,
+            "seconds_per_token": {k: round(v, 5) for k, v in self._ema.items()},
+        }
 
 
 def _cpu_seconds() -> tuple[float, float] | None:
@@ -185,6 +192,7 @@ def _cpu_seconds() -> tuple[float, float] | None:
         except (OSError, ValueError):
             return None
     if sys.platform == "win32":
+
         class FileTime(ctypes.Structure):
             _fields_ = [("low", ctypes.c_uint32), ("high", ctypes.c_uint32)]
 

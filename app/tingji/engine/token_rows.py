@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import os
 import struct
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -63,7 +63,7 @@ class _Header:
     def string(self, pos: int) -> tuple[bytes, int]:
         end = self.skip_string(pos)
         self.need(end)
-        return bytes(self.buf[pos + 8:end]), end
+        return bytes(self.buf[pos + 8 : end]), end
 
 
 def _find_tensor(path: Path, name: str) -> tuple[int, tuple[int, ...], int]:
@@ -182,7 +182,7 @@ def _q6_k(b: np.ndarray) -> np.ndarray:
     shifts = np.repeat(np.array([0, 2, 4, 6], dtype=np.uint8), 32)
     hi = ((np.tile(qh, 4) >> shifts) & 3) << 4
     q = ((lo | hi).astype(np.int16) - 32).astype(np.float32)
-    scale = (d * sc)  # (..., 2, 8): one scale per 16 values
+    scale = d * sc  # (..., 2, 8): one scale per 16 values
     return (np.repeat(scale, 16, axis=-1) * q).reshape(*b.shape[:-1], 256)
 
 
@@ -213,7 +213,7 @@ class TokenRows:
         self._cache: dict[int, np.ndarray] = {}
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], width: int) -> "TokenRows | None":
+    def open(cls, path: str | os.PathLike[str], width: int) -> TokenRows | None:
         """The table, or None when the file's table cannot be read exactly (the caller feeds token ids)."""
         path = Path(path)
         try:

@@ -26,18 +26,19 @@ import os
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
-from . import audio
 from ..errors import Cancelled
+from . import audio
 from .align import MAX_SEGMENT_S, speech_char_times, timed_sentences
 from .families import family_module
-from .families.base import LaneState, LoadOptions, Recognizer, RecognizeOptions
+from .families.base import LaneState, LoadOptions, RecognizeOptions, Recognizer
 from .heap import map_large_blocks
 from .languages import normalise
 from .manifest import load_manifest, verify
@@ -62,7 +63,7 @@ class Lane:
     between decoding steps, so dictation never waits for a long file.
     """
 
-    def __init__(self, name: str, engine: "Engine", *, parks: bool = False) -> None:
+    def __init__(self, name: str, engine: Engine, *, parks: bool = False) -> None:
         self.name = name
         self.engine = engine
         # Park the state after each window (LaneState.park): right for the files lane, whose
@@ -98,10 +99,20 @@ class Lane:
 class Engine:
     """Load a model folder once (warm), transcribe many times."""
 
-    def __init__(self, model: str | os.PathLike[str], provider: str = "auto", *, exact: bool = False,
-                 threads: int | None = None, policy: str | None = None, buckets: Sequence[int] | None = None,
-                 warm: bool = True, n_ctx: int = 256, decoder_gpu_layers: int | None = None,
-                 graph_cache: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        model: str | os.PathLike[str],
+        provider: str = "auto",
+        *,
+        exact: bool = False,
+        threads: int | None = None,
+        policy: str | None = None,
+        buckets: Sequence[int] | None = None,
+        warm: bool = True,
+        n_ctx: int = 256,
+        decoder_gpu_layers: int | None = None,
+        graph_cache: str | os.PathLike[str] | None = None,
+    ) -> None:
         """`model` is a model folder (a name is the model manager's business: tingji.models).
 
         `graph_cache` is a folder where ONNX Runtime's optimised graphs are kept
@@ -115,15 +126,24 @@ class Engine:
         single_thread_blas()  # NumPy's BLAS workers would spin through the encoder runs (engine.threads)
         self.exact = exact
         self.model_name = self.model_path.name
-        options = LoadOptions(provider=provider, exact=exact, threads=threads, policy=policy, buckets=buckets,
-                              warm=warm, n_ctx=n_ctx, decoder_gpu_layers=decoder_gpu_layers,
-                              graph_cache=Path(graph_cache) if graph_cache is not None else None)
+        options = LoadOptions(
+            provider=provider,
+            exact=exact,
+            threads=threads,
+            policy=policy,
+            buckets=buckets,
+            warm=warm,
+            n_ctx=n_ctx,
+            decoder_gpu_layers=decoder_gpu_layers,
+            graph_cache=Path(graph_cache) if graph_cache is not None else None,
+        )
         # The VAD's session is built beside the model's: on 2 cores it fits in the gap the decoder's
         # loading thread leaves while ONNX Runtime builds the encoder (families/llm.load_together).
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tingji-vad-load") as pool:
             vad = pool.submit(SileroVad)
-            self.recognizer: Recognizer = family_module(self.manifest.family, self.model_path).load(self.manifest,
-                                                                                                    options)
+            self.recognizer: Recognizer = family_module(self.manifest.family, self.model_path).load(
+                self.manifest, options
+            )
         self.family = self.manifest.family
         self.capabilities = self.recognizer.capabilities
         self.decoder_device = self.recognizer.decoder_device
@@ -165,10 +185,19 @@ class Engine:
 
     # -- transcription ----------------------------------------------------------
 
-    def transcribe(self, source: str | os.PathLike[str] | np.ndarray, *, language: str | None = None,
-                   hotwords: Sequence[str] = (), itn: bool = True, max_tokens: int = 512,
-                   on_progress: Callable[[Progress], None] | None = None, cancel: CancelLike = None,
-                   ignore_eos: bool = False, timestamps: bool = True) -> Transcript:
+    def transcribe(
+        self,
+        source: str | os.PathLike[str] | np.ndarray,
+        *,
+        language: str | None = None,
+        hotwords: Sequence[str] = (),
+        itn: bool = True,
+        max_tokens: int = 512,
+        on_progress: Callable[[Progress], None] | None = None,
+        cancel: CancelLike = None,
+        ignore_eos: bool = False,
+        timestamps: bool = True,
+    ) -> Transcript:
         """Transcribe a media file (path) or 16 kHz mono float32 samples on the files lane.
 
         Dictation uses `engine.live.transcribe(...)` instead (see `Lane`).
@@ -177,14 +206,33 @@ class Engine:
         `timestamps=False` skips what only times the text (Nano's CTC head:
         15 ms of a 3 s take); segments are then timed by their window.
         """
-        return self._transcribe_on(self.files, source, language=language, hotwords=hotwords, itn=itn,
-                                   max_tokens=max_tokens, on_progress=on_progress, cancel=cancel,
-                                   ignore_eos=ignore_eos, timestamps=timestamps)
+        return self._transcribe_on(
+            self.files,
+            source,
+            language=language,
+            hotwords=hotwords,
+            itn=itn,
+            max_tokens=max_tokens,
+            on_progress=on_progress,
+            cancel=cancel,
+            ignore_eos=ignore_eos,
+            timestamps=timestamps,
+        )
 
-    def _transcribe_on(self, lane: Lane, source: str | os.PathLike[str] | np.ndarray, *,
-                       language: str | None = None, hotwords: Sequence[str] = (), itn: bool = True,
-                       max_tokens: int = 512, on_progress: Callable[[Progress], None] | None = None,
-                       cancel: CancelLike = None, ignore_eos: bool = False, timestamps: bool = True) -> Transcript:
+    def _transcribe_on(
+        self,
+        lane: Lane,
+        source: str | os.PathLike[str] | np.ndarray,
+        *,
+        language: str | None = None,
+        hotwords: Sequence[str] = (),
+        itn: bool = True,
+        max_tokens: int = 512,
+        on_progress: Callable[[Progress], None] | None = None,
+        cancel: CancelLike = None,
+        ignore_eos: bool = False,
+        timestamps: bool = True,
+    ) -> Transcript:
         user_cancel = _cancel_check(cancel)
         options, warnings = self._options(language, hotwords, itn, max_tokens)
         options = replace(options, ignore_eos=ignore_eos, timestamps=timestamps)
@@ -204,15 +252,18 @@ class Engine:
         with lane.lock:
             return self._run(source, options, warnings, on_progress, check, lane)
 
-    def _options(self, language: str | None, hotwords: Sequence[str], itn: bool,
-                 max_tokens: int) -> tuple[RecognizeOptions, list[str]]:
+    def _options(
+        self, language: str | None, hotwords: Sequence[str], itn: bool, max_tokens: int
+    ) -> tuple[RecognizeOptions, list[str]]:
         """The caller's choices as this model can take them, and a warning for each it cannot."""
         caps, warnings = self.capabilities, []
         code = normalise(language)
         if code is not None and code not in caps.languages and not caps.open_languages:
             shown = ", ".join(caps.languages) or "none"
-            warnings.append(f"this model cannot be told the language {language!r} (it knows {shown}); "
-                            + ("detecting it instead" if caps.detects_language else "ignored"))
+            warnings.append(
+                f"this model cannot be told the language {language!r} (it knows {shown}); "
+                + ("detecting it instead" if caps.detects_language else "ignored")
+            )
             code = None
         words = tuple(w.strip() for w in hotwords if w and w.strip())
         if words and not caps.hotwords:
@@ -222,9 +273,15 @@ class Engine:
             warnings.append(f"this model ({self.family}) cannot switch text normalisation off")
         return RecognizeOptions(language=code, hotwords=words, itn=itn, max_tokens=max_tokens), warnings
 
-    def _run(self, source: str | os.PathLike[str] | np.ndarray, options: RecognizeOptions, warnings: list[str],
-             on_progress: Callable[[Progress], None] | None, cancelled: Callable[[], bool] | None,
-             lane: Lane) -> Transcript:
+    def _run(
+        self,
+        source: str | os.PathLike[str] | np.ndarray,
+        options: RecognizeOptions,
+        warnings: list[str],
+        on_progress: Callable[[Progress], None] | None,
+        cancelled: Callable[[], bool] | None,
+        lane: Lane,
+    ) -> Transcript:
         t_start = time.perf_counter()
         timings = dict.fromkeys(("read", "vad", *self.recognizer.stages), 0.0)
         stream: audio.AudioStream | None = None
@@ -235,9 +292,18 @@ class Engine:
             info = audio.probe(source)
             total, name, file_warnings = info.duration_s, os.fspath(source), list(info.warnings)
             blocks = stream = audio.stream(source)
-        result = Transcript(segments=[], duration=0.0, model=self.model_name, provider=self.provider,
-                            decoder_device=self.decoder_device, language=options.language, source=name,
-                            timings=timings, warnings=file_warnings + list(self.warnings) + warnings, family=self.family)
+        result = Transcript(
+            segments=[],
+            duration=0.0,
+            model=self.model_name,
+            provider=self.provider,
+            decoder_device=self.decoder_device,
+            language=options.language,
+            source=name,
+            timings=timings,
+            warnings=file_warnings + list(self.warnings) + warnings,
+            family=self.family,
+        )
         planner = WindowPlanner(self.vad, max_s=self.manifest.window_seconds)
         seen = [0]  # samples read so far
         try:
@@ -270,8 +336,14 @@ class Engine:
             heard = Counter(w.language for w in result.window_info if w.language)
             result.language = heard.most_common(1)[0][0] if heard else None
 
-    def _window(self, window: Window, options: RecognizeOptions, cancelled: Callable[[], bool] | None,
-                result: Transcript, lane: Lane) -> list[Segment]:
+    def _window(
+        self,
+        window: Window,
+        options: RecognizeOptions,
+        cancelled: Callable[[], bool] | None,
+        result: Transcript,
+        lane: Lane,
+    ) -> list[Segment]:
         result.windows += 1
         if self.exact:
             a, b = 0, len(window.samples)
@@ -289,20 +361,24 @@ class Engine:
         result.window_texts.append(recognized.text)
         offset = window.start_s + a / SAMPLE_RATE
         span = (0.0, (b - a) / SAMPLE_RATE)
-        result.window_info.append(WindowInfo(window.index, offset, offset + span[1], recognized.language,
-                                             dict(recognized.extras)))
+        result.window_info.append(
+            WindowInfo(window.index, offset, offset + span[1], recognized.language, dict(recognized.extras))
+        )
         chars, max_s = recognized.char_times, None
         if chars is None and self.capabilities.timestamps == "speech":
             # No character times: place the text on the speech the VAD found in this window.
             shift = a / SAMPLE_RATE
             spans = [(max(0.0, s - shift), min(span[1], e - shift)) for s, e in window.speech if e > shift]
             chars, max_s = speech_char_times(recognized.text, spans or [span]), MAX_SEGMENT_S
-        return [Segment(offset + s, offset + e, piece, window.index)
-                for s, e, piece in timed_sentences(recognized.text, span, chars, max_s)]
+        return [
+            Segment(offset + s, offset + e, piece, window.index)
+            for s, e, piece in timed_sentences(recognized.text, span, chars, max_s)
+        ]
 
 
-def _windows(blocks: Iterator[np.ndarray], planner: WindowPlanner, timings: dict[str, float],
-             seen: list[int]) -> Iterator[Window]:
+def _windows(
+    blocks: Iterator[np.ndarray], planner: WindowPlanner, timings: dict[str, float], seen: list[int]
+) -> Iterator[Window]:
     """The planner's windows, with decoding time counted as "read" and VAD + cutting as "vad"."""
     while True:
         t = time.perf_counter()

@@ -36,8 +36,13 @@ class WindowInfo:
     extras: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "start": round(self.start, 3), "end": round(self.end, 3),
-                "language": self.language, **self.extras}
+        return {
+            "index": self.index,
+            "start": round(self.start, 3),
+            "end": round(self.end, 3),
+            "language": self.language,
+            **self.extras,
+        }
 
 
 @dataclass

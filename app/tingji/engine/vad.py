@@ -61,10 +61,11 @@ class SileroVad:
         opts.intra_op_num_threads = 1
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
-        self.session = ort.InferenceSession(str(path or model_path()), sess_options=opts,
-                                            providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(
+            str(path or model_path()), sess_options=opts, providers=["CPUExecutionProvider"]
+        )
 
-    def stream(self) -> "VadStream":
+    def stream(self) -> VadStream:
         return VadStream(self)
 
     def probabilities(self, samples: np.ndarray) -> np.ndarray:
@@ -91,12 +92,12 @@ class VadStream:
         probs = np.empty(n, np.float32)
         run = self.vad.session.run
         for i in range(n):
-            frame = data[i * FRAME:(i + 1) * FRAME]
+            frame = data[i * FRAME : (i + 1) * FRAME]
             x = np.concatenate([self.context, frame])[None, :]
             out, self.state = run(None, {"input": x, "state": self.state, "sr": self._sr})
             probs[i] = out[0, 0]
             self.context = frame[-CONTEXT:]
-        self.pending = data[n * FRAME:].copy()
+        self.pending = data[n * FRAME :].copy()
         self.frames += n
         return probs
 

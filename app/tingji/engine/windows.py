@@ -11,8 +11,8 @@ in silence means no word is split. Memory stays bounded by the buffer.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 
@@ -46,8 +46,14 @@ class Window:
 class WindowPlanner:
     """Feed 16 kHz blocks in order; get windows in order."""
 
-    def __init__(self, vad: SileroVad | None, *, max_s: float = 60.0, search_s: float = 15.0,
-                 params: SpeechParams = SpeechParams()) -> None:
+    def __init__(
+        self,
+        vad: SileroVad | None,
+        *,
+        max_s: float = 60.0,
+        search_s: float = 15.0,
+        params: SpeechParams = SpeechParams(),
+    ) -> None:
         self.max = int(round(max_s * SAMPLE_RATE))
         self.search = int(round(search_s * SAMPLE_RATE))
         self.params = params
@@ -132,4 +138,3 @@ def trimmed(window: Window, keep_s: float = 0.0) -> tuple[int, int]:
     a = max(0, int((window.speech[0][0] - keep_s) * SAMPLE_RATE))
     b = min(len(window.samples), int(round((window.speech[-1][1] + keep_s) * SAMPLE_RATE)))
     return a, b
-

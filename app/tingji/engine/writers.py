@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from .. import atomic
 from ..errors import TingjiError
@@ -30,11 +31,11 @@ def _clock(seconds: float, sep: str) -> str:
     return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
 
 
-def to_txt(t: "Transcript") -> str:
+def to_txt(t: Transcript) -> str:
     return "".join(seg.text.strip() + "\n" for seg in t.segments if seg.text.strip())
 
 
-def to_srt(t: "Transcript") -> str:
+def to_srt(t: Transcript) -> str:
     cues = [s for s in t.segments if s.text.strip()]
     return "\n".join(
         f"{i}\n{_clock(s.start, ',')} --> {_clock(max(s.end, s.start + 0.001), ',')}\n{s.text.strip()}\n"
@@ -42,7 +43,7 @@ def to_srt(t: "Transcript") -> str:
     )
 
 
-def to_vtt(t: "Transcript") -> str:
+def to_vtt(t: Transcript) -> str:
     cues = [s for s in t.segments if s.text.strip()]
     body = "\n".join(
         f"{_clock(s.start, '.')} --> {_clock(max(s.end, s.start + 0.001), '.')}\n{s.text.strip()}\n" for s in cues
@@ -50,21 +51,21 @@ def to_vtt(t: "Transcript") -> str:
     return "WEBVTT\n\n" + body
 
 
-def to_json(t: "Transcript") -> str:
+def to_json(t: Transcript) -> str:
     return json.dumps(t.to_dict(), ensure_ascii=False, indent=2) + "\n"
 
 
-RENDERERS: dict[str, Callable[["Transcript"], str]] = {"txt": to_txt, "srt": to_srt, "vtt": to_vtt, "json": to_json}
+RENDERERS: dict[str, Callable[[Transcript], str]] = {"txt": to_txt, "srt": to_srt, "vtt": to_vtt, "json": to_json}
 
 
-def render(t: "Transcript", fmt: str) -> str:
+def render(t: Transcript, fmt: str) -> str:
     try:
         return RENDERERS[fmt](t)
     except KeyError:
         raise TingjiError(messages.UNKNOWN_FORMAT, format=fmt, choices=", ".join(FORMATS)) from None
 
 
-def write(t: "Transcript", path: str | os.PathLike[str], fmt: str | None = None) -> Path:
+def write(t: Transcript, path: str | os.PathLike[str], fmt: str | None = None) -> Path:
     """Write one format atomically; the format defaults to the file's extension."""
     path = Path(path)
     fmt = (fmt or path.suffix.lstrip(".")).lower()

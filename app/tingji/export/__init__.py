@@ -21,14 +21,15 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from ..atomic import fsync_dir
+from ..engine.manifest import save_manifest
 from ..errors import ModelError
 from . import messages
-from ..engine.manifest import save_manifest
 
 log = logging.getLogger(__name__)
 
@@ -107,8 +108,9 @@ def export_model(
     os.umask(umask)
     os.chmod(work, 0o777 & ~umask)  # mkdtemp's 0700 would make a shared model folder private
     try:
-        manifest = module.convert(Path(source), work, precision=precision, decoder_quant=decoder_quant,
-                                  fixed=fixed, say=say)
+        manifest = module.convert(
+            Path(source), work, precision=precision, decoder_quant=decoder_quant, fixed=fixed, say=say
+        )
         manifest.extra["exporter"] = {"tingji": _version(), "seconds": round(time.perf_counter() - started, 1)}
         if precision == "int8":  # which int8 scheme made the graphs: older exports overflow on AVX2 CPUs
             from .onnx_tools import INT8_WEIGHT_LIMIT

@@ -11,8 +11,8 @@ the extra would not fix it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 from ..errors import Message, ModelError
 

@@ -57,8 +57,9 @@ def _tokenizer_vocab(path: Path, vocab_size: int) -> tuple[list[str], list[int],
     return tokens, types, merges, specials
 
 
-def write_gguf(tensors: dict[str, torch.Tensor], cfg: dict[str, Any], tokenizer: Path, out: Path, *,
-               dtype: str = "f32", name: str) -> Path:
+def write_gguf(
+    tensors: dict[str, torch.Tensor], cfg: dict[str, Any], tokenizer: Path, out: Path, *, dtype: str = "f32", name: str
+) -> Path:
     """Write an f32 or f16 GGUF of a Qwen3 LLM from its transformers-named tensors and config."""
     import gguf
 
@@ -128,8 +129,15 @@ def quantize_gguf(src: Path, dst: Path, quant: str, threads: int = 0) -> Path:
     return dst
 
 
-def export_decoder(tensors: dict[str, torch.Tensor], cfg: dict[str, Any], tokenizer: Path, out_dir: Path,
-                   quant: str = "f16", *, name: str) -> Path:
+def export_decoder(
+    tensors: dict[str, torch.Tensor],
+    cfg: dict[str, Any],
+    tokenizer: Path,
+    out_dir: Path,
+    quant: str = "f16",
+    *,
+    name: str,
+) -> Path:
     """Write `decoder.<quant>.gguf` into out_dir (quantised types via an f16 file)."""
     if quant not in QUANTS:
         raise ModelError(messages.UNKNOWN_QUANT, quant=quant, choices=", ".join(QUANTS))

@@ -123,8 +123,9 @@ class HalfPrecision(nn.Module):
         super().__init__()
         self.inner = inner.half()
 
-    def forward(self, features: torch.Tensor, mask: torch.Tensor,
-                ids: torch.Tensor | None = None) -> tuple[torch.Tensor, ...]:
+    def forward(
+        self, features: torch.Tensor, mask: torch.Tensor, ids: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, ...]:
         # `ids`: an integer input some graphs take (SenseVoice's query rows), passed on as given.
         outs = self.inner(features.half(), mask) if ids is None else self.inner(features.half(), mask, ids)
         return tuple(o.float() if o.is_floating_point() else o for o in outs)

@@ -18,7 +18,8 @@ from onnx import shape_inference
 
 # Operators of the default ONNX domain that the DirectML execution provider
 # implements (ONNX Runtime's DmlExecutionProvider kernel list, opsets <= 18).
-DML_OPS = frozenset("""
+DML_OPS = frozenset(
+    """
 Abs Acos Acosh Add And ArgMax ArgMin Asin Asinh Atan Atanh AveragePool BatchNormalization BitShift
 BitwiseAnd BitwiseNot BitwiseOr BitwiseXor Cast CastLike Ceil Celu Clip Col2Im Concat Constant
 ConstantOfShape Conv ConvInteger ConvTranspose Cos Cosh CumSum DepthToSpace DequantizeLinear Div
@@ -32,20 +33,37 @@ ReduceLogSumExp ReduceMax ReduceMean ReduceMin ReduceProd ReduceSum ReduceSumSqu
 Resize ReverseSequence RoiAlign Round ScatterElements ScatterND Selu Shape Shrink Sigmoid Sign Sin
 Sinh Size Slice Softmax Softplus Softsign SpaceToDepth Split Sqrt Squeeze Sub Sum Tan Tanh
 ThresholdedRelu Tile TopK Transpose Trilu Unsqueeze Upsample Where Xor
-""".split())
+""".split()
+)
 # com.microsoft operators the DirectML provider implements (what quantisation and fusion emit).
-DML_MS_OPS = frozenset("""
+DML_MS_OPS = frozenset(
+    """
 Attention BiasAdd BiasGelu BiasSplitGelu DequantizeLinear DynamicQuantizeMatMul FastGelu FusedMatMul
 Gelu GroupNorm MatMulIntegerToFloat MultiHeadAttention NhwcConv QLinearAdd QLinearSigmoid
 QuantizeLinear QuickGelu RotaryEmbedding SkipLayerNormalization
-""".split())
+""".split()
+)
 FORBIDDEN = frozenset({"LSTM", "GRU", "RNN", "Loop", "If", "Scan"})
 # Inputs that are shapes, sizes or axes: they must not depend on tensor values.
 SHAPE_INPUTS = {
-    "Reshape": (1,), "Expand": (1,), "Tile": (1,), "ConstantOfShape": (0,), "Slice": (1, 2, 3, 4),
-    "Pad": (1,), "Resize": (2, 3), "Upsample": (1,), "TopK": (1,), "Range": (0, 1, 2), "OneHot": (1,),
-    "Unsqueeze": (1,), "Squeeze": (1,), "Split": (1,), "ReduceSum": (1,), "ReduceMean": (1,),
-    "ReduceMax": (1,), "ReduceMin": (1,),
+    "Reshape": (1,),
+    "Expand": (1,),
+    "Tile": (1,),
+    "ConstantOfShape": (0,),
+    "Slice": (1, 2, 3, 4),
+    "Pad": (1,),
+    "Resize": (2, 3),
+    "Upsample": (1,),
+    "TopK": (1,),
+    "Range": (0, 1, 2),
+    "OneHot": (1,),
+    "Unsqueeze": (1,),
+    "Squeeze": (1,),
+    "Split": (1,),
+    "ReduceSum": (1,),
+    "ReduceMean": (1,),
+    "ReduceMax": (1,),
+    "ReduceMin": (1,),
 }
 
 
@@ -62,8 +80,7 @@ def _producers(graph: onnx.GraphProto) -> dict[str, onnx.NodeProto]:
     return {out: node for node in graph.node for out in node.output}
 
 
-def _value_dependent(name: str, producers: dict[str, onnx.NodeProto], inputs: set[str],
-                     memo: dict[str, bool]) -> bool:
+def _value_dependent(name: str, producers: dict[str, onnx.NodeProto], inputs: set[str], memo: dict[str, bool]) -> bool:
     """Does tensor `name` depend on the *values* of a graph input (not only on its shape)?"""
     if name in memo:
         return memo[name]
@@ -111,8 +128,10 @@ def lint_directml(path: str | Path, *, require_static: bool = False) -> list[Pro
     except Exception as exc:  # shape inference failing is itself a red flag
         problems.append(Problem("graph", f"shape inference failed: {exc}"))
         inferred = model
-    types = {v.name: v.type.tensor_type for v in
-             list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output)}
+    types = {
+        v.name: v.type.tensor_type
+        for v in list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output)
+    }
 
     for node in graph.node:
         label = f"{node.op_type}({node.name or node.output[0]})"

@@ -9,15 +9,20 @@ UNKNOWN_FAMILY = Message("export.unknown_family", "unknown model family {family!
 CONFIG_UNREADABLE = Message("export.config_unreadable", "{path}: unreadable ({reason})")
 CONFIG_NOT_MAPPING = Message("export.config_not_mapping", "{path}: not a mapping")
 CHECKPOINT_NOT_FOUND = Message("export.checkpoint_not_found", "{folder}: checkpoint folder not found")
-NOT_A_CHECKPOINT = Message("export.not_a_checkpoint",
-                           "{folder}: not a checkpoint Tingji can convert (no config of {known})")
-OUT_NOT_EMPTY = Message("export.out_not_empty",
-                        "{folder}: already exists and is not empty; remove it or choose another --out")
+NOT_A_CHECKPOINT = Message(
+    "export.not_a_checkpoint", "{folder}: not a checkpoint Tingji can convert (no config of {known})"
+)
+OUT_NOT_EMPTY = Message(
+    "export.out_not_empty", "{folder}: already exists and is not empty; remove it or choose another --out"
+)
 # The export extra missing, by the way the exporter was reached (extra.needs_export_extra).
-EXTRA_FOR_EXPORT = Message("export.extra_missing_export",
-                           "export-model needs the export extra ({module} is missing): {hint}")
-EXTRA_FOR_CONVERSION = Message("export.extra_missing_conversion",
-                               "converting the official checkpoint needs the export extra ({module} is missing): {hint}")
+EXTRA_FOR_EXPORT = Message(
+    "export.extra_missing_export", "export-model needs the export extra ({module} is missing): {hint}"
+)
+EXTRA_FOR_CONVERSION = Message(
+    "export.extra_missing_conversion",
+    "converting the official checkpoint needs the export extra ({module} is missing): {hint}",
+)
 
 # -- reading the checkpoint (torch_state.py, fun_asr_nano/checkpoint.py) -----------------------------
 WEIGHTS_UNREADABLE = Message("export.weights_unreadable", "{path}: cannot read weights ({reason})")
@@ -36,10 +41,13 @@ NO_LM_HEAD = Message("export.no_lm_head", "config says untied embeddings but mod
 # -- writing the graphs (onnx_tools.py, fun_asr_nano/graphs.py, gguf_tools.py) -----------------------
 UNKNOWN_PRECISION = Message("export.unknown_precision", "unknown precision {precision!r} (choose {choices})")
 UNKNOWN_QUANT = Message("export.unknown_quant", "unknown decoder quantization {quant!r} (choose {choices})")
-ENCODER_MISMATCH = Message("export.encoder_mismatch",
-                           "encoder weights do not match the architecture (missing {missing}, unexpected {unexpected})")
-CTC_MISMATCH = Message("export.ctc_mismatch",
-                       "CTC weights do not match the architecture (missing {missing}, unexpected {unexpected})")
+ENCODER_MISMATCH = Message(
+    "export.encoder_mismatch",
+    "encoder weights do not match the architecture (missing {missing}, unexpected {unexpected})",
+)
+CTC_MISMATCH = Message(
+    "export.ctc_mismatch", "CTC weights do not match the architecture (missing {missing}, unexpected {unexpected})"
+)
 TENSOR_EXTERNAL = Message("export.tensor_external", "internal: tensor still external after load")
 TOKENIZER_MISSING = Message("export.tokenizer_missing", "{path}: tokenizer.json missing")
 NOT_BPE = Message("export.not_bpe", "{path}: expected a BPE tokenizer, found {kind}")
@@ -47,75 +55,105 @@ TOKEN_BEYOND_VOCAB = Message("export.token_beyond_vocab", "{path}: token id {id}
 NO_MERGES = Message("export.no_merges", "{path}: no BPE merges (llama.cpp refuses such a vocabulary)")
 GGUF_DTYPE = Message("export.gguf_dtype", "write_gguf makes f32/f16 files, not {dtype}")
 NO_GGUF_NAME = Message("export.no_gguf_name", "no GGUF name for LLM tensor {tensor}")
-QUANTIZE_FAILED = Message("export.quantize_failed", "llama.cpp could not quantize the decoder to {quant} (code {status})")
+QUANTIZE_FAILED = Message(
+    "export.quantize_failed", "llama.cpp could not quantize the decoder to {quant} (code {status})"
+)
 LLM_NOT_QWEN3 = Message("export.llm_not_qwen3", "LLM config: model_type {model_type}, expected qwen3")
 
 # -- safetensors releases (safetensors_file.py) -------------------------------------------------------
-SAFETENSORS_HEADER_SIZE = Message("export.safetensors_header_size",
-                                  "{path}: not a safetensors file, or truncated (header of {header} bytes in {size})")
-SAFETENSORS_HEADER_UNREADABLE = Message("export.safetensors_header_unreadable",
-                                        "{path}: not a safetensors file (unreadable header)")
-SAFETENSORS_HEADER_NOT_MAPPING = Message("export.safetensors_header_not_mapping",
-                                         "{path}: not a safetensors file (header is not a mapping)")
+SAFETENSORS_HEADER_SIZE = Message(
+    "export.safetensors_header_size",
+    "{path}: not a safetensors file, or truncated (header of {header} bytes in {size})",
+)
+SAFETENSORS_HEADER_UNREADABLE = Message(
+    "export.safetensors_header_unreadable", "{path}: not a safetensors file (unreadable header)"
+)
+SAFETENSORS_HEADER_NOT_MAPPING = Message(
+    "export.safetensors_header_not_mapping", "{path}: not a safetensors file (header is not a mapping)"
+)
 SAFETENSORS_BAD_ENTRY = Message("export.safetensors_bad_entry", "{path}: bad header entry for tensor {tensor!r}")
-SAFETENSORS_TENSOR_SIZE = Message("export.safetensors_tensor_size",
-                                  "{path}: tensor {tensor!r} has {size} bytes for shape {shape} {dtype}")
-SAFETENSORS_TRUNCATED = Message("export.safetensors_truncated",
-                                "{path}: truncated ({size} bytes, its header describes {expected})")
+SAFETENSORS_TENSOR_SIZE = Message(
+    "export.safetensors_tensor_size", "{path}: tensor {tensor!r} has {size} bytes for shape {shape} {dtype}"
+)
+SAFETENSORS_TRUNCATED = Message(
+    "export.safetensors_truncated", "{path}: truncated ({size} bytes, its header describes {expected})"
+)
 SHARD_INDEX_UNREADABLE = Message("export.shard_index_unreadable", "{path}: unreadable shard index")
 SHARD_OUTSIDE = Message("export.shard_outside", "{path}: shard {shard!r} outside the checkpoint folder")
 CHECKPOINT_FILE_MISSING = Message("export.checkpoint_file_missing", "{folder}: checkpoint file {file} missing")
-INT8_SATURATES = Message("export.int8_saturates",
-                         "internal: int8 weight {tensor} reaches {peak}, over {limit}: CPUs without VNNI would saturate")
+INT8_SATURATES = Message(
+    "export.int8_saturates",
+    "internal: int8 weight {tensor} reaches {peak}, over {limit}: CPUs without VNNI would saturate",
+)
 
 # -- SenseVoice-Small checkpoints (sense_voice_small/) ------------------------------------------------
-FUNASR_CONFIG_UNREADABLE = Message("export.funasr_config_unreadable",
-                                   "{path}: unreadable (not the JSON object funasr releases carry)")
-FUNASR_NOT_A_FILE_NAME = Message("export.funasr_not_a_file_name",
-                                 "{path}: {name!r} is not a file name inside the checkpoint folder")
+FUNASR_CONFIG_UNREADABLE = Message(
+    "export.funasr_config_unreadable", "{path}: unreadable (not the JSON object funasr releases carry)"
+)
+FUNASR_NOT_A_FILE_NAME = Message(
+    "export.funasr_not_a_file_name", "{path}: {name!r} is not a file name inside the checkpoint folder"
+)
 NOT_SENSE_VOICE = Message("export.not_sense_voice", "{folder}: not a SenseVoice-Small checkpoint (config.yaml missing)")
 MODEL_CLASS_WRONG = Message("export.model_class_wrong", "{path}: model is not {expected}")
-SENSE_VOICE_INCOMPLETE = Message("export.sense_voice_incomplete",
-                                 "{folder}: incomplete SenseVoice-Small checkpoint ({file} missing)")
+SENSE_VOICE_INCOMPLETE = Message(
+    "export.sense_voice_incomplete", "{folder}: incomplete SenseVoice-Small checkpoint ({file} missing)"
+)
 NOT_CMVN = Message("export.not_cmvn", "{path}: not a CMVN file ({reason})")
-NOT_SENSE_VOICE_VOCAB = Message("export.not_sense_voice_vocab",
-                                "{path}: not SenseVoice's vocabulary (no {pieces} pieces)")
-VOCAB_SIZE_MISMATCH = Message("export.vocab_size_mismatch", "{path}: {pieces} pieces, but model.pt's CTC head has "
-                              "{outputs} outputs: not this model's vocabulary")
-CMVN_WIDTH_MISMATCH = Message("export.cmvn_width_mismatch",
-                              "{path}: {values} values per row, the encoder takes {expected}")
-NOT_SENSE_VOICE_WEIGHTS = Message("export.not_sense_voice_weights",
-                                  "{path}: not SenseVoice-Small weights (encoder, CTC head or query table missing)")
+NOT_SENSE_VOICE_VOCAB = Message(
+    "export.not_sense_voice_vocab", "{path}: not SenseVoice's vocabulary (no {pieces} pieces)"
+)
+VOCAB_SIZE_MISMATCH = Message(
+    "export.vocab_size_mismatch",
+    "{path}: {pieces} pieces, but model.pt's CTC head has {outputs} outputs: not this model's vocabulary",
+)
+CMVN_WIDTH_MISMATCH = Message(
+    "export.cmvn_width_mismatch", "{path}: {values} values per row, the encoder takes {expected}"
+)
+NOT_SENSE_VOICE_WEIGHTS = Message(
+    "export.not_sense_voice_weights", "{path}: not SenseVoice-Small weights (encoder, CTC head or query table missing)"
+)
 SENSE_VOICE_SHAPES = Message("export.sense_voice_shapes", "{path}: weight shapes do not match config.yaml's sizes")
-QUERY_TABLE_ROWS = Message("export.query_table_rows",
-                           "{path}: the query table has {rows} rows, SenseVoice-Small uses 16")
+QUERY_TABLE_ROWS = Message(
+    "export.query_table_rows", "{path}: the query table has {rows} rows, SenseVoice-Small uses 16"
+)
 BPE_UNREADABLE = Message("export.bpe_unreadable", "{path}: unreadable ({reason})")
 NOT_SENTENCEPIECE = Message("export.not_sentencepiece", "{path}: not a SentencePiece model ({reason})")
-SENSE_VOICE_MISMATCH = Message("export.sense_voice_mismatch",
-                               "{path}: weights do not match SenseVoice-Small (missing {missing}, unexpected {unexpected})")
+SENSE_VOICE_MISMATCH = Message(
+    "export.sense_voice_mismatch",
+    "{path}: weights do not match SenseVoice-Small (missing {missing}, unexpected {unexpected})",
+)
 
 # -- Qwen3-ASR checkpoints (qwen3_asr/) ----------------------------------------------------------------
-QWEN3_ASR_FILE_MISSING = Message("export.qwen3_asr_file_missing",
-                                 "{folder}: not a Qwen3-ASR checkpoint ({file} missing)")
+QWEN3_ASR_FILE_MISSING = Message(
+    "export.qwen3_asr_file_missing", "{folder}: not a Qwen3-ASR checkpoint ({file} missing)"
+)
 JSON_UNREADABLE = Message("export.json_unreadable", "{path}: unreadable ({reason})")
 JSON_NOT_OBJECT = Message("export.json_not_object", "{path}: not a JSON object")
-QWEN3_ASR_NO_TOKENIZER = Message("export.qwen3_asr_no_tokenizer",
-                                 "{folder}: not a Qwen3-ASR checkpoint (no tokenizer.json and no {file})")
+QWEN3_ASR_NO_TOKENIZER = Message(
+    "export.qwen3_asr_no_tokenizer", "{folder}: not a Qwen3-ASR checkpoint (no tokenizer.json and no {file})"
+)
 QWEN3_ASR_MODEL_TYPE = Message("export.qwen3_asr_model_type", "{path}: model_type {model_type!r}, expected qwen3_asr")
-QWEN3_ASR_LAYOUT = Message("export.qwen3_asr_layout",
-                           "{path}: no thinker_config with audio_config and text_config "
-                           "(only the original Qwen/Qwen3-ASR-* layout is supported, not the -hf one)")
+QWEN3_ASR_LAYOUT = Message(
+    "export.qwen3_asr_layout",
+    "{path}: no thinker_config with audio_config and text_config "
+    "(only the original Qwen/Qwen3-ASR-* layout is supported, not the -hf one)",
+)
 TOKENIZER_LACKS = Message("export.tokenizer_lacks", "{folder}: tokenizer lacks the token(s) {tokens}")
-AUDIO_PAD_MISMATCH = Message("export.audio_pad_mismatch",
-                             "{folder}: config audio_token_id {config_id} is not the tokenizer's <|audio_pad|> "
-                             "({tokenizer_id})")
+AUDIO_PAD_MISMATCH = Message(
+    "export.audio_pad_mismatch",
+    "{folder}: config audio_token_id {config_id} is not the tokenizer's <|audio_pad|> ({tokenizer_id})",
+)
 AUDIO_CONFIG_BAD = Message("export.audio_config_bad", "{path}: audio_config lacks or mangles {key}")
-AUDIO_CONFIG_VARIANT = Message("export.audio_config_variant", "{path}: audio_config variant not supported "
-                               "(activation other than gelu, or scale_embedding)")
+AUDIO_CONFIG_VARIANT = Message(
+    "export.audio_config_variant",
+    "{path}: audio_config variant not supported (activation other than gelu, or scale_embedding)",
+)
 AUDIO_TENSOR_SHAPE = Message("export.audio_tensor_shape", "{folder}: {tensor} is {found}, config.json says {shape}")
-AUDIO_WIDTH_MISMATCH = Message("export.audio_width_mismatch",
-                               "{folder}: audio output_dim {audio} differs from the LLM width {llm}")
-QWEN3_ASR_NO_LLM = Message("export.qwen3_asr_no_llm",
-                           "{folder}: no LLM weights (thinker.model.embed_tokens.weight)")
-AUDIO_TOWER_MISMATCH = Message("export.audio_tower_mismatch", "audio tower weights do not match the architecture "
-                               "(missing {missing}, unexpected {unexpected})")
+AUDIO_WIDTH_MISMATCH = Message(
+    "export.audio_width_mismatch", "{folder}: audio output_dim {audio} differs from the LLM width {llm}"
+)
+QWEN3_ASR_NO_LLM = Message("export.qwen3_asr_no_llm", "{folder}: no LLM weights (thinker.model.embed_tokens.weight)")
+AUDIO_TOWER_MISMATCH = Message(
+    "export.audio_tower_mismatch",
+    "audio tower weights do not match the architecture (missing {missing}, unexpected {unexpected})",
+)

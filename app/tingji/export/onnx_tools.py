@@ -14,8 +14,8 @@ import hashlib
 import logging
 import tempfile
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import onnx
@@ -37,8 +37,13 @@ BATCH_FRAMES: dict[int, str] = {0: "batch", 1: "frames"}
 _DIM_MAX = {"batch": 64}
 
 
-def export_graph(model: torch.nn.Module, args: tuple[torch.Tensor, ...], inputs: list[str], outputs: list[str],
-                 dynamic: Sequence[Mapping[int, str]] | None) -> onnx.ModelProto:
+def export_graph(
+    model: torch.nn.Module,
+    args: tuple[torch.Tensor, ...],
+    inputs: list[str],
+    outputs: list[str],
+    dynamic: Sequence[Mapping[int, str]] | None,
+) -> onnx.ModelProto:
     """torch.export-based ONNX export (the dynamo path: no Python control flow leaks in).
 
     `dynamic` gives, per input, which axes are symbolic and their names (one
@@ -62,8 +67,15 @@ def export_graph(model: torch.nn.Module, args: tuple[torch.Tensor, ...], inputs:
         path = Path(tmp) / "model.onnx"
         with torch.no_grad():
             program = torch.onnx.export(
-                model, args, dynamo=True, opset_version=OPSET, input_names=inputs, output_names=outputs,
-                dynamic_shapes=dynamic_shapes, verbose=False, optimize=True,
+                model,
+                args,
+                dynamo=True,
+                opset_version=OPSET,
+                input_names=inputs,
+                output_names=outputs,
+                dynamic_shapes=dynamic_shapes,
+                verbose=False,
+                optimize=True,
             )
         program.save(str(path))
         proto = onnx.load(str(path), load_external_data=True)
@@ -122,8 +134,13 @@ def to_int8(proto: onnx.ModelProto) -> onnx.ModelProto:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             quantize_dynamic(
-                str(src), str(dst), weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"],
-                per_channel=False, reduce_range=True, extra_options={"MatMulConstBOnly": True},
+                str(src),
+                str(dst),
+                weight_type=QuantType.QInt8,
+                op_types_to_quantize=["MatMul"],
+                per_channel=False,
+                reduce_range=True,
+                extra_options={"MatMulConstBOnly": True},
                 use_external_data_format=proto.ByteSize() > 1_500_000_000,
             )
         out = onnx.load(str(dst), load_external_data=True)
@@ -147,8 +164,9 @@ def check_int8_weights(proto: onnx.ModelProto) -> None:
             raise ModelError(messages.INT8_SATURATES, tensor=tensor.name, peak=peak, limit=INT8_WEIGHT_LIMIT)
 
 
-def quantize_graphs(graphs: dict[str, onnx.ModelProto], precision: str,
-                    say: Callable[[str], None]) -> dict[str, onnx.ModelProto]:
+def quantize_graphs(
+    graphs: dict[str, onnx.ModelProto], precision: str, say: Callable[[str], None]
+) -> dict[str, onnx.ModelProto]:
     """The graphs as `precision` asks: int8 graphs are quantised after export (fp16 is made before)."""
     if precision != "int8":
         return graphs
@@ -200,8 +218,9 @@ def save_sharing_weights(models: dict[Path, onnx.ModelProto], data_path: Path) -
         onnx.save(proto, str(path))
 
 
-def save_graph_files(graphs: Mapping[str, onnx.ModelProto], paths: Mapping[str, Path], data_role: str,
-                     data_path: Path) -> dict[str, Path]:
+def save_graph_files(
+    graphs: Mapping[str, onnx.ModelProto], paths: Mapping[str, Path], data_role: str, data_path: Path
+) -> dict[str, Path]:
     """Save graphs whose weights share `data_path`, check each; returns {role: path} incl. the data file."""
     save_sharing_weights({paths[role]: proto for role, proto in graphs.items()}, data_path)
     written = {role: paths[role] for role in graphs}

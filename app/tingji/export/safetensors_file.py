@@ -20,9 +20,18 @@ import torch
 from ..errors import ModelError
 from . import messages
 
-DTYPES = {"F64": torch.float64, "F32": torch.float32, "F16": torch.float16, "BF16": torch.bfloat16,
-          "I64": torch.int64, "I32": torch.int32, "I16": torch.int16, "I8": torch.int8, "U8": torch.uint8,
-          "BOOL": torch.bool}
+DTYPES = {
+    "F64": torch.float64,
+    "F32": torch.float32,
+    "F16": torch.float16,
+    "BF16": torch.bfloat16,
+    "I64": torch.int64,
+    "I32": torch.int32,
+    "I16": torch.int16,
+    "I8": torch.int8,
+    "U8": torch.uint8,
+    "BOOL": torch.bool,
+}
 MAX_HEADER = 100 << 20
 INDEX_NAME = "model.safetensors.index.json"
 
@@ -58,8 +67,9 @@ def load_file(path: str | Path) -> dict[str, torch.Tensor]:
             raise ModelError(messages.SAFETENSORS_BAD_ENTRY, path=path, tensor=name) from None
         numel = int(np.prod(shape)) if shape else 1
         if a < 0 or b - a != numel * dtype.itemsize:
-            raise ModelError(messages.SAFETENSORS_TENSOR_SIZE, path=path, tensor=name, size=b - a, shape=shape,
-                             dtype=info["dtype"])
+            raise ModelError(
+                messages.SAFETENSORS_TENSOR_SIZE, path=path, tensor=name, size=b - a, shape=shape, dtype=info["dtype"]
+            )
         entries.append((name, dtype, shape, a, b))
     end = max((b for *_, b in entries), default=0)
     if start + end > size:

@@ -122,7 +122,7 @@ class SanmEncoder(nn.Module):
         return torch.cat([torch.sin(scaled), torch.cos(scaled)], dim=2).to(x.dtype)
 
     def forward(self, x: torch.Tensor, keep: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
-        x = x * self.dim ** 0.5
+        x = x * self.dim**0.5
         x = x + self.positions(x)
         for layer in self.encoders0:
             x = layer(x, keep, bias)

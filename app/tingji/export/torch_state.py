@@ -43,6 +43,6 @@ def normalize_state(obj: Any, path: Path) -> dict[str, torch.Tensor]:
     for key, value in obj.items():
         if not isinstance(value, torch.Tensor):
             continue
-        key = key[len("module."):] if key.startswith("module.") else key
+        key = key[len("module.") :] if key.startswith("module.") else key
         state[key] = value
     return state

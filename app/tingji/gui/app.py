@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QLockFile, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
@@ -29,9 +29,10 @@ from ..dictation.history import DictationHistory
 from ..dictation.settings import DictationSettings
 from ..models.staging import cleanup_incoming
 from ..paths import database_path, dictation_database_path, gui_lock_path, gui_log_path
-from . import gc_guard, i18n, icons, settings as settings_mod, theme
-from .dictation.host import DictationHost, dictation_settings
+from . import gc_guard, i18n, icons, theme
+from . import settings as settings_mod
 from .databases import open_or_set_aside
+from .dictation.host import DictationHost, dictation_settings
 from .dictation.panel import DictationPanel
 from .engine_host import EngineHost
 from .faults import FaultReporter
@@ -67,9 +68,14 @@ def create_app(argv: Sequence[str] | None = None) -> QApplication:
     return app
 
 
-def create_window(files: Sequence[str] = (), *, tray: bool | None = None,
-                  dictation_microphone: Callable[[DictationSettings], AudioInput] | None = None,
-                  use_hotkey: bool = True, model_picker: bool = True) -> MainWindow:
+def create_window(
+    files: Sequence[str] = (),
+    *,
+    tray: bool | None = None,
+    dictation_microphone: Callable[[DictationSettings], AudioInput] | None = None,
+    use_hotkey: bool = True,
+    model_picker: bool = True,
+) -> MainWindow:
     """Make and join the app's parts, then start loading the models in the background.
 
     `tray` None uses one where the desktop has one (tests force it); `dictation_microphone`
@@ -126,14 +132,20 @@ def run_app(files: Sequence[str] = (), argv: Sequence[str] | None = None) -> int
         # Half-installed models a crash left behind (an install still running elsewhere holds a lock on its own).
         removed = cleanup_incoming()
         if removed:
-            log.info("start-up: removed %d leftover install folder(s): %s", len(removed),
-                     ", ".join(p.name for p in removed))
+            log.info(
+                "start-up: removed %d leftover install folder(s): %s", len(removed), ", ".join(p.name for p in removed)
+            )
         try:
             window = create_window(files)
         except Exception as exc:  # the windowed build has no console: say it, and where the details are
             log.exception("Tingji could not start")
-            QMessageBox.critical(None, "Tingji", app.translate(
-                "App", "Tingji could not start: {0}\n\nThe details are in {1}.").format(exc, gui_log_path()))
+            QMessageBox.critical(
+                None,
+                "Tingji",
+                app.translate("App", "Tingji could not start: {0}\n\nThe details are in {1}.").format(
+                    exc, gui_log_path()
+                ),
+            )
             return 1
         # With a tray, closing the window hides it; the app ends on the tray's Quit. (Qt would
         # otherwise also quit when some dialog closes while the main window is hidden.)

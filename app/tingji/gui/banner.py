@@ -6,7 +6,7 @@ palette changes, so it reads well in light and dark mode alike.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
@@ -50,4 +50,5 @@ class NoticeBanner(QFrame):
         bg, border, fg = theme.banner_colors(self.kind, self.palette())
         self.setStyleSheet(
             f"#noticeBanner {{ background: {bg.name()}; border: 1px solid {border.name()}; border-radius: 6px; }}"
-            f"#noticeBanner QLabel {{ color: {fg.name()}; background: transparent; }}")
+            f"#noticeBanner QLabel {{ color: {fg.name()}; background: transparent; }}"
+        )

@@ -44,8 +44,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 
-from ..errors import ErrorReport
 from ..engine.heap import release_free_heap
+from ..errors import ErrorReport
 from .engine_worker import EngineWorker, LoadedModel, Request
 from .models.choice import ModelChoice, choose_model
 from .settings import Settings
@@ -128,8 +128,14 @@ class ModelEngine(QObject):
         self._set(EngineState.LOADING, self.name)
         self._requestLoad.emit(self.path, self.provider_setting, self._seq)
 
-    def _set(self, state: EngineState, detail: str, provider: str = "", warnings: tuple[str, ...] = (),
-             error: ErrorReport | None = None) -> None:
+    def _set(
+        self,
+        state: EngineState,
+        detail: str,
+        provider: str = "",
+        warnings: tuple[str, ...] = (),
+        error: ErrorReport | None = None,
+    ) -> None:
         self.state, self.detail, self.provider, self.warnings = state, detail, provider, warnings
         self.error = error
         self.stateChanged.emit()
@@ -322,8 +328,12 @@ class EngineHost(QObject):
         wanted = {str(c.path): c.name for c in self.choices.values() if c.path is not None}
         kept: dict[str, ModelEngine] = {}
         for path, engine in self._engines.items():
-            if force or path not in wanted or engine.provider_setting != self.settings.provider or \
-                    engine.state is EngineState.FAILED:
+            if (
+                force
+                or path not in wanted
+                or engine.provider_setting != self.settings.provider
+                or engine.state is EngineState.FAILED
+            ):
                 self._retire(engine)
             else:
                 kept[path] = engine
@@ -331,7 +341,7 @@ class EngineHost(QObject):
             if path not in kept:
                 kept[path] = self._new_engine(Path(path), name)
         self._engines = kept
-        for path, engine in kept.items():  # a use that moved to another engine no longer holds this one
+        for engine in kept.values():  # a use that moved to another engine no longer holds this one
             engine.users &= {use for use in USES if self.engine_of(use) is engine}
             engine.unload_after_min = self.settings.unload_after_min
             engine.arm_idle_timer()

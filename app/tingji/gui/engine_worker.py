@@ -59,7 +59,7 @@ class LoadedModel:
     path: str  # the model folder loaded: which model this is
     provider: str  # where ONNX Runtime runs it ("cpu", "cuda", "dml")
     warnings: tuple[str, ...]  # load-time problems worth showing (a GPU that fell back, ...)
-    engine: "Engine"
+    engine: Engine
     languages: tuple[str, ...] = ()  # the language codes it can be told (its capabilities), for menus
 
 
@@ -108,8 +108,17 @@ class EngineWorker(QObject):
             self.load_failed.emit(seq, problem_of(exc))
             return
         self._engine = engine
-        self.ready.emit(LoadedModel(seq, engine.model_name, model_path, engine.provider, tuple(engine.warnings),
-                                    engine, tuple(engine.capabilities.languages)))
+        self.ready.emit(
+            LoadedModel(
+                seq,
+                engine.model_name,
+                model_path,
+                engine.provider,
+                tuple(engine.warnings),
+                engine,
+                tuple(engine.capabilities.languages),
+            )
+        )
 
     @Slot(int)
     def unload(self, seq: int) -> None:
@@ -134,8 +143,9 @@ class EngineWorker(QObject):
             self.progress.emit(req.job_id, float(fraction), list(p.segments))
 
         try:
-            transcript = self._engine.transcribe(req.path, language=req.language, hotwords=req.hotwords,
-                                                 on_progress=on_progress, cancel=req.cancel)
+            transcript = self._engine.transcribe(
+                req.path, language=req.language, hotwords=req.hotwords, on_progress=on_progress, cancel=req.cancel
+            )
         except Cancelled as exc:
             self.cancelled.emit(req.job_id, exc.partial)
         except Exception as exc:

@@ -40,17 +40,23 @@ CONTEXT = "Errors"
 # Every catalogue of messages. tests/gui/test_error_codes.py checks that no package's
 # messages.py is missing here and that each message has a Chinese translation;
 # tools/translations.py writes them all into the .ts.
-CATALOGUES = (shared, engine_messages, export_messages, models_messages, dictation_messages, cli_messages,
-              gui_messages)
+CATALOGUES = (shared, engine_messages, export_messages, models_messages, dictation_messages, cli_messages, gui_messages)
 BY_CODE: dict[str, Message] = {m.code: m for module in CATALOGUES for m in catalogue(module)}
 
 # Rows stored before codes named their message: the short codes of that time.
-_LEGACY = {"not_found": engine_messages.NOT_FOUND, "folder": engine_messages.FOLDER,
-           "not_regular": engine_messages.NOT_REGULAR, "permission": engine_messages.PERMISSION,
-           "empty": engine_messages.EMPTY, "not_media": engine_messages.NOT_MEDIA,
-           "no_audio_track": engine_messages.NO_AUDIO_TRACK, "no_samples": engine_messages.NO_SAMPLES,
-           "no_model": gui_messages.NO_MODEL, "unreadable": engine_messages.UNREADABLE,
-           "decode_failed": engine_messages.DECODE_FAILED}
+_LEGACY = {
+    "not_found": engine_messages.NOT_FOUND,
+    "folder": engine_messages.FOLDER,
+    "not_regular": engine_messages.NOT_REGULAR,
+    "permission": engine_messages.PERMISSION,
+    "empty": engine_messages.EMPTY,
+    "not_media": engine_messages.NOT_MEDIA,
+    "no_audio_track": engine_messages.NO_AUDIO_TRACK,
+    "no_samples": engine_messages.NO_SAMPLES,
+    "no_model": gui_messages.NO_MODEL,
+    "unreadable": engine_messages.UNREADABLE,
+    "decode_failed": engine_messages.DECODE_FAILED,
+}
 _BY_TEXT = {m.text: m for m in BY_CODE.values() if not m.fields}
 
 

@@ -70,11 +70,11 @@ class FaultReporter(QObject):
     def _threading_excepthook(self, args: threading.ExceptHookArgs) -> None:
         if args.exc_type is SystemExit or args.exc_value is None:
             return
-        self.report(args.exc_type, args.exc_value, args.exc_traceback,
-                    args.thread.name if args.thread is not None else "?")
+        self.report(
+            args.exc_type, args.exc_value, args.exc_traceback, args.thread.name if args.thread is not None else "?"
+        )
 
-    def report(self, exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None,
-               thread: str) -> None:
+    def report(self, exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None, thread: str) -> None:
         log.critical("unexpected error in thread %s", thread, exc_info=(exc_type, exc, tb))
         if sys.stderr is not None:  # the console build, a terminal: the traceback as Python prints it
             traceback.print_exception(exc_type, exc, tb, file=sys.stderr)
@@ -86,12 +86,15 @@ class FaultReporter(QObject):
     def _show(self, summary: str) -> None:
         self.count += 1
         text = QCoreApplication.translate(
-            "Faults", "Tingji ran into an unexpected problem and may not work as it should:\n\n{0}\n\n"
+            "Faults",
+            "Tingji ran into an unexpected problem and may not work as it should:\n\n{0}\n\n"
             "The details are in {1}. Restarting Tingji usually helps; please report the problem with "
-            "that file.").format(summary, self.log_path)
+            "that file.",
+        ).format(summary, self.log_path)
         if self.count > 1:
             text += "\n\n" + QCoreApplication.translate(
-                "Faults", "%n more problem(s) happened while this message was open.", "", self.count - 1)
+                "Faults", "%n more problem(s) happened while this message was open.", "", self.count - 1
+            )
         if self.dialog is None:
             self.dialog = QMessageBox(QMessageBox.Icon.Critical, "Tingji", text)
             self.dialog.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

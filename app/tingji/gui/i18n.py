@@ -27,7 +27,7 @@ _installed: list[QTranslator] = []
 
 
 def resolve(setting: str, locale: QLocale | None = None) -> str:
-    """"system" -> the first supported language of the user's UI languages (else English)."""
+    """ "system" -> the first supported language of the user's UI languages (else English)."""
     if setting in SUPPORTED:
         return setting
     locale = locale or QLocale.system()

@@ -24,9 +24,9 @@ ICO_SIZES = (16, 24, 32, 48, 64, 128, 256)
 
 _GLYPHS: dict[str, str] = {
     "add-file": '<path d="M14 3H7a2 2 0 0 0-2 2v14a2 2 0 0 0 2 2h10a2 2 0 0 0 2-2V8z"/><path d="M14 3v5h5"/>'
-                '<path d="M12 11v6M9 14h6"/>',
+    '<path d="M12 11v6M9 14h6"/>',
     "folder": '<path d="M3 7a2 2 0 0 1 2-2h4l2 2h8a2 2 0 0 1 2 2v8a2 2 0 0 1-2 2H5a2 2 0 0 1-2-2z"/>'
-              '<path d="M12 10v6M9 13h6"/>',
+    '<path d="M12 10v6M9 13h6"/>',
     "cancel": '<circle cx="12" cy="12" r="9"/><path d="M9 9l6 6M15 9l-6 6"/>',
     "cancel-all": '<circle cx="12" cy="12" r="9"/><rect x="9" y="9" width="6" height="6" rx="1"/>',
     "settings": '<path d="M4 7h9M17 7h3M4 17h3M11 17h9"/><circle cx="15" cy="7" r="2"/><circle cx="9" cy="17" r="2"/>',
@@ -42,14 +42,16 @@ _GLYPHS: dict[str, str] = {
     "model": '<path d="M12 3l8 4.5v9L12 21l-8-4.5v-9z"/><path d="M4 7.5l8 4.5 8-4.5M12 12v9"/>',
     "mic": '<rect x="9" y="3" width="6" height="11" rx="3"/><path d="M5.5 11a6.5 6.5 0 0 0 13 0M12 17.5V21M9 21h6"/>',
     "files": '<path d="M8 6h12M8 12h12M8 18h12"/><circle cx="4" cy="6" r="1" fill="{color}"/>'
-             '<circle cx="4" cy="12" r="1" fill="{color}"/><circle cx="4" cy="18" r="1" fill="{color}"/>',
+    '<circle cx="4" cy="12" r="1" fill="{color}"/><circle cx="4" cy="18" r="1" fill="{color}"/>',
 }
 
 
 def _svg(name: str, color: str) -> bytes:
     body = _GLYPHS[name].replace("{color}", color)
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="{color}" '
-            f'stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round">{body}</svg>').encode()
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="{color}" '
+        f'stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round">{body}</svg>'
+    ).encode()
 
 
 def render_svg(data: bytes, size: int) -> QImage:

@@ -9,28 +9,43 @@ agree); a code the table does not know shows as the model spells it.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QComboBox
 
 CONTEXT = "Languages"
 SPOKEN_NAMES = {
-    "zh": QT_TRANSLATE_NOOP("Languages", "Chinese"), "en": QT_TRANSLATE_NOOP("Languages", "English"),
-    "yue": QT_TRANSLATE_NOOP("Languages", "Cantonese"), "ja": QT_TRANSLATE_NOOP("Languages", "Japanese"),
-    "ko": QT_TRANSLATE_NOOP("Languages", "Korean"), "ar": QT_TRANSLATE_NOOP("Languages", "Arabic"),
-    "de": QT_TRANSLATE_NOOP("Languages", "German"), "fr": QT_TRANSLATE_NOOP("Languages", "French"),
-    "es": QT_TRANSLATE_NOOP("Languages", "Spanish"), "pt": QT_TRANSLATE_NOOP("Languages", "Portuguese"),
-    "id": QT_TRANSLATE_NOOP("Languages", "Indonesian"), "it": QT_TRANSLATE_NOOP("Languages", "Italian"),
-    "ru": QT_TRANSLATE_NOOP("Languages", "Russian"), "th": QT_TRANSLATE_NOOP("Languages", "Thai"),
-    "vi": QT_TRANSLATE_NOOP("Languages", "Vietnamese"), "tr": QT_TRANSLATE_NOOP("Languages", "Turkish"),
-    "hi": QT_TRANSLATE_NOOP("Languages", "Hindi"), "ms": QT_TRANSLATE_NOOP("Languages", "Malay"),
-    "nl": QT_TRANSLATE_NOOP("Languages", "Dutch"), "sv": QT_TRANSLATE_NOOP("Languages", "Swedish"),
-    "da": QT_TRANSLATE_NOOP("Languages", "Danish"), "fi": QT_TRANSLATE_NOOP("Languages", "Finnish"),
-    "pl": QT_TRANSLATE_NOOP("Languages", "Polish"), "cs": QT_TRANSLATE_NOOP("Languages", "Czech"),
-    "fil": QT_TRANSLATE_NOOP("Languages", "Filipino"), "fa": QT_TRANSLATE_NOOP("Languages", "Persian"),
-    "el": QT_TRANSLATE_NOOP("Languages", "Greek"), "hu": QT_TRANSLATE_NOOP("Languages", "Hungarian"),
-    "mk": QT_TRANSLATE_NOOP("Languages", "Macedonian"), "ro": QT_TRANSLATE_NOOP("Languages", "Romanian"),
+    "zh": QT_TRANSLATE_NOOP("Languages", "Chinese"),
+    "en": QT_TRANSLATE_NOOP("Languages", "English"),
+    "yue": QT_TRANSLATE_NOOP("Languages", "Cantonese"),
+    "ja": QT_TRANSLATE_NOOP("Languages", "Japanese"),
+    "ko": QT_TRANSLATE_NOOP("Languages", "Korean"),
+    "ar": QT_TRANSLATE_NOOP("Languages", "Arabic"),
+    "de": QT_TRANSLATE_NOOP("Languages", "German"),
+    "fr": QT_TRANSLATE_NOOP("Languages", "French"),
+    "es": QT_TRANSLATE_NOOP("Languages", "Spanish"),
+    "pt": QT_TRANSLATE_NOOP("Languages", "Portuguese"),
+    "id": QT_TRANSLATE_NOOP("Languages", "Indonesian"),
+    "it": QT_TRANSLATE_NOOP("Languages", "Italian"),
+    "ru": QT_TRANSLATE_NOOP("Languages", "Russian"),
+    "th": QT_TRANSLATE_NOOP("Languages", "Thai"),
+    "vi": QT_TRANSLATE_NOOP("Languages", "Vietnamese"),
+    "tr": QT_TRANSLATE_NOOP("Languages", "Turkish"),
+    "hi": QT_TRANSLATE_NOOP("Languages", "Hindi"),
+    "ms": QT_TRANSLATE_NOOP("Languages", "Malay"),
+    "nl": QT_TRANSLATE_NOOP("Languages", "Dutch"),
+    "sv": QT_TRANSLATE_NOOP("Languages", "Swedish"),
+    "da": QT_TRANSLATE_NOOP("Languages", "Danish"),
+    "fi": QT_TRANSLATE_NOOP("Languages", "Finnish"),
+    "pl": QT_TRANSLATE_NOOP("Languages", "Polish"),
+    "cs": QT_TRANSLATE_NOOP("Languages", "Czech"),
+    "fil": QT_TRANSLATE_NOOP("Languages", "Filipino"),
+    "fa": QT_TRANSLATE_NOOP("Languages", "Persian"),
+    "el": QT_TRANSLATE_NOOP("Languages", "Greek"),
+    "hu": QT_TRANSLATE_NOOP("Languages", "Hungarian"),
+    "mk": QT_TRANSLATE_NOOP("Languages", "Macedonian"),
+    "ro": QT_TRANSLATE_NOOP("Languages", "Romanian"),
 }
 
 

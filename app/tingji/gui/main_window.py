@@ -16,21 +16,33 @@ dictation first, then the queue's threads and the engine.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Sequence
 
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeySequence
-from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QSizePolicy,
-                               QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSizePolicy,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..dictation.settings import DictationSettings
-from . import i18n, icons, settings as settings_mod, theme
+from ..errors import TingjiError
+from . import i18n, icons, theme
+from . import settings as settings_mod
 from .banner import NoticeBanner
 from .dictation.host import DictationHost
 from .dictation.panel import hotkey_label
 from .engine_host import EngineHost, EngineState
-from ..errors import TingjiError
 from .errors import localized
 from .files.controller import QueueController
 from .files.folders import FILE_DIALOG_PATTERNS
@@ -49,8 +61,16 @@ from .tray import Tray
 class MainWindow(QMainWindow):
     quitting = Signal()  # the app is really ending (not hidden to the tray): everything is stopped
 
-    def __init__(self, controller: QueueController, engine: EngineHost, dictation: DictationHost,
-                 settings: Settings, parent: QWidget | None = None, *, tray: bool | None = None) -> None:
+    def __init__(
+        self,
+        controller: QueueController,
+        engine: EngineHost,
+        dictation: DictationHost,
+        settings: Settings,
+        parent: QWidget | None = None,
+        *,
+        tray: bool | None = None,
+    ) -> None:
         """The parts come ready-made and wired to each other (gui/app.py); the window adds the
         widgets, shows their state and applies settings. `tray`: None uses one where the desktop
         has one; True/False force it (tests)."""
@@ -86,13 +106,14 @@ class MainWindow(QMainWindow):
         toolbar.setContextMenuPolicy(Qt.ContextMenuPolicy.PreventContextMenu)
         self.addToolBar(toolbar)
         for key, glyph, slot, shortcut in (
-                ("add_files", "add-file", self.add_files_dialog, QKeySequence.StandardKey.Open),
-                ("add_folder", "folder", self.add_folder_dialog, None),
-                ("-", "", None, None),
-                ("cancel", "cancel", self.cancel_selected, None),
-                ("cancel_all", "cancel-all", self.controller.cancel_all, None),
-                ("stretch", "", None, None),
-                ("settings", "settings", self.open_settings, QKeySequence.StandardKey.Preferences)):
+            ("add_files", "add-file", self.add_files_dialog, QKeySequence.StandardKey.Open),
+            ("add_folder", "folder", self.add_folder_dialog, None),
+            ("-", "", None, None),
+            ("cancel", "cancel", self.cancel_selected, None),
+            ("cancel_all", "cancel-all", self.controller.cancel_all, None),
+            ("stretch", "", None, None),
+            ("settings", "settings", self.open_settings, QKeySequence.StandardKey.Preferences),
+        ):
             if key == "-":
                 toolbar.addSeparator()
                 continue
@@ -219,8 +240,9 @@ class MainWindow(QMainWindow):
 
     def add_files_dialog(self) -> None:
         pattern = self.tr("Audio and video files ({0})").format(FILE_DIALOG_PATTERNS)
-        paths, _ = QFileDialog.getOpenFileNames(self, self.tr("Add files"), "",
-                                                f"{pattern};;{self.tr('All files (*)')}")
+        paths, _ = QFileDialog.getOpenFileNames(
+            self, self.tr("Add files"), "", f"{pattern};;{self.tr('All files (*)')}"
+        )
         if paths:
             self.add_paths(paths)
 
@@ -292,7 +314,7 @@ class MainWindow(QMainWindow):
         if self.panel.transcript is None:
             self.panel.show_job(job, None, live)
         else:
-            self.panel.append_live(live[len(self.panel.segments.segments):])
+            self.panel.append_live(live[len(self.panel.segments.segments) :])
 
     def _queue_finished(self, done: int, failed: int) -> None:
         if self.tray is not None and not self.isActiveWindow():
@@ -319,8 +341,9 @@ class MainWindow(QMainWindow):
         elif state is EngineState.FAILED:
             text = self.tr("Model failed to load: {0}").format(html.escape(self._failure("files")))
         elif state is EngineState.UNLOADED:
-            text = self.tr("Model {0} unloaded to free memory (idle) · it loads again for the next file or "
-                           "dictation").format(detail)
+            text = self.tr(
+                "Model {0} unloaded to free memory (idle) · it loads again for the next file or dictation"
+            ).format(detail)
         else:
             text = self.tr("No speech model installed")
         color = theme.engine_color(state.value, self.palette()).name()
@@ -355,21 +378,36 @@ class MainWindow(QMainWindow):
         settings_button = (self.tr("Settings…"), self.open_settings)
         dictation = e.state_of("dictation")
         if e.state is EngineState.NONE:
-            self.banner.show_notice("info", QCoreApplication.translate(
-                "ModelUse", "<b>No speech model installed.</b> Choose one to download, or import a model folder "
-                "you have. Files you add now wait until a model is ready."),
-                [(QCoreApplication.translate("ModelUse", "Choose a model…"), self.open_model_picker),
-                 (self.tr("Manage models…"), lambda: self.open_model_manager())])
+            self.banner.show_notice(
+                "info",
+                QCoreApplication.translate(
+                    "ModelUse",
+                    "<b>No speech model installed.</b> Choose one to download, or import a model folder "
+                    "you have. Files you add now wait until a model is ready.",
+                ),
+                [
+                    (QCoreApplication.translate("ModelUse", "Choose a model…"), self.open_model_picker),
+                    (self.tr("Manage models…"), lambda: self.open_model_manager()),
+                ],
+            )
         elif e.state is EngineState.FAILED:
-            self.banner.show_notice("error", self.tr("<b>The speech model could not be loaded.</b> {0}").format(
-                html.escape(self._failure("files"))), [settings_button])
+            self.banner.show_notice(
+                "error",
+                self.tr("<b>The speech model could not be loaded.</b> {0}").format(html.escape(self._failure("files"))),
+                [settings_button],
+            )
         elif dictation is EngineState.FAILED and not e.shared():
-            self.banner.show_notice("error", QCoreApplication.translate(
-                "ModelUse", "<b>The dictation model could not be loaded.</b> {0}").format(
-                    html.escape(self._failure("dictation"))), [settings_button])
+            self.banner.show_notice(
+                "error",
+                QCoreApplication.translate("ModelUse", "<b>The dictation model could not be loaded.</b> {0}").format(
+                    html.escape(self._failure("dictation"))
+                ),
+                [settings_button],
+            )
         elif e.state is EngineState.READY and e.warnings:
-            self.banner.show_notice("info", "<br>".join(html.escape(w) for w in e.warnings),
-                                    [(self.tr("Dismiss"), self.banner.hide)])
+            self.banner.show_notice(
+                "info", "<br>".join(html.escape(w) for w in e.warnings), [(self.tr("Dismiss"), self.banner.hide)]
+            )
         else:
             self.banner.hide()
 
@@ -415,8 +453,9 @@ class MainWindow(QMainWindow):
         try:
             settings_mod.save(new)
         except OSError as exc:  # a full disk, a read-only folder: the change still applies to this session
-            self.statusBar().showMessage(self.tr("The settings could not be saved: {0}").format(
-                exc.strerror or exc), 15000)
+            self.statusBar().showMessage(
+                self.tr("The settings could not be saved: {0}").format(exc.strerror or exc), 15000
+            )
         self.controller.apply_settings(new)
         self.dictation_host.apply_app_settings(new)
         self.engine.apply_settings(new)  # last: a reload releases the engine after dictation has the new settings
@@ -435,8 +474,9 @@ class MainWindow(QMainWindow):
         files, dictation = self.engine.choice_of("files"), self.engine.choice_of("dictation")
         files_name = files.name if files is not None and files.ok else ""
         dictation_name = dictation.name if dictation is not None and dictation.ok else ""
-        dialog = ModelManagerDialog(self, current=files_name,
-                                    dictation=None if self.engine.shared() else dictation_name)
+        dialog = ModelManagerDialog(
+            self, current=files_name, dictation=None if self.engine.shared() else dictation_name
+        )
         chosen: list[str] = []
         dialog.modelChosen.connect(lambda name, use: chosen.append(use))
         dialog.modelChosen.connect(self.use_model)
@@ -533,7 +573,7 @@ class MainWindow(QMainWindow):
         self.activateWindow()
 
     def show_page(self, page: str) -> None:
-        """"files" or "dictation"."""
+        """ "files" or "dictation"."""
         self.pages.setCurrentWidget(self.dictation if page == "dictation" else self.files_page)
 
     # -- dictation status ------------------------------------------------------------------------
@@ -553,9 +593,11 @@ class MainWindow(QMainWindow):
         link = self.palette().color(self.palette().ColorRole.WindowText).name()
         self.dictation_label.setText(
             f'<span style="color:{color}; font-size:14pt;">●</span>&nbsp;'
-            f'<a href="dictation" style="color:{link}; text-decoration:none;">{html.escape(text)}</a>')
-        self.dictation_label.setToolTip(localized(host.hotkey_problem) if host.hotkey_problem else
-                                        self.tr("Open the dictation page"))
+            f'<a href="dictation" style="color:{link}; text-decoration:none;">{html.escape(text)}</a>'
+        )
+        self.dictation_label.setToolTip(
+            localized(host.hotkey_problem) if host.hotkey_problem else self.tr("Open the dictation page")
+        )
         self._update_tray()
 
     def _dictation_problem(self, error: TingjiError) -> None:
@@ -594,8 +636,10 @@ class MainWindow(QMainWindow):
         if self.settings.tray_notice_shown or self.tray is None:
             return
         title = self.tr("Tingji is still running")
-        text = self.tr("Dictation and the queue keep working in the background. "
-                       "Click the tray icon to open the window; choose Quit in its menu to exit.")
+        text = self.tr(
+            "Dictation and the queue keep working in the background. "
+            "Click the tray icon to open the window; choose Quit in its menu to exit."
+        )
         if self.tray.supports_messages() and Tray.available():
             self.tray.notify(title, text)
         else:  # no balloons on this desktop: a small window, not modal, once

@@ -57,7 +57,7 @@ class Settings:
     unload_after_min: int = 0  # close the model after this many idle minutes to free its memory; 0 = never
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
 
-    def normalised(self) -> "Settings":
+    def normalised(self) -> Settings:
         """A copy with every field forced into its allowed range."""
         s = replace(self)
         s.model = str(s.model or "").strip()

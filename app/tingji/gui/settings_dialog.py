@@ -8,14 +8,26 @@ settings (this dialog, a future model manager) goes through the same path.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 
-from typing import Sequence
-
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSpinBox, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..engine.writers import FORMATS
 from ..models.installed import list_models
@@ -31,8 +43,9 @@ def _size(n: int) -> str:
 class SettingsDialog(QDialog):
     manageModelsRequested = Signal()
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None, *,
-                 languages: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, settings: Settings, parent: QWidget | None = None, *, languages: Sequence[str] | None = None
+    ) -> None:
         """`languages`: the codes the files model can be told (None: not known, it has not loaded)."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("Settings"))
@@ -56,13 +69,19 @@ class SettingsDialog(QDialog):
         self.dictation_model = QComboBox()
         self.dictation_model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.dictation_model.setMinimumContentsLength(24)
-        self.dictation_model.setToolTip(QCoreApplication.translate(
-            "ModelUse", "A fast model (SenseVoice-Small) answers dictation sooner; a second model takes memory "
-            "of its own"))
+        self.dictation_model.setToolTip(
+            QCoreApplication.translate(
+                "ModelUse",
+                "A fast model (SenseVoice-Small) answers dictation sooner; a second model takes memory of its own",
+            )
+        )
         self.provider = QComboBox()
-        for value, label in (("auto", self.tr("Automatic (GPU when available)")),
-                             ("dml", self.tr("DirectML (Windows GPU)")),
-                             ("cuda", self.tr("CUDA (NVIDIA GPU)")), ("cpu", self.tr("CPU only"))):
+        for value, label in (
+            ("auto", self.tr("Automatic (GPU when available)")),
+            ("dml", self.tr("DirectML (Windows GPU)")),
+            ("cuda", self.tr("CUDA (NVIDIA GPU)")),
+            ("cpu", self.tr("CPU only")),
+        ):
             self.provider.addItem(label, value)
         self.language = QComboBox()  # the files model's languages (gui/languages.py)
         self.hotwords = QPlainTextEdit()
@@ -74,8 +93,12 @@ class SettingsDialog(QDialog):
         self.unload_after.setRange(0, MAX_UNLOAD_AFTER_MIN)
         self.unload_after.setSpecialValueText(self.tr("Never"))
         self.unload_after.setSuffix(self.tr(" min idle"))
-        self.unload_after.setToolTip(self.tr("Free the model's memory when Tingji has had nothing to transcribe "
-                                             "for this long; the next file or dictation loads it again"))
+        self.unload_after.setToolTip(
+            self.tr(
+                "Free the model's memory when Tingji has had nothing to transcribe "
+                "for this long; the next file or dictation loads it again"
+            )
+        )
 
         speech = QGroupBox(self.tr("Speech recognition"))
         form = QFormLayout(speech)
@@ -106,8 +129,11 @@ class SettingsDialog(QDialog):
         for value, label in (("system", self.tr("System default")), ("en", "English"), ("zh_CN", "简体中文")):
             self.ui_language.addItem(label, value)
         self.appearance = QComboBox()
-        for value, label in (("system", self.tr("Follow the system")), ("light", self.tr("Light")),
-                             ("dark", self.tr("Dark"))):
+        for value, label in (
+            ("system", self.tr("Follow the system")),
+            ("light", self.tr("Light")),
+            ("dark", self.tr("Dark")),
+        ):
             self.appearance.addItem(label, value)
         interface = QGroupBox(self.tr("Interface"))
         ui_form = QFormLayout(interface)
@@ -141,17 +167,20 @@ class SettingsDialog(QDialog):
     def _fill_models(self, current: str, dictation: str | None = None) -> None:
         """Both model lists: files' (`current`) and dictation's (`dictation`; None keeps its choice)."""
         if dictation is None:
-            dictation = str(self.dictation_model.currentData() or "") if self.dictation_model.count() else \
-                self._original.dictation_model
+            dictation = (
+                str(self.dictation_model.currentData() or "")
+                if self.dictation_model.count()
+                else self._original.dictation_model
+            )
         installed = list_models()
         for combo, first, value in (
-                (self.model, self.tr("Automatic (first installed model)"), current),
-                (self.dictation_model, QCoreApplication.translate("ModelUse", "Same as for files"), dictation)):
+            (self.model, self.tr("Automatic (first installed model)"), current),
+            (self.dictation_model, QCoreApplication.translate("ModelUse", "Same as for files"), dictation),
+        ):
             combo.clear()
             combo.addItem(first, "")
             for m in installed:
-                label = f"{m.name}  ({_size(m.size)})" if m.manifest_ok else \
-                    self.tr("{0} (incomplete)").format(m.name)
+                label = f"{m.name}  ({_size(m.size)})" if m.manifest_ok else self.tr("{0} (incomplete)").format(m.name)
                 combo.addItem(label, m.name)
             if value and combo.findData(value) < 0:
                 combo.addItem(value, value)  # a folder chosen with Browse…
@@ -161,8 +190,11 @@ class SettingsDialog(QDialog):
     def _load(self, s: Settings) -> None:
         self._fill_models(s.model, s.dictation_model)
         fill_language_menu(self.language, self._languages, s.language)
-        for combo, value in ((self.provider, s.provider),
-                             (self.ui_language, s.ui_language), (self.appearance, s.appearance)):
+        for combo, value in (
+            (self.provider, s.provider),
+            (self.ui_language, s.ui_language),
+            (self.appearance, s.appearance),
+        ):
             combo.setCurrentIndex(max(0, combo.findData(value)))
         self.hotwords.setPlainText("\n".join(s.hotwords))
         self.auto_export.setChecked(s.auto_export)

@@ -17,17 +17,17 @@ switch.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from PySide6.QtCore import QEvent, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from ..errors import TingjiError
-from .errors import localized
 from ..paths import database_path
 from .banner import NoticeBanner
 from .databases import SetAside
+from .errors import localized
 from .files.controller import QueueController
 
 
@@ -49,11 +49,13 @@ class StorageBanner(NoticeBanner):
         c = self.controller
         if c.storage_error or c.unsaved_count:
             text = self.tr("<b>Tingji cannot write to its queue database</b> ({0}). The queue goes on.").format(
-                html.escape(c.storage_error or "?"))
+                html.escape(c.storage_error or "?")
+            )
             actions = [(self.tr("Dismiss"), self.hide)]
             if c.unsaved_count:
-                text += " " + self.tr("%n finished transcript(s) are kept only in memory until you save them.",
-                                      "", c.unsaved_count)  # the others were exported beside their sources
+                text += " " + self.tr(
+                    "%n finished transcript(s) are kept only in memory until you save them.", "", c.unsaved_count
+                )  # the others were exported beside their sources
                 actions.insert(0, (self.tr("Save transcripts…"), self.save_dialog))
             self.show_notice("error", text, actions)
         elif self.set_aside:
@@ -65,15 +67,28 @@ class StorageBanner(NoticeBanner):
     def _set_aside_text(self, notice: SetAside) -> str:
         queue = notice.path == database_path()
         if notice.newer:
-            text = self.tr("The queue database was written by a newer version of Tingji. It was moved to {1}, "
-                           "and Tingji started with an empty one.") if queue else \
-                self.tr("The dictation history was written by a newer version of Tingji. It was moved to {1}, "
-                        "and the history starts empty.")
+            text = (
+                self.tr(
+                    "The queue database was written by a newer version of Tingji. It was moved to {1}, "
+                    "and Tingji started with an empty one."
+                )
+                if queue
+                else self.tr(
+                    "The dictation history was written by a newer version of Tingji. It was moved to {1}, "
+                    "and the history starts empty."
+                )
+            )
         else:
-            text = self.tr("The queue database could not be read ({0}). It was moved to {1}, and Tingji started "
-                           "with an empty one.") if queue else \
-                self.tr("The dictation history could not be read ({0}). It was moved to {1}, and the history "
-                        "starts empty.")
+            text = (
+                self.tr(
+                    "The queue database could not be read ({0}). It was moved to {1}, and Tingji started "
+                    "with an empty one."
+                )
+                if queue
+                else self.tr(
+                    "The dictation history could not be read ({0}). It was moved to {1}, and the history starts empty."
+                )
+            )
         return html.escape(text.format(notice.reason, str(notice.moved_to)))
 
     def _dismiss_set_aside(self) -> None:
@@ -90,9 +105,13 @@ class StorageBanner(NoticeBanner):
         try:
             written = self.controller.save_unsaved(folder)
         except (OSError, TingjiError) as exc:
-            QMessageBox.warning(self, self.tr("Save the transcripts"),
-                                self.tr("The transcripts could not be saved in {0}: {1}").format(
-                                    folder, localized(exc) if isinstance(exc, TingjiError) else exc))
+            QMessageBox.warning(
+                self,
+                self.tr("Save the transcripts"),
+                self.tr("The transcripts could not be saved in {0}: {1}").format(
+                    folder, localized(exc) if isinstance(exc, TingjiError) else exc
+                ),
+            )
             return []
         self.message.emit(self.tr("Saved %n file(s) in {0}", "", len(written)).format(folder))
         return written

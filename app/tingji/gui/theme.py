@@ -67,7 +67,7 @@ def dark_palette() -> QPalette:
 
 
 def apply_appearance(app: QApplication, appearance: str) -> None:
-    """"system", "light" or "dark": ask Qt for the scheme, then make sure the palette matches."""
+    """ "system", "light" or "dark": ask Qt for the scheme, then make sure the palette matches."""
     global _light_palette
     if _light_palette is None:
         _light_palette = QPalette(app.palette())
@@ -93,8 +93,12 @@ def secondary_text(palette: QPalette | None = None) -> QColor:
     palette = palette or QGuiApplication.palette()
     fg, bg = palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base)
     t = 0.6
-    return QColor(round(fg.red() * t + bg.red() * (1 - t)), round(fg.green() * t + bg.green() * (1 - t)),
-                  round(fg.blue() * t + bg.blue() * (1 - t)))
+    return QColor(
+        round(fg.red() * t + bg.red() * (1 - t)),
+        round(fg.green() * t + bg.green() * (1 - t)),
+        round(fg.blue() * t + bg.blue() * (1 - t)),
+    )
+
 
 _STATUS = {
     #                 light        dark
@@ -134,7 +138,13 @@ def banner_colors(kind: str, palette: QPalette | None = None) -> tuple[QColor, Q
     """Background, border and text colours for the notice banner ("info" or "error")."""
     dark = is_dark(palette)
     if kind == "error":
-        return (QColor("#3b1f1e"), QColor("#7a2e2a"), QColor("#ffd7d2")) if dark else \
-            (QColor("#fdecea"), QColor("#f3b8b2"), QColor("#5f1410"))
-    return (QColor("#1d2a3d"), QColor("#34527d"), QColor("#d6e6ff")) if dark else \
-        (QColor("#e8f0fe"), QColor("#aecbfa"), QColor("#0b3168"))
+        return (
+            (QColor("#3b1f1e"), QColor("#7a2e2a"), QColor("#ffd7d2"))
+            if dark
+            else (QColor("#fdecea"), QColor("#f3b8b2"), QColor("#5f1410"))
+        )
+    return (
+        (QColor("#1d2a3d"), QColor("#34527d"), QColor("#d6e6ff"))
+        if dark
+        else (QColor("#e8f0fe"), QColor("#aecbfa"), QColor("#0b3168"))
+    )

@@ -21,7 +21,7 @@ and shows it.
 from __future__ import annotations
 
 import logging
-from typing import Iterable
+from collections.abc import Iterable
 
 from PySide6.QtCore import QObject, QThread
 

@@ -23,9 +23,10 @@ recognizer only promises that calls with different lane states may overlap.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -114,7 +115,8 @@ class Recognizer(Protocol):
     def build_caches(self, lane: LaneState) -> None:
         """Build what later loads of this model reuse from the graph cache (at install: `Engine.build_caches`)."""
 
-    def recognize(self, samples: np.ndarray, options: RecognizeOptions, lane: LaneState,
-                  cancel: CancelCheck | None = None) -> WindowResult: ...
+    def recognize(
+        self, samples: np.ndarray, options: RecognizeOptions, lane: LaneState, cancel: CancelCheck | None = None
+    ) -> WindowResult: ...
 
     def close(self) -> None: ...

@@ -12,9 +12,10 @@ greedy decoding in exact mode, the loop guard otherwise. A family subclasses
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Hashable, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -62,8 +63,13 @@ class LlmFamily:
         return self._graphs.provider
 
     def open_lane(self) -> LlamaContext:
-        return self.llm.context(eos_ids=self.stop_ids, n_ctx=self.n_ctx, n_threads=self.threads, exact=self.exact,
-                                cores_free=self.cores_free)
+        return self.llm.context(
+            eos_ids=self.stop_ids,
+            n_ctx=self.n_ctx,
+            n_threads=self.threads,
+            exact=self.exact,
+            cores_free=self.cores_free,
+        )
 
     def warm(self, lane: LlamaContext) -> None:
         """Put the default prompt's prefix into the lane's KV cache: its cells from the graph cache, or decoded ahead.
@@ -77,14 +83,15 @@ class LlmFamily:
         sessions were made.
         """
         before, _ = self._prompt(RecognizeOptions())
-        if self._cells_cache is not None and prefix_cache.restore(self._cells_cache, self._cells_fields(before),
-                                                                  lane, before):
+        if self._cells_cache is not None and prefix_cache.restore(
+            self._cells_cache, self._cells_fields(before), lane, before
+        ):
             self._cells_to_store = False
             return
         lane.prefill_ahead(before)
 
     def build_caches(self, lane: LlamaContext) -> None:
-        """Decode the default prompt's prefix and keep its cells, so that even the first start after install has them."""
+        """Decode the default prompt's prefix and keep its cells: even the first start after install has them."""
         if self._cells_cache is None:
             return
         before, _ = self._prompt(RecognizeOptions())
@@ -108,12 +115,19 @@ class LlmFamily:
             self._prompts[key] = (self.llm.tokenize(before), self.llm.tokenize(after))
         return self._prompts[key]
 
-    def decode(self, lane: LlamaContext, rows: np.ndarray, options: RecognizeOptions, timings: dict[str, float],
-               cancel: CancelCheck | None) -> DecodeResult:
+    def decode(
+        self,
+        lane: LlamaContext,
+        rows: np.ndarray,
+        options: RecognizeOptions,
+        timings: dict[str, float],
+        cancel: CancelCheck | None,
+    ) -> DecodeResult:
         """Greedy tokens after the prompt around `rows`; adds the prefill and generation seconds to `timings`."""
         before, after = self._prompt(options)
-        opts = DecodeOptions(max_tokens=options.max_tokens, guard=not (self.exact or options.ignore_eos),
-                             ignore_eos=options.ignore_eos)
+        opts = DecodeOptions(
+            max_tokens=options.max_tokens, guard=not (self.exact or options.ignore_eos), ignore_eos=options.ignore_eos
+        )
         decoded = lane.generate(before, rows, after, opts, cancel=cancel)
         timings["prefill"] = decoded.prefill_s
         timings["generate"] = decoded.generate_s
@@ -124,7 +138,9 @@ class LlmFamily:
         return decoded
 
 
-def load_together(path: Path | None, options: LoadOptions, make_encoder: Callable[[], Encoder]) -> tuple[Encoder, LlamaModel]:
+def load_together(
+    path: Path | None, options: LoadOptions, make_encoder: Callable[[], Encoder]
+) -> tuple[Encoder, LlamaModel]:
     """The encoder's ONNX sessions and the decoder's weights; at the same time where possible.
 
     Both loads spend their time in native code that releases the GIL (ONNX

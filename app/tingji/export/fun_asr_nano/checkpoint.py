@@ -17,9 +17,9 @@ from typing import Any
 import torch
 import yaml
 
+from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
-from ...engine.manifest import sha256_file
 from ..torch_state import load_state_dict
 from .modules import AudioDims
 

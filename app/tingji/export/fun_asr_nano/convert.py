@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
-from ...errors import ModelError
-from .. import messages
 from ...engine.families.fun_asr_nano.prompt import build_prompt, pieces_from_config
 from ...engine.frontend import FrontendConfig, num_lfr_frames
 from ...engine.manifest import Manifest, file_entry
+from ...errors import ModelError
+from .. import messages
 from ..funasr_frontend import frontend_settings
 from ..gguf_tools import export_decoder
 from .checkpoint import Checkpoint, load_checkpoint
@@ -35,8 +36,9 @@ def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
     return config.get("model") == "FunASRNano"
 
 
-def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool,
-            say: Callable[[str], None]) -> Manifest:
+def convert(
+    source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool, say: Callable[[str], None]
+) -> Manifest:
     """Write every file into `work` (an empty folder) and return the manifest describing them.
 
     `precision` and `decoder_quant` were checked by `export_model`."""
@@ -45,39 +47,66 @@ def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fix
     dims = ckpt.dims
     frontend = _frontend_dict(ckpt.frontend_conf())
     window_frames = num_lfr_frames(WINDOW_SECONDS * SAMPLE_RATE, FrontendConfig.from_dict(frontend))
-    files = export_audio(dims, ckpt.state, work, precision=precision, window_frames=window_frames,
-                         fixed=fixed, progress=say)
+    files = export_audio(
+        dims, ckpt.state, work, precision=precision, window_frames=window_frames, fixed=fixed, progress=say
+    )
     say(f"writing decoder ({decoder_quant})")
-    files["decoder"] = export_decoder(_llm_tensors(ckpt), ckpt.llm_config, ckpt.llm_dir / "tokenizer.json", work,
-                                      decoder_quant, name="Fun-ASR-Nano decoder")
+    files["decoder"] = export_decoder(
+        _llm_tensors(ckpt),
+        ckpt.llm_config,
+        ckpt.llm_dir / "tokenizer.json",
+        work,
+        decoder_quant,
+        name="Fun-ASR-Nano decoder",
+    )
     ctc_info: dict[str, Any] = {}
     if "ctc" in files and ckpt.ctc_vocab is not None:
         tokens = work / "tokens.txt"
         n_text = _write_ctc_tokens(ckpt.ctc_vocab, dims.ctc_vocab, tokens)
         files["tokens"] = tokens
         blank = int((ckpt.config.get("ctc_conf") or {}).get("blank_id", dims.ctc_vocab - 1))
-        ctc_info = {"vocab_size": dims.ctc_vocab, "blank_id": blank, "text_tokens": n_text,
-                    "frame_seconds": 0.06, "top_k": 8}
+        ctc_info = {
+            "vocab_size": dims.ctc_vocab,
+            "blank_id": blank,
+            "text_tokens": n_text,
+            "frame_seconds": 0.06,
+            "top_k": 8,
+        }
     say("hashing files")
     pieces = pieces_from_config(ckpt.config)
     prompt = build_prompt(pieces)
     section = {
         "prompt": {**pieces, "default_before": prompt.before, "default_after": prompt.after},
         "special_tokens": _special_tokens(ckpt.llm_dir, ckpt.llm_config),
-        "encoder": {"precision": precision, "input_size": dims.input_size, "encoder_dim": dims.encoder_dim,
-                    "llm_dim": dims.llm_dim, "inputs": ["lfr_feat", "mask"],
-                    "outputs": ["enc_output", "adaptor_output"]},
-        "decoder": {"quant": decoder_quant, "n_embd": dims.llm_dim,
-                    "n_layer": int(ckpt.llm_config["num_hidden_layers"]),
-                    # The reference writes the audio rows into an LLM-dtype
-                    # embedding tensor, i.e. rounds them to bf16 when the
-                    # config loads the LLM in bf16.
-                    "input_dtype": _llm_input_dtype(ckpt.config)},
+        "encoder": {
+            "precision": precision,
+            "input_size": dims.input_size,
+            "encoder_dim": dims.encoder_dim,
+            "llm_dim": dims.llm_dim,
+            "inputs": ["lfr_feat", "mask"],
+            "outputs": ["enc_output", "adaptor_output"],
+        },
+        "decoder": {
+            "quant": decoder_quant,
+            "n_embd": dims.llm_dim,
+            "n_layer": int(ckpt.llm_config["num_hidden_layers"]),
+            # The reference writes the audio rows into an LLM-dtype
+            # embedding tensor, i.e. rounds them to bf16 when the
+            # config loads the LLM in bf16.
+            "input_dtype": _llm_input_dtype(ckpt.config),
+        },
         "ctc": ctc_info,
     }
-    return Manifest(folder=work, family=FAMILY, files={role: file_entry(work, path) for role, path in files.items()},
-                    window_seconds=WINDOW_SECONDS, window_frames=window_frames, frontend=frontend, section=section,
-                    source={"model_pt_sha256": ckpt.sha256, "folder": source.name})
+    return Manifest(
+        folder=work,
+        family=FAMILY,
+        files={role: file_entry(work, path) for role, path in files.items()},
+        window_seconds=WINDOW_SECONDS,
+        window_frames=window_frames,
+        frontend=frontend,
+        section=section,
+        source={"model_pt_sha256": ckpt.sha256, "folder": source.name},
+    )
 
 
 def _frontend_dict(conf: dict[str, Any]) -> dict[str, Any]:
@@ -89,7 +118,7 @@ def _frontend_dict(conf: dict[str, Any]) -> dict[str, Any]:
 
 def _llm_tensors(ckpt: Checkpoint) -> dict[str, torch.Tensor]:
     """The Qwen3 LLM's tensors under their transformers names, from the checkpoint's `llm.` entries."""
-    tensors = {k[len("llm."):]: v for k, v in ckpt.state.items() if k.startswith("llm.")}
+    tensors = {k[len("llm.") :]: v for k, v in ckpt.state.items() if k.startswith("llm.")}
     if "model.embed_tokens.weight" not in tensors:
         raise ModelError(messages.NO_LLM_WEIGHTS)
     head = tensors.pop("lm_head.weight", None)

@@ -10,8 +10,8 @@ file instead of doubling the model's size on disk.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import onnx
 import torch
@@ -40,8 +40,9 @@ def build_encoder(dims: AudioDims, state: dict[str, torch.Tensor]) -> EncoderGra
     return model.eval()
 
 
-def build_ctc(dims: AudioDims, state: dict[str, torch.Tensor], top_k: int,
-              slice_rows: int = CTC_SLICE_ROWS) -> CtcGraph:
+def build_ctc(
+    dims: AudioDims, state: dict[str, torch.Tensor], top_k: int, slice_rows: int = CTC_SLICE_ROWS
+) -> CtcGraph:
     model = CtcGraph(dims, top_k=top_k)
     weights = {k: v.float() for k, v in split_state(state, ("ctc_decoder", "ctc")).items()}
     missing, unexpected = model.load_state_dict(weights, strict=False)
@@ -77,7 +78,9 @@ def export_audio(
     mask = torch.ones(2, 37)
     mask[1, 30:] = 0
     say("exporting encoder (dynamic shapes)")
-    graphs: dict[str, onnx.ModelProto] = {"encoder": export_graph(encoder, (feat, mask), ENCODER_INPUTS, ENCODER_OUTPUTS, [BATCH_FRAMES] * 2)}
+    graphs: dict[str, onnx.ModelProto] = {
+        "encoder": export_graph(encoder, (feat, mask), ENCODER_INPUTS, ENCODER_OUTPUTS, [BATCH_FRAMES] * 2)
+    }
     if fixed:
         say(f"exporting encoder (fixed {window_frames} frames)")
         args = (torch.randn(1, window_frames, dims.input_size), torch.ones(1, window_frames))

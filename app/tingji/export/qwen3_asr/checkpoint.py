@@ -21,18 +21,24 @@ from typing import Any
 
 import torch
 
-from ...errors import ModelError
-from .. import messages
 from ...engine.languages import NAMES
 from ...engine.manifest import sha256_file
+from ...errors import ModelError
+from .. import messages
 from ..safetensors_file import load_checkpoint_tensors
 from .modules import EncoderDims
 
 AUDIO_PREFIX = "thinker.audio_tower."
 LLM_PREFIX = "thinker."
-SPECIAL = {"im_start": "<|im_start|>", "im_end": "<|im_end|>", "endoftext": "<|endoftext|>",
-           "audio_start": "<|audio_start|>", "audio_end": "<|audio_end|>", "audio_pad": "<|audio_pad|>",
-           "asr_text": "<asr_text>"}
+SPECIAL = {
+    "im_start": "<|im_start|>",
+    "im_end": "<|im_end|>",
+    "endoftext": "<|endoftext|>",
+    "audio_start": "<|audio_start|>",
+    "audio_end": "<|audio_end|>",
+    "audio_pad": "<|audio_pad|>",
+    "asr_text": "<asr_text>",
+}
 
 
 @dataclass
@@ -110,8 +116,11 @@ def tokenizer_json(folder: Path, out: Path) -> Path:
 
 def _eos_ids(folder: Path, config: dict[str, Any], tokens: dict[str, int]) -> list[int]:
     """What the reference's generate() stops on: generation_config.json, else the config, else ChatML's."""
-    for source in (_json(folder / "generation_config.json") if (folder / "generation_config.json").is_file() else {},
-                   config, config.get("thinker_config") or {}):
+    for source in (
+        _json(folder / "generation_config.json") if (folder / "generation_config.json").is_file() else {},
+        config,
+        config.get("thinker_config") or {},
+    ):
         eos = source.get("eos_token_id")
         if eos is not None:
             return [int(e) for e in (eos if isinstance(eos, list) else [eos])]
@@ -122,10 +131,13 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     folder = Path(folder)
     config = _json(folder / "config.json")
     if config.get("model_type") != "qwen3_asr":
-        raise ModelError(messages.QWEN3_ASR_MODEL_TYPE, path=folder / "config.json",
-                         model_type=config.get("model_type"))
+        raise ModelError(
+            messages.QWEN3_ASR_MODEL_TYPE, path=folder / "config.json", model_type=config.get("model_type")
+        )
     thinker = config.get("thinker_config")
-    if not isinstance(thinker, dict) or not all(isinstance(thinker.get(k), dict) for k in ("audio_config", "text_config")):
+    if not isinstance(thinker, dict) or not all(
+        isinstance(thinker.get(k), dict) for k in ("audio_config", "text_config")
+    ):
         raise ModelError(messages.QWEN3_ASR_LAYOUT, path=folder / "config.json")
     tokens = added_tokens(folder)
     missing = [t for t in SPECIAL.values() if t not in tokens]
@@ -133,11 +145,20 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
         raise ModelError(messages.TOKENIZER_LACKS, folder=folder, tokens=", ".join(missing))
     pad = thinker.get("audio_token_id")
     if pad is not None and int(pad) != tokens["<|audio_pad|>"]:
-        raise ModelError(messages.AUDIO_PAD_MISMATCH, folder=folder, config_id=pad, tokenizer_id=tokens["<|audio_pad|>"])
+        raise ModelError(
+            messages.AUDIO_PAD_MISMATCH, folder=folder, config_id=pad, tokenizer_id=tokens["<|audio_pad|>"]
+        )
     state, weights = load_checkpoint_tensors(folder)
-    return Checkpoint(folder=folder, config=config, audio_config=dict(thinker["audio_config"]),
-                      text_config=dict(thinker["text_config"]), state=state, added_tokens=tokens,
-                      eos_ids=_eos_ids(folder, config, tokens), weights=weights)
+    return Checkpoint(
+        folder=folder,
+        config=config,
+        audio_config=dict(thinker["audio_config"]),
+        text_config=dict(thinker["text_config"]),
+        state=state,
+        added_tokens=tokens,
+        eos_ids=_eos_ids(folder, config, tokens),
+        weights=weights,
+    )
 
 
 def encoder_dims(ckpt: Checkpoint) -> EncoderDims:
@@ -146,36 +167,53 @@ def encoder_dims(ckpt: Checkpoint) -> EncoderDims:
     try:
         chunk = 2 * int(a.get("n_window", 50))
         dims = EncoderDims(
-            n_mels=int(a.get("num_mel_bins", 128)), d_model=int(a["d_model"]), layers=int(a["encoder_layers"]),
-            heads=int(a["encoder_attention_heads"]), ffn=int(a["encoder_ffn_dim"]),
-            conv_channels=int(a.get("downsample_hidden_size", 480)), output_dim=int(a["output_dim"]),
-            chunk_frames=chunk, window_chunks=int(a.get("n_window_infer", 800)) // chunk)
+            n_mels=int(a.get("num_mel_bins", 128)),
+            d_model=int(a["d_model"]),
+            layers=int(a["encoder_layers"]),
+            heads=int(a["encoder_attention_heads"]),
+            ffn=int(a["encoder_ffn_dim"]),
+            conv_channels=int(a.get("downsample_hidden_size", 480)),
+            output_dim=int(a["output_dim"]),
+            chunk_frames=chunk,
+            window_chunks=int(a.get("n_window_infer", 800)) // chunk,
+        )
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelError(messages.AUDIO_CONFIG_BAD, path=ckpt.folder / "config.json", key=exc) from None
     if str(a.get("activation_function", "gelu")) != "gelu" or a.get("scale_embedding"):
         raise ModelError(messages.AUDIO_CONFIG_VARIANT, path=ckpt.folder / "config.json")
-    checks = {"conv2d1.weight": (dims.conv_channels, 1, 3, 3), "conv_out.weight": (dims.d_model, dims.conv_channels * dims.freq_bins),
-              "proj2.weight": (dims.output_dim, dims.d_model)}
+    checks = {
+        "conv2d1.weight": (dims.conv_channels, 1, 3, 3),
+        "conv_out.weight": (dims.d_model, dims.conv_channels * dims.freq_bins),
+        "proj2.weight": (dims.output_dim, dims.d_model),
+    }
     for name, shape in checks.items():
         got = ckpt.state.get(AUDIO_PREFIX + name)
         if got is None or tuple(got.shape) != shape:
             found = "missing" if got is None else tuple(got.shape)
-            raise ModelError(messages.AUDIO_TENSOR_SHAPE, folder=ckpt.folder, tensor=AUDIO_PREFIX + name, found=found,
-                             shape=shape)
+            raise ModelError(
+                messages.AUDIO_TENSOR_SHAPE, folder=ckpt.folder, tensor=AUDIO_PREFIX + name, found=found, shape=shape
+            )
     if dims.output_dim != int(ckpt.text_config["hidden_size"]):
-        raise ModelError(messages.AUDIO_WIDTH_MISMATCH, folder=ckpt.folder, audio=dims.output_dim,
-                         llm=ckpt.text_config["hidden_size"])
+        raise ModelError(
+            messages.AUDIO_WIDTH_MISMATCH,
+            folder=ckpt.folder,
+            audio=dims.output_dim,
+            llm=ckpt.text_config["hidden_size"],
+        )
     return dims
 
 
 def audio_tensors(ckpt: Checkpoint) -> dict[str, torch.Tensor]:
-    return {k[len(AUDIO_PREFIX):]: v for k, v in ckpt.state.items() if k.startswith(AUDIO_PREFIX)}
+    return {k[len(AUDIO_PREFIX) :]: v for k, v in ckpt.state.items() if k.startswith(AUDIO_PREFIX)}
 
 
 def llm_tensors(ckpt: Checkpoint) -> dict[str, torch.Tensor]:
     """The Qwen3 LLM's tensors under their transformers names (`model.*`, `lm_head.weight` when untied)."""
-    tensors = {k[len(LLM_PREFIX):]: v for k, v in ckpt.state.items()
-               if k.startswith(LLM_PREFIX) and not k.startswith(AUDIO_PREFIX)}
+    tensors = {
+        k[len(LLM_PREFIX) :]: v
+        for k, v in ckpt.state.items()
+        if k.startswith(LLM_PREFIX) and not k.startswith(AUDIO_PREFIX)
+    }
     embed = tensors.get("model.embed_tokens.weight")
     if embed is None:
         raise ModelError(messages.QWEN3_ASR_NO_LLM, folder=ckpt.folder)

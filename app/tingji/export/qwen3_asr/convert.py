@@ -10,14 +10,23 @@ prompt pieces.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ...engine.families.qwen3_asr.prompt import DEFAULT_PIECES
 from ...engine.manifest import Manifest, file_entry
 from ...engine.mel import MelConfig
 from ..gguf_tools import export_decoder
-from .checkpoint import Checkpoint, audio_tensors, encoder_dims, language_codes, llm_tensors, load_checkpoint, tokenizer_json
+from .checkpoint import (
+    Checkpoint,
+    audio_tensors,
+    encoder_dims,
+    language_codes,
+    llm_tensors,
+    load_checkpoint,
+    tokenizer_json,
+)
 from .graphs import INPUTS, OUTPUTS, export_encoder
 
 FAMILY = "qwen3-asr"
@@ -29,8 +38,9 @@ def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
     return config.get("model_type") == "qwen3_asr" and isinstance(config.get("thinker_config"), dict)
 
 
-def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool,
-            say: Callable[[str], None]) -> Manifest:
+def convert(
+    source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool, say: Callable[[str], None]
+) -> Manifest:
     """Write every file into `work` (an empty folder) and return the manifest describing them.
 
     `precision` and `decoder_quant` were checked by `export_model`."""
@@ -39,13 +49,20 @@ def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fix
     dims = encoder_dims(ckpt)
     mel = MelConfig(n_mels=dims.n_mels)
     window_frames = WINDOW_SECONDS * mel.sample_rate // mel.hop
-    files = export_encoder(dims, audio_tensors(ckpt), work, precision=precision, window_frames=window_frames,
-                           fixed=fixed, progress=say)
+    files = export_encoder(
+        dims, audio_tensors(ckpt), work, precision=precision, window_frames=window_frames, fixed=fixed, progress=say
+    )
     say(f"writing decoder ({decoder_quant})")
     text_config = {**ckpt.text_config, "model_type": "qwen3"}  # its M-RoPE is plain RoPE for audio + text
     with tempfile.TemporaryDirectory() as scratch:
-        files["decoder"] = export_decoder(llm_tensors(ckpt), text_config, tokenizer_json(ckpt.folder, Path(scratch)),
-                                          work, decoder_quant, name=f"Qwen3-ASR decoder ({source.name})")
+        files["decoder"] = export_decoder(
+            llm_tensors(ckpt),
+            text_config,
+            tokenizer_json(ckpt.folder, Path(scratch)),
+            work,
+            decoder_quant,
+            name=f"Qwen3-ASR decoder ({source.name})",
+        )
     say("hashing files")
     names = language_codes(ckpt.languages)
     section = {
@@ -53,19 +70,40 @@ def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fix
         "language_names": names,
         "prompt": dict(DEFAULT_PIECES),
         "special_tokens": _special_tokens(ckpt),
-        "encoder": {"precision": precision, "n_mels": dims.n_mels, "d_model": dims.d_model, "layers": dims.layers,
-                    "llm_dim": dims.output_dim, "chunk_frames": dims.chunk_frames,
-                    "window_chunks": dims.window_chunks, "inputs": INPUTS, "outputs": OUTPUTS},
-        "decoder": {"quant": decoder_quant, "n_embd": int(ckpt.text_config["hidden_size"]),
-                    "n_layer": int(ckpt.text_config["num_hidden_layers"])},
+        "encoder": {
+            "precision": precision,
+            "n_mels": dims.n_mels,
+            "d_model": dims.d_model,
+            "layers": dims.layers,
+            "llm_dim": dims.output_dim,
+            "chunk_frames": dims.chunk_frames,
+            "window_chunks": dims.window_chunks,
+            "inputs": INPUTS,
+            "outputs": OUTPUTS,
+        },
+        "decoder": {
+            "quant": decoder_quant,
+            "n_embd": int(ckpt.text_config["hidden_size"]),
+            "n_layer": int(ckpt.text_config["num_hidden_layers"]),
+        },
     }
-    return Manifest(folder=work, family=FAMILY, files={role: file_entry(work, path) for role, path in files.items()},
-                    window_seconds=WINDOW_SECONDS, window_frames=window_frames, frontend=mel.to_dict(),
-                    section=section, source={"weights_sha256": ckpt.weights_sha256(), "folder": source.name})
+    return Manifest(
+        folder=work,
+        family=FAMILY,
+        files={role: file_entry(work, path) for role, path in files.items()},
+        window_seconds=WINDOW_SECONDS,
+        window_frames=window_frames,
+        frontend=mel.to_dict(),
+        section=section,
+        source={"weights_sha256": ckpt.weights_sha256(), "folder": source.name},
+    )
 
 
 def _special_tokens(ckpt: Checkpoint) -> dict[str, Any]:
     ids = ckpt.special_ids()
-    return {**ids, "eos_ids": ckpt.eos_ids,  # what the reference's generate() stops on
-            "stop_ids": sorted({*ckpt.eos_ids, ids["im_end"], ids["endoftext"]}),  # what Tingji stops on
-            "vocab_size": int(ckpt.text_config["vocab_size"])}
+    return {
+        **ids,
+        "eos_ids": ckpt.eos_ids,  # what the reference's generate() stops on
+        "stop_ids": sorted({*ckpt.eos_ids, ids["im_end"], ids["endoftext"]}),  # what Tingji stops on
+        "vocab_size": int(ckpt.text_config["vocab_size"]),
+    }

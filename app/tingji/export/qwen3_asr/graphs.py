@@ -10,8 +10,8 @@ once to a shared data file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import onnx
 import torch
@@ -49,9 +49,16 @@ def _name_token_axis(proto: onnx.ModelProto) -> None:
             dims[1].dim_param = "tokens"
 
 
-def export_encoder(dims: EncoderDims, tensors: dict[str, torch.Tensor], out_dir: Path, *, precision: str,
-                   window_frames: int, fixed: bool = True,
-                   progress: Callable[[str], None] | None = None) -> dict[str, Path]:
+def export_encoder(
+    dims: EncoderDims,
+    tensors: dict[str, torch.Tensor],
+    out_dir: Path,
+    *,
+    precision: str,
+    window_frames: int,
+    fixed: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Path]:
     """Write `encoder` (+ `encoder_fixed`) and their shared `encoder_data`; returns {role: path}."""
     say = progress or (lambda _msg: None)
     model = for_precision(build_tower(dims, tensors), precision)
@@ -71,7 +78,9 @@ def export_encoder(dims: EncoderDims, tensors: dict[str, torch.Tensor], out_dir:
     if precision == "int8":
         say("rewriting the encoder's convolutions as int8 matrix products")
         convs_to_int8(graphs["encoder"], conv_inputs(dims))
-    paths = {"encoder": out_dir / f"encoder.{precision}.onnx",
-             "encoder_fixed": out_dir / f"encoder.{precision}.fixed{window_frames}.onnx"}
+    paths = {
+        "encoder": out_dir / f"encoder.{precision}.onnx",
+        "encoder_fixed": out_dir / f"encoder.{precision}.fixed{window_frames}.onnx",
+    }
     say("writing ONNX files")
     return save_graph_files(graphs, paths, "encoder_data", out_dir / f"encoder.{precision}.data")

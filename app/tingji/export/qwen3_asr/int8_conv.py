@@ -46,9 +46,13 @@ def _quantised_weights(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _is_plain_3x3_stride2(node: onnx.NodeProto) -> bool:
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-    return (list(attrs.get("strides", [])) == [2, 2] and list(attrs.get("pads", [])) == [1, 1, 1, 1]
-            and list(attrs.get("kernel_shape", [3, 3])) == [3, 3] and attrs.get("group", 1) == 1
-            and list(attrs.get("dilations", [1, 1])) == [1, 1])
+    return (
+        list(attrs.get("strides", [])) == [2, 2]
+        and list(attrs.get("pads", [])) == [1, 1, 1, 1]
+        and list(attrs.get("kernel_shape", [3, 3])) == [3, 3]
+        and attrs.get("group", 1) == 1
+        and list(attrs.get("dilations", [1, 1])) == [1, 1]
+    )
 
 
 def convs_to_int8(proto: onnx.ModelProto, inputs: dict[str, tuple[int, int]]) -> onnx.ModelProto:
@@ -84,27 +88,46 @@ def convs_to_int8(proto: onnx.ModelProto, inputs: dict[str, tuple[int, int]]) ->
     return proto
 
 
-def _constants(name: str, inits: dict[str, onnx.TensorProto], node: onnx.NodeProto, hw: tuple[int, int],
-               added: list[onnx.TensorProto]) -> dict[str, str]:
+def _constants(
+    name: str,
+    inits: dict[str, onnx.TensorProto],
+    node: onnx.NodeProto,
+    hw: tuple[int, int],
+    added: list[onnx.TensorProto],
+) -> dict[str, str]:
     """The initializers one convolution's rewrites share: weights, scales, bias, slice bounds."""
     stem = name.rsplit(".", 1)[0] + ".int8"
     q, scale = _quantised_weights(numpy_helper.to_array(inits[name]).astype(np.float32))
     c_out = q.shape[1]
-    bias = (numpy_helper.to_array(inits[node.input[2]]).astype(np.float32) if len(node.input) > 2 and node.input[2]
-            else np.zeros(c_out, np.float32))
+    bias = (
+        numpy_helper.to_array(inits[node.input[2]]).astype(np.float32)
+        if len(node.input) > 2 and node.input[2]
+        else np.zeros(c_out, np.float32)
+    )
     h, w = hw
     oh, ow = (h + 1) // 2, (w + 1) // 2
-    names = {"w": f"{stem}.weight", "scale": f"{stem}.scale", "bias": f"{stem}.bias", "pads": f"{stem}.pads",
-             "axes": f"{stem}.axes", "steps": f"{stem}.steps"}
-    added += [numpy_helper.from_array(q, names["w"]), numpy_helper.from_array(scale, names["scale"]),
-              numpy_helper.from_array(bias, names["bias"]),
-              numpy_helper.from_array(np.array([0, 1, 1, 0, 0, 1, 1, 0], np.int64), names["pads"]),
-              numpy_helper.from_array(np.array([1, 2], np.int64), names["axes"]),
-              numpy_helper.from_array(np.array([2, 2], np.int64), names["steps"])]
+    names = {
+        "w": f"{stem}.weight",
+        "scale": f"{stem}.scale",
+        "bias": f"{stem}.bias",
+        "pads": f"{stem}.pads",
+        "axes": f"{stem}.axes",
+        "steps": f"{stem}.steps",
+    }
+    added += [
+        numpy_helper.from_array(q, names["w"]),
+        numpy_helper.from_array(scale, names["scale"]),
+        numpy_helper.from_array(bias, names["bias"]),
+        numpy_helper.from_array(np.array([0, 1, 1, 0, 0, 1, 1, 0], np.int64), names["pads"]),
+        numpy_helper.from_array(np.array([1, 2], np.int64), names["axes"]),
+        numpy_helper.from_array(np.array([2, 2], np.int64), names["steps"]),
+    ]
     for i, j in TAPS:
         names[f"start{i}{j}"], names[f"end{i}{j}"] = f"{stem}.start{i}{j}", f"{stem}.end{i}{j}"
-        added += [numpy_helper.from_array(np.array([i, j], np.int64), names[f"start{i}{j}"]),
-                  numpy_helper.from_array(np.array([i + 2 * oh - 1, j + 2 * ow - 1], np.int64), names[f"end{i}{j}"])]
+        added += [
+            numpy_helper.from_array(np.array([i, j], np.int64), names[f"start{i}{j}"]),
+            numpy_helper.from_array(np.array([i + 2 * oh - 1, j + 2 * ow - 1], np.int64), names[f"end{i}{j}"]),
+        ]
     return names
 
 
@@ -117,8 +140,12 @@ def _patch_matmul(node: onnx.NodeProto, c: dict[str, str], serial: int) -> list[
         helper.make_node("DynamicQuantizeLinear", [x], [f"{p}/q", f"{p}/xs", f"{p}/xz"], name=f"{p}/quantise"),
         helper.make_node("Transpose", [f"{p}/q"], [f"{p}/nhwc"], perm=[0, 2, 3, 1], name=f"{p}/nhwc"),
         helper.make_node("Pad", [f"{p}/nhwc", c["pads"], f"{p}/xz"], [f"{p}/padded"], name=f"{p}/pad"),
-        *[helper.make_node("Slice", [f"{p}/padded", c[f"start{i}{j}"], c[f"end{i}{j}"], c["axes"], c["steps"]],
-                           [t], name=t) for (i, j), t in zip(TAPS, taps)],
+        *[
+            helper.make_node(
+                "Slice", [f"{p}/padded", c[f"start{i}{j}"], c[f"end{i}{j}"], c["axes"], c["steps"]], [t], name=t
+            )
+            for (i, j), t in zip(TAPS, taps)
+        ],
         helper.make_node("Concat", taps, [f"{p}/patches"], axis=3, name=f"{p}/patches"),
         helper.make_node("MatMulInteger", [f"{p}/patches", c["w"], f"{p}/xz"], [f"{p}/acc"], name=f"{p}/matmul"),
         helper.make_node("Cast", [f"{p}/acc"], [f"{p}/accf"], to=TensorProto.FLOAT, name=f"{p}/cast"),

@@ -102,7 +102,7 @@ class Attention(nn.Module):
         return x.unflatten(-1, (self.heads, self.head_dim)).transpose(1, 2)
 
     def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
-        scores = torch.matmul(self.split(q), self.split(k).transpose(-2, -1)) * self.head_dim ** -0.5
+        scores = torch.matmul(self.split(q), self.split(k).transpose(-2, -1)) * self.head_dim**-0.5
         weights = torch.softmax(scores.float() + bias, dim=-1).to(v.dtype)
         return torch.matmul(weights, self.split(v)).transpose(1, 2).flatten(2)
 
@@ -118,7 +118,7 @@ class EncoderLayer(nn.Module):
         self.fc2 = nn.Linear(d.ffn, d.d_model)
         self.final_layer_norm = nn.LayerNorm(d.d_model)
 
-    def forward(self, x: torch.Tensor, windows: "Windows") -> torch.Tensor:
+    def forward(self, x: torch.Tensor, windows: Windows) -> torch.Tensor:
         attn = self.self_attn
         h = layer_norm(x, self.self_attn_layer_norm)
         q, k, v = (windows.split(proj(h)) for proj in (attn.q_proj, attn.k_proj, attn.v_proj))
@@ -188,7 +188,7 @@ class AudioTower(nn.Module):
         # the mel: 368 MB for 60 s in fp32. Run the chunks in CONV_PARTS slices, one after the other,
         # so only a slice's intermediates are alive at once (a static count of slices: no loop in the graph).
         step = (x.shape[0] + CONV_PARTS - 1) // CONV_PARTS
-        x = torch.cat([self.downsample(x[k * step:(k + 1) * step]) for k in range(CONV_PARTS)])
+        x = torch.cat([self.downsample(x[k * step : (k + 1) * step]) for k in range(CONV_PARTS)])
         x = self.conv_out(x.permute(0, 3, 1, 2).flatten(2)) + self.positions.to(x.dtype)
         x = x.unflatten(0, (-1, chunks)).flatten(1, 2)  # [B, C*13, D]
         # Token j of a chunk is valid when frame 8j is (valid frames are a prefix of the chunk).

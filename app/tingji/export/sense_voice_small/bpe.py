@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ...engine.families.sense_voice_small.tokens import BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, USER_DEFINED, PieceTable
 from ...errors import ModelError
 from .. import messages
-from ...engine.families.sense_voice_small.tokens import (BYTE, CONTROL, NORMAL, UNKNOWN, UNUSED, USER_DEFINED,
-                                                         PieceTable)
 
 DEFAULT_UNK_SURFACE = " \u2047 "
 
@@ -50,13 +49,13 @@ def _fields(data: bytes) -> list[tuple[int, int, object]]:
             size = 8 if wire == 1 else 4
             if pos + size > end:
                 raise ValueError("truncated fixed-size field")
-            value = data[pos:pos + size]
+            value = data[pos : pos + size]
             pos += size
         elif wire == 2:
             size = varint()
             if pos + size > end:
                 raise ValueError("truncated field")
-            value = data[pos:pos + size]
+            value = data[pos : pos + size]
             pos += size
         else:
             raise ValueError(f"unsupported wire type {wire}")
@@ -100,7 +99,8 @@ def parse_model(data: bytes) -> PieceTable:
         raise ValueError("treat_whitespace_as_suffix is set, which Tingji does not decode")
     surface = [v for n, w, v in trainer if n == 44 and w == 2]
     return PieceTable(
-        pieces=pieces, types=types,
+        pieces=pieces,
+        types=types,
         add_dummy_prefix=_bool_field(normalizer, 3, True),
         remove_extra_whitespaces=_bool_field(normalizer, 4, True),
         unk_surface=bytes(surface[-1]).decode("utf-8") if surface else DEFAULT_UNK_SURFACE,  # type: ignore[arg-type]

@@ -19,11 +19,11 @@ from typing import Any
 import torch
 import yaml
 
-from ...errors import ModelError
-from .. import messages
 from ...engine.families.sense_voice_small.tokens import PieceTable
 from ...engine.frontend import Cmvn, load_cmvn
 from ...engine.manifest import sha256_file
+from ...errors import ModelError
+from .. import messages
 from ..torch_state import load_state_dict
 from .bpe import read_model
 from .modules import SenseVoiceDims
@@ -59,8 +59,10 @@ def _file_names(folder: Path) -> dict[str, str]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         metas = data.get("file_path_metas") or {}
-        found = {"cmvn": (metas.get("frontend_conf") or {}).get("cmvn_file"),
-                 "bpe": (metas.get("tokenizer_conf") or {}).get("bpemodel")}
+        found = {
+            "cmvn": (metas.get("frontend_conf") or {}).get("cmvn_file"),
+            "bpe": (metas.get("tokenizer_conf") or {}).get("bpemodel"),
+        }
     except (ValueError, UnicodeDecodeError, AttributeError):
         raise ModelError(messages.FUNASR_CONFIG_UNREADABLE, path=path) from None
     for role, name in found.items():
@@ -100,10 +102,20 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     if len(bpe.pieces) != dims.vocab:
         raise ModelError(messages.VOCAB_SIZE_MISMATCH, path=paths["bpe"], pieces=len(bpe.pieces), outputs=dims.vocab)
     if cmvn.shift.size != dims.input_size:
-        raise ModelError(messages.CMVN_WIDTH_MISMATCH, path=paths["cmvn"], values=cmvn.shift.size,
-                         expected=dims.input_size)
-    return Checkpoint(folder=folder, config=config, cmvn_path=paths["cmvn"], cmvn=cmvn, bpe_path=paths["bpe"],
-                      bpe=bpe, state=state, dims=dims, sha256=sha256_file(folder / "model.pt"))
+        raise ModelError(
+            messages.CMVN_WIDTH_MISMATCH, path=paths["cmvn"], values=cmvn.shift.size, expected=dims.input_size
+        )
+    return Checkpoint(
+        folder=folder,
+        config=config,
+        cmvn_path=paths["cmvn"],
+        cmvn=cmvn,
+        bpe_path=paths["bpe"],
+        bpe=bpe,
+        state=state,
+        dims=dims,
+        sha256=sha256_file(folder / "model.pt"),
+    )
 
 
 def sense_voice_dims(config: dict[str, Any], state: dict[str, torch.Tensor], path: Path) -> SenseVoiceDims:
@@ -121,9 +133,14 @@ def sense_voice_dims(config: dict[str, Any], state: dict[str, torch.Tensor], pat
     if embed.shape[0] < 16:
         raise ModelError(messages.QUERY_TABLE_ROWS, path=path, rows=embed.shape[0])
     return SenseVoiceDims(
-        input_size=input_size, encoder_dim=dim, encoder_heads=int(enc.get("attention_heads", 4)),
-        encoder_ffn=int(enc.get("linear_units", 2048)), encoder_blocks=int(enc.get("num_blocks", 50)),
-        tp_blocks=int(enc.get("tp_blocks", 20)), kernel_size=int(enc.get("kernel_size", 11)),
-        sanm_shift=int(enc.get("sanm_shfit", 0)), vocab=int(head.shape[0]), query_rows=int(embed.shape[0]),
+        input_size=input_size,
+        encoder_dim=dim,
+        encoder_heads=int(enc.get("attention_heads", 4)),
+        encoder_ffn=int(enc.get("linear_units", 2048)),
+        encoder_blocks=int(enc.get("num_blocks", 50)),
+        tp_blocks=int(enc.get("tp_blocks", 20)),
+        kernel_size=int(enc.get("kernel_size", 11)),
+        sanm_shift=int(enc.get("sanm_shfit", 0)),
+        vocab=int(head.shape[0]),
+        query_rows=int(embed.shape[0]),
     )
-

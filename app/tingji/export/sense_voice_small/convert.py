@@ -10,17 +10,18 @@ manifest whose family section holds the query rows and CTC settings.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import onnx
 import torch
 
-from ...errors import ModelError
-from .. import messages
 from ...engine.families.sense_voice_small.rich import QUERY_ROWS
 from ...engine.frontend import FrontendConfig, num_lfr_frames
 from ...engine.manifest import Manifest, file_entry
+from ...errors import ModelError
+from .. import messages
 from ..funasr_frontend import frontend_settings
 from ..layers import split_state
 from ..onnx_tools import BATCH_FRAMES, export_graph, for_precision, save_sharing_weights, to_int8
@@ -32,7 +33,8 @@ WINDOW_SECONDS = 30
 WINDOW_REASON = (
     "30 s: funasr's own SenseVoice recipe cuts audio with its VAD at 30 s (max_single_segment_time "
     "30000) and the model was trained on utterances of that order; attention cost grows with the square "
-    "of the window, and two 30 s windows cost less than one 60 s window")
+    "of the window, and two 30 s windows cost less than one 60 s window"
+)
 INPUTS = ["speech", "mask", "query"]
 OUTPUTS = ["query_log_probs", "query_ids", "log_probs", "ids"]
 
@@ -42,8 +44,9 @@ def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
     return config.get("model") == "SenseVoiceSmall"
 
 
-def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool,
-            say: Callable[[str], None]) -> Manifest:
+def convert(
+    source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool, say: Callable[[str], None]
+) -> Manifest:
     """Write every file into `work` (an empty folder) and return the manifest describing them.
 
     `decoder_quant` does not apply: SenseVoice has no LLM decoder.
@@ -60,17 +63,32 @@ def convert(source: Path, work: Path, *, precision: str, decoder_quant: str, fix
     files["tokens"] = work / "tokens.json"
     say("hashing files")
     section = {
-        "encoder": {"precision": precision, "input_size": ckpt.dims.input_size, "encoder_dim": ckpt.dims.encoder_dim,
-                    "inputs": INPUTS, "outputs": OUTPUTS},
+        "encoder": {
+            "precision": precision,
+            "input_size": ckpt.dims.input_size,
+            "encoder_dim": ckpt.dims.encoder_dim,
+            "inputs": INPUTS,
+            "outputs": OUTPUTS,
+        },
         # funasr passes model_conf to SenseVoiceSmall, whose blank_id defaults to 0.
-        "ctc": {"vocab_size": ckpt.dims.vocab, "blank_id": int((ckpt.config.get("model_conf") or {}).get("blank_id", 0)),
-                "frame_seconds": cfg.lfr_n * cfg.frame_shift_ms / 1000},
+        "ctc": {
+            "vocab_size": ckpt.dims.vocab,
+            "blank_id": int((ckpt.config.get("model_conf") or {}).get("blank_id", 0)),
+            "frame_seconds": cfg.lfr_n * cfg.frame_shift_ms / 1000,
+        },
         "queries": QUERY_ROWS,
         "window_reason": WINDOW_REASON,
     }
-    return Manifest(folder=work, family=FAMILY, files={role: file_entry(work, path) for role, path in files.items()},
-                    window_seconds=WINDOW_SECONDS, window_frames=window_frames, frontend=frontend, section=section,
-                    source={"model_pt_sha256": ckpt.sha256, "folder": source.name})
+    return Manifest(
+        folder=work,
+        family=FAMILY,
+        files={role: file_entry(work, path) for role, path in files.items()},
+        window_seconds=WINDOW_SECONDS,
+        window_frames=window_frames,
+        frontend=frontend,
+        section=section,
+        source={"model_pt_sha256": ckpt.sha256, "folder": source.name},
+    )
 
 
 def build_graph(ckpt: Checkpoint) -> SenseVoiceGraph:
@@ -78,13 +96,15 @@ def build_graph(ckpt: Checkpoint) -> SenseVoiceGraph:
     weights = {k: v.float() for k, v in split_state(ckpt.state, ("embed", "encoder", "ctc")).items()}
     missing, unexpected = model.load_state_dict(weights, strict=False)
     if missing or unexpected:
-        raise ModelError(messages.SENSE_VOICE_MISMATCH, path=ckpt.folder / "model.pt", missing=missing[:3],
-                         unexpected=unexpected[:3])
+        raise ModelError(
+            messages.SENSE_VOICE_MISMATCH, path=ckpt.folder / "model.pt", missing=missing[:3], unexpected=unexpected[:3]
+        )
     return model.eval()
 
 
-def export_graphs(ckpt: Checkpoint, out_dir: Path, *, precision: str, window_frames: int, fixed: bool,
-                  say: Callable[[str], None]) -> dict[str, Path]:
+def export_graphs(
+    ckpt: Checkpoint, out_dir: Path, *, precision: str, window_frames: int, fixed: bool, say: Callable[[str], None]
+) -> dict[str, Path]:
     """The dynamic graph and (with `fixed`) its static window-length twin; returns {role: path}."""
     model = for_precision(build_graph(ckpt), precision)
     d = ckpt.dims.input_size
@@ -93,8 +113,11 @@ def export_graphs(ckpt: Checkpoint, out_dir: Path, *, precision: str, window_fra
     mask[1, 30:] = 0
     query = torch.tensor([[0, 1, 2, 14], [4, 1, 2, 15]])
     say("exporting encoder + CTC (dynamic shapes)")
-    graphs = {"encoder": export_graph(model, (torch.randn(2, 37, d), mask, query), INPUTS, OUTPUTS,
-                                      [BATCH_FRAMES, BATCH_FRAMES, {0: "batch"}])}
+    graphs = {
+        "encoder": export_graph(
+            model, (torch.randn(2, 37, d), mask, query), INPUTS, OUTPUTS, [BATCH_FRAMES, BATCH_FRAMES, {0: "batch"}]
+        )
+    }
     if fixed:
         say(f"exporting encoder + CTC (fixed {window_frames} frames)")
         args = (torch.randn(1, window_frames, d), torch.ones(1, window_frames), query[:1])
@@ -104,8 +127,10 @@ def export_graphs(ckpt: Checkpoint, out_dir: Path, *, precision: str, window_fra
         for role in list(graphs):
             say(f"quantizing {role} to int8")
             graphs[role] = to_int8(graphs[role])
-    paths = {"encoder": out_dir / f"encoder.{precision}.onnx",
-             "encoder_fixed": out_dir / f"encoder.{precision}.fixed{window_frames}.onnx"}
+    paths = {
+        "encoder": out_dir / f"encoder.{precision}.onnx",
+        "encoder_fixed": out_dir / f"encoder.{precision}.fixed{window_frames}.onnx",
+    }
     say("writing ONNX files")
     data = out_dir / f"encoder.{precision}.data"
     save_sharing_weights({paths[role]: proto for role, proto in graphs.items()}, data)

@@ -42,7 +42,10 @@ class SenseVoiceDims(SanmDims):
 
 
 class SenseVoiceGraph(nn.Module):
-    """(speech [B,T,D], mask [B,T], query [B,4] int64) -> best CTC log-prob and id ([..., 1]) per query row and frame."""
+    """(speech [B,T,D], mask [B,T], query [B,4] int64) -> best CTC log-prob and id per query row and frame.
+
+    Both outputs are [..., 1].
+    """
 
     def __init__(self, d: SenseVoiceDims) -> None:
         super().__init__()
@@ -50,8 +53,9 @@ class SenseVoiceGraph(nn.Module):
         self.encoder = SanmEncoder(d)
         self.ctc = CtcProjection(d.encoder_dim, d.vocab)
 
-    def forward(self, speech: torch.Tensor, mask: torch.Tensor, query: torch.Tensor
-                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def forward(
+        self, speech: torch.Tensor, mask: torch.Tensor, query: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         # The query rows are always valid: their mask is ones shaped like the ids (no slicing of `mask`,
         # which may be shorter than four frames).
         full_mask = torch.cat([torch.ones_like(query, dtype=mask.dtype), mask], dim=1)

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
@@ -83,9 +83,16 @@ class DictationHost(QObject):
     _start = Signal(object, object)  # controller, threading.Event -> the starter's thread
     _loadWanted = Signal()  # from a take's thread: the model was unloaded and a take needs it
 
-    def __init__(self, engine: EngineHost, panel: DictationPanel, settings: Settings, *,
-                 microphone: Callable[[DictationSettings], AudioInput] | None = None,
-                 use_hotkey: bool = True, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        engine: EngineHost,
+        panel: DictationPanel,
+        settings: Settings,
+        *,
+        microphone: Callable[[DictationSettings], AudioInput] | None = None,
+        use_hotkey: bool = True,
+        parent: QObject | None = None,
+    ) -> None:
         """`microphone` builds the microphone from DictationSettings (tests; default: the real
         device); `use_hotkey=False` leaves the global hotkey off."""
         super().__init__(parent)
@@ -117,8 +124,11 @@ class DictationHost(QObject):
         state, loaded, handle = engine.state_of("dictation"), engine.loaded_of("dictation"), self.engine_handle
         waiting = self.controller is not None and handle is not None and handle.current is None
         same_model = handle is not None and loaded is not None and handle.model_path == loaded.path
-        if waiting and (state is EngineState.UNLOADED or state is EngineState.LOADING) and \
-                self._model_path() == (handle.model_path if handle is not None else None):
+        if (
+            waiting
+            and (state is EngineState.UNLOADED or state is EngineState.LOADING)
+            and self._model_path() == (handle.model_path if handle is not None else None)
+        ):
             return  # unloaded while idle, or loading again: the hotkey keeps working, a take waits
         if loaded is None or state is not EngineState.READY:
             self.stop()
@@ -133,13 +143,19 @@ class DictationHost(QObject):
         handle = OnDemandEngine(loaded.engine, loaded.path, self._loadWanted.emit)
         try:
             controller = DictationController(
-                handle, settings, clipboard=self._clipboard, history=self.panel.history,
+                handle,
+                settings,
+                clipboard=self._clipboard,
+                history=self.panel.history,
                 microphone=self._make_microphone(settings) if self._make_microphone else None,
-                on_event=self.panel.bridge.post, use_hotkey=self._use_hotkey)
+                on_event=self.panel.bridge.post,
+                use_hotkey=self._use_hotkey,
+            )
         except Exception as exc:  # noqa: BLE001 - dictation must never keep the app from running
             log.exception("dictation could not start")
-            self.problem.emit(TingjiError(messages.COMMAND_FAILED,
-                                          reason=exc if isinstance(exc, TingjiError) else str(exc)))
+            self.problem.emit(
+                TingjiError(messages.COMMAND_FAILED, reason=exc if isinstance(exc, TingjiError) else str(exc))
+            )
             return
         self.controller, self.engine_handle = controller, handle
         self._clipboard.resume()

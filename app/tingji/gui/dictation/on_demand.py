@@ -20,13 +20,14 @@ Engine itself but this object (the `DictationEngine` of tingji.dictation):
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...errors import Cancelled
 from ...engine.transcript import Transcript
 from ...engine.vad import SileroVad
+from ...errors import Cancelled
 
 if TYPE_CHECKING:
     from ...engine.transcribe import Engine
@@ -37,16 +38,24 @@ POLL_S = 0.1  # how often a waiting take looks at its cancel event
 class _LiveLane:
     """The live lane of whichever engine is attached (tingji.dictation.takes.Transcriber)."""
 
-    def __init__(self, owner: "OnDemandEngine") -> None:
+    def __init__(self, owner: OnDemandEngine) -> None:
         self._owner = owner
 
-    def transcribe(self, source: np.ndarray, *, language: str | None = None, hotwords: Sequence[str] = (),
-                   itn: bool = True, cancel: Any = None) -> Transcript:
+    def transcribe(
+        self,
+        source: np.ndarray,
+        *,
+        language: str | None = None,
+        hotwords: Sequence[str] = (),
+        itn: bool = True,
+        cancel: Any = None,
+    ) -> Transcript:
         engine = self._owner.acquire(cancel)
         try:
             # A take is typed as text: nothing is spent on timing its characters.
-            return engine.live.transcribe(source, language=language, hotwords=hotwords, itn=itn, cancel=cancel,
-                                          timestamps=False)
+            return engine.live.transcribe(
+                source, language=language, hotwords=hotwords, itn=itn, cancel=cancel, timestamps=False
+            )
         finally:
             self._owner.release()
 
@@ -54,7 +63,7 @@ class _LiveLane:
 class OnDemandEngine:
     """What a DictationController uses as its engine (see the module docstring)."""
 
-    def __init__(self, engine: "Engine", model_path: str, load_wanted: Callable[[], None]) -> None:
+    def __init__(self, engine: Engine, model_path: str, load_wanted: Callable[[], None]) -> None:
         self.model_name: str = engine.model_name
         self.model_path = model_path  # which model this is: a reload of another one needs a new controller
         self.vad: SileroVad = engine.vad
@@ -67,13 +76,13 @@ class OnDemandEngine:
         self._closed = False
 
     @property
-    def current(self) -> "Engine | None":
+    def current(self) -> Engine | None:
         """The attached Engine, or None while the model is unloaded."""
         return self._engine
 
     # -- the GUI thread -----------------------------------------------------------------
 
-    def attach(self, engine: "Engine") -> None:
+    def attach(self, engine: Engine) -> None:
         """The model is loaded again: waiting takes go on with it."""
         with self._cond:
             self._engine, self._asked = engine, False
@@ -94,7 +103,7 @@ class OnDemandEngine:
 
     # -- a take's thread ------------------------------------------------------------------
 
-    def acquire(self, cancel: threading.Event | None) -> "Engine":
+    def acquire(self, cancel: threading.Event | None) -> Engine:
         """The attached engine, marked in use; waits for a reload when there is none."""
         with self._cond:
             while self._engine is None:

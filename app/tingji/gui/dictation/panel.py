@@ -26,14 +26,31 @@ through is tingji.gui.dictation.qt_clipboard.QtClipboard.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QGuiApplication, QShowEvent
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QGroupBox,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QSizePolicy, QSpinBox,
-                               QTableWidget, QTableWidgetItem, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...dictation.controller import DictationController
 from ...dictation.events import DictationEvent
@@ -50,9 +67,8 @@ __all__ = ["DictationBridge", "DictationPanel", "hotkey_label"]
 
 
 def hotkey_label(hotkey: str) -> str:
-    """"ctrl+alt+space" -> "Ctrl+Alt+Space", as keyboards and menus write it."""
-    return "+".join(part if len(part) == 1 and not part.isalpha() else part.capitalize()
-                    for part in hotkey.split("+"))
+    """ "ctrl+alt+space" -> "Ctrl+Alt+Space", as keyboards and menus write it."""
+    return "+".join(part if len(part) == 1 and not part.isalpha() else part.capitalize() for part in hotkey.split("+"))
 
 
 class DictationBridge(QObject):
@@ -69,9 +85,15 @@ class DictationPanel(QWidget):
 
     settingsChanged = Signal(object)  # a validated DictationSettings
 
-    def __init__(self, history: DictationHistory, settings: DictationSettings | None = None,
-                 parent: QWidget | None = None, *, play: Callable[[str], None] | None = None,
-                 limit: int = 200) -> None:
+    def __init__(
+        self,
+        history: DictationHistory,
+        settings: DictationSettings | None = None,
+        parent: QWidget | None = None,
+        *,
+        play: Callable[[str], None] | None = None,
+        limit: int = 200,
+    ) -> None:
         super().__init__(parent)
         self.history = history
         self.settings = settings or DictationSettings()
@@ -269,8 +291,16 @@ class DictationPanel(QWidget):
         self.keep_open_check.toggled.connect(self._on_settings_edited)
         for w in (self.pre_roll_spin, self.silence_spin, self.keep_spin):
             w.valueChanged.connect(self._on_settings_edited)
-        rows = (self.hotkey_edit, self.mode_combo, self.output_combo, self.device_combo, self.keep_open_check,
-                self.silence_spin, self.pre_roll_spin, self.keep_spin)
+        rows = (
+            self.hotkey_edit,
+            self.mode_combo,
+            self.output_combo,
+            self.device_combo,
+            self.keep_open_check,
+            self.silence_spin,
+            self.pre_roll_spin,
+            self.keep_spin,
+        )
         self._form_labels = [QLabel(self.settings_box) for _ in rows]
         for label, widget in zip(self._form_labels, rows):
             form.addRow(label, widget)
@@ -288,12 +318,25 @@ class DictationPanel(QWidget):
         self.history_title.setText(self.tr("History"))
         self.empty_label.setText(self.tr("Nothing dictated yet. What you dictate is kept here, with its recording."))
         self.table.setHorizontalHeaderLabels([self.tr("Time"), self.tr("Text"), ""])
-        for label, text in zip(self._form_labels, (
-                self.tr("Hotkey"), self.tr("Mode"), self.tr("Insert by"), self.tr("Microphone"), "",
-                self.tr("Silence ends take"), self.tr("Pre-roll"), self.tr("Keep recordings"))):
+        for label, text in zip(
+            self._form_labels,
+            (
+                self.tr("Hotkey"),
+                self.tr("Mode"),
+                self.tr("Insert by"),
+                self.tr("Microphone"),
+                "",
+                self.tr("Silence ends take"),
+                self.tr("Pre-roll"),
+                self.tr("Keep recordings"),
+            ),
+        ):
             label.setText(text)
-        labels = {"hold": self.tr("Hold to talk"), "toggle": self.tr("Press to start, pause to stop"),
-                  "continuous": self.tr("Continuous (press to start and stop)")}
+        labels = {
+            "hold": self.tr("Hold to talk"),
+            "toggle": self.tr("Press to start, pause to stop"),
+            "continuous": self.tr("Continuous (press to start and stop)"),
+        }
         for i in range(self.mode_combo.count()):
             self.mode_combo.setItemText(i, labels[self.mode_combo.itemData(i)])
         outputs = {"paste": self.tr("Paste (clipboard restored afterwards)"), "type": self.tr("Type the characters")}
@@ -301,13 +344,15 @@ class DictationPanel(QWidget):
             self.output_combo.setItemText(i, outputs[self.output_combo.itemData(i)])
         self._name_devices()
         self.keep_open_check.setText(self.tr("Keep the microphone open between takes"))
-        self.keep_open_check.setToolTip(self.tr(
-            "The first word is never cut, but the system shows the microphone as in use all the time."))
+        self.keep_open_check.setToolTip(
+            self.tr("The first word is never cut, but the system shows the microphone as in use all the time.")
+        )
         self.silence_spin.setToolTip(self.tr("How long a pause ends a take (press-to-start and continuous modes)."))
         self.pre_roll_spin.setToolTip(self.tr("Audio kept from just before the take starts."))
         self.keep_spin.setSpecialValueText(self.tr("All"))
-        self.keep_spin.setToolTip(self.tr("How many of the newest takes keep their recording; the text is always "
-                                          "kept."))
+        self.keep_spin.setToolTip(
+            self.tr("How many of the newest takes keep their recording; the text is always kept.")
+        )
         self.hotkey_edit.setPlaceholderText("ctrl+alt+space")
         self.hotkey_edit.setToolTip(self.tr("Modifiers and one key, e.g. ctrl+alt+space or ctrl+shift+d"))
         self._render()
@@ -342,9 +387,11 @@ class DictationPanel(QWidget):
         row = QHBoxLayout(box)
         row.setContentsMargins(2, 0, 2, 0)
         row.setSpacing(2)
-        buttons = (("dictationPlay", self.tr("Play"), "play", lambda _=False, t=take: self.play_take(t)),
-                   ("dictationCopy", self.tr("Copy"), "copy", lambda _=False, t=take: self.copy_take(t)),
-                   ("dictationDelete", self.tr("Delete"), "remove", lambda _=False, t=take: self.delete_take(t)))
+        buttons = (
+            ("dictationPlay", self.tr("Play"), "play", lambda _=False, t=take: self.play_take(t)),
+            ("dictationCopy", self.tr("Copy"), "copy", lambda _=False, t=take: self.copy_take(t)),
+            ("dictationDelete", self.tr("Delete"), "remove", lambda _=False, t=take: self.delete_take(t)),
+        )
         for name, text, glyph, slot in buttons:
             b = QToolButton(box)
             b.setObjectName(name)
@@ -417,10 +464,16 @@ class DictationPanel(QWidget):
         keep = self.keep_spin.value()
         device = self.device_combo.currentData()
         new = replace(
-            self.settings, hotkey=hotkey, mode=self.mode_combo.currentData(), output=self.output_combo.currentData(),
-            device=str(device) if device else None, keep_mic_open=self.keep_open_check.isChecked(),
-            pre_roll_s=self.pre_roll_spin.value() / 1000, silence_s=round(self.silence_spin.value(), 2),
-            keep_recordings=None if keep < 0 else keep)
+            self.settings,
+            hotkey=hotkey,
+            mode=self.mode_combo.currentData(),
+            output=self.output_combo.currentData(),
+            device=str(device) if device else None,
+            keep_mic_open=self.keep_open_check.isChecked(),
+            pre_roll_s=self.pre_roll_spin.value() / 1000,
+            silence_s=round(self.silence_spin.value(), 2),
+            keep_recordings=None if keep < 0 else keep,
+        )
         try:
             new.validate()
         except TingjiError as exc:
@@ -486,12 +539,17 @@ class DictationPanel(QWidget):
     def _hint(self) -> str:
         key = hotkey_label(self.settings.hotkey)
         return {
-            "hold": self.tr("Hold {0} in any application and speak; let go and the text is inserted where "
-                            "your cursor is."),
-            "toggle": self.tr("Press {0} in any application and speak; a pause ends the take and the text is "
-                              "inserted where your cursor is."),
-            "continuous": self.tr("Press {0} to start listening; after each pause what you said is inserted "
-                                  "where your cursor is. Press it again to stop."),
+            "hold": self.tr(
+                "Hold {0} in any application and speak; let go and the text is inserted where your cursor is."
+            ),
+            "toggle": self.tr(
+                "Press {0} in any application and speak; a pause ends the take and the text is "
+                "inserted where your cursor is."
+            ),
+            "continuous": self.tr(
+                "Press {0} to start listening; after each pause what you said is inserted "
+                "where your cursor is. Press it again to stop."
+            ),
         }.get(self.settings.mode, "").format(key)
 
     def _render(self) -> None:
@@ -511,8 +569,9 @@ class DictationPanel(QWidget):
         self.hint_label.setText(self._hint())
         self.hint_label.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
         if self._hotkey_problem:
-            self.hotkey_label.setText(self.tr("{0}. Use the Dictate button instead.").format(
-                localized(self._hotkey_problem)))
+            self.hotkey_label.setText(
+                self.tr("{0}. Use the Dictate button instead.").format(localized(self._hotkey_problem))
+            )
             self.hotkey_label.setStyleSheet(f"color: {theme.dictation_color('unavailable', self.palette()).name()};")
         self.hotkey_label.setVisible(bool(self._hotkey_problem))
         self.hint_label.setVisible(not self._hotkey_problem)

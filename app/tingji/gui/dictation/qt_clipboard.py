@@ -20,7 +20,8 @@ from __future__ import annotations
 import atexit
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import QByteArray, QMimeData, QObject, Qt, QThread, Signal, Slot
 from PySide6.QtGui import QClipboard, QGuiApplication, QImage
@@ -37,8 +38,9 @@ class QtClipboard(QObject):
 
     _invoke = Signal(object)
 
-    def __init__(self, clipboard: QClipboard | None = None, parent: QObject | None = None,
-                 timeout_s: float = 5.0) -> None:
+    def __init__(
+        self, clipboard: QClipboard | None = None, parent: QObject | None = None, timeout_s: float = 5.0
+    ) -> None:
         super().__init__(parent)
         self._clipboard = clipboard or QGuiApplication.clipboard()
         self.timeout_s = timeout_s

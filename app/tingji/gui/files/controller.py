@@ -33,14 +33,14 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Sequence
 
 from PySide6.QtCore import QObject, Signal
 
-from ...errors import ErrorReport, TingjiError
 from ...engine.transcript import Segment, Transcript
+from ...errors import ErrorReport, TingjiError
 from ..engine_host import EngineHost, EngineState
 from ..engine_worker import Request
 from ..settings import Settings
@@ -159,8 +159,7 @@ class QueueController(QObject):
             self.scanFinished.emit(self._queue_files(paths))
 
     def _queue_files(self, expanded: Sequence[str]) -> list[Job]:
-        pending = {os.path.normcase(j.path) for j in self.model.jobs()
-                   if j.status in (Status.WAITING, Status.RUNNING)}
+        pending = {os.path.normcase(j.path) for j in self.model.jobs() if j.status in (Status.WAITING, Status.RUNNING)}
         new = [p for p in expanded if os.path.normcase(p) not in pending]
         if not new:
             return []
@@ -204,8 +203,15 @@ class QueueController(QObject):
         self._persist("retry files", self.store.requeue, ids)
         for job_id in ids:
             self._drop_unsaved(job_id)
-            job = self._show(job_id, status=Status.WAITING, error=None, error_code=None, warning=None,
-                             finished_at=None, elapsed_s=None)
+            job = self._show(
+                job_id,
+                status=Status.WAITING,
+                error=None,
+                error_code=None,
+                warning=None,
+                finished_at=None,
+                elapsed_s=None,
+            )
             if job is not None and job.duration is None:
                 self._requestProbe.emit(job.id, job.path)
         self._dispatch()
@@ -389,9 +395,16 @@ class QueueController(QObject):
             self._batch[0] += 1
             before = self.model.job_by_id(job_id)
             duration = before.duration if before is not None and before.duration is not None else transcript.duration
-            job = self._show(job_id, status=Status.DONE, error=None, error_code=None,
-                             warning=incompleteness(transcript), finished_at=time.time(), elapsed_s=elapsed,
-                             duration=duration)
+            job = self._show(
+                job_id,
+                status=Status.DONE,
+                error=None,
+                error_code=None,
+                warning=incompleteness(transcript),
+                finished_at=time.time(),
+                elapsed_s=elapsed,
+                duration=duration,
+            )
             if self.settings.auto_export and job is not None:
                 self._auto_export(job, transcript)
         finally:
@@ -424,15 +437,19 @@ class QueueController(QObject):
             return
         self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.to_json())
         self._batch[1] += 1
-        self._show(job_id, status=Status.FAILED, error=problem.text, error_code=problem.to_json(),
-                   finished_at=time.time())
+        self._show(
+            job_id, status=Status.FAILED, error=problem.text, error_code=problem.to_json(), finished_at=time.time()
+        )
         self._dispatch()
 
     def _on_cancelled(self, job_id: int, partial: Transcript | None) -> None:
         if not self._done_with(job_id):
             return
-        if not self._persist("keep a partial transcript", self.store.cancel, job_id, partial) \
-                and partial is not None and partial.segments:
+        if (
+            not self._persist("keep a partial transcript", self.store.cancel, job_id, partial)
+            and partial is not None
+            and partial.segments
+        ):
             self._keep_unsaved(job_id, partial)
         self._show(job_id, status=Status.CANCELLED, finished_at=time.time())
         self._dispatch()
@@ -455,8 +472,9 @@ class QueueController(QObject):
             return
         self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.to_json())
         self._batch[1] += 1
-        self._show(job_id, status=Status.FAILED, error=problem.text, error_code=problem.to_json(),
-                   finished_at=time.time())
+        self._show(
+            job_id, status=Status.FAILED, error=problem.text, error_code=problem.to_json(), finished_at=time.time()
+        )
 
     # -- shutdown ------------------------------------------------------------------------
 

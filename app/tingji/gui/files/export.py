@@ -18,8 +18,8 @@ copies. The user's `meeting.txt`, or the output of `a.wav` when this is
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 from ...engine.transcript import Transcript
 from ...engine.writers import write
@@ -45,8 +45,13 @@ def claim(path: Path) -> bool:
     return True
 
 
-def write_free(transcript: Transcript, folder: Path, stem: str, formats: Sequence[str],
-               reusable: Callable[[Path], bool] = lambda path: False) -> list[Path]:
+def write_free(
+    transcript: Transcript,
+    folder: Path,
+    stem: str,
+    formats: Sequence[str],
+    reusable: Callable[[Path], bool] = lambda path: False,
+) -> list[Path]:
     """Write every format under the first name whose files are all free or `reusable` (files Tingji
     wrote itself and may replace); returns the paths written. OSError/TingjiError when the folder
     cannot be written: the empty names already claimed are removed again."""
@@ -75,8 +80,11 @@ def write_free(transcript: Transcript, folder: Path, stem: str, formats: Sequenc
 def save_to_folder(items: Sequence[tuple[str, Transcript]], folder: Path, formats: Sequence[str]) -> list[Path]:
     """Each (source path, transcript) in every format into `folder`, named after its source; never
     replaces a file. Returns the paths written."""
-    return [path for source, transcript in items
-            for path in write_free(transcript, folder, Path(source).stem or "transcript", formats)]
+    return [
+        path
+        for source, transcript in items
+        for path in write_free(transcript, folder, Path(source).stem or "transcript", formats)
+    ]
 
 
 def replaceable(record: WrittenFile | None, path: Path, source: str) -> bool:
@@ -92,10 +100,16 @@ def replaceable(record: WrittenFile | None, path: Path, source: str) -> bool:
     return (st.st_size, st.st_mtime_ns) == (record.size, record.mtime_ns)
 
 
-def export_beside_source(transcript: Transcript, source: str, formats: Sequence[str],
-                         written: Callable[[Path], WrittenFile | None]) -> list[Path]:
+def export_beside_source(
+    transcript: Transcript, source: str, formats: Sequence[str], written: Callable[[Path], WrittenFile | None]
+) -> list[Path]:
     """Automatic export: `<source stem>.<format>` beside the source, or the first free `<stem> (n)`
     name; `written(path)` is what the store recorded for a path Tingji wrote. Returns the paths."""
     src = Path(source)
-    return write_free(transcript, src.parent, src.stem or "transcript", formats,
-                      reusable=lambda path: replaceable(written(path), path, source))
+    return write_free(
+        transcript,
+        src.parent,
+        src.stem or "transcript",
+        formats,
+        reusable=lambda path: replaceable(written(path), path, source),
+    )

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 MEDIA_EXTENSIONS = frozenset(
     # audio
@@ -30,7 +30,7 @@ def is_media(path: str | os.PathLike[str]) -> bool:
 
 
 def _natural_key(path: Path) -> list[object]:
-    """"track 2" before "track 10", as a file manager sorts."""
+    """ "track 2" before "track 10", as a file manager sorts."""
     return [int(t) if t.isdigit() else t.casefold() for t in re.split(r"(\d+)", str(path))]
 
 
@@ -39,8 +39,7 @@ def has_folder(paths: Iterable[str | os.PathLike[str]]) -> bool:
     return any(Path(p).is_dir() for p in paths)
 
 
-def expand(paths: Iterable[str | os.PathLike[str]],
-           on_found: Callable[[int], bool] | None = None) -> list[str]:
+def expand(paths: Iterable[str | os.PathLike[str]], on_found: Callable[[int], bool] | None = None) -> list[str]:
     """Files as given, folders replaced by the media files inside them (recursively, sorted).
 
     Hidden files and folders (dot names) inside a folder are skipped; the

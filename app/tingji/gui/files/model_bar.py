@@ -10,7 +10,7 @@ setting (the language applies to dictation too).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QWidget
@@ -61,6 +61,10 @@ class FilesModelBar(QWidget):
 
     def retranslate(self) -> None:
         self.language_label.setText(self.tr("Language spoken:"))
-        self.language.setToolTip(self.tr("The languages this model can be told; Auto lets it detect the "
-                                         "language. Dictation uses this choice too."))
+        self.language.setToolTip(
+            self.tr(
+                "The languages this model can be told; Auto lets it detect the "
+                "language. Dictation uses this choice too."
+            )
+        )
         fill_language_menu(self.language, self._codes, self._current)

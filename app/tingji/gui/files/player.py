@@ -29,7 +29,8 @@ class SegmentPlayer(QObject):
         self.player.mediaStatusChanged.connect(self._on_status)
         self.player.positionChanged.connect(self._on_position)
         self.player.playbackStateChanged.connect(
-            lambda s: self.playingChanged.emit(s == QMediaPlayer.PlaybackState.PlayingState))
+            lambda s: self.playingChanged.emit(s == QMediaPlayer.PlaybackState.PlayingState)
+        )
         self.player.errorOccurred.connect(lambda _e, text: self.error.emit(text))
 
     @property
@@ -57,8 +58,11 @@ class SegmentPlayer(QObject):
         self.player.stop()
 
     def _on_status(self, status: QMediaPlayer.MediaStatus) -> None:
-        loaded = (QMediaPlayer.MediaStatus.LoadedMedia, QMediaPlayer.MediaStatus.BufferedMedia,
-                  QMediaPlayer.MediaStatus.BufferingMedia)
+        loaded = (
+            QMediaPlayer.MediaStatus.LoadedMedia,
+            QMediaPlayer.MediaStatus.BufferedMedia,
+            QMediaPlayer.MediaStatus.BufferingMedia,
+        )
         if self._pending_seek and status in loaded and self._range is not None:
             self._pending_seek = False
             self.player.setPosition(self._range[0])

@@ -9,19 +9,28 @@ queue changes.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from PySide6.QtCore import (QAbstractTableModel, QCoreApplication, QMimeData, QModelIndex, QPersistentModelIndex,
-                            QRect, Qt, Signal)
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QCoreApplication,
+    QMimeData,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRect,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionProgressBar, QStyleOptionViewItem
 
 from .. import theme
 from ..errors import localized_stored
-from .storage import Job, Status
 from ..timefmt import clock
+from .storage import Job, Status
 
 JOB_MIME = "application/x-tingji-job-ids"
 JobIdRole = Qt.ItemDataRole.UserRole + 1
@@ -226,12 +235,10 @@ class QueueModel(QAbstractTableModel):
         data.setData(JOB_MIME, json.dumps(ids).encode())
         return data
 
-    def canDropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,
-                        parent: AnyIndex) -> bool:
+    def canDropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: AnyIndex) -> bool:
         return data.hasFormat(JOB_MIME) or data.hasUrls()
 
-    def dropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,
-                     parent: AnyIndex) -> bool:
+    def dropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int, parent: AnyIndex) -> bool:
         if data.hasFormat(JOB_MIME):
             ids = [int(i) for i in json.loads(bytes(data.data(JOB_MIME).data()).decode() or "[]")]
             target = row if row >= 0 else (parent.row() if parent.isValid() else -1)

@@ -11,9 +11,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, QPoint, QRect, Qt, QUrl, Signal
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QPainter, QPalette, QPaintEvent
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMenu, QTableView,
-                               QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .. import icons, theme
 from .controller import QueueController
@@ -52,9 +61,11 @@ class QueueTable(QTableView):
         painter.drawText(text_rect, Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop, self.hint_title)
         painter.setFont(self.font())
         painter.setPen(secondary)
-        painter.drawText(text_rect.translated(0, 40).adjusted(0, 0, 0, 40),
-                         Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
-                         self.hint_text)
+        painter.drawText(
+            text_rect.translated(0, 40).adjusted(0, 0, 0, 40),
+            Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap,
+            self.hint_text,
+        )
         painter.end()
 
 
@@ -211,8 +222,9 @@ class QueuePanel(QWidget):
             menu.addAction(self.tr("Move down"), lambda: self._move(1))
         if len(jobs) == 1:
             folder = str(Path(jobs[0].path).parent)
-            menu.addAction(self.tr("Open containing folder"),
-                           lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(folder)))
+            menu.addAction(
+                self.tr("Open containing folder"), lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(folder))
+            )
         menu.addSeparator()
         menu.addAction(self.tr("Remove from list"), self.remove_selected)
         menu.exec(self.table.viewport().mapToGlobal(pos))

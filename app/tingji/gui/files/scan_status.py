@@ -63,5 +63,4 @@ class ScanStatus(QWidget):
         self._update_text()
 
     def _update_text(self) -> None:
-        self.label.setText(self.tr("Looking for audio and video files… {0} found").format(
-            self.controller.scan_found))
+        self.label.setText(self.tr("Looking for audio and video files… {0} found").format(self.controller.scan_found))

@@ -19,10 +19,11 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from ...engine.transcript import Segment, Transcript
 from ..databases import check_readable
@@ -56,8 +57,9 @@ CREATE TABLE IF NOT EXISTS written (
 """
 
 # Every column but the (possibly large) transcript: listing the queue must stay cheap.
-_JOB_COLUMNS = ("id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code, warning, "
-                "exported")
+_JOB_COLUMNS = (
+    "id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code, warning, exported"
+)
 
 
 class Status(str, Enum):
@@ -108,8 +110,9 @@ class Job:
 
 def _job(row: Sequence[Any]) -> Job:
     exported = tuple(json.loads(row[11])) if row[11] else ()
-    return Job(row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8], row[9], row[10],
-               exported)
+    return Job(
+        row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8], row[9], row[10], exported
+    )
 
 
 @dataclass(frozen=True)
@@ -192,8 +195,8 @@ class Store:
 
     def next_waiting(self) -> Job | None:
         row = self._db.execute(
-            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE status=? ORDER BY position, id LIMIT 1",
-            (Status.WAITING.value,)).fetchone()
+            f"SELECT {_JOB_COLUMNS} FROM jobs WHERE status=? ORDER BY position, id LIMIT 1", (Status.WAITING.value,)
+        ).fetchone()
         return None if row is None else _job(row)
 
     def transcript(self, job_id: int) -> Transcript | None:
@@ -216,7 +219,8 @@ class Store:
                 path = os.fspath(p)
                 cur = self._db.execute(
                     "INSERT INTO jobs(path, position, status, added_at) VALUES (?, ?, ?, ?)",
-                    (path, top + i, Status.WAITING.value, now))
+                    (path, top + i, Status.WAITING.value, now),
+                )
                 added.append(Job(int(cur.lastrowid or 0), path, top + i, Status.WAITING, added_at=now))
         return added
 
@@ -224,29 +228,43 @@ class Store:
         self._write("UPDATE jobs SET duration=? WHERE id=?", (duration, job_id))
 
     def start(self, job_id: int) -> None:
-        self._write("UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, exported=NULL WHERE id=?",
-                    (Status.RUNNING.value, job_id))
+        self._write(
+            "UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, exported=NULL WHERE id=?",
+            (Status.RUNNING.value, job_id),
+        )
 
     def finish(self, job_id: int, transcript: Transcript, elapsed_s: float | None = None) -> None:
         """Commit a finished transcript (an incomplete one is done with warnings); durable once this returns."""
         self._write(
             "UPDATE jobs SET status=?, transcript=?, error=NULL, error_code=NULL, warning=?, finished_at=?, "
             "elapsed_s=?, duration=COALESCE(duration, ?) WHERE id=?",
-            (Status.DONE.value, json.dumps(transcript.to_dict(), ensure_ascii=False), incompleteness(transcript),
-             time.time(), elapsed_s, transcript.duration, job_id))
+            (
+                Status.DONE.value,
+                json.dumps(transcript.to_dict(), ensure_ascii=False),
+                incompleteness(transcript),
+                time.time(),
+                elapsed_s,
+                transcript.duration,
+                job_id,
+            ),
+        )
 
     def fail(self, job_id: int, reason: str, code: str | None = None) -> None:
         """Mark failed with the engine's English reason and, for a known problem, its code."""
-        self._write("UPDATE jobs SET status=?, error=?, error_code=?, finished_at=? WHERE id=?",
-                    (Status.FAILED.value, reason, code, time.time(), job_id))
+        self._write(
+            "UPDATE jobs SET status=?, error=?, error_code=?, finished_at=? WHERE id=?",
+            (Status.FAILED.value, reason, code, time.time(), job_id),
+        )
 
     def cancel(self, job_id: int, partial: Transcript | None = None) -> None:
         """Mark cancelled, keeping whatever part was transcribed before the request."""
         data = None
         if partial is not None and partial.segments:
             data = json.dumps(partial.to_dict(), ensure_ascii=False)
-        self._write("UPDATE jobs SET status=?, transcript=?, finished_at=? WHERE id=?",
-                    (Status.CANCELLED.value, data, time.time(), job_id))
+        self._write(
+            "UPDATE jobs SET status=?, transcript=?, finished_at=? WHERE id=?",
+            (Status.CANCELLED.value, data, time.time(), job_id),
+        )
 
     def requeue(self, job_ids: Sequence[int]) -> None:
         """Send failed/cancelled/done files back to waiting (a retry); keeps their place."""
@@ -255,7 +273,8 @@ class Store:
             self._db.executemany(
                 "UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, exported=NULL, transcript=NULL, "
                 "finished_at=NULL, elapsed_s=NULL WHERE id=? AND status<>?",
-                [(Status.WAITING.value, i, Status.RUNNING.value) for i in job_ids])
+                [(Status.WAITING.value, i, Status.RUNNING.value) for i in job_ids],
+            )
 
     def remove(self, job_ids: Sequence[int]) -> None:
         with self._db:
@@ -266,15 +285,17 @@ class Store:
         """Give the listed jobs positions 1..n in this order (the others keep theirs, after them)."""
         with self._db:
             self._db.execute("BEGIN")
-            self._db.executemany("UPDATE jobs SET position=? WHERE id=?",
-                                 [(float(n), i) for n, i in enumerate(job_ids, 1)])
+            self._db.executemany(
+                "UPDATE jobs SET position=? WHERE id=?", [(float(n), i) for n, i in enumerate(job_ids, 1)]
+            )
 
     # -- files written for sources (automatic export) ------------------------------
 
     def written(self, path: str | os.PathLike[str]) -> WrittenFile | None:
         """What Tingji recorded when it wrote `path`, or None: a file Tingji did not write."""
-        row = self._db.execute("SELECT path, source, size, mtime_ns FROM written WHERE path=?",
-                               (file_key(path),)).fetchone()
+        row = self._db.execute(
+            "SELECT path, source, size, mtime_ns FROM written WHERE path=?", (file_key(path),)
+        ).fetchone()
         return None if row is None else WrittenFile(*row)
 
     def record_written(self, job_id: int, source: str, paths: Sequence[Path]) -> None:
@@ -287,10 +308,13 @@ class Store:
             rows.append((file_key(p), file_key(source), st.st_size, st.st_mtime_ns, now))
         with self._db:
             self._db.execute("BEGIN")
-            self._db.executemany("INSERT OR REPLACE INTO written(path, source, size, mtime_ns, written_at) "
-                                 "VALUES (?, ?, ?, ?, ?)", rows)
-            self._db.execute("UPDATE jobs SET exported=? WHERE id=?",
-                             (json.dumps([str(p) for p in paths], ensure_ascii=False), job_id))
+            self._db.executemany(
+                "INSERT OR REPLACE INTO written(path, source, size, mtime_ns, written_at) VALUES (?, ?, ?, ?, ?)", rows
+            )
+            self._db.execute(
+                "UPDATE jobs SET exported=? WHERE id=?",
+                (json.dumps([str(p) for p in paths], ensure_ascii=False), job_id),
+            )
 
     def recover(self) -> int:
         """After a crash: files left "transcribing" go back to waiting. Returns how many."""

@@ -8,22 +8,35 @@ shows text long before it is done.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QKeySequence, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QMenu,
-                               QPushButton, QStackedWidget, QTableView, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QStackedWidget,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...engine.transcript import Segment, Transcript
 from ...engine.writers import FORMATS, write
 from ...errors import TingjiError
 from .. import icons, theme
 from ..errors import localized, localized_stored
+from ..timefmt import clock
 from .player import SegmentPlayer
 from .storage import Job, Status
-from ..timefmt import clock
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 PROVIDER_NAMES = {"dml": "DirectML", "cuda": "CUDA", "cpu": "CPU"}
@@ -79,8 +92,7 @@ class SegmentModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
-            return theme.status_color(Status.RUNNING) if index.row() == self.playing_row \
-                else theme.secondary_text()
+            return theme.status_color(Status.RUNNING) if index.row() == self.playing_row else theme.secondary_text()
         if role == Qt.ItemDataRole.FontRole and index.row() == self.playing_row:
             font = QFont()
             font.setBold(True)
@@ -191,8 +203,14 @@ class TranscriptPanel(QWidget):
 
     # -- what is shown ---------------------------------------------------------------------
 
-    def show_job(self, job: Job | None, transcript: Transcript | None = None,
-                 live: Sequence[Segment] | None = None, *, unsaved: bool = False) -> None:
+    def show_job(
+        self,
+        job: Job | None,
+        transcript: Transcript | None = None,
+        live: Sequence[Segment] | None = None,
+        *,
+        unsaved: bool = False,
+    ) -> None:
         """Show a job: its stored transcript, the live segments of a running one, or why there is none.
         `unsaved`: the transcript exists only in memory (the queue database could not be written)."""
         if self.job is None or job is None or job.id != self.job.id:
@@ -200,8 +218,9 @@ class TranscriptPanel(QWidget):
         self.job = job
         self.unsaved = unsaved
         if transcript is None and live is not None and job is not None:
-            transcript = Transcript(segments=list(live), duration=0.0, model="", provider="", decoder_device="",
-                                    source=job.path)
+            transcript = Transcript(
+                segments=list(live), duration=0.0, model="", provider="", decoder_device="", source=job.path
+            )
         self.transcript = transcript
         self.segments.set_segments(transcript.segments if transcript else [])
         self._render()
@@ -229,11 +248,18 @@ class TranscriptPanel(QWidget):
         if job is not None and job.incomplete:
             notes.append(self.tr("⚠ Only part of this file was transcribed: {0}").format(job.warning))
         if job is not None and self.unsaved and job.exported:
-            notes.append(self.tr("⚠ Not in Tingji's queue database (it could not be written); the files "
-                                 "saved beside the source have this transcript."))
+            notes.append(
+                self.tr(
+                    "⚠ Not in Tingji's queue database (it could not be written); the files "
+                    "saved beside the source have this transcript."
+                )
+            )
         elif job is not None and self.unsaved:
-            notes.append(self.tr("⚠ Not saved: Tingji could not write this transcript to its queue database. "
-                                 "Export it to keep it."))
+            notes.append(
+                self.tr(
+                    "⚠ Not saved: Tingji could not write this transcript to its queue database. Export it to keep it."
+                )
+            )
         self.warning.setText("\n".join(notes))
         self.warning.setVisible(bool(notes))
         names = [Path(p).name for p in job.exported] if job is not None else []
@@ -252,7 +278,8 @@ class TranscriptPanel(QWidget):
             text = self.tr("Transcribing…\nText appears here as it is recognised.")
         elif job.status is Status.FAILED:
             text = self.tr("This file could not be transcribed:\n{0}").format(
-                localized_stored(job.error, job.error_code))
+                localized_stored(job.error, job.error_code)
+            )
         elif job.status is Status.CANCELLED:
             text = self.tr("Cancelled before any text was recognised.")
         else:
@@ -309,8 +336,13 @@ class TranscriptPanel(QWidget):
     def copy_selected(self) -> None:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
         if rows:
-            part = Transcript(segments=[self.segments.segments[r] for r in rows], duration=0.0, model="",
-                              provider="", decoder_device="")
+            part = Transcript(
+                segments=[self.segments.segments[r] for r in rows],
+                duration=0.0,
+                model="",
+                provider="",
+                decoder_device="",
+            )
             QGuiApplication.clipboard().setText(part.text)
 
     def export(self, fmt: str, path: str | None = None) -> Path | None:
@@ -319,10 +351,15 @@ class TranscriptPanel(QWidget):
             return None
         if path is None:
             src = Path(self.job.path)
-            filters = {"txt": self.tr("Plain text (*.txt)"), "srt": self.tr("SubRip subtitles (*.srt)"),
-                       "vtt": self.tr("WebVTT subtitles (*.vtt)"), "json": self.tr("JSON with timings (*.json)")}
-            path, _ = QFileDialog.getSaveFileName(self, self.tr("Export transcript"),
-                                                  str(src.with_name(f"{src.stem}.{fmt}")), filters[fmt])
+            filters = {
+                "txt": self.tr("Plain text (*.txt)"),
+                "srt": self.tr("SubRip subtitles (*.srt)"),
+                "vtt": self.tr("WebVTT subtitles (*.vtt)"),
+                "json": self.tr("JSON with timings (*.json)"),
+            }
+            path, _ = QFileDialog.getSaveFileName(
+                self, self.tr("Export transcript"), str(src.with_name(f"{src.stem}.{fmt}")), filters[fmt]
+            )
             if not path:
                 return None
             if not Path(path).suffix:

@@ -9,9 +9,9 @@ names and shapes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -38,23 +38,47 @@ class NanoEncoder:
     `buckets`, `warnings` and `shapes_seen` say how the graphs actually run.
     """
 
-    def __init__(self, manifest: Manifest, provider: str = "auto", *, policy: str | None = None,
-                 buckets: Sequence[int] | None = None, threads: int | None = None, warm: bool = True,
-                 exact: bool = False, graph_cache: Path | None = None) -> None:
+    def __init__(
+        self,
+        manifest: Manifest,
+        provider: str = "auto",
+        *,
+        policy: str | None = None,
+        buckets: Sequence[int] | None = None,
+        threads: int | None = None,
+        warm: bool = True,
+        exact: bool = False,
+        graph_cache: Path | None = None,
+    ) -> None:
         section = manifest.section
         self.feature_dim = int((section.get("encoder") or {}).get("input_size", 560))
         ctc = section.get("ctc") or {}
         specs = [
-            GraphSpec("encoder", fixed_role="encoder_fixed",
-                      dim_names=tuple((section.get("encoder") or {}).get("dim_names") or ("batch", "frames"))),
+            GraphSpec(
+                "encoder",
+                fixed_role="encoder_fixed",
+                dim_names=tuple((section.get("encoder") or {}).get("dim_names") or ("batch", "frames")),
+            ),
             # A CTC graph without a mask (peer releases) must see the real length.
-            GraphSpec("ctc", padded=ctc.get("mask", True) is not False,
-                      dim_names=tuple(ctc.get("dim_names") or ("batch", "frames"))),
+            GraphSpec(
+                "ctc",
+                padded=ctc.get("mask", True) is not False,
+                dim_names=tuple(ctc.get("dim_names") or ("batch", "frames")),
+            ),
         ]
-        self.graphs = OnnxGraphs(manifest, specs, provider, window_frames=manifest.window_frames,
-                                 short_bucket=SHORT_BUCKET_FRAMES, policy=policy, buckets=buckets,
-                                 threads=threads, exact=exact, warm=self._warm_up if warm else None,
-                                 graph_cache=graph_cache)
+        self.graphs = OnnxGraphs(
+            manifest,
+            specs,
+            provider,
+            window_frames=manifest.window_frames,
+            short_bucket=SHORT_BUCKET_FRAMES,
+            policy=policy,
+            buckets=buckets,
+            threads=threads,
+            exact=exact,
+            warm=self._warm_up if warm else None,
+            graph_cache=graph_cache,
+        )
 
     @property
     def has_ctc(self) -> bool:
@@ -62,7 +86,7 @@ class NanoEncoder:
 
     def _warm_up(self, graphs: OnnxGraphs) -> None:
         """One run per session, so kernel compilation happens at load, not on the user's first file."""
-        for bucket in (graphs.buckets if graphs.policy == "fixed" else (None,)):
+        for bucket in graphs.buckets if graphs.policy == "fixed" else (None,):
             feats = np.zeros((8, self.feature_dim), np.float32)
             enc, _ = graphs.run("encoder", {"lfr_feat": feats}, 8, bucket=bucket, record=False)
             if graphs.has("ctc"):
@@ -74,8 +98,9 @@ class NanoEncoder:
         if t == 0:
             raise TingjiError(messages.EMPTY_WINDOW)
         enc, adaptor = self.graphs.run("encoder", {"lfr_feat": feats}, t)
-        return EncoderOutput(enc=np.asarray(enc[0, :t], np.float32), adaptor=np.asarray(adaptor[0, :t], np.float32),
-                             frames=t)
+        return EncoderOutput(
+            enc=np.asarray(enc[0, :t], np.float32), adaptor=np.asarray(adaptor[0, :t], np.float32), frames=t
+        )
 
     def ctc(self, enc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Top-k CTC log-probs and ids per valid frame: ([T, k], [T, k])."""

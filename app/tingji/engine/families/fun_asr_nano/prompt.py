@@ -9,8 +9,9 @@ reference's `get_prompt` and `data_load_speech`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from ...languages import NAMES, normalise
 
@@ -54,8 +55,9 @@ class Prompt:
     after: str
 
 
-def build_prompt(pieces: dict[str, Any] | None = None, *, language: str | None = None,
-                 hotwords: Sequence[str] = (), itn: bool = True) -> Prompt:
+def build_prompt(
+    pieces: dict[str, Any] | None = None, *, language: str | None = None, hotwords: Sequence[str] = (), itn: bool = True
+) -> Prompt:
     p = {**DEFAULT_PIECES, **(pieces or {})}
     words = [w.strip() for w in hotwords if w and w.strip()]
     instruction = ""

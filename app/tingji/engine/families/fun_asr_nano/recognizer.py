@@ -21,7 +21,7 @@ from ...decoder import LlamaContext
 from ...frontend import FrontendConfig, features, num_audio_tokens
 from ...languages import normalise
 from ...manifest import Manifest
-from ..base import Capabilities, CancelCheck, LoadOptions, RecognizeOptions, WindowResult
+from ..base import CancelCheck, Capabilities, LoadOptions, RecognizeOptions, WindowResult
 from ..llm import LlmFamily
 from .encoder import NanoEncoder
 from .prompt import LANGUAGE_WORDS, build_prompt
@@ -42,9 +42,20 @@ class FunAsrNano(LlmFamily):
         self.manifest = manifest
         self.frontend = FrontendConfig.from_dict(manifest.frontend)
         self.encoder: NanoEncoder
-        super().__init__(manifest, options, lambda: NanoEncoder(
-            manifest, options.provider, policy=options.policy, buckets=options.buckets, threads=options.threads,
-            warm=options.warm, exact=options.exact, graph_cache=options.graph_cache))
+        super().__init__(
+            manifest,
+            options,
+            lambda: NanoEncoder(
+                manifest,
+                options.provider,
+                policy=options.policy,
+                buckets=options.buckets,
+                threads=options.threads,
+                warm=options.warm,
+                exact=options.exact,
+                graph_cache=options.graph_cache,
+            ),
+        )
         tokens = manifest.file("tokens")
         ctc = section.get("ctc") or {}
         self.ctc_tokens = load_ctc_tokens(tokens) if tokens is not None and self.encoder.has_ctc else None
@@ -53,19 +64,27 @@ class FunAsrNano(LlmFamily):
         self.llm_input_dtype = str((section.get("decoder") or {}).get("input_dtype", "fp32"))
         self.prompt_pieces = dict(section.get("prompt") or {})
         self.capabilities = Capabilities(
-            languages=tuple(LANGUAGE_WORDS), open_languages=True, detects_language=False, hotwords=True, itn=True,
-            timestamps="tokens" if self.ctc_tokens is not None else "window", live_lane=True)
+            languages=tuple(LANGUAGE_WORDS),
+            open_languages=True,
+            detects_language=False,
+            hotwords=True,
+            itn=True,
+            timestamps="tokens" if self.ctc_tokens is not None else "window",
+            live_lane=True,
+        )
 
     def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
         def texts() -> tuple[str, str]:
-            prompt = build_prompt(self.prompt_pieces, language=options.language, hotwords=options.hotwords,
-                                  itn=options.itn)
+            prompt = build_prompt(
+                self.prompt_pieces, language=options.language, hotwords=options.hotwords, itn=options.itn
+            )
             return prompt.before, prompt.after
 
         return self.prompt_ids((options.language, options.hotwords, options.itn), texts)
 
-    def recognize(self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext,
-                  cancel: CancelCheck | None = None) -> WindowResult:
+    def recognize(
+        self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext, cancel: CancelCheck | None = None
+    ) -> WindowResult:
         lane.stop_ahead()  # the warm-up's prefix, if still decoding, gives the cores to this take
         timings = dict.fromkeys(self.stages, 0.0)
         t = time.perf_counter()
@@ -83,7 +102,7 @@ class FunAsrNano(LlmFamily):
             _, ids = self.encoder.ctc(out.enc)
             ctc_chars = ctc_greedy(ids, self.ctc_blank, self.ctc_tokens, self.ctc_frame_s)
             timings["ctc"] = time.perf_counter() - t
-        rows = round_to(out.adaptor[:num_audio_tokens(out.frames)], self.llm_input_dtype)
+        rows = round_to(out.adaptor[: num_audio_tokens(out.frames)], self.llm_input_dtype)
         decoded = self.decode(lane, rows, options, timings, cancel)
         return WindowResult(clean_text(decoded.text), decoded.tokens, ctc_chars, language=language, timings=timings)
 

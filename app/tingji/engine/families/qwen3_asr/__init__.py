@@ -1,8 +1,8 @@
 """Qwen3-ASR (Qwen/Qwen3-ASR-0.6B, -1.7B): the multilingual family with language detection.
 
-    recognizer.py   Qwen3Asr: log-mel -> audio tower -> LLM prompt -> language + text
-    encoder.py      the audio tower graph in ONNX Runtime
-    prompt.py       the release's ChatML layout, forced language, parsing the answer
+recognizer.py   Qwen3Asr: log-mel -> audio tower -> LLM prompt -> language + text
+encoder.py      the audio tower graph in ONNX Runtime
+prompt.py       the release's ChatML layout, forced language, parsing the answer
 """
 
 from .recognizer import FAMILY, FILE_ROLES, REQUIRED_FILES, Qwen3Asr, load

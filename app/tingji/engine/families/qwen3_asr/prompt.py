@@ -19,8 +19,9 @@ release with another template needs no engine change.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 DEFAULT_PIECES: dict[str, Any] = {
     "before": "<|im_start|>system\n{context}<|im_end|>\n<|im_start|>user\n<|audio_start|>",
@@ -39,8 +40,9 @@ class Prompt:
     after: str
 
 
-def build_prompt(pieces: dict[str, Any] | None = None, *, language_name: str | None = None,
-                 hotwords: Sequence[str] = ()) -> Prompt:
+def build_prompt(
+    pieces: dict[str, Any] | None = None, *, language_name: str | None = None, hotwords: Sequence[str] = ()
+) -> Prompt:
     """Text before and after the audio rows; `language_name` is the model's own spelling (e.g. "English")."""
     p = {**DEFAULT_PIECES, **(pieces or {})}
     context = p["context_separator"].join(w.strip() for w in hotwords if w and w.strip())
@@ -63,7 +65,7 @@ def parse_answer(text: str, pieces: dict[str, Any] | None = None, *, forced: boo
         return None, collapse_repeats(text).strip()
     head, body = text.split(p["text_marker"], 1)
     line = next((ln.strip() for ln in head.splitlines() if ln.strip()), "")
-    name = line[len(p["language_prefix"]):].strip() if line.lower().startswith(p["language_prefix"]) else line
+    name = line[len(p["language_prefix"]) :].strip() if line.lower().startswith(p["language_prefix"]) else line
     return (None if name.lower() in ("", "none") else name), collapse_repeats(body.strip()).strip()
 
 
@@ -79,12 +81,12 @@ def collapse_repeats(text: str, threshold: int = REPEAT_THRESHOLD, longest: int 
     while i < n:
         taken = 1
         for size in range(1, min(longest, (n - i) // threshold) + 1):
-            unit, reps = text[i:i + size], 1
+            unit, reps = text[i : i + size], 1
             while text.startswith(unit, i + reps * size):
                 reps += 1
             if reps >= threshold:
                 taken = reps * size
                 break
-        out.append(text[i:i + size] if taken > 1 else text[i])
+        out.append(text[i : i + size] if taken > 1 else text[i])
         i += taken
     return "".join(out)

@@ -22,7 +22,7 @@ from ...decoder import LlamaContext
 from ...languages import normalise
 from ...manifest import Manifest
 from ...mel import MelConfig, log_mel, mel_filters
-from ..base import Capabilities, CancelCheck, LoadOptions, RecognizeOptions, WindowResult
+from ..base import CancelCheck, Capabilities, LoadOptions, RecognizeOptions, WindowResult
 from ..llm import LlmFamily
 from .encoder import Qwen3Encoder
 from .prompt import build_prompt, parse_answer
@@ -43,19 +43,37 @@ class Qwen3Asr(LlmFamily):
         self.mel = MelConfig.from_dict(manifest.frontend)
         self.filters = mel_filters(self.mel)
         self.encoder: Qwen3Encoder
-        super().__init__(manifest, options, lambda: Qwen3Encoder(
-            manifest, options.provider, policy=options.policy, buckets=options.buckets, threads=options.threads,
-            warm=options.warm, exact=options.exact, graph_cache=options.graph_cache))
+        super().__init__(
+            manifest,
+            options,
+            lambda: Qwen3Encoder(
+                manifest,
+                options.provider,
+                policy=options.policy,
+                buckets=options.buckets,
+                threads=options.threads,
+                warm=options.warm,
+                exact=options.exact,
+                graph_cache=options.graph_cache,
+            ),
+        )
         self.pieces = dict(section.get("prompt") or {})
         # code -> the model's own name for it, in the release's order (what a language menu lists)
         self.language_names: dict[str, str] = dict(section.get("language_names") or {})
-        self.capabilities = Capabilities(languages=tuple(self.language_names), detects_language=True,
-                                         hotwords=True, itn=False, timestamps="speech", live_lane=True)
+        self.capabilities = Capabilities(
+            languages=tuple(self.language_names),
+            detects_language=True,
+            hotwords=True,
+            itn=False,
+            timestamps="speech",
+            live_lane=True,
+        )
 
     def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
         def texts() -> tuple[str, str]:
-            prompt = build_prompt(self.pieces, language_name=self.language_names.get(options.language or ""),
-                                  hotwords=options.hotwords)
+            prompt = build_prompt(
+                self.pieces, language_name=self.language_names.get(options.language or ""), hotwords=options.hotwords
+            )
             return prompt.before, prompt.after
 
         return self.prompt_ids((options.language, options.hotwords), texts)
@@ -69,8 +87,9 @@ class Qwen3Asr(LlmFamily):
                 return code
         return normalise(name)
 
-    def recognize(self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext,
-                  cancel: CancelCheck | None = None) -> WindowResult:
+    def recognize(
+        self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext, cancel: CancelCheck | None = None
+    ) -> WindowResult:
         lane.stop_ahead()  # the warm-up's prefix, if still decoding, gives the cores to this take
         timings = dict.fromkeys(self.stages, 0.0)
         forced = options.language if options.language in self.language_names else None

@@ -18,14 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from ...align import TimedChar, ctc_greedy
-from ...frontend import FrontendConfig, features, load_cmvn
 from ....errors import ModelError
 from ... import messages
+from ...align import TimedChar, ctc_greedy
+from ...frontend import FrontendConfig, features, load_cmvn
 from ...languages import normalise
 from ...manifest import Manifest
 from ...sessions import GraphSpec, OnnxGraphs
-from ..base import Capabilities, CancelCheck, LoadOptions, RecognizeOptions, WindowResult
+from ..base import CancelCheck, Capabilities, LoadOptions, RecognizeOptions, WindowResult
 from .rich import N_QUERIES, QUERY_ROWS, classify, languages, query_ids, read_tags
 from .tokens import BYTE, NORMAL, SPACE, UNUSED, USER_DEFINED, PieceTable, load_pieces
 
@@ -67,13 +67,29 @@ class SenseVoiceSmall:
         self.frame_s = float(ctc.get("frame_seconds", 0.06))
         self.rows = section.get("queries") or QUERY_ROWS
         spec = GraphSpec("encoder", fixed_role="encoder_fixed")
-        self.graphs = OnnxGraphs(manifest, [spec], options.provider, window_frames=manifest.window_frames,
-                                 short_bucket=SHORT_BUCKET_FRAMES, policy=options.policy, buckets=options.buckets,
-                                 threads=options.threads, exact=options.exact,
-                                 warm=self._warm_up if options.warm else None, graph_cache=options.graph_cache)
+        self.graphs = OnnxGraphs(
+            manifest,
+            [spec],
+            options.provider,
+            window_frames=manifest.window_frames,
+            short_bucket=SHORT_BUCKET_FRAMES,
+            policy=options.policy,
+            buckets=options.buckets,
+            threads=options.threads,
+            exact=options.exact,
+            warm=self._warm_up if options.warm else None,
+            graph_cache=options.graph_cache,
+        )
         self.warnings = self.graphs.warnings
-        self.capabilities = Capabilities(languages=languages(self.rows), detects_language=True, hotwords=False,
-                                         itn=True, timestamps="tokens", live_lane=True, tags=("emotion", "event"))
+        self.capabilities = Capabilities(
+            languages=languages(self.rows),
+            detects_language=True,
+            hotwords=False,
+            itn=True,
+            timestamps="tokens",
+            live_lane=True,
+            tags=("emotion", "event"),
+        )
 
     @property
     def provider(self) -> str:
@@ -82,9 +98,15 @@ class SenseVoiceSmall:
     def _warm_up(self, graphs: OnnxGraphs) -> None:
         """One run per session, so kernel compilation happens at load, not on the user's first window."""
         feats = np.zeros((8, self.frontend.feature_dim), np.float32)
-        for bucket in (graphs.buckets if graphs.policy == "fixed" else (None,)):
-            graphs.run("encoder", {"speech": feats}, 8, other={"query": query_ids(self.rows, None, True)},
-                       bucket=bucket, record=False)
+        for bucket in graphs.buckets if graphs.policy == "fixed" else (None,):
+            graphs.run(
+                "encoder",
+                {"speech": feats},
+                8,
+                other={"query": query_ids(self.rows, None, True)},
+                bucket=bucket,
+                record=False,
+            )
 
     def open_lane(self) -> _NoLane:
         return _NoLane()
@@ -100,8 +122,9 @@ class SenseVoiceSmall:
     def close(self) -> None:
         pass
 
-    def recognize(self, samples: np.ndarray, options: RecognizeOptions, lane: Any,
-                  cancel: CancelCheck | None = None) -> WindowResult:
+    def recognize(
+        self, samples: np.ndarray, options: RecognizeOptions, lane: Any, cancel: CancelCheck | None = None
+    ) -> WindowResult:
         timings = dict.fromkeys(self.stages, 0.0)
         t = time.perf_counter()
         feats = features(samples, self.frontend, self.cmvn)
@@ -112,7 +135,8 @@ class SenseVoiceSmall:
         t = time.perf_counter()
         frames = feats.shape[0]
         _, query_best, _, frame_best = self.graphs.run(
-            "encoder", {"speech": feats}, frames, other={"query": query_ids(self.rows, language, options.itn)})
+            "encoder", {"speech": feats}, frames, other={"query": query_ids(self.rows, language, options.itn)}
+        )
         timings["encode"] = time.perf_counter() - t
         t = time.perf_counter()
         path = np.concatenate([query_best[0, :, 0], frame_best[0, :frames, 0]]).astype(np.int64)
@@ -130,8 +154,13 @@ class SenseVoiceSmall:
         emitted = np.flatnonzero(keep)
         tokens = path[emitted].tolist()
         surfaces = self.pieces.surfaces(tokens)
-        tags = read_tags([self.kinds[tok] for tok, frame in zip(tokens, emitted)
-                          if frame < N_QUERIES and self.kinds[tok] is not None])
+        tags = read_tags(
+            [
+                self.kinds[tok]
+                for tok, frame in zip(tokens, emitted)
+                if frame < N_QUERIES and self.kinds[tok] is not None
+            ]
+        )
         text = "".join(s for s, tok in zip(surfaces, tokens) if self.kinds[tok] is None).strip()
         return WindowResult(text, tokens, self._char_times(path), language=tags.language, extras=tags.extras)
 

@@ -12,8 +12,9 @@ the manifest, where the engine reads them.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -29,11 +30,29 @@ QUERY_ROWS: dict[str, Any] = {
 N_QUERIES = 4
 
 _TAG = re.compile(r"<\|([^|<>]+)\|>")
-EMOTIONS = {"HAPPY": "happy", "SAD": "sad", "ANGRY": "angry", "NEUTRAL": "neutral", "FEARFUL": "fearful",
-            "DISGUSTED": "disgusted", "SURPRISED": "surprised", "EMO_UNKNOWN": "unknown"}
-EVENTS = {"Speech": "speech", "BGM": "bgm", "Applause": "applause", "Laughter": "laughter", "Cry": "cry",
-          "Sneeze": "sneeze", "Breath": "breath", "Cough": "cough", "Sing": "sing", "Speech_Noise": "speech_noise",
-          "Event_UNK": "unknown"}
+EMOTIONS = {
+    "HAPPY": "happy",
+    "SAD": "sad",
+    "ANGRY": "angry",
+    "NEUTRAL": "neutral",
+    "FEARFUL": "fearful",
+    "DISGUSTED": "disgusted",
+    "SURPRISED": "surprised",
+    "EMO_UNKNOWN": "unknown",
+}
+EVENTS = {
+    "Speech": "speech",
+    "BGM": "bgm",
+    "Applause": "applause",
+    "Laughter": "laughter",
+    "Cry": "cry",
+    "Sneeze": "sneeze",
+    "Breath": "breath",
+    "Cough": "cough",
+    "Sing": "sing",
+    "Speech_Noise": "speech_noise",
+    "Event_UNK": "unknown",
+}
 ITN_TAGS = {"withitn": True, "woitn": False}
 
 

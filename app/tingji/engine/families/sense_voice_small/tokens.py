@@ -20,9 +20,9 @@ text the reference prints around them.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from ....errors import ModelError
 from ... import messages
@@ -52,10 +52,16 @@ class PieceTable:
         return len(self.pieces)
 
     def to_json(self) -> str:
-        return json.dumps({"format": "sentencepiece-pieces", "add_dummy_prefix": self.add_dummy_prefix,
-                           "remove_extra_whitespaces": self.remove_extra_whitespaces,
-                           "unk_surface": self.unk_surface,
-                           "pieces": [[p, t] for p, t in zip(self.pieces, self.types)]}, ensure_ascii=False)
+        return json.dumps(
+            {
+                "format": "sentencepiece-pieces",
+                "add_dummy_prefix": self.add_dummy_prefix,
+                "remove_extra_whitespaces": self.remove_extra_whitespaces,
+                "unk_surface": self.unk_surface,
+                "pieces": [[p, t] for p, t in zip(self.pieces, self.types)],
+            },
+            ensure_ascii=False,
+        )
 
     def byte_value(self, token: int) -> int:
         return int(self.pieces[token][3:-1], 16)  # "<0xE4>"
@@ -100,7 +106,7 @@ class PieceTable:
                 out[start + offset] = REPLACEMENT
                 offset += 1
                 continue
-            out[start + offset + size - 1] = raw[offset:offset + size].decode("utf-8")
+            out[start + offset + size - 1] = raw[offset : offset + size].decode("utf-8")
             offset += size
         return end > start
 
@@ -111,12 +117,21 @@ class PieceTable:
 def _utf8_length(raw: bytes, offset: int) -> int:
     """Bytes of the valid UTF-8 character starting at `offset`, 0 when none starts there."""
     lead = raw[offset]
-    size = 1 if lead < 0x80 else 2 if 0xC2 <= lead <= 0xDF else 3 if 0xE0 <= lead <= 0xEF else \
-        4 if 0xF0 <= lead <= 0xF4 else 0
+    size = (
+        1
+        if lead < 0x80
+        else 2
+        if 0xC2 <= lead <= 0xDF
+        else 3
+        if 0xE0 <= lead <= 0xEF
+        else 4
+        if 0xF0 <= lead <= 0xF4
+        else 0
+    )
     if size == 0 or offset + size > len(raw):
         return 0
     try:
-        raw[offset:offset + size].decode("utf-8")
+        raw[offset : offset + size].decode("utf-8")
     except UnicodeDecodeError:
         return 0
     return size
@@ -128,8 +143,13 @@ def load_pieces(path: Path) -> PieceTable:
         data = json.loads(path.read_text(encoding="utf-8"))
         pieces = [str(p) for p, _ in data["pieces"]]
         types = [int(t) for _, t in data["pieces"]]
-        table = PieceTable(pieces, types, bool(data["add_dummy_prefix"]), bool(data["remove_extra_whitespaces"]),
-                           str(data["unk_surface"]))
+        table = PieceTable(
+            pieces,
+            types,
+            bool(data["add_dummy_prefix"]),
+            bool(data["remove_extra_whitespaces"]),
+            str(data["unk_surface"]),
+        )
         for i, kind in enumerate(types):
             if kind == BYTE:
                 table.byte_value(i)
