@@ -92,7 +92,7 @@ LLAMA_CMAKE_ARGS = (
 # DLLs alone; --exclude-libs keeps the runtime's symbols out of each DLL's exports (ggml-base.dll
 # exporting _Unwind_Resume clashed with the copy linked into ggml-cpu.dll).
 LLAMA_LINK_FLAGS = "-static -Wl,--exclude-libs,ALL"
-LLAMA_DLLS = ("llama.dll", "ggml.dll", "ggml-base.dll", "ggml-cpu.dll")
+LLAMA_DLLS = ("libllama.dll", "ggml.dll", "ggml-base.dll", "ggml-cpu.dll")
 
 # The Windows wheels (requirements-windows.txt, every one pinned by hash) install with --no-deps:
 # pip evaluates markers for Linux, so the list names the Windows-only dependencies itself.

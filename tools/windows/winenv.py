@@ -16,6 +16,7 @@ build is never taken for a finished one; a changed pin builds a new folder and l
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -184,14 +185,14 @@ def download_debs(root: Path) -> dict[str, Path]:
             pin = f"{name}={recipe.DEBS[name]}"
             proc = subprocess.run(["apt-get", *opts, "download", pin], cwd=folder, capture_output=True, text=True)
             if proc.returncode != 0 or not wanted[name].is_file():
-                raise SetupError(f"cannot download Debian package {pin}: {proc.stderr.strip().splitlines()[-1:]}")
+                reason = (proc.stderr.strip().splitlines() or ["no file"])[-1]
+                raise SetupError(f"cannot download Debian package {pin}: {reason}")
     return wanted
 
 
 def _pip_download(dest: Path, args: Sequence[str], what: str) -> None:
     dest.mkdir(parents=True, exist_ok=True)
-    # --isolated: the host's pip constraints are for Linux packages, not these.
-    cmd = [sys.executable, "-m", "pip", "download", "--isolated", "--quiet", "--disable-pip-version-check"]
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check"]
     proc = subprocess.run([*cmd, "-d", str(dest), *args], capture_output=True, text=True)
     if proc.returncode != 0:
         lines = [line for line in proc.stderr.splitlines() if line.startswith("ERROR")] or proc.stderr.splitlines()
@@ -416,7 +417,7 @@ def build_python(root: Path, embed_sdist: Path, wheels: Path, llama: Path) -> Pa
         (tmp / "python311._pth").write_text("python311.zip\n.\nLib\\site-packages\nimport site\n")
         site = tmp / "Lib" / "site-packages"
         site.mkdir(parents=True)
-        cmd = [sys.executable, "-m", "pip", "install", "--isolated", "--quiet", "--disable-pip-version-check"]
+        cmd = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
         cmd += ["--no-index", "--find-links", str(wheels), "--no-deps", "--target", str(site)]
         cmd += ["--platform", "win_amd64", "--python-version", "3.11", "--implementation", "cp", "--only-binary=:all:"]
         _run([*cmd, "--require-hashes", "-r", str(requirements)], "installing the Windows wheels")
@@ -475,6 +476,8 @@ class Env:
     python_dir: Path
     mesa: Path
     fonts: Path
+    user: str | None = None  # the Windows user name (profile folder) of a prefix made by `for_user`
+    parts: tuple[str, Path, Path] | None = None  # Wine's version, the D3D12 and ICU folders (for `for_user`)
 
     @property
     def python(self) -> Path:
@@ -491,6 +494,8 @@ class Env:
             VK_ICD_FILENAMES=str(self.mesa / "lvp_icd.json"),
         )
         env.setdefault("WINEDEBUG", "-all")
+        if self.user:
+            env["USER"] = env["LOGNAME"] = self.user  # Wine names the profile folder after $USER
         lib = str(self.mesa / "usr/lib/x86_64-linux-gnu")
         env["LD_LIBRARY_PATH"] = lib + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
         # Wine reads command lines and file names in the Unix locale's charset: UTF-8, whatever the caller's.
@@ -510,10 +515,7 @@ def _wait_wineserver(environ: dict[str, str]) -> None:
 
 def build_prefix(root: Path, wine_version: str, d3d12: Path, icu: Path, *, user: str | None = None) -> Path:
     def build(tmp: Path) -> None:
-        env = Env(root, tmp, Path(), Path(), Path())
-        environ = env.environ()
-        if user:
-            environ["USER"] = environ["LOGNAME"] = user
+        environ = Env(root, tmp, Path(), Path(), Path(), user=user).environ()
         environ.pop("DISPLAY", None)  # no desktop window is needed to make a prefix
         _run(["wineboot", "--init"], "wineboot --init", env=environ)
         _run(["wine", "winecfg", "-v", "win10"], "winecfg -v win10", env=environ)
@@ -573,7 +575,17 @@ def _assemble(root: Path, *, look_only: bool) -> Env:
     icu = build_icu(root, python_dir / "Lib/site-packages/PySide6/Qt6Core.dll")
     fonts = build_fonts(root)
     prefix = build_prefix(root, wine_version, d3d12, icu)
-    return Env(root=root, prefix=prefix, python_dir=python_dir, mesa=mesa, fonts=fonts)
+    return Env(root, prefix, python_dir, mesa, fonts, parts=(wine_version, d3d12, icu))
+
+
+def for_user(env: Env, user: str) -> Env:
+    """The same environment in its own prefix whose Windows user - the profile folder
+    `C:\\users\\<user>` - is `user` (e.g. non-ASCII), built once and cached."""
+    assert env.parts is not None
+    wine_version, d3d12, icu = env.parts
+    with _locked(env.root):
+        prefix = build_prefix(env.root, wine_version, d3d12, icu, user=user)
+    return dataclasses.replace(env, prefix=prefix, user=user)
 
 
 # ---------------------------------------------------------------- running commands
