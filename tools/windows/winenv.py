@@ -113,12 +113,10 @@ def _component(root: Path, name: str, key: str, build: Callable[[Path], None]) -
 
 
 def missing_apt_packages() -> list[str]:
-    missing = []
-    for pkg in recipe.APT_PACKAGES:
-        proc = subprocess.run(["dpkg-query", "-W", "-f", "${Status}", pkg], capture_output=True, text=True)
-        if proc.returncode != 0 or "install ok installed" not in proc.stdout:
-            missing.append(pkg)
-    return missing
+    fmt = "${Package} ${Status}\n"
+    proc = subprocess.run(["dpkg-query", "-W", "-f", fmt, *recipe.APT_PACKAGES], capture_output=True, text=True)
+    installed = {line.split()[0] for line in proc.stdout.splitlines() if line.endswith("install ok installed")}
+    return [pkg for pkg in recipe.APT_PACKAGES if pkg not in installed]
 
 
 def ensure_host_packages() -> str:
@@ -331,7 +329,8 @@ def build_icu(root: Path, qt_core: Path) -> Path:
         if needed - have:
             raise SetupError(f"Qt6Core imports ICU functions the stub lacks: {sorted(needed - have)}")
 
-    return _component(root, "icu", _digest(source.read_bytes(), _sha256(qt_core)), build)
+    # Qt6Core comes from the pinned wheels: the Python folder's name stands for its content.
+    return _component(root, "icu", _digest(source.read_bytes(), qt_core.parents[3].name), build)
 
 
 def _exports(dll: Path) -> set[str]:
@@ -477,7 +476,11 @@ class Env:
     mesa: Path
     fonts: Path
     user: str | None = None  # the Windows user name (profile folder) of a prefix made by `for_user`
-    parts: tuple[str, Path, Path] | None = None  # Wine's version, the D3D12 and ICU folders (for `for_user`)
+    wine_version: str = ""
+    components: tuple[Path, ...] = ()  # every component folder it is made of
+
+    def component(self, name: str) -> Path:
+        return next(p for p in self.components if p.name.rsplit("-", 1)[0] == name)
 
     @property
     def python(self) -> Path:
@@ -575,16 +578,30 @@ def _assemble(root: Path, *, look_only: bool) -> Env:
     icu = build_icu(root, python_dir / "Lib/site-packages/PySide6/Qt6Core.dll")
     fonts = build_fonts(root)
     prefix = build_prefix(root, wine_version, d3d12, icu)
-    return Env(root, prefix, python_dir, mesa, fonts, parts=(wine_version, d3d12, icu))
+    parts = (d3d12, mesa, llama, python_dir, icu, fonts, prefix)
+    return Env(root, prefix, python_dir, mesa, fonts, wine_version=wine_version, components=parts)
+
+
+def prune(env: Env) -> list[Path]:
+    """Remove the component folders this checkout's recipe does not use, and unfinished builds
+    (another checkout's pins build theirs again when needed); return what was removed."""
+    keep = set(env.components) | set(env.root.glob("prefix-user-*"))
+    names = {p.name.rsplit("-", 1)[0] for p in env.components}
+    removed = []
+    with _locked(env.root):
+        for folder in sorted(env.root.iterdir()):
+            name = folder.name.lstrip(".").rsplit("-", 1)[0]
+            if folder.is_dir() and name in names and folder not in keep:
+                shutil.rmtree(folder)
+                removed.append(folder)
+    return removed
 
 
 def for_user(env: Env, user: str) -> Env:
     """The same environment in its own prefix whose Windows user - the profile folder
     `C:\\users\\<user>` - is `user` (e.g. non-ASCII), built once and cached."""
-    assert env.parts is not None
-    wine_version, d3d12, icu = env.parts
     with _locked(env.root):
-        prefix = build_prefix(env.root, wine_version, d3d12, icu, user=user)
+        prefix = build_prefix(env.root, env.wine_version, env.component("d3d12"), env.component("icu"), user=user)
     return dataclasses.replace(env, prefix=prefix, user=user)
 
 
