@@ -363,16 +363,24 @@ def build_llama(root: Path, sdist: Path) -> Path:
             "-DCMAKE_BUILD_TYPE=Release",
             f"-DCMAKE_C_FLAGS=-include {HERE / 'mingw_compat.h'}",
             f"-DCMAKE_SHARED_LINKER_FLAGS={recipe.LLAMA_LINK_FLAGS}",
+            f"-DCMAKE_INSTALL_PREFIX={work / 'install'}",  # never the host's /usr/local
             *recipe.LLAMA_CMAKE_ARGS,
         ]
         _run(["cmake", "-S", src, "-B", work / "build", "-G", "Ninja", *flags], "configuring llama.cpp")
+        # Only the DLLs the Python package loads (llama-cpp-python's CMakeLists also builds a helper
+        # library), taken from the build folder: `cmake --install` would also write headers and
+        # import libraries under the install prefix, which is no place of ours.
+        targets = [dll.removeprefix("lib").removesuffix(".dll") for dll in recipe.LLAMA_DLLS]
         jobs = str(os.cpu_count() or 2)
-        _run(["cmake", "--build", work / "build", "-j", jobs], "cross-compiling llama.cpp (mingw-w64)")
-        _run(["cmake", "--install", work / "build"], "installing llama.cpp's DLLs")
+        build_dir = work / "build"
+        _run(["cmake", "--build", build_dir, "-j", jobs, "--target", *targets], "cross-compiling llama.cpp (mingw-w64)")
         lib = src / "llama_cpp" / "lib"
+        lib.mkdir(exist_ok=True)
         for dll in recipe.LLAMA_DLLS:
-            if not (lib / dll).is_file():
+            built = build_dir / "bin" / dll
+            if not built.is_file():
                 raise SetupError(f"the llama.cpp build made no {dll}")
+            shutil.copy(built, lib / dll)
             _run(["x86_64-w64-mingw32-strip", "--strip-unneeded", lib / dll], f"strip {dll}")
         foreign = {
             name
