@@ -144,6 +144,27 @@ def test_the_second_home_scan_sees_a_re_export(tmp_path):
     print("scanner: sees `from` imports and module.attr uses of names a module does not define")
 
 
+def test_the_provider_precision_and_quant_lists_have_one_home():
+    """The CLI's choices and the settings' check read the engine's and the converters' lists (the same objects)."""
+    import argparse
+
+    from tingji.cli.main import build_parser
+    from tingji.engine.sessions import PROVIDER_CHOICES, PROVIDER_NAMES, PROVIDERS
+    from tingji.export.choices import PRECISIONS, QUANTS
+    from tingji.gui.settings import Settings
+
+    def choices(command: str, option: str):
+        sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+        return next(a for a in sub.choices[command]._actions if option in a.option_strings).choices
+
+    assert choices("transcribe", "--provider") is PROVIDER_CHOICES
+    assert choices("export-model", "--precision") is PRECISIONS
+    assert choices("export-model", "--decoder-quant") is QUANTS
+    assert PROVIDER_CHOICES == ("auto", *PROVIDERS) and set(PROVIDER_NAMES) == set(PROVIDERS)
+    kept = [Settings(provider=p).normalised().provider for p in (*PROVIDER_CHOICES, "tpu")]
+    assert kept == [*PROVIDER_CHOICES, "auto"]  # every choice is a valid setting, anything else is "auto"
+
+
 # -- the family contract ----------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from tests.support.audio import damaged_at, write_wav
 from tests.support.gui import StallMeter, drop_files, long_speech
 from tests.support.paths import DEMO_MODEL
 from tingji.engine import Engine
+from tingji.engine.sessions import PROVIDER_CHOICES
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
@@ -221,6 +222,13 @@ def test_settings_dialog_round_trip_and_apply(window: MainWindow, qtbot, home: P
     assert (on_disk.language, on_disk.hotwords, on_disk.auto_export) == ("en", edited.hotwords, True)
     assert "vtt" in on_disk.formats and on_disk.model == str(tiny_model)
     assert SettingsDialog(on_disk).settings() == on_disk
+
+
+def test_settings_dialog_offers_the_engines_providers(qtbot, home: Path) -> None:
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    assert [dialog.provider.itemData(i) for i in range(dialog.provider.count())] == list(PROVIDER_CHOICES)
+    assert "CPU" in dialog.provider.itemText(dialog.provider.findData("cpu"))
 
 
 def test_auto_export_writes_next_to_source(window: MainWindow, qtbot, media) -> None:

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..dictation.settings import DictationSettings
+from ..engine.sessions import PROVIDER_NAMES
 from ..errors import TingjiError
 from . import i18n, icons, theme
 from . import settings as settings_mod
@@ -50,7 +51,7 @@ from .files.model_bar import FilesModelBar
 from .files.queue_view import QueuePanel
 from .files.scan_status import ScanStatus
 from .files.storage import Status
-from .files.transcript_view import PROVIDER_NAMES, TranscriptPanel
+from .files.transcript_view import TranscriptPanel
 from .models import uses
 from .settings import Settings
 from .settings_dialog import SettingsDialog

@@ -20,12 +20,12 @@ from typing import Any
 from .. import atomic
 from ..dictation.settings import DictationSettings
 from ..engine.languages import normalise as normalise_language
+from ..engine.sessions import PROVIDER_CHOICES
 from ..engine.writers import FORMATS
 from ..paths import settings_path
 
 log = logging.getLogger(__name__)
 
-PROVIDERS = ("auto", "dml", "cuda", "cpu")
 UI_LANGUAGES = ("system", "en", "zh_CN")
 APPEARANCES = ("system", "light", "dark")
 PAGES = ("files", "dictation")
@@ -62,7 +62,7 @@ class Settings:
         s = replace(self)
         s.model = str(s.model or "").strip()
         s.dictation_model = str(s.dictation_model or "").strip()
-        s.provider = s.provider if s.provider in PROVIDERS else "auto"
+        s.provider = s.provider if s.provider in PROVIDER_CHOICES else "auto"
         code = normalise_language(str(s.language or "")) or ""
         s.language = code if len(code) <= MAX_LANGUAGE_CHARS and code.isprintable() else ""
         s.hotwords = [str(w).strip() for w in (s.hotwords or []) if str(w).strip()]

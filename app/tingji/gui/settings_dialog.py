@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..engine.sessions import PROVIDER_CHOICES, PROVIDER_NAMES
 from ..engine.writers import FORMATS
 from ..models.installed import list_models
 from . import theme
@@ -76,13 +77,14 @@ class SettingsDialog(QDialog):
             )
         )
         self.provider = QComboBox()
-        for value, label in (
-            ("auto", self.tr("Automatic (GPU when available)")),
-            ("dml", self.tr("DirectML (Windows GPU)")),
-            ("cuda", self.tr("CUDA (NVIDIA GPU)")),
-            ("cpu", self.tr("CPU only")),
-        ):
-            self.provider.addItem(label, value)
+        labels = {
+            "auto": self.tr("Automatic (GPU when available)"),
+            "dml": self.tr("DirectML (Windows GPU)"),
+            "cuda": self.tr("CUDA (NVIDIA GPU)"),
+            "cpu": self.tr("CPU only"),
+        }
+        for value in PROVIDER_CHOICES:  # the engine's list; one without words here is shown by its name
+            self.provider.addItem(labels.get(value, PROVIDER_NAMES.get(value, value)), value)
         self.language = QComboBox()  # the files model's languages (gui/languages.py)
         self.hotwords = QPlainTextEdit()
         self.hotwords.setPlaceholderText(self.tr("Names and terms to favour, one per line"))

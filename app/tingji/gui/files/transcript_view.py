@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...engine.sessions import PROVIDER_NAMES
 from ...engine.transcript import Segment, Transcript
 from ...engine.writers import FORMATS, write
 from ...errors import TingjiError
@@ -39,7 +40,6 @@ from .player import SegmentPlayer
 from .storage import Job, Status
 
 AnyIndex = QModelIndex | QPersistentModelIndex
-PROVIDER_NAMES = {"dml": "DirectML", "cuda": "CUDA", "cpu": "CPU"}
 
 
 class SegmentModel(QAbstractTableModel):
