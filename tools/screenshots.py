@@ -204,8 +204,8 @@ class Session:
     def ready(self) -> None:
         from tingji.gui.engine_host import EngineState
 
-        if not self.wait(lambda: self.window.engine.state is EngineState.READY, 120):
-            raise SystemExit(f"screenshots: the engine did not load ({self.window.engine.detail})")
+        if not self.wait(lambda: self.window.engine.state_of("files") is EngineState.READY, 120):
+            raise SystemExit(f"screenshots: the engine did not load ({self.window.engine.detail_of('files')})")
 
     def shot(self, path: Path) -> None:
         self.wait(lambda: False, 0.4)  # let every repaint land
@@ -340,8 +340,7 @@ def extra_shots(app, model: Path, out: Path, work: Path) -> None:
         s.shot(out / f"exported-{tag}.png")
         unloads: list[bool] = []
         s.window.engine.unloaded.connect(lambda: unloads.append(True))
-        s.window.engine.minute_ms = 50
-        s.window.apply_settings(replace(s.window.settings, unload_after_min=1))
+        s.window.apply_settings(replace(s.window.settings, unload_after_min=0.05 / 60))  # idle for 50 ms
         s.wait(lambda: bool(unloads), 30)
         s.window.statusBar().clearMessage()  # a message hides the engine's status while it shows
         s.shot(out / f"unloaded-{tag}.png")

@@ -42,7 +42,7 @@ def _open(qtbot, wait_ready: bool = True) -> MainWindow:
     qtbot.addWidget(window)
     window.show()
     if wait_ready:
-        qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
     assert app is QApplication.instance()
     return window
 
@@ -174,7 +174,9 @@ def test_reorder_remove_and_no_model_start(qtbot, home: Path, media) -> None:
     settings_mod.save(Settings())  # nothing configured, nothing installed
     window = _open(qtbot, wait_ready=False)
     c = window.controller
-    qtbot.waitUntil(lambda: window.engine.state is EngineState.NONE and window.banner.isVisible(), timeout=10_000)
+    qtbot.waitUntil(
+        lambda: window.engine.state_of("files") is EngineState.NONE and window.banner.isVisible(), timeout=10_000
+    )
     # A desktop user is offered the in-app picker, never a terminal command.
     qtbot.waitUntil(lambda: window.picker is not None and window.picker.isVisible(), timeout=10_000)
     assert "tingji models" not in window.banner.label.text() and "terminal" not in window.banner.label.text()
@@ -260,8 +262,8 @@ def test_broken_model_says_why(qtbot, home: Path, tmp_path: Path) -> None:
     not_a_model.mkdir()
     settings_mod.save(Settings(model=str(not_a_model)))
     window = _open(qtbot, wait_ready=False)
-    qtbot.waitUntil(lambda: window.engine.state is EngineState.FAILED, timeout=10_000)
-    assert "manifest.json" in window.engine.detail
+    qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.FAILED, timeout=10_000)
+    assert "manifest.json" in window.engine.detail_of("files")
     assert "Model failed to load" in window.engine_label.text()
     assert window.banner.isVisible() and "could not be loaded" in window.banner.label.text()
     window.close()

@@ -53,7 +53,7 @@ def _open(qtbot, mics: list | None = None, wait_ready: bool = True, **options) -
     qtbot.addWidget(window, before_close_func=lambda w: w.quit_app())  # really quit, even with a tray
     window.show()
     if wait_ready:
-        qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
     return window
 
 
@@ -108,7 +108,7 @@ def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(
     host = window.dictation_host
     qtbot.waitUntil(lambda: host.controller is not None, timeout=10_000)
     controller = host.controller
-    assert controller.engine.current is window.engine.loaded.engine  # the very Engine object the queue uses
+    assert controller.engine.current is window.engine.loaded_of("files").engine  # the very Engine object the queue uses
     assert host.state == "idle" and "Dictation" in window.dictation_label.text()
     mic = window.mics[-1]
     panel = window.dictation
@@ -217,14 +217,15 @@ def test_microphone_list_comes_from_the_sound_system(window: MainWindow, qtbot) 
 def test_model_reload_restarts_dictation_on_the_new_engine(window: MainWindow, qtbot) -> None:
     host = window.dictation_host
     qtbot.waitUntil(lambda: host.controller is not None, timeout=10_000)
-    first, first_engine = host.controller, window.engine.loaded.engine
+    first, first_engine = host.controller, window.engine.loaded_of("files").engine
     window.engine.reload()
     assert host.controller is None and host.state == "waiting"  # closed before the engine goes
     qtbot.waitUntil(
-        lambda: window.engine.state is EngineState.READY and host.controller is not None, timeout=LOAD_TIMEOUT_MS
+        lambda: window.engine.state_of("files") is EngineState.READY and host.controller is not None,
+        timeout=LOAD_TIMEOUT_MS,
     )
     assert host.controller is not first
-    assert host.controller.engine.current is window.engine.loaded.engine is not first_engine
+    assert host.controller.engine.current is window.engine.loaded_of("files").engine is not first_engine
 
 
 def test_close_hides_to_tray_and_quit_ends_everything(qtbot, home: Path, tiny_model: Path) -> None:
@@ -257,7 +258,7 @@ def test_close_hides_to_tray_and_quit_ends_everything(qtbot, home: Path, tiny_mo
 
     window.tray.quit_action.trigger()  # Quit in the tray menu
     assert quit_signals == [True]
-    assert window.controller.stopped and window.engine.stopped and window.engine.loaded is None
+    assert window.controller.stopped and window.engine.stopped and window.engine.loaded_of("files") is None
     assert host.controller is None and not any(t.is_alive() for t in threads)
 
 

@@ -69,7 +69,7 @@ def test_a_full_database_never_stalls_the_queue_and_keeps_the_transcripts(
     settings_mod.save(Settings())  # no model yet: the files wait while the database fills up
     window = _open(qtbot)
     controller = window.controller
-    qtbot.waitUntil(lambda: window.engine.state is EngineState.NONE, timeout=10_000)
+    qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.NONE, timeout=10_000)
     first, second = controller.add_paths([str(a), str(b)])
     db = controller.store._db  # the app's own connection: the cap is per connection
     pages = fill_to_the_brim(db)

@@ -178,14 +178,13 @@ def test_idle_unload_works_for_each_engine(
     unloads: list[bool] = []
     e.unloaded.connect(lambda: unloads.append(True))
     controller = host.controller
-    e.minute_ms = 50  # a "minute" of 50 ms from here on
-    window.apply_settings(window.settings)
+    window.apply_settings(replace(window.settings, unload_after_min=0.05 / 60))  # idle for 50 ms from here on
     qtbot.waitUntil(lambda: len(unloads) == 2, timeout=30_000)
     assert e.state_of("files") is EngineState.UNLOADED and e.state_of("dictation") is EngineState.UNLOADED
     assert host.controller is controller and host.engine_handle.current is None  # the hotkey keeps working
     assert "unloaded while idle" in window.engine_label.text()
 
-    e.minute_ms = 600_000  # no further unloads while the rest is checked
+    window.apply_settings(replace(window.settings, unload_after_min=0))  # no further unloads while the rest is checked
     text, samples = _take(qtbot, window, mics[-1], speech_en)  # a take brings back dictation's model only
     assert e.state_of("dictation") is EngineState.READY and e.state_of("files") is EngineState.UNLOADED
     assert host.controller is controller and text == _expected(sv_model, samples, live=True)
@@ -259,7 +258,7 @@ def test_first_run_offers_the_picker_which_installs_with_progress_and_the_app_is
     window = _open(qtbot)
     qtbot.waitUntil(lambda: window.picker is not None and window.picker.isVisible(), timeout=10_000)
     picker = window.picker
-    assert window.engine.state is EngineState.NONE and "tingji models" not in window.banner.label.text()
+    assert window.engine.state_of("files") is EngineState.NONE and "tingji models" not in window.banner.label.text()
     assert [card.entry.name for card in picker.cards] == ["sense-voice-test", "qwen-test"]
     sv, qwen = picker.cards
     facts = sv.facts.text()
@@ -282,8 +281,8 @@ def test_first_run_offers_the_picker_which_installs_with_progress_and_the_app_is
     assert "Downloading sv.zip" in stages and max(values) == 1000  # the download's bar filled
     assert "sense-voice-test is installed" in picker.outcome.text() and sv.button.text() == "Installed"
     assert not sv.button.isEnabled() and picker.close_button.text() == "Start using Tingji"
-    qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
-    assert window.engine.detail == "sense-voice-test" and window.dictation_host.controller is not None
+    qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
+    assert window.engine.detail_of("files") == "sense-voice-test" and window.dictation_host.controller is not None
     assert not window.banner.isVisible()
 
     # Import a folder in the official Qwen3-ASR layout: converted on the spot, with its stages shown.

@@ -9,6 +9,7 @@ modules are marked: they are usable and testable without a display.
     engine_host.py      EngineHost: a model per use (files, dictation), one ModelEngine per model
                         folder (load, reload, share, release, unload when idle), their states
     engine_worker.py    EngineWorker (the engine thread: load, transcribe files, close); LoadedModel
+    model_choice.py     which model folder a use loads (the setting, else the catalog's first for files); no Qt
     threads.py          the one way the app starts and stops worker threads (QThread workers)
     databases.py        opening the SQLite files: a damaged or newer one is set aside, never fatal; no Qt
     faults.py           exceptions nothing caught, in any thread: logged and shown in a dialog
@@ -46,5 +47,4 @@ modules are marked: they are usable and testable without a display.
     models/progress.py   a running model task: stage, progress bar, speed, time left, Cancel
     models/uses.py       the texts saying which model runs which use
     models/worker.py     the manager's and the picker's worker thread
-    models/choice.py     which model folder to load, or why none; no Qt
 """

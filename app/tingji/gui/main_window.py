@@ -331,13 +331,14 @@ class MainWindow(QMainWindow):
 
     def _engine_changed(self) -> None:
         e = self.engine
-        state, detail = e.state, html.escape(e.detail)
+        state, detail, files = e.state_of("files"), html.escape(e.detail_of("files")), e.engine_of("files")
         if not e.shared():  # two models: say which runs what
             text, state = uses.status_text(e)
         elif state is EngineState.LOADING:
             text = self.tr("Loading model {0}…").format(detail)
         elif state is EngineState.READY:
-            where = PROVIDER_NAMES.get(e.provider, e.provider)
+            provider = files.provider if files is not None else ""
+            where = PROVIDER_NAMES.get(provider, provider)
             text = self.tr("Ready · {0} on {1}").format(detail, where)
         elif state is EngineState.FAILED:
             text = self.tr("Model failed to load: {0}").format(html.escape(self._failure("files")))
@@ -350,7 +351,7 @@ class MainWindow(QMainWindow):
         color = theme.engine_color(state.value, self.palette()).name()
         dot = f'<span style="color:{color}; font-size:14pt;">●</span>&nbsp;'
         self.engine_label.setText(dot + text)
-        tips = [*e.warnings]
+        tips = [*(files.warnings if files is not None else ())]
         if not e.shared():
             for use in ("files", "dictation"):
                 engine = e.engine_of(use)
@@ -377,8 +378,8 @@ class MainWindow(QMainWindow):
     def _update_banner(self) -> None:
         e = self.engine
         settings_button = (self.tr("Settings…"), self.open_settings)
-        dictation = e.state_of("dictation")
-        if e.state is EngineState.NONE:
+        state, dictation, files = e.state_of("files"), e.state_of("dictation"), e.engine_of("files")
+        if state is EngineState.NONE:
             self.banner.show_notice(
                 "info",
                 QCoreApplication.translate(
@@ -391,7 +392,7 @@ class MainWindow(QMainWindow):
                     (self.tr("Manage models…"), lambda: self.open_model_manager()),
                 ],
             )
-        elif e.state is EngineState.FAILED:
+        elif state is EngineState.FAILED:
             self.banner.show_notice(
                 "error",
                 self.tr("<b>The speech model could not be loaded.</b> {0}").format(html.escape(self._failure("files"))),
@@ -405,16 +406,16 @@ class MainWindow(QMainWindow):
                 ),
                 [settings_button],
             )
-        elif e.state is EngineState.READY and e.warnings:
+        elif state is EngineState.READY and files is not None and files.warnings:
             self.banner.show_notice(
-                "info", "<br>".join(html.escape(w) for w in e.warnings), [(self.tr("Dismiss"), self.banner.hide)]
+                "info", "<br>".join(html.escape(w) for w in files.warnings), [(self.tr("Dismiss"), self.banner.hide)]
             )
         else:
             self.banner.hide()
 
     def offer_model_picker(self) -> None:
         """Nothing configured and nothing installed (a first start): open the model picker."""
-        choice = self.engine.choice
+        choice = self.engine.choice_of("files")
         if choice is not None and choice.none_installed and self.picker is None:
             self.open_model_picker()
 

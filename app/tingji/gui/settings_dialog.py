@@ -7,6 +7,7 @@ settings (this dialog, a future model manager) goes through the same path.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -200,7 +201,7 @@ class SettingsDialog(QDialog):
             combo.setCurrentIndex(max(0, combo.findData(value)))
         self.hotwords.setPlainText("\n".join(s.hotwords))
         self.auto_export.setChecked(s.auto_export)
-        self.unload_after.setValue(s.unload_after_min)
+        self.unload_after.setValue(math.ceil(s.unload_after_min))  # whole minutes; the file may hold less
         for fmt, box in self.formats.items():
             box.setChecked(fmt in s.formats)
 

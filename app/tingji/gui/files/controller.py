@@ -344,11 +344,12 @@ class QueueController(QObject):
                 self.queueFinished.emit(*self._batch)
                 self._batch = [0, 0]
             return
-        if self.engine.state is EngineState.UNLOADED:  # unloaded while idle: this file brings it back
-            self.engine.ensure_loaded()
+        state = self.engine.state_of("files")
+        if state is EngineState.UNLOADED:  # unloaded while idle: this file brings it back
+            self.engine.ensure_loaded("files")
             self.notice.emit(self.tr("Loading the model again for {0}…").format(job.name))
             return
-        if self.engine.state is not EngineState.READY:
+        if state is not EngineState.READY:
             return
         self.engine.hold("files")
         s = self.settings
