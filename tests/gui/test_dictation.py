@@ -123,8 +123,8 @@ def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(
     qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=60_000)
     assert controller.wait_idle(30)
 
-    take = window.history.recent()[0]
-    wav = window.history.recording_path(take)
+    take = window.dictation.history.recent()[0]
+    wav = window.dictation.history.recording_path(take)
     assert wav is not None
     samples, rate = sf.read(str(wav), dtype="float32")
     engine = Engine(tiny_model)
@@ -284,15 +284,15 @@ def test_chinese_ui_translates_file_errors_even_after_a_restart(
     i18n.install(create_app(), "zh_CN")
     try:
         window = _open(qtbot, tray=False)
-        window.add_paths([str(bad), str(empty), str(odd)])  # odd.wav does not exist
+        window.files.add_paths([str(bad), str(empty), str(odd)])  # odd.wav does not exist
         model = window.controller.model
         qtbot.waitUntil(lambda: all(j.status is Status.FAILED for j in model.jobs()), timeout=60_000)
         reasons = [model.data(model.index(r, Column.PROGRESS)) for r in range(3)]
         assert reasons == ["不是听记能读取的音频或视频文件", "文件是空的", "文件不存在"]
         tip = model.data(model.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole)  # the path and the reason
         assert "会议记录.mp3" in tip and "不是听记能读取的音频或视频文件" in tip
-        window.queue.select_job(model.jobs()[0].id)
-        assert "不是听记能读取的音频或视频文件" in window.panel.placeholder.text()
+        window.files.queue.select_job(model.jobs()[0].id)
+        assert "不是听记能读取的音频或视频文件" in window.files.panel.placeholder.text()
         window.close()
 
         # The store keeps the English text and the code; a new app shows the row translated again.
@@ -320,17 +320,17 @@ def test_dropping_a_huge_folder_does_not_block_the_window(
             (folder / f"note {j}.txt").touch()
     for name in ("box 007/b.wav", "box 100/a.wav", "box 299/c.wav"):
         write_wav(root / name, speech_en[:16000])
-    window.scan_status._delay.setInterval(0)  # show the busy sign at once (normally after 300 ms)
+    window.files.scan_status._delay.setInterval(0)  # show the busy sign at once (normally after 300 ms)
     meter = StallMeter()
     meter.start()
     drop_files(window, [root])
     assert window.controller.scanning and window.controller.model.jobs() == []  # the drop returned at once
-    qtbot.waitUntil(lambda: window.scan_status.isVisible(), timeout=5000)
-    assert "找到" in window.scan_status.label.text() or "found" in window.scan_status.label.text()
+    qtbot.waitUntil(lambda: window.files.scan_status.isVisible(), timeout=5000)
+    assert "找到" in window.files.scan_status.label.text() or "found" in window.files.scan_status.label.text()
     qtbot.waitUntil(lambda: len(window.controller.model.jobs()) == 3, timeout=60_000)
     meter.stop()
     assert [j.name for j in window.controller.model.jobs()] == ["b.wav", "a.wav", "c.wav"]  # natural order
-    assert not window.scan_status.isVisible()
+    assert not window.files.scan_status.isVisible()
     assert meter.max_gap_s < 0.1, f"the GUI thread stalled {meter.max_gap_s * 1000:.0f} ms"
 
 
@@ -338,7 +338,7 @@ def test_cancelled_folder_walk_adds_nothing(window: MainWindow, qtbot, tmp_path:
     root = tmp_path / "tree"
     root.mkdir()
     write_wav(root / "a.wav", speech_en[:16000])
-    window.add_paths([str(root)])
+    window.files.add_paths([str(root)])
     window.controller.cancel_scan()
     qtbot.waitUntil(lambda: not window.controller.scanning, timeout=10_000)
     assert window.controller.model.jobs() == []

@@ -89,9 +89,9 @@ def test_a_full_database_never_stalls_the_queue_and_keeps_the_transcripts(
 
     kept = controller.transcript(first.id)  # in memory, shown like any other
     assert kept is not None and kept.segments
-    window.queue.select_job(first.id)
-    assert window.panel.shown_segments() == [s.text.strip() for s in kept.segments]
-    assert "Not saved" in window.panel.warning.text() and window.panel.export_button.isEnabled()
+    window.files.queue.select_job(first.id)
+    assert window.files.panel.shown_segments() == [s.text.strip() for s in kept.segments]
+    assert "Not saved" in window.files.panel.warning.text() and window.files.panel.export_button.isEnabled()
 
     out = tmp_path / "rescued"
     out.mkdir()

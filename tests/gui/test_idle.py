@@ -99,8 +99,8 @@ def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(
     qtbot.waitUntil(lambda: window.dictation.table.rowCount() == 1, timeout=LOAD_TIMEOUT_MS)
     assert [state for state, _ in states[:2]] == [EngineState.LOADING, EngineState.READY]
     assert host.controller is dictation and host.engine_handle.current is not None  # same controller
-    take = window.history.recent()[0]
-    samples, _ = sf.read(str(window.history.recording_path(take)), dtype="float32")
+    take = window.dictation.history.recent()[0]
+    samples, _ = sf.read(str(window.dictation.history.recording_path(take)), dtype="float32")
     reference = Engine(tiny_model)
     try:
         assert take.text and take.text == reference.live.transcribe(samples).text.strip()

@@ -78,8 +78,8 @@ def _take(qtbot, window: MainWindow, mic: ScriptedMicrophone, speech: np.ndarray
     mic.speak(np.concatenate([np.zeros(4000, np.float32), speech, np.zeros(8000, np.float32)]))
     panel.record_button.click()
     qtbot.waitUntil(lambda: panel.table.rowCount() == rows + 1, timeout=RUN_TIMEOUT_MS)
-    take = window.history.recent()[0]
-    samples, _ = sf.read(str(window.history.recording_path(take)), dtype="float32")
+    take = window.dictation.history.recent()[0]
+    samples, _ = sf.read(str(window.dictation.history.recording_path(take)), dtype="float32")
     return take.text, samples
 
 
@@ -107,7 +107,7 @@ def test_a_model_per_use_loads_two_engines_and_each_use_runs_on_its_own(
     assert host.engine_handle.current is dictation.engine  # dictation holds the SenseVoice engine
     assert f"Files: {tiny_model.name} · Dictation: {sv_model.name}" in window.engine_label.text()
     assert f"<b>{sv_model.name}</b> (files use {tiny_model.name})" in window.dictation.model_label.text()
-    assert f"<b>{tiny_model.name}</b>" in window.files_bar.model_label.text()
+    assert f"<b>{tiny_model.name}</b>" in window.files.files_bar.model_label.text()
 
     # A long file runs on the files engine; a take spoken meanwhile runs on the dictation engine.
     long = long_speech(tmp_path / "long.wav", speech_en, repeats=30)
@@ -148,7 +148,7 @@ def test_the_same_folder_for_both_uses_is_one_engine_and_changing_one_use_keeps_
     assert len(e.engines) == 1 and e.loaded_of("dictation").engine is nano
 
     # Dictation moves to SenseVoice: the files Engine is not reloaded, a second one loads.
-    window.use_model(str(sv_model), "dictation")
+    window.models.use_model(str(sv_model), "dictation")
     assert settings_mod.load().dictation_model == str(sv_model)
     _ready(qtbot, window)
     assert e.loaded_of("files").engine is nano and e.loaded_of("dictation").engine is not nano
@@ -256,8 +256,8 @@ def test_first_run_offers_the_picker_which_installs_with_progress_and_the_app_is
     qtbot, home: Path, catalog: FileServer, q3_checkpoint: Path
 ) -> None:
     window = _open(qtbot)
-    qtbot.waitUntil(lambda: window.picker is not None and window.picker.isVisible(), timeout=10_000)
-    picker = window.picker
+    qtbot.waitUntil(lambda: window.models.picker is not None and window.models.picker.isVisible(), timeout=10_000)
+    picker = window.models.picker
     assert window.engine.state_of("files") is EngineState.NONE and "tingji models" not in window.banner.label.text()
     assert [card.entry.name for card in picker.cards] == ["sense-voice-test", "qwen-test"]
     sv, qwen = picker.cards
@@ -294,7 +294,7 @@ def test_first_run_offers_the_picker_which_installs_with_progress_and_the_app_is
     assert sorted(m.name for m in list_models()) == ["qwen3-tiny", "sense-voice-test"]
     assert load_manifest(models_dir() / "qwen3-tiny").family == "qwen3-asr"
     picker.close_button.click()
-    qtbot.waitUntil(lambda: window.picker is None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.models.picker is None, timeout=10_000)
     print(
         f"\nfirst run: the picker offered {len(picker.cards)} models, downloaded one over HTTPS "
         f"({len(values)} progress updates) and the app became ready; an official Qwen3-ASR folder converted "
@@ -310,8 +310,8 @@ def test_the_language_menu_lists_the_files_models_own_languages(
     window = _open(qtbot, model_picker=False)
     _ready(qtbot, window)
     named = load_manifest(q3_model).section["language_names"]
-    menu = window.files_bar.language
-    assert window.files_bar.languages() == ["", *named]  # Auto first, then the manifest's 30, in its order
+    menu = window.files.files_bar.language
+    assert window.files.files_bar.languages() == ["", *named]  # Auto first, then the manifest's 30, in its order
     assert len(named) == 30 and menu.itemText(0) == "Auto (detect)"
     assert [menu.itemText(i) for i in range(1, menu.count())] == [NAMES[code] for code in named]
     dialog = SettingsDialog(window.settings, languages=window.engine.engine_of("files").languages)
@@ -333,6 +333,6 @@ def test_the_language_menu_lists_the_files_models_own_languages(
     window.apply_settings(replace(window.settings, model=str(tiny_model), dictation_model=str(sv_model)))
     _ready(qtbot, window)
     nano_codes = list(window.engine.loaded_of("files").engine.capabilities.languages)
-    assert window.files_bar.languages() == ["", *nano_codes, "de"] and "zh" in nano_codes
+    assert window.files.files_bar.languages() == ["", *nano_codes, "de"] and "zh" in nano_codes
     assert menu.currentText() == "German (this model detects instead)"
     print(f"\nlanguage menu: Auto + the Qwen3-ASR manifest's {len(named)} languages, then Nano's {nano_codes}")

@@ -222,7 +222,7 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         assert window.engine.detail_of("files") == NAME
         assert not dialog.models_changed  # the window need not reload again
 
-    _in_modal(qtbot, scenario, window.open_model_manager)
+    _in_modal(qtbot, scenario, window.models.open_manager)
     assert meter.max_gap_s < 0.5, f"the GUI thread was blocked for {meter.max_gap_s:.2f} s"
     assert window.engine.state_of("files") is EngineState.READY
     window.close()

@@ -10,7 +10,9 @@ while the app runs repaints correctly.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -81,6 +83,15 @@ def apply_appearance(app: QApplication, appearance: str) -> None:
         app.setPalette(dark_palette())
     elif not dark and is_dark(app.palette()):
         app.setPalette(_light_palette if not is_dark(_light_palette) else app.style().standardPalette())
+
+
+def follow(event: QEvent, retranslate: Callable[[], None], restyle: Callable[[], None]) -> None:
+    """For a widget's changeEvent: its texts again on a language switch, its icons and colours on a
+    palette switch (the appearance setting, or the system's light/dark scheme)."""
+    if event.type() == QEvent.Type.LanguageChange:
+        retranslate()
+    elif event.type() == QEvent.Type.PaletteChange:
+        restyle()
 
 
 # -- custom colours (readable on both backgrounds) -----------------------------
