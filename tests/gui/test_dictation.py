@@ -24,11 +24,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from tests.support.audio import write_wav
-from tests.support.gui import ScriptedMicrophone, StallMeter, drop_files
+from tests.support.gui import ScriptedMicrophone, StallMeter, drop_files, open_window
 from tingji.engine import Engine
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
-from tingji.gui.app import create_app, create_window
+from tingji.gui.app import create_app
 from tingji.gui.engine_host import EngineState
 from tingji.gui.files.queue_model import Column
 from tingji.gui.files.storage import Status, Store
@@ -41,17 +41,7 @@ LOAD_TIMEOUT_MS = 120_000
 
 
 def _open(qtbot, mics: list | None = None, wait_ready: bool = True, **options) -> MainWindow:
-    create_app()
-
-    def microphone(settings) -> ScriptedMicrophone:
-        mic = ScriptedMicrophone(settings)
-        if mics is not None:
-            mics.append(mic)
-        return mic
-
-    window = create_window(dictation_microphone=microphone, **options)
-    qtbot.addWidget(window, before_close_func=lambda w: w.quit_app())  # really quit, even with a tray
-    window.show()
+    window = open_window(qtbot, mics, **options)
     if wait_ready:
         qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
     return window

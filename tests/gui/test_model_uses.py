@@ -21,14 +21,13 @@ import soundfile as sf
 from PySide6.QtWidgets import QApplication
 
 from tests.support.audio import write_wav
-from tests.support.gui import ScriptedMicrophone, long_speech
+from tests.support.gui import ScriptedMicrophone, long_speech, open_window
 from tests.support.https_server import FileServer, trust_local_ca
 from tingji.engine import Engine
 from tingji.engine.languages import NAMES
 from tingji.engine.manifest import load_manifest
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
-from tingji.gui.app import create_app, create_window
 from tingji.gui.engine_host import EngineState
 from tingji.gui.files.storage import Status
 from tingji.gui.languages import SPOKEN_NAMES
@@ -44,18 +43,7 @@ RUN_TIMEOUT_MS = 240_000
 
 
 def _open(qtbot, mics: list | None = None, **options) -> MainWindow:
-    create_app()
-
-    def microphone(settings) -> ScriptedMicrophone:
-        mic = ScriptedMicrophone(settings)
-        if mics is not None:
-            mics.append(mic)
-        return mic
-
-    window = create_window(tray=False, dictation_microphone=microphone, **options)
-    qtbot.addWidget(window, before_close_func=lambda w: w.quit_app())
-    window.show()
-    return window
+    return open_window(qtbot, mics, tray=False, **options)
 
 
 def _ready(qtbot, window: MainWindow) -> None:

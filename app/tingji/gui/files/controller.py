@@ -55,6 +55,8 @@ log = logging.getLogger(__name__)
 
 
 SYNC_ADD_LIMIT = 64  # up to this many plain files are queued at once, on the GUI thread
+# What a file waiting again (retried) no longer has: its last run's outcome.
+NO_OUTCOME = dict.fromkeys(("error", "error_code", "warning", "finished_at", "elapsed_s"))
 
 
 class QueueController(QObject):
@@ -203,15 +205,7 @@ class QueueController(QObject):
         self._persist("retry files", self.store.requeue, ids)
         for job_id in ids:
             self._drop_unsaved(job_id)
-            job = self._show(
-                job_id,
-                status=Status.WAITING,
-                error=None,
-                error_code=None,
-                warning=None,
-                finished_at=None,
-                elapsed_s=None,
-            )
+            job = self._show(job_id, status=Status.WAITING, **NO_OUTCOME)
             if job is not None and job.duration is None:
                 self._requestProbe.emit(job.id, job.path)
         self._dispatch()
@@ -436,12 +430,16 @@ class QueueController(QObject):
     def _on_failed(self, job_id: int, problem: ErrorReport) -> None:
         if not self._done_with(job_id):
             return
+        self._fail(job_id, problem)
+        self._dispatch()
+
+    def _fail(self, job_id: int, problem: ErrorReport) -> None:
+        """Stored and shown failed, with the reason (its code, so that it is shown in the UI language)."""
         self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.to_json())
         self._batch[1] += 1
         self._show(
             job_id, status=Status.FAILED, error=problem.text, error_code=problem.to_json(), finished_at=time.time()
         )
-        self._dispatch()
 
     def _on_cancelled(self, job_id: int, partial: Transcript | None) -> None:
         if not self._done_with(job_id):
@@ -471,11 +469,7 @@ class QueueController(QObject):
         job = self.model.job_by_id(job_id)
         if job is None or job.status is not Status.WAITING:
             return
-        self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.to_json())
-        self._batch[1] += 1
-        self._show(
-            job_id, status=Status.FAILED, error=problem.text, error_code=problem.to_json(), finished_at=time.time()
-        )
+        self._fail(job_id, problem)
 
     # -- shutdown ------------------------------------------------------------------------
 
