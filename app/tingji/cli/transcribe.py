@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..engine.sessions import PROVIDER_CHOICES
 from ..engine.writers import parse_formats, write
 from ..errors import Cancelled, TingjiError
 from . import messages
@@ -31,7 +32,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--model", required=True, help="installed model name or model folder")
     p.add_argument("--out", default=".", help="folder for the transcript files (default: current folder)")
     p.add_argument("--format", default="txt", help="comma-separated: txt,srt,vtt,json (default txt)")
-    p.add_argument("--provider", default="auto", choices=["auto", "dml", "cuda", "cpu"])
+    p.add_argument("--provider", default="auto", choices=PROVIDER_CHOICES)
     p.add_argument("--language", default=None, help="language spoken, e.g. zh, en, ja (default: detect)")
     p.add_argument("--hotwords", default="", help="comma-separated words to favour, e.g. names and terms")
     p.add_argument("--no-itn", action="store_true", help="keep numbers as spoken words (no text normalisation)")

@@ -35,7 +35,11 @@ from .threads import default_threads
 
 log = logging.getLogger(__name__)
 
+# ONNX Runtime's execution providers by the short names Tingji uses, and what a user may ask for (the
+# settings, `--provider`): one of them or "auto" (`pick_provider`); each one's name for people.
 PROVIDERS = {"dml": "DmlExecutionProvider", "cuda": "CUDAExecutionProvider", "cpu": "CPUExecutionProvider"}
+PROVIDER_CHOICES = ("auto", *PROVIDERS)
+PROVIDER_NAMES = {"dml": "DirectML", "cuda": "CUDA", "cpu": "CPU"}
 
 
 def available_providers() -> list[str]:

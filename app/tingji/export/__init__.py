@@ -30,6 +30,7 @@ from ..atomic import fsync_dir
 from ..engine.manifest import save_manifest
 from ..errors import ModelError
 from . import messages
+from .choices import PRECISIONS, QUANTS
 
 log = logging.getLogger(__name__)
 
@@ -130,9 +131,6 @@ def export_model(
 
 def _check_choices(precision: str, decoder_quant: str) -> None:
     """Refuse an unknown precision or quantisation before any work starts (every family offers the same)."""
-    from .gguf_tools import QUANTS
-    from .onnx_tools import PRECISIONS
-
     if precision not in PRECISIONS:
         raise ModelError(messages.UNKNOWN_PRECISION, precision=precision, choices=", ".join(PRECISIONS))
     if decoder_quant not in QUANTS:

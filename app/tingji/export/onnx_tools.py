@@ -27,7 +27,6 @@ from . import messages
 from .layers import HalfPrecision
 
 OPSET = 18
-PRECISIONS = ("fp32", "fp16", "int8")
 # Tensors below this size stay inside the .onnx file; above it they go to the
 # shared data file, each aligned so ONNX Runtime can memory-map it.
 EXTERNAL_MIN_BYTES = 1024

@@ -95,11 +95,11 @@ def create_window(
         part.setParent(window)  # they live as long as the window
     window.storage_banner.show_set_aside([n for n in (queue_aside, history_aside) if n is not None])
     if files:
-        window.add_paths(list(files))
+        window.files.add_paths(list(files))
     # After the window is up: the load itself runs on the engine thread.
     QTimer.singleShot(0, engine.reload)
     if model_picker:  # nothing installed (a first start): choose a model in the app, not in a terminal
-        QTimer.singleShot(0, window.offer_model_picker)
+        QTimer.singleShot(0, window.models.offer_picker)
     return window
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -20,12 +21,12 @@ from typing import Any
 from .. import atomic
 from ..dictation.settings import DictationSettings
 from ..engine.languages import normalise as normalise_language
+from ..engine.sessions import PROVIDER_CHOICES
 from ..engine.writers import FORMATS
 from ..paths import settings_path
 
 log = logging.getLogger(__name__)
 
-PROVIDERS = ("auto", "dml", "cuda", "cpu")
 UI_LANGUAGES = ("system", "en", "zh_CN")
 APPEARANCES = ("system", "light", "dark")
 PAGES = ("files", "dictation")
@@ -54,7 +55,9 @@ class Settings:
     # language and hotwords are the fields above (gui/dictation/host.py puts them in).
     dictation: DictationSettings = field(default_factory=DictationSettings)
     page: str = "files"  # the main window's page: "files" or "dictation"
-    unload_after_min: int = 0  # close the model after this many idle minutes to free its memory; 0 = never
+    # Close the model after this many idle minutes to free its memory; 0 = never. The dialog offers whole
+    # minutes; the file may hold a fraction of one.
+    unload_after_min: float = 0.0
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
 
     def normalised(self) -> Settings:
@@ -62,7 +65,7 @@ class Settings:
         s = replace(self)
         s.model = str(s.model or "").strip()
         s.dictation_model = str(s.dictation_model or "").strip()
-        s.provider = s.provider if s.provider in PROVIDERS else "auto"
+        s.provider = s.provider if s.provider in PROVIDER_CHOICES else "auto"
         code = normalise_language(str(s.language or "")) or ""
         s.language = code if len(code) <= MAX_LANGUAGE_CHARS and code.isprintable() else ""
         s.hotwords = [str(w).strip() for w in (s.hotwords or []) if str(w).strip()]
@@ -78,7 +81,8 @@ class Settings:
         s.dictation = DictationSettings.from_dict(dictation)
         s.page = s.page if s.page in PAGES else "files"
         s.tray_notice_shown = bool(s.tray_notice_shown)
-        s.unload_after_min = max(0, min(MAX_UNLOAD_AFTER_MIN, int(s.unload_after_min)))
+        minutes = float(s.unload_after_min)
+        s.unload_after_min = max(0.0, min(float(MAX_UNLOAD_AFTER_MIN), minutes)) if math.isfinite(minutes) else 0.0
         return s
 
 
@@ -97,8 +101,8 @@ def _from_dict(data: dict[str, Any]) -> Settings:
             ok = isinstance(value, bool)
         elif isinstance(default, (list, dict)):
             ok = isinstance(value, type(default))
-        elif isinstance(default, int):
-            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif isinstance(default, (int, float)):  # a number, whole or not; never a bool
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         else:
             ok = isinstance(value, type(default))
         if ok:

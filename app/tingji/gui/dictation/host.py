@@ -32,12 +32,13 @@ The host also sums up what dictation is doing for the status bar and tray:
 
 from __future__ import annotations
 
+import html
 import logging
 import threading
 from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from ...dictation import messages
 from ...dictation.controller import AudioInput, DictationController
@@ -78,7 +79,7 @@ class DictationHost(QObject):
 
     stateChanged = Signal()  # read `state`, `hotkey_problem`
     problem = Signal(object)  # a dictation error (a TingjiError) worth a status-bar message
-    settingsChanged = Signal(object)  # the panel changed a DictationSettings: save it
+    settingsChanged = Signal(object)  # the panel changed a DictationSettings (`settings` has it): save it
 
     _start = Signal(object, object)  # controller, threading.Event -> the starter's thread
     _loadWanted = Signal()  # from a take's thread: the model was unloaded and a take needs it
@@ -111,10 +112,11 @@ class DictationHost(QObject):
         self._start.connect(self._starter.start)
         self._starter_thread = start_worker(self._starter, "tingji-dictation-start")
         engine.stateChanged.connect(self._engine_changed)
+        engine.stateChanged.connect(self.show_model)
         engine.releasing.connect(self._on_releasing)
         self._loadWanted.connect(self._load_for_a_take)
         panel.bridge.event.connect(self._on_event)
-        panel.settingsChanged.connect(self.settingsChanged)
+        panel.settingsChanged.connect(self._panel_settings_changed)
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -164,6 +166,10 @@ class DictationHost(QObject):
         self._started = threading.Event()
         self._start.emit(controller, self._started)
 
+    def show_model(self) -> None:
+        """The page names dictation's model (again after a language switch: the window calls this)."""
+        self.panel.model_label.setText(dictation_page_text(self.engine))
+
     def _model_path(self) -> str | None:
         """The model folder dictation's use runs now (loaded or not), as LoadedModel.path says it."""
         choice = self.engine.choice_of("dictation")
@@ -212,13 +218,18 @@ class DictationHost(QObject):
         self.stop()
         stop_threads([self._starter_thread])
 
-    def apply_app_settings(self, settings: Settings) -> None:
+    def apply_settings(self, settings: Settings) -> None:
         """The app's settings changed (language, hotwords, or the dictation part)."""
         self.settings = settings
         new = dictation_settings(settings)
         self.panel.settings = new  # the panel's next edit starts from these
         if self.controller is not None and new != self.controller.settings:
             self.controller.apply_settings(new)
+
+    def _panel_settings_changed(self, dictation: DictationSettings) -> None:
+        """The page changed a setting (the controller has it already): the app's settings hold it from now."""
+        self.settings = replace(self.settings, dictation=replace(dictation))
+        self.settingsChanged.emit(dictation)
 
     # -- events ------------------------------------------------------------------------------
 
@@ -247,3 +258,21 @@ class DictationHost(QObject):
     @property
     def running(self) -> bool:
         return self.controller is not None
+
+
+def dictation_page_text(host: EngineHost) -> str:
+    """The Dictation page's line naming its model, with a link to change it (rich text)."""
+    names = {use: c.name if (c := host.choice_of(use)) is not None else "" for use in ("files", "dictation")}
+    name = html.escape(names["dictation"])
+    if not name:
+        line = QCoreApplication.translate("ModelUse", "Dictation model: none installed yet.")
+    elif host.shared():
+        line = QCoreApplication.translate("ModelUse", "Dictation model: <b>{0}</b>, the same as for files.").format(
+            name
+        )
+    else:
+        line = QCoreApplication.translate("ModelUse", "Dictation model: <b>{0}</b> (files use {1}).").format(
+            name, html.escape(names["files"]) or QCoreApplication.translate("ModelUse", "no model")
+        )
+    change = QCoreApplication.translate("ModelUse", "Change…")
+    return f'{line} <a href="models">{html.escape(change)}</a>'
