@@ -1,0 +1,126 @@
+"""Live preview: the take so far, re-transcribed every ~0.5 s while it records. Imports no Qt.
+
+    preview = LivePreview(engine.live, settings, on_text=print)
+    preview.begin()              # a take starts
+    preview.feed(block)          # each 16 kHz block the take receives (microphone worker)
+    preview.end()                # the key is released: a run in flight is cancelled, never awaited
+
+The preview is shown, never pasted: the final take transcribes the kept WAV
+as before, so the text inserted is the same with the preview on or off.
+
+Why it cannot make the final text later:
+  * `end()` sets the run's cancel event and returns at once; the engine stops
+    a cancelled run at its next check (between decoding steps), which frees
+    the live lane for the final take;
+  * a run starts only `interval_s` after the previous one ended, so on a slow
+    model the preview refreshes less often instead of keeping the cores busy;
+  * text of a run that ends after `end()` is dropped, so the overlay never
+    shows a stale preview over the final text.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+import numpy as np
+
+from ..errors import Cancelled
+from .resample import RATE
+from .settings import DictationSettings
+from .takes import Transcriber
+
+__all__ = ["LivePreview"]
+
+log = logging.getLogger(__name__)
+
+INTERVAL_S = 0.5
+MIN_AUDIO_S = 0.3  # shorter than this holds no word worth showing
+
+
+class LivePreview:
+    """Re-transcribes one take at a time on a thread of its own (`tingji-preview`)."""
+
+    def __init__(
+        self,
+        engine: Transcriber,
+        settings: DictationSettings,
+        on_text: Callable[[str], None],
+        *,
+        interval_s: float = INTERVAL_S,
+    ) -> None:
+        """Args:
+        engine: the live lane the preview runs on (the dictation model's `engine.live`).
+        settings: the take's language, hotwords and ITN (the same as the final text's).
+        on_text: called on the preview thread with each run's text (not empty ones), under the
+            preview's lock so that nothing arrives after `end()`: it must return at once.
+        interval_s: seconds between the end of one run and the start of the next.
+        """
+        self.engine = engine
+        self.settings = settings
+        self.on_text = on_text
+        self.interval_s = interval_s
+        self.runs = 0  # preview runs finished, this take
+        self._lock = threading.Lock()
+        self._parts: list[np.ndarray] = []
+        self._samples = 0
+        self._take = 0  # take generation: a run of an ended take shows nothing
+        self._wake = threading.Event()
+        self._cancel = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def begin(self) -> None:
+        """A take starts: a fresh buffer, and the thread that previews it."""
+        with self._lock:
+            self._take += 1
+            self._parts, self._samples, self.runs = [], 0, 0
+            self._cancel = threading.Event()
+            self._wake.clear()
+            take, cancel = self._take, self._cancel
+        self._thread = threading.Thread(target=self._run, args=(take, cancel), name="tingji-preview", daemon=True)
+        self._thread.start()
+
+    def feed(self, block: np.ndarray) -> None:
+        with self._lock:
+            self._parts.append(block)
+            self._samples += len(block)
+
+    def end(self) -> None:
+        """The take ended: cancel a run in flight and stop; returns at once (the final take must not wait)."""
+        with self._lock:
+            self._take += 1
+            self._cancel.set()
+            self._parts, self._samples = [], 0
+        self._wake.set()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the preview thread to end (tests, shutdown)."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self, take: int, cancel: threading.Event) -> None:
+        while not self._wake.wait(self.interval_s):
+            with self._lock:
+                if take != self._take:
+                    return
+                if self._samples < MIN_AUDIO_S * RATE:
+                    continue
+                audio = np.concatenate(self._parts)
+                self._parts = [audio]
+            s = self.settings
+            try:
+                text = self.engine.transcribe(
+                    audio, language=s.language, hotwords=tuple(s.hotwords), itn=s.itn, cancel=cancel
+                ).text.strip()
+            except Cancelled:
+                return
+            except Exception:  # noqa: BLE001 - a failed preview must not touch the take
+                log.exception("dictation preview")
+                return
+            with self._lock:
+                if take != self._take:
+                    return  # the take ended while this ran: its final text is what counts
+                self.runs += 1
+                if text:
+                    self.on_text(text)
