@@ -241,7 +241,7 @@ def tingji(a: dict[str, Any]) -> dict[str, Any]:
     from speech import make_utterance
 
     t0 = time.perf_counter()
-    from tingji.engine import Engine
+    from tingji.engine import Engine, TranscribeOptions
 
     import_s = time.perf_counter() - t0
     engine = Engine(a["model"], provider="cpu", graph_cache=a.get("graph_cache"))
@@ -257,13 +257,13 @@ def tingji(a: dict[str, Any]) -> dict[str, Any]:
     if a.get("dictation", True):  # on the live lane, as the app's dictation runs: its own KV cache
         k = a["dict_tokens"]
         t = time.perf_counter()
-        first = engine.live.transcribe(utt, max_tokens=k, ignore_eos=True, timestamps=False)
+        first = engine.live.transcribe(utt, TranscribeOptions(max_tokens=k, ignore_eos=True, timestamps=False))
         first_s = time.perf_counter() - t
         out["rss_after_dictation_mb"] = rss_now_mb()
         runs = []
         for _ in range(a["reps_dict"]):
             t = time.perf_counter()
-            tr = engine.live.transcribe(utt, max_tokens=k, ignore_eos=True, timestamps=False)
+            tr = engine.live.transcribe(utt, TranscribeOptions(max_tokens=k, ignore_eos=True, timestamps=False))
             runs.append((time.perf_counter() - t, tr))
         runs.sort(key=lambda x: x[0])
         med_s, med_tr = runs[len(runs) // 2]
@@ -279,7 +279,7 @@ def tingji(a: dict[str, Any]) -> dict[str, Any]:
     out["audio_s"] = duration
     for name, budget, forced in a["e2e_runs"]:
         t = time.perf_counter()
-        tr = engine.transcribe(a["audio"], max_tokens=budget, ignore_eos=forced)
+        tr = engine.transcribe(a["audio"], TranscribeOptions(max_tokens=budget, ignore_eos=forced))
         wall = time.perf_counter() - t
         out[name] = {"max_tokens": budget, "forced_budget": forced, **_transcript_summary(tr, wall, duration)}
     out["rss_end_mb"] = rss_now_mb()

@@ -30,7 +30,6 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -38,10 +37,11 @@ from ..errors import Cancelled
 from . import audio
 from .align import MAX_SEGMENT_S, speech_char_times, timed_sentences
 from .families import family_module
-from .families.base import LaneState, LoadOptions, RecognizeOptions, Recognizer
+from .families.base import LaneState, LoadOptions, Recognizer
 from .heap import map_large_blocks
 from .languages import normalise
 from .manifest import load_manifest, verify
+from .options import TranscribeOptions
 from .threads import single_thread_blas
 from .transcript import Progress, Segment, Transcript, WindowInfo
 from .vad import SAMPLE_RATE, SileroVad
@@ -86,9 +86,16 @@ class Lane:
     def opened(self) -> bool:
         return self._state is not None
 
-    def transcribe(self, source: str | os.PathLike[str] | np.ndarray, **options: Any) -> Transcript:
-        """`Engine.transcribe` on this lane (same arguments)."""
-        return self.engine._transcribe_on(self, source, **options)
+    def transcribe(
+        self,
+        source: str | os.PathLike[str] | np.ndarray,
+        options: TranscribeOptions | None = None,
+        *,
+        on_progress: Callable[[Progress], None] | None = None,
+        cancel: CancelLike = None,
+    ) -> Transcript:
+        """`Engine.transcribe` on this lane: the same arguments, the same result."""
+        return self.engine._transcribe_on(self, source, options or TranscribeOptions(), on_progress, cancel)
 
     def close(self) -> None:
         if self._state is not None:
@@ -188,54 +195,43 @@ class Engine:
     def transcribe(
         self,
         source: str | os.PathLike[str] | np.ndarray,
+        options: TranscribeOptions | None = None,
         *,
-        language: str | None = None,
-        hotwords: Sequence[str] = (),
-        itn: bool = True,
-        max_tokens: int = 512,
         on_progress: Callable[[Progress], None] | None = None,
         cancel: CancelLike = None,
-        ignore_eos: bool = False,
-        timestamps: bool = True,
     ) -> Transcript:
-        """Transcribe a media file (path) or 16 kHz mono float32 samples on the files lane.
+        """Transcribe a media file or samples on the files lane (dictation uses `engine.live.transcribe`).
 
-        Dictation uses `engine.live.transcribe(...)` instead (see `Lane`).
-        `ignore_eos=True` makes every decoded window generate exactly
-        `max_tokens` (benchmarks compare equal amounts of work).
-        `timestamps=False` skips what only times the text (Nano's CTC head:
-        15 ms of a 3 s take); segments are then timed by their window.
+        Args:
+            source: A media file's path (audio, or video with an audio track) or
+                16 kHz mono float32 samples.
+            options: What to ask of the model (language, hotwords, ...); None
+                takes `TranscribeOptions()`'s defaults.
+            on_progress: Called on this thread after each window with a
+                `Progress`: how far the transcription is and the window's segments.
+            cancel: A `threading.Event`, or a function that returns True, to stop
+                at the next window or decoding step.
+
+        Returns:
+            The `Transcript`. A file damaged part-way gives the text of the part
+            before the damage, `complete=False` and a warning saying where.
+
+        Raises:
+            AudioError: The source cannot be read (missing, empty, not media).
+            Cancelled: `cancel` was set; its `partial` is the transcript so far.
         """
-        return self._transcribe_on(
-            self.files,
-            source,
-            language=language,
-            hotwords=hotwords,
-            itn=itn,
-            max_tokens=max_tokens,
-            on_progress=on_progress,
-            cancel=cancel,
-            ignore_eos=ignore_eos,
-            timestamps=timestamps,
-        )
+        return self.files.transcribe(source, options, on_progress=on_progress, cancel=cancel)
 
     def _transcribe_on(
         self,
         lane: Lane,
         source: str | os.PathLike[str] | np.ndarray,
-        *,
-        language: str | None = None,
-        hotwords: Sequence[str] = (),
-        itn: bool = True,
-        max_tokens: int = 512,
-        on_progress: Callable[[Progress], None] | None = None,
-        cancel: CancelLike = None,
-        ignore_eos: bool = False,
-        timestamps: bool = True,
+        choices: TranscribeOptions,
+        on_progress: Callable[[Progress], None] | None,
+        cancel: CancelLike,
     ) -> Transcript:
         user_cancel = _cancel_check(cancel)
-        options, warnings = self._options(language, hotwords, itn, max_tokens)
-        options = replace(options, ignore_eos=ignore_eos, timestamps=timestamps)
+        options, warnings = self._options(choices)
         if lane is self.live and self.capabilities.live_lane:
             with lane.lock:
                 self._live_idle.clear()
@@ -252,11 +248,10 @@ class Engine:
         with lane.lock:
             return self._run(source, options, warnings, on_progress, check, lane)
 
-    def _options(
-        self, language: str | None, hotwords: Sequence[str], itn: bool, max_tokens: int
-    ) -> tuple[RecognizeOptions, list[str]]:
+    def _options(self, choices: TranscribeOptions) -> tuple[TranscribeOptions, list[str]]:
         """The caller's choices as this model can take them, and a warning for each it cannot."""
         caps, warnings = self.capabilities, []
+        language, hotwords, itn = choices.language, choices.hotwords, choices.itn
         code = normalise(language)
         if code is not None and code not in caps.languages and not caps.open_languages:
             shown = ", ".join(caps.languages) or "none"
@@ -271,12 +266,12 @@ class Engine:
             words = ()
         if not itn and not caps.itn:
             warnings.append(f"this model ({self.family}) cannot switch text normalisation off")
-        return RecognizeOptions(language=code, hotwords=words, itn=itn, max_tokens=max_tokens), warnings
+        return replace(choices, language=code, hotwords=words), warnings
 
     def _run(
         self,
         source: str | os.PathLike[str] | np.ndarray,
-        options: RecognizeOptions,
+        options: TranscribeOptions,
         warnings: list[str],
         on_progress: Callable[[Progress], None] | None,
         cancelled: Callable[[], bool] | None,
@@ -329,7 +324,7 @@ class Engine:
         return result
 
     @staticmethod
-    def _finish(result: Transcript, samples: int, t_start: float, options: RecognizeOptions) -> None:
+    def _finish(result: Transcript, samples: int, t_start: float, options: TranscribeOptions) -> None:
         result.duration = samples / SAMPLE_RATE
         result.timings["total"] = time.perf_counter() - t_start
         if options.language is None:  # what the model heard most, where it says
@@ -339,7 +334,7 @@ class Engine:
     def _window(
         self,
         window: Window,
-        options: RecognizeOptions,
+        options: TranscribeOptions,
         cancelled: Callable[[], bool] | None,
         result: Transcript,
         lane: Lane,
@@ -405,11 +400,34 @@ def _cancel_check(cancel: CancelLike) -> Callable[[], bool] | None:
     return cancel
 
 
-def transcribe(source: str | os.PathLike[str] | np.ndarray, model: str | os.PathLike[str], **kwargs: Any) -> Transcript:
-    """One-shot convenience: load the model folder, transcribe, release."""
-    options = {k: kwargs.pop(k) for k in ("provider", "exact", "threads") if k in kwargs}
-    engine = Engine(model, **options)
+def transcribe(
+    source: str | os.PathLike[str] | np.ndarray,
+    model: str | os.PathLike[str],
+    options: TranscribeOptions | None = None,
+    *,
+    provider: str = "auto",
+    exact: bool = False,
+    threads: int | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    cancel: CancelLike = None,
+) -> Transcript:
+    """One-shot convenience: load a model folder, transcribe one source, release the model.
+
+    Args:
+        source: As for `Engine.transcribe`.
+        model: A model folder, as for `Engine`.
+        options: As for `Engine.transcribe`.
+        provider: As for `Engine`.
+        exact: As for `Engine`.
+        threads: As for `Engine`.
+        on_progress: As for `Engine.transcribe`.
+        cancel: As for `Engine.transcribe`.
+
+    Returns:
+        The `Transcript`, as `Engine.transcribe` returns it.
+    """
+    engine = Engine(model, provider, exact=exact, threads=threads)
     try:
-        return engine.transcribe(source, **kwargs)
+        return engine.transcribe(source, options, on_progress=on_progress, cancel=cancel)
     finally:
         engine.close()

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..align import TimedChar
+from ..options import TranscribeOptions
 
 CancelCheck = Callable[[], bool]
 
@@ -64,18 +65,6 @@ class LoadOptions:
     n_ctx: int = 256  # initial LLM context in positions; grown as prompts and generation need (decoder.py)
     decoder_gpu_layers: int | None = None  # None: all on GPU when a GPU provider runs
     graph_cache: Path | None = None  # where ONNX Runtime's optimised graphs are kept (ort_cache); None: none
-
-
-@dataclass(frozen=True)
-class RecognizeOptions:
-    """Per-file choices, already normalised (language is a code or None for "detect")."""
-
-    language: str | None = None
-    hotwords: tuple[str, ...] = ()
-    itn: bool = True
-    max_tokens: int = 512  # per window, for families that generate tokens
-    ignore_eos: bool = False  # generate exactly max_tokens, no loop guard (work-matched benchmarks)
-    timestamps: bool = True  # False: text only, no pass that only times characters (dictation types text)
 
 
 @dataclass
@@ -116,7 +105,9 @@ class Recognizer(Protocol):
         """Build what later loads of this model reuse from the graph cache (at install: `Engine.build_caches`)."""
 
     def recognize(
-        self, samples: np.ndarray, options: RecognizeOptions, lane: LaneState, cancel: CancelCheck | None = None
-    ) -> WindowResult: ...
+        self, samples: np.ndarray, options: TranscribeOptions, lane: LaneState, cancel: CancelCheck | None = None
+    ) -> WindowResult:
+        """One window of 16 kHz mono samples to text; `options` come fitted to the model by the engine
+        (`language` a code it can take or None, `hotwords` empty unless it takes them)."""
 
     def close(self) -> None: ...

@@ -21,7 +21,8 @@ from ...decoder import LlamaContext
 from ...frontend import FrontendConfig, features, num_audio_tokens
 from ...languages import normalise
 from ...manifest import Manifest
-from ..base import CancelCheck, Capabilities, LoadOptions, RecognizeOptions, WindowResult
+from ...options import TranscribeOptions
+from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult
 from ..llm import LlmFamily
 from .encoder import NanoEncoder
 from .prompt import LANGUAGE_WORDS, build_prompt
@@ -73,7 +74,7 @@ class FunAsrNano(LlmFamily):
             live_lane=True,
         )
 
-    def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
+    def _prompt(self, options: TranscribeOptions) -> tuple[list[int], list[int]]:
         def texts() -> tuple[str, str]:
             prompt = build_prompt(
                 self.prompt_pieces, language=options.language, hotwords=options.hotwords, itn=options.itn
@@ -83,7 +84,7 @@ class FunAsrNano(LlmFamily):
         return self.prompt_ids((options.language, options.hotwords, options.itn), texts)
 
     def recognize(
-        self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext, cancel: CancelCheck | None = None
+        self, samples: np.ndarray, options: TranscribeOptions, lane: LlamaContext, cancel: CancelCheck | None = None
     ) -> WindowResult:
         lane.stop_ahead()  # the warm-up's prefix, if still decoding, gives the cores to this take
         timings = dict.fromkeys(self.stages, 0.0)

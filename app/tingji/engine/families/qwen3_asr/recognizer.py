@@ -22,7 +22,8 @@ from ...decoder import LlamaContext
 from ...languages import normalise
 from ...manifest import Manifest
 from ...mel import MelConfig, log_mel, mel_filters
-from ..base import CancelCheck, Capabilities, LoadOptions, RecognizeOptions, WindowResult
+from ...options import TranscribeOptions
+from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult
 from ..llm import LlmFamily
 from .encoder import Qwen3Encoder
 from .prompt import build_prompt, parse_answer
@@ -69,7 +70,7 @@ class Qwen3Asr(LlmFamily):
             live_lane=True,
         )
 
-    def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
+    def _prompt(self, options: TranscribeOptions) -> tuple[list[int], list[int]]:
         def texts() -> tuple[str, str]:
             prompt = build_prompt(
                 self.pieces, language_name=self.language_names.get(options.language or ""), hotwords=options.hotwords
@@ -88,7 +89,7 @@ class Qwen3Asr(LlmFamily):
         return normalise(name)
 
     def recognize(
-        self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext, cancel: CancelCheck | None = None
+        self, samples: np.ndarray, options: TranscribeOptions, lane: LlamaContext, cancel: CancelCheck | None = None
     ) -> WindowResult:
         lane.stop_ahead()  # the warm-up's prefix, if still decoding, gives the cores to this take
         timings = dict.fromkeys(self.stages, 0.0)

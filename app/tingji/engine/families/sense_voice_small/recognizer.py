@@ -24,8 +24,9 @@ from ...align import TimedChar, ctc_greedy
 from ...frontend import FrontendConfig, features, load_cmvn
 from ...languages import normalise
 from ...manifest import Manifest
+from ...options import TranscribeOptions
 from ...sessions import GraphSpec, OnnxGraphs
-from ..base import CancelCheck, Capabilities, LoadOptions, RecognizeOptions, WindowResult
+from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult
 from .rich import N_QUERIES, QUERY_ROWS, classify, languages, query_ids, read_tags
 from .tokens import BYTE, NORMAL, SPACE, UNUSED, USER_DEFINED, PieceTable, load_pieces
 
@@ -117,13 +118,13 @@ class SenseVoiceSmall:
     def warm(self, lane: Any) -> None:
         """One short window through everything (features, graph, decoding), so the first dictation
         take pays no first-call costs (the sessions themselves were warmed when they were made)."""
-        self.recognize(np.zeros(self.frontend.sample_rate, np.float32), RecognizeOptions(), lane)
+        self.recognize(np.zeros(self.frontend.sample_rate, np.float32), TranscribeOptions(), lane)
 
     def close(self) -> None:
         pass
 
     def recognize(
-        self, samples: np.ndarray, options: RecognizeOptions, lane: Any, cancel: CancelCheck | None = None
+        self, samples: np.ndarray, options: TranscribeOptions, lane: Any, cancel: CancelCheck | None = None
     ) -> WindowResult:
         timings = dict.fromkeys(self.stages, 0.0)
         t = time.perf_counter()
