@@ -119,18 +119,26 @@ class Engine:
         n_ctx: int = 256,
         decoder_gpu_layers: int | None = None,
         graph_cache: str | os.PathLike[str] | None = None,
+        tune_process: bool = True,
     ) -> None:
         """`model` is a model folder (a name is the model manager's business: tingji.models).
 
         `graph_cache` is a folder where ONNX Runtime's optimised graphs are kept
         between runs (`ort_cache`; the app passes `tingji.paths.graph_cache_dir()`):
         a start then skips optimising them. None optimises at every load.
+
+        `tune_process` (default True) makes two process-wide changes that keep the
+        engine fast and its memory returnable: NumPy's BLAS on one thread, and
+        glibc's mmap threshold fixed at 4 MB once the model has loaded (Linux).
+        Both last for the life of the process; pass False when the program needs
+        NumPy's threads or its own malloc settings.
         """
         t0 = time.perf_counter()
         self.model_path = Path(model)
         self.manifest = load_manifest(self.model_path)
         verify(self.manifest, check_hashes=False)  # sizes only: hashing GBs at every start is too slow
-        single_thread_blas()  # NumPy's BLAS workers would spin through the encoder runs (engine.threads)
+        if tune_process:
+            single_thread_blas()  # before the first window: its BLAS workers would spin through the encoder runs
         self.exact = exact
         self.model_name = self.model_path.name
         options = LoadOptions(
@@ -169,7 +177,8 @@ class Engine:
         except BaseException:
             self.close()
             raise
-        map_large_blocks()  # from here on, what the windows free goes back whole (engine.heap)
+        if tune_process:
+            map_large_blocks()  # only after loading, whose many large blocks the heaps serve faster (engine.heap)
         self.load_s = time.perf_counter() - t0
 
     def build_caches(self) -> None:
