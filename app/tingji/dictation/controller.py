@@ -23,7 +23,7 @@ Threads, and why there are three besides the caller's:
   * the take worker writes the WAV, checks for speech, transcribes, stores
     and inserts the text, one take at a time and in order, so the user can
     start the next take while the previous one is transcribed.
-The live VAD runs on the microphone's worker thread (0.1 ms per 32 ms frame).
+The live VAD runs on the microphone's worker thread (it is cheap: vad.SileroVad).
 
 What happens to a finished take, in which order (nothing dictated is lost),
 is takes.py; the WAVs a crash leaves behind are recovery.py. This module is

@@ -84,8 +84,8 @@ def session_options(
 
     The CPU arena stays on (allocations reuse its blocks within a run), but
     `run_options` shrinks it after every long run: otherwise each session
-    keeps the peak of the longest window it has seen (70 MB for the encoder
-    at 60 s) for good, and the sessions' peaks add up instead of taking turns.
+    keeps the peak of the longest window it has seen for good, and the
+    sessions' peaks add up instead of taking turns.
     """
     import onnxruntime as ort
 
@@ -118,16 +118,15 @@ KEEP_BLOCKS_SHARE = 4
 def run_options(provider: str, shrink: bool = True):
     """Per-run settings: on CPU, give the arena's free blocks back to the system when a long run ends.
 
-    Measured on a 60 s window (full-size int8): the encoder's arena kept 98 MB
-    after the run, the CTC head's 84 MB; shrunk, they keep ~20 MB between
-    them, and the process peak is the larger of the two instead of the sum.
-    Re-touching fresh pages costs far less than such a run (~10 ms of ~1.3 s).
-    A short run is another matter: Qwen3-ASR's encoder touches ~24 MB of
-    fresh pages for a 3 s take (its 480-channel convolution maps), ~6000
-    page faults that cost 25-35 ms of a ~0.12 s encode here. So runs of up
-    to a quarter of the longest window keep their blocks (`shrink=False`):
-    ~35 MB more resident for Qwen3-ASR-0.6B after a take, ~10 MB for Nano,
-    reused by every later run, and given back by the next long one.
+    Shrunk, the sessions keep little between runs and the process peak is
+    the larger of theirs instead of the sum; touching fresh pages again costs
+    a small share of a long run
+    (benchmarks/README.md#onnx-runtimes-arena-and-glibcs-heaps-after-long-runs).
+    A short run is another matter: its page faults are a large share of it
+    (Qwen3-ASR's 480-channel convolution maps at 3 s). So runs of up to a
+    quarter of the longest window keep their blocks (`shrink=False`), reused
+    by every later run and given back by the next long one
+    (benchmarks/README.md#short-runs-keep-onnx-runtimes-arena-2026-11-26-amd-epyc-2-threads).
     """
     import onnxruntime as ort
 
@@ -338,8 +337,8 @@ class OnnxGraphs:
         outputs = session.run(None, _feed(session, arrays), run_options(self.provider, shrink))
         if self.provider == "cpu" and shrink:
             # What the shrunk arena frees below glibc's mmap threshold (tensors of a few MB, per-head
-            # attention scores, ORT's bookkeeping) would stay in glibc's heaps: on 60 s windows 45-75 MB
-            # stayed resident after the runs and every later peak sat on top of it.
+            # attention scores, ORT's bookkeeping) would stay resident in glibc's heaps, under every
+            # later peak (benchmarks/README.md#onnx-runtimes-arena-and-glibcs-heaps-after-long-runs).
             release_free_heap()
         return outputs
 

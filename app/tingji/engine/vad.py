@@ -52,7 +52,7 @@ def model_path() -> Path:
 
 
 class SileroVad:
-    """The ONNX session; cheap enough for one thread (about 0.1 ms per 32 ms frame)."""
+    """The ONNX session; one thread keeps up with live audio many times over (benchmarks/README.md#smaller-choices)."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         import onnxruntime as ort
