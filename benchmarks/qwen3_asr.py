@@ -123,7 +123,8 @@ def _median_run(fn: Callable[[], Any], reps: int) -> tuple[float, Any]:
 
 def _window_split(engine, samples: np.ndarray, budget: int) -> dict[str, Any]:
     """One window through the recognizer, cold prefill (no cached prefix): seconds per stage."""
-    from tingji.engine.mel import num_audio_tokens, num_frames
+    from tingji.engine.families.qwen3_asr.encoder import num_tower_rows
+    from tingji.engine.mel import num_frames
     from tingji.engine.options import TranscribeOptions
 
     lane = engine.files.state
@@ -131,7 +132,7 @@ def _window_split(engine, samples: np.ndarray, budget: int) -> dict[str, Any]:
     options = TranscribeOptions(max_tokens=budget, ignore_eos=True)
     result = engine.recognizer.recognize(samples, options, lane)
     before, after = engine.recognizer._prompt(options)
-    rows = num_audio_tokens(num_frames(len(samples)))
+    rows = num_tower_rows(num_frames(len(samples)))
     prompt = len(before) + rows + len(after)
     t = result.timings
     return {

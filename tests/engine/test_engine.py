@@ -13,6 +13,7 @@ from tests.support.audio import espeak, write_wav
 from tests.support.paths import ROOT
 from tingji.engine import Cancelled, Engine, Lane, TranscribeOptions, transcribe
 from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.families.base import LoadOptions
 from tingji.engine.families.fun_asr_nano.encoder import NanoEncoder
 from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.engine.manifest import load_manifest
@@ -114,7 +115,7 @@ def test_silence_only_gives_no_text(engine):
 def test_fixed_shape_policy_only_uses_warmed_shapes(tiny_model, speech_en):
     """The DirectML policy, run on the CPU provider: every run uses a warmed bucket shape."""
     manifest = load_manifest(tiny_model)
-    enc = NanoEncoder(manifest, "cpu", policy="fixed")
+    enc = NanoEncoder(manifest, LoadOptions(provider="cpu", policy="fixed"))
     assert enc.graphs.buckets == (167, manifest.window_frames)
     warmed = {(1, b) for b in enc.graphs.buckets}
     engine = Engine(tiny_model, "cpu", policy="fixed")

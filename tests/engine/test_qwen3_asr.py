@@ -25,8 +25,9 @@ import onnxruntime as ort
 import pytest
 
 from tests.support.paths import ROOT
+from tingji.engine.families.qwen3_asr.encoder import num_tower_rows
 from tingji.engine.manifest import load_manifest
-from tingji.engine.mel import log_mel, num_audio_tokens, num_frames
+from tingji.engine.mel import log_mel, num_frames
 from tingji.engine.options import TranscribeOptions
 from tingji.errors import ModelError
 
@@ -64,7 +65,7 @@ def _session(path: Path, exact: bool = True) -> ort.InferenceSession:
 
 def _rows(session: ort.InferenceSession, mel: np.ndarray) -> np.ndarray:
     (rows,) = session.run(None, {"mel": mel[None], "mask": np.ones((1, len(mel)), np.float32)})
-    return rows[0, : num_audio_tokens(len(mel))]
+    return rows[0, : num_tower_rows(len(mel))]
 
 
 # -- 1. front-end ----------------------------------------------------------------------------
@@ -126,7 +127,7 @@ def test_fixed_graph_is_padding_invariant(q3_model, long_speech, seconds):
     padded[0, :t] = mel
     mask = np.zeros((1, window), np.float32)
     mask[0, :t] = 1
-    n = num_audio_tokens(t)
+    n = num_tower_rows(t)
     worst = 0.0
     for name, session in (("dynamic", dyn), ("fixed", _session(m.file("encoder_fixed")))):
         (rows,) = session.run(None, {"mel": padded, "mask": mask})
@@ -303,7 +304,7 @@ def test_int8_and_fp16_encoders_with_quantised_decoders(q3_checkpoint, q3_refere
             feeds = {"mel": mel[None], "mask": np.ones((1, len(mel)), np.float32)}
             for path in PATHS:
                 run = run_graphs(path, [m.file("encoder")], [feeds])
-                rows = run.outputs[0][0]["audio_rows"][0, : num_audio_tokens(len(mel))]
+                rows = run.outputs[0][0]["audio_rows"][0, : num_tower_rows(len(mel))]
                 errors[f"{path.name} ({run.kernel})"] = rel_error(rows, ref)
         dec = open_decoder(m.file("decoder"), eos_ids=[], n_ctx=256)
         print(

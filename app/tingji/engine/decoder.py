@@ -127,25 +127,6 @@ class LlamaModel:
         self.token_rows = TokenRows.open(self.path, self.n_embd)
         self._contexts: list[LlamaContext] = []
 
-    def context(
-        self,
-        *,
-        eos_ids: Sequence[int],
-        n_ctx: int = 256,
-        n_threads: int | None = None,
-        n_batch: int = 512,
-        exact: bool = False,
-        cores_free: bool = False,
-    ) -> LlamaContext:
-        """A new context (KV cache) over these weights, for one thread at a time."""
-        if self._model is None:
-            raise ModelError(messages.DECODER_CLOSED, path=self.path)
-        ctx = LlamaContext(
-            self, eos_ids=eos_ids, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, exact=exact, cores_free=cores_free
-        )
-        self._contexts.append(ctx)
-        return ctx
-
     def close(self) -> None:
         """Free every context first (they point into the weights), then the weights."""
         for ctx in self._contexts:
@@ -193,7 +174,10 @@ AHEAD_CHUNK = 8
 
 
 class LlamaContext:
-    """One llama.cpp context (KV cache) over a `LlamaModel`, used from one thread at a time."""
+    """One llama.cpp context (KV cache) over a `LlamaModel`, used from one thread at a time.
+
+    The model closes its contexts before it frees the weights they point into.
+    """
 
     def __init__(
         self,
@@ -206,6 +190,9 @@ class LlamaContext:
         exact: bool = False,
         cores_free: bool = False,
     ) -> None:
+        if model._model is None:
+            raise ModelError(messages.DECODER_CLOSED, path=model.path)
+        model._contexts.append(self)
         ll = model._ll
         self._ll = ll
         self.model = model
@@ -657,4 +644,4 @@ def load_for_provider(path: str | os.PathLike[str], provider: str, gpu_layers: i
 
 def open_decoder(path: str | os.PathLike[str], *, gpu_layers: int = 0, **context_options) -> LlamaContext:
     """Weights and one context in one call, for single-threaded callers (tools, tests, benchmarks)."""
-    return LlamaModel(path, gpu_layers=gpu_layers).context(**context_options)
+    return LlamaContext(LlamaModel(path, gpu_layers=gpu_layers), **context_options)

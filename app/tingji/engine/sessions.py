@@ -19,16 +19,15 @@ costs time, so the `dynamic` policy runs the real length.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from ..errors import ModelError, TingjiError
 from . import messages, ort_cache
+from .families.base import LoadOptions
 from .heap import release_free_heap
 from .manifest import Manifest
 from .threads import default_threads
@@ -176,31 +175,41 @@ class OnnxGraphs:
         self,
         manifest: Manifest,
         specs: Sequence[GraphSpec],
-        provider: str = "auto",
+        options: LoadOptions,
         *,
-        window_frames: int,
+        window_frames: int | None = None,
         short_bucket: int | None = None,
-        policy: str | None = None,
-        buckets: Sequence[int] | None = None,
-        threads: int | None = None,
-        exact: bool = False,
         warm: Callable[[OnnxGraphs], None] | None = None,
-        graph_cache: str | os.PathLike[str] | None = None,
     ) -> None:
+        """Open the sessions of the `specs` whose files the manifest lists.
+
+        Args:
+            manifest: The model folder's manifest.
+            specs: The graphs, by manifest file role.
+            options: The engine's load options; the provider, shape policy,
+                buckets, threads, exact mode, warm-up and graph cache apply here.
+            window_frames: The frame-axis length of a full window (default: the
+                manifest's), the largest fixed bucket.
+            short_bucket: The fixed policy's short bucket, unless `options`
+                name the buckets.
+            warm: Runs the sessions once after they are made (with
+                `options.warm`), and again after a fallback to the CPU.
+        """
+        window_frames = window_frames or manifest.window_frames
         self.manifest = manifest
-        self.graph_cache = Path(graph_cache) if graph_cache is not None else None
+        self.graph_cache = options.graph_cache
         self.specs = {s.role: s for s in specs if manifest.file(s.role) is not None}
-        self.exact = exact
-        self.threads = threads
+        self.exact = options.exact
+        self.threads = options.threads
         self.window_frames = window_frames
-        self.requested = provider
-        self.provider = pick_provider(provider)
-        self.policy = policy or ("fixed" if self.provider == "dml" else "dynamic")
+        self.requested = options.provider
+        self.provider = pick_provider(options.provider)
+        self.policy = options.policy or ("fixed" if self.provider == "dml" else "dynamic")
         if self.policy not in ("fixed", "dynamic"):
             raise TingjiError(messages.UNKNOWN_SHAPE_POLICY, policy=self.policy)
         if self.policy == "fixed":
             default = (short_bucket, window_frames) if short_bucket else (window_frames,)
-            chosen = sorted(set(buckets or default))
+            chosen = sorted(set(options.buckets or default))
             self.buckets = tuple(b for b in chosen if b <= window_frames)
             if not self.buckets or self.buckets[-1] != window_frames:
                 self.buckets += (window_frames,)
@@ -208,7 +217,7 @@ class OnnxGraphs:
             self.buckets = ()
         self.warnings: list[str] = []
         self.shapes_seen: list[tuple[str, tuple[int, ...]]] = []  # (role, padded input shape) of every run
-        self._warm = warm
+        self._warm = warm if options.warm else None
         self._graphs: dict[str, _Graph] = {}
         self._open()
 

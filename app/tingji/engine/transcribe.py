@@ -37,7 +37,7 @@ from ..errors import Cancelled
 from . import audio
 from .align import MAX_SEGMENT_S, speech_char_times, timed_sentences
 from .families import family_module
-from .families.base import LaneState, LoadOptions, Recognizer
+from .families.base import LaneState, LoadOptions, Recognizer, stage
 from .heap import map_large_blocks
 from .languages import normalise
 from .manifest import load_manifest, verify
@@ -359,8 +359,8 @@ class Engine:
         recognized = self.recognizer.recognize(window.samples[a:b], options, lane.state, cancelled)
         if lane.parks:
             lane.state.park()
-        for stage, seconds in recognized.timings.items():
-            result.timings[stage] = result.timings.get(stage, 0.0) + seconds
+        for name, seconds in recognized.timings.items():
+            result.timings[name] = result.timings.get(name, 0.0) + seconds
         result.window_tokens.append(recognized.tokens)
         result.window_texts.append(recognized.text)
         offset = window.start_s + a / SAMPLE_RATE
@@ -385,19 +385,16 @@ def _windows(
 ) -> Iterator[Window]:
     """The planner's windows, with decoding time counted as "read" and VAD + cutting as "vad"."""
     while True:
-        t = time.perf_counter()
-        block = next(blocks, None)
-        timings["read"] += time.perf_counter() - t
+        with stage(timings, "read"):
+            block = next(blocks, None)
         if block is None:
             break
         seen[0] += len(block)
-        t = time.perf_counter()
-        ready = list(planner.feed(block))
-        timings["vad"] += time.perf_counter() - t
+        with stage(timings, "vad"):
+            ready = list(planner.feed(block))
         yield from ready
-    t = time.perf_counter()
-    ready = list(planner.finish())
-    timings["vad"] += time.perf_counter() - t
+    with stage(timings, "vad"):
+        ready = list(planner.finish())
     yield from ready
 
 

@@ -7,7 +7,9 @@ engine never imports this package.
 
 A family's converter is a package here providing `FAMILY`,
 `is_checkpoint(folder, config) -> bool` and `convert(source, work, *,
-precision, decoder_quant, fixed, say) -> Manifest`. Shared machinery:
+precision, decoder_quant, fixed, say) -> Manifest`: it writes every file into
+`work` (an empty folder; the choices already checked) and returns the manifest
+`folder_manifest` makes of them. Shared machinery:
 `onnx_tools` (export, int8, shared weight files), `gguf_tools` (Qwen3 LLMs),
 `layers`/`sanm` (PyTorch building blocks), `lint` (DirectML rules).
 """
@@ -27,7 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from ..atomic import fsync_dir
-from ..engine.manifest import save_manifest
+from ..engine.manifest import Manifest, file_entry, save_manifest
 from ..errors import ModelError
 from . import messages
 
@@ -108,6 +110,7 @@ def export_model(
     os.umask(umask)
     os.chmod(work, 0o777 & ~umask)  # mkdtemp's 0700 would make a shared model folder private
     try:
+        say(f"reading checkpoint {source}")
         manifest = module.convert(
             Path(source), work, precision=precision, decoder_quant=decoder_quant, fixed=fixed, say=say
         )
@@ -126,6 +129,30 @@ def export_model(
         raise
     say(f"done in {time.perf_counter() - started:.1f} s: {out}")
     return out
+
+
+def folder_manifest(
+    work: Path,
+    family: str,
+    files: dict[str, Path],
+    window: tuple[int, int],
+    frontend: dict[str, Any],
+    section: dict[str, Any],
+    source: dict[str, Any],
+) -> Manifest:
+    """The manifest a converter returns: every file it wrote into `work` by role (with its size and
+    SHA-256), the window (seconds, frames), the front-end, the family's section and where it came from."""
+    seconds, frames = window
+    return Manifest(
+        folder=work,
+        family=family,
+        files={role: file_entry(work, path) for role, path in files.items()},
+        window_seconds=seconds,
+        window_frames=frames,
+        frontend=frontend,
+        section=section,
+        source=source,
+    )
 
 
 def _check_choices(precision: str, decoder_quant: str) -> None:

@@ -23,7 +23,9 @@ recognizer only promises that calls with different lane states may overlap.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -77,6 +79,16 @@ class WindowResult:
     language: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage, summed by the pipeline
+
+
+@contextmanager
+def stage(timings: dict[str, float], name: str) -> Iterator[None]:
+    """Add the seconds the `with` block takes to `timings[name]` (a window's stages, the pipeline's)."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
 
 
 class LaneState(Protocol):

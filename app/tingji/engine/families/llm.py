@@ -64,7 +64,8 @@ class LlmFamily:
         return self._graphs.provider
 
     def open_lane(self) -> LlamaContext:
-        return self.llm.context(
+        return LlamaContext(
+            self.llm,
             eos_ids=self.stop_ids,
             n_ctx=self.n_ctx,
             n_threads=self.threads,
