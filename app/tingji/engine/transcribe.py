@@ -64,6 +64,13 @@ class Lane:
     """
 
     def __init__(self, name: str, engine: Engine, *, parks: bool = False) -> None:
+        """Made by `Engine`, which has two: `files` and `live`.
+
+        Args:
+            name: `"files"` or `"live"`.
+            engine: The engine whose model the lane runs.
+            parks: Free the lane's state after each window (`LaneState.park`).
+        """
         self.name = name
         self.engine = engine
         # Park the state after each window (LaneState.park): right for the files lane, whose
@@ -104,7 +111,20 @@ class Lane:
 
 
 class Engine:
-    """Load a model folder once (warm), transcribe many times."""
+    """A model folder loaded once and warmed, to transcribe many files and takes.
+
+    Attributes:
+        model_name: The model folder's name, for display.
+        family: The model family (`manifest.json`'s "family").
+        capabilities: What the model can do (`Capabilities`).
+        decoder_device: Where an LLM decoder runs, `"cpu"` or `"gpu"`; `""` without one.
+        warnings: Load-time problems worth showing (a GPU provider that fell
+            back to the CPU, ...); a later fallback adds to it.
+        files: The lane `transcribe` runs on (the file queue, the CLI).
+        live: The lane for dictation takes (`Lane`).
+        vad: The Silero VAD session, which dictation's live VAD shares.
+        load_s: Seconds the load and warm-up took.
+    """
 
     def __init__(
         self,
@@ -121,17 +141,47 @@ class Engine:
         graph_cache: str | os.PathLike[str] | None = None,
         tune_process: bool = True,
     ) -> None:
-        """`model` is a model folder (a name is the model manager's business: tingji.models).
+        """Load and warm the model in a folder.
 
-        `graph_cache` is a folder where ONNX Runtime's optimised graphs are kept
-        between runs (`ort_cache`; the app passes `tingji.paths.graph_cache_dir()`):
-        a start then skips optimising them. None optimises at every load.
+        Args:
+            model: A model folder: `manifest.json` and the files it lists. An
+                installed model's name is the model manager's business
+                (`tingji.models.installed.resolve_model`).
+            provider: Where ONNX Runtime runs the encoder: `"auto"` (DirectML on
+                Windows, then CUDA, then the CPU), `"dml"`, `"cuda"` or `"cpu"`. A
+                GPU provider that fails falls back to the CPU with a warning.
+            exact: Reference mode, used by the equivalence tests: no VAD
+                trimming or skipping, one window for clips that fit, and the
+                reference's own settings wherever speed changed them (its stop
+                tokens, plain greedy decoding, an f32 KV cache).
+            threads: CPU threads for ONNX Runtime and llama.cpp. None: the
+                usable cores (at most 8) for ONNX Runtime, and a llama.cpp count
+                tuned per token while it generates (`engine.threads`).
+            policy: Input shapes: `"fixed"` (warmed, zero-padded shapes, what
+                DirectML needs) or `"dynamic"` (the real length). None: by provider.
+            buckets: The fixed policy's input lengths in feature frames. None:
+                the full window and one short bucket for dictation.
+            warm: Run everything once at load, so that the first file or take
+                pays no first-run costs.
+            n_ctx: The decoder context's first size, in positions; it grows when
+                a prompt and its generation need more (LLM families only).
+            decoder_gpu_layers: Decoder layers offloaded to a GPU. None: all of
+                them when a GPU provider runs the encoder, none on the CPU.
+            graph_cache: A folder where ONNX Runtime's optimised graphs (and an
+                LLM decoder's default prompt prefix) are kept between runs
+                (`ort_cache`; the app passes `tingji.paths.graph_cache_dir()`):
+                a later load then skips optimising them. None: optimise at every load.
+            tune_process: Make two process-wide changes that keep the engine fast
+                and its memory returnable: NumPy's BLAS on one thread
+                (`threads.single_thread_blas`), and, once the model has loaded,
+                glibc's mmap threshold fixed at 4 MB (`heap.map_large_blocks`,
+                Linux). Both last for the life of the process and apply to all
+                of its code; pass False when the program needs NumPy's threads
+                or its own malloc settings.
 
-        `tune_process` (default True) makes two process-wide changes that keep the
-        engine fast and its memory returnable: NumPy's BLAS on one thread, and
-        glibc's mmap threshold fixed at 4 MB once the model has loaded (Linux).
-        Both last for the life of the process; pass False when the program needs
-        NumPy's threads or its own malloc settings.
+        Raises:
+            ModelError: The folder is not a usable model (manifest, files,
+                family) or its runtime cannot load it.
         """
         t0 = time.perf_counter()
         self.model_path = Path(model)

@@ -70,7 +70,19 @@ def read_config(folder: Path) -> dict[str, Any]:
 
 
 def detect_family(source: str | os.PathLike[str]) -> str:
-    """Which family an official checkpoint folder belongs to, from its config file."""
+    """Which model family an official checkpoint folder belongs to, from its own config file.
+
+    Args:
+        source: The checkpoint folder, as its release ships it (`config.yaml`
+            with `model.pt`, or a transformers `config.json` with safetensors).
+
+    Returns:
+        The family's name, a key of `CONVERTERS` (e.g. `"fun-asr-nano"`).
+
+    Raises:
+        ModelError: The folder is missing, its config unreadable, or no family
+            recognises it.
+    """
     folder = Path(source)
     if not folder.is_dir():
         raise ModelError(messages.CHECKPOINT_NOT_FOUND, folder=folder)
@@ -92,10 +104,31 @@ def export_model(
     fixed: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> Path:
-    """Convert the checkpoint folder `source` into the model folder `out`.
+    """Convert an official checkpoint folder into a Tingji model folder.
 
     The folder appears only when complete: everything is written to a
     temporary sibling and renamed at the end; a failure leaves nothing.
+
+    Args:
+        source: The official checkpoint folder (see `detect_family`).
+        out: The model folder to create; it must not exist or be empty.
+        family: The checkpoint's family (a key of `CONVERTERS`); None reads it
+            from the checkpoint's config.
+        precision: The ONNX graphs' weights: `"fp32"`, `"fp16"` or `"int8"`
+            (7-bit int8 MatMul weights, exact on every CPU's int8 kernels).
+        decoder_quant: The LLM decoder's GGUF type (`gguf_tools.QUANTS`, e.g.
+            `"f16"`, `"q8_0"`, `"q5_k"`); ignored by families without one.
+        fixed: Also write the fixed-shape twin of each encoder graph that
+            DirectML runs.
+        progress: Called with a line of text at each step; None logs them.
+
+    Returns:
+        `out`, the finished model folder.
+
+    Raises:
+        ModelError: An unknown family, precision or quantisation, a folder
+            that is not a checkpoint of a known family, a damaged checkpoint,
+            or an `out` that is not empty.
     """
     say = progress or (lambda msg: log.info("%s", msg))
     out = Path(out)

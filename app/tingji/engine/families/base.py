@@ -40,23 +40,44 @@ CancelCheck = Callable[[], bool]
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a model can do, so callers offer only what works (CLI warnings, GUI menus)."""
+    """What a loaded model can do, so that callers offer only what works (CLI warnings, GUI menus).
 
-    languages: tuple[str, ...] = ()  # codes a user may force (engine.languages); empty: cannot be told
-    detects_language: bool = False  # reports the language it heard, per window
-    hotwords: bool = False  # takes a list of words/context to favour
-    itn: bool = False  # can switch number/punctuation normalisation off
-    # "tokens": character times from a CTC path; "window": the window's speech span shared by sentence
-    # length; "speech": the text spread over the VAD's speech spans, segments of at most 15 s (align.py)
+    `Engine.capabilities` holds the loaded model's. `Engine.transcribe` warns
+    about a `TranscribeOptions` choice the model cannot honour and does the
+    nearest thing instead.
+
+    Args:
+        languages: The language codes (`tingji.engine.languages`) a user may
+            tell the model; empty when it cannot be told one.
+        detects_language: Whether it reports the language it heard, per window
+            (`WindowInfo.language`, `Transcript.language`).
+        hotwords: Whether it takes a list of names and terms to favour.
+        itn: Whether text normalisation can be switched off (`itn=False`).
+        timestamps: How segments are timed: `"tokens"`, character times from a
+            CTC path; `"window"`, the window's speech span shared out by
+            sentence length; `"speech"`, the text spread over the speech the
+            VAD found, in segments of at most 15 s (`engine.align`).
+        open_languages: Whether it may also be told languages outside
+            `languages` (an LLM prompt can name any language).
+        live_lane: Whether a dictation take may run while a file is
+            transcribed (`Engine.live`); without it takes wait for the files lane.
+        tags: Extra per-window labels it reports in `WindowInfo.extras`
+            (e.g. `"emotion"`, `"event"`).
+    """
+
+    languages: tuple[str, ...] = ()
+    detects_language: bool = False
+    hotwords: bool = False
+    itn: bool = False
     timestamps: str = "window"
-    open_languages: bool = False  # may also be told languages outside `languages` (an LLM prompt can)
-    live_lane: bool = True  # a dictation take may run while a file is transcribed
-    tags: tuple[str, ...] = ()  # extra per-window labels it reports (e.g. "emotion", "event")
+    open_languages: bool = False
+    live_lane: bool = True
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class LoadOptions:
-    """How to load a model; families ignore what does not apply to them."""
+    """How to load a model (`Engine`'s arguments of the same names); families ignore what does not apply."""
 
     provider: str = "auto"  # ONNX Runtime: auto, dml, cuda, cpu
     exact: bool = False  # reference mode: the reference's settings wherever speed changed them
