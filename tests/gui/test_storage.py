@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tingji.engine.options import TranscribeOptions
 from tingji.engine.transcript import Segment, Transcript
 from tingji.gui import settings as settings_mod
 from tingji.gui.files.folders import expand
@@ -106,6 +107,24 @@ def test_settings_round_trip_and_atomic_write(tmp_path: Path) -> None:
     assert settings_mod.load(path) == s
     assert json.loads(path.read_text(encoding="utf-8"))["hotwords"] == ["通义", "Tingji"]
     assert not list(tmp_path.glob(".*tmp"))  # no temporary file left behind
+
+
+def test_one_transcribe_options_for_files_and_dictation(tmp_path: Path) -> None:
+    """The language, hotwords and ITN live once, in the app's settings; an older file that kept ITN (and a
+    language the app overwrote) in its dictation part keeps its ITN choice and loses nothing else."""
+    path = tmp_path / "settings.json"
+    path.write_text(
+        json.dumps(
+            {"language": "en", "hotwords": ["Tingji"], "dictation": {"mode": "toggle", "language": "ja", "itn": False}}
+        )
+    )
+    s = settings_mod.load(path)
+    assert s.transcribe_options() == TranscribeOptions(language="en", hotwords=("Tingji",), itn=False)
+    assert s.dictation.mode == "toggle"
+    settings_mod.save(s, path)
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert stored["itn"] is False and not {"language", "hotwords", "itn"} & set(stored["dictation"])
+    assert Settings().transcribe_options() == TranscribeOptions()  # "" is detect: None
 
 
 def test_settings_survive_bad_files(tmp_path: Path) -> None:

@@ -83,14 +83,19 @@ def _check_out_dir(out: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..engine import Engine
+    from ..engine import Engine, TranscribeOptions
     from ..models.installed import resolve_model
 
     formats = parse_formats(args.format)
     folder = resolve_model(args.model)
     out_dir = Path(args.out)
     _check_out_dir(out_dir)
-    hotwords = [w.strip() for w in args.hotwords.split(",") if w.strip()]
+    options = TranscribeOptions(
+        language=args.language,
+        hotwords=tuple(w.strip() for w in args.hotwords.split(",") if w.strip()),
+        itn=not args.no_itn,
+        max_tokens=args.max_tokens,
+    )
     err = sys.stderr
     started = time.perf_counter()
     engine = Engine(folder, args.provider, exact=args.exact, threads=args.threads)
@@ -105,12 +110,7 @@ def run(args: argparse.Namespace) -> int:
             label = f"[{i}/{len(args.files)}] {Path(path).name}"
             try:
                 transcript = engine.transcribe(
-                    path,
-                    language=args.language,
-                    hotwords=hotwords,
-                    itn=not args.no_itn,
-                    max_tokens=args.max_tokens,
-                    on_progress=lambda p, label=label: status.show(_bar(label, p.fraction, p.done_s)),
+                    path, options, on_progress=lambda p, label=label: status.show(_bar(label, p.fraction, p.done_s))
                 )
                 written = [write(transcript, target.with_name(target.name + "." + fmt), fmt) for fmt in formats]
             except Cancelled:

@@ -1,6 +1,6 @@
 """Live preview: the take so far, re-transcribed every ~0.5 s while it records. Imports no Qt.
 
-    preview = LivePreview(engine.live, settings, on_text=print)
+    preview = LivePreview(engine.live, options, on_text=print)
     preview.begin()              # a take starts
     preview.feed(block)          # each 16 kHz block the take receives (microphone worker)
     preview.end()                # the key is released: a run in flight is cancelled, never awaited
@@ -23,12 +23,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
+from ..engine.options import TranscribeOptions
 from ..errors import Cancelled
 from .resample import RATE
-from .settings import DictationSettings
 from .takes import Transcriber
 
 __all__ = ["LivePreview"]
@@ -45,20 +46,20 @@ class LivePreview:
     def __init__(
         self,
         engine: Transcriber,
-        settings: DictationSettings,
+        options: TranscribeOptions,
         on_text: Callable[[str], None],
         *,
         interval_s: float = INTERVAL_S,
     ) -> None:
         """Args:
         engine: the live lane the preview runs on (the dictation model's `engine.live`).
-        settings: the take's language, hotwords and ITN (the same as the final text's).
+        options: how to recognise the take (the final text's options; timestamps are skipped).
         on_text: called on the preview thread with each run's text (not empty ones), under the
             preview's lock so that nothing arrives after `end()`: it must return at once.
         interval_s: seconds between the end of one run and the start of the next.
         """
         self.engine = engine
-        self.settings = settings
+        self.options = options
         self.on_text = on_text
         self.interval_s = interval_s
         self.runs = 0  # preview runs finished, this take
@@ -108,11 +109,9 @@ class LivePreview:
                     continue
                 audio = np.concatenate(self._parts)
                 self._parts = [audio]
-            s = self.settings
             try:
-                text = self.engine.transcribe(
-                    audio, language=s.language, hotwords=tuple(s.hotwords), itn=s.itn, cancel=cancel
-                ).text.strip()
+                options = replace(self.options, timestamps=False)
+                text = self.engine.transcribe(audio, options, cancel=cancel).text.strip()
             except Cancelled:
                 return
             except Exception:  # noqa: BLE001 - a failed preview must not touch the take

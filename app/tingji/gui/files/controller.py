@@ -116,7 +116,7 @@ class QueueController(QObject):
                 self._requestProbe.emit(job.id, job.path)
 
     def apply_settings(self, new: Settings) -> None:
-        """Take new settings: the next file runs with its language and hotwords, results export by them."""
+        """Take new settings: the next file runs with their transcribe options, results export by them."""
         self.settings = new
 
     # -- queue operations ----------------------------------------------------------------
@@ -346,8 +346,7 @@ class QueueController(QObject):
         if state is not EngineState.READY:
             return
         self.engine.hold("files")
-        s = self.settings
-        self._current = Request(job.id, job.path, language=s.language or None, hotwords=tuple(s.hotwords))
+        self._current = Request(job.id, job.path, self.settings.transcribe_options())
         self._live[job.id] = []
         self._persist("start a file", self.store.start, job.id)
         self._show(job.id, status=Status.RUNNING, error=None, error_code=None, warning=None)
