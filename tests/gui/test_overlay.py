@@ -126,7 +126,8 @@ def test_overlay_settings_live_on_the_dictation_page(window, qtbot, speech_en) -
     mic = window.mics[-1]
     panel.record_button.click()
     qtbot.waitUntil(lambda: mic.recording, timeout=10_000)
-    assert not host.overlay.isVisible() and window.tray.dictation == "listening"
+    qtbot.waitUntil(lambda: window.tray.dictation == "listening", timeout=10_000)
+    assert not host.overlay.isVisible()
     mic.speak(speech_en)
     panel.record_button.click()
     qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=120_000)

@@ -306,7 +306,11 @@ def test_overlay_states_preview_focus_and_clicks_through(desk: Desk, five_second
     collapsed = [s for i, s in enumerate(states) if i == 0 or s != states[i - 1]]
     assert collapsed[:3] == ["listening", "transcribing", "final"], states
     previews = [e for e in log if e["kind"] == "preview"]
-    assert len(previews) >= 4, [e["kind"] for e in log]
+    begin = next(e["t"] for e in log if e["kind"] == "begin")
+    assert len(previews) >= 4, (
+        f"previews at {[round(p['t'] - begin, 2) for p in previews]} s, take ended (key up) at "
+        f"{round(take['t'] - begin, 2)} s after the key press: {[e['kind'] for e in log]}"
+    )
     assert all(log.index(p) < log.index(take) for p in previews)
     overlay_previews = [e for e in log if e["kind"] == "overlay" and e["state"] == "listening" and e["text"]]
     assert [e["text"] for e in overlay_previews] == [e["text"] for e in previews]

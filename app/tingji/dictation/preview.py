@@ -12,8 +12,9 @@ Why it cannot make the final text later:
   * `end()` sets the run's cancel event and returns at once; the engine stops
     a cancelled run at its next check (between decoding steps), which frees
     the live lane for the final take;
-  * a run starts only `interval_s` after the previous one ended, so on a slow
-    model the preview refreshes less often instead of keeping the cores busy;
+  * runs start every `interval_s`, but never less than `GAP_S` after the
+    previous one ended: on a model slower than the interval the preview
+    refreshes less often, and the capture and the GUI always get a turn;
   * text of a run that ends after `end()` is dropped, so the overlay never
     shows a stale preview over the final text.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -37,6 +39,7 @@ __all__ = ["LivePreview"]
 log = logging.getLogger(__name__)
 
 INTERVAL_S = 0.5
+GAP_S = 0.1  # the least pause between two runs
 MIN_AUDIO_S = 0.3  # shorter than this holds no word worth showing
 
 
@@ -56,7 +59,8 @@ class LivePreview:
         options: how to recognise the take (the final text's options; timestamps are skipped).
         on_text: called on the preview thread with each run's text (not empty ones), under the
             preview's lock so that nothing arrives after `end()`: it must return at once.
-        interval_s: seconds between the end of one run and the start of the next.
+        interval_s: seconds from the start of one run to the start of the next (at least `GAP_S` after
+            its end).
         """
         self.engine = engine
         self.options = options
@@ -101,7 +105,9 @@ class LivePreview:
             self._thread.join(timeout)
 
     def _run(self, take: int, cancel: threading.Event) -> None:
-        while not self._wake.wait(self.interval_s):
+        next_start = time.monotonic() + self.interval_s
+        while not self._wake.wait(max(0.0, next_start - time.monotonic())):
+            next_start = time.monotonic() + self.interval_s
             with self._lock:
                 if take != self._take:
                     return
@@ -117,6 +123,7 @@ class LivePreview:
             except Exception:  # noqa: BLE001 - a failed preview must not touch the take
                 log.exception("dictation preview")
                 return
+            next_start = max(next_start, time.monotonic() + GAP_S)
             with self._lock:
                 if take != self._take:
                     return  # the take ended while this ran: its final text is what counts
