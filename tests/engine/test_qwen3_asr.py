@@ -307,7 +307,7 @@ def test_int8_and_fp16_encoders_with_quantised_decoders(q3_checkpoint, q3_refere
             + ", ".join(f"{k} {v:.3f}" for k, v in errors.items())
             + f"; {quant} decoder loads ({dec.n_vocab} tokens), files {sorted(m.files)}"
         )
-        assert m.section["encoder"]["precision"] == precision and m.section["decoder"]["quant"] == quant
+        assert m.section.encoder.precision == precision and m.section.decoder.quant == quant
         assert max(errors.values()) <= bound
         assert "encoder_fixed" not in m.files
 

@@ -39,10 +39,33 @@ BAD_FILE_ENTRY = Message("manifest.bad_file_entry", "{path}: bad entry for file 
 FILE_OUTSIDE = Message("manifest.file_outside", "{path}: file {role!r} points outside the model folder ({rel!r})")
 NO_ROLE_FILE = Message("manifest.no_role_file", "{path}: manifest lists no {role} file")
 NO_SECTION = Message("manifest.no_section", "{path}: manifest has no {family!r} section")
-INCOMPLETE = Message("manifest.incomplete", "{path}: incomplete manifest (missing or bad {key})")
+UNKNOWN_ROLE = Message("manifest.unknown_role", "{path}: file role {role!r} is not one {family} uses ({known})")
 FILE_MISSING = Message("manifest.file_missing", "{folder}: {role} file {file} is missing")
 FILE_SIZE = Message("manifest.file_size", "{folder}: {role} file {file} has {size} bytes, expected {expected}")
 FILE_HASH = Message("manifest.file_hash", "{folder}: {role} file {file} fails its SHA-256 check")
+
+# -- a key of the manifest (schema.py: the window, `frontend`, the family's section) ---------------
+UNKNOWN_KEY = Message("manifest.unknown_key", "{path}: unknown key {key} (this Tingji reads {known} there)")
+MISSING_KEY = Message("manifest.missing_key", "{path}: {key} is missing")
+KEY_NOT_OBJECT = Message("manifest.key_not_object", "{path}: {key} must be an object {{...}}, not {value}")
+KEY_NOT_LIST = Message("manifest.key_not_list", "{path}: {key} must be a list [...], not {value}")
+KEY_NOT_BOOL = Message("manifest.key_not_bool", "{path}: {key} must be true or false, not {value}")
+KEY_NOT_INTEGER = Message("manifest.key_not_integer", "{path}: {key} must be a whole number, not {value}")
+KEY_NOT_NUMBER = Message("manifest.key_not_number", "{path}: {key} must be a number, not {value}")
+KEY_NOT_TEXT = Message("manifest.key_not_text", "{path}: {key} must be text, not {value}")
+KEY_EMPTY = Message("manifest.key_empty", "{path}: {key} must not be empty")
+KEY_BELOW = Message("manifest.key_below", "{path}: {key} is {value}; it must be at least {least}")
+KEY_NOT_ABOVE = Message("manifest.key_not_above", "{path}: {key} is {value}; it must be more than {bound}")
+KEY_ABOVE = Message("manifest.key_above", "{path}: {key} is {value}; it must be at most {most}")
+KEY_NOT_A_CHOICE = Message("manifest.key_not_a_choice", "{path}: {key} is {value}; it must be one of {choices}")
+KEY_PLACEHOLDERS = Message(
+    "manifest.key_placeholders", "{path}: {key} is {value}; its only placeholders may be {allowed}"
+)
+KEY_MISMATCH = Message("manifest.key_mismatch", "{path}: {key} is {value}, but {other} makes it {expected}")
+FRAMES_TOO_SHORT = Message("manifest.frames_too_short", "{path}: {key} is {value}: frames shorter than one sample")
+MEL_FILTERS_DO_NOT_FIT = Message(
+    "manifest.mel_filters_do_not_fit", "{path}: {key} is {value}: the mel filters do not fit {low}..{high} Hz"
+)
 
 # -- loading and running a model -----------------------------------------------------------------
 UNKNOWN_PROVIDER = Message("engine.unknown_provider", "unknown provider {provider!r} (choose auto, dml, cuda or cpu)")

@@ -359,9 +359,9 @@ The details are in {1}.</source>
         <translation>{path}：模型清单没有 {family!r} 部分</translation>
     </message>
     <message>
-        <source>{path}: incomplete manifest (missing or bad {key})</source>
-        <comment>manifest.incomplete</comment>
-        <translation>{path}：模型清单不完整（{key} 缺失或有误）</translation>
+        <source>{path}: file role {role!r} is not one {family} uses ({known})</source>
+        <comment>manifest.unknown_role</comment>
+        <translation>{path}：{family} 不使用文件角色 {role!r}（它使用 {known}）</translation>
     </message>
     <message>
         <source>{folder}: {role} file {file} is missing</source>
@@ -377,6 +377,91 @@ The details are in {1}.</source>
         <source>{folder}: {role} file {file} fails its SHA-256 check</source>
         <comment>manifest.file_hash</comment>
         <translation>{folder}：{role} 文件 {file} 未通过 SHA-256 校验</translation>
+    </message>
+    <message>
+        <source>{path}: unknown key {key} (this Tingji reads {known} there)</source>
+        <comment>manifest.unknown_key</comment>
+        <translation>{path}：未知的键 {key}（此版本听记在此处读取 {known}）</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is missing</source>
+        <comment>manifest.missing_key</comment>
+        <translation>{path}：缺少 {key}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be an object {{...}}, not {value}</source>
+        <comment>manifest.key_not_object</comment>
+        <translation>{path}：{key} 必须是对象 {{...}}，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a list [...], not {value}</source>
+        <comment>manifest.key_not_list</comment>
+        <translation>{path}：{key} 必须是列表 [...]，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be true or false, not {value}</source>
+        <comment>manifest.key_not_bool</comment>
+        <translation>{path}：{key} 必须是 true 或 false，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a whole number, not {value}</source>
+        <comment>manifest.key_not_integer</comment>
+        <translation>{path}：{key} 必须是整数，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a number, not {value}</source>
+        <comment>manifest.key_not_number</comment>
+        <translation>{path}：{key} 必须是数字，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be text, not {value}</source>
+        <comment>manifest.key_not_text</comment>
+        <translation>{path}：{key} 必须是文本，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must not be empty</source>
+        <comment>manifest.key_empty</comment>
+        <translation>{path}：{key} 不能为空</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be at least {least}</source>
+        <comment>manifest.key_below</comment>
+        <translation>{path}：{key} 为 {value}，不能小于 {least}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be more than {bound}</source>
+        <comment>manifest.key_not_above</comment>
+        <translation>{path}：{key} 为 {value}，必须大于 {bound}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be at most {most}</source>
+        <comment>manifest.key_above</comment>
+        <translation>{path}：{key} 为 {value}，不能大于 {most}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be one of {choices}</source>
+        <comment>manifest.key_not_a_choice</comment>
+        <translation>{path}：{key} 为 {value}，必须是 {choices} 之一</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; its only placeholders may be {allowed}</source>
+        <comment>manifest.key_placeholders</comment>
+        <translation>{path}：{key} 为 {value}，其中只能使用占位符 {allowed}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}, but {other} makes it {expected}</source>
+        <comment>manifest.key_mismatch</comment>
+        <translation>{path}：{key} 为 {value}，但按 {other} 应为 {expected}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}: frames shorter than one sample</source>
+        <comment>manifest.frames_too_short</comment>
+        <translation>{path}：{key} 为 {value}：帧短于一个采样点</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}: the mel filters do not fit {low}..{high} Hz</source>
+        <comment>manifest.mel_filters_do_not_fit</comment>
+        <translation>{path}：{key} 为 {value}：梅尔滤波器无法放入 {low}..{high} Hz</translation>
     </message>
     <message>
         <source>unknown provider {provider!r} (choose auto, dml, cuda or cpu)</source>

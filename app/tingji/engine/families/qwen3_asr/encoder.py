@@ -18,6 +18,7 @@ from ... import messages
 from ...manifest import Manifest
 from ...mel import num_audio_tokens
 from ...sessions import GraphSpec, OnnxGraphs
+from .section import Qwen3EncoderInfo
 
 # Short fixed bucket for dictation under the fixed policy: 10 s of mel frames.
 SHORT_BUCKET_FRAMES = 1000
@@ -38,9 +39,9 @@ class Qwen3Encoder:
         exact: bool = False,
         graph_cache: Path | None = None,
     ) -> None:
-        info = manifest.section.get("encoder") or {}
-        self.n_mels = int(info.get("n_mels", 128))
-        self.chunk_frames = int(info.get("chunk_frames", 100))
+        info: Qwen3EncoderInfo = manifest.section.encoder
+        self.n_mels = info.n_mels
+        self.chunk_frames = info.chunk_frames
         self.graphs = OnnxGraphs(
             manifest,
             [GraphSpec("encoder", fixed_role="encoder_fixed")],
