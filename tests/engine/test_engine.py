@@ -135,7 +135,8 @@ def test_dynamic_policy_runs_real_length(engine, speech_en):
 def test_unavailable_provider_falls_back_to_cpu(tiny_model):
     engine = Engine(tiny_model, "cuda")
     assert engine.provider == "cpu"
-    assert any("CUDA" in w and "CPU" in w for w in engine.warnings)
+    assert any("CUDA" in w.text and "CPU" in w.text for w in engine.warnings)
+    assert {w.code for w in engine.warnings} == {"engine.provider_fell_back"}
 
 
 def test_cancel_mid_file_keeps_finished_windows(tiny_model, long_speech):

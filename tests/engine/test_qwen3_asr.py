@@ -247,7 +247,8 @@ def test_languages_come_from_the_release_and_map_to_codes(q3_engine, q3_checkpoi
     assert caps.detects_language and caps.hotwords and not caps.itn and not caps.open_languages
     assert q3_engine.recognizer.language_code("cantonese") == "yue"
     transcript = q3_engine.transcribe(np.zeros(8000, np.float32), language="xx", itn=False, max_tokens=4)
-    assert any("'xx'" in w for w in transcript.warnings) and any("normalisation" in w for w in transcript.warnings)
+    assert any("'xx'" in w.text for w in transcript.warnings)
+    assert any(w.code == "engine.itn_always_on" and "normalisation" in w.text for w in transcript.warnings)
 
 
 def test_segments_sit_on_speech_spans_and_last_at_most_15_s(q3_model, long_speech):

@@ -195,8 +195,8 @@ def test_capabilities_and_what_it_cannot_do(exact_engine, speech_en):
     assert not caps.hotwords and caps.timestamps == "tokens" and caps.tags == ("emotion", "event") and caps.live_lane
     t = exact_engine.transcribe(speech_en, language="fr", hotwords=["Tingji"])
     print("warnings:", t.warnings)
-    assert any("no hotword support" in w for w in t.warnings)
-    assert any("cannot be told the language 'fr'" in w and "detecting" in w for w in t.warnings)
+    assert any("no hotword support" in w.text and w.code == "engine.no_hotwords" for w in t.warnings)
+    assert any("cannot be told the language 'fr'" in w.text and "detecting" in w.text for w in t.warnings)
     assert t.window_tokens == exact_engine.transcribe(speech_en).window_tokens  # the auto query row
 
 

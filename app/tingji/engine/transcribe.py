@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import Cancelled
-from . import audio
+from ..errors import Cancelled, ErrorReport, warning
+from . import audio, messages
 from .align import MAX_SEGMENT_S, speech_char_times, timed_sentences
 from .families import family_module
 from .families.base import LaneState, LoadOptions, RecognizeOptions, Recognizer
@@ -254,30 +254,27 @@ class Engine:
 
     def _options(
         self, language: str | None, hotwords: Sequence[str], itn: bool, max_tokens: int
-    ) -> tuple[RecognizeOptions, list[str]]:
+    ) -> tuple[RecognizeOptions, list[ErrorReport]]:
         """The caller's choices as this model can take them, and a warning for each it cannot."""
         caps, warnings = self.capabilities, []
         code = normalise(language)
         if code is not None and code not in caps.languages and not caps.open_languages:
-            shown = ", ".join(caps.languages) or "none"
-            warnings.append(
-                f"this model cannot be told the language {language!r} (it knows {shown}); "
-                + ("detecting it instead" if caps.detects_language else "ignored")
-            )
+            why = messages.LANGUAGE_DETECTED if caps.detects_language else messages.LANGUAGE_IGNORED
+            warnings.append(warning(why, language=language, known=", ".join(caps.languages) or "-"))
             code = None
         words = tuple(w.strip() for w in hotwords if w and w.strip())
         if words and not caps.hotwords:
-            warnings.append(f"this model ({self.family}) has no hotword support; hotwords ignored")
+            warnings.append(warning(messages.NO_HOTWORDS, family=self.family))
             words = ()
         if not itn and not caps.itn:
-            warnings.append(f"this model ({self.family}) cannot switch text normalisation off")
+            warnings.append(warning(messages.ITN_ALWAYS_ON, family=self.family))
         return RecognizeOptions(language=code, hotwords=words, itn=itn, max_tokens=max_tokens), warnings
 
     def _run(
         self,
         source: str | os.PathLike[str] | np.ndarray,
         options: RecognizeOptions,
-        warnings: list[str],
+        warnings: list[ErrorReport],
         on_progress: Callable[[Progress], None] | None,
         cancelled: Callable[[], bool] | None,
         lane: Lane,
@@ -325,7 +322,7 @@ class Engine:
             result.complete = False
             result.warnings.extend(stream.problems)
         if result.duration < MIN_SPEECH_S:
-            result.warnings.append(f"only {result.duration * 1000:.0f} ms of audio: too short to hold speech")
+            result.warnings.append(warning(messages.TOO_SHORT, ms=result.duration * 1000))
         return result
 
     @staticmethod

@@ -349,11 +349,12 @@ class MainWindow(QMainWindow):
         color = theme.engine_color(state.value, self.palette()).name()
         dot = f'<span style="color:{color}; font-size:14pt;">●</span>&nbsp;'
         self.engine_label.setText(dot + text)
-        tips = [*e.warnings]
+        tips = [localized(w) for w in e.warnings]
         if not e.shared():
             for use in ("files", "dictation"):
                 engine = e.engine_of(use)
-                tips += [w for w in (engine.warnings if engine is not None else ()) if w not in tips]
+                shown = [localized(w) for w in (engine.warnings if engine is not None else ())]
+                tips += [w for w in shown if w not in tips]
         self.engine_label.setToolTip("\n".join(tips))
         self.files_bar.show_model(uses.files_page_text(e))
         self.dictation.model_label.setText(uses.dictation_page_text(e))
@@ -406,7 +407,9 @@ class MainWindow(QMainWindow):
             )
         elif e.state is EngineState.READY and e.warnings:
             self.banner.show_notice(
-                "info", "<br>".join(html.escape(w) for w in e.warnings), [(self.tr("Dismiss"), self.banner.hide)]
+                "info",
+                "<br>".join(html.escape(localized(w)) for w in e.warnings),
+                [(self.tr("Dismiss"), self.banner.hide)],
             )
         else:
             self.banner.hide()

@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ...errors import ErrorReport
 from ..align import TimedChar
 
 CancelCheck = Callable[[], bool]
@@ -108,7 +109,7 @@ class Recognizer(Protocol):
     capabilities: Capabilities
     provider: str  # the ONNX Runtime provider that actually runs (after any fallback)
     decoder_device: str  # "cpu", "gpu", or "" for families without a decoder
-    warnings: list[str]  # load-time problems worth showing (e.g. a GPU fallback)
+    warnings: list[ErrorReport]  # load-time problems worth showing (e.g. a GPU fallback): tingji.errors.warning
     stages: tuple[str, ...]  # the `WindowResult.timings` keys it reports, e.g. ("features", "encode")
 
     def open_lane(self) -> LaneState: ...

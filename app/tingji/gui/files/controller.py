@@ -43,12 +43,13 @@ from ...engine.transcript import Segment, Transcript
 from ...errors import ErrorReport, TingjiError
 from ..engine_host import EngineHost, EngineState
 from ..engine_worker import Request
+from ..errors import localized
 from ..settings import Settings
 from ..threads import start_worker, stop_threads
 from .export import export_beside_source, save_to_folder
 from .folders import expand, has_folder
 from .queue_model import QueueModel
-from .storage import Job, Status, Store, WrittenFile, incompleteness
+from .storage import Job, Status, Store, WrittenFile, incompleteness, warning_columns
 from .workers import ProbeWorker, ScanWorker
 
 log = logging.getLogger(__name__)
@@ -209,6 +210,7 @@ class QueueController(QObject):
                 error=None,
                 error_code=None,
                 warning=None,
+                warning_code=None,
                 finished_at=None,
                 elapsed_s=None,
             )
@@ -355,7 +357,7 @@ class QueueController(QObject):
         self._current = Request(job.id, job.path, language=s.language or None, hotwords=tuple(s.hotwords))
         self._live[job.id] = []
         self._persist("start a file", self.store.start, job.id)
-        self._show(job.id, status=Status.RUNNING, error=None, error_code=None, warning=None)
+        self._show(job.id, status=Status.RUNNING, error=None, error_code=None, warning=None, warning_code=None)
         self.model.set_fraction(job.id, 0.0)
         self.engine.transcribe(self._current)
 
@@ -395,12 +397,14 @@ class QueueController(QObject):
             self._batch[0] += 1
             before = self.model.job_by_id(job_id)
             duration = before.duration if before is not None and before.duration is not None else transcript.duration
+            warning, warning_code = warning_columns(incompleteness(transcript))
             job = self._show(
                 job_id,
                 status=Status.DONE,
                 error=None,
                 error_code=None,
-                warning=incompleteness(transcript),
+                warning=warning,
+                warning_code=warning_code,
                 finished_at=time.time(),
                 elapsed_s=elapsed,
                 duration=duration,
@@ -416,7 +420,7 @@ class QueueController(QObject):
         try:
             paths = export_beside_source(transcript, job.path, self.settings.formats, self._written)
         except (OSError, TingjiError) as exc:  # a read-only folder must not stop the queue
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            reason = localized(exc) if isinstance(exc, TingjiError) else exc.strerror or str(exc)
             self.notice.emit(self.tr("{0} was not exported: {1}").format(job.name, reason))
             return
         self._persist("remember the exported files", self.store.record_written, job.id, job.path, paths)

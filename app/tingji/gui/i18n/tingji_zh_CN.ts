@@ -294,6 +294,56 @@ The details are in {1}.</source>
         <translation>在 {at:.1f} 秒处解码失败：{reason}</translation>
     </message>
     <message>
+        <source>the file ends early</source>
+        <comment>audio.reason_ends_early</comment>
+        <translation>文件提前结束</translation>
+    </message>
+    <message>
+        <source>read error ({detail})</source>
+        <comment>audio.reason_read_error</comment>
+        <translation>读取出错（{detail}）</translation>
+    </message>
+    <message>
+        <source>the data is damaged</source>
+        <comment>audio.reason_damaged</comment>
+        <translation>数据已损坏</translation>
+    </message>
+    <message>
+        <source>has {count} audio tracks; using the first</source>
+        <comment>audio.more_tracks</comment>
+        <translation>有 {count} 条音轨；使用第一条</translation>
+    </message>
+    <message>
+        <source>length unknown until decoded</source>
+        <comment>audio.length_unknown</comment>
+        <translation>解码之前无法得知时长</translation>
+    </message>
+    <message>
+        <source>decoding stopped at {at:.1f} s of {total:.1f} s ({reason}); the transcript covers only the audio before it</source>
+        <comment>audio.stopped_at</comment>
+        <translation>解码在 {total:.1f} 秒中的第 {at:.1f} 秒处停止（{reason}）；转写只包含此前的音频</translation>
+    </message>
+    <message>
+        <source>decoding stopped at {at:.1f} s ({reason}); the transcript covers only the audio before it</source>
+        <comment>audio.stopped_at_unknown_length</comment>
+        <translation>解码在第 {at:.1f} 秒处停止（{reason}）；转写只包含此前的音频</translation>
+    </message>
+    <message>
+        <source>skipped {count} damaged packet(s), the first at {at:.1f} s; the audio in them is missing from the transcript</source>
+        <comment>audio.damaged_packets</comment>
+        <translation>跳过了 {count} 个损坏的数据包，第一个在第 {at:.1f} 秒；其中的音频不在转写中</translation>
+    </message>
+    <message>
+        <source>only {decoded:.1f} s of {total:.1f} s could be decoded (the file ends early or is damaged); the transcript covers only that part</source>
+        <comment>audio.ends_early</comment>
+        <translation>{total:.1f} 秒中只能解码 {decoded:.1f} 秒（文件提前结束或已损坏）；转写只包含这一部分</translation>
+    </message>
+    <message>
+        <source>the file could not be read to its end</source>
+        <comment>audio.not_read_to_end</comment>
+        <translation>文件无法读到末尾</translation>
+    </message>
+    <message>
         <source>{folder}: model folder not found</source>
         <comment>manifest.folder_not_found</comment>
         <translation>{folder}：找不到模型文件夹</translation>
@@ -462,6 +512,36 @@ The details are in {1}.</source>
         <source>{path}: {key} is {value}: the mel filters do not fit {low}..{high} Hz</source>
         <comment>manifest.mel_filters_do_not_fit</comment>
         <translation>{path}：{key} 为 {value}：梅尔滤波器无法放入 {low}..{high} Hz</translation>
+    </message>
+    <message>
+        <source>this model cannot be told the language {language!r} (it knows {known}); detecting it instead</source>
+        <comment>engine.language_detected</comment>
+        <translation>无法为此模型指定语言 {language!r}（它支持 {known}）；改为自动识别</translation>
+    </message>
+    <message>
+        <source>this model cannot be told the language {language!r} (it knows {known}); ignored</source>
+        <comment>engine.language_ignored</comment>
+        <translation>无法为此模型指定语言 {language!r}（它支持 {known}）；已忽略</translation>
+    </message>
+    <message>
+        <source>this model ({family}) has no hotword support; hotwords ignored</source>
+        <comment>engine.no_hotwords</comment>
+        <translation>此模型（{family}）不支持热词；已忽略热词</translation>
+    </message>
+    <message>
+        <source>this model ({family}) cannot switch text normalisation off</source>
+        <comment>engine.itn_always_on</comment>
+        <translation>此模型（{family}）无法关闭文本规整</translation>
+    </message>
+    <message>
+        <source>only {ms:.0f} ms of audio: too short to hold speech</source>
+        <comment>engine.too_short</comment>
+        <translation>只有 {ms:.0f} 毫秒的音频：太短，不可能含有语音</translation>
+    </message>
+    <message>
+        <source>{provider} failed ({reason}); using CPU</source>
+        <comment>engine.provider_fell_back</comment>
+        <translation>{provider} 运行失败（{reason}）；改用 CPU</translation>
     </message>
     <message>
         <source>unknown provider {provider!r} (choose auto, dml, cuda or cpu)</source>
@@ -3408,6 +3488,15 @@ Text appears here as it is recognised.</source>
         <location filename="../tray.py" line="49"/>
         <source>Tingji</source>
         <translation>听记 Tingji</translation>
+    </message>
+</context>
+<context>
+    <name>Warnings</name>
+    <message>
+        <location filename="../errors.py" line="145"/>
+        <source>; </source>
+        <comment>between two warnings of one file</comment>
+        <translation>；</translation>
     </message>
 </context>
 </TS>
