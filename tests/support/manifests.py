@@ -44,71 +44,68 @@ def nano_section_json() -> dict[str, Any]:
     return asdict(nano_section())
 
 
-def _files(*roles: str) -> dict[str, FileEntry]:
-    return {role: FileEntry(f"{role}.bin", "0" * 64, 1) for role in roles}
-
-
 def manifests(folder: Path) -> dict[str, Manifest]:
     """One manifest per family, as its writer makes them (files listed, not there)."""
-    nano = Manifest(
-        folder, "fun-asr-nano", _files("encoder", "encoder_data", "ctc", "decoder", "tokens"), 60.0, 1000,
-        FrontendConfig(), nano_section(), {"folder": "tiny"},
-    )  # fmt: skip
-    sense_voice = Manifest(
-        folder,
-        "sense-voice-small",
-        _files("encoder", "encoder_data", "encoder_fixed", "cmvn", "tokens"),
-        30.0,
-        500,
-        FrontendConfig(),
-        SenseVoiceSection(
-            encoder=SenseVoiceEncoderInfo(
-                precision="fp32",
-                input_size=560,
-                encoder_dim=16,
-                inputs=("speech", "mask", "query"),
-                outputs=("query_log_probs", "query_ids", "log_probs", "ids"),
-            ),
-            ctc=SenseVoiceCtc(vocab_size=40),
-            window_reason="30 s",
+
+    def made(family: str, roles: tuple[str, ...], seconds: float, frames: int, frontend: Any, section: Any) -> Manifest:
+        files = {role: FileEntry(f"{role}.bin", "0" * 64, 1) for role in roles}
+        return Manifest(folder, family, files, seconds, frames, frontend, section, source={"folder": "tiny"})
+
+    sense_voice = SenseVoiceSection(
+        encoder=SenseVoiceEncoderInfo(
+            precision="fp32",
+            input_size=560,
+            encoder_dim=16,
+            inputs=("speech", "mask", "query"),
+            outputs=("query_log_probs", "query_ids", "log_probs", "ids"),
         ),
-        {"folder": "tiny"},
+        ctc=SenseVoiceCtc(vocab_size=40),
+        window_reason="30 s",
     )
-    qwen3 = Manifest(
-        folder,
-        "qwen3-asr",
-        _files("encoder", "encoder_data", "decoder"),
-        60.0,
-        6000,
-        MelConfig(),
-        Qwen3Section(
-            language_names={"en": "English", "zh": "Chinese"},
-            languages=("en", "zh"),
-            special_tokens=Qwen3SpecialTokens(
-                eos_ids=(3,),
-                stop_ids=(2, 3),
-                im_start=1,
-                im_end=3,
-                endoftext=2,
-                audio_start=4,
-                audio_end=5,
-                audio_pad=6,
-                asr_text=7,
-                vocab_size=16,
-            ),  # fmt: skip
-            encoder=Qwen3EncoderInfo(
-                precision="fp32",
-                n_mels=128,
-                d_model=16,
-                layers=1,
-                llm_dim=16,
-                chunk_frames=100,
-                window_chunks=60,
-                inputs=("mel", "mask"),
-                outputs=("audio_rows",),
-            ),
-            decoder=DecoderInfo(quant="f32", n_embd=16, n_layer=1),
+    qwen3 = Qwen3Section(
+        language_names={"en": "English", "zh": "Chinese"},
+        languages=("en", "zh"),
+        special_tokens=Qwen3SpecialTokens(
+            eos_ids=(3,),
+            stop_ids=(2, 3),
+            im_start=1,
+            im_end=3,
+            endoftext=2,
+            audio_start=4,
+            audio_end=5,
+            audio_pad=6,
+            asr_text=7,
+            vocab_size=16,
+        ),  # fmt: skip
+        encoder=Qwen3EncoderInfo(
+            precision="fp32",
+            n_mels=128,
+            d_model=16,
+            layers=1,
+            llm_dim=16,
+            chunk_frames=100,
+            window_chunks=60,
+            inputs=("mel", "mask"),
+            outputs=("audio_rows",),
         ),
-        {"folder": "tiny"},
+        decoder=DecoderInfo(quant="f32", n_embd=16, n_layer=1),
     )
-    return {m.family: m for m in (nano, sense_voice, qwen3)}
+    return {
+        "fun-asr-nano": made(
+            "fun-asr-nano",
+            ("encoder", "encoder_data", "ctc", "decoder", "tokens"),
+            60.0,
+            1000,
+            FrontendConfig(),
+            nano_section(),
+        ),  # fmt: skip
+        "sense-voice-small": made(
+            "sense-voice-small",
+            ("encoder", "encoder_data", "encoder_fixed", "cmvn", "tokens"),
+            30.0,
+            500,
+            FrontendConfig(),
+            sense_voice,
+        ),  # fmt: skip
+        "qwen3-asr": made("qwen3-asr", ("encoder", "encoder_data", "decoder"), 60.0, 6000, MelConfig(), qwen3),
+    }
