@@ -266,10 +266,12 @@ def test_a_process_ending_while_the_prefix_decodes_waits_for_it(tiny_model, tmp_
     script = tmp_path / "exit_while_decoding.py"
     script.write_text(EXIT_WHILE_DECODING)
     run = subprocess.run(
-        [sys.executable, str(script), str(load_manifest(tiny_model).file("decoder")), "12000"],
+        # 2000 tokens keep the tiny decoder busy for seconds (far beyond the script's 10 ms) and, since a
+        # prefix's cost grows with its square, end well inside the bound on a busy machine too.
+        [sys.executable, str(script), str(load_manifest(tiny_model).file("decoder")), "2000"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
         env=dict(os.environ, PYTHONPATH=str(ROOT / "app")),
     )
     print(run.stdout.strip().replace("\n", "; "), f"exit {run.returncode}")
