@@ -54,7 +54,7 @@ def int8_accuracy(a: dict[str, Any]) -> dict[str, Any]:
     feats = [features(audio[s : s + step]) for s in starts]
     ref, ref_best, fp32_s = _encode_all(a["fp32_model"], feats)
     got, got_best, int8_s = _encode_all(a["int8_model"], feats)
-    blank = int(load_manifest(a["fp32_model"]).section.get("ctc", {}).get("blank_id", -1))
+    blank = load_manifest(a["fp32_model"]).section.ctc.blank_id
     windows = []
     for i, (r, g, rb, gb) in enumerate(zip(ref, got, ref_best, got_best)):
         ctc = ctc_agreement(gb, rb, blank) if len(rb) else None

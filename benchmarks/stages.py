@@ -122,7 +122,7 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
     from tingji.engine.manifest import load_manifest
 
     m = load_manifest(a["model"])
-    prompt = build_prompt(m.section["prompt"])
+    prompt = build_prompt(m.section.prompt)
     t = time.perf_counter()
     dec = open_decoder(a["gguf"], eos_ids=[], n_ctx=1024)
     load_s = time.perf_counter() - t

@@ -298,22 +298,27 @@ def test_empty_and_one_sample():
         fe.fbank(np.zeros(16000, np.int16))
 
 
-def test_config_round_trip_and_validation():
+def test_config_round_trip_and_validation(tmp_path):
     import json
+    from dataclasses import asdict
+
+    from tingji.engine.schema import parse
+    from tingji.errors import ModelError
 
     cfg = fe.FrontendConfig()
     assert (cfg.sample_rate, cfg.n_mels, cfg.lfr_m, cfg.lfr_n, cfg.feature_dim) == (16000, 80, 7, 6, 560)
-    data = json.loads(json.dumps(cfg.to_dict()))
-    assert fe.FrontendConfig.from_dict(data) == cfg
-    assert hash(fe.FrontendConfig.from_dict(data)) == hash(cfg)
-    assert fe.FrontendConfig.from_dict({}) == cfg
-    with pytest.raises(ValueError, match="unknown"):
-        fe.FrontendConfig.from_dict({**data, "cmvn_file": "am.mvn"})
+    data = json.loads(json.dumps(asdict(cfg)))
+    where = tmp_path / "manifest.json"
+    assert parse(fe.FrontendConfig, data, path=where, key="frontend") == cfg
+    assert hash(parse(fe.FrontendConfig, data, path=where, key="frontend")) == hash(cfg)
+    assert parse(fe.FrontendConfig, {}, path=where, key="frontend") == cfg  # missing keys: Nano's settings
+    with pytest.raises(ModelError, match="unknown key frontend.cmvn_file"):
+        parse(fe.FrontendConfig, {**data, "cmvn_file": "am.mvn"}, path=where, key="frontend")
     with pytest.raises(ValueError):
         fe.FrontendConfig(dither=1.0)
     with pytest.raises(ValueError):
         fe.FrontendConfig(window="blackmanharris")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="n_mels"):
         fe.FrontendConfig(n_mels=400)  # filters cannot all get an FFT bin
 
 

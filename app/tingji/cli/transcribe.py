@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     engine = Engine(folder, args.provider, exact=args.exact, threads=args.threads)
     for warning in engine.warnings:
-        print(f"tingji: warning: {warning}", file=err)
+        print(f"tingji: warning: {warning.text}", file=err)
     print(f"tingji: model {engine.model_name} on {engine.provider.upper()} (loaded in {engine.load_s:.1f} s)", file=err)
     failures = partial = 0
     status = StatusLine(err)
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
                 f"({speed:.1f}x real time) -> {', '.join(str(w) for w in written)}"
             )
             for warning in transcript.warnings:
-                print(f"tingji: warning: {path}: {warning}", file=err)
+                print(f"tingji: warning: {path}: {warning.text}", file=err)
             partial += not transcript.complete
     finally:
         status.finish()

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import ModelError, TingjiError
+from ..errors import ErrorReport, ModelError, TingjiError, first_line, warning
 from . import messages, ort_cache
 from .families.base import LoadOptions
 from .heap import release_free_heap
@@ -219,7 +219,7 @@ class OnnxGraphs:
                 self.buckets += (window_frames,)
         else:
             self.buckets = ()
-        self.warnings: list[str] = []
+        self.warnings: list[ErrorReport] = []
         self.shapes_seen: list[tuple[str, tuple[int, ...]]] = []  # (role, padded input shape) of every run
         self._warm = warm if options.warm else None
         self._graphs: dict[str, _Graph] = {}
@@ -274,9 +274,9 @@ class OnnxGraphs:
             self._fall_back(exc)
 
     def _fall_back(self, exc: BaseException) -> None:
-        message = f"{self.provider.upper()} failed ({str(exc)[:200]}); using CPU"
-        log.warning(message)
-        self.warnings.append(message)
+        fell_back = warning(messages.PROVIDER_FELL_BACK, provider=self.provider.upper(), reason=first_line(exc)[:200])
+        log.warning(fell_back.text)
+        self.warnings.append(fell_back)
         self.provider = "cpu"
         self._graphs.clear()
         self._open()

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import Cancelled
-from . import audio
+from ..errors import Cancelled, ErrorReport, warning
+from . import audio, messages
 from .align import MAX_SEGMENT_S, speech_char_times, timed_sentences
 from .families import family_module
 from .families.base import LaneState, LoadOptions, Recognizer, stage
@@ -307,31 +307,28 @@ class Engine:
         with lane.lock:
             return self._run(source, options, warnings, on_progress, check, lane)
 
-    def _options(self, choices: TranscribeOptions) -> tuple[TranscribeOptions, list[str]]:
+    def _options(self, choices: TranscribeOptions) -> tuple[TranscribeOptions, list[ErrorReport]]:
         """The caller's choices as this model can take them, and a warning for each it cannot."""
         caps, warnings = self.capabilities, []
         language, hotwords, itn = choices.language, choices.hotwords, choices.itn
         code = normalise(language)
         if code is not None and code not in caps.languages and not caps.open_languages:
-            shown = ", ".join(caps.languages) or "none"
-            warnings.append(
-                f"this model cannot be told the language {language!r} (it knows {shown}); "
-                + ("detecting it instead" if caps.detects_language else "ignored")
-            )
+            why = messages.LANGUAGE_DETECTED if caps.detects_language else messages.LANGUAGE_IGNORED
+            warnings.append(warning(why, language=language, known=", ".join(caps.languages) or "-"))
             code = None
         words = tuple(w.strip() for w in hotwords if w and w.strip())
         if words and not caps.hotwords:
-            warnings.append(f"this model ({self.family}) has no hotword support; hotwords ignored")
+            warnings.append(warning(messages.NO_HOTWORDS, family=self.family))
             words = ()
         if not itn and not caps.itn:
-            warnings.append(f"this model ({self.family}) cannot switch text normalisation off")
+            warnings.append(warning(messages.ITN_ALWAYS_ON, family=self.family))
         return replace(choices, language=code, hotwords=words), warnings
 
     def _run(
         self,
         source: str | os.PathLike[str] | np.ndarray,
         options: TranscribeOptions,
-        warnings: list[str],
+        warnings: list[ErrorReport],
         on_progress: Callable[[Progress], None] | None,
         cancelled: Callable[[], bool] | None,
         lane: Lane,
@@ -379,7 +376,7 @@ class Engine:
             result.complete = False
             result.warnings.extend(stream.problems)
         if result.duration < MIN_SPEECH_S:
-            result.warnings.append(f"only {result.duration * 1000:.0f} ms of audio: too short to hold speech")
+            result.warnings.append(warning(messages.TOO_SHORT, ms=result.duration * 1000))
         return result
 
     @staticmethod

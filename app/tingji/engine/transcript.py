@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ErrorReport
+
 
 @dataclass
 class Segment:
@@ -121,7 +123,7 @@ class Transcript:
     timings: dict[str, float] = field(default_factory=dict)
     windows: int = 0
     skipped_windows: int = 0
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[ErrorReport] = field(default_factory=list)  # tingji.errors.warning: English text, code, fields
     window_tokens: list[list[int]] = field(default_factory=list)
     window_texts: list[str] = field(default_factory=list)
     window_info: list[WindowInfo] = field(default_factory=list)
@@ -152,7 +154,8 @@ class Transcript:
             "skipped_windows": self.skipped_windows,
             "window_info": [w.to_dict() for w in self.window_info],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
-            "warnings": self.warnings,
+            "warnings": [w.text for w in self.warnings],  # English, for people and scripts
+            "warning_codes": [w.to_data() for w in self.warnings],  # the same, as code and fields
         }
 
 

@@ -170,8 +170,8 @@ def folder_manifest(
     family: str,
     files: dict[str, Path],
     window: tuple[int, int],
-    frontend: dict[str, Any],
-    section: dict[str, Any],
+    frontend: Any,
+    section: Any,
     source: dict[str, Any],
 ) -> Manifest:
     """The manifest a converter returns: every file it wrote into `work` by role (with its size and

@@ -28,7 +28,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from ..engine.heap import release_free_heap
 from ..engine.options import TranscribeOptions
 from ..engine.transcript import Progress
-from ..errors import Cancelled, TingjiError
+from ..errors import Cancelled, ErrorReport, TingjiError
 from ..paths import graph_cache_dir
 from . import messages
 from .errors import problem_of
@@ -59,7 +59,7 @@ class LoadedModel:
     name: str  # the model's name, for display
     path: str  # the model folder loaded: which model this is
     provider: str  # where ONNX Runtime runs it ("cpu", "cuda", "dml")
-    warnings: tuple[str, ...]  # load-time problems worth showing (a GPU that fell back, ...)
+    warnings: tuple[ErrorReport, ...]  # load-time problems worth showing (a GPU that fell back, ...)
     engine: Engine
     languages: tuple[str, ...] = ()  # the language codes it can be told (its capabilities), for menus
 

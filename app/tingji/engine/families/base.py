@@ -8,11 +8,15 @@ small package) under `engine/families/` that provides, at module level:
     FAMILY: str                       the manifest's "family" value
     FILE_ROLES: tuple[str, ...]       file roles its manifest may list
     REQUIRED_FILES: tuple[str, ...]   roles it cannot run without
+    FRONTEND: type                    the dataclass its manifest's `frontend` is read as
+    SECTION: type                     the dataclass its own section is read as, with
+                                      `check_frontend(frontend)` for what must agree
     load(manifest, options) -> Recognizer
 
 and a Recognizer as below. Everything a family needs to know about its
 model comes from the manifest's common core (files, window, front-end) and
-its own section (`manifest.section`).
+its own section (`manifest.section`), both read strictly before it loads
+(`engine.schema`: a damaged manifest is a coded error naming the key).
 
 Lanes: a recognizer may be used by two threads at once - the file queue
 and a dictation take - but each thread brings its own `LaneState` (for an
@@ -32,6 +36,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ...errors import ErrorReport
 from ..align import TimedChar
 from ..options import TranscribeOptions
 
@@ -126,7 +131,7 @@ class Recognizer(Protocol):
     capabilities: Capabilities
     provider: str  # the ONNX Runtime provider that actually runs (after any fallback)
     decoder_device: str  # "cpu", "gpu", or "" for families without a decoder
-    warnings: list[str]  # load-time problems worth showing (e.g. a GPU fallback)
+    warnings: list[ErrorReport]  # load-time problems worth showing (e.g. a GPU fallback): tingji.errors.warning
     stages: tuple[str, ...]  # the `WindowResult.timings` keys it reports, e.g. ("features", "encode")
 
     def open_lane(self) -> LaneState: ...

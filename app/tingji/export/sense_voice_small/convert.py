@@ -17,8 +17,9 @@ from typing import Any
 import onnx
 import torch
 
-from ...engine.families.sense_voice_small.rich import QUERY_ROWS
-from ...engine.frontend import FrontendConfig, num_lfr_frames
+from ...engine.families.sense_voice_small.rich import QueryRows
+from ...engine.families.sense_voice_small.section import SenseVoiceCtc, SenseVoiceEncoderInfo, SenseVoiceSection
+from ...engine.frontend import num_lfr_frames
 from ...engine.manifest import Manifest
 from ...errors import ModelError
 from .. import folder_manifest, messages
@@ -51,31 +52,30 @@ def convert(
     apply, as it has no LLM decoder."""
     ckpt = load_checkpoint(source)
     frontend = frontend_settings(ckpt.frontend_conf())
-    cfg = FrontendConfig.from_dict(frontend)
-    window_frames = num_lfr_frames(WINDOW_SECONDS * cfg.sample_rate, cfg)
+    window_frames = num_lfr_frames(WINDOW_SECONDS * frontend.sample_rate, frontend)
     files = export_graphs(ckpt, work, precision=precision, window_frames=window_frames, fixed=fixed, say=say)
     shutil.copyfile(ckpt.cmvn_path, work / "am.mvn")
     files["cmvn"] = work / "am.mvn"
     (work / "tokens.json").write_text(ckpt.bpe.to_json() + "\n", encoding="utf-8")
     files["tokens"] = work / "tokens.json"
     say("hashing files")
-    section = {
-        "encoder": {
-            "precision": precision,
-            "input_size": ckpt.dims.input_size,
-            "encoder_dim": ckpt.dims.encoder_dim,
-            "inputs": INPUTS,
-            "outputs": OUTPUTS,
-        },
+    section = SenseVoiceSection(
+        encoder=SenseVoiceEncoderInfo(
+            precision=precision,
+            input_size=ckpt.dims.input_size,
+            encoder_dim=ckpt.dims.encoder_dim,
+            inputs=tuple(INPUTS),
+            outputs=tuple(OUTPUTS),
+        ),
         # funasr passes model_conf to SenseVoiceSmall, whose blank_id defaults to 0.
-        "ctc": {
-            "vocab_size": ckpt.dims.vocab,
-            "blank_id": int((ckpt.config.get("model_conf") or {}).get("blank_id", 0)),
-            "frame_seconds": cfg.lfr_n * cfg.frame_shift_ms / 1000,
-        },
-        "queries": QUERY_ROWS,
-        "window_reason": WINDOW_REASON,
-    }
+        ctc=SenseVoiceCtc(
+            vocab_size=ckpt.dims.vocab,
+            blank_id=int((ckpt.config.get("model_conf") or {}).get("blank_id", 0)),
+            frame_seconds=frontend.lfr_n * frontend.frame_shift_ms / 1000,
+        ),
+        queries=QueryRows(),
+        window_reason=WINDOW_REASON,
+    )
     origin = {"model_pt_sha256": ckpt.sha256, "folder": source.name}
     return folder_manifest(work, FAMILY, files, (WINDOW_SECONDS, window_frames), frontend, section, origin)
 

@@ -330,22 +330,22 @@ The details are in {1}.</source>
 <context>
     <name>EngineBanner</name>
     <message>
-        <location filename="../models/status.py" line="91"/>
+        <location filename="../models/status.py" line="92"/>
         <source>Settings…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="103"/>
+        <location filename="../models/status.py" line="104"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="109"/>
+        <location filename="../models/status.py" line="110"/>
         <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="124"/>
+        <location filename="../models/status.py" line="127"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -436,6 +436,56 @@ The details are in {1}.</source>
         <translation>在 {at:.1f} 秒处解码失败：{reason}</translation>
     </message>
     <message>
+        <source>the file ends early</source>
+        <comment>audio.reason_ends_early</comment>
+        <translation>文件提前结束</translation>
+    </message>
+    <message>
+        <source>read error ({detail})</source>
+        <comment>audio.reason_read_error</comment>
+        <translation>读取出错（{detail}）</translation>
+    </message>
+    <message>
+        <source>the data is damaged</source>
+        <comment>audio.reason_damaged</comment>
+        <translation>数据已损坏</translation>
+    </message>
+    <message>
+        <source>has {count} audio tracks; using the first</source>
+        <comment>audio.more_tracks</comment>
+        <translation>有 {count} 条音轨；使用第一条</translation>
+    </message>
+    <message>
+        <source>length unknown until decoded</source>
+        <comment>audio.length_unknown</comment>
+        <translation>解码之前无法得知时长</translation>
+    </message>
+    <message>
+        <source>decoding stopped at {at:.1f} s of {total:.1f} s ({reason}); the transcript covers only the audio before it</source>
+        <comment>audio.stopped_at</comment>
+        <translation>解码在 {total:.1f} 秒中的第 {at:.1f} 秒处停止（{reason}）；转写只包含此前的音频</translation>
+    </message>
+    <message>
+        <source>decoding stopped at {at:.1f} s ({reason}); the transcript covers only the audio before it</source>
+        <comment>audio.stopped_at_unknown_length</comment>
+        <translation>解码在第 {at:.1f} 秒处停止（{reason}）；转写只包含此前的音频</translation>
+    </message>
+    <message>
+        <source>skipped {count} damaged packet(s), the first at {at:.1f} s; the audio in them is missing from the transcript</source>
+        <comment>audio.damaged_packets</comment>
+        <translation>跳过了 {count} 个损坏的数据包，第一个在第 {at:.1f} 秒；其中的音频不在转写中</translation>
+    </message>
+    <message>
+        <source>only {decoded:.1f} s of {total:.1f} s could be decoded (the file ends early or is damaged); the transcript covers only that part</source>
+        <comment>audio.ends_early</comment>
+        <translation>{total:.1f} 秒中只能解码 {decoded:.1f} 秒（文件提前结束或已损坏）；转写只包含这一部分</translation>
+    </message>
+    <message>
+        <source>the file could not be read to its end</source>
+        <comment>audio.not_read_to_end</comment>
+        <translation>文件无法读到末尾</translation>
+    </message>
+    <message>
         <source>{folder}: model folder not found</source>
         <comment>manifest.folder_not_found</comment>
         <translation>{folder}：找不到模型文件夹</translation>
@@ -501,9 +551,9 @@ The details are in {1}.</source>
         <translation>{path}：模型清单没有 {family!r} 部分</translation>
     </message>
     <message>
-        <source>{path}: incomplete manifest (missing or bad {key})</source>
-        <comment>manifest.incomplete</comment>
-        <translation>{path}：模型清单不完整（{key} 缺失或有误）</translation>
+        <source>{path}: file role {role!r} is not one {family} uses ({known})</source>
+        <comment>manifest.unknown_role</comment>
+        <translation>{path}：{family} 不使用文件角色 {role!r}（它使用 {known}）</translation>
     </message>
     <message>
         <source>{folder}: {role} file {file} is missing</source>
@@ -519,6 +569,121 @@ The details are in {1}.</source>
         <source>{folder}: {role} file {file} fails its SHA-256 check</source>
         <comment>manifest.file_hash</comment>
         <translation>{folder}：{role} 文件 {file} 未通过 SHA-256 校验</translation>
+    </message>
+    <message>
+        <source>{path}: unknown key {key} (this Tingji reads {known} there)</source>
+        <comment>manifest.unknown_key</comment>
+        <translation>{path}：未知的键 {key}（此版本听记在此处读取 {known}）</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is missing</source>
+        <comment>manifest.missing_key</comment>
+        <translation>{path}：缺少 {key}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be an object {{...}}, not {value}</source>
+        <comment>manifest.key_not_object</comment>
+        <translation>{path}：{key} 必须是对象 {{...}}，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a list [...], not {value}</source>
+        <comment>manifest.key_not_list</comment>
+        <translation>{path}：{key} 必须是列表 [...]，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be true or false, not {value}</source>
+        <comment>manifest.key_not_bool</comment>
+        <translation>{path}：{key} 必须是 true 或 false，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a whole number, not {value}</source>
+        <comment>manifest.key_not_integer</comment>
+        <translation>{path}：{key} 必须是整数，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a number, not {value}</source>
+        <comment>manifest.key_not_number</comment>
+        <translation>{path}：{key} 必须是数字，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be text, not {value}</source>
+        <comment>manifest.key_not_text</comment>
+        <translation>{path}：{key} 必须是文本，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must not be empty</source>
+        <comment>manifest.key_empty</comment>
+        <translation>{path}：{key} 不能为空</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be at least {least}</source>
+        <comment>manifest.key_below</comment>
+        <translation>{path}：{key} 为 {value}，不能小于 {least}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be more than {bound}</source>
+        <comment>manifest.key_not_above</comment>
+        <translation>{path}：{key} 为 {value}，必须大于 {bound}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be at most {most}</source>
+        <comment>manifest.key_above</comment>
+        <translation>{path}：{key} 为 {value}，不能大于 {most}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be one of {choices}</source>
+        <comment>manifest.key_not_a_choice</comment>
+        <translation>{path}：{key} 为 {value}，必须是 {choices} 之一</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; its only placeholders may be {allowed}</source>
+        <comment>manifest.key_placeholders</comment>
+        <translation>{path}：{key} 为 {value}，其中只能使用占位符 {allowed}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}, but {other} makes it {expected}</source>
+        <comment>manifest.key_mismatch</comment>
+        <translation>{path}：{key} 为 {value}，但按 {other} 应为 {expected}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}: frames shorter than one sample</source>
+        <comment>manifest.frames_too_short</comment>
+        <translation>{path}：{key} 为 {value}：帧短于一个采样点</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}: the mel filters do not fit {low}..{high} Hz</source>
+        <comment>manifest.mel_filters_do_not_fit</comment>
+        <translation>{path}：{key} 为 {value}：梅尔滤波器无法放入 {low}..{high} Hz</translation>
+    </message>
+    <message>
+        <source>this model cannot be told the language {language!r} (it knows {known}); detecting it instead</source>
+        <comment>engine.language_detected</comment>
+        <translation>无法为此模型指定语言 {language!r}（它支持 {known}）；改为自动识别</translation>
+    </message>
+    <message>
+        <source>this model cannot be told the language {language!r} (it knows {known}); ignored</source>
+        <comment>engine.language_ignored</comment>
+        <translation>无法为此模型指定语言 {language!r}（它支持 {known}）；已忽略</translation>
+    </message>
+    <message>
+        <source>this model ({family}) has no hotword support; hotwords ignored</source>
+        <comment>engine.no_hotwords</comment>
+        <translation>此模型（{family}）不支持热词；已忽略热词</translation>
+    </message>
+    <message>
+        <source>this model ({family}) cannot switch text normalisation off</source>
+        <comment>engine.itn_always_on</comment>
+        <translation>此模型（{family}）无法关闭文本规整</translation>
+    </message>
+    <message>
+        <source>only {ms:.0f} ms of audio: too short to hold speech</source>
+        <comment>engine.too_short</comment>
+        <translation>只有 {ms:.0f} 毫秒的音频：太短，不可能含有语音</translation>
+    </message>
+    <message>
+        <source>{provider} failed ({reason}); using CPU</source>
+        <comment>engine.provider_fell_back</comment>
+        <translation>{provider} 运行失败（{reason}）；改用 CPU</translation>
     </message>
     <message>
         <source>unknown provider {provider!r} (choose auto, dml, cuda or cpu)</source>
@@ -2051,107 +2216,107 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>开始下载后显示大小</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="43"/>
+        <location filename="../models/facts.py" line="44"/>
         <source>Fastest</source>
         <translation>最快</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="44"/>
+        <location filename="../models/facts.py" line="45"/>
         <source>Fast</source>
         <translation>快</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="45"/>
+        <location filename="../models/facts.py" line="46"/>
         <source>Moderate</source>
         <translation>中等</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="46"/>
+        <location filename="../models/facts.py" line="47"/>
         <source>Slower</source>
         <translation>较慢</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="50"/>
+        <location filename="../models/facts.py" line="52"/>
         <source>, </source>
         <translation>、</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="54"/>
+        <location filename="../models/facts.py" line="57"/>
         <source>dictation</source>
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="55"/>
+        <location filename="../models/facts.py" line="58"/>
         <source>quick drafts</source>
         <translation>快速草稿</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="56"/>
+        <location filename="../models/facts.py" line="59"/>
         <source>transcribing files</source>
         <translation>文件转写</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="57"/>
+        <location filename="../models/facts.py" line="60"/>
         <source>names and terms (hotwords)</source>
         <translation>人名和术语（热词）</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="58"/>
+        <location filename="../models/facts.py" line="61"/>
         <source>many languages</source>
         <translation>多种语言</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="59"/>
+        <location filename="../models/facts.py" line="62"/>
         <source>the best accuracy</source>
         <translation>最高的准确率</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="60"/>
+        <location filename="../models/facts.py" line="63"/>
         <source>no conversion needed</source>
         <translation>无需转换</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="69"/>
+        <location filename="../models/facts.py" line="73"/>
         <source>{0} languages: {1}, …</source>
         <translation>{0} 种语言：{1} 等</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="76"/>
+        <location filename="../models/facts.py" line="81"/>
         <source>Downloaded ready to use.</source>
         <translation>下载后即可使用。</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="77"/>
+        <location filename="../models/facts.py" line="82"/>
         <source>Downloaded from the publisher and converted on this computer.</source>
         <translation>从发布方下载，在本机转换。</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="79"/>
+        <location filename="../models/facts.py" line="84"/>
         <source>Converting needs the export extra, which this installation lacks ({0}).</source>
         <translation>转换需要 export 扩展，本安装没有（{0}）。</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="87"/>
+        <location filename="../models/facts.py" line="94"/>
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="88"/>
+        <location filename="../models/facts.py" line="95"/>
         <source>Languages</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="89"/>
+        <location filename="../models/facts.py" line="96"/>
         <source>Best for</source>
         <translation>适合</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="77"/>
+        <location filename="../models/picker.py" line="88"/>
         <source>Installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="77"/>
+        <location filename="../models/picker.py" line="88"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
@@ -2159,83 +2324,83 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelManagerDialog</name>
     <message>
-        <location filename="../models/manager.py" line="136"/>
+        <location filename="../models/manager.py" line="152"/>
         <source>The model catalog could not be read: {0}</source>
         <translation>无法读取模型目录：{0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="176"/>
+        <location filename="../models/manager.py" line="192"/>
         <source>Installed · in use</source>
         <translation>已安装 · 正在使用</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="176"/>
+        <location filename="../models/manager.py" line="192"/>
         <source>Installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="178"/>
+        <location filename="../models/manager.py" line="194"/>
         <source>Damaged (verify or remove it)</source>
         <translation>已损坏（请校验或移除）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="180"/>
+        <location filename="../models/manager.py" line="196"/>
         <source>Partially downloaded ({0}), resumable</source>
         <translation>已下载一部分（{0}），可续传</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="181"/>
+        <location filename="../models/manager.py" line="197"/>
         <source>Not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="221"/>
+        <location filename="../models/manager.py" line="242"/>
         <source>Resume download</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="222"/>
-        <location filename="../models/manager.py" line="396"/>
+        <location filename="../models/manager.py" line="242"/>
+        <location filename="../models/manager.py" line="449"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="247"/>
+        <location filename="../models/manager.py" line="271"/>
         <source>Folder: {0}</source>
         <translation>文件夹：{0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="262"/>
+        <location filename="../models/manager.py" line="286"/>
         <source>Choose a model folder to import</source>
         <translation>选择要导入的模型文件夹</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="265"/>
+        <location filename="../models/manager.py" line="290"/>
         <source>Import model</source>
         <translation>导入模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="265"/>
+        <location filename="../models/manager.py" line="290"/>
         <source>Install it under the name:</source>
         <translation>安装为以下名称：</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="283"/>
+        <location filename="../models/manager.py" line="308"/>
         <source>Delete the model {0} from this computer?</source>
         <translation>要从这台电脑上删除模型 {0} 吗？</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="285"/>
+        <location filename="../models/manager.py" line="310"/>
         <source>Tingji is using it now; another installed model will be used instead.</source>
         <translation>听记正在使用它；删除后将改用另一个已安装的模型。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="288"/>
+        <location filename="../models/manager.py" line="314"/>
         <source>Delete the partial download of {0} ({1})? The next download starts from the beginning.</source>
         <translation>要删除 {0} 已下载的部分（{1}）吗？下次下载将从头开始。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="293"/>
+        <location filename="../models/manager.py" line="321"/>
         <source>Remove model</source>
         <translation>移除模型</translation>
     </message>
@@ -2284,17 +2449,17 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>正在下载 {0}</translation>
     </message>
     <message>
-        <location filename="../models/progress.py" line="89"/>
+        <location filename="../models/progress.py" line="91"/>
         <source>{0} of {1}</source>
         <translation>{0} / {1}</translation>
     </message>
     <message>
-        <location filename="../models/progress.py" line="92"/>
+        <location filename="../models/progress.py" line="101"/>
         <source>{0}/s</source>
         <translation>{0}/秒</translation>
     </message>
     <message>
-        <location filename="../models/progress.py" line="95"/>
+        <location filename="../models/progress.py" line="104"/>
         <source>{0} left</source>
         <translation>剩余 {0}</translation>
     </message>
@@ -2314,107 +2479,107 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>{0} 小时 {1} 分</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="339"/>
+        <location filename="../models/manager.py" line="374"/>
         <source>Installed {0}.</source>
         <translation>已安装 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="341"/>
+        <location filename="../models/manager.py" line="378"/>
         <source>{0}: not checked (no published SHA-256); pinned {1} now that the model verified. Later downloads must match it.</source>
         <translation>{0}：未校验（目录没有公布 SHA-256）；模型校验通过后已固定为 {1}。以后的下载必须与之一致。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="344"/>
+        <location filename="../models/manager.py" line="383"/>
         <source>{0}: all {1} files match their SHA-256.</source>
         <translation>{0}：全部 {1} 个文件与其 SHA-256 一致。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="351"/>
+        <location filename="../models/manager.py" line="390"/>
         <source>Removed {0}.</source>
         <translation>已移除 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="353"/>
+        <location filename="../models/manager.py" line="392"/>
         <source>Deleted the partial download of {0}.</source>
         <translation>已删除 {0} 已下载的部分。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="360"/>
+        <location filename="../models/manager.py" line="402"/>
         <source>{0} failed: {1}</source>
         <translation>{0}失败：{1}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="365"/>
+        <location filename="../models/manager.py" line="408"/>
         <source>Download of {0} cancelled; downloading it again resumes where it stopped.</source>
         <translation>已取消下载 {0}；再次下载时将从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="368"/>
+        <location filename="../models/manager.py" line="411"/>
         <source>{0} cancelled.</source>
         <translation>{0}已取消。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="372"/>
+        <location filename="../models/manager.py" line="416"/>
         <source>Download of {0}</source>
         <translation>下载 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="372"/>
+        <location filename="../models/manager.py" line="417"/>
         <source>Import of {0}</source>
         <translation>导入 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="373"/>
+        <location filename="../models/manager.py" line="418"/>
         <source>Verification of {0}</source>
         <translation>校验 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="373"/>
+        <location filename="../models/manager.py" line="419"/>
         <source>Removal of {0}</source>
         <translation>移除 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="374"/>
+        <location filename="../models/manager.py" line="420"/>
         <source>Deleting the partial download of {0}</source>
         <translation>删除 {0} 已下载的部分</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="387"/>
+        <location filename="../models/manager.py" line="434"/>
         <source>Speech models</source>
         <translation>语音模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="388"/>
+        <location filename="../models/manager.py" line="437"/>
         <source>Models Tingji can use. Downloads resume where they stopped; a file is checked against its SHA-256 where one is published or pinned (see the Hashes column), and every model is verified before it is installed.</source>
         <translation>Tingji 可用的模型。下载会从中断处继续；公布了或已固定 SHA-256 的文件会据此校验（见“哈希”列），每个模型在安装前都会经过校验。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="394"/>
+        <location filename="../models/manager.py" line="446"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="394"/>
+        <location filename="../models/manager.py" line="446"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="394"/>
+        <location filename="../models/manager.py" line="446"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="396"/>
+        <location filename="../models/manager.py" line="450"/>
         <source>Import folder…</source>
         <translation>导入文件夹…</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="397"/>
+        <location filename="../models/manager.py" line="451"/>
         <source>Verify</source>
         <translation>校验</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="397"/>
+        <location filename="../models/manager.py" line="452"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
@@ -2423,12 +2588,12 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">使用此模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="399"/>
+        <location filename="../models/manager.py" line="456"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="402"/>
+        <location filename="../models/manager.py" line="460"/>
         <source>Check every file of the model against its SHA-256</source>
         <translation>用 SHA-256 校验模型的每个文件</translation>
     </message>
@@ -2437,68 +2602,68 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">安装听记模型文件夹的副本，或 Fun-ASR-Nano GGUF 发布文件夹（CapsWriter-Offline）的副本</translation>
     </message>
     <message>
-        <location filename="../models/progress.py" line="99"/>
+        <location filename="../models/progress.py" line="108"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="304"/>
+        <location filename="../models/manager.py" line="335"/>
         <source>Forget the {0} SHA-256 hashes pinned by the first download of {1}? The next download cannot be checked against them; it pins new ones once the model verifies.</source>
         <translation>要忘记 {1} 首次下载时固定的 {0} 个 SHA-256 哈希吗？下次下载将无法用它们校验；模型校验通过后会固定新的哈希。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="307"/>
-        <location filename="../models/manager.py" line="398"/>
+        <location filename="../models/manager.py" line="340"/>
+        <location filename="../models/manager.py" line="453"/>
         <source>Forget pinned hashes</source>
         <translation>忘记固定的哈希</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="355"/>
+        <location filename="../models/manager.py" line="395"/>
         <source>Forgot {0} pinned SHA-256 hashes of {1}; its next download pins new ones.</source>
         <translation>已忘记 {1} 的 {0} 个固定 SHA-256 哈希；下次下载时会固定新的哈希。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="375"/>
+        <location filename="../models/manager.py" line="421"/>
         <source>Forgetting the pinned hashes of {0}</source>
         <translation>忘记 {0} 的固定哈希</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="403"/>
+        <location filename="../models/manager.py" line="463"/>
         <source>Forget the SHA-256 hashes pinned by this model&apos;s first download (after a legitimate update of the model)</source>
         <translation>忘记此模型首次下载时固定的 SHA-256 哈希（在模型正当更新之后使用）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="188"/>
+        <location filename="../models/manager.py" line="204"/>
         <source>None published</source>
         <translation>未公布</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="190"/>
+        <location filename="../models/manager.py" line="206"/>
         <source>Pinned by you</source>
         <translation>由你固定</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="191"/>
+        <location filename="../models/manager.py" line="207"/>
         <source>Published</source>
         <translation>已公布</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="197"/>
+        <location filename="../models/manager.py" line="214"/>
         <source>The catalog publishes no SHA-256 for {0} of its {1} files: downloading this model cannot check them. Their hashes are pinned once the model verifies, and later downloads must match.</source>
         <translation>目录没有公布其 {1} 个文件中 {0} 个的 SHA-256：下载此模型时无法校验这些文件。模型校验通过后会固定它们的哈希，以后的下载必须与之一致。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="201"/>
+        <location filename="../models/manager.py" line="220"/>
         <source>Downloads are checked against SHA-256 hashes pinned by your first download, not published by the catalog.</source>
         <translation>下载会用你首次下载时固定的 SHA-256 哈希校验，而不是目录公布的哈希。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="203"/>
+        <location filename="../models/manager.py" line="223"/>
         <source>Downloads are checked against the SHA-256 hashes the catalog publishes.</source>
         <translation>下载会用目录公布的 SHA-256 哈希校验。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="395"/>
+        <location filename="../models/manager.py" line="446"/>
         <source>Hashes</source>
         <translation>哈希</translation>
     </message>
@@ -2511,82 +2676,82 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelPickerDialog</name>
     <message>
-        <location filename="../models/picker.py" line="141"/>
+        <location filename="../models/picker.py" line="152"/>
         <source>The model catalog could not be read: {0}</source>
         <translation>无法读取模型目录：{0}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="172"/>
+        <location filename="../models/picker.py" line="183"/>
         <source>Choose a model folder to import</source>
         <translation>选择要导入的模型文件夹</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="183"/>
+        <location filename="../models/picker.py" line="196"/>
         <source>Installing {0}…</source>
         <translation>正在安装 {0}…</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="184"/>
+        <location filename="../models/picker.py" line="198"/>
         <source>Importing {0} as {1}…</source>
         <translation>正在把 {0} 导入为 {1}…</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="190"/>
+        <location filename="../models/picker.py" line="210"/>
         <source>&lt;b&gt;{0} is installed.&lt;/b&gt; Tingji is loading it and is then ready: drop audio or video files on the window, or dictate with the hotkey. Settings chooses a model for files and another for dictation.</source>
         <translation>&lt;b&gt;{0} 已安装。&lt;/b&gt;听记正在加载它，加载完即可使用：把音频或视频文件拖到窗口上，或用快捷键听写。在“设置”中可以为文件转写和听写分别选择模型。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="197"/>
+        <location filename="../models/picker.py" line="220"/>
         <source>Download of {0}</source>
         <translation>下载 {0}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="198"/>
+        <location filename="../models/picker.py" line="222"/>
         <source>Import of {0}</source>
         <translation>导入 {0}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="199"/>
+        <location filename="../models/picker.py" line="224"/>
         <source>{0} failed: {1}</source>
         <translation>{0} 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="203"/>
+        <location filename="../models/picker.py" line="229"/>
         <source>Download cancelled; downloading again resumes where it stopped.</source>
         <translation>下载已取消；再次下载会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="204"/>
+        <location filename="../models/picker.py" line="231"/>
         <source>Import cancelled.</source>
         <translation>导入已取消。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="225"/>
+        <location filename="../models/picker.py" line="253"/>
         <source>Choose a speech model</source>
         <translation>选择语音模型</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="228"/>
+        <location filename="../models/picker.py" line="257"/>
         <source>Tingji turns speech into text on this computer, with a speech model you download once. Pick one to start; you can add others later in Settings and use one for files and another for dictation.</source>
         <translation>听记在本机把语音转成文字，所用的语音模型只需下载一次。先选一个开始使用；以后可以在“设置”中添加其他模型，文件转写和听写可以各用一个。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="230"/>
+        <location filename="../models/picker.py" line="261"/>
         <source>Import a folder…</source>
         <translation>导入文件夹…</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="231"/>
+        <location filename="../models/picker.py" line="264"/>
         <source>A Tingji model folder, a pre-converted release, or an official checkpoint folder you downloaded yourself</source>
         <translation>听记模型文件夹、已转换好的发布包，或你自己下载的官方检查点文件夹</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="233"/>
+        <location filename="../models/picker.py" line="268"/>
         <source>Start using Tingji</source>
         <translation>开始使用听记</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="233"/>
+        <location filename="../models/picker.py" line="268"/>
         <source>Later</source>
         <translation>稍后</translation>
     </message>
@@ -2594,17 +2759,17 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelUse</name>
     <message>
-        <location filename="../models/status.py" line="96"/>
+        <location filename="../models/status.py" line="97"/>
         <source>&lt;b&gt;No speech model installed.&lt;/b&gt; Choose one to download, or import a model folder you have. Files you add now wait until a model is ready.</source>
         <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请选择一个下载，或导入已有的模型文件夹。现在添加的文件会等到模型就绪后再转写。</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="102"/>
+        <location filename="../models/status.py" line="103"/>
         <source>Choose a model…</source>
         <translation>选择模型…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="117"/>
+        <location filename="../models/status.py" line="118"/>
         <source>&lt;b&gt;The dictation model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载听写模型。&lt;/b&gt;{0}</translation>
     </message>
@@ -2629,57 +2794,57 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>与文件转写相同</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="167"/>
+        <location filename="../models/manager.py" line="183"/>
         <source>Files and dictation</source>
         <translation>文件转写和听写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="169"/>
+        <location filename="../models/manager.py" line="185"/>
         <source>Files</source>
         <translation>文件转写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="171"/>
+        <location filename="../models/manager.py" line="187"/>
         <source>Dictation</source>
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="320"/>
+        <location filename="../models/manager.py" line="355"/>
         <source>Dictation now uses {0}.</source>
         <translation>听写现在使用 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="325"/>
+        <location filename="../models/manager.py" line="360"/>
         <source>Files now use {0}.</source>
         <translation>文件转写现在使用 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="391"/>
+        <location filename="../models/manager.py" line="442"/>
         <source>Used for</source>
         <translation>用途</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="392"/>
+        <location filename="../models/manager.py" line="443"/>
         <source>Use for files</source>
         <translation>用于文件转写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="393"/>
+        <location filename="../models/manager.py" line="444"/>
         <source>Use for dictation</source>
         <translation>用于听写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="405"/>
+        <location filename="../models/manager.py" line="468"/>
         <source>Install a copy of a Tingji model folder or of a Fun-ASR-Nano GGUF release folder (CapsWriter-Offline), or convert an official checkpoint folder (Fun-ASR-Nano, SenseVoice-Small, Qwen3-ASR)</source>
         <translation>安装听记模型文件夹或 Fun-ASR-Nano GGUF 发布包文件夹（CapsWriter-Offline）的副本，或转换官方检查点文件夹（Fun-ASR-Nano、SenseVoice-Small、Qwen3-ASR）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="409"/>
+        <location filename="../models/manager.py" line="476"/>
         <source>Transcribe files (the queue) with this model</source>
         <translation>用此模型转写文件（队列）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="411"/>
+        <location filename="../models/manager.py" line="479"/>
         <source>Dictate with this model; a fast one answers sooner</source>
         <translation>用此模型听写；快速模型响应更快</translation>
     </message>
@@ -2699,7 +2864,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>{0}（加载失败）</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="323"/>
+        <location filename="../dictation/host.py" line="321"/>
         <location filename="../models/uses.py" line="38"/>
         <source>no model</source>
         <translation>无模型</translation>
@@ -2710,27 +2875,27 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>文件转写：{0} · 听写：{1}</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="306"/>
+        <location filename="../dictation/host.py" line="304"/>
         <source>The preview runs on the dictation model ({0}), less often when the model is slow.</source>
         <translation>预览使用听写模型（{0}）；模型较慢时刷新会少一些。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="316"/>
+        <location filename="../dictation/host.py" line="314"/>
         <source>Dictation model: none installed yet.</source>
         <translation>听写模型：尚未安装。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="318"/>
+        <location filename="../dictation/host.py" line="316"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt;, the same as for files.</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;，与文件转写相同。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="322"/>
+        <location filename="../dictation/host.py" line="320"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt; (files use {1}).</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;（文件转写使用 {1}）。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="325"/>
+        <location filename="../dictation/host.py" line="323"/>
         <source>Change…</source>
         <translation>更改…</translation>
     </message>
@@ -2748,17 +2913,17 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>QueueController</name>
     <message>
-        <location filename="../files/controller.py" line="344"/>
+        <location filename="../files/controller.py" line="345"/>
         <source>Loading the model again for {0}…</source>
         <translation>正在为 {0} 重新加载模型…</translation>
     </message>
     <message>
-        <location filename="../files/controller.py" line="415"/>
+        <location filename="../files/controller.py" line="417"/>
         <source>{0} was not exported: {1}</source>
         <translation>{0} 未能导出：{1}</translation>
     </message>
     <message>
-        <location filename="../files/controller.py" line="421"/>
+        <location filename="../files/controller.py" line="423"/>
         <source>Saved {0} beside {1}</source>
         <translation>已在 {1} 旁保存 {0}</translation>
     </message>
@@ -2786,12 +2951,12 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>进度</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="200"/>
+        <location filename="../files/queue_model.py" line="201"/>
         <source>Only part of this file was transcribed: {0}</source>
         <translation>此文件只转写了一部分：{0}</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="202"/>
+        <location filename="../files/queue_model.py" line="206"/>
         <source>Saved as {0}</source>
         <translation>已保存为 {0}</translation>
     </message>
@@ -3220,126 +3385,126 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="249"/>
+        <location filename="../files/transcript_view.py" line="250"/>
         <source>⚠ Only part of this file was transcribed: {0}</source>
         <translation>⚠ 此文件只转写了一部分：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="253"/>
+        <location filename="../files/transcript_view.py" line="254"/>
         <source>⚠ Not in Tingji&apos;s queue database (it could not be written); the files saved beside the source have this transcript.</source>
         <translation>⚠ 未写入听记的队列数据库（无法写入）；保存在源文件旁的文件中有这份转写稿。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="260"/>
+        <location filename="../files/transcript_view.py" line="261"/>
         <source>⚠ Not saved: Tingji could not write this transcript to its queue database. Export it to keep it.</source>
         <translation>⚠ 未保存：听记无法将此转写稿写入队列数据库。请导出以保留它。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="266"/>
+        <location filename="../files/transcript_view.py" line="267"/>
         <source>Saved beside the source as {0}</source>
         <translation>已保存在源文件旁：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="274"/>
+        <location filename="../files/transcript_view.py" line="275"/>
         <source>Select a file in the queue to see its transcript.</source>
         <translation>在队列中选择一个文件，即可查看转写结果。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="276"/>
+        <location filename="../files/transcript_view.py" line="277"/>
         <source>Waiting to be transcribed.</source>
         <translation>等待转写。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="278"/>
+        <location filename="../files/transcript_view.py" line="279"/>
         <source>Transcribing…
 Text appears here as it is recognised.</source>
         <translation>正在转写…
 识别出的文字会陆续显示在这里。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="280"/>
+        <location filename="../files/transcript_view.py" line="281"/>
         <source>This file could not be transcribed:
 {0}</source>
         <translation>无法转写此文件：
 {0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="284"/>
+        <location filename="../files/transcript_view.py" line="285"/>
         <source>Cancelled before any text was recognised.</source>
         <translation>在识别出任何文字之前已取消。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="286"/>
+        <location filename="../files/transcript_view.py" line="287"/>
         <source>No speech was found in this file.</source>
         <translation>此文件中没有发现语音。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="302"/>
+        <location filename="../files/transcript_view.py" line="303"/>
         <source>transcribed in {0:.1f} s</source>
         <translation>用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="304"/>
+        <location filename="../files/transcript_view.py" line="305"/>
         <source>cancelled: partial transcript</source>
         <translation>已取消：部分结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="308"/>
+        <location filename="../files/transcript_view.py" line="309"/>
         <source>Copy all</source>
         <translation>全部复制</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="309"/>
+        <location filename="../files/transcript_view.py" line="310"/>
         <source>Copy the whole transcript to the clipboard</source>
         <translation>把全部转写结果复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="310"/>
+        <location filename="../files/transcript_view.py" line="311"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="311"/>
+        <location filename="../files/transcript_view.py" line="312"/>
         <source>Save the transcript as TXT, SRT, VTT or JSON</source>
         <translation>把转写结果保存为 TXT、SRT、VTT 或 JSON</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="312"/>
+        <location filename="../files/transcript_view.py" line="313"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="334"/>
+        <location filename="../files/transcript_view.py" line="335"/>
         <source>Transcript copied to the clipboard.</source>
         <translation>转写结果已复制到剪贴板。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="355"/>
+        <location filename="../files/transcript_view.py" line="356"/>
         <source>Plain text (*.txt)</source>
         <translation>纯文本 (*.txt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="356"/>
+        <location filename="../files/transcript_view.py" line="357"/>
         <source>SubRip subtitles (*.srt)</source>
         <translation>SubRip 字幕 (*.srt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="357"/>
+        <location filename="../files/transcript_view.py" line="358"/>
         <source>WebVTT subtitles (*.vtt)</source>
         <translation>WebVTT 字幕 (*.vtt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="358"/>
+        <location filename="../files/transcript_view.py" line="359"/>
         <source>JSON with timings (*.json)</source>
         <translation>带时间信息的 JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="361"/>
+        <location filename="../files/transcript_view.py" line="362"/>
         <source>Export transcript</source>
         <translation>导出转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="372"/>
+        <location filename="../files/transcript_view.py" line="373"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
@@ -3392,6 +3557,15 @@ Text appears here as it is recognised.</source>
         <location filename="../tray.py" line="79"/>
         <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
         <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
+    </message>
+</context>
+<context>
+    <name>Warnings</name>
+    <message>
+        <location filename="../errors.py" line="145"/>
+        <source>; </source>
+        <comment>between two warnings of one file</comment>
+        <translation>；</translation>
     </message>
 </context>
 </TS>

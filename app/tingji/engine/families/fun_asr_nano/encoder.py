@@ -18,6 +18,7 @@ from ... import messages
 from ...manifest import Manifest
 from ...sessions import GraphSpec, OnnxGraphs
 from ..base import LoadOptions
+from .section import NanoSection
 
 # Short fixed bucket for dictation under the fixed policy: 10 s of audio.
 SHORT_BUCKET_FRAMES = 167
@@ -53,21 +54,12 @@ class NanoEncoder:
     """
 
     def __init__(self, manifest: Manifest, options: LoadOptions = LoadOptions()) -> None:
-        section = manifest.section
-        self.feature_dim = int((section.get("encoder") or {}).get("input_size", 560))
-        ctc = section.get("ctc") or {}
+        section: NanoSection = manifest.section
+        self.feature_dim = section.encoder.input_size
         specs = [
-            GraphSpec(
-                "encoder",
-                fixed_role="encoder_fixed",
-                dim_names=tuple((section.get("encoder") or {}).get("dim_names") or ("batch", "frames")),
-            ),
+            GraphSpec("encoder", fixed_role="encoder_fixed", dim_names=section.encoder.dim_names),
             # A CTC graph without a mask (peer releases) must see the real length.
-            GraphSpec(
-                "ctc",
-                padded=ctc.get("mask", True) is not False,
-                dim_names=tuple(ctc.get("dim_names") or ("batch", "frames")),
-            ),
+            GraphSpec("ctc", padded=section.ctc.mask, dim_names=section.ctc.dim_names),
         ]
         self.graphs = OnnxGraphs(manifest, specs, options, short_bucket=SHORT_BUCKET_FRAMES, warm=self._warm_up)
 

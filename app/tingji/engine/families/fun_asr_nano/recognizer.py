@@ -24,10 +24,13 @@ from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
 from ..llm import LlmFamily
 from .encoder import NanoEncoder, num_adaptor_rows
 from .prompt import LANGUAGE_WORDS, build_prompt
+from .section import NanoSection
 
 FAMILY = "fun-asr-nano"
 FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "ctc", "ctc_data", "decoder", "tokens")
 REQUIRED_FILES = ("encoder", "decoder")
+FRONTEND = FrontendConfig
+SECTION = NanoSection
 
 
 class FunAsrNano(LlmFamily):
@@ -37,18 +40,17 @@ class FunAsrNano(LlmFamily):
     stages = ("features", "encode", "ctc", "prefill", "generate")
 
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
-        section = manifest.section
+        section: NanoSection = manifest.section
         self.manifest = manifest
-        self.frontend = FrontendConfig.from_dict(manifest.frontend)
+        self.frontend: FrontendConfig = manifest.frontend
         self.encoder: NanoEncoder
         super().__init__(manifest, options, lambda: NanoEncoder(manifest, options))
         tokens = manifest.file("tokens")
-        ctc = section.get("ctc") or {}
         self.ctc_tokens = load_ctc_tokens(tokens) if tokens is not None and self.encoder.has_ctc else None
-        self.ctc_blank = int(ctc.get("blank_id", -1))
-        self.ctc_frame_s = float(ctc.get("frame_seconds", 0.06))
-        self.llm_input_dtype = str((section.get("decoder") or {}).get("input_dtype", "fp32"))
-        self.prompt_pieces = dict(section.get("prompt") or {})
+        self.ctc_blank = section.ctc.blank_id
+        self.ctc_frame_s = section.ctc.frame_seconds
+        self.llm_input_dtype = section.decoder.input_dtype
+        self.prompt_pieces = section.prompt
         self.capabilities = Capabilities(
             languages=tuple(LANGUAGE_WORDS),
             open_languages=True,

@@ -15,6 +15,7 @@ from ... import messages
 from ...manifest import Manifest
 from ...sessions import GraphSpec, OnnxGraphs
 from ..base import LoadOptions
+from .section import Qwen3EncoderInfo
 
 # Short fixed bucket for dictation under the fixed policy: 10 s of mel frames.
 SHORT_BUCKET_FRAMES = 1000
@@ -31,9 +32,9 @@ class Qwen3Encoder:
     """Runs `encoder` (or its fixed twin) of a Qwen3-ASR model folder."""
 
     def __init__(self, manifest: Manifest, options: LoadOptions = LoadOptions()) -> None:
-        info = manifest.section.get("encoder") or {}
-        self.n_mels = int(info.get("n_mels", 128))
-        self.chunk_frames = int(info.get("chunk_frames", 100))
+        info: Qwen3EncoderInfo = manifest.section.encoder
+        self.n_mels = info.n_mels
+        self.chunk_frames = info.chunk_frames
         spec = GraphSpec("encoder", fixed_role="encoder_fixed")
         self.graphs = OnnxGraphs(manifest, [spec], options, short_bucket=SHORT_BUCKET_FRAMES, warm=self._warm_up)
 

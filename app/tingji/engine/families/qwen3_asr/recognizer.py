@@ -25,10 +25,13 @@ from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
 from ..llm import LlmFamily
 from .encoder import Qwen3Encoder
 from .prompt import build_prompt, parse_answer
+from .section import Qwen3Section
 
 FAMILY = "qwen3-asr"
 FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "decoder")
 REQUIRED_FILES = ("encoder", "decoder")
+FRONTEND = MelConfig
+SECTION = Qwen3Section
 
 
 class Qwen3Asr(LlmFamily):
@@ -38,14 +41,13 @@ class Qwen3Asr(LlmFamily):
     stages = ("features", "encode", "prefill", "generate")
 
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
-        section = manifest.section
-        self.mel = MelConfig.from_dict(manifest.frontend)
+        section: Qwen3Section = manifest.section
+        self.mel: MelConfig = manifest.frontend
         self.filters = mel_filters(self.mel)
         self.encoder: Qwen3Encoder
         super().__init__(manifest, options, lambda: Qwen3Encoder(manifest, options))
-        self.pieces = dict(section.get("prompt") or {})
-        # code -> the model's own name for it, in the release's order (what a language menu lists)
-        self.language_names: dict[str, str] = dict(section.get("language_names") or {})
+        self.pieces = section.prompt
+        self.language_names = section.language_names  # code -> the model's own name, in the release's order
         self.capabilities = Capabilities(
             languages=tuple(self.language_names),
             detects_language=True,

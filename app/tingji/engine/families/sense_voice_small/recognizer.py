@@ -25,12 +25,15 @@ from ...manifest import Manifest
 from ...options import TranscribeOptions
 from ...sessions import GraphSpec, OnnxGraphs
 from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
-from .rich import N_QUERIES, QUERY_ROWS, classify, languages, query_ids, read_tags
+from .rich import N_QUERIES, classify, languages, query_ids, read_tags
+from .section import SenseVoiceSection
 from .tokens import BYTE, NORMAL, SPACE, UNUSED, USER_DEFINED, PieceTable, load_pieces
 
 FAMILY = "sense-voice-small"
 FILE_ROLES = ("encoder", "encoder_fixed", "encoder_data", "cmvn", "tokens")
 REQUIRED_FILES = ("encoder", "cmvn", "tokens")
+FRONTEND = FrontendConfig
+SECTION = SenseVoiceSection
 SHORT_BUCKET_FRAMES = 167  # fixed policy: a 10 s bucket for dictation beside the full window
 
 
@@ -52,8 +55,8 @@ class SenseVoiceSmall:
     decoder_device = ""
 
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
-        section = manifest.section
-        self.frontend = FrontendConfig.from_dict(manifest.frontend)
+        section: SenseVoiceSection = manifest.section
+        self.frontend: FrontendConfig = manifest.frontend
         try:
             self.cmvn = load_cmvn(manifest.file("cmvn"))
         except (OSError, ValueError) as exc:
@@ -61,10 +64,9 @@ class SenseVoiceSmall:
         self.pieces = load_pieces(manifest.file("tokens"))
         self.kinds = [classify(p) if t != BYTE else None for p, t in zip(self.pieces.pieces, self.pieces.types)]
         self.char_bytes = _char_bytes(self.pieces, self.kinds)
-        ctc = section.get("ctc") or {}
-        self.blank = int(ctc.get("blank_id", 0))
-        self.frame_s = float(ctc.get("frame_seconds", 0.06))
-        self.rows = section.get("queries") or QUERY_ROWS
+        self.blank = section.ctc.blank_id
+        self.frame_s = section.ctc.frame_seconds
+        self.rows = section.queries
         spec = GraphSpec("encoder", fixed_role="encoder_fixed")
         self.graphs = OnnxGraphs(manifest, [spec], options, short_bucket=SHORT_BUCKET_FRAMES, warm=self._warm_up)
         self.warnings = self.graphs.warnings
