@@ -71,12 +71,21 @@ def tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_checkpoint(tmp_path_factory.mktemp("ckpt") / "Fun-ASR-Nano-tiny", seed=0)
 
 
+# A session that starts another (tests/test_under_load.py) hands it the tiny model it already
+# exported: building it again, with every core busy, would be most of that run's time.
+PREBUILT_TINY_MODEL = "TINGJI_TEST_TINY_MODEL"
+
+
 @pytest.fixture(scope="session")
-def tiny_model(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny_model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny checkpoint exported with an f32 decoder: the reference-exact configuration."""
     from tingji.export import export_model
 
-    return export_model(tiny_checkpoint, tmp_path_factory.mktemp("models") / "tiny", decoder_quant="f32")
+    prebuilt = os.environ.get(PREBUILT_TINY_MODEL)
+    if prebuilt:
+        return Path(prebuilt)
+    checkpoint = request.getfixturevalue("tiny_checkpoint")
+    return export_model(checkpoint, tmp_path_factory.mktemp("models") / "tiny", decoder_quant="f32")
 
 
 @pytest.fixture(scope="session")
