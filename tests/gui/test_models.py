@@ -148,6 +148,7 @@ def _in_modal(qtbot, scenario: Callable[[ModelManagerDialog], None], open_it: Ca
         raise errors[0]
 
 
+@pytest.mark.load_sensitive
 def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server, catalog, tiny_zip):
     settings_mod.save(Settings())
     create_app()
@@ -223,7 +224,8 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         assert not dialog.models_changed  # the window need not reload again
 
     _in_modal(qtbot, scenario, window.open_model_manager)
-    assert meter.max_gap_s < 0.5, f"the GUI thread was blocked for {meter.max_gap_s:.2f} s"
+    print(f"\nlongest event-loop stall while downloading, cancelling, resuming: {meter.summary()}")
+    assert meter.max_stall_s < 0.5, meter.summary()
     assert window.engine.state is EngineState.READY
     window.close()
 
