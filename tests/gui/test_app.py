@@ -306,18 +306,20 @@ def test_drop_speech_with_demo_model_shows_the_spoken_words(qtbot, home: Path, t
     in what the GUI shows is a regression.
     """
     import soundfile as sf
-    import train_demo_model as demo
+    from demo_model.recipe import SAMPLE_RATE
+    from demo_model.speech import Speaker, espeak_many
+    from demo_model.text import normalise_words
 
     spoken = {
-        "memo one.wav": ("call home today", demo.Speaker("en-gb-x-rp", "Hugo", 168, 40, 1)),
-        "备忘 二.wav": ("save file three two", demo.Speaker("en-us", "Mike", 170, 50, 0)),
+        "memo one.wav": ("call home today", Speaker("en-gb-x-rp", "Hugo", 168, 40, 1)),
+        "备忘 二.wav": ("save file three two", Speaker("en-us", "Mike", 170, 50, 0)),
     }
-    clips = demo.espeak_many(spoken.values())
+    clips = espeak_many(spoken.values())
     paths = []
     for name, clip in zip(spoken, clips):
         paths.append(tmp_path / name)
         padded = np.concatenate([np.zeros(8000, np.float32), clip * 0.6, np.zeros(8000, np.float32)])
-        sf.write(str(paths[-1]), padded, demo.SAMPLE_RATE, subtype="PCM_16")
+        sf.write(str(paths[-1]), padded, SAMPLE_RATE, subtype="PCM_16")
 
     settings_mod.save(Settings(model=str(DEMO_MODEL)))
     window = _open(qtbot)
@@ -329,7 +331,7 @@ def test_drop_speech_with_demo_model_shows_the_spoken_words(qtbot, home: Path, t
             window.queue.select_job(job.id)
             assert window.panel.title.text() == name
             shown = " ".join(window.panel.shown_segments())
-            assert demo.normalise_words(shown) == text.split(), (name, shown)
+            assert normalise_words(shown) == text.split(), (name, shown)
     finally:
         window.close()
 
