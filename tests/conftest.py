@@ -32,7 +32,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 def _stacks_if_hung(request: pytest.FixtureRequest):
-    faulthandler.dump_traceback_later(HUNG_TEST_S, exit=True, file=request.config.stash[_STDERR])
+    # A test that sets a longer pytest-timeout of its own (a bound on a hang on a busy machine) gets
+    # pytest-timeout's failure first, and the watchdog a while after it.
+    marker = request.node.get_closest_marker("timeout")
+    own = int(marker.args[0]) + 300 if marker and marker.args else 0
+    faulthandler.dump_traceback_later(max(HUNG_TEST_S, own), exit=True, file=request.config.stash[_STDERR])
     yield
     faulthandler.cancel_dump_traceback_later()
 
