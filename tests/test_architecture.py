@@ -144,6 +144,103 @@ def test_the_second_home_scan_sees_a_re_export(tmp_path):
     print("scanner: sees `from` imports and module.attr uses of names a module does not define")
 
 
+# -- the GUI by feature ---------------------------------------------------------------------
+
+GUI_FEATURES = ("files", "dictation", "models")  # tingji.gui's feature folders
+GUI_JOINS = {"tingji.gui.app", "tingji.gui.main_window"}  # where the features are made and put together
+
+
+def _project_imports(here: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules that module `here` (its file: `path`) imports, anywhere (inside functions too)."""
+    is_pkg = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            source = _absolute(here, is_pkg, node.level, node.module)
+            found |= {f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name in modules}
+    return found
+
+
+def _gui_feature(module: str) -> str | None:
+    """The feature folder a tingji.gui module belongs to, None for a shared one."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 and parts[:2] == ["tingji", "gui"] and parts[2] in GUI_FEATURES else None
+
+
+def _gui_import_problems(modules: dict[str, Path]) -> list[str]:
+    problems = []
+    for module, path in modules.items():
+        if not module.startswith("tingji.gui.") or module in GUI_JOINS:
+            continue
+        own = _gui_feature(module)
+        for target in sorted(_project_imports(module, path, modules)):
+            feature = _gui_feature(target)
+            if feature is not None and feature != own:
+                who = f"the {own} feature" if own else "a shared GUI module"
+                problems.append(f"{module} ({who}) imports {target}")
+    return problems
+
+
+def test_shared_gui_modules_import_no_feature_and_features_not_each_other():
+    """Shared tingji.gui modules import none of files/, dictation/, models/; those never import each other.
+    Only app.py and main_window.py, which put the features together, import them all."""
+    modules = _modules()
+    problems = _gui_import_problems(modules)
+    joined = {_gui_feature(t) for m in GUI_JOINS for t in _project_imports(m, modules[m], modules)} - {None}
+    assert joined == set(GUI_FEATURES)  # the scan sees feature imports where they are allowed
+    shared = [m for m in modules if m.startswith("tingji.gui.") and _gui_feature(m) is None and m not in GUI_JOINS]
+    print(f"{len(shared)} shared GUI modules and the three feature folders checked; {len(problems)} problems")
+    assert problems == []
+
+
+def test_the_gui_import_scan_sees_a_shared_module_importing_a_feature(tmp_path):
+    """The scanner itself: a shared module importing a feature (at the top or inside a function), a feature
+    importing another; a feature importing a shared module is fine."""
+    gui = tmp_path / "tingji" / "gui"
+    for folder in ("files", "models"):
+        (gui / folder).mkdir(parents=True)
+        (gui / folder / "__init__.py").write_text("")
+    (gui / "__init__.py").write_text("")
+    (gui / "files" / "storage.py").write_text("")
+    (gui / "theme.py").write_text("def f():\n    from .files.storage import Status\n")
+    (gui / "models" / "uses.py").write_text("from .. import theme\nfrom ..files import storage\n")
+    names = {
+        "tingji.gui": gui / "__init__.py",
+        "tingji.gui.theme": gui / "theme.py",
+        "tingji.gui.files": gui / "files" / "__init__.py",
+        "tingji.gui.files.storage": gui / "files" / "storage.py",
+        "tingji.gui.models": gui / "models" / "__init__.py",
+        "tingji.gui.models.uses": gui / "models" / "uses.py",
+    }
+    assert _gui_import_problems(names) == [
+        "tingji.gui.theme (a shared GUI module) imports tingji.gui.files.storage",
+        "tingji.gui.models.uses (the models feature) imports tingji.gui.files.storage",
+    ]
+
+
+def test_the_provider_precision_and_quant_lists_have_one_home():
+    """The CLI's choices and the settings' check read the engine's and the converters' lists (the same objects)."""
+    import argparse
+
+    from tingji.cli.main import build_parser
+    from tingji.engine.sessions import PROVIDER_CHOICES, PROVIDER_NAMES, PROVIDERS
+    from tingji.export.choices import PRECISIONS, QUANTS
+    from tingji.gui.settings import Settings
+
+    def choices(command: str, option: str):
+        sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+        return next(a for a in sub.choices[command]._actions if option in a.option_strings).choices
+
+    assert choices("transcribe", "--provider") is PROVIDER_CHOICES
+    assert choices("export-model", "--precision") is PRECISIONS
+    assert choices("export-model", "--decoder-quant") is QUANTS
+    assert PROVIDER_CHOICES == ("auto", *PROVIDERS) and set(PROVIDER_NAMES) == set(PROVIDERS)
+    kept = [Settings(provider=p).normalised().provider for p in (*PROVIDER_CHOICES, "tpu")]
+    assert kept == [*PROVIDER_CHOICES, "auto"]  # every choice is a valid setting, anything else is "auto"
+
+
 # -- the family contract ----------------------------------------------------------------------
 
 

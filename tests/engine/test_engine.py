@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
+from dataclasses import FrozenInstanceError, replace
 
 import numpy as np
 import pytest
 
 from tests.support.audio import espeak, write_wav
 from tests.support.paths import ROOT
-from tingji.engine import Cancelled, Engine
+from tingji.engine import Cancelled, Engine, Lane, TranscribeOptions, transcribe
 from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.families.base import LoadOptions
 from tingji.engine.families.fun_asr_nano.encoder import NanoEncoder
 from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.engine.manifest import load_manifest
@@ -112,7 +115,7 @@ def test_silence_only_gives_no_text(engine):
 def test_fixed_shape_policy_only_uses_warmed_shapes(tiny_model, speech_en):
     """The DirectML policy, run on the CPU provider: every run uses a warmed bucket shape."""
     manifest = load_manifest(tiny_model)
-    enc = NanoEncoder(manifest, "cpu", policy="fixed")
+    enc = NanoEncoder(manifest, LoadOptions(provider="cpu", policy="fixed"))
     assert enc.graphs.buckets == (167, manifest.window_frames)
     warmed = {(1, b) for b in enc.graphs.buckets}
     engine = Engine(tiny_model, "cpu", policy="fixed")
@@ -349,7 +352,7 @@ def test_the_files_lane_parks_after_a_file_and_the_live_lane_does_not(exact_engi
 def test_a_text_only_take_skips_the_ctc_pass_and_keeps_the_text(exact_engine, speech_en):
     """Dictation asks for text only (timestamps=False): the CTC head, which only times characters, is not run."""
     timed = exact_engine.live.transcribe(speech_en)
-    text_only = exact_engine.live.transcribe(speech_en, timestamps=False)
+    text_only = exact_engine.live.transcribe(speech_en, TranscribeOptions(timestamps=False))
     print(f"ctc {timed.timings['ctc'] * 1000:.1f} ms with timestamps, {text_only.timings['ctc'] * 1000:.1f} without")
     assert text_only.window_tokens == timed.window_tokens and text_only.text == timed.text
     assert timed.timings["ctc"] > 0 and text_only.timings["ctc"] == 0
@@ -358,9 +361,25 @@ def test_a_text_only_take_skips_the_ctc_pass_and_keeps_the_text(exact_engine, sp
 
 def test_hotwords_and_language_change_the_prompt(engine, speech_en):
     base = engine.transcribe(speech_en)
-    hot = engine.transcribe(speech_en, hotwords=["Tingji", "听记"], language="en")
+    hot = engine.transcribe(speech_en, TranscribeOptions(hotwords=["Tingji", "听记"], language="en"))
     assert base.window_tokens != hot.window_tokens  # the prompt reached the model
     assert hot.language == "en"
+
+
+def test_one_options_object_from_every_caller_to_the_family(engine, speech_en):
+    """`TranscribeOptions` is frozen and hashable whatever sequence the hotwords came in (the families key
+    their tokenised prompts by it), and the lanes and the one-shot function take it as `Engine.transcribe` does."""
+    listed = TranscribeOptions(hotwords=["Tingji", " ", "听记"], language="English")
+    assert listed.hotwords == ("Tingji", " ", "听记") and hash(listed) == hash(replace(listed))
+    assert TranscribeOptions(hotwords="Tingji").hotwords == ("Tingji",)  # one word, not five letters
+    with pytest.raises(FrozenInstanceError):
+        listed.language = "zh"  # type: ignore[misc]
+    for call in (Engine.transcribe, Lane.transcribe, transcribe):
+        kinds = {p.kind for p in inspect.signature(call).parameters.values()}
+        assert inspect.Parameter.VAR_KEYWORD not in kinds and "options" in inspect.signature(call).parameters
+    fitted, warnings = engine._options(listed)
+    assert (fitted.language, fitted.hotwords, warnings) == ("en", ("Tingji", "听记"), [])  # blank word dropped
+    assert engine.live.transcribe(speech_en, listed).window_tokens == engine.transcribe(speech_en, fitted).window_tokens
 
 
 def test_timings_and_metadata(engine, speech_en):

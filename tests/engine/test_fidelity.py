@@ -16,8 +16,9 @@ import pytest
 import torch
 
 from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.families.fun_asr_nano.encoder import num_adaptor_rows
 from tingji.engine.families.fun_asr_nano.prompt import build_prompt
-from tingji.engine.frontend import features, num_audio_tokens
+from tingji.engine.frontend import features
 from tingji.engine.manifest import load_manifest
 from tingji.export.lint import lint_directml
 
@@ -248,7 +249,7 @@ def test_end_to_end_tokens_match_funasr(tiny_model, reference, clip, request):
     enc, ada = _session(manifest.file("encoder")).run(
         None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)}
     )
-    rows = ada[0, : num_audio_tokens(len(feats))]
+    rows = ada[0, : num_adaptor_rows(len(feats))]
     dec = open_decoder(
         manifest.file("decoder"), eos_ids=manifest.section["special_tokens"]["eos_ids"], n_ctx=1024, exact=True
     )
@@ -280,7 +281,7 @@ def test_bf16_config_rounds_audio_rows_like_the_reference(tmp_path, speech_en):
     _, ada = _session(manifest.file("encoder")).run(
         None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)}
     )
-    n = num_audio_tokens(len(feats))
+    n = num_adaptor_rows(len(feats))
     before = len(
         open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256).tokenize(
             build_prompt(manifest.section["prompt"]).before

@@ -18,6 +18,7 @@ import pytest
 import soundfile as sf
 
 from tingji.engine import frontend as fe
+from tingji.engine.families.fun_asr_nano.encoder import num_adaptor_rows
 
 SR = 16000
 # Measured: <= 3e-4 worst case (mean ~2e-6), all of it knf's float32 FFT
@@ -259,10 +260,10 @@ def test_frame_counts_match_arrays_and_reference():
     # 60 s window: 5998 fbank frames -> 1000 LFR frames -> 125 audio tokens.
     assert fe.num_fbank_frames(960000) == 5998
     assert fe.num_lfr_frames(960000) == 1000
-    assert fe.num_audio_tokens(1000) == 125
+    assert num_adaptor_rows(1000) == 125
 
 
-def test_num_audio_tokens_is_funasr_formula():
+def test_num_adaptor_rows_is_funasr_formula():
     def reference(t: int) -> int:  # funasr/models/fun_asr_nano/model.py, verbatim
         olens = 1 + (t - 3 + 2 * 1) // 2
         olens = 1 + (olens - 3 + 2 * 1) // 2
@@ -270,12 +271,12 @@ def test_num_audio_tokens_is_funasr_formula():
         return fake_token_len_i
 
     for t in range(1, 3001):
-        assert fe.num_audio_tokens(t) == reference(t), t
-        assert fe.num_audio_tokens(t) == -(-t // 8), t  # it boils down to ceil(T / 8)
-    assert [fe.num_audio_tokens(t) for t in (1, 8, 9, 16, 17)] == [1, 1, 2, 2, 3]
-    assert fe.num_audio_tokens(0) == reference(0) == 0
+        assert num_adaptor_rows(t) == reference(t), t
+        assert num_adaptor_rows(t) == -(-t // 8), t  # it boils down to ceil(T / 8)
+    assert [num_adaptor_rows(t) for t in (1, 8, 9, 16, 17)] == [1, 1, 2, 2, 3]
+    assert num_adaptor_rows(0) == reference(0) == 0
     with pytest.raises(ValueError):
-        fe.num_audio_tokens(-1)
+        num_adaptor_rows(-1)
 
 
 # --------------------------------------------------------------------------
@@ -290,7 +291,7 @@ def test_empty_and_one_sample():
         assert fe.features(x).shape == (0, 560)
         assert fe.features(x).dtype == np.float32
         assert fe.num_fbank_frames(n) == fe.num_lfr_frames(n) == 0
-        assert fe.num_audio_tokens(fe.num_lfr_frames(n)) == 0
+        assert num_adaptor_rows(fe.num_lfr_frames(n)) == 0
     with pytest.raises(ValueError, match="1-D"):
         fe.fbank(np.zeros((2, 16000), np.float32))
     with pytest.raises(ValueError, match="float"):

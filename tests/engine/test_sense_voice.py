@@ -16,7 +16,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from tingji.engine import Engine
+from tingji.engine import Engine, TranscribeOptions
 from tingji.engine.families.sense_voice_small.rich import N_QUERIES, QUERY_ROWS, query_ids
 from tingji.engine.families.sense_voice_small.tokens import load_pieces
 from tingji.engine.frontend import FrontendConfig, features, load_cmvn
@@ -135,7 +135,7 @@ def test_matches_funasr(sv_model, sv_reference, exact_engine, clip, request):
         worst = max(worst, float(np.abs(ours - expected).max()))
         assert (np.concatenate([q_ids[0, :, 0], ids[0, :, 0]]) == ref["path"]).all(), (language, itn)
 
-        t = exact_engine.transcribe(wav, language=forced, itn=itn)
+        t = exact_engine.transcribe(wav, TranscribeOptions(language=forced, itn=itn))
         tokens, frames = _collapse(ref["path"])
         assert t.windows == 1 and t.window_tokens[0] == tokens, (language, itn)
         assert t.text == TAG.sub("", ref["text"]).strip(), (language, itn)
@@ -192,7 +192,7 @@ def test_capabilities_and_what_it_cannot_do(exact_engine, speech_en):
     caps = exact_engine.capabilities
     assert caps.languages == ("zh", "en", "yue", "ja", "ko") and caps.detects_language and caps.itn
     assert not caps.hotwords and caps.timestamps == "tokens" and caps.tags == ("emotion", "event") and caps.live_lane
-    t = exact_engine.transcribe(speech_en, language="fr", hotwords=["Tingji"])
+    t = exact_engine.transcribe(speech_en, TranscribeOptions(language="fr", hotwords=["Tingji"]))
     print("warnings:", t.warnings)
     assert any("no hotword support" in w for w in t.warnings)
     assert any("cannot be told the language 'fr'" in w and "detecting" in w for w in t.warnings)

@@ -23,7 +23,7 @@ from tests.support.audio import write_wav
 from tests.support.cpu_paths import NATIVE, PATHS, run_graphs
 from tests.support.int8_checks import MAX_CTC_PATH_EDIT_RATE, ctc_agreement
 from tests.support.paths import ROOT
-from tingji.engine import Engine
+from tingji.engine import Engine, TranscribeOptions
 from tingji.engine.families.base import LoadOptions
 from tingji.engine.families.sense_voice_small.recognizer import load as load_sense_voice
 from tingji.engine.families.sense_voice_small.rich import query_ids
@@ -224,7 +224,7 @@ def test_transcribe_cli_reports_tags_and_warns_about_hotwords(sv_model, speech_e
     )
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "clip.json").read_text(encoding="utf-8"))
-    expected = Engine(sv_model, "cpu").transcribe(clip, itn=False)
+    expected = Engine(sv_model, "cpu").transcribe(clip, TranscribeOptions(itn=False))
     print(f"window_info {data['window_info']}; {len(data['segments'])} segments; stderr {r.stderr.strip()!r}")
     assert data["family"] == "sense-voice-small" and data["text"] == expected.text
     assert [w["index"] for w in data["window_info"]] == [w.index for w in expected.window_info]

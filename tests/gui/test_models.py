@@ -155,7 +155,7 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
     window = create_window()
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.engine.state is EngineState.NONE, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.NONE, timeout=TIMEOUT_MS)
     meter = StallMeter()
 
     def scenario(dialog: ModelManagerDialog) -> None:
@@ -221,14 +221,14 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         dialog.buttons["use"].click()
         assert window.settings.model == NAME and settings_mod.load().model == NAME
         assert _row(dialog, NAME)[2] == "Installed · in use" and not dialog.buttons["use"].isEnabled()
-        qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=TIMEOUT_MS)
-        assert window.engine.detail == NAME
+        qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.READY, timeout=TIMEOUT_MS)
+        assert window.engine.detail_of("files") == NAME
         assert not dialog.models_changed  # the window need not reload again
 
-    _in_modal(qtbot, scenario, window.open_model_manager)
+    _in_modal(qtbot, scenario, window.models.open_manager)
     print(f"\nlongest event-loop stall while downloading, cancelling, resuming: {meter.summary()}")
     assert meter.max_stall_s < 0.5, meter.summary()
-    assert window.engine.state is EngineState.READY
+    assert window.engine.state_of("files") is EngineState.READY
     window.close()
 
 

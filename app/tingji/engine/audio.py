@@ -309,8 +309,8 @@ class _AVSource:
     """A file FFmpeg opened; decodes only the first audio stream.
 
     PyAV is imported here, on the first file libsndfile cannot read: loading
-    FFmpeg's libraries costs ~40 ms of CPU and ~10 MB, which dictation and
-    WAV/FLAC files never need (and start-up should not pay).
+    FFmpeg's libraries costs CPU time and memory that dictation and WAV/FLAC
+    files never need, and start-up should not pay (benchmarks/README.md#smaller-choices).
     """
 
     def __init__(self, path: str) -> None:

@@ -43,7 +43,6 @@ __all__ = [
     "features",
     "num_fbank_frames",
     "num_lfr_frames",
-    "num_audio_tokens",
     "Cmvn",
     "load_cmvn",
 ]
@@ -269,21 +268,6 @@ def num_fbank_frames(n_samples: int, cfg: FrontendConfig = _NANO) -> int:
 def num_lfr_frames(n_samples: int, cfg: FrontendConfig = _NANO) -> int:
     """Rows `features` returns for a clip: ceil(fbank frames / lfr_n)."""
     return -(-num_fbank_frames(n_samples, cfg) // cfg.lfr_n)
-
-
-def num_audio_tokens(n_lfr: int) -> int:
-    """Adaptor rows (LLM audio placeholder tokens) for `n_lfr` LFR frames.
-
-    This is funasr's Fun-ASR-Nano ``data_load_speech`` arithmetic, kept
-    literally (two stride-2 convolutions, then one more halving) including
-    Python's floor division. It comes to ceil(n_lfr / 8), so 0 frames give 0
-    tokens and a 60 s window (1000 LFR frames) gives 125.
-    """
-    if n_lfr < 0:
-        raise ValueError(f"n_lfr must be >= 0, got {n_lfr}")
-    olens = 1 + (n_lfr - 3 + 2 * 1) // 2
-    olens = 1 + (olens - 3 + 2 * 1) // 2
-    return (olens - 1) // 2 + 1
 
 
 # --------------------------------------------------------------------------

@@ -80,13 +80,6 @@ def num_frames(n_samples: int, cfg: MelConfig = MelConfig()) -> int:
     return max(n_samples, cfg.min_samples) // cfg.hop
 
 
-def num_audio_tokens(frames: int, chunk_frames: int = 100) -> int:
-    """Audio rows the encoder gives for `frames` valid frames: 13 per full 100-frame chunk,
-    ceil(rest / 8) for the partial last one (three stride-2 convolutions)."""
-    per_chunk = -(-chunk_frames // 8)
-    return frames // chunk_frames * per_chunk + -(-(frames % chunk_frames) // 8)
-
-
 def log_mel(samples: np.ndarray, cfg: MelConfig = MelConfig(), filters: np.ndarray | None = None) -> np.ndarray:
     """[frames, n_mels] float32 log-mel of 16 kHz mono float samples (frames = `num_frames`)."""
     x = np.asarray(samples)

@@ -40,7 +40,7 @@ class ModelAbout:
     speed: str  # one of SPEEDS
     best_for: tuple[str, ...]  # words of BEST_FOR
     download_mb: int | None = None  # approximate download size; None: not known before downloading
-    rank: int = 100  # the picker's order, lowest first
+    rank: int = 100  # the picker's order, lowest first; also which installed model files run when none is named
 
 
 def parse_about(where: Path, name: str, raw: Any) -> ModelAbout | None:

@@ -22,9 +22,10 @@ import numpy as np
 from .. import prefix_cache
 from ..decoder import DecodeOptions, DecodeResult, LlamaContext, LlamaModel, load_for_provider
 from ..manifest import Manifest
+from ..options import TranscribeOptions
 from ..sessions import OnnxGraphs, pick_provider
 from ..threads import BusyMeter
-from .base import CancelCheck, LoadOptions, RecognizeOptions
+from .base import CancelCheck, LoadOptions
 
 
 class Encoder(Protocol):
@@ -63,7 +64,8 @@ class LlmFamily:
         return self._graphs.provider
 
     def open_lane(self) -> LlamaContext:
-        return self.llm.context(
+        return LlamaContext(
+            self.llm,
             eos_ids=self.stop_ids,
             n_ctx=self.n_ctx,
             n_threads=self.threads,
@@ -82,7 +84,7 @@ class LlmFamily:
         (`LlamaContext.prefill_ahead`). The encoder was warmed when its
         sessions were made.
         """
-        before, _ = self._prompt(RecognizeOptions())
+        before, _ = self._prompt(TranscribeOptions())
         if self._cells_cache is not None and prefix_cache.restore(
             self._cells_cache, self._cells_fields(before), lane, before
         ):
@@ -94,7 +96,7 @@ class LlmFamily:
         """Decode the default prompt's prefix and keep its cells: even the first start after install has them."""
         if self._cells_cache is None:
             return
-        before, _ = self._prompt(RecognizeOptions())
+        before, _ = self._prompt(TranscribeOptions())
         lane.prefill(before, np.zeros((0, lane.n_embd), np.float32), [])
         self._cells_to_store = False
         prefix_cache.store(self._cells_cache, self._cells_fields(before), lane, before)
@@ -105,7 +107,7 @@ class LlmFamily:
     def close(self) -> None:
         self.llm.close()
 
-    def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
+    def _prompt(self, options: TranscribeOptions) -> tuple[list[int], list[int]]:
         raise NotImplementedError
 
     def prompt_ids(self, key: Hashable, texts: Callable[[], tuple[str, str]]) -> tuple[list[int], list[int]]:
@@ -119,7 +121,7 @@ class LlmFamily:
         self,
         lane: LlamaContext,
         rows: np.ndarray,
-        options: RecognizeOptions,
+        options: TranscribeOptions,
         timings: dict[str, float],
         cancel: CancelCheck | None,
     ) -> DecodeResult:
@@ -131,7 +133,7 @@ class LlmFamily:
         decoded = lane.generate(before, rows, after, opts, cancel=cancel)
         timings["prefill"] = decoded.prefill_s
         timings["generate"] = decoded.generate_s
-        if self._cells_to_store and self._cells_cache is not None and before == self._prompt(RecognizeOptions())[0]:
+        if self._cells_to_store and self._cells_cache is not None and before == self._prompt(TranscribeOptions())[0]:
             # Once per model and machine: this window's prefix cells serve every later load.
             self._cells_to_store = False
             prefix_cache.store(self._cells_cache, self._cells_fields(before), lane, before)

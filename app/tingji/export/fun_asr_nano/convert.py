@@ -18,9 +18,9 @@ import torch
 
 from ...engine.families.fun_asr_nano.prompt import build_prompt, pieces_from_config
 from ...engine.frontend import FrontendConfig, num_lfr_frames
-from ...engine.manifest import Manifest, file_entry
+from ...engine.manifest import Manifest
 from ...errors import ModelError
-from .. import messages
+from .. import folder_manifest, messages
 from ..funasr_frontend import frontend_settings
 from ..gguf_tools import export_decoder
 from .checkpoint import Checkpoint, load_checkpoint
@@ -39,10 +39,7 @@ def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
 def convert(
     source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool, say: Callable[[str], None]
 ) -> Manifest:
-    """Write every file into `work` (an empty folder) and return the manifest describing them.
-
-    `precision` and `decoder_quant` were checked by `export_model`."""
-    say(f"reading checkpoint {source}")
+    """A Fun-ASR-Nano checkpoint: encoder + adaptor and CTC graphs, the Qwen3 LLM as a GGUF (see `CONVERTERS`)."""
     ckpt = load_checkpoint(source)
     dims = ckpt.dims
     frontend = _frontend_dict(ckpt.frontend_conf())
@@ -97,16 +94,8 @@ def convert(
         },
         "ctc": ctc_info,
     }
-    return Manifest(
-        folder=work,
-        family=FAMILY,
-        files={role: file_entry(work, path) for role, path in files.items()},
-        window_seconds=WINDOW_SECONDS,
-        window_frames=window_frames,
-        frontend=frontend,
-        section=section,
-        source={"model_pt_sha256": ckpt.sha256, "folder": source.name},
-    )
+    origin = {"model_pt_sha256": ckpt.sha256, "folder": source.name}
+    return folder_manifest(work, FAMILY, files, (WINDOW_SECONDS, window_frames), frontend, section, origin)
 
 
 def _frontend_dict(conf: dict[str, Any]) -> dict[str, Any]:

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ...engine.families.qwen3_asr.prompt import DEFAULT_PIECES
-from ...engine.manifest import Manifest, file_entry
+from ...engine.manifest import Manifest
 from ...engine.mel import MelConfig
+from .. import folder_manifest
 from ..gguf_tools import export_decoder
 from .checkpoint import (
     Checkpoint,
@@ -41,10 +42,7 @@ def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
 def convert(
     source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool, say: Callable[[str], None]
 ) -> Manifest:
-    """Write every file into `work` (an empty folder) and return the manifest describing them.
-
-    `precision` and `decoder_quant` were checked by `export_model`."""
-    say(f"reading checkpoint {source}")
+    """A Qwen3-ASR release: the audio tower as ONNX, the thinker's text model as a GGUF (see `CONVERTERS`)."""
     ckpt = load_checkpoint(source)
     dims = encoder_dims(ckpt)
     mel = MelConfig(n_mels=dims.n_mels)
@@ -87,16 +85,8 @@ def convert(
             "n_layer": int(ckpt.text_config["num_hidden_layers"]),
         },
     }
-    return Manifest(
-        folder=work,
-        family=FAMILY,
-        files={role: file_entry(work, path) for role, path in files.items()},
-        window_seconds=WINDOW_SECONDS,
-        window_frames=window_frames,
-        frontend=mel.to_dict(),
-        section=section,
-        source={"weights_sha256": ckpt.weights_sha256(), "folder": source.name},
-    )
+    origin = {"weights_sha256": ckpt.weights_sha256(), "folder": source.name}
+    return folder_manifest(work, FAMILY, files, (WINDOW_SECONDS, window_frames), mel.to_dict(), section, origin)
 
 
 def _special_tokens(ckpt: Checkpoint) -> dict[str, Any]:

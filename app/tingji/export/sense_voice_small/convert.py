@@ -19,9 +19,9 @@ import torch
 
 from ...engine.families.sense_voice_small.rich import QUERY_ROWS
 from ...engine.frontend import FrontendConfig, num_lfr_frames
-from ...engine.manifest import Manifest, file_entry
+from ...engine.manifest import Manifest
 from ...errors import ModelError
-from .. import messages
+from .. import folder_manifest, messages
 from ..funasr_frontend import frontend_settings
 from ..layers import split_state
 from ..onnx_tools import BATCH_FRAMES, export_graph, for_precision, save_sharing_weights, to_int8
@@ -47,11 +47,8 @@ def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
 def convert(
     source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool, say: Callable[[str], None]
 ) -> Manifest:
-    """Write every file into `work` (an empty folder) and return the manifest describing them.
-
-    `decoder_quant` does not apply: SenseVoice has no LLM decoder.
-    """
-    say(f"reading checkpoint {source}")
+    """A SenseVoice-Small checkpoint: one encoder + CTC graph (see `CONVERTERS`); `decoder_quant` does not
+    apply, as it has no LLM decoder."""
     ckpt = load_checkpoint(source)
     frontend = frontend_settings(ckpt.frontend_conf())
     cfg = FrontendConfig.from_dict(frontend)
@@ -79,16 +76,8 @@ def convert(
         "queries": QUERY_ROWS,
         "window_reason": WINDOW_REASON,
     }
-    return Manifest(
-        folder=work,
-        family=FAMILY,
-        files={role: file_entry(work, path) for role, path in files.items()},
-        window_seconds=WINDOW_SECONDS,
-        window_frames=window_frames,
-        frontend=frontend,
-        section=section,
-        source={"model_pt_sha256": ckpt.sha256, "folder": source.name},
-    )
+    origin = {"model_pt_sha256": ckpt.sha256, "folder": source.name}
+    return folder_manifest(work, FAMILY, files, (WINDOW_SECONDS, window_frames), frontend, section, origin)
 
 
 def build_graph(ckpt: Checkpoint) -> SenseVoiceGraph:

@@ -33,6 +33,14 @@ from ..timefmt import clock
 from .storage import Job, Status
 
 JOB_MIME = "application/x-tingji-job-ids"
+# How each status is coloured (theme.tone_color).
+STATUS_TONES = {
+    Status.WAITING: "quiet",
+    Status.RUNNING: "busy",
+    Status.DONE: "good",
+    Status.FAILED: "bad",
+    Status.CANCELLED: "caution",
+}
 JobIdRole = Qt.ItemDataRole.UserRole + 1
 FractionRole = Qt.ItemDataRole.UserRole + 2
 StatusRole = Qt.ItemDataRole.UserRole + 3
@@ -194,7 +202,7 @@ class QueueModel(QAbstractTableModel):
                 lines.append(self.tr("Saved as {0}").format(", ".join(Path(p).name for p in job.exported)))
             return "\n".join(lines)
         if role == Qt.ItemDataRole.ForegroundRole and col in (Column.STATUS, Column.PROGRESS):
-            return theme.warning_color() if job.incomplete else theme.status_color(job.status)
+            return theme.warning_color() if job.incomplete else theme.tone_color(STATUS_TONES[job.status])
         if role == Qt.ItemDataRole.TextAlignmentRole and col == Column.DURATION:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == JobIdRole:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...engine.sessions import PROVIDER_NAMES
 from ...engine.transcript import Segment, Transcript
 from ...engine.writers import FORMATS, write
 from ...errors import TingjiError
@@ -39,7 +40,6 @@ from .player import SegmentPlayer
 from .storage import Job, Status
 
 AnyIndex = QModelIndex | QPersistentModelIndex
-PROVIDER_NAMES = {"dml": "DirectML", "cuda": "CUDA", "cpu": "CPU"}
 
 
 class SegmentModel(QAbstractTableModel):
@@ -92,7 +92,7 @@ class SegmentModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
-            return theme.status_color(Status.RUNNING) if index.row() == self.playing_row else theme.secondary_text()
+            return theme.tone_color("busy") if index.row() == self.playing_row else theme.secondary_text()
         if role == Qt.ItemDataRole.FontRole and index.row() == self.playing_row:
             font = QFont()
             font.setBold(True)

@@ -237,6 +237,90 @@ The details are in {1}.</source>
     </message>
 </context>
 <context>
+    <name>DictationStatus</name>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="40"/>
+        <source>Dictation: waiting for the model</source>
+        <translation>听写：等待模型</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="41"/>
+        <source>Dictation: press {0}</source>
+        <translation>听写：按 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="42"/>
+        <source>Dictation: hotkey unavailable</source>
+        <translation>听写：快捷键不可用</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="43"/>
+        <source>Dictation: listening…</source>
+        <translation>听写：正在聆听…</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="44"/>
+        <source>Dictation: transcribing…</source>
+        <translation>听写：正在转写…</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="52"/>
+        <source>Open the dictation page</source>
+        <translation>打开听写页面</translation>
+    </message>
+</context>
+<context>
+    <name>EngineBanner</name>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="101"/>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="113"/>
+        <source>Manage models…</source>
+        <translation>管理模型…</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="119"/>
+        <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
+        <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="134"/>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>EngineStatus</name>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="55"/>
+        <source>Loading model {0}…</source>
+        <translation>正在加载模型 {0}…</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="59"/>
+        <source>Ready · {0} on {1}</source>
+        <translation>就绪 · {0}（{1}）</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="61"/>
+        <source>Model failed to load: {0}</source>
+        <translation>模型加载失败：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="64"/>
+        <source>Model {0} unloaded to free memory (idle) · it loads again for the next file or dictation</source>
+        <translation>模型 {0} 因空闲已卸载以释放内存 · 下一个文件或听写时会重新加载</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="67"/>
+        <source>No speech model installed</source>
+        <translation>尚未安装语音模型</translation>
+    </message>
+</context>
+<context>
     <name>Errors</name>
     <message>
         <source>cancelled</source>
@@ -1621,6 +1705,61 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
     </message>
 </context>
 <context>
+    <name>FilesPage</name>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="117"/>
+        <source>No new audio or video files there.</source>
+        <translation>那里没有新的音频或视频文件。</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="120"/>
+        <source>Audio and video files ({0})</source>
+        <translation>音频和视频文件 ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="122"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="215"/>
+        <source>Add files</source>
+        <translation>添加文件</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="128"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="216"/>
+        <source>Add folder</source>
+        <translation>添加文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="215"/>
+        <source>Add audio or video files to the queue (Ctrl+O)</source>
+        <translation>把音频或视频文件加入队列 (Ctrl+O)</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="216"/>
+        <source>Add every audio and video file in a folder</source>
+        <translation>添加文件夹中的所有音频和视频文件</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="217"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="217"/>
+        <source>Cancel the selected files</source>
+        <translation>取消所选文件</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="218"/>
+        <source>Cancel all</source>
+        <translation>全部取消</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="218"/>
+        <source>Cancel every file that is waiting or transcribing</source>
+        <translation>取消所有等待中和转写中的文件</translation>
+    </message>
+</context>
+<context>
     <name>Languages</name>
     <message>
         <location filename="../languages.py" line="19"/>
@@ -1786,102 +1925,15 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../main_window.py" line="205"/>
-        <source>No new audio or video files there.</source>
-        <translation>那里没有新的音频或视频文件。</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="208"/>
-        <source>Audio and video files ({0})</source>
-        <translation>音频和视频文件 ({0})</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="209"/>
-        <location filename="../main_window.py" line="402"/>
-        <source>Add files</source>
-        <translation>添加文件</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="215"/>
-        <location filename="../main_window.py" line="403"/>
-        <source>Add folder</source>
-        <translation>添加文件夹</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="251"/>
-        <source>transcribing {0}</source>
-        <translation>正在转写 {0}</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="254"/>
-        <source>dictation: listening</source>
-        <translation>听写：正在聆听</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="256"/>
-        <source>dictation: transcribing</source>
-        <translation>听写：正在转写</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="286"/>
-        <source>Queue finished. Done: {0} · Failed: {1}</source>
-        <translation>队列已完成。完成：{0} · 失败：{1}</translation>
-    </message>
-    <message>
         <location filename="../main_window.py" line="287"/>
         <location filename="../main_window.py" line="396"/>
         <source>Tingji</source>
         <translation>听记 Tingji</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="297"/>
-        <source>Loading model {0}…</source>
-        <translation>正在加载模型 {0}…</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="300"/>
-        <source>Ready · {0} on {1}</source>
-        <translation>就绪 · {0}（{1}）</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="302"/>
-        <source>Model failed to load: {0}</source>
-        <translation>模型加载失败：{0}</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="304"/>
-        <source>Model {0} unloaded to free memory (idle) · it loads again for the next file or dictation</source>
-        <translation>模型 {0} 因空闲已卸载以释放内存 · 下一个文件或听写时会重新加载</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="307"/>
-        <source>No speech model installed</source>
-        <translation>尚未安装语音模型</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="314"/>
-        <source>Settings…</source>
-        <translation>设置…</translation>
-    </message>
-    <message>
         <location filename="../main_window.py" line="317"/>
         <source>&lt;b&gt;No speech model installed.&lt;/b&gt; Run &lt;code&gt;{0}&lt;/code&gt; in a terminal, or choose a model folder in Settings. Files you add now wait until a model is ready.</source>
         <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请在终端运行 &lt;code&gt;{0}&lt;/code&gt;，或在“设置”中选择一个模型文件夹。现在添加的文件会排队等待，模型就绪后开始转写。</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="320"/>
-        <source>Manage models…</source>
-        <translation>管理模型…</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="322"/>
-        <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
-        <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="326"/>
-        <source>Dismiss</source>
-        <translation>关闭</translation>
     </message>
     <message>
         <location filename="../main_window.py" line="345"/>
@@ -1910,36 +1962,6 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>用快捷键在任意应用中语音输入</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="402"/>
-        <source>Add audio or video files to the queue (Ctrl+O)</source>
-        <translation>把音频或视频文件加入队列 (Ctrl+O)</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="403"/>
-        <source>Add every audio and video file in a folder</source>
-        <translation>添加文件夹中的所有音频和视频文件</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="404"/>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="404"/>
-        <source>Cancel the selected files</source>
-        <translation>取消所选文件</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="405"/>
-        <source>Cancel all</source>
-        <translation>全部取消</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="405"/>
-        <source>Cancel every file that is waiting or transcribing</source>
-        <translation>取消所有等待中和转写中的文件</translation>
-    </message>
-    <message>
         <location filename="../main_window.py" line="406"/>
         <source>Settings</source>
         <translation>设置</translation>
@@ -1950,49 +1972,9 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>模型、语言、输出格式、外观</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="455"/>
-        <source>Dictation: waiting for the model</source>
-        <translation>听写：等待模型</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="456"/>
-        <source>Dictation: press {0}</source>
-        <translation>听写：按 {0}</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="457"/>
-        <source>Dictation: hotkey unavailable</source>
-        <translation>听写：快捷键不可用</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="458"/>
-        <source>Dictation: listening…</source>
-        <translation>听写：正在聆听…</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="459"/>
-        <source>Dictation: transcribing…</source>
-        <translation>听写：正在转写…</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="467"/>
-        <source>Open the dictation page</source>
-        <translation>打开听写页面</translation>
-    </message>
-    <message>
         <location filename="../main_window.py" line="472"/>
         <source>Dictation: {0}</source>
         <translation>听写：{0}</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="505"/>
-        <source>Tingji is still running</source>
-        <translation>听记仍在运行</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="506"/>
-        <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
-        <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
     </message>
 </context>
 <context>
@@ -3309,20 +3291,51 @@ Text appears here as it is recognised.</source>
 <context>
     <name>Tray</name>
     <message>
-        <location filename="../tray.py" line="44"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="45"/>
         <source>Show Tingji</source>
         <translation>显示听记</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="45"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="46"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="46"/>
-        <location filename="../tray.py" line="49"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="47"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="50"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="69"/>
         <source>Tingji</source>
         <translation>听记 Tingji</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="55"/>
+        <source>transcribing {0}</source>
+        <translation>正在转写 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="57"/>
+        <source>dictation: listening</source>
+        <translation>听写：正在聆听</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="59"/>
+        <source>dictation: transcribing</source>
+        <translation>听写：正在转写</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="68"/>
+        <source>Queue finished. Done: {0} · Failed: {1}</source>
+        <translation>队列已完成。完成：{0} · 失败：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="74"/>
+        <source>Tingji is still running</source>
+        <translation>听记仍在运行</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="76"/>
+        <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
+        <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
     </message>
 </context>
 </TS>
