@@ -32,7 +32,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.fixture(autouse=True)
 def _stacks_if_hung(request: pytest.FixtureRequest):
-    faulthandler.dump_traceback_later(HUNG_TEST_S, exit=True, file=request.config.stash[_STDERR])
+    # A test that sets a longer pytest-timeout of its own (a bound on a hang on a busy machine) gets
+    # pytest-timeout's failure first, and the watchdog a while after it.
+    marker = request.node.get_closest_marker("timeout")
+    own = int(marker.args[0]) + 300 if marker and marker.args else 0
+    faulthandler.dump_traceback_later(max(HUNG_TEST_S, own), exit=True, file=request.config.stash[_STDERR])
     yield
     faulthandler.cancel_dump_traceback_later()
 
@@ -71,12 +75,21 @@ def tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_checkpoint(tmp_path_factory.mktemp("ckpt") / "Fun-ASR-Nano-tiny", seed=0)
 
 
+# A session that starts another (tests/test_under_load.py) hands it the tiny model it already
+# exported: building it again, with every core busy, would be most of that run's time.
+PREBUILT_TINY_MODEL = "TINGJI_TEST_TINY_MODEL"
+
+
 @pytest.fixture(scope="session")
-def tiny_model(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny_model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny checkpoint exported with an f32 decoder: the reference-exact configuration."""
     from tingji.export import export_model
 
-    return export_model(tiny_checkpoint, tmp_path_factory.mktemp("models") / "tiny", decoder_quant="f32")
+    prebuilt = os.environ.get(PREBUILT_TINY_MODEL)
+    if prebuilt:
+        return Path(prebuilt)
+    checkpoint = request.getfixturevalue("tiny_checkpoint")
+    return export_model(checkpoint, tmp_path_factory.mktemp("models") / "tiny", decoder_quant="f32")
 
 
 @pytest.fixture(scope="session")

@@ -48,7 +48,7 @@ for extra in (ROOT, ROOT / "app", ROOT / "tools"):  # ROOT: the tests package (t
     sys.path.insert(0, str(extra))
 
 SHOTS_SIZE = (1120, 700)
-# Phrases from the demo model's vocabulary (tools/train_demo_model.py: VOCAB), six words at most,
+# Phrases from the demo model's vocabulary (tools/demo_model/recipe.py: VOCAB), six words at most,
 # as it was trained. The engine reads a file in windows of up to 60 s, so the long file has one
 # phrase a minute: each window then holds one utterance, as the demo model knows them.
 FILES = {
