@@ -14,6 +14,9 @@ APT_PACKAGES = (
     "libwine",
     "xvfb",
     "fonts-noto-cjk",
+    # Wine's own fonts (Tahoma, Marlett): without them window captions are drawn in a fallback font and
+    # the minimise/maximise/close buttons as the letters "0 1 r" (what a frozen app's windows show).
+    "fonts-wine",
     "gcc-mingw-w64-x86-64-posix",
     "g++-mingw-w64-x86-64-posix",
     "binutils-mingw-w64-x86-64",
