@@ -26,6 +26,19 @@ def fsync_dir(folder: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
+def fsync_file(path: str | os.PathLike[str]) -> None:
+    """Flush a written and closed file to disk.
+
+    Opened for writing on Windows: FlushFileBuffers, behind os.fsync there, refuses a
+    read-only handle (the flush failed with "Permission denied" and a cache was never kept).
+    """
+    fd = os.open(path, os.O_RDWR if os.name == "nt" else os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def publish(tmp: str | os.PathLike[str], final: str | os.PathLike[str]) -> Path:
     """Rename a fully written (and fsynced) temporary file over `final`, durably."""
     final = Path(final)

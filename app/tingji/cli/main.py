@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv:
-        return gui_main()
+        return gui_main([])
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -80,10 +80,18 @@ def _say(message: str) -> None:
 
 
 def gui_main(files: list[str] | None = None) -> int:
-    """Open the desktop app; a clear message instead of a traceback when Qt cannot start."""
+    """Open the desktop app, queueing `files`; a clear message instead of a traceback when Qt cannot start.
+
+    Args:
+        files: audio or video files (or folders) to queue. None - the `tingji-gui` program, which
+            Windows starts as `tingji-gui.exe FILE` from "Open with" - takes them from this process's
+            command line, after Qt's own options such as `-platform offscreen`.
+    """
     try:
         from ..gui.app import run_app
     except ImportError as exc:
         print(f"tingji: the desktop app cannot start ({exc})", file=sys.stderr)
         return 1
-    return run_app(files or ())
+    if files is None:
+        return run_app(argv=sys.argv)
+    return run_app(files)

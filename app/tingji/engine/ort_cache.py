@@ -42,6 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..atomic import fsync_file
 from .manifest import Manifest, sha256_file
 
 log = logging.getLogger(__name__)
@@ -159,8 +160,7 @@ def _publish(staging: Path, folder: Path, fields: dict[str, Any]) -> None:
         (staging / ENTRY).write_text(json.dumps(entry, indent=2), encoding="utf-8")
         for path in (graph, weights, staging / ENTRY):  # durable before it is published: sizes are all a load checks
             if path.exists():
-                with open(path, "rb") as fh:
-                    os.fsync(fh.fileno())
+                fsync_file(path)
         os.replace(staging, folder)
     except OSError as exc:  # no space, a concurrent builder won the rename, ...
         log.warning("optimised graph not cached (%s)", exc)

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..atomic import fsync_dir
+from ..atomic import fsync_dir, fsync_file
 from ..engine.manifest import Manifest, file_entry, save_manifest
 from ..errors import ModelError
 from . import messages
@@ -201,8 +201,7 @@ def _sync_tree(folder: Path) -> None:
     """Flush every file (and the folder) to disk before the rename that publishes them."""
     for path in folder.rglob("*"):
         if path.is_file():
-            with open(path, "rb") as fh:
-                os.fsync(fh.fileno())
+            fsync_file(path)
     fsync_dir(folder)
 
 
