@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from .. import __version__
 from ..errors import TingjiError
-from . import export, models, transcribe
+from . import devices, export, models, transcribe
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tingji {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in (transcribe, export, models):
+    for command in (transcribe, export, models, devices):
         command.add_parser(sub)
     gui = sub.add_parser("gui", help="open the desktop app (the default), optionally queueing files")
     gui.add_argument("files", nargs="*", metavar="FILE", help="audio or video files to queue")

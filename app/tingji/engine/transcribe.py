@@ -42,6 +42,7 @@ from .families.base import LaneState, LoadOptions, RecognizeOptions, Recognizer
 from .heap import map_large_blocks
 from .languages import normalise
 from .manifest import load_manifest, verify
+from .sessions import import_onnxruntime
 from .threads import single_thread_blas
 from .transcript import Progress, Segment, Transcript, WindowInfo
 from .vad import SAMPLE_RATE, SileroVad
@@ -104,6 +105,7 @@ class Engine:
         model: str | os.PathLike[str],
         provider: str = "auto",
         *,
+        device: str | None = None,
         exact: bool = False,
         threads: int | None = None,
         policy: str | None = None,
@@ -114,6 +116,11 @@ class Engine:
         graph_cache: str | os.PathLike[str] | None = None,
     ) -> None:
         """`model` is a model folder (a name is the model manager's business: tingji.models).
+
+        `device` picks DirectML's graphics adapter (`engine.adapters.find`: its
+        place in the high-performance order, `#` and its DXGI index, or part of
+        its name); None runs on the high-performance one. An adapter that is not
+        there gives a warning and the default one.
 
         `graph_cache` is a folder where ONNX Runtime's optimised graphs are kept
         between runs (`ort_cache`; the app passes `tingji.paths.graph_cache_dir()`):
@@ -128,6 +135,7 @@ class Engine:
         self.model_name = self.model_path.name
         options = LoadOptions(
             provider=provider,
+            device=device,
             exact=exact,
             threads=threads,
             policy=policy,
@@ -139,6 +147,7 @@ class Engine:
         )
         # The VAD's session is built beside the model's: on 2 cores it fits in the gap the decoder's
         # loading thread leaves while ONNX Runtime builds the encoder (families/llm.load_together).
+        import_onnxruntime()  # before the VAD's thread imports it: its loading chatter stays off the console
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tingji-vad-load") as pool:
             vad = pool.submit(SileroVad)
             self.recognizer: Recognizer = family_module(self.manifest.family, self.model_path).load(
@@ -176,6 +185,11 @@ class Engine:
     def provider(self) -> str:
         """The ONNX Runtime provider in use now (a failing GPU provider falls back to the CPU mid-file)."""
         return self.recognizer.provider
+
+    @property
+    def device(self) -> str:
+        """The graphics adapter the model runs on, as people know it (DirectML); "" on the CPU."""
+        return self.recognizer.device
 
     def close(self) -> None:
         """Free the lanes' state, then the model. The caller makes sure no lane is in use."""
@@ -297,6 +311,7 @@ class Engine:
             duration=0.0,
             model=self.model_name,
             provider=self.provider,
+            device=self.device,
             decoder_device=self.decoder_device,
             language=options.language,
             source=name,
@@ -328,8 +343,10 @@ class Engine:
             result.warnings.append(f"only {result.duration * 1000:.0f} ms of audio: too short to hold speech")
         return result
 
-    @staticmethod
-    def _finish(result: Transcript, samples: int, t_start: float, options: RecognizeOptions) -> None:
+    def _finish(self, result: Transcript, samples: int, t_start: float, options: RecognizeOptions) -> None:
+        # A GPU that failed mid-file fell back to the CPU: the transcript says so, and what finished it.
+        result.warnings.extend(w for w in self.warnings if w not in result.warnings)
+        result.provider, result.device = self.provider, self.device
         result.duration = samples / SAMPLE_RATE
         result.timings["total"] = time.perf_counter() - t_start
         if options.language is None:  # what the model heard most, where it says

@@ -384,6 +384,16 @@ The details are in {1}.</source>
         <translation>未知的计算后端 {provider!r}（可选 auto、dml、cuda 或 cpu）</translation>
     </message>
     <message>
+        <source>no graphics adapter DirectML can use: {reason}</source>
+        <comment>engine.no_adapters</comment>
+        <translation>没有 DirectML 可用的显卡：{reason}</translation>
+    </message>
+    <message>
+        <source>no graphics adapter {device!r} (this PC has {adapters}); using the default one</source>
+        <comment>engine.unknown_device</comment>
+        <translation>没有显卡 {device!r}（这台电脑有 {adapters}）；改用默认显卡</translation>
+    </message>
+    <message>
         <source>unknown shape policy {policy!r}</source>
         <comment>engine.unknown_shape_policy</comment>
         <translation>未知的形状策略 {policy!r}</translation>
@@ -2981,6 +2991,26 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <location filename="../settings_dialog.py" line="75"/>
         <source>Run on:</source>
         <translation>运行设备：</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="0"/>
+        <source>The graphics adapter DirectML runs the model on</source>
+        <translation>DirectML 运行模型所用的显卡</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="0"/>
+        <source>Automatic (high-performance GPU)</source>
+        <translation>自动（高性能显卡）</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="0"/>
+        <source>Graphics adapter:</source>
+        <translation>显卡：</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="0"/>
+        <source>{0} (not found)</source>
+        <translation>{0}（未找到）</translation>
     </message>
     <message>
         <location filename="../settings_dialog.py" line="76"/>

@@ -49,6 +49,7 @@ class NanoEncoder:
         warm: bool = True,
         exact: bool = False,
         graph_cache: Path | None = None,
+        device: str | None = None,
     ) -> None:
         section = manifest.section
         self.feature_dim = int((section.get("encoder") or {}).get("input_size", 560))
@@ -78,6 +79,7 @@ class NanoEncoder:
             exact=exact,
             warm=self._warm_up if warm else None,
             graph_cache=graph_cache,
+            device=device,
         )
 
     @property

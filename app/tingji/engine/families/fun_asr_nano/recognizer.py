@@ -54,6 +54,7 @@ class FunAsrNano(LlmFamily):
                 warm=options.warm,
                 exact=options.exact,
                 graph_cache=options.graph_cache,
+                device=options.device,
             ),
         )
         tokens = manifest.file("tokens")

@@ -37,6 +37,7 @@ class Qwen3Encoder:
         warm: bool = True,
         exact: bool = False,
         graph_cache: Path | None = None,
+        device: str | None = None,
     ) -> None:
         info = manifest.section.get("encoder") or {}
         self.n_mels = int(info.get("n_mels", 128))
@@ -53,6 +54,7 @@ class Qwen3Encoder:
             exact=exact,
             warm=self._warm_up if warm else None,
             graph_cache=graph_cache,
+            device=device,
         )
 
     def _warm_up(self, graphs: OnnxGraphs) -> None:

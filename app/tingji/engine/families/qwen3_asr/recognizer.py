@@ -55,6 +55,7 @@ class Qwen3Asr(LlmFamily):
                 warm=options.warm,
                 exact=options.exact,
                 graph_cache=options.graph_cache,
+                device=options.device,
             ),
         )
         self.pieces = dict(section.get("prompt") or {})

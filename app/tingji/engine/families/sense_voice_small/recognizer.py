@@ -79,6 +79,7 @@ class SenseVoiceSmall:
             exact=options.exact,
             warm=self._warm_up if options.warm else None,
             graph_cache=options.graph_cache,
+            device=options.device,
         )
         self.warnings = self.graphs.warnings
         self.capabilities = Capabilities(
@@ -94,6 +95,10 @@ class SenseVoiceSmall:
     @property
     def provider(self) -> str:
         return self.graphs.provider
+
+    @property
+    def device(self) -> str:
+        return self.graphs.device
 
     def _warm_up(self, graphs: OnnxGraphs) -> None:
         """One run per session, so kernel compilation happens at load, not on the user's first window."""
