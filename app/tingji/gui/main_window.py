@@ -337,6 +337,8 @@ class MainWindow(QMainWindow):
             text = self.tr("Loading model {0}…").format(detail)
         elif state is EngineState.READY:
             where = PROVIDER_NAMES.get(e.provider, e.provider)
+            if e.device:  # which GPU: a PC often has an integrated and a discrete one
+                where += f" ({html.escape(e.device)})"
             text = self.tr("Ready · {0} on {1}").format(detail, where)
         elif state is EngineState.FAILED:
             text = self.tr("Model failed to load: {0}").format(html.escape(self._failure("files")))
