@@ -39,8 +39,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def tolerant_streams() -> None:
+    """Characters stdout/stderr cannot encode are printed as `?` rather than failing.
+
+    A Windows console shows every character (Python writes it through the console's
+    Unicode API), but a pipe or a file gets the ANSI code page, as from every Windows
+    program: cp936 shows Chinese file names, cp1252 cannot, and Python would raise
+    UnicodeEncodeError on stdout (`tingji --help | more` died on 听记) and write
+    `\\u8bed` escapes on stderr. `?` is what Windows programs print for such a
+    character; the encoding stays the one the reading program expects. On Linux it
+    keeps a file name that is not valid UTF-8 from stopping a progress line.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "replace") != "replace":
+            reconfigure(errors="replace")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    tolerant_streams()
     if not argv:
         return gui_main()
     parser = build_parser()
