@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..engine.sessions import PROVIDER_CHOICES
 from ..engine.writers import parse_formats, write
 from ..errors import Cancelled, TingjiError
 from . import messages
@@ -31,7 +32,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--model", required=True, help="installed model name or model folder")
     p.add_argument("--out", default=".", help="folder for the transcript files (default: current folder)")
     p.add_argument("--format", default="txt", help="comma-separated: txt,srt,vtt,json (default txt)")
-    p.add_argument("--provider", default="auto", choices=["auto", "dml", "cuda", "cpu"])
+    p.add_argument("--provider", default="auto", choices=PROVIDER_CHOICES)
     p.add_argument(
         "--device",
         default=None,
@@ -88,20 +89,25 @@ def _check_out_dir(out: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..engine import Engine
+    from ..engine import Engine, TranscribeOptions
     from ..models.installed import resolve_model
 
     formats = parse_formats(args.format)
     folder = resolve_model(args.model)
     out_dir = Path(args.out)
     _check_out_dir(out_dir)
-    hotwords = [w.strip() for w in args.hotwords.split(",") if w.strip()]
+    options = TranscribeOptions(
+        language=args.language,
+        hotwords=tuple(w.strip() for w in args.hotwords.split(",") if w.strip()),
+        itn=not args.no_itn,
+        max_tokens=args.max_tokens,
+    )
     err = sys.stderr
     started = time.perf_counter()
     engine = Engine(folder, args.provider, device=args.device, exact=args.exact, threads=args.threads)
     shown = list(engine.warnings)  # said once here, not again for every file
     for warning in shown:
-        print(f"tingji: warning: {warning}", file=err)
+        print(f"tingji: warning: {warning.text}", file=err)
     where = engine.provider.upper() + (f" ({engine.device})" if engine.device else "")
     print(f"tingji: model {engine.model_name} on {where} (loaded in {engine.load_s:.1f} s)", file=err)
     failures = partial = 0
@@ -112,12 +118,7 @@ def run(args: argparse.Namespace) -> int:
             label = f"[{i}/{len(args.files)}] {Path(path).name}"
             try:
                 transcript = engine.transcribe(
-                    path,
-                    language=args.language,
-                    hotwords=hotwords,
-                    itn=not args.no_itn,
-                    max_tokens=args.max_tokens,
-                    on_progress=lambda p, label=label: status.show(_bar(label, p.fraction, p.done_s)),
+                    path, options, on_progress=lambda p, label=label: status.show(_bar(label, p.fraction, p.done_s))
                 )
                 written = [write(transcript, target.with_name(target.name + "." + fmt), fmt) for fmt in formats]
             except Cancelled:
@@ -135,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
             for warning in transcript.warnings:
                 if warning in shown:
                     continue
-                print(f"tingji: warning: {path}: {warning}", file=err)
+                print(f"tingji: warning: {path}: {warning.text}", file=err)
                 if warning in engine.warnings:  # the GPU fell back during this file: later files say nothing more
                     shown.append(warning)
             partial += not transcript.complete

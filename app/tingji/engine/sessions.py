@@ -28,19 +28,23 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelError, TingjiError
+from ..errors import ErrorReport, ModelError, TingjiError, first_line, warning
 from . import adapters, messages, ort_cache
+from .families.base import LoadOptions
 from .heap import release_free_heap
 from .manifest import Manifest
 from .threads import default_threads
 
 log = logging.getLogger(__name__)
 
+# ONNX Runtime's execution providers by the short names Tingji uses, and what a user may ask for (the
+# settings, `--provider`): one of them or "auto" (`pick_provider`); each one's name for people.
 PROVIDERS = {"dml": "DmlExecutionProvider", "cuda": "CUDAExecutionProvider", "cpu": "CPUExecutionProvider"}
+PROVIDER_CHOICES = ("auto", *PROVIDERS)
+PROVIDER_NAMES = {"dml": "DirectML", "cuda": "CUDA", "cpu": "CPU"}
 
 
 def import_onnxruntime():
@@ -120,8 +124,8 @@ def session_options(
 
     The CPU arena stays on (allocations reuse its blocks within a run), but
     `run_options` shrinks it after every long run: otherwise each session
-    keeps the peak of the longest window it has seen (70 MB for the encoder
-    at 60 s) for good, and the sessions' peaks add up instead of taking turns.
+    keeps the peak of the longest window it has seen for good, and the
+    sessions' peaks add up instead of taking turns.
     """
     import onnxruntime as ort
 
@@ -154,16 +158,15 @@ KEEP_BLOCKS_SHARE = 4
 def run_options(provider: str, shrink: bool = True):
     """Per-run settings: on CPU, give the arena's free blocks back to the system when a long run ends.
 
-    Measured on a 60 s window (full-size int8): the encoder's arena kept 98 MB
-    after the run, the CTC head's 84 MB; shrunk, they keep ~20 MB between
-    them, and the process peak is the larger of the two instead of the sum.
-    Re-touching fresh pages costs far less than such a run (~10 ms of ~1.3 s).
-    A short run is another matter: Qwen3-ASR's encoder touches ~24 MB of
-    fresh pages for a 3 s take (its 480-channel convolution maps), ~6000
-    page faults that cost 25-35 ms of a ~0.12 s encode here. So runs of up
-    to a quarter of the longest window keep their blocks (`shrink=False`):
-    ~35 MB more resident for Qwen3-ASR-0.6B after a take, ~10 MB for Nano,
-    reused by every later run, and given back by the next long one.
+    Shrunk, the sessions keep little between runs and the process peak is
+    the larger of theirs instead of the sum; touching fresh pages again costs
+    a small share of a long run
+    (benchmarks/README.md#onnx-runtimes-arena-and-glibcs-heaps-after-long-runs).
+    A short run is another matter: its page faults are a large share of it
+    (Qwen3-ASR's 480-channel convolution maps at 3 s). So runs of up to a
+    quarter of the longest window keep their blocks (`shrink=False`), reused
+    by every later run and given back by the next long one
+    (benchmarks/README.md#short-runs-keep-onnx-runtimes-arena-2026-11-26-amd-epyc-2-threads).
     """
     import onnxruntime as ort
 
@@ -213,34 +216,43 @@ class OnnxGraphs:
         self,
         manifest: Manifest,
         specs: Sequence[GraphSpec],
-        provider: str = "auto",
+        options: LoadOptions,
         *,
-        window_frames: int,
+        window_frames: int | None = None,
         short_bucket: int | None = None,
-        policy: str | None = None,
-        buckets: Sequence[int] | None = None,
-        threads: int | None = None,
-        exact: bool = False,
         warm: Callable[[OnnxGraphs], None] | None = None,
-        graph_cache: str | os.PathLike[str] | None = None,
-        device: str | None = None,
     ) -> None:
+        """Open the sessions of the `specs` whose files the manifest lists.
+
+        Args:
+            manifest: The model folder's manifest.
+            specs: The graphs, by manifest file role.
+            options: The engine's load options; the provider, shape policy,
+                buckets, threads, exact mode, warm-up and graph cache apply here.
+            window_frames: The frame-axis length of a full window (default: the
+                manifest's), the largest fixed bucket.
+            short_bucket: The fixed policy's short bucket, unless `options`
+                name the buckets.
+            warm: Runs the sessions once after they are made (with
+                `options.warm`), and again after a fallback to the CPU.
+        """
+        window_frames = window_frames or manifest.window_frames
         self.manifest = manifest
-        self.graph_cache = Path(graph_cache) if graph_cache is not None else None
+        self.graph_cache = options.graph_cache
         self.specs = {s.role: s for s in specs if manifest.file(s.role) is not None}
-        self.exact = exact
-        self.threads = threads
+        self.exact = options.exact
+        self.threads = options.threads
         self.window_frames = window_frames
-        self.requested = provider
-        self.provider = pick_provider(provider)
-        self.wanted_device = device  # DirectML adapter: None/"auto", an index, "#device_id" or part of a name
+        self.requested = options.provider
+        self.provider = pick_provider(options.provider)
+        self.wanted_device = options.device  # DirectML adapter: None/"auto", a rank, "#device_id" or part of a name
         self.adapter: adapters.Adapter | None = None
-        self._short_bucket, self._buckets = short_bucket, buckets
-        self._set_policy(policy)
-        self._policy_given = policy is not None
-        self.warnings: list[str] = []
+        self._short_bucket, self._buckets = short_bucket, options.buckets
+        self._set_policy(options.policy)
+        self._policy_given = options.policy is not None
+        self.warnings: list[ErrorReport] = []
         self.shapes_seen: list[tuple[str, tuple[int, ...]]] = []  # (role, padded input shape) of every run
-        self._warm = warm
+        self._warm = warm if options.warm else None
         self._graphs: dict[str, _Graph] = {}
         self._open()
 
@@ -337,7 +349,7 @@ class OnnxGraphs:
         chosen = adapters.find(found, wanted) if wanted and wanted.lower() != "auto" else None
         if wanted and wanted.lower() != "auto" and chosen is None:  # not here (any more): the default, and say so
             listed = "; ".join(f"{a.rank}: {a.label()}" for a in found) or "none"
-            self._warn(str(TingjiError(messages.UNKNOWN_DEVICE, device=wanted, adapters=listed)))
+            self._warn(warning(messages.UNKNOWN_DEVICE, device=wanted, adapters=listed))
         problems = []
         for adapter in [chosen] if chosen is not None else adapters.by_preference(found):
             problem = adapters.d3d12_problem(adapter)
@@ -346,13 +358,13 @@ class OnnxGraphs:
             problems.append(f"{adapter.label()}: {problem}")
         raise TingjiError(messages.NO_ADAPTERS, reason="; ".join(problems) or "DXGI lists none")
 
-    def _warn(self, message: str) -> None:
-        log.info(message)  # the caller shows `warnings` (CLI: one stderr line; GUI: the banner)
-        self.warnings.append(message)
+    def _warn(self, report: ErrorReport) -> None:
+        log.warning(report.text)  # the caller shows `warnings` (CLI: one stderr line; GUI: the banner)
+        self.warnings.append(report)
 
     def _fall_back(self, exc: BaseException) -> None:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        self._warn(f"{self.provider.upper()} failed ({reason[:200]}); using CPU")
+        reason = exc if isinstance(exc, TingjiError) else first_line(exc)[:200]  # ours: translated with it
+        self._warn(warning(messages.PROVIDER_FELL_BACK, provider=self.provider.upper(), reason=reason))
         self.provider = "cpu"
         if not self._policy_given:  # the CPU runs the real length, exactly as when it was chosen
             self._set_policy(None)
@@ -428,8 +440,8 @@ class OnnxGraphs:
         outputs = session.run(None, _feed(session, arrays), run_options(self.provider, shrink))
         if self.provider == "cpu" and shrink:
             # What the shrunk arena frees below glibc's mmap threshold (tensors of a few MB, per-head
-            # attention scores, ORT's bookkeeping) would stay in glibc's heaps: on 60 s windows 45-75 MB
-            # stayed resident after the runs and every later peak sat on top of it.
+            # attention scores, ORT's bookkeeping) would stay resident in glibc's heaps, under every
+            # later peak (benchmarks/README.md#onnx-runtimes-arena-and-glibcs-heaps-after-long-runs).
             release_free_heap()
         return outputs
 
