@@ -350,13 +350,13 @@ class OnnxGraphs:
         if wanted and wanted.lower() != "auto" and chosen is None:  # not here (any more): the default, and say so
             listed = "; ".join(f"{a.rank}: {a.label()}" for a in found) or "none"
             self._warn(warning(messages.UNKNOWN_DEVICE, device=wanted, adapters=listed))
-        problems = []
+        refused = []  # why Direct3D 12 would not open each one: the reason of the error, not warnings
         for adapter in [chosen] if chosen is not None else adapters.by_preference(found):
-            problem = adapters.d3d12_problem(adapter)
-            if problem is None:
+            why = adapters.d3d12_problem(adapter)
+            if why is None:
                 return adapter
-            problems.append(f"{adapter.label()}: {problem}")
-        raise TingjiError(messages.NO_ADAPTERS, reason="; ".join(problems) or "DXGI lists none")
+            refused.append(f"{adapter.label()}: {why}")
+        raise TingjiError(messages.NO_ADAPTERS, reason="; ".join(refused) or "DXGI lists none")
 
     def _warn(self, report: ErrorReport) -> None:
         log.warning(report.text)  # the caller shows `warnings` (CLI: one stderr line; GUI: the banner)
