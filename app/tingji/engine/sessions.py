@@ -359,7 +359,9 @@ class OnnxGraphs:
         raise TingjiError(messages.NO_ADAPTERS, reason="; ".join(refused) or "DXGI lists none")
 
     def _warn(self, report: ErrorReport) -> None:
-        log.warning(report.text)  # the caller shows `warnings` (CLI: one stderr line; GUI: the banner)
+        # info, not warning: the caller shows `warnings` (CLI: one stderr line; GUI: the banner), and a
+        # logging warning would be a second line (Python prints it to stderr when nothing configured logging).
+        log.info(report.text)
         self.warnings.append(report)
 
     def _fall_back(self, exc: BaseException) -> None:
