@@ -17,7 +17,6 @@ the words themselves are checked. What this proves and what it does not: docs/wi
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -42,18 +41,6 @@ DATA = PROFILE + r"\AppData\Local\Tingji"
 FOLDER = PROFILE + r"\Documents\会议 录音 2026"
 UNINSTALL_KEY = r"HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\Tingji"
 SCREEN = (1280, 800)
-
-# Two fixes of the "dml" branch (issue 32) are needed here: `--provider dml` reaches DirectML only with
-# ONNX Runtime's `device_id` option (tingji.engine.adapters), and the CLI must print a path outside the
-# console's code page (`models import` names C:\users\张 用户\...; cp1252 under Wine) instead of dying.
-# Without the first the installed app falls back to the CPU, and the Windows ONNX Runtime's CPU
-# LayerNormalization (onnxruntime-directml 1.24.4, the last DirectML release) turns the demo clips'
-# silent frames into NaN. Remove this marker with the merge.
-NEEDS_DML_BRANCH = pytest.mark.xfail(
-    importlib.util.find_spec("tingji.engine.adapters") is None,
-    reason="needs the dml branch: device_id for DirectML, CJK paths on a cp1252 console",
-    strict=True,
-)
 
 
 def _say(what: str, started: float) -> None:
@@ -193,7 +180,6 @@ def _linux_words(path: Path) -> str:
         engine.close()
 
 
-@NEEDS_DML_BRANCH
 def test_installed_cli_transcribes_on_directml_next_to_the_file(
     winenv, user, demo_model: subprocess.CompletedProcess, clips
 ) -> None:
@@ -236,7 +222,6 @@ def test_installed_cli_transcribes_on_directml_next_to_the_file(
     assert "-->" in written[".srt"].read_text(encoding="utf-8")
 
 
-@NEEDS_DML_BRANCH
 def test_installed_gui_opens_the_file_it_is_given_and_shows_the_transcript(
     winenv, user, demo_model: subprocess.CompletedProcess, clips, tmp_path: Path
 ) -> None:
@@ -280,7 +265,6 @@ def test_installed_gui_opens_the_file_it_is_given_and_shows_the_transcript(
     assert "Traceback" not in text, text[-3000:]
 
 
-@NEEDS_DML_BRANCH
 def test_uninstall_removes_the_program_and_keeps_models_and_transcripts(
     winenv, user, installed: Path, demo_model: subprocess.CompletedProcess, clips
 ) -> None:

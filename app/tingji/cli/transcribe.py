@@ -33,6 +33,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--out", default=".", help="folder for the transcript files (default: current folder)")
     p.add_argument("--format", default="txt", help="comma-separated: txt,srt,vtt,json (default txt)")
     p.add_argument("--provider", default="auto", choices=PROVIDER_CHOICES)
+    p.add_argument(
+        "--device",
+        default=None,
+        help="DirectML's graphics adapter: its number in `tingji devices` or part of its name "
+        "(default: the high-performance GPU)",
+    )
     p.add_argument("--language", default=None, help="language spoken, e.g. zh, en, ja (default: detect)")
     p.add_argument("--hotwords", default="", help="comma-separated words to favour, e.g. names and terms")
     p.add_argument("--no-itn", action="store_true", help="keep numbers as spoken words (no text normalisation)")
@@ -98,10 +104,12 @@ def run(args: argparse.Namespace) -> int:
     )
     err = sys.stderr
     started = time.perf_counter()
-    engine = Engine(folder, args.provider, exact=args.exact, threads=args.threads)
-    for warning in engine.warnings:
+    engine = Engine(folder, args.provider, device=args.device, exact=args.exact, threads=args.threads)
+    shown = list(engine.warnings)  # said once here, not again for every file
+    for warning in shown:
         print(f"tingji: warning: {warning.text}", file=err)
-    print(f"tingji: model {engine.model_name} on {engine.provider.upper()} (loaded in {engine.load_s:.1f} s)", file=err)
+    where = engine.provider.upper() + (f" ({engine.device})" if engine.device else "")
+    print(f"tingji: model {engine.model_name} on {where} (loaded in {engine.load_s:.1f} s)", file=err)
     failures = partial = 0
     status = StatusLine(err)
     targets = _out_names(args.files, out_dir)
@@ -126,7 +134,11 @@ def run(args: argparse.Namespace) -> int:
                 f"({speed:.1f}x real time) -> {', '.join(str(w) for w in written)}"
             )
             for warning in transcript.warnings:
+                if warning in shown:
+                    continue
                 print(f"tingji: warning: {path}: {warning.text}", file=err)
+                if warning in engine.warnings:  # the GPU fell back during this file: later files say nothing more
+                    shown.append(warning)
             partial += not transcript.complete
     finally:
         status.finish()

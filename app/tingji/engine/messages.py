@@ -110,6 +110,12 @@ PROVIDER_FELL_BACK = WarningMessage("engine.provider_fell_back", "{provider} fai
 
 # -- loading and running a model -----------------------------------------------------------------
 UNKNOWN_PROVIDER = Message("engine.unknown_provider", "unknown provider {provider!r} (choose auto, dml, cuda or cpu)")
+# DirectML's adapter (sessions.py, adapters.py). NO_ADAPTERS is the reason given when DirectML falls back to the
+# CPU; UNKNOWN_DEVICE is a warning (the default adapter runs instead).
+NO_ADAPTERS = Message("engine.no_adapters", "no graphics adapter DirectML can use: {reason}")
+UNKNOWN_DEVICE = WarningMessage(
+    "engine.unknown_device", "no graphics adapter {device!r} (this PC has {adapters}); using the default one"
+)
 UNKNOWN_SHAPE_POLICY = Message("engine.unknown_shape_policy", "unknown shape policy {policy!r}")
 GRAPH_UNLOADABLE = Message("engine.graph_unloadable", "{folder}: ONNX Runtime cannot load the {role} ({reason})")
 WINDOW_TOO_LONG = Message("engine.window_too_long", "internal: {frames} frames exceed the {limit}-frame window")

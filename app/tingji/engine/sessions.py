@@ -5,7 +5,11 @@ lessons learnt once apply to all of them:
 
 Provider choice: DirectML on Windows when present, then CUDA, then CPU. A
 provider that fails to create its sessions, to warm up, or later to run, is
-dropped for CPU with a warning; `provider` always says what actually runs.
+dropped for CPU with one warning naming the reason; `provider` always says
+what actually runs, and the CPU then runs the real length, as if it had been
+chosen. DirectML runs on the adapter `engine.adapters` picks (the
+high-performance GPU unless the caller names another), passed to ONNX
+Runtime by its DXGI index; `device` names it.
 
 Shape policy. DirectML compiles kernels for the first shape a session sees
 and recompiles for every new one (hundreds of ms to seconds), so under the
@@ -19,14 +23,16 @@ costs time, so the `dynamic` policy runs the real length.
 from __future__ import annotations
 
 import logging
+import os
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..errors import ErrorReport, ModelError, TingjiError, first_line, warning
-from . import messages, ort_cache
+from . import adapters, messages, ort_cache
 from .families.base import LoadOptions
 from .heap import release_free_heap
 from .manifest import Manifest
@@ -41,9 +47,40 @@ PROVIDER_CHOICES = ("auto", *PROVIDERS)
 PROVIDER_NAMES = {"dml": "DirectML", "cuda": "CUDA", "cpu": "CPU"}
 
 
-def available_providers() -> list[str]:
-    import onnxruntime as ort
+def import_onnxruntime():
+    """`import onnxruntime`, with what its native code prints while loading kept off the console.
 
+    Without a display, onnxruntime's DirectML build prints "Failed to create
+    DXGI factory." to stderr as it loads; the engine says why DirectML cannot
+    run in its own one-line warning instead (`_pick_adapter`). What it printed
+    goes to the debug log. Import it through here first (the engine does,
+    before anything else may): later imports are free.
+    """
+    if "onnxruntime" in sys.modules:
+        return sys.modules["onnxruntime"]
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, AttributeError, ValueError):  # no stderr at all (a windowed app): nothing to keep clean
+        import onnxruntime
+
+        return onnxruntime
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            import onnxruntime
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        sink.seek(0)
+        said = sink.read().decode("utf-8", "replace").strip()
+    if said:
+        log.debug("onnxruntime, loading: %s", said)
+    return onnxruntime
+
+
+def available_providers() -> list[str]:
+    ort = import_onnxruntime()
     names = set(ort.get_available_providers())
     return [short for short, full in PROVIDERS.items() if full in names]
 
@@ -208,27 +245,49 @@ class OnnxGraphs:
         self.window_frames = window_frames
         self.requested = options.provider
         self.provider = pick_provider(options.provider)
-        self.policy = options.policy or ("fixed" if self.provider == "dml" else "dynamic")
-        if self.policy not in ("fixed", "dynamic"):
-            raise TingjiError(messages.UNKNOWN_SHAPE_POLICY, policy=self.policy)
-        if self.policy == "fixed":
-            default = (short_bucket, window_frames) if short_bucket else (window_frames,)
-            chosen = sorted(set(options.buckets or default))
-            self.buckets = tuple(b for b in chosen if b <= window_frames)
-            if not self.buckets or self.buckets[-1] != window_frames:
-                self.buckets += (window_frames,)
-        else:
-            self.buckets = ()
+        self.wanted_device = options.device  # DirectML adapter: None/"auto", a rank, "#device_id" or part of a name
+        self.adapter: adapters.Adapter | None = None
+        self._short_bucket, self._buckets = short_bucket, options.buckets
+        self._set_policy(options.policy)
+        self._policy_given = options.policy is not None
         self.warnings: list[ErrorReport] = []
         self.shapes_seen: list[tuple[str, tuple[int, ...]]] = []  # (role, padded input shape) of every run
         self._warm = warm if options.warm else None
         self._graphs: dict[str, _Graph] = {}
         self._open()
 
+    def _set_policy(self, policy: str | None) -> None:
+        self.policy = policy or ("fixed" if self.provider == "dml" else "dynamic")
+        if self.policy not in ("fixed", "dynamic"):
+            raise TingjiError(messages.UNKNOWN_SHAPE_POLICY, policy=self.policy)
+        if self.policy == "fixed":
+            default = (self._short_bucket, self.window_frames) if self._short_bucket else (self.window_frames,)
+            chosen = sorted(set(self._buckets or default))
+            self.buckets = tuple(b for b in chosen if b <= self.window_frames)
+            if not self.buckets or self.buckets[-1] != self.window_frames:
+                self.buckets += (self.window_frames,)
+        else:
+            self.buckets = ()
+
+    @property
+    def device(self) -> str:
+        """The adapter the graphs run on, as people know it ("" on the CPU)."""
+        return self.adapter.label() if self.adapter is not None and self.provider == "dml" else ""
+
     # -- sessions -------------------------------------------------------------
 
     def has(self, role: str) -> bool:
         return role in self._graphs
+
+    def _providers(self) -> list:
+        """ONNX Runtime's provider list for this provider (the CPU added behind a GPU, for the nodes it lacks)."""
+        if self.provider == "cpu":
+            return [PROVIDERS["cpu"]]
+        if self.provider == "dml":
+            # device_id makes ONNX Runtime open the adapter through DXGI; without it, it asks dxcore.dll,
+            # which Windows before 10 2004 (and Wine) lack, and quietly runs everything on the CPU.
+            return [(PROVIDERS["dml"], {"device_id": str(self.adapter.device_id)}), PROVIDERS["cpu"]]
+        return [PROVIDERS[self.provider], PROVIDERS["cpu"]]
 
     def _make_session(self, spec: GraphSpec, bucket: int | None):
         import onnxruntime as ort
@@ -240,13 +299,13 @@ class OnnxGraphs:
         opts = session_options(self.provider, self.threads, override, exact=self.exact, dim_names=spec.dim_names)
         if PROVIDERS[self.provider] not in ort.get_available_providers():
             raise RuntimeError("not available in this ONNX Runtime installation")
-        providers = [PROVIDERS[self.provider]]
-        if self.provider != "cpu":
-            providers.append(PROVIDERS["cpu"])
+        providers = self._providers()
         if self.provider == "cpu" and self.graph_cache is not None:
             fields = ort_cache.entry_fields(self.manifest, role, opts.graph_optimization_level, override)
             return ort_cache.session(path, opts, providers, self.graph_cache, fields)
-        session = ort.InferenceSession(str(path), sess_options=opts, providers=providers)
+        # enable_fallback=0: ONNX Runtime's Python layer would otherwise print its own banner to stdout and
+        # retry on the CPU behind our back; the fallback here does that once, with one warning.
+        session = ort.InferenceSession(str(path), sess_options=opts, providers=providers, enable_fallback=0)
         # ONNX Runtime quietly drops a provider it cannot initialise; make that a real failure
         # so the fallback below reports it instead of claiming a GPU that is not used.
         if session.get_providers()[0] != PROVIDERS[self.provider]:
@@ -257,6 +316,8 @@ class OnnxGraphs:
         keys: list[int | None] = list(self.buckets) if self.policy == "fixed" else [None]
         role = "model"
         try:
+            if self.provider == "dml" and self.adapter is None:
+                self.adapter = self._pick_adapter()
             for role, spec in self.specs.items():
                 graph = _Graph(spec)
                 # A graph without a mask cannot be padded: one real-length session serves every bucket.
@@ -273,11 +334,42 @@ class OnnxGraphs:
                 ) from None
             self._fall_back(exc)
 
+    def _pick_adapter(self) -> adapters.Adapter:
+        """The DirectML adapter: the one asked for, else the first of DXGI's high-performance order that
+        Direct3D 12 opens; raises why there is none (the caller falls back to the CPU)."""
+        import onnxruntime as ort
+
+        if PROVIDERS["dml"] not in ort.get_available_providers():
+            raise RuntimeError("not available in this ONNX Runtime installation")
+        try:
+            found = adapters.list_adapters()
+        except adapters.AdaptersUnavailable as exc:
+            raise TingjiError(messages.NO_ADAPTERS, reason=str(exc)) from None
+        wanted = (self.wanted_device or "").strip()
+        chosen = adapters.find(found, wanted) if wanted and wanted.lower() != "auto" else None
+        if wanted and wanted.lower() != "auto" and chosen is None:  # not here (any more): the default, and say so
+            listed = "; ".join(f"{a.rank}: {a.label()}" for a in found) or "none"
+            self._warn(warning(messages.UNKNOWN_DEVICE, device=wanted, adapters=listed))
+        refused = []  # why Direct3D 12 would not open each one: the reason of the error, not warnings
+        for adapter in [chosen] if chosen is not None else adapters.by_preference(found):
+            why = adapters.d3d12_problem(adapter)
+            if why is None:
+                return adapter
+            refused.append(f"{adapter.label()}: {why}")
+        raise TingjiError(messages.NO_ADAPTERS, reason="; ".join(refused) or "DXGI lists none")
+
+    def _warn(self, report: ErrorReport) -> None:
+        # info, not warning: the caller shows `warnings` (CLI: one stderr line; GUI: the banner), and a
+        # logging warning would be a second line (Python prints it to stderr when nothing configured logging).
+        log.info(report.text)
+        self.warnings.append(report)
+
     def _fall_back(self, exc: BaseException) -> None:
-        fell_back = warning(messages.PROVIDER_FELL_BACK, provider=self.provider.upper(), reason=first_line(exc)[:200])
-        log.warning(fell_back.text)
-        self.warnings.append(fell_back)
+        reason = exc if isinstance(exc, TingjiError) else first_line(exc)[:200]  # ours: translated with it
+        self._warn(warning(messages.PROVIDER_FELL_BACK, provider=self.provider.upper(), reason=reason))
         self.provider = "cpu"
+        if not self._policy_given:  # the CPU runs the real length, exactly as when it was chosen
+            self._set_policy(None)
         self._graphs.clear()
         self._open()
 

@@ -42,6 +42,7 @@ from .heap import map_large_blocks
 from .languages import normalise
 from .manifest import load_manifest, verify
 from .options import TranscribeOptions
+from .sessions import import_onnxruntime
 from .threads import single_thread_blas
 from .transcript import Progress, Segment, Transcript, WindowInfo
 from .vad import SAMPLE_RATE, SileroVad
@@ -131,6 +132,7 @@ class Engine:
         model: str | os.PathLike[str],
         provider: str = "auto",
         *,
+        device: str | None = None,
         exact: bool = False,
         threads: int | None = None,
         policy: str | None = None,
@@ -150,6 +152,10 @@ class Engine:
             provider: Where ONNX Runtime runs the encoder: `"auto"` (DirectML on
                 Windows, then CUDA, then the CPU), `"dml"`, `"cuda"` or `"cpu"`. A
                 GPU provider that fails falls back to the CPU with a warning.
+            device: DirectML's graphics adapter (`engine.adapters.find`): its
+                place in the high-performance order, `#` and its DXGI index, or part
+                of its name. None: the high-performance one. An adapter that is not
+                there gives a warning and the default one.
             exact: Reference mode, used by the equivalence tests: no VAD
                 trimming or skipping, one window for clips that fit, and the
                 reference's own settings wherever speed changed them (its stop
@@ -193,6 +199,7 @@ class Engine:
         self.model_name = self.model_path.name
         options = LoadOptions(
             provider=provider,
+            device=device,
             exact=exact,
             threads=threads,
             policy=policy,
@@ -204,6 +211,7 @@ class Engine:
         )
         # The VAD's session is built beside the model's: on 2 cores it fits in the gap the decoder's
         # loading thread leaves while ONNX Runtime builds the encoder (families/llm.load_together).
+        import_onnxruntime()  # before the VAD's thread imports it: its loading chatter stays off the console
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tingji-vad-load") as pool:
             vad = pool.submit(SileroVad)
             self.recognizer: Recognizer = family_module(self.manifest.family, self.model_path).load(
@@ -242,6 +250,11 @@ class Engine:
     def provider(self) -> str:
         """The ONNX Runtime provider in use now (a failing GPU provider falls back to the CPU mid-file)."""
         return self.recognizer.provider
+
+    @property
+    def device(self) -> str:
+        """The graphics adapter the model runs on, as people know it (DirectML); "" on the CPU."""
+        return self.recognizer.device
 
     def close(self) -> None:
         """Free the lanes' state, then the model. The caller makes sure no lane is in use."""
@@ -348,6 +361,7 @@ class Engine:
             duration=0.0,
             model=self.model_name,
             provider=self.provider,
+            device=self.device,
             decoder_device=self.decoder_device,
             language=options.language,
             source=name,
@@ -379,8 +393,10 @@ class Engine:
             result.warnings.append(warning(messages.TOO_SHORT, ms=result.duration * 1000))
         return result
 
-    @staticmethod
-    def _finish(result: Transcript, samples: int, t_start: float, options: TranscribeOptions) -> None:
+    def _finish(self, result: Transcript, samples: int, t_start: float, options: TranscribeOptions) -> None:
+        # A GPU that failed mid-file fell back to the CPU: the transcript says so, and what finished it.
+        result.warnings.extend(w for w in self.warnings if w not in result.warnings)
+        result.provider, result.device = self.provider, self.device
         result.duration = samples / SAMPLE_RATE
         result.timings["total"] = time.perf_counter() - t_start
         if options.language is None:  # what the model heard most, where it says

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import onnx
-from onnx import shape_inference
+from onnx import numpy_helper, shape_inference
 
 # Operators of the default ONNX domain that the DirectML execution provider
 # implements (ONNX Runtime's DmlExecutionProvider kernel list, opsets <= 18).
@@ -115,6 +115,19 @@ def _feeds_reshape_shape(start: str, graph: onnx.GraphProto) -> bool:
     return False
 
 
+def _allowzero_with_infer(node: onnx.NodeProto, graph: onnx.GraphProto) -> bool:
+    """A Reshape with allowzero=1 whose constant shape holds a -1 (onnx_tools.plain_reshapes removes them)."""
+    if not any(a.name == "allowzero" and a.i == 1 for a in node.attribute) or len(node.input) < 2:
+        return False
+    shape = next((t for t in graph.initializer if t.name == node.input[1]), None)
+    if shape is None:
+        shape = next(
+            (a.t for n in graph.node if n.op_type == "Constant" and n.output[0] == node.input[1] for a in n.attribute),
+            None,
+        )
+    return shape is not None and -1 in numpy_helper.to_array(shape).tolist()
+
+
 def lint_directml(path: str | Path, *, require_static: bool = False) -> list[Problem]:
     """Problems that would stop or slow the graph on DirectML; empty when clean."""
     model = onnx.load(str(path), load_external_data=False)
@@ -149,6 +162,8 @@ def lint_directml(path: str | Path, *, require_static: bool = False) -> list[Pro
         for idx in SHAPE_INPUTS.get(node.op_type, ()):
             if idx < len(node.input) and node.input[idx] and _value_dependent(node.input[idx], producers, inputs, memo):
                 problems.append(Problem(label, f"input {idx} (a shape/size) is computed from tensor values"))
+        if node.op_type == "Reshape" and _allowzero_with_infer(node, graph):
+            problems.append(Problem(label, "allowzero=1 with -1 in the shape (DirectML: invalid parameter)"))
         if node.op_type in ("Conv", "ConvTranspose"):
             t = types.get(node.input[0])
             if t is not None and t.elem_type == onnx.TensorProto.BOOL:

@@ -85,6 +85,7 @@ class LoadOptions:
     """How to load a model (`Engine`'s arguments of the same names); families ignore what does not apply."""
 
     provider: str = "auto"  # ONNX Runtime: auto, dml, cuda, cpu
+    device: str | None = None  # DirectML's adapter (engine.adapters.find); None: the high-performance one
     exact: bool = False  # reference mode: the reference's settings wherever speed changed them
     threads: int | None = None  # None: the engine.threads defaults
     policy: str | None = None  # shape policy: "fixed" (DirectML) or "dynamic"; None: by provider
@@ -130,6 +131,7 @@ class Recognizer(Protocol):
     family: str
     capabilities: Capabilities
     provider: str  # the ONNX Runtime provider that actually runs (after any fallback)
+    device: str  # the adapter it runs on, as people know it (DirectML); "" on the CPU
     decoder_device: str  # "cpu", "gpu", or "" for families without a decoder
     warnings: list[ErrorReport]  # load-time problems worth showing (e.g. a GPU fallback): tingji.errors.warning
     stages: tuple[str, ...]  # the `WindowResult.timings` keys it reports, e.g. ("features", "encode")

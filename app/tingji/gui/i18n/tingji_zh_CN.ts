@@ -4,12 +4,12 @@
 <context>
     <name>App</name>
     <message>
-        <location filename="../app.py" line="129"/>
+        <location filename="../app.py" line="172"/>
         <source>Tingji is already running.</source>
         <translation>听记已在运行。</translation>
     </message>
     <message>
-        <location filename="../app.py" line="145"/>
+        <location filename="../app.py" line="188"/>
         <source>Tingji could not start: {0}
 
 The details are in {1}.</source>
@@ -330,22 +330,22 @@ The details are in {1}.</source>
 <context>
     <name>EngineBanner</name>
     <message>
-        <location filename="../models/status.py" line="92"/>
+        <location filename="../models/status.py" line="94"/>
         <source>Settings…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="104"/>
+        <location filename="../models/status.py" line="106"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="110"/>
+        <location filename="../models/status.py" line="112"/>
         <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="127"/>
+        <location filename="../models/status.py" line="129"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -358,22 +358,22 @@ The details are in {1}.</source>
         <translation>正在加载模型 {0}…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="53"/>
+        <location filename="../models/status.py" line="55"/>
         <source>Ready · {0} on {1}</source>
         <translation>就绪 · {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="55"/>
+        <location filename="../models/status.py" line="57"/>
         <source>Model failed to load: {0}</source>
         <translation>模型加载失败：{0}</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="58"/>
+        <location filename="../models/status.py" line="60"/>
         <source>Model {0} unloaded to free memory (idle) · it loads again for the next file or dictation</source>
         <translation>模型 {0} 因空闲已卸载以释放内存 · 下一个文件或听写时会重新加载</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="61"/>
+        <location filename="../models/status.py" line="63"/>
         <source>No speech model installed</source>
         <translation>尚未安装语音模型</translation>
     </message>
@@ -689,6 +689,16 @@ The details are in {1}.</source>
         <source>unknown provider {provider!r} (choose auto, dml, cuda or cpu)</source>
         <comment>engine.unknown_provider</comment>
         <translation>未知的计算后端 {provider!r}（可选 auto、dml、cuda 或 cpu）</translation>
+    </message>
+    <message>
+        <source>no graphics adapter DirectML can use: {reason}</source>
+        <comment>engine.no_adapters</comment>
+        <translation>没有 DirectML 可用的显卡：{reason}</translation>
+    </message>
+    <message>
+        <source>no graphics adapter {device!r} (this PC has {adapters}); using the default one</source>
+        <comment>engine.unknown_device</comment>
+        <translation>没有显卡 {device!r}（这台电脑有 {adapters}）；改用默认显卡</translation>
     </message>
     <message>
         <source>unknown shape policy {policy!r}</source>
@@ -2759,37 +2769,37 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelUse</name>
     <message>
-        <location filename="../models/status.py" line="97"/>
+        <location filename="../models/status.py" line="99"/>
         <source>&lt;b&gt;No speech model installed.&lt;/b&gt; Choose one to download, or import a model folder you have. Files you add now wait until a model is ready.</source>
         <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请选择一个下载，或导入已有的模型文件夹。现在添加的文件会等到模型就绪后再转写。</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="103"/>
+        <location filename="../models/status.py" line="105"/>
         <source>Choose a model…</source>
         <translation>选择模型…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="118"/>
+        <location filename="../models/status.py" line="120"/>
         <source>&lt;b&gt;The dictation model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载听写模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="75"/>
+        <location filename="../settings_dialog.py" line="90"/>
         <source>A fast model (SenseVoice-Small) answers dictation sooner; a second model takes memory of its own</source>
         <translation>快速模型（SenseVoice-Small）听写响应更快；另用一个模型会额外占用内存</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="108"/>
+        <location filename="../settings_dialog.py" line="129"/>
         <source>Model for files:</source>
         <translation>文件转写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="109"/>
+        <location filename="../settings_dialog.py" line="130"/>
         <source>Model for dictation:</source>
         <translation>听写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="181"/>
+        <location filename="../settings_dialog.py" line="205"/>
         <source>Same as for files</source>
         <translation>与文件转写相同</translation>
     </message>
@@ -3088,42 +3098,42 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../settings_dialog.py" line="53"/>
+        <location filename="../settings_dialog.py" line="68"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="62"/>
+        <location filename="../settings_dialog.py" line="77"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="63"/>
+        <location filename="../settings_dialog.py" line="78"/>
         <source>Use a Tingji model folder anywhere on this computer</source>
         <translation>使用本机任意位置的听记模型文件夹</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="65"/>
+        <location filename="../settings_dialog.py" line="80"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="82"/>
+        <location filename="../settings_dialog.py" line="97"/>
         <source>Automatic (GPU when available)</source>
         <translation>自动（有 GPU 时使用 GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="83"/>
+        <location filename="../settings_dialog.py" line="98"/>
         <source>DirectML (Windows GPU)</source>
         <translation>DirectML（Windows GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="84"/>
+        <location filename="../settings_dialog.py" line="99"/>
         <source>CUDA (NVIDIA GPU)</source>
         <translation>CUDA（NVIDIA GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="85"/>
+        <location filename="../settings_dialog.py" line="100"/>
         <source>CPU only</source>
         <translation>仅 CPU</translation>
     </message>
@@ -3152,27 +3162,27 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">韩文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="91"/>
+        <location filename="../settings_dialog.py" line="112"/>
         <source>Names and terms to favour, one per line</source>
         <translation>需要优先识别的人名和术语，每行一个</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="97"/>
+        <location filename="../settings_dialog.py" line="118"/>
         <source>Never</source>
         <translation>从不</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="98"/>
+        <location filename="../settings_dialog.py" line="119"/>
         <source> min idle</source>
         <translation> 分钟后</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="101"/>
+        <location filename="../settings_dialog.py" line="122"/>
         <source>Free the model&apos;s memory when Tingji has had nothing to transcribe for this long; the next file or dictation loads it again</source>
         <translation>听记在这么长时间内没有转写任务时释放模型占用的内存；下一个文件或听写会重新加载它</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="106"/>
+        <location filename="../settings_dialog.py" line="127"/>
         <source>Speech recognition</source>
         <translation>语音识别</translation>
     </message>
@@ -3181,92 +3191,112 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="110"/>
+        <location filename="../settings_dialog.py" line="131"/>
         <source>Run on:</source>
         <translation>运行设备：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="111"/>
+        <location filename="../settings_dialog.py" line="105"/>
+        <source>The graphics adapter DirectML runs the model on</source>
+        <translation>DirectML 运行模型所用的显卡</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="106"/>
+        <source>Automatic (high-performance GPU)</source>
+        <translation>自动（高性能显卡）</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="132"/>
+        <source>Graphics adapter:</source>
+        <translation>显卡：</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="227"/>
+        <source>{0} (not found)</source>
+        <translation>{0}（未找到）</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="135"/>
         <source>Language spoken:</source>
         <translation>说话语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="112"/>
+        <location filename="../settings_dialog.py" line="136"/>
         <source>Hotwords:</source>
         <translation>热词：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="116"/>
+        <location filename="../settings_dialog.py" line="140"/>
         <source>Unload the model after:</source>
         <translation>空闲时卸载模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="119"/>
+        <location filename="../settings_dialog.py" line="143"/>
         <source>Save transcripts next to each source file when done</source>
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="125"/>
+        <location filename="../settings_dialog.py" line="149"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="128"/>
+        <location filename="../settings_dialog.py" line="152"/>
         <source>Formats:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="132"/>
+        <location filename="../settings_dialog.py" line="156"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="136"/>
+        <location filename="../settings_dialog.py" line="160"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="137"/>
+        <location filename="../settings_dialog.py" line="161"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="138"/>
+        <location filename="../settings_dialog.py" line="162"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="141"/>
+        <location filename="../settings_dialog.py" line="165"/>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="143"/>
+        <location filename="../settings_dialog.py" line="167"/>
         <source>Language:</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="144"/>
+        <location filename="../settings_dialog.py" line="168"/>
         <source>Appearance:</source>
         <translation>外观：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="145"/>
+        <location filename="../settings_dialog.py" line="169"/>
         <source>Language and appearance change at once.</source>
         <translation>语言和外观会立即生效。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="180"/>
+        <location filename="../settings_dialog.py" line="204"/>
         <source>Automatic (first installed model)</source>
         <translation>自动（第一个已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="186"/>
+        <location filename="../settings_dialog.py" line="210"/>
         <source>{0} (incomplete)</source>
         <translation>{0}（不完整）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="231"/>
+        <location filename="../settings_dialog.py" line="263"/>
         <source>Choose a Tingji model folder</source>
         <translation>选择听记模型文件夹</translation>
     </message>
@@ -3439,72 +3469,72 @@ Text appears here as it is recognised.</source>
         <translation>此文件中没有发现语音。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="303"/>
+        <location filename="../files/transcript_view.py" line="304"/>
         <source>transcribed in {0:.1f} s</source>
         <translation>用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="305"/>
+        <location filename="../files/transcript_view.py" line="306"/>
         <source>cancelled: partial transcript</source>
         <translation>已取消：部分结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="309"/>
+        <location filename="../files/transcript_view.py" line="310"/>
         <source>Copy all</source>
         <translation>全部复制</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="310"/>
+        <location filename="../files/transcript_view.py" line="311"/>
         <source>Copy the whole transcript to the clipboard</source>
         <translation>把全部转写结果复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="311"/>
+        <location filename="../files/transcript_view.py" line="312"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="312"/>
+        <location filename="../files/transcript_view.py" line="313"/>
         <source>Save the transcript as TXT, SRT, VTT or JSON</source>
         <translation>把转写结果保存为 TXT、SRT、VTT 或 JSON</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="313"/>
+        <location filename="../files/transcript_view.py" line="314"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="335"/>
+        <location filename="../files/transcript_view.py" line="336"/>
         <source>Transcript copied to the clipboard.</source>
         <translation>转写结果已复制到剪贴板。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="356"/>
+        <location filename="../files/transcript_view.py" line="357"/>
         <source>Plain text (*.txt)</source>
         <translation>纯文本 (*.txt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="357"/>
+        <location filename="../files/transcript_view.py" line="358"/>
         <source>SubRip subtitles (*.srt)</source>
         <translation>SubRip 字幕 (*.srt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="358"/>
+        <location filename="../files/transcript_view.py" line="359"/>
         <source>WebVTT subtitles (*.vtt)</source>
         <translation>WebVTT 字幕 (*.vtt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="359"/>
+        <location filename="../files/transcript_view.py" line="360"/>
         <source>JSON with timings (*.json)</source>
         <translation>带时间信息的 JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="362"/>
+        <location filename="../files/transcript_view.py" line="363"/>
         <source>Export transcript</source>
         <translation>导出转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="373"/>
+        <location filename="../files/transcript_view.py" line="374"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>
