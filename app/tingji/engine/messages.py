@@ -82,3 +82,8 @@ STATE_RESTORE_FAILED = Message(
 # -- SenseVoice-Small's own files (families/sense_voice_small) ------------------------------------
 TOKEN_TABLE_UNREADABLE = Message("sense_voice.token_table_unreadable", "{path}: unreadable token table ({reason})")
 CMVN_UNREADABLE = Message("sense_voice.cmvn_unreadable", "{path}: unreadable CMVN file ({reason})")
+
+# -- Paraformer's own files (families/paraformer) --------------------------------------------------
+PARAFORMER_SECTION = Message("paraformer.section", "{path}: paraformer section: {key} {problem}")
+PARAFORMER_TOKENS = Message("paraformer.tokens_unreadable", "{path}: unreadable token list ({reason})")
+PARAFORMER_CMVN = Message("paraformer.cmvn_unreadable", "{path}: unreadable CMVN file ({reason})")

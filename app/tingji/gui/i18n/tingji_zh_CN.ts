@@ -399,6 +399,11 @@ The details are in {1}.</source>
         <translation>内部错误：{frames} 帧超出了 {limit} 帧的窗口</translation>
     </message>
     <message>
+        <source>internal: {slots} token slots exceed the {limit} of the {frames}-frame bucket</source>
+        <comment>engine.slots_too_many</comment>
+        <translation>内部错误：{slots} 个词元槽位超出 {frames} 帧分桶的上限 {limit}</translation>
+    </message>
+    <message>
         <source>internal: empty window</source>
         <comment>engine.empty_window</comment>
         <translation>内部错误：窗口为空</translation>
@@ -476,6 +481,21 @@ The details are in {1}.</source>
     <message>
         <source>{path}: unreadable CMVN file ({reason})</source>
         <comment>sense_voice.cmvn_unreadable</comment>
+        <translation>{path}：无法读取 CMVN 文件（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: paraformer section: {key} {problem}</source>
+        <comment>paraformer.section</comment>
+        <translation>{path}：paraformer 部分：{key} {problem}</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable token list ({reason})</source>
+        <comment>paraformer.tokens_unreadable</comment>
+        <translation>{path}：无法读取词表（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable CMVN file ({reason})</source>
+        <comment>paraformer.cmvn_unreadable</comment>
         <translation>{path}：无法读取 CMVN 文件（{reason}）</translation>
     </message>
     <message>
@@ -837,6 +857,51 @@ The details are in {1}.</source>
         <source>audio tower weights do not match the architecture (missing {missing}, unexpected {unexpected})</source>
         <comment>export.audio_tower_mismatch</comment>
         <translation>音频编码塔权重与模型结构不符（缺少 {missing}，多出 {unexpected}）</translation>
+    </message>
+    <message>
+        <source>{folder}: not a Paraformer checkpoint (config.yaml missing)</source>
+        <comment>export.not_paraformer</comment>
+        <translation>{folder}：不是 Paraformer 检查点（缺少 config.yaml）</translation>
+    </message>
+    <message>
+        <source>{path}: model {model!r} is not supported (Tingji converts Paraformer and BiCifParaformer; SeACo hotwords and streaming models are not supported yet)</source>
+        <comment>export.paraformer_model</comment>
+        <translation>{path}：不支持模型 {model!r}（听记可转换 Paraformer 和 BiCifParaformer；暂不支持 SeACo 热词模型和流式模型）</translation>
+    </message>
+    <message>
+        <source>{path}: {part} {name!r} is not supported with {model} (expected {expected})</source>
+        <comment>export.paraformer_part</comment>
+        <translation>{path}：{model} 不支持 {part} {name!r}（应为 {expected}）</translation>
+    </message>
+    <message>
+        <source>{folder}: incomplete Paraformer checkpoint ({file} missing)</source>
+        <comment>export.paraformer_incomplete</comment>
+        <translation>{folder}：Paraformer 检查点不完整（缺少 {file}）</translation>
+    </message>
+    <message>
+        <source>{path}: not a token list ({reason})</source>
+        <comment>export.not_token_list</comment>
+        <translation>{path}：不是词表（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: {tokens} tokens, but model.pt's decoder has {outputs} outputs: not this model's vocabulary</source>
+        <comment>export.paraformer_vocab</comment>
+        <translation>{path}：有 {tokens} 个词元，但 model.pt 的解码器有 {outputs} 个输出：不是这个模型的词表</translation>
+    </message>
+    <message>
+        <source>{path}: not Paraformer weights ({tensor} missing)</source>
+        <comment>export.not_paraformer_weights</comment>
+        <translation>{path}：不是 Paraformer 权重（缺少 {tensor}）</translation>
+    </message>
+    <message>
+        <source>{path}: {tensor} is {found}, config.yaml's sizes make it {expected}</source>
+        <comment>export.paraformer_shapes</comment>
+        <translation>{path}：{tensor} 的形状是 {found}，按 config.yaml 的尺寸应为 {expected}</translation>
+    </message>
+    <message>
+        <source>{path}: weights do not match {model} (missing {missing}, unexpected {unexpected})</source>
+        <comment>export.paraformer_mismatch</comment>
+        <translation>{path}：权重与 {model} 不符（缺少 {missing}，多出 {unexpected}）</translation>
     </message>
     <message>
         <source>bad model name {name!r}: use letters, digits, '.', '_' or '-' (at most 64, not starting with '.')</source>

@@ -1,0 +1,237 @@
+"""Reading an official Paraformer checkpoint folder, checking every part before any export.
+
+The releases (ModelScope iic/speech_paraformer-large_asr_nat-zh-cn-16k-
+common-vocab8404-pytorch and iic/speech_paraformer-large-vad-punc_asr_nat-
+zh-cn-16k-common-vocab8404-pytorch, Hugging Face funasr/paraformer-zh) hold
+`config.yaml`, `configuration.json`, `am.mvn` (CMVN statistics),
+`tokens.json` (the vocabulary, a JSON list) and `model.pt`. A folder
+missing one of them, holding the wrong file under one of the names, or
+whose config names a part Tingji does not implement (another predictor, a
+SeACo or streaming model) is refused with one line naming the file, before
+anything is written. Only plain tensors are read from `model.pt`
+(`weights_only=True`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+import yaml
+
+from ...engine.frontend import Cmvn, load_cmvn
+from ...engine.manifest import sha256_file
+from ...errors import ModelError
+from .. import messages
+from ..funasr_release import release_file_names
+from ..torch_state import load_state_dict
+from .modules import Paraformer, ParaformerDims
+
+# model class -> (variant, its predictor class)
+MODELS = {"Paraformer": ("plain", "CifPredictorV2"), "BiCifParaformer": ("bicif", "CifPredictorV3")}
+FILES = {
+    "cmvn": ("frontend_conf", "cmvn_file", "am.mvn"),
+    "tokens": ("tokenizer_conf", "token_list", "tokens.json"),
+}
+
+
+@dataclass
+class Checkpoint:
+    folder: Path
+    config: dict[str, Any]
+    variant: str
+    cmvn_path: Path
+    cmvn: Cmvn
+    tokens: list[str]
+    model: Paraformer
+    sha256: str
+
+    @property
+    def dims(self) -> ParaformerDims:
+        return self.model.dims
+
+    def frontend_conf(self) -> dict[str, Any]:
+        return dict(self.config.get("frontend_conf") or {})
+
+    def predictor_conf(self) -> dict[str, Any]:
+        return dict(self.config.get("predictor_conf") or {})
+
+    def model_conf(self) -> dict[str, Any]:
+        return dict(self.config.get("model_conf") or {})
+
+
+def is_paraformer_config(config: dict[str, Any]) -> bool:
+    """A funasr config of the Paraformer family (supported or not: unsupported ones get a clear refusal)."""
+    model = config.get("model")
+    return isinstance(model, str) and (model.endswith("Paraformer") or model == "ParaformerStreaming")
+
+
+def load_checkpoint(folder: str | Path) -> Checkpoint:
+    folder = Path(folder)
+    config_path = folder / "config.yaml"
+    if not config_path.is_file():
+        raise ModelError(messages.NOT_PARAFORMER, folder=folder)
+    try:
+        config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ModelError(messages.YAML_UNREADABLE, path=config_path, reason=exc) from None
+    if not isinstance(config, dict):
+        raise ModelError(messages.CONFIG_NOT_MAPPING, path=config_path)
+    variant = _check_parts(config, config_path)
+    names = release_file_names(folder, FILES)
+    paths = {role: folder / name for role, name in names.items()}
+    for required in (paths["cmvn"], paths["tokens"], folder / "model.pt"):
+        if not required.is_file():
+            raise ModelError(messages.PARAFORMER_INCOMPLETE, folder=folder, file=required.name)
+    try:
+        cmvn = load_cmvn(paths["cmvn"])
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ModelError(messages.NOT_CMVN, path=paths["cmvn"], reason=exc) from None
+    tokens = read_token_list(paths["tokens"])
+    state = load_state_dict(folder / "model.pt")
+    dims = paraformer_dims(config, variant, state, folder / "model.pt")
+    if len(tokens) != dims.vocab:
+        raise ModelError(messages.PARAFORMER_VOCAB, path=paths["tokens"], tokens=len(tokens), outputs=dims.vocab)
+    if cmvn.shift.size != dims.input_size:
+        raise ModelError(
+            messages.CMVN_WIDTH_MISMATCH, path=paths["cmvn"], values=cmvn.shift.size, expected=dims.input_size
+        )
+    return Checkpoint(
+        folder=folder,
+        config=config,
+        variant=variant,
+        cmvn_path=paths["cmvn"],
+        cmvn=cmvn,
+        tokens=tokens,
+        model=build_model(dims, state, folder / "model.pt", str(config["model"])),
+        sha256=sha256_file(folder / "model.pt"),
+    )
+
+
+def _check_parts(config: dict[str, Any], path: Path) -> str:
+    """The variant, after checking the config names only parts Tingji implements exactly."""
+    model = config.get("model")
+    if model not in MODELS:
+        raise ModelError(messages.PARAFORMER_MODEL, path=path, model=model)
+    variant, predictor = MODELS[model]
+    enc = config.get("encoder_conf") or {}
+    dec = config.get("decoder_conf") or {}
+    pred = config.get("predictor_conf") or {}
+    expected: list[tuple[str, Any, Any]] = [
+        ("predictor", config.get("predictor"), predictor),
+        ("encoder", config.get("encoder"), "SANMEncoder"),
+        ("decoder", config.get("decoder"), "ParaformerSANMDecoder"),
+        ("encoder_conf.input_layer", enc.get("input_layer", "pe"), "pe"),
+        ("encoder_conf.selfattention_layer_type", enc.get("selfattention_layer_type", "sanm"), "sanm"),
+        ("encoder_conf.normalize_before", enc.get("normalize_before", True), True),
+        ("decoder_conf.att_layer_num", dec.get("att_layer_num", dec.get("num_blocks")), dec.get("num_blocks")),
+        ("predictor_conf.threshold", float(pred.get("threshold", 1.0)), 1.0),
+    ]
+    if variant == "bicif":
+        expected += [
+            ("predictor_conf.upsample_type", pred.get("upsample_type", "cnn"), "cnn_blstm"),
+            ("predictor_conf.use_cif1_cnn", pred.get("use_cif1_cnn", True), False),
+        ]
+    for part, found, wanted in expected:
+        if found != wanted:
+            raise ModelError(messages.PARAFORMER_PART, path=path, part=part, name=found, model=model, expected=wanted)
+    return variant
+
+
+def read_token_list(path: Path) -> list[str]:
+    """tokens.json: a JSON list of distinct strings, `<blank>`, `<s>`, `</s>` first as funasr numbers them."""
+    try:
+        tokens = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise ModelError(messages.NOT_TOKEN_LIST, path=path, reason=f"not JSON: {exc}") from None
+    if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
+        raise ModelError(messages.NOT_TOKEN_LIST, path=path, reason="expected a JSON list of strings")
+    if len(set(tokens)) != len(tokens):
+        twice = next(t for i, t in enumerate(tokens) if t in tokens[:i])
+        raise ModelError(messages.NOT_TOKEN_LIST, path=path, reason=f"{twice!r} appears twice")
+    return tokens
+
+
+REQUIRED_TENSORS = (
+    "encoder.encoders0.0.self_attn.linear_q_k_v.weight",
+    "predictor.cif_conv1d.weight",
+    "decoder.output_layer.weight",
+)
+
+
+def paraformer_dims(config: dict[str, Any], variant: str, state: dict[str, torch.Tensor], path: Path) -> ParaformerDims:
+    """Architecture sizes from config.yaml, cross-checked against the tensors of model.pt."""
+    for name in REQUIRED_TENSORS:
+        if name not in state:
+            raise ModelError(messages.NOT_PARAFORMER_WEIGHTS, path=path, tensor=name)
+    enc = config.get("encoder_conf") or {}
+    dec = config.get("decoder_conf") or {}
+    pred = config.get("predictor_conf") or {}
+    fe = config.get("frontend_conf") or {}
+    dim = int(enc.get("output_size", 512))
+    left, right = int(pred.get("l_order", 1)), int(pred.get("r_order", 1))
+    vocab = int(state["decoder.output_layer.weight"].shape[0])
+    d = ParaformerDims(
+        input_size=int(fe.get("n_mels", 80)) * int(fe.get("lfr_m", 7)),
+        encoder_dim=dim,
+        encoder_heads=int(enc.get("attention_heads", 4)),
+        encoder_ffn=int(enc.get("linear_units", 2048)),
+        encoder_blocks=int(enc.get("num_blocks", 50)),
+        kernel_size=int(enc.get("kernel_size", 11)),
+        sanm_shift=int(enc.get("sanm_shfit", 0)),
+        vocab=vocab,
+        decoder_blocks=int(dec.get("num_blocks", 16)),
+        decoder_heads=int(dec.get("attention_heads", 4)),
+        decoder_ffn=int(dec.get("linear_units", 2048)),
+        decoder_kernel=int(dec.get("kernel_size", 21)),
+        decoder_sanm_shift=int(dec.get("sanm_shfit", 0)),
+        predictor_left=left,
+        predictor_right=right,
+        smooth_factor=float(pred.get("smooth_factor", 1.0)),
+        noise_threshold=float(pred.get("noise_threshold", 0.0)),
+        timestamp_head=variant == "bicif",
+        upsample_times=int(pred.get("upsample_times", 5)),
+        smooth_factor2=float(pred.get("smooth_factor2", 1.0)),
+        noise_threshold2=float(pred.get("noise_threshold2", 0.0)),
+    )
+    shapes = {
+        "encoder.encoders0.0.self_attn.linear_q_k_v.weight": (3 * dim, d.input_size),
+        "predictor.cif_conv1d.weight": (dim, dim, left + right + 1),
+        "decoder.output_layer.weight": (vocab, dim),
+    }
+    for name, shape in shapes.items():
+        if tuple(state[name].shape) != shape:
+            raise ModelError(
+                messages.PARAFORMER_SHAPES, path=path, tensor=name, found=list(state[name].shape), expected=list(shape)
+            )
+    return d
+
+
+def build_model(d: ParaformerDims, state: dict[str, torch.Tensor], path: Path, name: str) -> Paraformer:
+    """Our module with the checkpoint's weights; every tensor must have its place and its shape.
+
+    funasr's CTC head (when a config trains one) is not used at inference and is left out.
+    """
+    model = Paraformer(d)
+    weights = {k: v.float() for k, v in state.items() if not k.startswith("ctc.")}
+    expected = model.state_dict()
+    missing = sorted(set(expected) - set(weights))
+    unexpected = sorted(set(weights) - set(expected))
+    wrong = [k for k in expected if k in weights and tuple(weights[k].shape) != tuple(expected[k].shape)]
+    if missing or unexpected:
+        raise ModelError(
+            messages.PARAFORMER_MISMATCH, path=path, model=name, missing=missing[:3], unexpected=unexpected[:3]
+        )
+    if wrong:
+        raise ModelError(
+            messages.PARAFORMER_SHAPES,
+            path=path,
+            tensor=wrong[0],
+            found=list(weights[wrong[0]].shape),
+            expected=list(expected[wrong[0]].shape),
+        )
+    model.load_state_dict(weights, strict=True)
+    return model.eval()
