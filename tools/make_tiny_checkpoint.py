@@ -12,8 +12,9 @@ names as the official Fun-ASR-Nano-2512 release, loadable by funasr's
 `--family sense-voice-small` writes a SenseVoice-Small checkpoint instead
 (tools/tiny_sense_voice.py), `--family qwen3-asr` a Qwen3-ASR release
 (tools/tiny_qwen3_asr.py), `--family paraformer [--variant plain|bicif]` a
-Paraformer release (tools/tiny_paraformer.py); each family's writer lives
-in its own module.
+Paraformer release (tools/tiny_paraformer.py), `--family ct-punc` a
+CT-Transformer punctuation release (tools/tiny_ct_punc.py); each family's
+writer lives in its own module.
 
 Default sizes are tiny so CI stays fast; `--full-size` uses the real sizes
 (about 221 M encoder parameters and a Qwen3-0.6B-shaped LLM) for benchmarks.
@@ -484,7 +485,9 @@ def main(argv: list[str] | None = None) -> int:
         help="llm_conf.llm_dtype in config.yaml (see the module docstring)",
     )
     ap.add_argument(
-        "--family", choices=["fun-asr-nano", "sense-voice-small", "qwen3-asr", "paraformer"], default="fun-asr-nano"
+        "--family",
+        choices=["fun-asr-nano", "sense-voice-small", "qwen3-asr", "paraformer", "ct-punc"],
+        default="fun-asr-nano",
     )
     ap.add_argument("--size", choices=["0.6b", "1.7b"], default="0.6b", help="qwen3-asr: which release's shapes")
     ap.add_argument(
@@ -506,6 +509,10 @@ def main(argv: list[str] | None = None) -> int:
         import tiny_paraformer
 
         tiny_paraformer.make_checkpoint(args.out, args.seed, args.full_size, variant=args.variant)
+    elif args.family == "ct-punc":
+        import tiny_ct_punc
+
+        tiny_ct_punc.make_checkpoint(args.out, args.seed, args.full_size)
     else:
         make_checkpoint(args.out, args.seed, args.full_size, args.llm_dtype)
     print(args.out)

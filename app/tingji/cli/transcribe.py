@@ -35,6 +35,15 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--language", default=None, help="language spoken, e.g. zh, en, ja (default: detect)")
     p.add_argument("--hotwords", default="", help="comma-separated words to favour, e.g. names and terms")
     p.add_argument("--no-itn", action="store_true", help="keep numbers as spoken words (no text normalisation)")
+    p.add_argument(
+        "--punctuation",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="punctuate the transcript of a model that writes none, with the installed punctuation model (default: on)",
+    )
+    p.add_argument(
+        "--punctuation-model", default=None, help="punctuation model name or folder (default: the installed one)"
+    )
     p.add_argument("--max-tokens", type=int, default=512, help="token limit per 60 s window (default 512)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: usable cores, at most 8)")
     p.add_argument(
@@ -83,7 +92,7 @@ def _check_out_dir(out: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..engine import Engine
-    from ..models.installed import resolve_model
+    from ..models.installed import punctuation_model, resolve_model
 
     formats = parse_formats(args.format)
     folder = resolve_model(args.model)
@@ -92,9 +101,18 @@ def run(args: argparse.Namespace) -> int:
     hotwords = [w.strip() for w in args.hotwords.split(",") if w.strip()]
     err = sys.stderr
     started = time.perf_counter()
-    engine = Engine(folder, args.provider, exact=args.exact, threads=args.threads)
+    punctuation = None
+    if args.punctuation:
+        punctuation = resolve_model(args.punctuation_model) if args.punctuation_model else punctuation_model()
+    engine = Engine(folder, args.provider, exact=args.exact, threads=args.threads, punctuation=punctuation)
     for warning in engine.warnings:
         print(f"tingji: warning: {warning}", file=err)
+    if args.punctuation and not engine.capabilities.punctuation and engine.punctuator is None:
+        print(
+            f"tingji: warning: {engine.model_name} writes no punctuation and no punctuation model is installed "
+            "(tingji models download ct-punc-zh)",
+            file=err,
+        )
     print(f"tingji: model {engine.model_name} on {engine.provider.upper()} (loaded in {engine.load_s:.1f} s)", file=err)
     failures = partial = 0
     status = StatusLine(err)

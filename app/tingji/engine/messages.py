@@ -87,3 +87,11 @@ CMVN_UNREADABLE = Message("sense_voice.cmvn_unreadable", "{path}: unreadable CMV
 PARAFORMER_SECTION = Message("paraformer.section", "{path}: paraformer section: {key} {problem}")
 PARAFORMER_TOKENS = Message("paraformer.tokens_unreadable", "{path}: unreadable token list ({reason})")
 PARAFORMER_CMVN = Message("paraformer.cmvn_unreadable", "{path}: unreadable CMVN file ({reason})")
+
+# -- punctuation models (punctuation.py, families/ct_punc.py) ---------------------------------------
+PUNC_SECTION = Message("punctuation.section", "{path}: ct-punc section: {problem}")
+NOT_PUNCTUATION = Message("punctuation.not_punctuation", "{folder}: not a punctuation model (its family is {family})")
+NOT_A_RECOGNIZER = Message(
+    "punctuation.not_a_recognizer",
+    "{folder}: a punctuation model, not a speech model; it punctuates the transcripts of models that need it",
+)

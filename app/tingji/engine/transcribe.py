@@ -112,12 +112,16 @@ class Engine:
         n_ctx: int = 256,
         decoder_gpu_layers: int | None = None,
         graph_cache: str | os.PathLike[str] | None = None,
+        punctuation: str | os.PathLike[str] | None = None,
     ) -> None:
         """`model` is a model folder (a name is the model manager's business: tingji.models).
 
         `graph_cache` is a folder where ONNX Runtime's optimised graphs are kept
         between runs (`ort_cache`; the app passes `tingji.paths.graph_cache_dir()`):
         a start then skips optimising them. None optimises at every load.
+        `punctuation` is a punctuation model folder (`engine.punctuation`), used
+        only when the model writes no punctuation of its own
+        (`Capabilities.punctuation`); None: no punctuation is added.
         """
         t0 = time.perf_counter()
         self.model_path = Path(model)
@@ -148,6 +152,15 @@ class Engine:
         self.capabilities = self.recognizer.capabilities
         self.decoder_device = self.recognizer.decoder_device
         self.warnings = self.recognizer.warnings  # load-time problems; a later GPU fallback adds to it
+        self.punctuator = None
+        if punctuation is not None and not self.capabilities.punctuation:
+            from .punctuation import Punctuator
+
+            try:
+                self.punctuator = Punctuator(punctuation, threads)
+            except BaseException:
+                self.recognizer.close()
+                raise
         self.files = Lane("files", self, parks=True)
         self.live = Lane("live", self)
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
@@ -358,7 +371,12 @@ class Engine:
         for stage, seconds in recognized.timings.items():
             result.timings[stage] = result.timings.get(stage, 0.0) + seconds
         result.window_tokens.append(recognized.tokens)
-        result.window_texts.append(recognized.text)
+        text = recognized.text
+        if self.punctuator is not None and text:
+            t = time.perf_counter()
+            text = self.punctuator.punctuate(text).text  # the marks go into the words' own text
+            result.timings["punctuation"] = result.timings.get("punctuation", 0.0) + time.perf_counter() - t
+        result.window_texts.append(text)
         offset = window.start_s + a / SAMPLE_RATE
         span = (0.0, (b - a) / SAMPLE_RATE)
         result.window_info.append(
@@ -369,10 +387,10 @@ class Engine:
             # No character times: place the text on the speech the VAD found in this window.
             shift = a / SAMPLE_RATE
             spans = [(max(0.0, s - shift), min(span[1], e - shift)) for s, e in window.speech if e > shift]
-            chars, max_s = speech_char_times(recognized.text, spans or [span]), MAX_SEGMENT_S
+            chars, max_s = speech_char_times(text, spans or [span]), MAX_SEGMENT_S
         return [
             Segment(offset + s, offset + e, piece, window.index)
-            for s, e, piece in timed_sentences(recognized.text, span, chars, max_s)
+            for s, e, piece in timed_sentences(text, span, chars, max_s)
         ]
 
 

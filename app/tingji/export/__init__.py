@@ -39,6 +39,7 @@ CONVERTERS: dict[str, str] = {
     "sense-voice-small": "tingji.export.sense_voice_small",
     "qwen3-asr": "tingji.export.qwen3_asr",
     "paraformer": "tingji.export.paraformer",
+    "ct-punc": "tingji.export.ct_punc",
 }
 
 __all__ = ["export_model", "detect_family", "CONVERTERS"]

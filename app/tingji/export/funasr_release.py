@@ -1,4 +1,4 @@
-"""Which files a funasr release folder uses: `configuration.json`'s `file_path_metas`.
+"""Which files a funasr release folder uses (`configuration.json`'s `file_path_metas`), and its token list.
 
 SenseVoice-Small and Paraformer releases name their CMVN statistics and
 vocabulary there (funasr's loader joins the names to the folder). A name
@@ -37,3 +37,19 @@ def release_file_names(folder: Path, wanted: Mapping[str, tuple[str, str, str]])
                 raise ModelError(messages.FUNASR_NOT_A_FILE_NAME, path=path, name=name)
             names[role] = name
     return names
+
+
+def read_token_list(path: Path) -> list[str]:
+    """A release's tokens.json: a JSON list of distinct strings (the vocabulary, ids in list order)."""
+    try:
+        tokens = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        raise ModelError(messages.NOT_TOKEN_LIST, path=path, reason=f"not JSON: {exc}") from None
+    if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
+        raise ModelError(messages.NOT_TOKEN_LIST, path=path, reason="expected a JSON list of strings")
+    seen: set[str] = set()
+    for token in tokens:
+        if token in seen:
+            raise ModelError(messages.NOT_TOKEN_LIST, path=path, reason=f"{token!r} appears twice")
+        seen.add(token)
+    return tokens

@@ -184,3 +184,24 @@ PARAFORMER_MISMATCH = Message(
     "export.paraformer_mismatch",
     "{path}: weights do not match {model} (missing {missing}, unexpected {unexpected})",
 )
+
+# -- CT-Transformer punctuation checkpoints (ct_punc/) --------------------------------------------------
+NOT_PUNC_CHECKPOINT = Message(
+    "export.not_punc_checkpoint", "{folder}: not a CT-Transformer punctuation checkpoint (config.yaml missing)"
+)
+PUNC_PART = Message("export.punc_part", "{path}: {part} {name!r} is not supported (expected {expected})")
+PUNC_WORD_LEVEL = Message(
+    "export.punc_word_level",
+    "{path}: a word-level punctuation model (jieba dictionary); Tingji supports the character-level "
+    "zh-cn-common-vocab272727 model",
+)
+PUNC_INCOMPLETE = Message("export.punc_incomplete", "{folder}: incomplete punctuation checkpoint ({file} missing)")
+PUNC_MARKS = Message("export.punc_marks", "{path}: model_conf.punc_list {marks} lacks _, ，, 。 or ？")
+PUNC_VOCAB = Message(
+    "export.punc_vocab",
+    "{path}: {tokens} tokens, but model.pt's embedding has {rows} rows: not this model's vocabulary",
+)
+PUNC_MISMATCH = Message(
+    "export.punc_mismatch",
+    "{path}: weights do not match the CT-Transformer (missing {missing}, unexpected {unexpected}, wrong shape {wrong})",
+)

@@ -96,10 +96,14 @@ class EngineWorker(QObject):
 
         `seq` numbers the requests so the GUI can ignore answers to superseded ones."""
         from ..engine.transcribe import Engine  # heavy import (onnxruntime, llama_cpp): off the GUI thread
+        from ..models.installed import punctuation_model
 
         self.close_engine()
         try:
-            engine = Engine(model_path, provider=provider, graph_cache=graph_cache_dir())
+            # A model that writes no punctuation gets it from the installed punctuation model, if any.
+            engine = Engine(
+                model_path, provider=provider, graph_cache=graph_cache_dir(), punctuation=punctuation_model()
+            )
         except TingjiError as exc:
             self.load_failed.emit(seq, exc.report())
             return

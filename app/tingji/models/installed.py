@@ -129,6 +129,23 @@ def resolve_model(name_or_dir: str | os.PathLike[str]) -> Path:
     raise _no_such_model(text)
 
 
+def punctuation_model() -> Path | None:
+    """The installed punctuation model (family `ct-punc`) for models that write no punctuation; None: none.
+
+    With several, the first by name. A folder whose manifest cannot be read is passed over.
+    """
+    from ..engine.punctuation import FAMILY
+
+    for name in _installed_names():
+        path = models_dir() / name
+        try:
+            if mf.load_manifest(path).family == FAMILY:
+                return path
+        except ModelError:
+            continue
+    return None
+
+
 def verify(name: str, progress: StageProgress | None = None) -> mf.Manifest:
     """Check every file of an installed model against its SHA-256; ModelError names the bad file."""
     return verify_folder(_installed_path(name), progress)

@@ -20,6 +20,7 @@ FAMILIES: dict[str, str] = {
     "sense-voice-small": "tingji.engine.families.sense_voice_small",
     "qwen3-asr": "tingji.engine.families.qwen3_asr",
     "paraformer": "tingji.engine.families.paraformer",
+    "ct-punc": "tingji.engine.families.ct_punc",  # a punctuation model (engine/punctuation.py), no recogniser
 }
 
 

@@ -49,6 +49,7 @@ class Capabilities:
     open_languages: bool = False  # may also be told languages outside `languages` (an LLM prompt can)
     live_lane: bool = True  # a dictation take may run while a file is transcribed
     tags: tuple[str, ...] = ()  # extra per-window labels it reports (e.g. "emotion", "event")
+    punctuation: bool = True  # writes its own punctuation; False: a punctuation model (engine.punctuation) adds it
 
 
 @dataclass(frozen=True)

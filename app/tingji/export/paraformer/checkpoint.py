@@ -14,7 +14,6 @@ anything is written. Only plain tensors are read from `model.pt`
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from ...engine.frontend import Cmvn, load_cmvn
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
-from ..funasr_release import release_file_names
+from ..funasr_release import read_token_list, release_file_names
 from ..torch_state import load_state_dict
 from .modules import Paraformer, ParaformerDims
 
@@ -139,20 +138,6 @@ def _check_parts(config: dict[str, Any], path: Path) -> str:
         if found != wanted:
             raise ModelError(messages.PARAFORMER_PART, path=path, part=part, name=found, model=model, expected=wanted)
     return variant
-
-
-def read_token_list(path: Path) -> list[str]:
-    """tokens.json: a JSON list of distinct strings, `<blank>`, `<s>`, `</s>` first as funasr numbers them."""
-    try:
-        tokens = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        raise ModelError(messages.NOT_TOKEN_LIST, path=path, reason=f"not JSON: {exc}") from None
-    if not isinstance(tokens, list) or not tokens or not all(isinstance(t, str) for t in tokens):
-        raise ModelError(messages.NOT_TOKEN_LIST, path=path, reason="expected a JSON list of strings")
-    if len(set(tokens)) != len(tokens):
-        twice = next(t for i, t in enumerate(tokens) if t in tokens[:i])
-        raise ModelError(messages.NOT_TOKEN_LIST, path=path, reason=f"{twice!r} appears twice")
-    return tokens
 
 
 REQUIRED_TENSORS = (

@@ -499,6 +499,21 @@ The details are in {1}.</source>
         <translation>{path}：无法读取 CMVN 文件（{reason}）</translation>
     </message>
     <message>
+        <source>{path}: ct-punc section: {problem}</source>
+        <comment>punctuation.section</comment>
+        <translation>{path}：ct-punc 部分：{problem}</translation>
+    </message>
+    <message>
+        <source>{folder}: not a punctuation model (its family is {family})</source>
+        <comment>punctuation.not_punctuation</comment>
+        <translation>{folder}：不是标点模型（其模型系列为 {family}）</translation>
+    </message>
+    <message>
+        <source>{folder}: a punctuation model, not a speech model; it punctuates the transcripts of models that need it</source>
+        <comment>punctuation.not_a_recognizer</comment>
+        <translation>{folder}：这是标点模型，不是语音识别模型；它为需要标点的模型的转写结果加标点</translation>
+    </message>
+    <message>
         <source>unknown model family {family!r} (choose {choices})</source>
         <comment>export.unknown_family</comment>
         <translation>未知的模型系列 {family!r}（可选 {choices}）</translation>
@@ -902,6 +917,41 @@ The details are in {1}.</source>
         <source>{path}: weights do not match {model} (missing {missing}, unexpected {unexpected})</source>
         <comment>export.paraformer_mismatch</comment>
         <translation>{path}：权重与 {model} 不符（缺少 {missing}，多出 {unexpected}）</translation>
+    </message>
+    <message>
+        <source>{folder}: not a CT-Transformer punctuation checkpoint (config.yaml missing)</source>
+        <comment>export.not_punc_checkpoint</comment>
+        <translation>{folder}：不是 CT-Transformer 标点检查点（缺少 config.yaml）</translation>
+    </message>
+    <message>
+        <source>{path}: {part} {name!r} is not supported (expected {expected})</source>
+        <comment>export.punc_part</comment>
+        <translation>{path}：不支持 {part} {name!r}（应为 {expected}）</translation>
+    </message>
+    <message>
+        <source>{path}: a word-level punctuation model (jieba dictionary); Tingji supports the character-level zh-cn-common-vocab272727 model</source>
+        <comment>export.punc_word_level</comment>
+        <translation>{path}：这是按词切分的标点模型（jieba 词典）；听记支持按字的 zh-cn-common-vocab272727 模型</translation>
+    </message>
+    <message>
+        <source>{folder}: incomplete punctuation checkpoint ({file} missing)</source>
+        <comment>export.punc_incomplete</comment>
+        <translation>{folder}：标点检查点不完整（缺少 {file}）</translation>
+    </message>
+    <message>
+        <source>{path}: model_conf.punc_list {marks} lacks _, ，, 。 or ？</source>
+        <comment>export.punc_marks</comment>
+        <translation>{path}：model_conf.punc_list {marks} 缺少 _、，、。或 ？</translation>
+    </message>
+    <message>
+        <source>{path}: {tokens} tokens, but model.pt's embedding has {rows} rows: not this model's vocabulary</source>
+        <comment>export.punc_vocab</comment>
+        <translation>{path}：有 {tokens} 个词元，但 model.pt 的嵌入表有 {rows} 行：不是这个模型的词表</translation>
+    </message>
+    <message>
+        <source>{path}: weights do not match the CT-Transformer (missing {missing}, unexpected {unexpected}, wrong shape {wrong})</source>
+        <comment>export.punc_mismatch</comment>
+        <translation>{path}：权重与 CT-Transformer 不符（缺少 {missing}，多出 {unexpected}，形状不对 {wrong}）</translation>
     </message>
     <message>
         <source>bad model name {name!r}: use letters, digits, '.', '_' or '-' (at most 64, not starting with '.')</source>

@@ -140,6 +140,7 @@ class Paraformer:
             itn=False,
             timestamps="tokens",
             live_lane=True,
+            punctuation=False,
         )
 
     @property
