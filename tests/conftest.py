@@ -211,6 +211,29 @@ def pf_plain_reference(pf_plain_checkpoint: Path):
     return ParaformerReference(pf_plain_checkpoint)
 
 
+@pytest.fixture(scope="session")
+def punc_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random CT-Transformer punctuation checkpoint (its vocabulary holds the tiny Paraformer's words)."""
+    from tiny_ct_punc import make_checkpoint
+
+    return make_checkpoint(tmp_path_factory.mktemp("punc-ckpt") / "ct-punc-tiny", seed=0)
+
+
+@pytest.fixture(scope="session")
+def punc_model(punc_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """That checkpoint as a punctuation model folder (family ct-punc)."""
+    from tingji.export import export_model
+
+    return export_model(punc_checkpoint, tmp_path_factory.mktemp("punc-models") / "ct-punc-tiny")
+
+
+@pytest.fixture(scope="session")
+def punc_reference(punc_checkpoint: Path):
+    from tests.support.reference_punctuation import PunctuationReference
+
+    return PunctuationReference(punc_checkpoint)
+
+
 @pytest.fixture(autouse=True)
 def _root_logger_untouched() -> None:
     """A helper that raises the root logger's level for good hides every later test's warnings (caplog

@@ -26,27 +26,6 @@ from tingji.errors import ModelError
 MARKS = re.compile(r"[，。？、,.?]")
 
 
-@pytest.fixture(scope="module")
-def punc_checkpoint(tmp_path_factory):
-    from tiny_ct_punc import make_checkpoint
-
-    return make_checkpoint(tmp_path_factory.mktemp("punc-ckpt") / "ct-punc-tiny", seed=0)
-
-
-@pytest.fixture(scope="module")
-def punc_model(punc_checkpoint, tmp_path_factory):
-    from tingji.export import export_model
-
-    return export_model(punc_checkpoint, tmp_path_factory.mktemp("punc-models") / "ct-punc-tiny")
-
-
-@pytest.fixture(scope="module")
-def punc_reference(punc_checkpoint):
-    from tests.support.reference_punctuation import PunctuationReference
-
-    return PunctuationReference(punc_checkpoint)
-
-
 def _text(words: int, seed: int) -> str:
     """A transcript-like text of exactly `words` words: Chinese characters unspaced, English words spaced,
     one word the vocabulary lacks."""

@@ -1134,6 +1134,11 @@ The details are in {1}.</source>
         <translation>{path}：模型 {name!r} 没有列出任何文件</translation>
     </message>
     <message>
+        <source>{path}: model {name!r}: companions must be a list of model names</source>
+        <comment>catalog.companions</comment>
+        <translation>{path}：模型 {name!r}：companions 必须是模型名称的列表</translation>
+    </message>
+    <message>
         <source>{path}: model {name!r} has no download location</source>
         <comment>catalog.no_location</comment>
         <translation>{path}：模型 {name!r} 没有下载位置</translation>
@@ -1477,6 +1482,11 @@ The details are in {1}.</source>
         <source>rank {value} is not a whole number</source>
         <comment>about.rank</comment>
         <translation>rank {value} 不是整数</translation>
+    </message>
+    <message>
+        <source>companion {value} is not true or false</source>
+        <comment>about.companion</comment>
+        <translation>companion {value} 不是 true 或 false</translation>
     </message>
     <message>
         <source>audio input unavailable: {reason}</source>
@@ -2156,6 +2166,16 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <location filename="../models/facts.py" line="55"/>
         <source>quick drafts</source>
         <translation>快速草稿</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="62"/>
+        <source>Chinese files with exact timestamps</source>
+        <translation>带精确时间戳的中文文件</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="63"/>
+        <source>punctuation for models that write none</source>
+        <translation>为不输出标点的模型加标点</translation>
     </message>
     <message>
         <location filename="../models/facts.py" line="56"/>
