@@ -172,6 +172,8 @@ PARAFORMER_INCOMPLETE = Message(
     "export.paraformer_incomplete", "{folder}: incomplete Paraformer checkpoint ({file} missing)"
 )
 NOT_TOKEN_LIST = Message("export.not_token_list", "{path}: not a token list ({reason})")
+PARAFORMER_NOT_NUMBER = Message("export.paraformer_not_number", "{path}: {key} is {value!r}, not a number")
+PARAFORMER_NOT_MAPPING = Message("export.paraformer_not_mapping", "{path}: {key} is {value!r}, not a mapping")
 PARAFORMER_VOCAB = Message(
     "export.paraformer_vocab",
     "{path}: {tokens} tokens, but model.pt's decoder has {outputs} outputs: not this model's vocabulary",

@@ -116,9 +116,7 @@ def _check_parts(config: dict[str, Any], path: Path) -> str:
     if model not in MODELS:
         raise ModelError(messages.PARAFORMER_MODEL, path=path, model=model)
     variant, predictor = MODELS[model]
-    enc = config.get("encoder_conf") or {}
-    dec = config.get("decoder_conf") or {}
-    pred = config.get("predictor_conf") or {}
+    enc, dec, pred = (_conf(config, key, path) for key in ("encoder_conf", "decoder_conf", "predictor_conf"))
     expected: list[tuple[str, Any, Any]] = [
         ("predictor", config.get("predictor"), predictor),
         ("encoder", config.get("encoder"), "SANMEncoder"),
@@ -127,7 +125,7 @@ def _check_parts(config: dict[str, Any], path: Path) -> str:
         ("encoder_conf.selfattention_layer_type", enc.get("selfattention_layer_type", "sanm"), "sanm"),
         ("encoder_conf.normalize_before", enc.get("normalize_before", True), True),
         ("decoder_conf.att_layer_num", dec.get("att_layer_num", dec.get("num_blocks")), dec.get("num_blocks")),
-        ("predictor_conf.threshold", float(pred.get("threshold", 1.0)), 1.0),
+        ("predictor_conf.threshold", pred.get("threshold", 1.0), 1.0),  # the BiCIF loop subtracts 1
     ]
     if variant == "bicif":
         expected += [
@@ -138,6 +136,21 @@ def _check_parts(config: dict[str, Any], path: Path) -> str:
         if found != wanted:
             raise ModelError(messages.PARAFORMER_PART, path=path, part=part, name=found, model=model, expected=wanted)
     return variant
+
+
+def _conf(config: dict[str, Any], key: str, path: Path) -> dict[str, Any]:
+    """A `*_conf` mapping of config.yaml (absent: empty)."""
+    conf = config.get(key) or {}
+    if not isinstance(conf, dict):
+        raise ModelError(messages.PARAFORMER_NOT_MAPPING, path=path, key=key, value=conf)
+    return conf
+
+
+def _number(conf: dict[str, Any], section: str, key: str, default: float, path: Path) -> float:
+    value = conf.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ModelError(messages.PARAFORMER_NOT_NUMBER, path=path, key=f"{section}.{key}", value=value)
+    return float(value)
 
 
 REQUIRED_TENSORS = (
@@ -152,35 +165,39 @@ def paraformer_dims(config: dict[str, Any], variant: str, state: dict[str, torch
     for name in REQUIRED_TENSORS:
         if name not in state:
             raise ModelError(messages.NOT_PARAFORMER_WEIGHTS, path=path, tensor=name)
-    enc = config.get("encoder_conf") or {}
-    dec = config.get("decoder_conf") or {}
-    pred = config.get("predictor_conf") or {}
-    fe = config.get("frontend_conf") or {}
-    dim = int(enc.get("output_size", 512))
-    left, right = int(pred.get("l_order", 1)), int(pred.get("r_order", 1))
+    cfg = path.parent / "config.yaml"
+    enc, dec, pred, fe = (
+        _conf(config, key, cfg) for key in ("encoder_conf", "decoder_conf", "predictor_conf", "frontend_conf")
+    )
+
+    def whole(conf: dict[str, Any], section: str, key: str, default: int) -> int:
+        return int(_number(conf, section, key, default, cfg))
+
+    dim = whole(enc, "encoder_conf", "output_size", 512)
+    left, right = whole(pred, "predictor_conf", "l_order", 1), whole(pred, "predictor_conf", "r_order", 1)
     vocab = int(state["decoder.output_layer.weight"].shape[0])
     d = ParaformerDims(
-        input_size=int(fe.get("n_mels", 80)) * int(fe.get("lfr_m", 7)),
+        input_size=whole(fe, "frontend_conf", "n_mels", 80) * whole(fe, "frontend_conf", "lfr_m", 7),
         encoder_dim=dim,
-        encoder_heads=int(enc.get("attention_heads", 4)),
-        encoder_ffn=int(enc.get("linear_units", 2048)),
-        encoder_blocks=int(enc.get("num_blocks", 50)),
-        kernel_size=int(enc.get("kernel_size", 11)),
-        sanm_shift=int(enc.get("sanm_shfit", 0)),
+        encoder_heads=whole(enc, "encoder_conf", "attention_heads", 4),
+        encoder_ffn=whole(enc, "encoder_conf", "linear_units", 2048),
+        encoder_blocks=whole(enc, "encoder_conf", "num_blocks", 50),
+        kernel_size=whole(enc, "encoder_conf", "kernel_size", 11),
+        sanm_shift=whole(enc, "encoder_conf", "sanm_shfit", 0),
         vocab=vocab,
-        decoder_blocks=int(dec.get("num_blocks", 16)),
-        decoder_heads=int(dec.get("attention_heads", 4)),
-        decoder_ffn=int(dec.get("linear_units", 2048)),
-        decoder_kernel=int(dec.get("kernel_size", 21)),
-        decoder_sanm_shift=int(dec.get("sanm_shfit", 0)),
+        decoder_blocks=whole(dec, "decoder_conf", "num_blocks", 16),
+        decoder_heads=whole(dec, "decoder_conf", "attention_heads", 4),
+        decoder_ffn=whole(dec, "decoder_conf", "linear_units", 2048),
+        decoder_kernel=whole(dec, "decoder_conf", "kernel_size", 21),
+        decoder_sanm_shift=whole(dec, "decoder_conf", "sanm_shfit", 0),
         predictor_left=left,
         predictor_right=right,
-        smooth_factor=float(pred.get("smooth_factor", 1.0)),
-        noise_threshold=float(pred.get("noise_threshold", 0.0)),
+        smooth_factor=_number(pred, "predictor_conf", "smooth_factor", 1.0, cfg),
+        noise_threshold=_number(pred, "predictor_conf", "noise_threshold", 0.0, cfg),
         timestamp_head=variant == "bicif",
-        upsample_times=int(pred.get("upsample_times", 5)),
-        smooth_factor2=float(pred.get("smooth_factor2", 1.0)),
-        noise_threshold2=float(pred.get("noise_threshold2", 0.0)),
+        upsample_times=whole(pred, "predictor_conf", "upsample_times", 5),
+        smooth_factor2=_number(pred, "predictor_conf", "smooth_factor2", 1.0, cfg),
+        noise_threshold2=_number(pred, "predictor_conf", "noise_threshold2", 0.0, cfg),
     )
     shapes = {
         "encoder.encoders0.0.self_attn.linear_q_k_v.weight": (3 * dim, d.input_size),

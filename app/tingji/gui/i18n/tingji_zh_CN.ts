@@ -899,6 +899,16 @@ The details are in {1}.</source>
         <translation>{path}：不是词表（{reason}）</translation>
     </message>
     <message>
+        <source>{path}: {key} is {value!r}, not a number</source>
+        <comment>export.paraformer_not_number</comment>
+        <translation>{path}：{key} 是 {value!r}，不是数值</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value!r}, not a mapping</source>
+        <comment>export.paraformer_not_mapping</comment>
+        <translation>{path}：{key} 是 {value!r}，不是映射</translation>
+    </message>
+    <message>
         <source>{path}: {tokens} tokens, but model.pt's decoder has {outputs} outputs: not this model's vocabulary</source>
         <comment>export.paraformer_vocab</comment>
         <translation>{path}：有 {tokens} 个词元，但 model.pt 的解码器有 {outputs} 个输出：不是这个模型的词表</translation>
