@@ -90,19 +90,22 @@ class EngineWorker(QObject):
         super().__init__()
         self._engine: Engine | None = None
 
-    @Slot(str, str, int)
-    def load(self, model_path: str, provider: str, seq: int) -> None:
+    @Slot(str, str, bool, int)
+    def load(self, model_path: str, provider: str, punctuation: bool, seq: int) -> None:
         """(Re)load the model; the previous engine is closed first to free its memory.
 
+        `punctuation`: punctuate with the installed punctuation model when the model writes none.
         `seq` numbers the requests so the GUI can ignore answers to superseded ones."""
         from ..engine.transcribe import Engine  # heavy import (onnxruntime, llama_cpp): off the GUI thread
         from ..models.installed import punctuation_model
 
         self.close_engine()
         try:
-            # A model that writes no punctuation gets it from the installed punctuation model, if any.
             engine = Engine(
-                model_path, provider=provider, graph_cache=graph_cache_dir(), punctuation=punctuation_model()
+                model_path,
+                provider=provider,
+                graph_cache=graph_cache_dir(),
+                punctuation=punctuation_model() if punctuation else None,
             )
         except TingjiError as exc:
             self.load_failed.emit(seq, exc.report())

@@ -55,6 +55,7 @@ class Settings:
     dictation: DictationSettings = field(default_factory=DictationSettings)
     page: str = "files"  # the main window's page: "files" or "dictation"
     unload_after_min: int = 0  # close the model after this many idle minutes to free its memory; 0 = never
+    punctuation: bool = True  # punctuate transcripts of models that write none, with the installed punctuation model
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
 
     def normalised(self) -> Settings:
@@ -78,6 +79,7 @@ class Settings:
         s.dictation = DictationSettings.from_dict(dictation)
         s.page = s.page if s.page in PAGES else "files"
         s.tray_notice_shown = bool(s.tray_notice_shown)
+        s.punctuation = bool(s.punctuation)
         s.unload_after_min = max(0, min(MAX_UNLOAD_AFTER_MIN, int(s.unload_after_min)))
         return s
 

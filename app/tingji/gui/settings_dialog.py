@@ -100,6 +100,11 @@ class SettingsDialog(QDialog):
             )
         )
 
+        self.punctuation = QCheckBox(self.tr("Add punctuation where the model writes none"))
+        self.punctuation.setToolTip(
+            self.tr("Paraformer writes no punctuation; the punctuation model installed with it adds it")
+        )
+
         speech = QGroupBox(self.tr("Speech recognition"))
         form = QFormLayout(speech)
         form.addRow(QCoreApplication.translate("ModelUse", "Model for files:"), model_row)
@@ -107,6 +112,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Run on:"), self.provider)
         form.addRow(self.tr("Language spoken:"), self.language)
         form.addRow(self.tr("Hotwords:"), self.hotwords)
+        form.addRow(self.punctuation)
         unload_row = QHBoxLayout()
         unload_row.addWidget(self.unload_after)
         unload_row.addStretch(1)
@@ -198,6 +204,7 @@ class SettingsDialog(QDialog):
             combo.setCurrentIndex(max(0, combo.findData(value)))
         self.hotwords.setPlainText("\n".join(s.hotwords))
         self.auto_export.setChecked(s.auto_export)
+        self.punctuation.setChecked(s.punctuation)
         self.unload_after.setValue(s.unload_after_min)
         for fmt, box in self.formats.items():
             box.setChecked(fmt in s.formats)
@@ -217,6 +224,7 @@ class SettingsDialog(QDialog):
             ui_language=str(self.ui_language.currentData()),
             appearance=str(self.appearance.currentData()),
             unload_after_min=self.unload_after.value(),
+            punctuation=self.punctuation.isChecked(),
         ).normalised()
 
     def refresh_models(self, files: str | None = None, dictation: str | None = None) -> None:

@@ -3148,6 +3148,16 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
     <message>
+        <location filename="../settings_dialog.py" line="101"/>
+        <source>Add punctuation where the model writes none</source>
+        <translation>模型不输出标点时自动加标点</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="103"/>
+        <source>Paraformer writes no punctuation; the punctuation model installed with it adds it</source>
+        <translation>Paraformer 不输出标点；随它安装的标点模型会加上标点</translation>
+    </message>
+    <message>
         <location filename="../settings_dialog.py" line="90"/>
         <source>Output</source>
         <translation>输出</translation>
