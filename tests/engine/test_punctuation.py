@@ -193,3 +193,17 @@ def test_bad_punctuation_checkpoints_are_one_clear_line(punc_checkpoint, tmp_pat
         export_model(folder, tmp_path / "out")
     print(info.value)
     assert expected in str(info.value) and "config.yaml" in str(info.value) and not (tmp_path / "out").exists()
+
+
+def test_int8_punctuation_keeps_the_marks(punc_checkpoint, punc_model, tmp_path):
+    """int8 (MatMul weights, and the token table as int8 rows) marks as fp32 does, at a quarter of the table."""
+    from tingji.export import export_model
+
+    int8 = Punctuator(export_model(punc_checkpoint, tmp_path / "int8", precision="int8"))
+    fp32 = Punctuator(punc_model)
+    text = _text(500, seed=3)
+    a, b = int8.punctuate(text).marks, fp32.punctuate(text).marks
+    agree = sum(x == y for x, y in zip(a, b)) / len(b)
+    sizes = [(m / f"punc.{p}.data").stat().st_size for m, p in ((tmp_path / "int8", "int8"), (punc_model, "fp32"))]
+    print(f"int8 marks agree with fp32 on {agree:.1%} of 500 words; weights {sizes[0]} vs {sizes[1]} bytes")
+    assert len(a) == len(b) and agree >= 0.95 and sizes[0] < 0.5 * sizes[1]

@@ -3,6 +3,8 @@
 Output: one graph at real length (token ids + mask -> the best mark per
 token, CPU only: text is short and its length known), `tokens.json` as
 read, and a manifest whose section (`PunctuationSection`) names the marks.
+int8 quantises the MatMul weights as every family does and stores the
+token table as int8 rows with a scale each (`modules.Int8Rows`).
 A punctuation model has no audio front-end and no window; the manifest's
 core says so with zeros and an empty front-end.
 """
@@ -44,7 +46,8 @@ def convert(
     ids = torch.randint(0, ckpt.model.dims.vocab, (2, 23))
     mask = torch.ones(2, 23)
     mask[1, 17:] = 0
-    proto = export_graph(PunctuationGraph(ckpt.model), (ids, mask), ["ids", "mask"], ["marks"], [TOKENS, TOKENS])
+    graph = PunctuationGraph(ckpt.model, int8_embedding=precision == "int8")
+    proto = export_graph(graph, (ids, mask), ["ids", "mask"], ["marks"], [TOKENS, TOKENS])
     for value in proto.graph.output:  # name the output's token axis like the inputs'
         dims = value.type.tensor_type.shape.dim
         if len(dims) > 1 and not dims[1].HasField("dim_value"):
