@@ -46,3 +46,19 @@ def test_engine_thread_punctuates_only_when_asked(qapp, home, pf_model, punc_mod
     assert loaded[-1].engine.punctuator is None
     worker.close_engine()
     print("punctuation on: the installed ct-punc-zh is used; off: none")
+
+
+def test_a_punctuation_model_is_never_chosen_as_the_speech_model(qtbot, home, pf_model, punc_model):
+    """Installed alongside Paraformer (and first by name), the punctuation model is not what the app loads
+    when no model is set, nor offered in Settings' model lists."""
+    from tingji.gui.models.choice import choose_model
+    from tingji.gui.settings_dialog import SettingsDialog
+
+    shutil.copytree(punc_model, home / "models" / "aa-punctuation")
+    shutil.copytree(pf_model, home / "models" / "paraformer-zh")
+    assert choose_model("").name == "paraformer-zh"
+    dialog = SettingsDialog(settings_mod.Settings())
+    qtbot.addWidget(dialog)
+    offered = [dialog.model.itemData(i) for i in range(dialog.model.count())]
+    print(f"Settings offers {offered}")
+    assert "paraformer-zh" in offered and "aa-punctuation" not in offered

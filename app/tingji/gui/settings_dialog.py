@@ -178,7 +178,7 @@ class SettingsDialog(QDialog):
                 if self.dictation_model.count()
                 else self._original.dictation_model
             )
-        installed = list_models()
+        installed = [m for m in list_models() if m.speech]  # a punctuation model is not a choice here
         for combo, first, value in (
             (self.model, self.tr("Automatic (first installed model)"), current),
             (self.dictation_model, QCoreApplication.translate("ModelUse", "Same as for files"), dictation),

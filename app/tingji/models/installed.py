@@ -31,6 +31,14 @@ class InstalledModel:
     size: int
     manifest_ok: bool  # manifest readable and every file present with its size (hashes: `verify`)
     problem: ModelError | None = None  # why manifest_ok is False
+    family: str = ""  # the manifest's family ("" when unreadable)
+
+    @property
+    def speech(self) -> bool:
+        """A speech model (a punctuation model only serves the ones that write no punctuation)."""
+        from ..engine.punctuation import FAMILY
+
+        return self.family != FAMILY
 
 
 def validate_name(name: str) -> str:
@@ -105,12 +113,15 @@ def list_models() -> list[InstalledModel]:
     for name in _installed_names():
         path = models_dir() / name
         size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+        family = ""
         try:
-            mf.verify(mf.load_manifest(path), check_hashes=False)
+            manifest = mf.load_manifest(path)
+            family = manifest.family
+            mf.verify(manifest, check_hashes=False)
             ok, problem = True, None
         except ModelError as exc:
             ok, problem = False, exc
-        out.append(InstalledModel(name, path, size, ok, problem))
+        out.append(InstalledModel(name, path, size, ok, problem, family))
     return out
 
 
