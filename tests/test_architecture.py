@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import json
 import os
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.manifests import nano_section_json
 from tests.support.paths import ROOT
 
 PACKAGE = ROOT / "app" / "tingji"
@@ -144,6 +146,103 @@ def test_the_second_home_scan_sees_a_re_export(tmp_path):
     print("scanner: sees `from` imports and module.attr uses of names a module does not define")
 
 
+# -- the GUI by feature ---------------------------------------------------------------------
+
+GUI_FEATURES = ("files", "dictation", "models")  # tingji.gui's feature folders
+GUI_JOINS = {"tingji.gui.app", "tingji.gui.main_window"}  # where the features are made and put together
+
+
+def _project_imports(here: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules that module `here` (its file: `path`) imports, anywhere (inside functions too)."""
+    is_pkg = path.name == "__init__.py"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            source = _absolute(here, is_pkg, node.level, node.module)
+            found |= {f"{source}.{a.name}" if f"{source}.{a.name}" in modules else source for a in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name in modules}
+    return found
+
+
+def _gui_feature(module: str) -> str | None:
+    """The feature folder a tingji.gui module belongs to, None for a shared one."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 and parts[:2] == ["tingji", "gui"] and parts[2] in GUI_FEATURES else None
+
+
+def _gui_import_problems(modules: dict[str, Path]) -> list[str]:
+    problems = []
+    for module, path in modules.items():
+        if not module.startswith("tingji.gui.") or module in GUI_JOINS:
+            continue
+        own = _gui_feature(module)
+        for target in sorted(_project_imports(module, path, modules)):
+            feature = _gui_feature(target)
+            if feature is not None and feature != own:
+                who = f"the {own} feature" if own else "a shared GUI module"
+                problems.append(f"{module} ({who}) imports {target}")
+    return problems
+
+
+def test_shared_gui_modules_import_no_feature_and_features_not_each_other():
+    """Shared tingji.gui modules import none of files/, dictation/, models/; those never import each other.
+    Only app.py and main_window.py, which put the features together, import them all."""
+    modules = _modules()
+    problems = _gui_import_problems(modules)
+    joined = {_gui_feature(t) for m in GUI_JOINS for t in _project_imports(m, modules[m], modules)} - {None}
+    assert joined == set(GUI_FEATURES)  # the scan sees feature imports where they are allowed
+    shared = [m for m in modules if m.startswith("tingji.gui.") and _gui_feature(m) is None and m not in GUI_JOINS]
+    print(f"{len(shared)} shared GUI modules and the three feature folders checked; {len(problems)} problems")
+    assert problems == []
+
+
+def test_the_gui_import_scan_sees_a_shared_module_importing_a_feature(tmp_path):
+    """The scanner itself: a shared module importing a feature (at the top or inside a function), a feature
+    importing another; a feature importing a shared module is fine."""
+    gui = tmp_path / "tingji" / "gui"
+    for folder in ("files", "models"):
+        (gui / folder).mkdir(parents=True)
+        (gui / folder / "__init__.py").write_text("")
+    (gui / "__init__.py").write_text("")
+    (gui / "files" / "storage.py").write_text("")
+    (gui / "theme.py").write_text("def f():\n    from .files.storage import Status\n")
+    (gui / "models" / "uses.py").write_text("from .. import theme\nfrom ..files import storage\n")
+    names = {
+        "tingji.gui": gui / "__init__.py",
+        "tingji.gui.theme": gui / "theme.py",
+        "tingji.gui.files": gui / "files" / "__init__.py",
+        "tingji.gui.files.storage": gui / "files" / "storage.py",
+        "tingji.gui.models": gui / "models" / "__init__.py",
+        "tingji.gui.models.uses": gui / "models" / "uses.py",
+    }
+    assert _gui_import_problems(names) == [
+        "tingji.gui.theme (a shared GUI module) imports tingji.gui.files.storage",
+        "tingji.gui.models.uses (the models feature) imports tingji.gui.files.storage",
+    ]
+
+
+def test_the_provider_precision_and_quant_lists_have_one_home():
+    """The CLI's choices and the settings' check read the engine's and the converters' lists (the same objects)."""
+    import argparse
+
+    from tingji.cli.main import build_parser
+    from tingji.engine.sessions import PROVIDER_CHOICES, PROVIDER_NAMES, PROVIDERS
+    from tingji.export.choices import PRECISIONS, QUANTS
+    from tingji.gui.settings import Settings
+
+    def choices(command: str, option: str):
+        sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+        return next(a for a in sub.choices[command]._actions if option in a.option_strings).choices
+
+    assert choices("transcribe", "--provider") is PROVIDER_CHOICES
+    assert choices("export-model", "--precision") is PRECISIONS
+    assert choices("export-model", "--decoder-quant") is QUANTS
+    assert PROVIDER_CHOICES == ("auto", *PROVIDERS) and set(PROVIDER_NAMES) == set(PROVIDERS)
+    kept = [Settings(provider=p).normalised().provider for p in (*PROVIDER_CHOICES, "tpu")]
+    assert kept == [*PROVIDER_CHOICES, "auto"]  # every choice is a valid setting, anything else is "auto"
+
+
 # -- the family contract ----------------------------------------------------------------------
 
 
@@ -156,6 +255,9 @@ def test_every_family_and_converter_provides_the_contract():
         assert module.FAMILY == family
         assert set(module.REQUIRED_FILES) <= set(module.FILE_ROLES)
         assert callable(module.load)
+        # The manifest parts it reads are typed (engine.schema), and it says how they must agree.
+        assert dataclasses.is_dataclass(module.FRONTEND) and dataclasses.is_dataclass(module.SECTION)
+        assert callable(module.SECTION.check_frontend)
     for family, module_name in CONVERTERS.items():
         module = importlib.import_module(module_name)
         assert module.FAMILY == family and family in FAMILIES
@@ -181,7 +283,7 @@ def _write_manifest(folder: Path, **changes) -> Path:
         "window_frames": 1000,
         "frontend": {},
         "source": {},
-        "fun-asr-nano": {"prompt": {}, "special_tokens": {}},
+        "fun-asr-nano": nano_section_json(),
     }
     data.update(changes)
     (folder / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
@@ -265,6 +367,7 @@ def test_ordinary_relative_paths_are_accepted(rel):
 def test_format_1_folders_still_load_and_save_as_format_2(tmp_path):
     """The committed demo model predates families: its top-level Nano keys become the family section."""
     import shutil
+    from dataclasses import asdict
 
     from tingji.engine.manifest import FORMAT_VERSION, load_manifest, save_manifest, verify
 
@@ -272,8 +375,9 @@ def test_format_1_folders_still_load_and_save_as_format_2(tmp_path):
     old = json.loads((demo / "manifest.json").read_text(encoding="utf-8"))
     assert old.get("format") == 1 and "prompt" in old
     m = load_manifest(demo)
-    assert m.family == "fun-asr-nano" and m.section["prompt"] == old["prompt"]
-    assert m.section["special_tokens"] == old["special_tokens"] and m.section["ctc"] == old["ctc"]
+    assert m.family == "fun-asr-nano" and asdict(m.section.prompt) == old["prompt"]
+    assert asdict(m.section.special_tokens) == {**old["special_tokens"], "eos_ids": (762,), "stop_ids": (760, 762)}
+    assert {k: v for k, v in asdict(m.section.ctc).items() if k in old["ctc"]} == old["ctc"]
     copy = tmp_path / "demo"
     shutil.copytree(demo, copy)
     m.folder = copy
@@ -284,7 +388,7 @@ def test_format_1_folders_still_load_and_save_as_format_2(tmp_path):
     again = load_manifest(copy)
     verify(again)
     assert again.section == m.section and again.files == m.files
-    print(f"format 1 -> {FORMAT_VERSION}: {sorted(again.section)} in the family section")
+    print(f"format 1 -> {FORMAT_VERSION}: {sorted(new['fun-asr-nano'])} in the family section")
 
 
 def test_every_package_ships_in_the_wheel():

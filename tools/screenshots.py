@@ -207,8 +207,8 @@ class Session:
     def ready(self) -> None:
         from tingji.gui.engine_host import EngineState
 
-        if not self.wait(lambda: self.window.engine.state is EngineState.READY, 120):
-            raise SystemExit(f"screenshots: the engine did not load ({self.window.engine.detail})")
+        if not self.wait(lambda: self.window.engine.state_of("files") is EngineState.READY, 120):
+            raise SystemExit(f"screenshots: the engine did not load ({self.window.engine.detail_of('files')})")
 
     def shot(self, path: Path) -> None:
         self.wait(lambda: False, 0.4)  # let every repaint land
@@ -289,16 +289,16 @@ def run(model: Path, out: Path, work: Path) -> None:
             if appearance == "light":
                 s.shot(out / f"empty-{tag}.png")
             c = s.window.controller
-            s.window.add_paths([str(media[k]) for k in order])
+            s.window.files.add_paths([str(media[k]) for k in order])
 
             def job(name: str):
                 return next(j for j in c.model.jobs() if j.name == media[name].name)
 
             s.wait(lambda: job("call").status is Status.RUNNING and (c.model.fraction(job("call").id) or 0) >= 0.3, 180)
-            s.window.queue.select_job(job("call").id)
+            s.window.files.queue.select_job(job("call").id)
             s.shot(out / f"busy-{tag}{suffix}.png")
             s.wait(lambda: all(j.status.finished for j in c.model.jobs()), 300)
-            s.window.queue.select_job(job("call").id)
+            s.window.files.queue.select_job(job("call").id)
             s.shot(out / f"finished-{tag}{suffix}.png")
             if appearance == "light":
                 settings_shot(s, out / f"settings-{tag}.png")
@@ -337,14 +337,13 @@ def extra_shots(app, model: Path, out: Path, work: Path) -> None:
         c = s.window.controller
         jobs = c.add_paths([str(folder / damaged.name), str(memo)])
         s.wait(lambda: all(j.status.finished for j in c.model.jobs()), 300)
-        s.window.queue.select_job(jobs[0].id)
+        s.window.files.queue.select_job(jobs[0].id)
         s.shot(out / f"warnings-{tag}.png")
-        s.window.queue.select_job(jobs[1].id)
+        s.window.files.queue.select_job(jobs[1].id)
         s.shot(out / f"exported-{tag}.png")
         unloads: list[bool] = []
         s.window.engine.unloaded.connect(lambda: unloads.append(True))
-        s.window.engine.minute_ms = 50
-        s.window.apply_settings(replace(s.window.settings, unload_after_min=1))
+        s.window.apply_settings(replace(s.window.settings, unload_after_min=0.05 / 60))  # idle for 50 ms
         s.wait(lambda: bool(unloads), 30)
         s.window.statusBar().clearMessage()  # a message hides the engine's status while it shows
         s.shot(out / f"unloaded-{tag}.png")
@@ -352,7 +351,7 @@ def extra_shots(app, model: Path, out: Path, work: Path) -> None:
         (more,) = c.add_paths([str(folder / "Team meeting.wav")])
         fill_to_the_brim(c.store._db)  # writes fail from here: the fault banner
         s.wait(lambda: c.model.job_by_id(more.id).status is Status.DONE, 300)
-        s.window.queue.select_job(more.id)
+        s.window.files.queue.select_job(more.id)
         s.shot(out / f"storage-fault-{tag}.png")
         s.close()
         s = Session(app, model, lang, "light", work, damage_queue=True)
@@ -389,10 +388,10 @@ def model_shots(app, model: Path, out: Path, work: Path) -> None:
     installed = {"fun-asr-nano-2512": model, "sense-voice-small": built["sv"], "qwen3-asr-0.6b": built["q3"]}
     for lang, tag in (("en", "en"), ("zh_CN", "zh")):
         s = Session(app, model, lang, "light", work, with_model=False)
-        if not s.wait(lambda: s.window.picker is not None and s.window.picker.isVisible(), 10):
+        if not s.wait(lambda: s.window.models.picker is not None and s.window.models.picker.isVisible(), 10):
             raise SystemExit("screenshots: the model picker did not open")
         s.shot(out / f"no-model-{tag}.png")  # the window behind it: what the banner says now
-        picker = s.window.picker
+        picker = s.window.models.picker
         picker.resize(760, 720)
         s.wait(lambda: False, 0.5)
         picker.grab().save(str(out / f"picker-{tag}.png"))
@@ -440,7 +439,7 @@ def model_shots(app, model: Path, out: Path, work: Path) -> None:
 
         s = Session(app, model, lang, "light", work, with_model=False, installed=installed, model="qwen3-asr-0.6b")
         s.ready()
-        menu = s.window.files_bar.language
+        menu = s.window.files.files_bar.language
         menu.showPopup()
         s.wait(lambda: False, 0.6)
         top_left = s.window.frameGeometry().topLeft()
@@ -476,9 +475,9 @@ def paraformer_shots(app, model: Path, out: Path, work: Path) -> None:
     media = write_wav(work / "media" / "会议通知 2024-05-12.wav", np.concatenate([pause, clips[0], pause, clips[1]]))
     for lang, tag in (("en", "en"), ("zh_CN", "zh")):
         s = Session(app, model, lang, "light", work, with_model=False)
-        if not s.wait(lambda: s.window.picker is not None and s.window.picker.isVisible(), 10):
+        if not s.wait(lambda: s.window.models.picker is not None and s.window.models.picker.isVisible(), 10):
             raise SystemExit("screenshots: the model picker did not open")
-        picker = s.window.picker
+        picker = s.window.models.picker
         picker.resize(760, 720)
         card = next(c for c in picker.cards if c.entry.name == "paraformer-zh")
         scroll = card.parentWidget()
@@ -494,9 +493,9 @@ def paraformer_shots(app, model: Path, out: Path, work: Path) -> None:
         s = Session(app, model, lang, "light", work, with_model=False, installed=installed, model="paraformer-zh")
         s.ready()
         c = s.window.controller
-        s.window.add_paths([str(media)])
+        s.window.files.add_paths([str(media)])
         s.wait(lambda: bool(c.model.jobs()) and all(j.status.finished for j in c.model.jobs()), 300)
-        s.window.queue.select_job(c.model.jobs()[0].id)
+        s.window.files.queue.select_job(c.model.jobs()[0].id)
         s.shot(out / f"paraformer-transcript-{tag}.png")
         s.close()
 

@@ -25,14 +25,14 @@ import pytest
 import torch
 from onnx import TensorProto, helper
 
-from tingji.engine import Engine
+from tingji.engine import Engine, TranscribeOptions
 from tingji.engine.families.paraformer import cif
 from tingji.engine.families.paraformer.recognizer import slot_lengths
-from tingji.engine.families.paraformer.section import read_section
 from tingji.engine.families.paraformer.text import words_from_tokens
-from tingji.engine.frontend import FrontendConfig, features, load_cmvn
+from tingji.engine.frontend import features, load_cmvn
 from tingji.engine.manifest import load_manifest
 from tingji.engine.sessions import session_options
+from tingji.errors import ModelError
 from tingji.export.lint import lint_directml
 
 VARIANTS = ("plain", "bicif")
@@ -119,13 +119,11 @@ def test_matches_funasr(models, variant, clip, request):
     m = load_manifest(model)
     ref = reference.run(wav)
     ref_feats = reference.features(wav)
-    fe_err = float(
-        np.abs(features(wav, FrontendConfig.from_dict(m.frontend), load_cmvn(m.file("cmvn"))) - ref_feats).max()
-    )
+    fe_err = float(np.abs(features(wav, m.frontend, load_cmvn(m.file("cmvn"))) - ref_feats).max())
     enc, alphas = _encode(_session(m.file("encoder")), ref_feats)
     enc_err = float(np.abs(enc - ref["enc"]).max())
     alpha_err = float(np.abs(alphas - ref["alphas"][: len(alphas)]).max())
-    fired = _fire(variant)(alphas, enc, m.section["tail_threshold"])
+    fired = _fire(variant)(alphas, enc, m.section.cif.tail_threshold)
     assert fired.token_count == ref["token_num"] > 1
     emb_err = float(np.abs(fired.embeddings - ref["acoustic"]).max())
     lp, ids = _decode(_session(m.file("decoder")), enc, fired.embeddings)
@@ -269,32 +267,36 @@ def test_capabilities_and_what_it_cannot_do(models, speech_zh):
     caps = engine.capabilities
     assert caps.languages == ("zh",) and not caps.detects_language and not caps.hotwords and not caps.itn
     assert caps.timestamps == "tokens" and caps.live_lane
-    t = engine.transcribe(speech_zh, language="en", hotwords=["听记"])
+    t = engine.transcribe(speech_zh, TranscribeOptions(language="en", hotwords=["听记"]))
     print("warnings:", t.warnings)
-    assert any("no hotword support" in w for w in t.warnings)
-    assert any("cannot be told the language 'en'" in w for w in t.warnings)
-    assert t.window_tokens == engine.transcribe(speech_zh, language="zh").window_tokens
+    assert any("no hotword support" in w.text and w.code == "engine.no_hotwords" for w in t.warnings)
+    assert any("cannot be told the language 'en'" in w.text for w in t.warnings)
+    assert t.window_tokens == engine.transcribe(speech_zh, TranscribeOptions(language="zh")).window_tokens
 
 
 def test_manifest_section_is_read_strictly(pf_model, tmp_path):
+    """A few of the keys tests/engine/test_manifest_strict.py breaks one by one, each a coded line."""
     m = load_manifest(pf_model)
-    section = read_section(m.section, pf_model / "manifest.json")
-    assert section.variant == "bicif" and section.vocab_size == len(json.loads((pf_model / "tokens.json").read_text()))
+    assert m.section.variant == "bicif"
+    assert m.section.tokens.vocab_size == len(json.loads((pf_model / "tokens.json").read_text()))
+    good = json.loads((pf_model / "manifest.json").read_text(encoding="utf-8"))
     cases = {
-        "tail_treshold": (dict(m.section, tail_treshold=0.45), "tail_treshold is not a key"),
-        "variant": (dict(m.section, variant="seaco"), "variant must be one of plain, bicif"),
-        "threshold": (dict(m.section, threshold="1"), "threshold must be a number"),
-        "vocab_size": ({k: v for k, v in m.section.items() if k != "vocab_size"}, "vocab_size is missing"),
-        "blank_id": (dict(m.section, blank_id=10**6), "blank_id must be an id below vocab_size"),
+        "paraformer.cif.tail_treshold": (lambda d: d["cif"].update(tail_treshold=0.45), "manifest.unknown_key"),
+        "paraformer.variant": (lambda d: d.update(variant="seaco"), "manifest.key_not_a_choice"),
+        "paraformer.cif.threshold": (lambda d: d["cif"].update(threshold="1"), "manifest.key_not_number"),
+        "paraformer.tokens.vocab_size": (lambda d: d["tokens"].pop("vocab_size"), "manifest.missing_key"),
+        "paraformer.tokens.blank_id": (lambda d: d["tokens"].update(blank_id=10**6), "manifest.key_above"),
     }
-    from tingji.errors import ModelError
-
-    for name, (raw, expected) in cases.items():
+    for n, (key, (change, code)) in enumerate(cases.items()):
+        data = json.loads(json.dumps(good))
+        change(data["paraformer"])
+        folder = tmp_path / f"m{n}"
+        folder.mkdir()
+        (folder / "manifest.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
         with pytest.raises(ModelError) as info:
-            read_section(raw, pf_model / "manifest.json")
-        print(f"{name}: {info.value}")
-        assert expected in str(info.value) and "manifest.json" in str(info.value)
-        assert info.value.code == "paraformer.section"
+            load_manifest(folder)
+        print(f"{key}: {info.value}")
+        assert (info.value.code, info.value.fields["key"]) == (code, key) and "\n" not in str(info.value)
 
 
 # -- 2. padding invariance ---------------------------------------------------------------------
@@ -304,7 +306,7 @@ def test_manifest_section_is_read_strictly(pf_model, tmp_path):
 def padded_case(pf_model, speech_zh):
     """Features for a full window (the clip repeated) and the graphs, dynamic and fixed."""
     m = load_manifest(pf_model)
-    base = features(speech_zh, FrontendConfig.from_dict(m.frontend), load_cmvn(m.file("cmvn")))
+    base = features(speech_zh, m.frontend, load_cmvn(m.file("cmvn")))
     feats = np.ascontiguousarray(np.resize(base, (m.window_frames, base.shape[1])))
     roles = ("encoder", "encoder_fixed", "decoder", "decoder_fixed")
     return m, feats, {role: _session(m.file(role)) for role in roles}

@@ -71,11 +71,17 @@ def test_a_long_sentence_is_cut_at_a_comma(tmp_path):
 
     class FromReference(Punctuator):
         def __init__(self) -> None:  # the reference's marks through Tingji's rules: no ONNX graph needed
-            from tingji.engine.punctuation import PunctuationSection
+            from tingji.engine.families.ct_punc import PunctuationSection
 
             tokenizer = ref.kwargs["tokenizer"]
             self.ids = dict(tokenizer.token2id)
-            self.section = PunctuationSection("fp32", len(self.ids), tuple(ref.model.punc_list), 3, tokenizer.unk_id)
+            self.section = PunctuationSection(
+                precision="fp32",
+                vocab_size=len(self.ids),
+                marks=tuple(ref.model.punc_list),
+                sentence_end_id=3,
+                unk_id=tokenizer.unk_id,
+            )
 
         def classes(self, ids: list[int]) -> list[int]:
             with torch.no_grad():

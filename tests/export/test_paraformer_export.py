@@ -26,7 +26,7 @@ from tests.support.int8_checks import MAX_REL_ERROR, rel_error
 from tests.support.paths import ROOT
 from tingji.engine import Engine
 from tingji.engine.families.paraformer import cif
-from tingji.engine.frontend import FrontendConfig, features, load_cmvn
+from tingji.engine.frontend import features, load_cmvn
 from tingji.engine.manifest import load_manifest, verify
 from tingji.errors import ModelError
 from tingji.export import detect_family, export_model
@@ -62,12 +62,12 @@ def test_manifest_lists_every_file(pf_checkpoint, pf_model, pf_plain_checkpoint,
         "cmvn",
         "tokens",
     }
-    assert m.frontend["dither"] == 0 and m.frontend["lfr_m"] == 7
-    assert m.section["variant"] == "bicif" and m.section["tail_threshold"] == 0.45
+    assert m.frontend.dither == 0 and m.frontend.lfr_m == 7
+    assert m.section.variant == "bicif" and m.section.cif.tail_threshold == 0.45
     assert (pf_model / "am.mvn").read_bytes() == (pf_checkpoint / "am.mvn").read_bytes()
     assert json.loads((pf_model / "tokens.json").read_text()) == json.loads((pf_checkpoint / "tokens.json").read_text())
     plain = load_manifest(pf_plain_model)
-    assert plain.section["variant"] == "plain" and plain.section["upsample_times"] == 1
+    assert plain.section.variant == "plain" and plain.section.cif.upsample_times == 1
     assert set(plain.files) == {"encoder", "encoder_data", "decoder", "decoder_data", "cmvn", "tokens"}
     print(f"files: {sorted(m.files)}; window {m.window_seconds} s = {m.window_frames} frames")
 
@@ -87,10 +87,10 @@ def _cases(model: Path, clips: list[np.ndarray]) -> list[dict[str, np.ndarray]]:
     encoder = ort.InferenceSession(str(m.file("encoder")), providers=["CPUExecutionProvider"])
     out = []
     for wav in clips:
-        feats = features(wav, FrontendConfig.from_dict(m.frontend), load_cmvn(m.file("cmvn")))
+        feats = features(wav, m.frontend, load_cmvn(m.file("cmvn")))
         ones = np.ones((1, len(feats)), np.float32)
         enc, alphas = encoder.run(None, {"speech": feats[None], "mask": ones})
-        fired = cif.fire_loop(alphas[0], enc[0], m.section["tail_threshold"])
+        fired = cif.fire_loop(alphas[0], enc[0], m.section.cif.tail_threshold)
         out.append(
             {
                 "speech": feats[None],
@@ -124,7 +124,7 @@ def test_int8_export_matches_fp32_on_every_cpu_path(pf_model, pf_int8, speech_en
     for role in ("encoder", "decoder"):
         assert lint_directml(int8.file(role)) == [], role
         check_int8_weights(onnx.load(str(int8.file(role))))
-    assert int8.section["precision"] == "int8" and (pf_int8 / "timestamp.fp32.onnx").is_file()
+    assert int8.section.encoder.precision == "int8" and (pf_int8 / "timestamp.fp32.onnx").is_file()
 
 
 def _broken_copy(source: Path, target: Path, name: str, content: bytes | None) -> Path:
@@ -205,12 +205,12 @@ def test_a_damaged_model_folder_is_one_clear_line(pf_model, tmp_path):
     copy = tmp_path / "model"
     shutil.copytree(pf_model, copy)
     data = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
-    data["paraformer"]["tail_treshold"] = data["paraformer"].pop("tail_threshold")
+    data["paraformer"]["cif"]["tail_treshold"] = data["paraformer"]["cif"].pop("tail_threshold")
     (copy / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ModelError) as info:
         Engine(copy, "cpu", warm=False)
     print(info.value)
-    assert "tail_treshold is not a key" in str(info.value) and info.value.code == "paraformer.section"
+    assert "paraformer.cif.tail_treshold" in str(info.value) and info.value.code == "manifest.unknown_key"
 
 
 def test_transcribe_cli_times_segments_and_warns(pf_model, speech_zh, tmp_path):

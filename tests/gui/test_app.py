@@ -20,6 +20,7 @@ from tests.support.audio import damaged_at, write_wav
 from tests.support.gui import StallMeter, drop_files, long_speech
 from tests.support.paths import DEMO_MODEL
 from tingji.engine import Engine
+from tingji.engine.sessions import PROVIDER_CHOICES
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app, create_window
@@ -41,7 +42,7 @@ def _open(qtbot, wait_ready: bool = True) -> MainWindow:
     qtbot.addWidget(window)
     window.show()
     if wait_ready:
-        qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
     assert app is QApplication.instance()
     return window
 
@@ -95,23 +96,25 @@ def test_drop_files_and_folder_then_transcript_shown(window: MainWindow, qtbot, 
     engine = Engine(tiny_model)
     expected = engine.transcribe(media["a"])
     engine.close()
-    window.queue.select_job(window.controller.model.jobs()[0].id)
-    assert window.panel.title.text() == "a.wav"
-    assert window.panel.shown_segments() == [s.text.strip() for s in expected.segments]
-    window.panel.copy_button.click()
+    window.files.queue.select_job(window.controller.model.jobs()[0].id)
+    assert window.files.panel.title.text() == "a.wav"
+    assert window.files.panel.shown_segments() == [s.text.strip() for s in expected.segments]
+    window.files.panel.copy_button.click()
     assert QGuiApplication.clipboard().text() == expected.text
     assert window.controller.model.data(window.controller.model.index(0, Column.DURATION)) == "0:05"
 
     # Export through the panel (the dialog is skipped by passing the path).
-    out = window.panel.export("srt", str(media["a"].with_suffix(".srt")))
+    out = window.files.panel.export("srt", str(media["a"].with_suffix(".srt")))
     assert out is not None and "-->" in out.read_text(encoding="utf-8")
 
     # Clicking a segment plays that stretch of the source.
     seg = expected.segments[0]
-    with qtbot.waitSignal(window.panel.player.playingChanged, timeout=20_000, check_params_cb=lambda playing: playing):
-        window.panel.table.clicked.emit(window.panel.segments.index(0, 1))
-    assert window.panel.player.player.source().toLocalFile() == str(media["a"])
-    assert window.panel.player.range_ms[0] == int(seg.start * 1000)
+    with qtbot.waitSignal(
+        window.files.panel.player.playingChanged, timeout=20_000, check_params_cb=lambda playing: playing
+    ):
+        window.files.panel.table.clicked.emit(window.files.panel.segments.index(0, 1))
+    assert window.files.panel.player.player.source().toLocalFile() == str(media["a"])
+    assert window.files.panel.player.range_ms[0] == int(seg.start * 1000)
 
 
 def test_bad_file_row_does_not_stop_queue(window: MainWindow, qtbot, media) -> None:
@@ -123,8 +126,8 @@ def test_bad_file_row_does_not_stop_queue(window: MainWindow, qtbot, media) -> N
     reason = model.data(model.index(0, Column.PROGRESS))
     assert "not an audio or video file" in reason
     assert "broken.mp3" in model.data(model.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole)
-    window.queue.select_job(model.jobs()[0].id)
-    assert "not an audio or video file" in window.panel.placeholder.text()
+    window.files.queue.select_job(model.jobs()[0].id)
+    assert "not an audio or video file" in window.files.panel.placeholder.text()
 
 
 def test_cancel_running_waiting_and_all(window: MainWindow, qtbot, media, tmp_path: Path) -> None:
@@ -132,10 +135,10 @@ def test_cancel_running_waiting_and_all(window: MainWindow, qtbot, media, tmp_pa
     jobs = c.add_paths([str(media["long"]), str(media["a"]), str(media["b"])])
     long_id, a_id, b_id = (j.id for j in jobs)
     qtbot.waitUntil(lambda: _status(window, "long.wav") is Status.RUNNING, timeout=LOAD_TIMEOUT_MS)
-    window.queue.select_job(a_id)
-    window.cancel_selected()  # a waiting file
+    window.files.queue.select_job(a_id)
+    window.files.cancel_selected()  # a waiting file
     assert _status(window, "a.wav") is Status.CANCELLED
-    window.queue.select_job(long_id)
+    window.files.queue.select_job(long_id)
     window.actions["cancel"].trigger()  # the running file
     qtbot.waitUntil(lambda: _status(window, "long.wav") is Status.CANCELLED, timeout=RUN_TIMEOUT_MS)
     qtbot.waitUntil(lambda: _status(window, "b.wav") is Status.DONE, timeout=RUN_TIMEOUT_MS)  # the queue goes on
@@ -157,7 +160,7 @@ def test_event_loop_never_stalls_during_transcription(window: MainWindow, qtbot,
     meter = StallMeter()
     meter.start()
     (job,) = window.controller.add_paths([str(media["long"])])
-    window.queue.select_job(job.id)  # live segments are shown as they arrive
+    window.files.queue.select_job(job.id)  # live segments are shown as they arrive
     qtbot.waitUntil(lambda: window.controller.model.job_by_id(job.id).status is Status.DONE, timeout=RUN_TIMEOUT_MS)
     meter.stop()
     print(
@@ -166,16 +169,18 @@ def test_event_loop_never_stalls_during_transcription(window: MainWindow, qtbot,
     )
     assert meter.ticks > 50
     assert meter.max_gap_s < 0.100
-    assert window.panel.shown_segments()  # live + final segments on screen
+    assert window.files.panel.shown_segments()  # live + final segments on screen
 
 
 def test_reorder_remove_and_no_model_start(qtbot, home: Path, media) -> None:
     settings_mod.save(Settings())  # nothing configured, nothing installed
     window = _open(qtbot, wait_ready=False)
     c = window.controller
-    qtbot.waitUntil(lambda: window.engine.state is EngineState.NONE and window.banner.isVisible(), timeout=10_000)
+    qtbot.waitUntil(
+        lambda: window.engine.state_of("files") is EngineState.NONE and window.banner.isVisible(), timeout=10_000
+    )
     # A desktop user is offered the in-app picker, never a terminal command.
-    qtbot.waitUntil(lambda: window.picker is not None and window.picker.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: window.models.picker is not None and window.models.picker.isVisible(), timeout=10_000)
     assert "tingji models" not in window.banner.label.text() and "terminal" not in window.banner.label.text()
     assert [b.text() for b in window.banner.buttons][0] == "Choose a model…"
     assert "No speech model installed" in window.engine_label.text()
@@ -185,17 +190,17 @@ def test_reorder_remove_and_no_model_start(qtbot, home: Path, media) -> None:
     ids = [j.id for j in c.model.jobs()]
     assert [c.model.job_by_id(i).status for i in ids] == [Status.WAITING] * 3  # they wait for a model
 
-    window.queue.select_job(ids[2])
-    window.queue.up_button.click()
+    window.files.queue.select_job(ids[2])
+    window.files.queue.up_button.click()
     assert [j.id for j in c.model.jobs()] == [ids[0], ids[2], ids[1]]
-    assert window.queue.selected_ids() == [ids[2]]  # the selection follows the row
+    assert window.files.queue.selected_ids() == [ids[2]]  # the selection follows the row
     # Drag a row within the queue: b.wav (now last) dropped before row 0.
     model = c.model
     data = model.mimeData([model.index(2, 0)])
     model.dropMimeData(data, Qt.DropAction.MoveAction, 0, 0, QModelIndex())
     assert [j.id for j in c.model.jobs()] == [ids[1], ids[0], ids[2]]
-    window.queue.select_job(ids[0])
-    window.queue.remove_button.click()
+    window.files.queue.select_job(ids[0])
+    window.files.queue.remove_button.click()
     assert [j.id for j in c.model.jobs()] == [ids[1], ids[2]]
     window.close()
     # The order and removal are in the database.
@@ -221,6 +226,13 @@ def test_settings_dialog_round_trip_and_apply(window: MainWindow, qtbot, home: P
     assert (on_disk.language, on_disk.hotwords, on_disk.auto_export) == ("en", edited.hotwords, True)
     assert "vtt" in on_disk.formats and on_disk.model == str(tiny_model)
     assert SettingsDialog(on_disk).settings() == on_disk
+
+
+def test_settings_dialog_offers_the_engines_providers(qtbot, home: Path) -> None:
+    dialog = SettingsDialog(Settings())
+    qtbot.addWidget(dialog)
+    assert [dialog.provider.itemData(i) for i in range(dialog.provider.count())] == list(PROVIDER_CHOICES)
+    assert "CPU" in dialog.provider.itemText(dialog.provider.findData("cpu"))
 
 
 def test_auto_export_writes_next_to_source(window: MainWindow, qtbot, media) -> None:
@@ -252,8 +264,8 @@ def test_broken_model_says_why(qtbot, home: Path, tmp_path: Path) -> None:
     not_a_model.mkdir()
     settings_mod.save(Settings(model=str(not_a_model)))
     window = _open(qtbot, wait_ready=False)
-    qtbot.waitUntil(lambda: window.engine.state is EngineState.FAILED, timeout=10_000)
-    assert "manifest.json" in window.engine.detail
+    qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.FAILED, timeout=10_000)
+    assert "manifest.json" in window.engine.detail_of("files")
     assert "Model failed to load" in window.engine_label.text()
     assert window.banner.isVisible() and "could not be loaded" in window.banner.label.text()
     window.close()
@@ -287,8 +299,8 @@ def test_removing_the_running_file_cancels_it_and_moves_on(window: MainWindow, q
     c = window.controller
     long_job, a_job = c.add_paths([str(media["long"]), str(media["a"])])
     qtbot.waitUntil(lambda: c.model.job_by_id(long_job.id).status is Status.RUNNING, timeout=LOAD_TIMEOUT_MS)
-    window.queue.select_job(long_job.id)
-    window.queue.remove_button.click()
+    window.files.queue.select_job(long_job.id)
+    window.files.queue.remove_button.click()
     qtbot.waitUntil(lambda: c.model.job_by_id(long_job.id) is None, timeout=RUN_TIMEOUT_MS)
     qtbot.waitUntil(lambda: c.model.job_by_id(a_job.id).status is Status.DONE, timeout=RUN_TIMEOUT_MS)
     assert c.store.get(long_job.id) is None
@@ -327,9 +339,9 @@ def test_drop_speech_with_demo_model_shows_the_spoken_words(qtbot, home: Path, t
         _wait_all_finished(qtbot, window, 2)
         for job, (name, (text, _)) in zip(window.controller.model.jobs(), spoken.items()):
             assert job.name == name and job.status is Status.DONE
-            window.queue.select_job(job.id)
-            assert window.panel.title.text() == name
-            shown = " ".join(window.panel.shown_segments())
+            window.files.queue.select_job(job.id)
+            assert window.files.panel.title.text() == name
+            shown = " ".join(window.files.panel.shown_segments())
             assert demo.normalise_words(shown) == text.split(), (name, shown)
     finally:
         window.close()
@@ -358,16 +370,17 @@ def test_damaged_file_is_done_with_warnings_and_says_why(
     assert bad.warning in model.data(model.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole)
     partial = window.controller.transcript(bad.id)
     assert partial.complete is False and partial.segments and 30 < partial.duration < 50
-    window.queue.select_job(bad.id)
-    assert window.panel.warning.isVisible() and bad.warning in window.panel.warning.text()
-    assert window.panel.shown_segments() == [s.text.strip() for s in partial.segments]  # the part is kept
-    window.queue.select_job(good.id)
-    assert not window.panel.warning.isVisible()
+    window.files.queue.select_job(bad.id)
+    assert window.files.panel.warning.isVisible() and bad.warning in window.files.panel.warning.text()
+    assert window.files.panel.shown_segments() == [s.text.strip() for s in partial.segments]  # the part is kept
+    window.files.queue.select_job(good.id)
+    assert not window.files.panel.warning.isVisible()
 
     window.apply_settings(replace(window.settings, ui_language="zh_CN"))
     qtbot.waitUntil(lambda: model.data(model.index(0, Column.STATUS)) == "完成（有警告）", timeout=5000)
-    window.queue.select_job(bad.id)
-    assert window.panel.warning.text().startswith("⚠ 此文件只转写了一部分：")
+    window.files.queue.select_job(bad.id)
+    assert window.files.panel.warning.text().startswith("⚠ 此文件只转写了一部分：解码在 90.0 秒中的第 ")
+    assert "（数据已损坏）" in window.files.panel.warning.text() and "decoding" not in window.files.panel.warning.text()
     window.apply_settings(replace(window.settings, ui_language="en"))
     window.close()
 
@@ -375,10 +388,10 @@ def test_damaged_file_is_done_with_warnings_and_says_why(
     try:
         model = again.controller.model
         job = model.job_by_id(bad.id)
-        assert job.incomplete and job.warning == bad.warning
+        assert job.incomplete and job.warning == bad.warning and job.warning_code == bad.warning_code
         assert model.data(model.index(0, Column.STATUS)) == "Done with warnings"
-        again.queue.select_job(bad.id)
-        assert again.panel.warning.isVisible() and bad.warning in again.panel.warning.text()
+        again.files.queue.select_job(bad.id)
+        assert again.files.panel.warning.isVisible() and bad.warning in again.files.panel.warning.text()
         print(
             f"\n{damaged.name}: done with warnings ({bad.warning}); {len(partial.segments)} segments kept, "
             "shown in the row and the pane, in English and Chinese, and after a restart"
@@ -424,9 +437,9 @@ def test_auto_export_never_replaces_a_file_tingji_did_not_write(
     for job, txt in ((meeting, "meeting (2).txt"), (a_mp3, "a.txt"), (a_wav, "a (2).txt")):
         assert (folder / txt).read_text(encoding="utf-8") == _txt(c.transcript(job.id)), txt
     assert _txt(c.transcript(a_mp3.id)) != _txt(c.transcript(a_wav.id))  # each kept its own output
-    window.queue.select_job(meeting.id)
-    assert window.panel.exported.isVisible()
-    assert window.panel.exported.text() == "Saved beside the source as meeting (2).txt, meeting (2).srt"
+    window.files.queue.select_job(meeting.id)
+    assert window.files.panel.exported.isVisible()
+    assert window.files.panel.exported.text() == "Saved beside the source as meeting (2).txt, meeting (2).srt"
     assert "meeting (2).txt" in c.model.data(c.model.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole)
 
     # Again: a.wav's own output is updated in place (nobody changed it), not copied to "a (3)".

@@ -24,11 +24,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from tests.support.audio import write_wav
-from tests.support.gui import ScriptedMicrophone, StallMeter, drop_files
-from tingji.engine import Engine
+from tests.support.gui import ScriptedMicrophone, StallMeter, drop_files, open_window
+from tingji.engine import Engine, TranscribeOptions
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
-from tingji.gui.app import create_app, create_window
+from tingji.gui.app import create_app
 from tingji.gui.engine_host import EngineState
 from tingji.gui.files.queue_model import Column
 from tingji.gui.files.storage import Status, Store
@@ -41,19 +41,9 @@ LOAD_TIMEOUT_MS = 120_000
 
 
 def _open(qtbot, mics: list | None = None, wait_ready: bool = True, **options) -> MainWindow:
-    create_app()
-
-    def microphone(settings) -> ScriptedMicrophone:
-        mic = ScriptedMicrophone(settings)
-        if mics is not None:
-            mics.append(mic)
-        return mic
-
-    window = create_window(dictation_microphone=microphone, **options)
-    qtbot.addWidget(window, before_close_func=lambda w: w.quit_app())  # really quit, even with a tray
-    window.show()
+    window = open_window(qtbot, mics, **options)
     if wait_ready:
-        qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
+        qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
     return window
 
 
@@ -108,7 +98,7 @@ def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(
     host = window.dictation_host
     qtbot.waitUntil(lambda: host.controller is not None, timeout=10_000)
     controller = host.controller
-    assert controller.engine.current is window.engine.loaded.engine  # the very Engine object the queue uses
+    assert controller.engine.current is window.engine.loaded_of("files").engine  # the very Engine object the queue uses
     assert host.state == "idle" and "Dictation" in window.dictation_label.text()
     mic = window.mics[-1]
     panel = window.dictation
@@ -123,8 +113,8 @@ def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(
     qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=60_000)
     assert controller.wait_idle(30)
 
-    take = window.history.recent()[0]
-    wav = window.history.recording_path(take)
+    take = window.dictation.history.recent()[0]
+    wav = window.dictation.history.recording_path(take)
     assert wav is not None
     samples, rate = sf.read(str(wav), dtype="float32")
     engine = Engine(tiny_model)
@@ -150,14 +140,15 @@ def test_dictation_settings_are_saved_with_the_app_settings(window: MainWindow, 
     assert (on_disk.dictation.mode, on_disk.dictation.silence_s, on_disk.dictation.output) == ("toggle", 1.5, "type")
     controller = window.dictation_host.controller
     assert controller.wait_idle(5) and controller.settings.mode == "toggle"
-    # The spoken language and hotwords are the app's.
+    # The spoken language and hotwords are the app's: one TranscribeOptions for files and dictation.
     window.apply_settings(replace(window.settings, language="en", hotwords=["Tingji"]))
     assert controller.wait_idle(5)
-    assert (controller.settings.language, controller.settings.hotwords) == ("en", ["Tingji"])
+    assert controller.options == window.settings.transcribe_options() == TranscribeOptions("en", ("Tingji",))
     assert settings_mod.load().dictation.mode == "toggle"  # not lost by the other change
     panel.keep_open_check.setChecked(True)  # a later edit on the page keeps the app's language
     assert controller.wait_idle(5)
-    assert (controller.settings.keep_mic_open, controller.settings.language) == (True, "en")
+    assert (controller.settings.keep_mic_open, controller.options.language) == (True, "en")
+    assert "language" not in json.loads(settings_path().read_text(encoding="utf-8"))["dictation"]  # stored once
 
 
 def test_hand_edited_dictation_settings_keep_dictation_on(qtbot, home: Path, tiny_model: Path, caplog) -> None:
@@ -217,14 +208,15 @@ def test_microphone_list_comes_from_the_sound_system(window: MainWindow, qtbot) 
 def test_model_reload_restarts_dictation_on_the_new_engine(window: MainWindow, qtbot) -> None:
     host = window.dictation_host
     qtbot.waitUntil(lambda: host.controller is not None, timeout=10_000)
-    first, first_engine = host.controller, window.engine.loaded.engine
+    first, first_engine = host.controller, window.engine.loaded_of("files").engine
     window.engine.reload()
     assert host.controller is None and host.state == "waiting"  # closed before the engine goes
     qtbot.waitUntil(
-        lambda: window.engine.state is EngineState.READY and host.controller is not None, timeout=LOAD_TIMEOUT_MS
+        lambda: window.engine.state_of("files") is EngineState.READY and host.controller is not None,
+        timeout=LOAD_TIMEOUT_MS,
     )
     assert host.controller is not first
-    assert host.controller.engine.current is window.engine.loaded.engine is not first_engine
+    assert host.controller.engine.current is window.engine.loaded_of("files").engine is not first_engine
 
 
 def test_close_hides_to_tray_and_quit_ends_everything(qtbot, home: Path, tiny_model: Path) -> None:
@@ -257,7 +249,7 @@ def test_close_hides_to_tray_and_quit_ends_everything(qtbot, home: Path, tiny_mo
 
     window.tray.quit_action.trigger()  # Quit in the tray menu
     assert quit_signals == [True]
-    assert window.controller.stopped and window.engine.stopped and window.engine.loaded is None
+    assert window.controller.stopped and window.engine.stopped and window.engine.loaded_of("files") is None
     assert host.controller is None and not any(t.is_alive() for t in threads)
 
 
@@ -283,15 +275,15 @@ def test_chinese_ui_translates_file_errors_even_after_a_restart(
     i18n.install(create_app(), "zh_CN")
     try:
         window = _open(qtbot, tray=False)
-        window.add_paths([str(bad), str(empty), str(odd)])  # odd.wav does not exist
+        window.files.add_paths([str(bad), str(empty), str(odd)])  # odd.wav does not exist
         model = window.controller.model
         qtbot.waitUntil(lambda: all(j.status is Status.FAILED for j in model.jobs()), timeout=60_000)
         reasons = [model.data(model.index(r, Column.PROGRESS)) for r in range(3)]
         assert reasons == ["不是听记能读取的音频或视频文件", "文件是空的", "文件不存在"]
         tip = model.data(model.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole)  # the path and the reason
         assert "会议记录.mp3" in tip and "不是听记能读取的音频或视频文件" in tip
-        window.queue.select_job(model.jobs()[0].id)
-        assert "不是听记能读取的音频或视频文件" in window.panel.placeholder.text()
+        window.files.queue.select_job(model.jobs()[0].id)
+        assert "不是听记能读取的音频或视频文件" in window.files.panel.placeholder.text()
         window.close()
 
         # The store keeps the English text and the code; a new app shows the row translated again.
@@ -319,17 +311,17 @@ def test_dropping_a_huge_folder_does_not_block_the_window(
             (folder / f"note {j}.txt").touch()
     for name in ("box 007/b.wav", "box 100/a.wav", "box 299/c.wav"):
         write_wav(root / name, speech_en[:16000])
-    window.scan_status._delay.setInterval(0)  # show the busy sign at once (normally after 300 ms)
+    window.files.scan_status._delay.setInterval(0)  # show the busy sign at once (normally after 300 ms)
     meter = StallMeter()
     meter.start()
     drop_files(window, [root])
     assert window.controller.scanning and window.controller.model.jobs() == []  # the drop returned at once
-    qtbot.waitUntil(lambda: window.scan_status.isVisible(), timeout=5000)
-    assert "找到" in window.scan_status.label.text() or "found" in window.scan_status.label.text()
+    qtbot.waitUntil(lambda: window.files.scan_status.isVisible(), timeout=5000)
+    assert "找到" in window.files.scan_status.label.text() or "found" in window.files.scan_status.label.text()
     qtbot.waitUntil(lambda: len(window.controller.model.jobs()) == 3, timeout=60_000)
     meter.stop()
     assert [j.name for j in window.controller.model.jobs()] == ["b.wav", "a.wav", "c.wav"]  # natural order
-    assert not window.scan_status.isVisible()
+    assert not window.files.scan_status.isVisible()
     assert meter.max_gap_s < 0.1, f"the GUI thread stalled {meter.max_gap_s * 1000:.0f} ms"
 
 
@@ -337,7 +329,7 @@ def test_cancelled_folder_walk_adds_nothing(window: MainWindow, qtbot, tmp_path:
     root = tmp_path / "tree"
     root.mkdir()
     write_wav(root / "a.wav", speech_en[:16000])
-    window.add_paths([str(root)])
+    window.files.add_paths([str(root)])
     window.controller.cancel_scan()
     qtbot.waitUntil(lambda: not window.controller.scanning, timeout=10_000)
     assert window.controller.model.jobs() == []

@@ -69,7 +69,7 @@ def test_a_full_database_never_stalls_the_queue_and_keeps_the_transcripts(
     settings_mod.save(Settings())  # no model yet: the files wait while the database fills up
     window = _open(qtbot)
     controller = window.controller
-    qtbot.waitUntil(lambda: window.engine.state is EngineState.NONE, timeout=10_000)
+    qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.NONE, timeout=10_000)
     first, second = controller.add_paths([str(a), str(b)])
     db = controller.store._db  # the app's own connection: the cap is per connection
     pages = fill_to_the_brim(db)
@@ -89,9 +89,9 @@ def test_a_full_database_never_stalls_the_queue_and_keeps_the_transcripts(
 
     kept = controller.transcript(first.id)  # in memory, shown like any other
     assert kept is not None and kept.segments
-    window.queue.select_job(first.id)
-    assert window.panel.shown_segments() == [s.text.strip() for s in kept.segments]
-    assert "Not saved" in window.panel.warning.text() and window.panel.export_button.isEnabled()
+    window.files.queue.select_job(first.id)
+    assert window.files.panel.shown_segments() == [s.text.strip() for s in kept.segments]
+    assert "Not saved" in window.files.panel.warning.text() and window.files.panel.export_button.isEnabled()
 
     out = tmp_path / "rescued"
     out.mkdir()

@@ -1,9 +1,9 @@
 """Unload the model after N idle minutes (issue 20): memory is really returned, and the next job reloads.
 
-The real app window on the tiny model. A "minute" is made short through EngineHost.minute_ms,
-and every wait is for the state change itself (the `unloaded` signal, a row's status), never a
-sleep. Dictation is spoken through the scripted microphone (tests/support/gui.py); everything
-after it is real.
+The real app window on the tiny model. The idle time is made short through the setting itself (a
+fraction of a minute, as the settings file may hold), and every wait is for the state change itself
+(the `unloaded` signal, a row's status), never a sleep. Dictation is spoken through the scripted
+microphone (tests/support/gui.py); everything after it is real.
 """
 
 from __future__ import annotations
@@ -62,24 +62,26 @@ def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(
     engine, host, c = window.engine, window.dictation_host, window.controller
     states: list[tuple[EngineState, str]] = []  # each state with what the status bar said (updated first)
     unloads: list[bool] = []
-    engine.stateChanged.connect(lambda: states.append((engine.state, window.engine_label.text())))
+    engine.stateChanged.connect(lambda: states.append((engine.state_of("files"), window.engine_label.text())))
     engine.unloaded.connect(lambda: unloads.append(True))
     window.show()
-    qtbot.waitUntil(lambda: engine.state is EngineState.READY and host.controller is not None, timeout=LOAD_TIMEOUT_MS)
-    assert engine.idle_timer.isActive() and engine.idle_timer.interval() == 60_000  # one real minute
+    qtbot.waitUntil(
+        lambda: engine.state_of("files") is EngineState.READY and host.controller is not None, timeout=LOAD_TIMEOUT_MS
+    )
+    idle_timer = engine.engine_of("files").idle_timer
+    assert idle_timer.isActive() and idle_timer.interval() == 60_000  # one real minute
     window.apply_settings(replace(window.settings, unload_after_min=0))
-    assert not engine.idle_timer.isActive()  # off: never unloaded
+    assert not idle_timer.isActive()  # off: never unloaded
     dictation = host.controller
 
     (first,) = c.add_paths([str(a)])
     qtbot.waitUntil(lambda: c.model.job_by_id(first.id).status is Status.DONE, timeout=LOAD_TIMEOUT_MS)
-    assert engine.state is EngineState.READY
-    first_engine = weakref.ref(engine.loaded.engine)
+    assert engine.state_of("files") is EngineState.READY
+    first_engine = weakref.ref(engine.loaded_of("files").engine)
 
-    engine.minute_ms = 100  # a "minute" of 0.1 s from here on
-    window.apply_settings(replace(window.settings, unload_after_min=1))
+    window.apply_settings(replace(window.settings, unload_after_min=0.1 / 60))  # idle for 0.1 s from here on
     qtbot.waitUntil(lambda: len(unloads) == 1, timeout=30_000)
-    assert engine.state is EngineState.UNLOADED and engine.loaded is None
+    assert engine.state_of("files") is EngineState.UNLOADED and engine.loaded_of("files") is None
     assert first_engine() is None  # closed and gone: nothing holds it any more
     assert "unloaded to free memory" in window.engine_label.text()
     assert host.controller is dictation and host.engine_handle.current is None  # the hotkey keeps working
@@ -97,8 +99,8 @@ def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(
     qtbot.waitUntil(lambda: window.dictation.table.rowCount() == 1, timeout=LOAD_TIMEOUT_MS)
     assert [state for state, _ in states[:2]] == [EngineState.LOADING, EngineState.READY]
     assert host.controller is dictation and host.engine_handle.current is not None  # same controller
-    take = window.history.recent()[0]
-    samples, _ = sf.read(str(window.history.recording_path(take)), dtype="float32")
+    take = window.dictation.history.recent()[0]
+    samples, _ = sf.read(str(window.dictation.history.recording_path(take)), dtype="float32")
     reference = Engine(tiny_model)
     try:
         assert take.text and take.text == reference.live.transcribe(samples).text.strip()
@@ -108,7 +110,7 @@ def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(
     # Idle again, unloaded again; then a file brings it back, and the user is told.
     qtbot.waitUntil(lambda: len(unloads) == 2, timeout=30_000)
     (second,) = c.add_paths([str(b)])
-    assert engine.state is EngineState.LOADING
+    assert engine.state_of("files") is EngineState.LOADING
     assert window.statusBar().currentMessage() == "Loading the model again for b.wav…"
     qtbot.waitUntil(lambda: c.model.job_by_id(second.id).status is Status.DONE, timeout=LOAD_TIMEOUT_MS)
     expected = Engine(tiny_model)
@@ -158,7 +160,7 @@ window.show()
 engine, queue = window.engine, window.controller
 unloads = []
 engine.unloaded.connect(lambda: unloads.append(True))
-wait(lambda: engine.state is EngineState.NONE)
+wait(lambda: engine.state_of("files") is EngineState.NONE)
 gc.collect()
 sizes = {"app": rss_mb()}
 window.apply_settings(replace(window.settings, model=model))
@@ -167,11 +169,10 @@ for n, path in enumerate(files, 1):
     wait(lambda: queue.model.job_by_id(job.id).status is Status.DONE)
     gc.collect()
     sizes[f"loaded{n}"] = rss_mb()
-    engine.minute_ms = 50  # idle for a "minute" of 50 ms from now on
-    window.apply_settings(window.settings)
+    window.apply_settings(replace(window.settings, unload_after_min=0.05 / 60))  # idle for 50 ms from now on
     wait(lambda: len(unloads) == n)
     sizes[f"unloaded{n}"] = rss_mb()
-    engine.minute_ms = 600_000
+    window.apply_settings(replace(window.settings, unload_after_min=10))
 print(json.dumps(sizes))
 window.quit_app()
 """

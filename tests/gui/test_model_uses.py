@@ -21,14 +21,13 @@ import soundfile as sf
 from PySide6.QtWidgets import QApplication
 
 from tests.support.audio import write_wav
-from tests.support.gui import ScriptedMicrophone, long_speech
+from tests.support.gui import ScriptedMicrophone, long_speech, open_window
 from tests.support.https_server import FileServer, trust_local_ca
 from tingji.engine import Engine
 from tingji.engine.languages import NAMES
 from tingji.engine.manifest import load_manifest
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
-from tingji.gui.app import create_app, create_window
 from tingji.gui.engine_host import EngineState
 from tingji.gui.files.storage import Status
 from tingji.gui.languages import SPOKEN_NAMES
@@ -44,18 +43,7 @@ RUN_TIMEOUT_MS = 240_000
 
 
 def _open(qtbot, mics: list | None = None, **options) -> MainWindow:
-    create_app()
-
-    def microphone(settings) -> ScriptedMicrophone:
-        mic = ScriptedMicrophone(settings)
-        if mics is not None:
-            mics.append(mic)
-        return mic
-
-    window = create_window(tray=False, dictation_microphone=microphone, **options)
-    qtbot.addWidget(window, before_close_func=lambda w: w.quit_app())
-    window.show()
-    return window
+    return open_window(qtbot, mics, tray=False, **options)
 
 
 def _ready(qtbot, window: MainWindow) -> None:
@@ -78,8 +66,8 @@ def _take(qtbot, window: MainWindow, mic: ScriptedMicrophone, speech: np.ndarray
     mic.speak(np.concatenate([np.zeros(4000, np.float32), speech, np.zeros(8000, np.float32)]))
     panel.record_button.click()
     qtbot.waitUntil(lambda: panel.table.rowCount() == rows + 1, timeout=RUN_TIMEOUT_MS)
-    take = window.history.recent()[0]
-    samples, _ = sf.read(str(window.history.recording_path(take)), dtype="float32")
+    take = window.dictation.history.recent()[0]
+    samples, _ = sf.read(str(window.dictation.history.recording_path(take)), dtype="float32")
     return take.text, samples
 
 
@@ -107,7 +95,7 @@ def test_a_model_per_use_loads_two_engines_and_each_use_runs_on_its_own(
     assert host.engine_handle.current is dictation.engine  # dictation holds the SenseVoice engine
     assert f"Files: {tiny_model.name} · Dictation: {sv_model.name}" in window.engine_label.text()
     assert f"<b>{sv_model.name}</b> (files use {tiny_model.name})" in window.dictation.model_label.text()
-    assert f"<b>{tiny_model.name}</b>" in window.files_bar.model_label.text()
+    assert f"<b>{tiny_model.name}</b>" in window.files.files_bar.model_label.text()
 
     # A long file runs on the files engine; a take spoken meanwhile runs on the dictation engine.
     long = long_speech(tmp_path / "long.wav", speech_en, repeats=30)
@@ -148,7 +136,7 @@ def test_the_same_folder_for_both_uses_is_one_engine_and_changing_one_use_keeps_
     assert len(e.engines) == 1 and e.loaded_of("dictation").engine is nano
 
     # Dictation moves to SenseVoice: the files Engine is not reloaded, a second one loads.
-    window.use_model(str(sv_model), "dictation")
+    window.models.use_model(str(sv_model), "dictation")
     assert settings_mod.load().dictation_model == str(sv_model)
     _ready(qtbot, window)
     assert e.loaded_of("files").engine is nano and e.loaded_of("dictation").engine is not nano
@@ -178,14 +166,13 @@ def test_idle_unload_works_for_each_engine(
     unloads: list[bool] = []
     e.unloaded.connect(lambda: unloads.append(True))
     controller = host.controller
-    e.minute_ms = 50  # a "minute" of 50 ms from here on
-    window.apply_settings(window.settings)
+    window.apply_settings(replace(window.settings, unload_after_min=0.05 / 60))  # idle for 50 ms from here on
     qtbot.waitUntil(lambda: len(unloads) == 2, timeout=30_000)
     assert e.state_of("files") is EngineState.UNLOADED and e.state_of("dictation") is EngineState.UNLOADED
     assert host.controller is controller and host.engine_handle.current is None  # the hotkey keeps working
     assert "unloaded while idle" in window.engine_label.text()
 
-    e.minute_ms = 600_000  # no further unloads while the rest is checked
+    window.apply_settings(replace(window.settings, unload_after_min=0))  # no further unloads while the rest is checked
     text, samples = _take(qtbot, window, mics[-1], speech_en)  # a take brings back dictation's model only
     assert e.state_of("dictation") is EngineState.READY and e.state_of("files") is EngineState.UNLOADED
     assert host.controller is controller and text == _expected(sv_model, samples, live=True)
@@ -257,9 +244,9 @@ def test_first_run_offers_the_picker_which_installs_with_progress_and_the_app_is
     qtbot, home: Path, catalog: FileServer, q3_checkpoint: Path
 ) -> None:
     window = _open(qtbot)
-    qtbot.waitUntil(lambda: window.picker is not None and window.picker.isVisible(), timeout=10_000)
-    picker = window.picker
-    assert window.engine.state is EngineState.NONE and "tingji models" not in window.banner.label.text()
+    qtbot.waitUntil(lambda: window.models.picker is not None and window.models.picker.isVisible(), timeout=10_000)
+    picker = window.models.picker
+    assert window.engine.state_of("files") is EngineState.NONE and "tingji models" not in window.banner.label.text()
     assert [card.entry.name for card in picker.cards] == ["sense-voice-test", "qwen-test"]
     sv, qwen = picker.cards
     facts = sv.facts.text()
@@ -282,8 +269,8 @@ def test_first_run_offers_the_picker_which_installs_with_progress_and_the_app_is
     assert "Downloading sv.zip" in stages and max(values) == 1000  # the download's bar filled
     assert "sense-voice-test is installed" in picker.outcome.text() and sv.button.text() == "Installed"
     assert not sv.button.isEnabled() and picker.close_button.text() == "Start using Tingji"
-    qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
-    assert window.engine.detail == "sense-voice-test" and window.dictation_host.controller is not None
+    qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.READY, timeout=LOAD_TIMEOUT_MS)
+    assert window.engine.detail_of("files") == "sense-voice-test" and window.dictation_host.controller is not None
     assert not window.banner.isVisible()
 
     # Import a folder in the official Qwen3-ASR layout: converted on the spot, with its stages shown.
@@ -295,7 +282,7 @@ def test_first_run_offers_the_picker_which_installs_with_progress_and_the_app_is
     assert sorted(m.name for m in list_models()) == ["qwen3-tiny", "sense-voice-test"]
     assert load_manifest(models_dir() / "qwen3-tiny").family == "qwen3-asr"
     picker.close_button.click()
-    qtbot.waitUntil(lambda: window.picker is None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.models.picker is None, timeout=10_000)
     print(
         f"\nfirst run: the picker offered {len(picker.cards)} models, downloaded one over HTTPS "
         f"({len(values)} progress updates) and the app became ready; an official Qwen3-ASR folder converted "
@@ -310,9 +297,9 @@ def test_the_language_menu_lists_the_files_models_own_languages(
     settings_mod.save(Settings(model=str(q3_model)))
     window = _open(qtbot, model_picker=False)
     _ready(qtbot, window)
-    named = load_manifest(q3_model).section["language_names"]
-    menu = window.files_bar.language
-    assert window.files_bar.languages() == ["", *named]  # Auto first, then the manifest's 30, in its order
+    named = load_manifest(q3_model).section.language_names
+    menu = window.files.files_bar.language
+    assert window.files.files_bar.languages() == ["", *named]  # Auto first, then the manifest's 30, in its order
     assert len(named) == 30 and menu.itemText(0) == "Auto (detect)"
     assert [menu.itemText(i) for i in range(1, menu.count())] == [NAMES[code] for code in named]
     dialog = SettingsDialog(window.settings, languages=window.engine.engine_of("files").languages)
@@ -334,6 +321,6 @@ def test_the_language_menu_lists_the_files_models_own_languages(
     window.apply_settings(replace(window.settings, model=str(tiny_model), dictation_model=str(sv_model)))
     _ready(qtbot, window)
     nano_codes = list(window.engine.loaded_of("files").engine.capabilities.languages)
-    assert window.files_bar.languages() == ["", *nano_codes, "de"] and "zh" in nano_codes
+    assert window.files.files_bar.languages() == ["", *nano_codes, "de"] and "zh" in nano_codes
     assert menu.currentText() == "German (this model detects instead)"
     print(f"\nlanguage menu: Auto + the Qwen3-ASR manifest's {len(named)} languages, then Nano's {nano_codes}")

@@ -154,7 +154,7 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
     window = create_window()
     qtbot.addWidget(window)
     window.show()
-    qtbot.waitUntil(lambda: window.engine.state is EngineState.NONE, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.NONE, timeout=TIMEOUT_MS)
     meter = StallMeter()
 
     def scenario(dialog: ModelManagerDialog) -> None:
@@ -218,13 +218,13 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         dialog.buttons["use"].click()
         assert window.settings.model == NAME and settings_mod.load().model == NAME
         assert _row(dialog, NAME)[2] == "Installed · in use" and not dialog.buttons["use"].isEnabled()
-        qtbot.waitUntil(lambda: window.engine.state is EngineState.READY, timeout=TIMEOUT_MS)
-        assert window.engine.detail == NAME
+        qtbot.waitUntil(lambda: window.engine.state_of("files") is EngineState.READY, timeout=TIMEOUT_MS)
+        assert window.engine.detail_of("files") == NAME
         assert not dialog.models_changed  # the window need not reload again
 
-    _in_modal(qtbot, scenario, window.open_model_manager)
+    _in_modal(qtbot, scenario, window.models.open_manager)
     assert meter.max_gap_s < 0.5, f"the GUI thread was blocked for {meter.max_gap_s:.2f} s"
-    assert window.engine.state is EngineState.READY
+    assert window.engine.state_of("files") is EngineState.READY
     window.close()
 
 

@@ -51,7 +51,7 @@ def test_engine_thread_punctuates_only_when_asked(qapp, home, pf_model, punc_mod
 def test_a_punctuation_model_is_never_chosen_as_the_speech_model(qtbot, home, pf_model, punc_model):
     """Installed alongside Paraformer (and first by name), the punctuation model is not what the app loads
     when no model is set, nor offered in Settings' model lists."""
-    from tingji.gui.models.choice import choose_model
+    from tingji.gui.model_choice import choose_model
     from tingji.gui.settings_dialog import SettingsDialog
 
     shutil.copytree(punc_model, home / "models" / "aa-punctuation")

@@ -156,7 +156,7 @@ def test_import_of_official_checkpoints_by_the_command(tiny_checkpoint: Path, ti
     assert "installed sv at" in r.stdout
     r = user.ok("models", "import", str(tiny_checkpoint), "--name", "nano")
     nano = load_manifest(tmp_path / "home" / "models" / "nano")
-    assert nano.family == "fun-asr-nano" and nano.section["decoder"]["quant"] == "f16"  # the import's default
+    assert nano.family == "fun-asr-nano" and nano.section.decoder.quant == "f16"  # the import's default
     assert nano.source["model_pt_sha256"] == load_manifest(tiny_model).source["model_pt_sha256"]
     listed = user.ok("models", "list").stdout
     assert "nano" in listed and "sv" in listed

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import onnx
@@ -21,7 +22,8 @@ from tingji.engine import Engine
 from tingji.engine import manifest as mf
 from tingji.errors import Cancelled, ModelError
 from tingji.engine.frontend import FrontendConfig
-from tingji.engine.families.fun_asr_nano.prompt import DEFAULT_PIECES
+from tingji.engine.families.fun_asr_nano.prompt import PromptPieces
+from tingji.engine.families.fun_asr_nano.section import NanoDecoderInfo
 from tingji.models import peer, store
 from tingji.models.installed import list_models, verify
 from tingji.models.peer_graph import read_graph_io
@@ -47,14 +49,16 @@ def test_peer_release_becomes_a_model_that_transcribes(peer_dir, tiny_model, spe
         "tokens": "tokens.txt"}
     ours = mf.load_manifest(tiny_model)
     assert (m.window_seconds, m.window_frames) == (60, 1000)
-    assert m.frontend == FrontendConfig().to_dict() == ours.frontend
-    assert m.section["prompt"] == ours.section["prompt"] and all(m.section["prompt"][k] == v for k, v in DEFAULT_PIECES.items())
-    assert m.section["special_tokens"] == ours.section["special_tokens"]  # read from the GGUF vocabulary
-    assert m.section["encoder"] == {**ours.section["encoder"], "input_dtype": "fp32", "dim_names": ["batch", "frames"]}
-    assert m.section["decoder"] == {"quant": "q5_k", "n_embd": 64, "n_layer": 2, "input_dtype": "bf16"}
-    ctc = m.section["ctc"]
-    assert (ctc["vocab_size"], ctc["blank_id"], ctc["top_k"], ctc["mask"]) == (2635, 2634, 8, False)
-    assert ctc["text_tokens"] == ours.section["ctc"]["text_tokens"] and ctc["frame_seconds"] == 0.06
+    assert m.frontend == FrontendConfig() == ours.frontend
+    # The same writer as our exporter's: the same prompt (the reference's), tokens and encoder description.
+    assert m.section.prompt == ours.section.prompt and replace(m.section.prompt, default_before="",
+                                                                 default_after="") == PromptPieces()
+    assert m.section.special_tokens == ours.section.special_tokens  # read from the GGUF vocabulary
+    assert m.section.encoder == replace(ours.section.encoder, precision="fp32")
+    assert m.section.decoder == NanoDecoderInfo(quant="q5_k", n_embd=64, n_layer=2, input_dtype="bf16")
+    ctc = m.section.ctc
+    assert (ctc.vocab_size, ctc.blank_id, ctc.top_k, ctc.mask) == (2635, 2634, 8, False)
+    assert ctc.text_tokens == ours.section.ctc.text_tokens and ctc.frame_seconds == 0.06
     assert m.source["kind"] == "peer-release" and m.source["folder"] == "Fun-ASR-Nano-GGUF"
     # The tags of non-speech ids are dropped: the same vocabulary file as our exporter writes.
     assert (out / "tokens.txt").read_bytes() == (tiny_model / "tokens.txt").read_bytes()
@@ -87,7 +91,7 @@ def test_fp16_graphs_external_weights_and_variant_choice(tiny_model, speech_en, 
     mf.verify(m)
     assert m.files["encoder"].path == ENCODER.format("fp16") and m.files["decoder"].path == DECODER.format("fp16")
     assert m.files["encoder_data"].path == ENCODER.format("fp16") + ".data"
-    assert m.section["encoder"]["input_dtype"] == "fp16" and m.section["ctc"]["input_dtype"] == "fp16"
+    assert m.section.encoder.input_dtype == "fp16" and m.section.ctc.input_dtype == "fp16"
     assert not (out / ENCODER.format("int4")).exists()
     engine = Engine(out)
     text = engine.transcribe(write_wav(tmp_path / "a.wav", speech_en)).text

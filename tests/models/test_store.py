@@ -25,8 +25,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.https_server import Fault, FileServer
+from tests.support.manifests import nano_section
 from tests.support.peer_release import make_peer_folder
 from tingji.engine import manifest as mf
+from tingji.engine.frontend import FrontendConfig
+from tingji.export.fun_asr_nano.convert import nano_manifest
 from tingji.errors import Cancelled, ModelError
 from tingji.models import archive, store
 from tingji.models.cache import clear_cache
@@ -57,12 +60,8 @@ def random_model(folder: Path) -> Path:
     files["encoder"].write_bytes(os.urandom(20_000))
     files["decoder"].write_bytes(os.urandom(30_000))
     files["tokens"].write_text("<blk>\na\nb\n", encoding="utf-8")
-    manifest = mf.Manifest(
-        folder=folder, family="fun-asr-nano",
-        files={role: mf.file_entry(folder, path) for role, path in files.items()},
-        window_seconds=30.0, window_frames=3000, frontend={"sample_rate": 16000},
-        section={"prompt": {}, "special_tokens": {}},
-    )
+    manifest = nano_manifest(folder, {role: mf.file_entry(folder, path) for role, path in files.items()},
+                             nano_section(), frontend=FrontendConfig(), source={})
     mf.save_manifest(manifest)
     return folder
 
@@ -322,7 +321,7 @@ def test_official_checkpoint_download_pins_hashes_and_converts(server, tmp_path,
     assert f"model.pt ({index}/{len(files)})" in stages and "converting" in stages
     assert any(s.startswith("converting: ") for s in stages)
     assert stages.index("verifying") < stages.index("loading")
-    assert verify("nano").section["decoder"]["quant"] == "f32"
+    assert verify("nano").section.decoder.quant == "f32"
     no_leftovers()
     # The checkpoint stays cached: converting again does not download it again.
     assert (data_dir() / "cache" / "nano" / "files" / "model.pt").read_bytes() == files["model.pt"]

@@ -1,4 +1,5 @@
-"""Helpers for the GUI tests: real drops, test media, an event-loop stall meter, a full queue database."""
+"""Helpers for the GUI tests: the app's window, real drops, test media, an event-loop stall meter, a full
+queue database."""
 
 from __future__ import annotations
 
@@ -13,6 +14,26 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
 from tests.support.audio import write_wav
+
+
+def open_window(qtbot, mics: list | None = None, **options):
+    """The app's window as `tingji` opens it (gui/app.py), dictation listening to scripted microphones
+    (each one made is added to `mics`), shown; closing it at the test's end really quits.
+    `options`: create_window's (tray, use_hotkey, model_picker)."""
+    from tingji.gui.app import create_app, create_window
+
+    create_app()
+
+    def microphone(settings) -> ScriptedMicrophone:
+        mic = ScriptedMicrophone(settings)
+        if mics is not None:
+            mics.append(mic)
+        return mic
+
+    window = create_window(dictation_microphone=microphone, **options)
+    qtbot.addWidget(window, before_close_func=lambda w: w.quit_app())  # really quit, even with a tray
+    window.show()
+    return window
 
 
 def drop_files(widget: QWidget, paths: Sequence[Path], at: QPoint | None = None) -> None:

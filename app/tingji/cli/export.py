@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from ..export.choices import PRECISIONS, QUANTS
+
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -22,8 +24,8 @@ def add_parser(subparsers: Any) -> None:
         metavar="NAME",
         help="model family of the checkpoint (default: recognised from the checkpoint)",
     )
-    p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "int8"], help="encoder precision")
-    p.add_argument("--decoder-quant", default="f16", choices=["f32", "f16", "q8_0", "q5_k"], help="decoder GGUF type")
+    p.add_argument("--precision", default="fp32", choices=PRECISIONS, help="encoder precision")
+    p.add_argument("--decoder-quant", default="f16", choices=QUANTS, help="decoder GGUF type")
     p.add_argument("--no-fixed", action="store_true", help="skip the fixed-shape encoder used by DirectML")
     p.set_defaults(run=run)
 

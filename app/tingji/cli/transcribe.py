@@ -15,8 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..engine.sessions import PROVIDER_CHOICES
 from ..engine.writers import parse_formats, write
-from ..errors import Cancelled, TingjiError
+from ..errors import Cancelled, TingjiError, warning
 from . import messages
 from .progress import StatusLine
 
@@ -31,7 +32,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--model", required=True, help="installed model name or model folder")
     p.add_argument("--out", default=".", help="folder for the transcript files (default: current folder)")
     p.add_argument("--format", default="txt", help="comma-separated: txt,srt,vtt,json (default txt)")
-    p.add_argument("--provider", default="auto", choices=["auto", "dml", "cuda", "cpu"])
+    p.add_argument("--provider", default="auto", choices=PROVIDER_CHOICES)
     p.add_argument("--language", default=None, help="language spoken, e.g. zh, en, ja (default: detect)")
     p.add_argument("--hotwords", default="", help="comma-separated words to favour, e.g. names and terms")
     p.add_argument("--no-itn", action="store_true", help="keep numbers as spoken words (no text normalisation)")
@@ -91,28 +92,29 @@ def _check_out_dir(out: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..engine import Engine
+    from ..engine import Engine, TranscribeOptions
     from ..models.installed import punctuation_model, resolve_model
 
     formats = parse_formats(args.format)
     folder = resolve_model(args.model)
     out_dir = Path(args.out)
     _check_out_dir(out_dir)
-    hotwords = [w.strip() for w in args.hotwords.split(",") if w.strip()]
+    options = TranscribeOptions(
+        language=args.language,
+        hotwords=tuple(w.strip() for w in args.hotwords.split(",") if w.strip()),
+        itn=not args.no_itn,
+        max_tokens=args.max_tokens,
+    )
     err = sys.stderr
     started = time.perf_counter()
     punctuation = None
     if args.punctuation:
         punctuation = resolve_model(args.punctuation_model) if args.punctuation_model else punctuation_model()
     engine = Engine(folder, args.provider, exact=args.exact, threads=args.threads, punctuation=punctuation)
-    for warning in engine.warnings:
-        print(f"tingji: warning: {warning}", file=err)
+    for report in engine.warnings:
+        print(f"tingji: warning: {report.text}", file=err)
     if args.punctuation and not engine.capabilities.punctuation and engine.punctuator is None:
-        print(
-            f"tingji: warning: {engine.model_name} writes no punctuation and no punctuation model is installed "
-            "(tingji models download ct-punc-zh)",
-            file=err,
-        )
+        print(f"tingji: warning: {warning(messages.NO_PUNCTUATION_MODEL, model=engine.model_name).text}", file=err)
     print(f"tingji: model {engine.model_name} on {engine.provider.upper()} (loaded in {engine.load_s:.1f} s)", file=err)
     failures = partial = 0
     status = StatusLine(err)
@@ -122,12 +124,7 @@ def run(args: argparse.Namespace) -> int:
             label = f"[{i}/{len(args.files)}] {Path(path).name}"
             try:
                 transcript = engine.transcribe(
-                    path,
-                    language=args.language,
-                    hotwords=hotwords,
-                    itn=not args.no_itn,
-                    max_tokens=args.max_tokens,
-                    on_progress=lambda p, label=label: status.show(_bar(label, p.fraction, p.done_s)),
+                    path, options, on_progress=lambda p, label=label: status.show(_bar(label, p.fraction, p.done_s))
                 )
                 written = [write(transcript, target.with_name(target.name + "." + fmt), fmt) for fmt in formats]
             except Cancelled:
@@ -142,8 +139,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{label}: {transcript.duration:.1f} s of audio in {total_s:.1f} s "
                 f"({speed:.1f}x real time) -> {', '.join(str(w) for w in written)}"
             )
-            for warning in transcript.warnings:
-                print(f"tingji: warning: {path}: {warning}", file=err)
+            for report in transcript.warnings:
+                print(f"tingji: warning: {path}: {report.text}", file=err)
             partial += not transcript.complete
     finally:
         status.finish()

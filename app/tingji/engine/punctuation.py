@@ -25,77 +25,19 @@ A mark class the model should never predict (`<unk>`) puts nothing in.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from ..errors import ModelError
 from . import messages
+from .families.ct_punc import FAMILY, PunctuationSection
 from .manifest import load_manifest, verify
 
-FAMILY = "ct-punc"
 SENTENCE_ENDS = ("。", "？")
 ASCII_MARKS = {"，": ",", "。": ".", "？": "?", "、": ","}
-
-
-@dataclass(frozen=True)
-class PunctuationSection:
-    """The `ct-punc` section of a punctuation model's manifest (written as `asdict`, read strictly).
-
-    Args:
-        precision: of the graph.
-        vocab_size: rows of the token embedding; `tokens.json` holds as many tokens.
-        marks: the mark per class, funasr's `punc_list` (`_` is none).
-        sentence_end_id: the class funasr forces at the end and at a long carry's cut (`。`).
-        unk_id: the id of a word not in the vocabulary.
-        split_size: words marked at a time (funasr's default 20).
-        carry_limit: a carried chunk longer than this is cut at its last comma (200).
-    """
-
-    precision: str
-    vocab_size: int
-    marks: tuple[str, ...]
-    sentence_end_id: int
-    unk_id: int
-    split_size: int = 20
-    carry_limit: int = 200
-
-    def __post_init__(self) -> None:
-        if "_" not in self.marks or not set(SENTENCE_ENDS) <= set(self.marks) or "，" not in self.marks:
-            raise ValueError("marks must include _, ，, 。 and ？")
-        if not 0 <= self.sentence_end_id < len(self.marks):
-            raise ValueError("sentence_end_id must be a mark class")
-        if not 0 <= self.unk_id < self.vocab_size:
-            raise ValueError("unk_id must be an id below vocab_size")
-        if self.split_size < 2 or self.carry_limit < 1:
-            raise ValueError("split_size must be at least 2 and carry_limit at least 1")
-
-
-def read_section(raw: Any, path: Path) -> PunctuationSection:
-    """The section as the converter wrote it; anything else is one ModelError naming `path`."""
-    if not isinstance(raw, dict):
-        raise ModelError(messages.PUNC_SECTION, path=path, problem="the section is not an object")
-    names = {f.name for f in dataclasses.fields(PunctuationSection)}
-    unknown = sorted(set(raw) - names)
-    if unknown:
-        raise ModelError(messages.PUNC_SECTION, path=path, problem=f"{unknown[0]} is not a key Tingji knows")
-    try:
-        values = dict(raw)
-        if not isinstance(values.get("marks"), list) or not all(isinstance(m, str) for m in values["marks"]):
-            raise ValueError("marks must be a list of text")
-        values["marks"] = tuple(values["marks"])
-        for key in ("vocab_size", "sentence_end_id", "unk_id", "split_size", "carry_limit"):
-            if key in values and (isinstance(values[key], bool) or not isinstance(values[key], int)):
-                raise ValueError(f"{key} must be a whole number")
-        if not isinstance(values.get("precision"), str):
-            raise ValueError("precision must be text")
-        return PunctuationSection(**values)
-    except (TypeError, ValueError) as exc:
-        raise ModelError(messages.PUNC_SECTION, path=path, problem=str(exc)) from None
 
 
 def split_words(text: str) -> list[str]:
@@ -156,7 +98,7 @@ class Punctuator:
             raise ModelError(messages.NOT_PUNCTUATION, folder=manifest.folder, family=manifest.family)
         verify(manifest, check_hashes=False)
         self.folder = manifest.folder
-        self.section = read_section(manifest.section, manifest.folder / "manifest.json")
+        self.section: PunctuationSection = manifest.section
         path = manifest.file("tokens")
         try:
             tokens = json.loads(path.read_text(encoding="utf-8"))

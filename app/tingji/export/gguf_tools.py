@@ -24,8 +24,7 @@ import torch
 
 from ..errors import ModelError
 from . import messages
-
-QUANTS = ("f32", "f16", "q8_0", "q5_k")
+from .choices import QUANTS
 
 
 def _tokenizer_vocab(path: Path, vocab_size: int) -> tuple[list[str], list[int], list[str], dict[str, int]]:

@@ -1,18 +1,23 @@
 """The desktop app (Qt). Nothing outside this package imports it except `tingji.cli`.
 
-By feature: `files/` (the queue), `dictation/` (the Dictation page), `models/`
-(the model manager); the modules here are shared by all three. Qt-free
-modules are marked: they are usable and testable without a display.
+By feature: `files/` (the Files page and its queue), `dictation/` (the
+Dictation page), `models/` (the model dialogs and what the window says about
+the models); the modules here are shared by all three and import none of them
+(app.py and main_window.py put them together), and the three never import each
+other (tests/test_architecture.py). Qt-free modules are marked: they are
+usable and testable without a display.
 
     app.py              the one place the parts are made and joined; run_app() is `tingji` with no arguments
-    main_window.py      toolbar, banners, Files/Dictation pages, status bar, drops, settings, tray, quit
+    main_window.py      the frame: toolbar, banners, the pages, status bar, settings, tray, quit
     engine_host.py      EngineHost: a model per use (files, dictation), one ModelEngine per model
                         folder (load, reload, share, release, unload when idle), their states
     engine_worker.py    EngineWorker (the engine thread: load, transcribe files, close); LoadedModel
+    model_choice.py     which model folder a use loads (the setting, else the catalog's first for files); no Qt
     threads.py          the one way the app starts and stops worker threads (QThread workers)
     databases.py        opening the SQLite files: a damaged or newer one is set aside, never fatal; no Qt
     faults.py           exceptions nothing caught, in any thread: logged and shown in a dialog
     storage_banner.py   the banner about the databases: set aside at start-up, writes failing
+    status_line.py      a status-bar line with a coloured dot (the models', dictation's)
     settings.py         settings.json: load (tolerant) / save (atomic); no Qt
     settings_dialog.py  the Settings dialog
     languages.py        spoken languages by name (translated), the menu of the languages a model knows
@@ -21,6 +26,7 @@ modules are marked: they are usable and testable without a display.
     banner.py, tray.py, icons.py, theme.py, i18n.py, timefmt.py   look and language
     gc_guard.py         Python's cyclic GC on the GUI thread only
 
+    files/page.py             the Files page: add files/folders, drops, cancel, the selected transcript
     files/controller.py       QueueController: the one place the queue changes
     files/storage.py          the queue and results in SQLite (WAL, a commit per finished file); no Qt
     files/folders.py          what a dropped folder means (media files, recursively); no Qt
@@ -37,6 +43,7 @@ modules are marked: they are usable and testable without a display.
     dictation/host.py          DictationController on dictation's Engine: start, restart on reload, stop
     dictation/on_demand.py     dictation's handle on the engine: survives an idle unload, a take reloads it
     dictation/panel.py         the Dictation page: Dictate button, history (play/copy/delete), settings
+    dictation/status.py        the status bar's line about dictation
     dictation/qt_clipboard.py  the clipboard dictation pastes through (thread-safe QClipboard)
     dictation/microphones.py   the input devices the page offers; no Qt
 
@@ -44,7 +51,8 @@ modules are marked: they are usable and testable without a display.
     models/picker.py     the first-run model picker (each model's facts, download or import, progress)
     models/facts.py      a catalog model's facts in words (size, speed, languages, best uses)
     models/progress.py   a running model task: stage, progress bar, speed, time left, Cancel
+    models/dialogs.py    how the window opens the picker and the manager; a model chosen there becomes settings
+    models/status.py     the status bar's line and the banner about the models
     models/uses.py       the texts saying which model runs which use
     models/worker.py     the manager's and the picker's worker thread
-    models/choice.py     which model folder to load, or why none; no Qt
 """

@@ -8,7 +8,7 @@ memory, and seconds of warm-up), and two folders are two Engines, each
 loaded on its own engine thread. `EngineHost`, on the GUI thread, decides
 this; each Engine lives in a `ModelEngine`:
 
-  * `reload()` picks the models from the settings (`models.choice`) and asks
+  * `reload()` picks the models from the settings (`model_choice`) and asks
     each ModelEngine's thread (`EngineWorker`, started by `gui.threads`) to
     load its model; answers to superseded requests are ignored by their
     number. `apply_settings()` replaces only the engines whose model changed;
@@ -25,10 +25,11 @@ this; each Engine lives in a `ModelEngine`:
     its controller, or for an idle unload only detaches it), so an engine is
     never closed under a running take.
 
-Idle unload ("unload models after N minutes idle", off by default), per
-engine: the queue and dictation `hold()` their engine while they use it (a
-file running, a take recorded or transcribed) and `let_go()` after. When
-nobody has held an engine for N minutes its thread closes it (state
+Idle unload ("unload models after N minutes idle", off by default; the
+settings file may give a fraction of a minute), per engine: the queue and
+dictation `hold()` their engine while they use it (a file running, a take
+recorded or transcribed) and `let_go()` after. When nobody has held an
+engine for N minutes its thread closes it (state
 UNLOADED) and hands the freed memory back to the system; the next file or
 take calls `ensure_loaded()` for its use, and the status bar says the model
 is loading again.
@@ -47,7 +48,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from ..engine.heap import release_free_heap
 from ..errors import ErrorReport
 from .engine_worker import EngineWorker, LoadedModel, Request
-from .models.choice import ModelChoice, choose_model
+from .model_choice import ModelChoice, choose_model
 from .settings import Settings
 from .threads import start_worker, stop_threads
 
@@ -102,12 +103,11 @@ class ModelEngine(QObject):
         self.detail = name  # model name when loading/ready, reason (English) when failed
         self.error: ErrorReport | None = None  # why, when failed: the window says it in the UI language
         self.provider = ""
-        self.warnings: tuple[str, ...] = ()
+        self.warnings: tuple[ErrorReport, ...] = ()  # tingji.errors.warning reports
         self.loaded: LoadedModel | None = None  # while READY
         self.languages: tuple[str, ...] | None = None  # what it can be told; kept while unloaded
         self.started = False
-        self.unload_after_min = 0
-        self.minute_ms = 60_000
+        self.unload_after_min = 0.0
         self.users: set[str] = set()  # who uses it now ("files", "dictation"): not idle
         self._seq = 0
         self._closing = False
@@ -142,7 +142,7 @@ class ModelEngine(QObject):
         state: EngineState,
         detail: str,
         provider: str = "",
-        warnings: tuple[str, ...] = (),
+        warnings: tuple[ErrorReport, ...] = (),
         error: ErrorReport | None = None,
     ) -> None:
         self.state, self.detail, self.provider, self.warnings = state, detail, provider, warnings
@@ -184,7 +184,7 @@ class ModelEngine(QObject):
     def arm_idle_timer(self) -> None:
         minutes = self.unload_after_min
         if minutes > 0 and self.state is EngineState.READY and not self.users and not self._closing:
-            self.idle_timer.start(minutes * self.minute_ms)
+            self.idle_timer.start(max(1, round(minutes * 60_000)))
         else:
             self.idle_timer.stop()
 
@@ -220,8 +220,7 @@ class ModelEngine(QObject):
 class EngineHost(QObject):
     """Chooses each use's model and keeps one ModelEngine per model folder; lives on the GUI thread.
 
-    `state`, `detail`, `provider`, `warnings`, `loaded` and `choice` are the files use's;
-    `*_of(use)` give either use's."""
+    What a use ("files" or "dictation") runs and how it stands: `*_of(use)`."""
 
     stateChanged = Signal()  # any engine's state changed, or which model a use runs
     releasing = Signal(object)  # a ModelEngine is about to close its engine: its users let go now
@@ -231,40 +230,39 @@ class EngineHost(QObject):
         super().__init__(parent)
         self.settings = settings
         self.files_lane = FilesLane(self)
-        self.choices: dict[str, ModelChoice] = {}
+        self._choices: dict[str, ModelChoice] = {}
         self._engines: dict[str, ModelEngine] = {}  # model folder -> its engine (the live ones)
         self._retiring: list[ModelEngine] = []  # closing; new engines start loading once they are gone
-        self._minute_ms = 60_000
         self._closing = False
 
     # -- which model runs what ----------------------------------------------------------------
 
-    def model_setting(self, use: str) -> str:
+    def _model_setting(self, use: str) -> str:
         """The settings' word for `use`: a model name or folder; "" = automatic (dictation: as files)."""
         if use == "dictation" and self.settings.dictation_model:
             return self.settings.dictation_model
         return self.settings.model
 
     def choice_of(self, use: str) -> ModelChoice | None:
-        return self.choices.get(use)
+        return self._choices.get(use)
 
     def engine_of(self, use: str) -> ModelEngine | None:
-        choice = self.choices.get(use)
+        choice = self._choices.get(use)
         return self._engines.get(str(choice.path)) if choice is not None and choice.path is not None else None
 
     def state_of(self, use: str) -> EngineState:
-        engine, choice = self.engine_of(use), self.choices.get(use)
+        engine, choice = self.engine_of(use), self._choices.get(use)
         if engine is not None:
             return engine.state
         return EngineState.FAILED if choice is not None and choice.problem else EngineState.NONE
 
     def detail_of(self, use: str) -> str:
-        engine, choice = self.engine_of(use), self.choices.get(use)
+        engine, choice = self.engine_of(use), self._choices.get(use)
         return engine.detail if engine is not None else str(choice.problem or "") if choice is not None else ""
 
     def error_of(self, use: str) -> ErrorReport | None:
         """Why the use has no model, when it failed (shown with `errors.localized`)."""
-        engine, choice = self.engine_of(use), self.choices.get(use)
+        engine, choice = self.engine_of(use), self._choices.get(use)
         if engine is not None:
             return engine.error
         return choice.problem.report() if choice is not None and choice.problem is not None else None
@@ -281,43 +279,6 @@ class EngineHost(QObject):
     def engines(self) -> list[ModelEngine]:
         return list(self._engines.values())
 
-    # The files use's, as the queue and the window's engine status read them.
-
-    @property
-    def state(self) -> EngineState:
-        return self.state_of("files")
-
-    @property
-    def detail(self) -> str:
-        return self.detail_of("files")
-
-    @property
-    def error(self) -> ErrorReport | None:
-        return self.error_of("files")
-
-    @property
-    def loaded(self) -> LoadedModel | None:
-        return self.loaded_of("files")
-
-    @property
-    def choice(self) -> ModelChoice | None:
-        return self.choices.get("files")
-
-    @property
-    def provider(self) -> str:
-        engine = self.engine_of("files")
-        return engine.provider if engine is not None else ""
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        engine = self.engine_of("files")
-        return engine.warnings if engine is not None else ()
-
-    @property
-    def idle_timer(self) -> QTimer | None:
-        engine = self.engine_of("files")
-        return engine.idle_timer if engine is not None else None
-
     # -- loading -----------------------------------------------------------------------
 
     def reload(self) -> None:
@@ -333,8 +294,8 @@ class EngineHost(QObject):
     def _sync(self, force: bool) -> None:
         if self._closing:
             return
-        self.choices = {use: choose_model(self.model_setting(use)) for use in USES}
-        wanted = {str(c.path): c.name for c in self.choices.values() if c.path is not None}
+        self._choices = {use: choose_model(self._model_setting(use)) for use in USES}
+        wanted = {str(c.path): c.name for c in self._choices.values() if c.path is not None}
         kept: dict[str, ModelEngine] = {}
         for path, engine in self._engines.items():
             if (
@@ -360,7 +321,6 @@ class EngineHost(QObject):
 
     def _new_engine(self, path: Path, name: str) -> ModelEngine:
         engine = ModelEngine(path, name, self.settings.provider, self.files_lane, self, self.settings.punctuation)
-        engine.minute_ms = self._minute_ms
         engine.stateChanged.connect(self.stateChanged)
         engine.releasing.connect(lambda: self.releasing.emit(engine))
         engine.unloaded.connect(self.unloaded)
@@ -389,17 +349,6 @@ class EngineHost(QObject):
 
     # -- idle unload ----------------------------------------------------------------------
 
-    @property
-    def minute_ms(self) -> int:
-        """The idle setting counts in these (tests make a minute short)."""
-        return self._minute_ms
-
-    @minute_ms.setter
-    def minute_ms(self, value: int) -> None:
-        self._minute_ms = value
-        for engine in self._engines.values():
-            engine.minute_ms = value
-
     def hold(self, use: str) -> None:
         """`use` ("files" or "dictation") is using its engine (or is about to): it is not idle."""
         engine = self.engine_of(use)
@@ -412,7 +361,7 @@ class EngineHost(QObject):
         if engine is not None:
             engine.let_go(use)
 
-    def ensure_loaded(self, use: str = "files") -> None:
+    def ensure_loaded(self, use: str) -> None:
         """A file or a take needs its engine: load it again if it was unloaded for being idle."""
         engine = self.engine_of(use)
         if engine is not None and not self._closing:

@@ -7,6 +7,7 @@ settings (this dialog, a future model manager) goes through the same path.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..engine.sessions import PROVIDER_CHOICES, PROVIDER_NAMES
 from ..engine.writers import FORMATS
 from ..models.installed import list_models
 from . import theme
@@ -76,13 +78,14 @@ class SettingsDialog(QDialog):
             )
         )
         self.provider = QComboBox()
-        for value, label in (
-            ("auto", self.tr("Automatic (GPU when available)")),
-            ("dml", self.tr("DirectML (Windows GPU)")),
-            ("cuda", self.tr("CUDA (NVIDIA GPU)")),
-            ("cpu", self.tr("CPU only")),
-        ):
-            self.provider.addItem(label, value)
+        labels = {
+            "auto": self.tr("Automatic (GPU when available)"),
+            "dml": self.tr("DirectML (Windows GPU)"),
+            "cuda": self.tr("CUDA (NVIDIA GPU)"),
+            "cpu": self.tr("CPU only"),
+        }
+        for value in PROVIDER_CHOICES:  # the engine's list; one without words here is shown by its name
+            self.provider.addItem(labels.get(value, PROVIDER_NAMES.get(value, value)), value)
         self.language = QComboBox()  # the files model's languages (gui/languages.py)
         self.hotwords = QPlainTextEdit()
         self.hotwords.setPlaceholderText(self.tr("Names and terms to favour, one per line"))
@@ -205,7 +208,7 @@ class SettingsDialog(QDialog):
         self.hotwords.setPlainText("\n".join(s.hotwords))
         self.auto_export.setChecked(s.auto_export)
         self.punctuation.setChecked(s.punctuation)
-        self.unload_after.setValue(s.unload_after_min)
+        self.unload_after.setValue(math.ceil(s.unload_after_min))  # whole minutes; the file may hold less
         for fmt, box in self.formats.items():
             box.setChecked(fmt in s.formats)
 

@@ -6,7 +6,8 @@ apart from the engine's banner:
   * at start-up, a database that could not be used was renamed
     (gui/databases.py): which one, why, and where it went;
   * while the app runs, writes to the queue database fail
-    (`QueueController.storageChanged`): SQLite's words, that the queue goes
+    (`storageChanged` of the queue's controller, files/controller.py, seen
+    here only as `QueueStorage`): SQLite's words, that the queue goes
     on, how many finished transcripts exist only in memory, and a button to
     save them to a folder (files/export.py: never replacing a file).
 
@@ -17,10 +18,12 @@ switch.
 from __future__ import annotations
 
 import html
+import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
-from PySide6.QtCore import QEvent, Signal
+from PySide6.QtCore import QEvent, Signal, SignalInstance
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from ..errors import TingjiError
@@ -28,13 +31,26 @@ from ..paths import database_path
 from .banner import NoticeBanner
 from .databases import SetAside
 from .errors import localized
-from .files.controller import QueueController
+
+
+class QueueStorage(Protocol):
+    """What the banner reads of the queue (files/controller.py's QueueController)."""
+
+    storageChanged: SignalInstance  # a write failed, or works again
+
+    @property
+    def storage_error(self) -> str: ...  # SQLite's words for the last failed write; "" once one works
+
+    @property
+    def unsaved_count(self) -> int: ...  # finished transcripts that exist only in memory
+
+    def save_unsaved(self, folder: str | os.PathLike[str]) -> list[Path]: ...
 
 
 class StorageBanner(NoticeBanner):
     message = Signal(str)  # for the status bar
 
-    def __init__(self, controller: QueueController, parent: QWidget | None = None) -> None:
+    def __init__(self, controller: QueueStorage, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
         self.set_aside: list[SetAside] = []  # databases set aside at start-up, until dismissed

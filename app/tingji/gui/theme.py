@@ -10,11 +10,11 @@ while the app runs repaints correctly.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
-
-from .files.storage import Status
 
 _light_palette: QPalette | None = None
 
@@ -85,6 +85,15 @@ def apply_appearance(app: QApplication, appearance: str) -> None:
         app.setPalette(_light_palette if not is_dark(_light_palette) else app.style().standardPalette())
 
 
+def follow(event: QEvent, retranslate: Callable[[], None], restyle: Callable[[], None]) -> None:
+    """For a widget's changeEvent: its texts again on a language switch, its icons and colours on a
+    palette switch (the appearance setting, or the system's light/dark scheme)."""
+    if event.type() == QEvent.Type.LanguageChange:
+        retranslate()
+    elif event.type() == QEvent.Type.PaletteChange:
+        restyle()
+
+
 # -- custom colours (readable on both backgrounds) -----------------------------
 
 
@@ -100,38 +109,41 @@ def secondary_text(palette: QPalette | None = None) -> QColor:
     )
 
 
-_STATUS = {
-    #                 light        dark
-    Status.WAITING: ("#5f6368", "#9aa0a6"),
-    Status.RUNNING: ("#1a66d2", "#7fb0ff"),
-    Status.DONE: ("#1e7e34", "#6dd58c"),
-    Status.FAILED: ("#c5221f", "#ff8a80"),
-    Status.CANCELLED: ("#9a6700", "#f2c04c"),
+# The app colours a state by what it means, not by whose state it is: a file's status (files/queue_model.py),
+# the engine's dot, dictation's state.
+_TONES = {
+    #             light        dark
+    "quiet": ("#5f6368", "#9aa0a6"),  # waiting, nothing to say
+    "busy": ("#1a66d2", "#7fb0ff"),  # working on it
+    "good": ("#1e7e34", "#6dd58c"),  # done, ready
+    "bad": ("#c5221f", "#ff8a80"),  # failed
+    "caution": ("#9a6700", "#f2c04c"),  # cancelled, missing, worth a look
 }
 
 
-def status_color(status: Status, palette: QPalette | None = None) -> QColor:
-    light, dark = _STATUS[status]
+def tone_color(tone: str, palette: QPalette | None = None) -> QColor:
+    """The colour of a tone ("quiet", "busy", "good", "bad", "caution") on the palette in use."""
+    light, dark = _TONES[tone]
     return QColor(dark if is_dark(palette) else light)
 
 
 def warning_color(palette: QPalette | None = None) -> QColor:
     """Done with warnings (part of a file could not be read): amber, between done and failed."""
-    return QColor("#f2c04c" if is_dark(palette) else "#9a6700")
+    return tone_color("caution", palette)
 
 
 def engine_color(state: str, palette: QPalette | None = None) -> QColor:
     """The dot next to the engine status: loading / ready / failed / none / unloaded (grey, like waiting)."""
-    table = {"loading": Status.RUNNING, "ready": Status.DONE, "failed": Status.FAILED, "none": Status.CANCELLED}
-    return status_color(table.get(state, Status.WAITING), palette)
+    table = {"loading": "busy", "ready": "good", "failed": "bad", "none": "caution"}
+    return tone_color(table.get(state, "quiet"), palette)
 
 
 def dictation_color(state: str, palette: QPalette | None = None) -> QColor:
     """The dot of the dictation status: listening is red (a microphone is recording)."""
     if state == "listening":
         return QColor("#ff6b6b" if is_dark(palette) else "#d93025")
-    table = {"transcribing": Status.RUNNING, "idle": Status.DONE, "unavailable": Status.CANCELLED}
-    return status_color(table.get(state, Status.WAITING), palette)
+    table = {"transcribing": "busy", "idle": "good", "unavailable": "caution"}
+    return tone_color(table.get(state, "quiet"), palette)
 
 
 def banner_colors(kind: str, palette: QPalette | None = None) -> tuple[QColor, QColor, QColor]:

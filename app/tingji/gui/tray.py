@@ -1,17 +1,18 @@
-"""The system tray icon: Show / Quit, a note when a queue finishes unseen, dictation's state.
+"""The system tray icon: Show / Quit, what is going on, a note when a queue finishes unseen.
 
 Only created where the platform has a tray (`isSystemTrayAvailable`). Where
 there is one, closing the window hides it, so that dictation's global hotkey
 keeps working; Quit in this menu ends the app. While dictation records, the
 icon gets a red dot: the window may be hidden, and a live microphone must
-never go unnoticed.
+never go unnoticed. The first time closing hides the window, the tray says
+that Tingji keeps running.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QPointF, Signal
+from PySide6.QtCore import QObject, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter
-from PySide6.QtWidgets import QMenu, QSystemTrayIcon, QWidget
+from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon, QWidget
 
 
 class Tray(QObject):
@@ -47,6 +48,41 @@ class Tray(QObject):
 
     def set_status(self, text: str) -> None:
         self.icon.setToolTip(f"{self.tr('Tingji')} — {text}" if text else self.tr("Tingji"))
+
+    def show_activity(self, running: str | None, dictation: str) -> None:
+        """The tooltip names the file being transcribed (`running`) and what dictation does (its host's
+        state); the red dot shows while it listens."""
+        parts = [self.tr("transcribing {0}").format(running)] if running else []
+        if dictation == "listening":
+            parts.append(self.tr("dictation: listening"))
+        elif dictation == "transcribing":
+            parts.append(self.tr("dictation: transcribing"))
+        self.set_status(" · ".join(parts))
+        self.set_recording(dictation == "listening")
+
+    def say_queue_finished(self, done: int, failed: int) -> None:
+        """A note, unless the user is looking at the window (the tray's parent)."""
+        window = self.parent()
+        if isinstance(window, QWidget) and window.isActiveWindow():
+            return
+        text = self.tr("Queue finished. Done: {0} · Failed: {1}").format(done, failed)
+        self.notify(self.tr("Tingji"), text)
+
+    def say_still_running(self) -> QMessageBox | None:
+        """Closing hid the window: say that the app goes on, as a balloon, or where the desktop shows none
+        as a small window (not modal), which is returned: the caller closes it when the app ends."""
+        title = self.tr("Tingji is still running")
+        text = self.tr(
+            "Dictation and the queue keep working in the background. "
+            "Click the tray icon to open the window; choose Quit in its menu to exit."
+        )
+        if self.supports_messages() and Tray.available():
+            self.notify(title, text)
+            return None
+        notice = QMessageBox(QMessageBox.Icon.Information, title, text)
+        notice.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        notice.show()
+        return notice
 
     def supports_messages(self) -> bool:
         return self.icon.supportsMessages()

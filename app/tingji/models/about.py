@@ -46,7 +46,7 @@ class ModelAbout:
     speed: str  # one of SPEEDS
     best_for: tuple[str, ...]  # words of BEST_FOR
     download_mb: int | None = None  # approximate download size; None: not known before downloading
-    rank: int = 100  # the picker's order, lowest first
+    rank: int = 100  # the picker's order, lowest first; also which installed model files run when none is named
     # Installed with the models that need it (a catalog entry's "companions"), never picked on its own:
     # the punctuation model of models that write none.
     companion: bool = False

@@ -36,7 +36,7 @@ class InstalledModel:
     @property
     def speech(self) -> bool:
         """A speech model (a punctuation model only serves the ones that write no punctuation)."""
-        from ..engine.punctuation import FAMILY
+        from ..engine.families.ct_punc import FAMILY
 
         return self.family != FAMILY
 
@@ -145,7 +145,7 @@ def punctuation_model() -> Path | None:
 
     With several, the first by name. A folder whose manifest cannot be read is passed over.
     """
-    from ..engine.punctuation import FAMILY
+    from ..engine.families.ct_punc import FAMILY
 
     for name in _installed_names():
         path = models_dir() / name

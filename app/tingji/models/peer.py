@@ -45,8 +45,6 @@ ENCODER_STEM = "Fun-ASR-Nano-Encoder-Adaptor"
 CTC_STEM = "Fun-ASR-Nano-CTC"
 DECODER_STEM = "Fun-ASR-Nano-Decoder"
 TOKENS_NAME = "tokens.txt"
-WINDOW_SECONDS = 60
-CTC_FRAME_SECONDS = 0.06
 
 #: When a folder holds several variants of a file, the most faithful one is used.
 ONNX_PREFERENCE = ("fp32", "fp16", "int8", "int4")
@@ -221,38 +219,35 @@ def _place_files(r: _Release, src: Path, out: Path, link: bool, progress: StageP
     return files
 
 
-def _manifest(r: _Release, src: Path, out: Path, files: dict[str, mf.FileEntry],
-              ctc_extra: dict[str, Any]) -> mf.Manifest:
-    from ..engine.frontend import FrontendConfig, num_lfr_frames
-    from ..engine.families.fun_asr_nano.prompt import DEFAULT_PIECES, build_prompt
+def _manifest(r: _Release, src: Path, out: Path, files: dict[str, mf.FileEntry]) -> mf.Manifest:
+    """The manifest, through the Nano converter's writer (which imports no torch): a conversion's section."""
+    from ..engine.families.fun_asr_nano.section import NanoCtc, NanoDecoderInfo, NanoEncoderInfo, NanoSection
+    from ..engine.families.llm import SpecialTokens
+    from ..engine.frontend import FrontendConfig
+    from ..export.fun_asr_nano.convert import CTC_FRAME_SECONDS, nano_manifest
+
+    ctc = NanoCtc()
+    if r.ctc is not None and r.ctc_info is not None:
+        vocab_size, text_tokens = convert_tokens(r.tokens, out / TOKENS_NAME)
+        files["tokens"] = mf.file_entry(out, out / TOKENS_NAME)
+        ctc = NanoCtc(vocab_size=vocab_size, blank_id=vocab_size - 1, text_tokens=text_tokens,
+                      frame_seconds=CTC_FRAME_SECONDS, **r.ctc_info)
 
     dec = r.dec
-    frontend = FrontendConfig()
-    prompt = build_prompt(DEFAULT_PIECES)
     im_end, endoftext = dec.special["<|im_end|>"], dec.special["<|endoftext|>"]
-    return mf.Manifest(
-        folder=out,
-        family="fun-asr-nano",
-        files=files,
-        window_seconds=WINDOW_SECONDS,
-        window_frames=num_lfr_frames(WINDOW_SECONDS * frontend.sample_rate, frontend),
-        frontend=frontend.to_dict(),
-        source={"kind": "peer-release", "folder": src.name,
-                "files": {role: path.name for role, path in _roles(r).items()}},
-        section={
-            "prompt": {**DEFAULT_PIECES, "default_before": prompt.before, "default_after": prompt.after},
-            "special_tokens": {
-                "im_start": dec.special["<|im_start|>"], "im_end": im_end, "endoftext": endoftext,
-                "eos_ids": [dec.eos], "stop_ids": sorted({dec.eos, im_end, endoftext}),
-                "vocab_size": dec.vocab_size,
-            },
-            "encoder": {"precision": _variant(r.encoder, ENCODER_STEM, ".onnx"), **r.enc_info},
-            # The official model family runs its LLM in bf16: the audio rows are rounded to it.
-            "decoder": {"quant": _variant(r.decoder, DECODER_STEM, ".gguf"), "n_embd": dec.n_embd,
-                        "n_layer": dec.n_layer, "input_dtype": "bf16"},
-            "ctc": ctc_extra,
-        },
+    section = NanoSection(
+        special_tokens=SpecialTokens(
+            im_start=dec.special["<|im_start|>"], im_end=im_end, endoftext=endoftext, eos_ids=(dec.eos,),
+            stop_ids=SpecialTokens.stops((dec.eos,), im_end, endoftext), vocab_size=dec.vocab_size,
+        ),
+        encoder=NanoEncoderInfo(precision=_variant(r.encoder, ENCODER_STEM, ".onnx"), **r.enc_info),
+        # The official model family runs its LLM in bf16: the audio rows are rounded to it.
+        decoder=NanoDecoderInfo(quant=_variant(r.decoder, DECODER_STEM, ".gguf"), n_embd=dec.n_embd,
+                                n_layer=dec.n_layer, input_dtype="bf16"),
+        ctc=ctc,
     )
+    source = {"kind": "peer-release", "folder": src.name, "files": {role: path.name for role, path in _roles(r).items()}}
+    return nano_manifest(out, files, section, frontend=FrontendConfig(), source=source)
 
 
 def manifest_for_peer_release(src_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
@@ -274,13 +269,7 @@ def manifest_for_peer_release(src_dir: str | os.PathLike[str], out_dir: str | os
     out.mkdir(parents=True, exist_ok=True)
     try:
         files = _place_files(release, src, out, link, progress, cancel)
-        ctc_extra: dict[str, Any] = {}
-        if release.ctc is not None and release.ctc_info is not None:
-            vocab_size, text_tokens = convert_tokens(release.tokens, out / TOKENS_NAME)
-            files["tokens"] = mf.file_entry(out, out / TOKENS_NAME)
-            ctc_extra = {"vocab_size": vocab_size, "blank_id": vocab_size - 1, "text_tokens": text_tokens,
-                         "frame_seconds": CTC_FRAME_SECONDS, **release.ctc_info}
-        mf.save_manifest(_manifest(release, src, out, files, ctc_extra))
+        mf.save_manifest(_manifest(release, src, out, files))
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)
         raise

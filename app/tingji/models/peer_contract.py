@@ -54,15 +54,15 @@ def check_encoder(path: Path, io: GraphIO) -> dict[str, Any]:
         raise bad(messages.ENCODER_WIDTHS)
     return {
         "input_size": FEATURE_DIM, "encoder_dim": enc_dim, "llm_dim": llm_dim,
-        "inputs": ["lfr_feat", "mask"], "outputs": ["enc_output", "adaptor_output"],
+        "inputs": ("lfr_feat", "mask"), "outputs": ("enc_output", "adaptor_output"),
         "input_dtype": "fp16" if feat.dtype == "float16" else "fp32",
         "dim_names": _dim_names(feat.shape),
     }
 
 
-def _dim_names(shape: tuple[int | str | None, ...]) -> list[str | None]:
+def _dim_names(shape: tuple[int | str | None, ...]) -> tuple[str | None, ...]:
     """Names of the symbolic batch and frame dims (the engine pins them on DirectML)."""
-    return [d if isinstance(d, str) else None for d in shape[:2]]
+    return tuple(d if isinstance(d, str) else None for d in shape[:2])
 
 
 def check_ctc(path: Path, io: GraphIO, enc_dim: int) -> dict[str, Any]:

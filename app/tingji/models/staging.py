@@ -23,7 +23,8 @@ from typing import Any, Callable
 
 from ..engine import Engine
 from ..engine import manifest as mf
-from ..engine.punctuation import FAMILY as PUNCTUATION_FAMILY, Punctuator
+from ..engine.families.ct_punc import FAMILY as PUNCTUATION_FAMILY
+from ..engine.punctuation import Punctuator
 from ..errors import Cancelled, ModelError
 from ..paths import graph_cache_dir, models_dir
 from . import messages

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import onnx
 import torch
 
-from ...engine.manifest import Manifest, file_entry
-from ...engine.punctuation import FAMILY, PunctuationSection
+from ...engine.families.ct_punc import FAMILY, NoFrontend, PunctuationSection
+from ...engine.manifest import Manifest
+from .. import folder_manifest
 from ..onnx_tools import export_graph, save_graph_files, to_int8
 from .checkpoint import is_punc_config, load_checkpoint
 from .modules import PunctuationGraph
@@ -69,13 +69,5 @@ def convert(
         unk_id=ckpt.tokens.index("<unk>"),
     )
     say("hashing files")
-    return Manifest(
-        folder=work,
-        family=FAMILY,
-        files={role: file_entry(work, path) for role, path in files.items()},
-        window_seconds=0,
-        window_frames=0,
-        frontend={},
-        section=asdict(section),
-        source={"model_pt_sha256": ckpt.sha256, "folder": source.name, "model": "CTTransformer"},
-    )
+    source_info = {"model_pt_sha256": ckpt.sha256, "folder": source.name, "model": "CTTransformer"}
+    return folder_manifest(work, FAMILY, files, (0, 0), NoFrontend(), section, source_info)

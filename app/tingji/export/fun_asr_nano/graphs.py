@@ -18,8 +18,9 @@ import torch
 
 from ...errors import ModelError
 from .. import messages
+from ..choices import PRECISIONS
 from ..layers import split_state
-from ..onnx_tools import BATCH_FRAMES, PRECISIONS, export_graph, for_precision, quantize_graphs, save_graph_files
+from ..onnx_tools import BATCH_FRAMES, export_graph, for_precision, quantize_graphs, save_graph_files
 from .modules import AudioDims, CtcGraph, EncoderGraph
 
 ENCODER_INPUTS = ["lfr_feat", "mask"]

@@ -13,13 +13,18 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from ...engine.families.paraformer.section import ParaformerSection
-from ...engine.frontend import FrontendConfig, num_lfr_frames
-from ...engine.manifest import Manifest, file_entry
+from ...engine.families.paraformer.section import (
+    ParaformerCif,
+    ParaformerEncoderInfo,
+    ParaformerSection,
+    ParaformerTokens,
+)
+from ...engine.frontend import num_lfr_frames
+from ...engine.manifest import Manifest
+from .. import folder_manifest
 from ..funasr_frontend import frontend_settings
 from .checkpoint import is_paraformer_config, load_checkpoint
 from .graphs import export_graphs
@@ -48,22 +53,25 @@ def convert(
     say(f"reading checkpoint {source}")
     ckpt = load_checkpoint(source)
     frontend = frontend_settings(ckpt.frontend_conf())
-    cfg = FrontendConfig.from_dict(frontend)
-    window_frames = num_lfr_frames(WINDOW_SECONDS * cfg.sample_rate, cfg)
+    window_frames = num_lfr_frames(WINDOW_SECONDS * frontend.sample_rate, frontend)
     model_conf, predictor_conf = ckpt.model_conf(), ckpt.predictor_conf()
     section = ParaformerSection(
         variant=ckpt.variant,
-        precision=precision,
-        input_size=ckpt.dims.input_size,
-        encoder_dim=ckpt.dims.encoder_dim,
-        vocab_size=ckpt.dims.vocab,
-        threshold=float(predictor_conf.get("threshold", 1.0)),
-        tail_threshold=float(predictor_conf.get("tail_threshold", 0.0)),
-        upsample_times=ckpt.dims.upsample_times if ckpt.variant == "bicif" else 1,
-        frame_seconds=cfg.lfr_n * cfg.frame_shift_ms / 1000,
-        blank_id=int(model_conf.get("blank_id", 0)),
-        sos_id=int(model_conf.get("sos", 1)),
-        eos_id=int(model_conf.get("eos", 2)),
+        encoder=ParaformerEncoderInfo(
+            precision=precision, input_size=ckpt.dims.input_size, encoder_dim=ckpt.dims.encoder_dim
+        ),
+        cif=ParaformerCif(
+            threshold=float(predictor_conf.get("threshold", 1.0)),
+            tail_threshold=float(predictor_conf.get("tail_threshold", 0.0)),
+            upsample_times=ckpt.dims.upsample_times if ckpt.variant == "bicif" else 1,
+            frame_seconds=frontend.lfr_n * frontend.frame_shift_ms / 1000,
+        ),
+        tokens=ParaformerTokens(
+            vocab_size=ckpt.dims.vocab,
+            blank_id=int(model_conf.get("blank_id", 0)),
+            sos_id=int(model_conf.get("sos", 1)),
+            eos_id=int(model_conf.get("eos", 2)),
+        ),
         window_reason=WINDOW_REASON,
     )
     files = export_graphs(ckpt.model, work, precision=precision, window_frames=window_frames, fixed=fixed, say=say)
@@ -72,13 +80,5 @@ def convert(
     (work / "tokens.json").write_text(json.dumps(ckpt.tokens, ensure_ascii=False) + "\n", encoding="utf-8")
     files["tokens"] = work / "tokens.json"
     say("hashing files")
-    return Manifest(
-        folder=work,
-        family=FAMILY,
-        files={role: file_entry(work, path) for role, path in files.items()},
-        window_seconds=WINDOW_SECONDS,
-        window_frames=window_frames,
-        frontend=frontend,
-        section=asdict(section),
-        source={"model_pt_sha256": ckpt.sha256, "folder": source.name, "model": ckpt.config.get("model")},
-    )
+    source_info = {"model_pt_sha256": ckpt.sha256, "folder": source.name, "model": ckpt.config.get("model")}
+    return folder_manifest(work, FAMILY, files, (WINDOW_SECONDS, window_frames), frontend, section, source_info)

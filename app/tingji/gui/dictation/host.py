@@ -21,8 +21,9 @@ Life cycle, driven by `EngineHost` (gui/engine_host.py):
     for a model, the history can still be browsed.
 
 Settings: the DictationSettings live in the app's settings.json (its
-`dictation` object, parsed by gui/settings.py); the spoken language and
-hotwords are the app's, so dictation and files recognise the same way.
+`dictation` object, parsed by gui/settings.py); how a take is recognised
+(language, hotwords, ...) is the app's `Settings.transcribe_options()`, so
+dictation and files recognise the same way.
 
 The host also sums up what dictation is doing for the status bar and tray:
 `state` is "waiting" (no engine), "idle", "listening" or "transcribing", and
@@ -32,12 +33,13 @@ The host also sums up what dictation is doing for the status bar and tray:
 
 from __future__ import annotations
 
+import html
 import logging
 import threading
 from collections.abc import Callable
 from dataclasses import replace
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from ...dictation import messages
 from ...dictation.controller import AudioInput, DictationController
@@ -56,12 +58,6 @@ log = logging.getLogger(__name__)
 START_TIMEOUT_S = 10.0
 
 
-def dictation_settings(settings: Settings) -> DictationSettings:
-    """The app settings' dictation part with the app's spoken language and hotwords, so that
-    dictation and files recognise the same way. (settings.py parsed it when it was loaded.)"""
-    return replace(settings.dictation, language=settings.language or None, hotwords=list(settings.hotwords))
-
-
 class _Starter(QObject):
     """Starts controllers (global hotkey, microphone) off the GUI thread; `done` is set after each."""
 
@@ -78,7 +74,7 @@ class DictationHost(QObject):
 
     stateChanged = Signal()  # read `state`, `hotkey_problem`
     problem = Signal(object)  # a dictation error (a TingjiError) worth a status-bar message
-    settingsChanged = Signal(object)  # the panel changed a DictationSettings: save it
+    settingsChanged = Signal(object)  # the panel changed a DictationSettings (`settings` has it): save it
 
     _start = Signal(object, object)  # controller, threading.Event -> the starter's thread
     _loadWanted = Signal()  # from a take's thread: the model was unloaded and a take needs it
@@ -111,10 +107,11 @@ class DictationHost(QObject):
         self._start.connect(self._starter.start)
         self._starter_thread = start_worker(self._starter, "tingji-dictation-start")
         engine.stateChanged.connect(self._engine_changed)
+        engine.stateChanged.connect(self.show_model)
         engine.releasing.connect(self._on_releasing)
         self._loadWanted.connect(self._load_for_a_take)
         panel.bridge.event.connect(self._on_event)
-        panel.settingsChanged.connect(self.settingsChanged)
+        panel.settingsChanged.connect(self._panel_settings_changed)
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -139,12 +136,13 @@ class DictationHost(QObject):
             handle.attach(loaded.engine)  # the same model back after an idle unload: same controller
             return
         self.stop()
-        settings = dictation_settings(self.settings)
+        settings = self.settings.dictation
         handle = OnDemandEngine(loaded.engine, loaded.path, self._loadWanted.emit)
         try:
             controller = DictationController(
                 handle,
                 settings,
+                self.settings.transcribe_options(),
                 clipboard=self._clipboard,
                 history=self.panel.history,
                 microphone=self._make_microphone(settings) if self._make_microphone else None,
@@ -163,6 +161,10 @@ class DictationHost(QObject):
         self._set_state(controller.state)
         self._started = threading.Event()
         self._start.emit(controller, self._started)
+
+    def show_model(self) -> None:
+        """The page names dictation's model (again after a language switch: the window calls this)."""
+        self.panel.model_label.setText(dictation_page_text(self.engine))
 
     def _model_path(self) -> str | None:
         """The model folder dictation's use runs now (loaded or not), as LoadedModel.path says it."""
@@ -212,13 +214,20 @@ class DictationHost(QObject):
         self.stop()
         stop_threads([self._starter_thread])
 
-    def apply_app_settings(self, settings: Settings) -> None:
+    def apply_settings(self, settings: Settings) -> None:
         """The app's settings changed (language, hotwords, or the dictation part)."""
         self.settings = settings
-        new = dictation_settings(settings)
+        new = settings.dictation
         self.panel.settings = new  # the panel's next edit starts from these
-        if self.controller is not None and new != self.controller.settings:
-            self.controller.apply_settings(new)
+        if self.controller is not None:
+            if new != self.controller.settings:
+                self.controller.apply_settings(new)
+            self.controller.apply_options(settings.transcribe_options())
+
+    def _panel_settings_changed(self, dictation: DictationSettings) -> None:
+        """The page changed a setting (the controller has it already): the app's settings hold it from now."""
+        self.settings = replace(self.settings, dictation=replace(dictation))
+        self.settingsChanged.emit(dictation)
 
     # -- events ------------------------------------------------------------------------------
 
@@ -247,3 +256,21 @@ class DictationHost(QObject):
     @property
     def running(self) -> bool:
         return self.controller is not None
+
+
+def dictation_page_text(host: EngineHost) -> str:
+    """The Dictation page's line naming its model, with a link to change it (rich text)."""
+    names = {use: c.name if (c := host.choice_of(use)) is not None else "" for use in ("files", "dictation")}
+    name = html.escape(names["dictation"])
+    if not name:
+        line = QCoreApplication.translate("ModelUse", "Dictation model: none installed yet.")
+    elif host.shared():
+        line = QCoreApplication.translate("ModelUse", "Dictation model: <b>{0}</b>, the same as for files.").format(
+            name
+        )
+    else:
+        line = QCoreApplication.translate("ModelUse", "Dictation model: <b>{0}</b> (files use {1}).").format(
+            name, html.escape(names["files"]) or QCoreApplication.translate("ModelUse", "no model")
+        )
+    change = QCoreApplication.translate("ModelUse", "Change…")
+    return f'{line} <a href="models">{html.escape(change)}</a>'

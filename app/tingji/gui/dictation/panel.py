@@ -216,7 +216,7 @@ class DictationPanel(QWidget):
         self.hint_label.setObjectName("dictationHint")
         self.hint_label.setWordWrap(True)
         layout.addWidget(self.hint_label)
-        self.model_label = QLabel(self)  # which model dictation runs; its text comes from the window
+        self.model_label = QLabel(self)  # which model dictation runs; its text comes from the host
         self.model_label.setObjectName("dictationModel")
         self.model_label.setTextFormat(Qt.TextFormat.RichText)
         self.model_label.setWordWrap(True)

@@ -43,18 +43,21 @@ from ...engine.transcript import Segment, Transcript
 from ...errors import ErrorReport, TingjiError
 from ..engine_host import EngineHost, EngineState
 from ..engine_worker import Request
+from ..errors import localized
 from ..settings import Settings
 from ..threads import start_worker, stop_threads
 from .export import export_beside_source, save_to_folder
 from .folders import expand, has_folder
 from .queue_model import QueueModel
-from .storage import Job, Status, Store, WrittenFile, incompleteness
+from .storage import Job, Status, Store, WrittenFile, incompleteness, warning_columns
 from .workers import ProbeWorker, ScanWorker
 
 log = logging.getLogger(__name__)
 
 
 SYNC_ADD_LIMIT = 64  # up to this many plain files are queued at once, on the GUI thread
+# What a file waiting again (retried) no longer has: its last run's outcome.
+NO_OUTCOME = dict.fromkeys(("error", "error_code", "warning", "warning_code", "finished_at", "elapsed_s"))
 
 
 class QueueController(QObject):
@@ -114,7 +117,7 @@ class QueueController(QObject):
                 self._requestProbe.emit(job.id, job.path)
 
     def apply_settings(self, new: Settings) -> None:
-        """Take new settings: the next file runs with its language and hotwords, results export by them."""
+        """Take new settings: the next file runs with their transcribe options, results export by them."""
         self.settings = new
 
     # -- queue operations ----------------------------------------------------------------
@@ -203,15 +206,7 @@ class QueueController(QObject):
         self._persist("retry files", self.store.requeue, ids)
         for job_id in ids:
             self._drop_unsaved(job_id)
-            job = self._show(
-                job_id,
-                status=Status.WAITING,
-                error=None,
-                error_code=None,
-                warning=None,
-                finished_at=None,
-                elapsed_s=None,
-            )
+            job = self._show(job_id, status=Status.WAITING, **NO_OUTCOME)
             if job is not None and job.duration is None:
                 self._requestProbe.emit(job.id, job.path)
         self._dispatch()
@@ -344,18 +339,18 @@ class QueueController(QObject):
                 self.queueFinished.emit(*self._batch)
                 self._batch = [0, 0]
             return
-        if self.engine.state is EngineState.UNLOADED:  # unloaded while idle: this file brings it back
-            self.engine.ensure_loaded()
+        state = self.engine.state_of("files")
+        if state is EngineState.UNLOADED:  # unloaded while idle: this file brings it back
+            self.engine.ensure_loaded("files")
             self.notice.emit(self.tr("Loading the model again for {0}…").format(job.name))
             return
-        if self.engine.state is not EngineState.READY:
+        if state is not EngineState.READY:
             return
         self.engine.hold("files")
-        s = self.settings
-        self._current = Request(job.id, job.path, language=s.language or None, hotwords=tuple(s.hotwords))
+        self._current = Request(job.id, job.path, self.settings.transcribe_options())
         self._live[job.id] = []
         self._persist("start a file", self.store.start, job.id)
-        self._show(job.id, status=Status.RUNNING, error=None, error_code=None, warning=None)
+        self._show(job.id, status=Status.RUNNING, error=None, error_code=None, warning=None, warning_code=None)
         self.model.set_fraction(job.id, 0.0)
         self.engine.transcribe(self._current)
 
@@ -395,12 +390,14 @@ class QueueController(QObject):
             self._batch[0] += 1
             before = self.model.job_by_id(job_id)
             duration = before.duration if before is not None and before.duration is not None else transcript.duration
+            warning, warning_code = warning_columns(incompleteness(transcript))
             job = self._show(
                 job_id,
                 status=Status.DONE,
                 error=None,
                 error_code=None,
-                warning=incompleteness(transcript),
+                warning=warning,
+                warning_code=warning_code,
                 finished_at=time.time(),
                 elapsed_s=elapsed,
                 duration=duration,
@@ -416,7 +413,7 @@ class QueueController(QObject):
         try:
             paths = export_beside_source(transcript, job.path, self.settings.formats, self._written)
         except (OSError, TingjiError) as exc:  # a read-only folder must not stop the queue
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            reason = localized(exc) if isinstance(exc, TingjiError) else exc.strerror or str(exc)
             self.notice.emit(self.tr("{0} was not exported: {1}").format(job.name, reason))
             return
         self._persist("remember the exported files", self.store.record_written, job.id, job.path, paths)
@@ -435,12 +432,16 @@ class QueueController(QObject):
     def _on_failed(self, job_id: int, problem: ErrorReport) -> None:
         if not self._done_with(job_id):
             return
+        self._fail(job_id, problem)
+        self._dispatch()
+
+    def _fail(self, job_id: int, problem: ErrorReport) -> None:
+        """Stored and shown failed, with the reason (its code, so that it is shown in the UI language)."""
         self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.to_json())
         self._batch[1] += 1
         self._show(
             job_id, status=Status.FAILED, error=problem.text, error_code=problem.to_json(), finished_at=time.time()
         )
-        self._dispatch()
 
     def _on_cancelled(self, job_id: int, partial: Transcript | None) -> None:
         if not self._done_with(job_id):
@@ -470,11 +471,7 @@ class QueueController(QObject):
         job = self.model.job_by_id(job_id)
         if job is None or job.status is not Status.WAITING:
             return
-        self._persist("mark a file failed", self.store.fail, job_id, problem.text, problem.to_json())
-        self._batch[1] += 1
-        self._show(
-            job_id, status=Status.FAILED, error=problem.text, error_code=problem.to_json(), finished_at=time.time()
-        )
+        self._fail(job_id, problem)
 
     # -- shutdown ------------------------------------------------------------------------
 

@@ -28,11 +28,19 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionProgressBar, QStyleOptionViewItem
 
 from .. import theme
-from ..errors import localized_stored
+from ..errors import localized_stored, localized_warnings
 from ..timefmt import clock
 from .storage import Job, Status
 
 JOB_MIME = "application/x-tingji-job-ids"
+# How each status is coloured (theme.tone_color).
+STATUS_TONES = {
+    Status.WAITING: "quiet",
+    Status.RUNNING: "busy",
+    Status.DONE: "good",
+    Status.FAILED: "bad",
+    Status.CANCELLED: "caution",
+}
 JobIdRole = Qt.ItemDataRole.UserRole + 1
 FractionRole = Qt.ItemDataRole.UserRole + 2
 StatusRole = Qt.ItemDataRole.UserRole + 3
@@ -182,19 +190,23 @@ class QueueModel(QAbstractTableModel):
             if col == Column.PROGRESS and job.status is Status.FAILED:
                 return localized_stored(job.error, job.error_code)
             if col == Column.PROGRESS and job.incomplete:
-                return job.warning
+                return localized_warnings(job.warning, job.warning_code)
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if job.status is Status.FAILED and job.error:
                 return f"{job.path}\n{localized_stored(job.error, job.error_code)}"
             lines = [job.path]
             if job.incomplete:
-                lines.append(self.tr("Only part of this file was transcribed: {0}").format(job.warning))
+                lines.append(
+                    self.tr("Only part of this file was transcribed: {0}").format(
+                        localized_warnings(job.warning, job.warning_code)
+                    )
+                )
             if job.exported:
                 lines.append(self.tr("Saved as {0}").format(", ".join(Path(p).name for p in job.exported)))
             return "\n".join(lines)
         if role == Qt.ItemDataRole.ForegroundRole and col in (Column.STATUS, Column.PROGRESS):
-            return theme.warning_color() if job.incomplete else theme.status_color(job.status)
+            return theme.warning_color() if job.incomplete else theme.tone_color(STATUS_TONES[job.status])
         if role == Qt.ItemDataRole.TextAlignmentRole and col == Column.DURATION:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == JobIdRole:

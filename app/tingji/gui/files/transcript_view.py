@@ -29,17 +29,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...engine.sessions import PROVIDER_NAMES
 from ...engine.transcript import Segment, Transcript
 from ...engine.writers import FORMATS, write
 from ...errors import TingjiError
 from .. import icons, theme
-from ..errors import localized, localized_stored
+from ..errors import localized, localized_stored, localized_warnings
 from ..timefmt import clock
 from .player import SegmentPlayer
 from .storage import Job, Status
 
 AnyIndex = QModelIndex | QPersistentModelIndex
-PROVIDER_NAMES = {"dml": "DirectML", "cuda": "CUDA", "cpu": "CPU"}
 
 
 class SegmentModel(QAbstractTableModel):
@@ -92,7 +92,7 @@ class SegmentModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 0:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 0:
-            return theme.status_color(Status.RUNNING) if index.row() == self.playing_row else theme.secondary_text()
+            return theme.tone_color("busy") if index.row() == self.playing_row else theme.secondary_text()
         if role == Qt.ItemDataRole.FontRole and index.row() == self.playing_row:
             font = QFont()
             font.setBold(True)
@@ -246,7 +246,8 @@ class TranscriptPanel(QWidget):
         self.meta.setVisible(bool(self.meta.text()))
         notes = []
         if job is not None and job.incomplete:
-            notes.append(self.tr("⚠ Only part of this file was transcribed: {0}").format(job.warning))
+            shown = localized_warnings(job.warning, job.warning_code)
+            notes.append(self.tr("⚠ Only part of this file was transcribed: {0}").format(shown))
         if job is not None and self.unsaved and job.exported:
             notes.append(
                 self.tr(

@@ -237,6 +237,90 @@ The details are in {1}.</source>
     </message>
 </context>
 <context>
+    <name>DictationStatus</name>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="40"/>
+        <source>Dictation: waiting for the model</source>
+        <translation>听写：等待模型</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="41"/>
+        <source>Dictation: press {0}</source>
+        <translation>听写：按 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="42"/>
+        <source>Dictation: hotkey unavailable</source>
+        <translation>听写：快捷键不可用</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="43"/>
+        <source>Dictation: listening…</source>
+        <translation>听写：正在聆听…</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="44"/>
+        <source>Dictation: transcribing…</source>
+        <translation>听写：正在转写…</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/dictation/status.py" line="52"/>
+        <source>Open the dictation page</source>
+        <translation>打开听写页面</translation>
+    </message>
+</context>
+<context>
+    <name>EngineBanner</name>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="101"/>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="113"/>
+        <source>Manage models…</source>
+        <translation>管理模型…</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="119"/>
+        <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
+        <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="134"/>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>EngineStatus</name>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="55"/>
+        <source>Loading model {0}…</source>
+        <translation>正在加载模型 {0}…</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="59"/>
+        <source>Ready · {0} on {1}</source>
+        <translation>就绪 · {0}（{1}）</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="61"/>
+        <source>Model failed to load: {0}</source>
+        <translation>模型加载失败：{0}</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="64"/>
+        <source>Model {0} unloaded to free memory (idle) · it loads again for the next file or dictation</source>
+        <translation>模型 {0} 因空闲已卸载以释放内存 · 下一个文件或听写时会重新加载</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/models/status.py" line="67"/>
+        <source>No speech model installed</source>
+        <translation>尚未安装语音模型</translation>
+    </message>
+</context>
+<context>
     <name>Errors</name>
     <message>
         <source>cancelled</source>
@@ -292,6 +376,56 @@ The details are in {1}.</source>
         <source>decoding failed at {at:.1f} s: {reason}</source>
         <comment>audio.decode_failed</comment>
         <translation>在 {at:.1f} 秒处解码失败：{reason}</translation>
+    </message>
+    <message>
+        <source>the file ends early</source>
+        <comment>audio.reason_ends_early</comment>
+        <translation>文件提前结束</translation>
+    </message>
+    <message>
+        <source>read error ({detail})</source>
+        <comment>audio.reason_read_error</comment>
+        <translation>读取出错（{detail}）</translation>
+    </message>
+    <message>
+        <source>the data is damaged</source>
+        <comment>audio.reason_damaged</comment>
+        <translation>数据已损坏</translation>
+    </message>
+    <message>
+        <source>has {count} audio tracks; using the first</source>
+        <comment>audio.more_tracks</comment>
+        <translation>有 {count} 条音轨；使用第一条</translation>
+    </message>
+    <message>
+        <source>length unknown until decoded</source>
+        <comment>audio.length_unknown</comment>
+        <translation>解码之前无法得知时长</translation>
+    </message>
+    <message>
+        <source>decoding stopped at {at:.1f} s of {total:.1f} s ({reason}); the transcript covers only the audio before it</source>
+        <comment>audio.stopped_at</comment>
+        <translation>解码在 {total:.1f} 秒中的第 {at:.1f} 秒处停止（{reason}）；转写只包含此前的音频</translation>
+    </message>
+    <message>
+        <source>decoding stopped at {at:.1f} s ({reason}); the transcript covers only the audio before it</source>
+        <comment>audio.stopped_at_unknown_length</comment>
+        <translation>解码在第 {at:.1f} 秒处停止（{reason}）；转写只包含此前的音频</translation>
+    </message>
+    <message>
+        <source>skipped {count} damaged packet(s), the first at {at:.1f} s; the audio in them is missing from the transcript</source>
+        <comment>audio.damaged_packets</comment>
+        <translation>跳过了 {count} 个损坏的数据包，第一个在第 {at:.1f} 秒；其中的音频不在转写中</translation>
+    </message>
+    <message>
+        <source>only {decoded:.1f} s of {total:.1f} s could be decoded (the file ends early or is damaged); the transcript covers only that part</source>
+        <comment>audio.ends_early</comment>
+        <translation>{total:.1f} 秒中只能解码 {decoded:.1f} 秒（文件提前结束或已损坏）；转写只包含这一部分</translation>
+    </message>
+    <message>
+        <source>the file could not be read to its end</source>
+        <comment>audio.not_read_to_end</comment>
+        <translation>文件无法读到末尾</translation>
     </message>
     <message>
         <source>{folder}: model folder not found</source>
@@ -359,9 +493,9 @@ The details are in {1}.</source>
         <translation>{path}：模型清单没有 {family!r} 部分</translation>
     </message>
     <message>
-        <source>{path}: incomplete manifest (missing or bad {key})</source>
-        <comment>manifest.incomplete</comment>
-        <translation>{path}：模型清单不完整（{key} 缺失或有误）</translation>
+        <source>{path}: file role {role!r} is not one {family} uses ({known})</source>
+        <comment>manifest.unknown_role</comment>
+        <translation>{path}：{family} 不使用文件角色 {role!r}（它使用 {known}）</translation>
     </message>
     <message>
         <source>{folder}: {role} file {file} is missing</source>
@@ -377,6 +511,121 @@ The details are in {1}.</source>
         <source>{folder}: {role} file {file} fails its SHA-256 check</source>
         <comment>manifest.file_hash</comment>
         <translation>{folder}：{role} 文件 {file} 未通过 SHA-256 校验</translation>
+    </message>
+    <message>
+        <source>{path}: unknown key {key} (this Tingji reads {known} there)</source>
+        <comment>manifest.unknown_key</comment>
+        <translation>{path}：未知的键 {key}（此版本听记在此处读取 {known}）</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is missing</source>
+        <comment>manifest.missing_key</comment>
+        <translation>{path}：缺少 {key}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be an object {{...}}, not {value}</source>
+        <comment>manifest.key_not_object</comment>
+        <translation>{path}：{key} 必须是对象 {{...}}，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a list [...], not {value}</source>
+        <comment>manifest.key_not_list</comment>
+        <translation>{path}：{key} 必须是列表 [...]，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be true or false, not {value}</source>
+        <comment>manifest.key_not_bool</comment>
+        <translation>{path}：{key} 必须是 true 或 false，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a whole number, not {value}</source>
+        <comment>manifest.key_not_integer</comment>
+        <translation>{path}：{key} 必须是整数，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a number, not {value}</source>
+        <comment>manifest.key_not_number</comment>
+        <translation>{path}：{key} 必须是数字，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be text, not {value}</source>
+        <comment>manifest.key_not_text</comment>
+        <translation>{path}：{key} 必须是文本，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must not be empty</source>
+        <comment>manifest.key_empty</comment>
+        <translation>{path}：{key} 不能为空</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be at least {least}</source>
+        <comment>manifest.key_below</comment>
+        <translation>{path}：{key} 为 {value}，不能小于 {least}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be more than {bound}</source>
+        <comment>manifest.key_not_above</comment>
+        <translation>{path}：{key} 为 {value}，必须大于 {bound}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be at most {most}</source>
+        <comment>manifest.key_above</comment>
+        <translation>{path}：{key} 为 {value}，不能大于 {most}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be one of {choices}</source>
+        <comment>manifest.key_not_a_choice</comment>
+        <translation>{path}：{key} 为 {value}，必须是 {choices} 之一</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; its only placeholders may be {allowed}</source>
+        <comment>manifest.key_placeholders</comment>
+        <translation>{path}：{key} 为 {value}，其中只能使用占位符 {allowed}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}, but {other} makes it {expected}</source>
+        <comment>manifest.key_mismatch</comment>
+        <translation>{path}：{key} 为 {value}，但按 {other} 应为 {expected}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}: frames shorter than one sample</source>
+        <comment>manifest.frames_too_short</comment>
+        <translation>{path}：{key} 为 {value}：帧短于一个采样点</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}: the mel filters do not fit {low}..{high} Hz</source>
+        <comment>manifest.mel_filters_do_not_fit</comment>
+        <translation>{path}：{key} 为 {value}：梅尔滤波器无法放入 {low}..{high} Hz</translation>
+    </message>
+    <message>
+        <source>this model cannot be told the language {language!r} (it knows {known}); detecting it instead</source>
+        <comment>engine.language_detected</comment>
+        <translation>无法为此模型指定语言 {language!r}（它支持 {known}）；改为自动识别</translation>
+    </message>
+    <message>
+        <source>this model cannot be told the language {language!r} (it knows {known}); ignored</source>
+        <comment>engine.language_ignored</comment>
+        <translation>无法为此模型指定语言 {language!r}（它支持 {known}）；已忽略</translation>
+    </message>
+    <message>
+        <source>this model ({family}) has no hotword support; hotwords ignored</source>
+        <comment>engine.no_hotwords</comment>
+        <translation>此模型（{family}）不支持热词；已忽略热词</translation>
+    </message>
+    <message>
+        <source>this model ({family}) cannot switch text normalisation off</source>
+        <comment>engine.itn_always_on</comment>
+        <translation>此模型（{family}）无法关闭文本规整</translation>
+    </message>
+    <message>
+        <source>only {ms:.0f} ms of audio: too short to hold speech</source>
+        <comment>engine.too_short</comment>
+        <translation>只有 {ms:.0f} 毫秒的音频：太短，不可能含有语音</translation>
+    </message>
+    <message>
+        <source>{provider} failed ({reason}); using CPU</source>
+        <comment>engine.provider_fell_back</comment>
+        <translation>{provider} 运行失败（{reason}）；改用 CPU</translation>
     </message>
     <message>
         <source>unknown provider {provider!r} (choose auto, dml, cuda or cpu)</source>
@@ -484,11 +733,6 @@ The details are in {1}.</source>
         <translation>{path}：无法读取 CMVN 文件（{reason}）</translation>
     </message>
     <message>
-        <source>{path}: paraformer section: {key} {problem}</source>
-        <comment>paraformer.section</comment>
-        <translation>{path}：paraformer 部分：{key} {problem}</translation>
-    </message>
-    <message>
         <source>{path}: unreadable token list ({reason})</source>
         <comment>paraformer.tokens_unreadable</comment>
         <translation>{path}：无法读取词表（{reason}）</translation>
@@ -499,9 +743,9 @@ The details are in {1}.</source>
         <translation>{path}：无法读取 CMVN 文件（{reason}）</translation>
     </message>
     <message>
-        <source>{path}: ct-punc section: {problem}</source>
-        <comment>punctuation.section</comment>
-        <translation>{path}：ct-punc 部分：{problem}</translation>
+        <source>{path}: {key} must hold the marks {needed}</source>
+        <comment>punctuation.marks</comment>
+        <translation>{path}：{key} 必须包含标点 {needed}</translation>
     </message>
     <message>
         <source>{folder}: not a punctuation model (its family is {family})</source>
@@ -1694,6 +1938,11 @@ The details are in {1}.</source>
         <translation>未删除 {name}</translation>
     </message>
     <message>
+        <source>{model} writes no punctuation and no punctuation model is installed (tingji models download ct-punc-zh)</source>
+        <comment>cli.no_punctuation_model</comment>
+        <translation>{model} 不输出标点，且未安装标点模型（tingji models download ct-punc-zh）</translation>
+    </message>
+    <message>
         <source>no model loaded</source>
         <comment>gui.no_model</comment>
         <translation>没有加载模型</translation>
@@ -1753,6 +2002,61 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <location filename="../files/model_bar.py" line="64"/>
         <source>The languages this model can be told; Auto lets it detect the language. Dictation uses this choice too.</source>
         <translation>此模型可以指定的语言；“自动识别”让模型自己判断语言。听写也使用这一选择。</translation>
+    </message>
+</context>
+<context>
+    <name>FilesPage</name>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="117"/>
+        <source>No new audio or video files there.</source>
+        <translation>那里没有新的音频或视频文件。</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="120"/>
+        <source>Audio and video files ({0})</source>
+        <translation>音频和视频文件 ({0})</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="122"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="215"/>
+        <source>Add files</source>
+        <translation>添加文件</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="128"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="216"/>
+        <source>Add folder</source>
+        <translation>添加文件夹</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="215"/>
+        <source>Add audio or video files to the queue (Ctrl+O)</source>
+        <translation>把音频或视频文件加入队列 (Ctrl+O)</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="216"/>
+        <source>Add every audio and video file in a folder</source>
+        <translation>添加文件夹中的所有音频和视频文件</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="217"/>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="217"/>
+        <source>Cancel the selected files</source>
+        <translation>取消所选文件</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="218"/>
+        <source>Cancel all</source>
+        <translation>全部取消</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/files/page.py" line="218"/>
+        <source>Cancel every file that is waiting or transcribing</source>
+        <translation>取消所有等待中和转写中的文件</translation>
     </message>
 </context>
 <context>
@@ -1921,102 +2225,15 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../main_window.py" line="205"/>
-        <source>No new audio or video files there.</source>
-        <translation>那里没有新的音频或视频文件。</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="208"/>
-        <source>Audio and video files ({0})</source>
-        <translation>音频和视频文件 ({0})</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="209"/>
-        <location filename="../main_window.py" line="402"/>
-        <source>Add files</source>
-        <translation>添加文件</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="215"/>
-        <location filename="../main_window.py" line="403"/>
-        <source>Add folder</source>
-        <translation>添加文件夹</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="251"/>
-        <source>transcribing {0}</source>
-        <translation>正在转写 {0}</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="254"/>
-        <source>dictation: listening</source>
-        <translation>听写：正在聆听</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="256"/>
-        <source>dictation: transcribing</source>
-        <translation>听写：正在转写</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="286"/>
-        <source>Queue finished. Done: {0} · Failed: {1}</source>
-        <translation>队列已完成。完成：{0} · 失败：{1}</translation>
-    </message>
-    <message>
         <location filename="../main_window.py" line="287"/>
         <location filename="../main_window.py" line="396"/>
         <source>Tingji</source>
         <translation>听记 Tingji</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="297"/>
-        <source>Loading model {0}…</source>
-        <translation>正在加载模型 {0}…</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="300"/>
-        <source>Ready · {0} on {1}</source>
-        <translation>就绪 · {0}（{1}）</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="302"/>
-        <source>Model failed to load: {0}</source>
-        <translation>模型加载失败：{0}</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="304"/>
-        <source>Model {0} unloaded to free memory (idle) · it loads again for the next file or dictation</source>
-        <translation>模型 {0} 因空闲已卸载以释放内存 · 下一个文件或听写时会重新加载</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="307"/>
-        <source>No speech model installed</source>
-        <translation>尚未安装语音模型</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="314"/>
-        <source>Settings…</source>
-        <translation>设置…</translation>
-    </message>
-    <message>
         <location filename="../main_window.py" line="317"/>
         <source>&lt;b&gt;No speech model installed.&lt;/b&gt; Run &lt;code&gt;{0}&lt;/code&gt; in a terminal, or choose a model folder in Settings. Files you add now wait until a model is ready.</source>
         <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请在终端运行 &lt;code&gt;{0}&lt;/code&gt;，或在“设置”中选择一个模型文件夹。现在添加的文件会排队等待，模型就绪后开始转写。</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="320"/>
-        <source>Manage models…</source>
-        <translation>管理模型…</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="322"/>
-        <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
-        <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="326"/>
-        <source>Dismiss</source>
-        <translation>关闭</translation>
     </message>
     <message>
         <location filename="../main_window.py" line="345"/>
@@ -2045,36 +2262,6 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>用快捷键在任意应用中语音输入</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="402"/>
-        <source>Add audio or video files to the queue (Ctrl+O)</source>
-        <translation>把音频或视频文件加入队列 (Ctrl+O)</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="403"/>
-        <source>Add every audio and video file in a folder</source>
-        <translation>添加文件夹中的所有音频和视频文件</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="404"/>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="404"/>
-        <source>Cancel the selected files</source>
-        <translation>取消所选文件</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="405"/>
-        <source>Cancel all</source>
-        <translation>全部取消</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="405"/>
-        <source>Cancel every file that is waiting or transcribing</source>
-        <translation>取消所有等待中和转写中的文件</translation>
-    </message>
-    <message>
         <location filename="../main_window.py" line="406"/>
         <source>Settings</source>
         <translation>设置</translation>
@@ -2085,49 +2272,9 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>模型、语言、输出格式、外观</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="455"/>
-        <source>Dictation: waiting for the model</source>
-        <translation>听写：等待模型</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="456"/>
-        <source>Dictation: press {0}</source>
-        <translation>听写：按 {0}</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="457"/>
-        <source>Dictation: hotkey unavailable</source>
-        <translation>听写：快捷键不可用</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="458"/>
-        <source>Dictation: listening…</source>
-        <translation>听写：正在聆听…</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="459"/>
-        <source>Dictation: transcribing…</source>
-        <translation>听写：正在转写…</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="467"/>
-        <source>Open the dictation page</source>
-        <translation>打开听写页面</translation>
-    </message>
-    <message>
         <location filename="../main_window.py" line="472"/>
         <source>Dictation: {0}</source>
         <translation>听写：{0}</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="505"/>
-        <source>Tingji is still running</source>
-        <translation>听记仍在运行</translation>
-    </message>
-    <message>
-        <location filename="../main_window.py" line="506"/>
-        <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
-        <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
     </message>
 </context>
 <context>
@@ -3464,20 +3611,60 @@ Text appears here as it is recognised.</source>
 <context>
     <name>Tray</name>
     <message>
-        <location filename="../tray.py" line="44"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="45"/>
         <source>Show Tingji</source>
         <translation>显示听记</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="45"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="46"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="46"/>
-        <location filename="../tray.py" line="49"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="47"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="50"/>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="69"/>
         <source>Tingji</source>
         <translation>听记 Tingji</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="55"/>
+        <source>transcribing {0}</source>
+        <translation>正在转写 {0}</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="57"/>
+        <source>dictation: listening</source>
+        <translation>听写：正在聆听</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="59"/>
+        <source>dictation: transcribing</source>
+        <translation>听写：正在转写</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="68"/>
+        <source>Queue finished. Done: {0} · Failed: {1}</source>
+        <translation>队列已完成。完成：{0} · 失败：{1}</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="74"/>
+        <source>Tingji is still running</source>
+        <translation>听记仍在运行</translation>
+    </message>
+    <message>
+        <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="76"/>
+        <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
+        <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
+    </message>
+</context>
+<context>
+    <name>Warnings</name>
+    <message>
+        <location filename="../errors.py" line="145"/>
+        <source>; </source>
+        <comment>between two warnings of one file</comment>
+        <translation>；</translation>
     </message>
 </context>
 </TS>

@@ -1,4 +1,4 @@
-"""Saying which model each use runs: the status bar, the Files and Dictation pages.
+"""Saying which model each use runs, in the status bar (the pages' lines: files/page.py, dictation/host.py).
 
 A user may pick one model for files and another for dictation
 (`EngineHost`, "files" and "dictation" uses). These texts say which is
@@ -44,26 +44,3 @@ def status_text(host: EngineHost) -> tuple[str, EngineState]:
         use_state_text(host, "files"), use_state_text(host, "dictation"))
     states = {host.state_of("files"), host.state_of("dictation")}
     return text, next(s for s in _URGENCY if s in states)
-
-
-def dictation_page_text(host: EngineHost) -> str:
-    """The Dictation page's line naming its model, with a link to change it (rich text)."""
-    name = html.escape(model_name(host, "dictation"))
-    if not name:
-        line = QCoreApplication.translate("ModelUse", "Dictation model: none installed yet.")
-    elif host.shared():
-        line = QCoreApplication.translate("ModelUse", "Dictation model: <b>{0}</b>, the same as for files.").format(
-            name)
-    else:
-        line = QCoreApplication.translate("ModelUse", "Dictation model: <b>{0}</b> (files use {1}).").format(
-            name, html.escape(model_name(host, "files")) or QCoreApplication.translate("ModelUse", "no model"))
-    change = QCoreApplication.translate("ModelUse", "Change…")
-    return f'{line} <a href="models">{html.escape(change)}</a>'
-
-
-def files_page_text(host: EngineHost) -> str:
-    """The Files page's line naming its model (rich text)."""
-    name = html.escape(model_name(host, "files"))
-    if not name:
-        return QCoreApplication.translate("ModelUse", "Model: none installed yet")
-    return QCoreApplication.translate("ModelUse", "Model: <b>{0}</b>").format(name)

@@ -6,6 +6,6 @@ text.py         tokens -> words and text (funasr's sentence_postprocess rules, `
 section.py      the manifest's `paraformer` section, read strictly
 """
 
-from .recognizer import FAMILY, FILE_ROLES, REQUIRED_FILES, Paraformer, load
+from .recognizer import FAMILY, FILE_ROLES, FRONTEND, REQUIRED_FILES, SECTION, Paraformer, load
 
-__all__ = ["FAMILY", "FILE_ROLES", "REQUIRED_FILES", "Paraformer", "load"]
+__all__ = ["FAMILY", "FILE_ROLES", "FRONTEND", "REQUIRED_FILES", "SECTION", "Paraformer", "load"]

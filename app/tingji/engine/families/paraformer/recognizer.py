@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import math
-import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +34,11 @@ from ...align import TimedChar
 from ...frontend import FrontendConfig, features, load_cmvn
 from ...languages import normalise
 from ...manifest import Manifest
+from ...options import TranscribeOptions
 from ...sessions import GraphSpec, OnnxGraphs
-from ..base import CancelCheck, Capabilities, LoadOptions, RecognizeOptions, WindowResult
+from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
 from . import cif
-from .section import ParaformerSection, read_section
+from .section import ParaformerSection
 from .text import Words, words_from_tokens
 
 FAMILY = "paraformer"
@@ -54,6 +55,8 @@ FILE_ROLES = (
     "tokens",
 )
 REQUIRED_FILES = ("encoder", "decoder", "cmvn", "tokens")
+FRONTEND = FrontendConfig
+SECTION = ParaformerSection
 SHORT_BUCKET_FRAMES = 167  # fixed policy: a 10 s bucket for dictation beside the full window
 SLOT_SHARE = 0.4  # the short slot length per frame bucket: 0.4 tokens per 60 ms frame
 
@@ -95,43 +98,27 @@ class Paraformer:
     decoder_device = ""
 
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
-        self.section: ParaformerSection = read_section(manifest.section, manifest.folder / "manifest.json")
-        self.frontend = FrontendConfig.from_dict(manifest.frontend)
+        self.section: ParaformerSection = manifest.section
+        self.frontend: FrontendConfig = manifest.frontend
         try:
             self.cmvn = load_cmvn(manifest.file("cmvn"))
         except (OSError, ValueError) as exc:
             raise ModelError(messages.PARAFORMER_CMVN, path=manifest.file("cmvn"), reason=exc) from None
-        self.tokens = load_tokens(manifest.file("tokens"), self.section.vocab_size)
-        self.dropped = {self.section.blank_id, self.section.sos_id, self.section.eos_id}
+        ids = self.section.tokens
+        self.tokens = load_tokens(manifest.file("tokens"), ids.vocab_size)
+        self.dropped = {ids.blank_id, ids.sos_id, ids.eos_id}
         specs = [
             GraphSpec("encoder", fixed_role="encoder_fixed"),
             GraphSpec(
                 "decoder", fixed_role="decoder_fixed", dim_names=("batch", "frames", "tokens"), slots=slot_lengths
             ),
         ]
-        common = dict(window_frames=manifest.window_frames, threads=options.threads, exact=options.exact)
-        self.graphs = OnnxGraphs(
-            manifest,
-            specs,
-            options.provider,
-            short_bucket=SHORT_BUCKET_FRAMES,
-            policy=options.policy,
-            buckets=options.buckets,
-            warm=self._warm_up if options.warm else None,
-            graph_cache=options.graph_cache,
-            **common,
-        )
+        self.graphs = OnnxGraphs(manifest, specs, options, short_bucket=SHORT_BUCKET_FRAMES, warm=self._warm_up)
         self.timestamp_graphs: OnnxGraphs | None = None
         if self.section.variant == "bicif" and manifest.file("timestamp") is not None:
             # Always on the CPU at the real length: its backward LSTM would start in any padding.
-            self.timestamp_graphs = OnnxGraphs(
-                manifest,
-                [GraphSpec("timestamp", padded=False)],
-                "cpu",
-                policy="dynamic",
-                graph_cache=options.graph_cache,
-                **common,
-            )
+            cpu = replace(options, provider="cpu", policy="dynamic", buckets=None)
+            self.timestamp_graphs = OnnxGraphs(manifest, [GraphSpec("timestamp", padded=False)], cpu)
         self.warnings = self.graphs.warnings
         self.capabilities = Capabilities(
             languages=("zh",),
@@ -150,9 +137,9 @@ class Paraformer:
     def _warm_up(self, graphs: OnnxGraphs) -> None:
         """One run per session, so kernel compilation happens at load, not on the user's first window."""
         frames = 8
-        feats = np.zeros((frames, self.section.input_size), np.float32)
-        enc = np.zeros((frames, self.section.encoder_dim), np.float32)
-        slots = np.zeros((1, self.section.encoder_dim), np.float32)
+        feats = np.zeros((frames, self.section.encoder.input_size), np.float32)
+        enc = np.zeros((frames, self.section.encoder.encoder_dim), np.float32)
+        slots = np.zeros((1, self.section.encoder.encoder_dim), np.float32)
         for key in graphs.keys("encoder"):
             graphs.run("encoder", {"speech": feats}, frames, bucket=key, record=False)
         for key in graphs.keys("decoder"):
@@ -177,13 +164,13 @@ class Paraformer:
         """One short window through everything (features, graphs, CIF, timestamps), so the first
         dictation take pays no first-call costs."""
         noise = np.random.default_rng(0).standard_normal(self.frontend.sample_rate).astype(np.float32) * 0.01
-        self.recognize(noise, RecognizeOptions(), lane)
+        self.recognize(noise, TranscribeOptions(), lane)
 
     def close(self) -> None:
         pass
 
     def recognize(
-        self, samples: np.ndarray, options: RecognizeOptions, lane: Any, cancel: CancelCheck | None = None
+        self, samples: np.ndarray, options: TranscribeOptions, lane: Any, cancel: CancelCheck | None = None
     ) -> WindowResult:
         timings = dict.fromkeys(self.stages, 0.0)
         ids, words = self.words(samples, timings, timestamps=options.timestamps)
@@ -201,41 +188,36 @@ class Paraformer:
             timestamps: False skips the timestamp head (the words then have no times).
         """
         timings = timings if timings is not None else dict.fromkeys(self.stages, 0.0)
-        t = time.perf_counter()
-        feats = features(samples, self.frontend, self.cmvn)
-        timings["features"] += time.perf_counter() - t
+        with stage(timings, "features"):
+            feats = features(samples, self.frontend, self.cmvn)
         frames = feats.shape[0]
         if frames == 0:  # shorter than one 25 ms frame
             return [], words_from_tokens([], [] if timestamps else None)
-        t = time.perf_counter()
-        enc, alphas = self.graphs.run("encoder", {"speech": feats}, frames)
-        enc, alphas = enc[0, :frames], alphas[0, :frames]
-        timings["encode"] += time.perf_counter() - t
-        t = time.perf_counter()
-        fire = cif.fire_loop if self.section.variant == "bicif" else cif.fire_vectorised
-        fired = fire(alphas, enc, self.section.tail_threshold)
-        timings["cif"] += time.perf_counter() - t
+        with stage(timings, "encode"):
+            enc, alphas = self.graphs.run("encoder", {"speech": feats}, frames)
+            enc, alphas = enc[0, :frames], alphas[0, :frames]
+        with stage(timings, "cif"):
+            fire = cif.fire_loop if self.section.variant == "bicif" else cif.fire_vectorised
+            fired = fire(alphas, enc, self.section.cif.tail_threshold)
         if fired.token_count < 1:  # funasr returns no result when no token fires
             return [], words_from_tokens([], [] if timestamps else None)
-        t = time.perf_counter()
-        _, best = self.graphs.run("decoder", {"enc": enc}, frames, slotted={"acoustic": fired.embeddings})
-        ids = [int(i) for i in best[0, : fired.token_count] if int(i) not in self.dropped]
-        tokens = [self.tokens[i] for i in ids]
-        timings["decode"] += time.perf_counter() - t
-        t = time.perf_counter()
-        times = self._token_times(enc, fired, tokens) if timestamps else None
-        result = words_from_tokens(tokens, times)
-        timings["timestamps"] += time.perf_counter() - t
+        with stage(timings, "decode"):
+            _, best = self.graphs.run("decoder", {"enc": enc}, frames, slotted={"acoustic": fired.embeddings})
+            ids = [int(i) for i in best[0, : fired.token_count] if int(i) not in self.dropped]
+            tokens = [self.tokens[i] for i in ids]
+        with stage(timings, "timestamps"):
+            times = self._token_times(enc, fired, tokens) if timestamps else None
+            result = words_from_tokens(tokens, times)
         return ids, result
 
     def _token_times(self, enc: np.ndarray, fired: cif.Fired, tokens: list[str]) -> list[list[int]]:
         """[start_ms, end_ms] per token, as funasr's timestamp rules give them."""
-        step = self.section.frame_seconds
+        step = self.section.cif.frame_seconds
         if self.timestamp_graphs is None:  # plain Paraformer: the CIF weights' own fires
             return cif.token_times(fired.alphas, fired.peaks, tokens, step, 1)
         (weights,) = self.timestamp_graphs.run("timestamp", {"enc": enc}, len(enc), other={})
         us_alphas, us_peaks = cif.upsampled_peaks(weights[0], fired.token_count)
-        return cif.token_times(us_alphas, us_peaks, tokens, step, self.section.upsample_times)
+        return cif.token_times(us_alphas, us_peaks, tokens, step, self.section.cif.upsample_times)
 
 
 def _char_times(words: Words) -> list[TimedChar]:
