@@ -24,9 +24,12 @@ MARKS = re.compile(r"[，。？、,.?]")
 
 def _entry(name: str, server, blob_path: str, **extra) -> dict:
     return {
-        "name": name, "kind": "tingji-model", "title": name,
+        "name": name,
+        "kind": "tingji-model",
+        "title": name,
         "archives": [{"name": f"{name}.zip", "urls": [server.url(blob_path)], "size": None, "sha256": None}],
-        "files": [{"path": "manifest.json"}], **extra,
+        "files": [{"path": "manifest.json"}],
+        **extra,
     }
 
 
@@ -43,8 +46,17 @@ def test_a_model_and_its_punctuation_are_one_download(server, pf_model, punc_mod
     installed = sorted(p.name for p in (tmp_path / "home" / "models").iterdir())
     wav = write_wav(tmp_path / "clip.wav", speech_zh)
     text = user.transcribe("pf-cat", wav, tmp_path / "out")
-    bare = user.ok("transcribe", str(wav), "--model", "pf-cat", "--no-punctuation", "--format", "json",
-                   "--out", str(tmp_path / "bare"))
+    bare = user.ok(
+        "transcribe",
+        str(wav),
+        "--model",
+        "pf-cat",
+        "--no-punctuation",
+        "--format",
+        "json",
+        "--out",
+        str(tmp_path / "bare"),
+    )
     plain = json.loads((tmp_path / "bare" / "clip.json").read_text(encoding="utf-8"))["text"]
     print(f"\ninstalled {installed} in one download; {text!r}")
     assert installed == ["pf-cat", "punc-cat"] and bare.returncode == 0
@@ -61,9 +73,16 @@ def test_a_model_and_its_punctuation_are_one_download(server, pf_model, punc_mod
 
 
 def test_companions_must_be_model_names(tmp_path):
-    path = write_catalog(tmp_path / "catalog.json", {
-        "name": "m", "kind": "tingji-model", "mirrors": ["https://example.org/{path}"],
-        "files": [{"path": "manifest.json"}], "companions": "punc"})
+    path = write_catalog(
+        tmp_path / "catalog.json",
+        {
+            "name": "m",
+            "kind": "tingji-model",
+            "mirrors": ["https://example.org/{path}"],
+            "files": [{"path": "manifest.json"}],
+            "companions": "punc",
+        },
+    )
     with pytest.raises(ModelError) as err:
         load_catalog(path)
     print(f"\n{err.value}")

@@ -26,15 +26,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..engine.families import FAMILIES
 from ..errors import Message, ModelError
 from . import messages
-from ..engine.families import FAMILIES
 
 # From the quickest to the slowest family on the same computer.
 SPEEDS = ("fastest", "fast", "moderate", "slow")
 # What a model suits best; the GUI has one phrase for each.
 BEST_FOR = (
-    "dictation", "drafts", "files", "hotwords", "languages", "accuracy", "ready-made", "timestamps", "punctuation"
+    "dictation",
+    "drafts",
+    "files",
+    "hotwords",
+    "languages",
+    "accuracy",
+    "ready-made",
+    "timestamps",
+    "punctuation",
 )
 _CODE = re.compile(r"^[a-z]{2,3}$")
 
@@ -69,8 +77,11 @@ def parse_about(where: Path, name: str, raw: Any) -> ModelAbout | None:
     if family not in FAMILIES:
         raise bad(messages.ABOUT_FAMILY, family=repr(family), known=", ".join(sorted(FAMILIES)))
     languages = raw.get("languages")
-    if not isinstance(languages, list) or not languages or \
-            not all(isinstance(c, str) and _CODE.match(c) for c in languages):
+    if (
+        not isinstance(languages, list)
+        or not languages
+        or not all(isinstance(c, str) and _CODE.match(c) for c in languages)
+    ):
         raise bad(messages.ABOUT_LANGUAGES)
     speed = raw.get("speed")
     if speed not in SPEEDS:
@@ -87,5 +98,12 @@ def parse_about(where: Path, name: str, raw: Any) -> ModelAbout | None:
     companion = raw.get("companion", False)
     if not isinstance(companion, bool):
         raise bad(messages.ABOUT_COMPANION, value=repr(companion))
-    return ModelAbout(family=family, languages=tuple(dict.fromkeys(languages)), speed=speed,
-                      best_for=tuple(dict.fromkeys(best_for)), download_mb=size, rank=rank, companion=companion)
+    return ModelAbout(
+        family=family,
+        languages=tuple(dict.fromkeys(languages)),
+        speed=speed,
+        best_for=tuple(dict.fromkeys(best_for)),
+        download_mb=size,
+        rank=rank,
+        companion=companion,
+    )

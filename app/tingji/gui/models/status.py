@@ -122,7 +122,9 @@ class EngineBanner(NoticeBanner):
             )
         elif state is EngineState.READY and files is not None and files.warnings:
             self.show_notice(
-                "info", "<br>".join(html.escape(localized(w)) for w in files.warnings), [(self.tr("Dismiss"), self.hide)]
+                "info",
+                "<br>".join(html.escape(localized(w)) for w in files.warnings),
+                [(self.tr("Dismiss"), self.hide)],
             )
         else:
             self.hide()
