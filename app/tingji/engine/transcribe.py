@@ -142,6 +142,7 @@ class Engine:
         decoder_gpu_layers: int | None = None,
         graph_cache: str | os.PathLike[str] | None = None,
         tune_process: bool = True,
+        punctuation: str | os.PathLike[str] | None = None,
     ) -> None:
         """Load and warm the model in a folder.
 
@@ -184,6 +185,9 @@ class Engine:
                 Linux). Both last for the life of the process and apply to all
                 of its code; pass False when the program needs NumPy's threads
                 or its own malloc settings.
+            punctuation: A punctuation model folder (`engine.punctuation`), used
+                only when the model writes no punctuation of its own
+                (`Capabilities.punctuation`). None: no punctuation is added.
 
         Raises:
             ModelError: The folder is not a usable model (manifest, files,
@@ -221,6 +225,15 @@ class Engine:
         self.capabilities = self.recognizer.capabilities
         self.decoder_device = self.recognizer.decoder_device
         self.warnings = self.recognizer.warnings  # load-time problems; a later GPU fallback adds to it
+        self.punctuator = None
+        if punctuation is not None and not self.capabilities.punctuation:
+            from .punctuation import Punctuator
+
+            try:
+                self.punctuator = Punctuator(punctuation, threads)
+            except BaseException:
+                self.recognizer.close()
+                raise
         self.files = Lane("files", self, parks=True)
         self.live = Lane("live", self)
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
@@ -425,7 +438,11 @@ class Engine:
         for name, seconds in recognized.timings.items():
             result.timings[name] = result.timings.get(name, 0.0) + seconds
         result.window_tokens.append(recognized.tokens)
-        result.window_texts.append(recognized.text)
+        text = recognized.text
+        if self.punctuator is not None and text:
+            with stage(result.timings, "punctuation"):
+                text = self.punctuator.punctuate(text).text  # the marks go into the words' own text
+        result.window_texts.append(text)
         offset = window.start_s + a / SAMPLE_RATE
         span = (0.0, (b - a) / SAMPLE_RATE)
         result.window_info.append(
@@ -436,10 +453,10 @@ class Engine:
             # No character times: place the text on the speech the VAD found in this window.
             shift = a / SAMPLE_RATE
             spans = [(max(0.0, s - shift), min(span[1], e - shift)) for s, e in window.speech if e > shift]
-            chars, max_s = speech_char_times(recognized.text, spans or [span]), MAX_SEGMENT_S
+            chars, max_s = speech_char_times(text, spans or [span]), MAX_SEGMENT_S
         return [
             Segment(offset + s, offset + e, piece, window.index)
-            for s, e, piece in timed_sentences(recognized.text, span, chars, max_s)
+            for s, e, piece in timed_sentences(text, span, chars, max_s)
         ]
 
 

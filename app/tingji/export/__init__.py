@@ -41,6 +41,8 @@ CONVERTERS: dict[str, str] = {
     "fun-asr-nano": "tingji.export.fun_asr_nano",
     "sense-voice-small": "tingji.export.sense_voice_small",
     "qwen3-asr": "tingji.export.qwen3_asr",
+    "paraformer": "tingji.export.paraformer",
+    "ct-punc": "tingji.export.ct_punc",
 }
 
 __all__ = ["export_model", "detect_family", "CONVERTERS"]

@@ -2,9 +2,10 @@
 
 What DirectML users hit in practice (see the seeds): Reshape fed by a Range
 (`arange(T).view(...)`), shapes computed from tensor *values*, boolean inputs
-to Conv, recurrent and control-flow operators, and operators the provider does
-not implement (which silently fall back to the CPU, copying every tensor
-across). The fixed-shape graph must also be fully static so one compiled
+to Conv, recurrent and control-flow operators, operators whose output shape
+depends on values (NonZero, ScatterND), float64 tensors, and operators the
+provider does not implement (which silently fall back to the CPU, copying
+every tensor across). The fixed-shape graph must also be fully static so one compiled
 kernel set serves every call.
 """
 
@@ -44,6 +45,9 @@ QuantizeLinear QuickGelu RotaryEmbedding SkipLayerNormalization
 """.split()
 )
 FORBIDDEN = frozenset({"LSTM", "GRU", "RNN", "Loop", "If", "Scan"})
+# Implemented, but what they output (or where they write) depends on tensor values: every run syncs
+# the GPU with the CPU and reallocates (funasr's own Paraformer export puts CIF in such operators).
+VALUE_SHAPED = frozenset({"NonZero", "ScatterND", "Compress", "Unique"})
 # Inputs that are shapes, sizes or axes: they must not depend on tensor values.
 SHAPE_INPUTS = {
     "Reshape": (1,),
@@ -151,6 +155,8 @@ def lint_directml(path: str | Path, *, require_static: bool = False) -> list[Pro
         domain = node.domain or ""
         if node.op_type in FORBIDDEN:
             problems.append(Problem(label, "recurrent/control-flow operator DirectML cannot run well"))
+        elif node.op_type in VALUE_SHAPED:
+            problems.append(Problem(label, "output shape or writes depend on tensor values"))
         elif domain in ("", "ai.onnx") and node.op_type not in DML_OPS:
             problems.append(Problem(label, "operator not implemented by the DirectML provider"))
         elif domain == "com.microsoft" and node.op_type not in DML_MS_OPS:
@@ -168,6 +174,11 @@ def lint_directml(path: str | Path, *, require_static: bool = False) -> list[Pro
             t = types.get(node.input[0])
             if t is not None and t.elem_type == onnx.TensorProto.BOOL:
                 problems.append(Problem(label, "boolean input to Conv"))
+        if any(types[o].elem_type == onnx.TensorProto.DOUBLE for o in node.output if o in types):
+            problems.append(Problem(label, "float64 tensor (DirectML has no float64 kernels: CPU fallback)"))
+    for tensor in graph.initializer:
+        if tensor.data_type == onnx.TensorProto.DOUBLE:
+            problems.append(Problem(tensor.name, "float64 initializer"))
 
     if require_static:
         for value in list(inferred.graph.input) + list(inferred.graph.output) + list(inferred.graph.value_info):

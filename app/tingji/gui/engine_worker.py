@@ -91,17 +91,25 @@ class EngineWorker(QObject):
         super().__init__()
         self._engine: Engine | None = None
 
-    @Slot(str, str, str, int)
-    def load(self, model_path: str, provider: str, device: str, seq: int) -> None:
+    @Slot(str, str, str, bool, int)
+    def load(self, model_path: str, provider: str, device: str, punctuation: bool, seq: int) -> None:
         """(Re)load the model on `provider` (and DirectML's adapter `device`, "" for the default one);
         the previous engine is closed first to free its memory.
 
+        `punctuation`: punctuate with the installed punctuation model when the model writes none.
         `seq` numbers the requests so the GUI can ignore answers to superseded ones."""
         from ..engine.transcribe import Engine  # heavy import (onnxruntime, llama_cpp): off the GUI thread
+        from ..models.installed import punctuation_model
 
         self.close_engine()
         try:
-            engine = Engine(model_path, provider=provider, device=device or None, graph_cache=graph_cache_dir())
+            engine = Engine(
+                model_path,
+                provider=provider,
+                device=device or None,
+                graph_cache=graph_cache_dir(),
+                punctuation=punctuation_model() if punctuation else None,
+            )
         except TingjiError as exc:
             self.load_failed.emit(seq, exc.report())
             return

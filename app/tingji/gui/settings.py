@@ -63,6 +63,7 @@ class Settings:
     # Close the model after this many idle minutes to free its memory; 0 = never. The dialog offers whole
     # minutes; the file may hold a fraction of one.
     unload_after_min: float = 0.0
+    punctuation: bool = True  # punctuate transcripts of models that write none, with the installed punctuation model
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
 
     def transcribe_options(self) -> TranscribeOptions:
@@ -93,6 +94,7 @@ class Settings:
         s.dictation = DictationSettings.from_dict(dictation)
         s.page = s.page if s.page in PAGES else "files"
         s.tray_notice_shown = bool(s.tray_notice_shown)
+        s.punctuation = bool(s.punctuation)
         minutes = float(s.unload_after_min)
         s.unload_after_min = max(0.0, min(float(MAX_UNLOAD_AFTER_MIN), minutes)) if math.isfinite(minutes) else 0.0
         return s

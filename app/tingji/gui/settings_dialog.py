@@ -124,6 +124,11 @@ class SettingsDialog(QDialog):
             )
         )
 
+        self.punctuation = QCheckBox(self.tr("Add punctuation where the model writes none"))
+        self.punctuation.setToolTip(
+            self.tr("Paraformer writes no punctuation; the punctuation model installed with it adds it")
+        )
+
         speech = QGroupBox(self.tr("Speech recognition"))
         form = QFormLayout(speech)
         form.addRow(QCoreApplication.translate("ModelUse", "Model for files:"), model_row)
@@ -134,6 +139,7 @@ class SettingsDialog(QDialog):
         form.setRowVisible(self.device, self.device.count() > 1 or bool(settings.device))
         form.addRow(self.tr("Language spoken:"), self.language)
         form.addRow(self.tr("Hotwords:"), self.hotwords)
+        form.addRow(self.punctuation)
         unload_row = QHBoxLayout()
         unload_row.addWidget(self.unload_after)
         unload_row.addStretch(1)
@@ -199,7 +205,7 @@ class SettingsDialog(QDialog):
                 if self.dictation_model.count()
                 else self._original.dictation_model
             )
-        installed = list_models()
+        installed = [m for m in list_models() if m.speech]  # a punctuation model is not a choice here
         for combo, first, value in (
             (self.model, self.tr("Automatic (first installed model)"), current),
             (self.dictation_model, QCoreApplication.translate("ModelUse", "Same as for files"), dictation),
@@ -229,6 +235,7 @@ class SettingsDialog(QDialog):
         self._provider_changed()
         self.hotwords.setPlainText("\n".join(s.hotwords))
         self.auto_export.setChecked(s.auto_export)
+        self.punctuation.setChecked(s.punctuation)
         self.unload_after.setValue(math.ceil(s.unload_after_min))  # whole minutes; the file may hold less
         for fmt, box in self.formats.items():
             box.setChecked(fmt in s.formats)
@@ -249,6 +256,7 @@ class SettingsDialog(QDialog):
             ui_language=str(self.ui_language.currentData()),
             appearance=str(self.appearance.currentData()),
             unload_after_min=self.unload_after.value(),
+            punctuation=self.punctuation.isChecked(),
         ).normalised()
 
     def _provider_changed(self) -> None:

@@ -68,6 +68,8 @@ class Capabilities:
             transcribed (`Engine.live`); without it takes wait for the files lane.
         tags: Extra per-window labels it reports in `WindowInfo.extras`
             (e.g. `"emotion"`, `"event"`).
+        punctuation: Whether it writes its own punctuation; without it a
+            punctuation model (`engine.punctuation`) may add it.
     """
 
     languages: tuple[str, ...] = ()
@@ -78,6 +80,7 @@ class Capabilities:
     open_languages: bool = False
     live_lane: bool = True
     tags: tuple[str, ...] = ()
+    punctuation: bool = True
 
 
 @dataclass(frozen=True)
