@@ -11,9 +11,40 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from ..errors import ModelError
+import yaml
+
+from ..engine.frontend import Cmvn, load_cmvn
+from ..errors import Message, ModelError
 from . import messages
+
+
+def read_config(folder: Path, missing: Message) -> tuple[Path, dict[str, Any]]:
+    """A release's config.yaml and what it holds (a mapping), or one coded line.
+
+    Args:
+        folder: the release folder.
+        missing: the family's error for a folder without config.yaml (fields: `folder`).
+    """
+    path = folder / "config.yaml"
+    if not path.is_file():
+        raise ModelError(missing, folder=folder)
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ModelError(messages.YAML_UNREADABLE, path=path, reason=exc) from None
+    if not isinstance(config, dict):
+        raise ModelError(messages.CONFIG_NOT_MAPPING, path=path)
+    return path, config
+
+
+def read_cmvn(path: Path) -> Cmvn:
+    """A release's am.mvn (Kaldi CMVN statistics), or one coded line naming it."""
+    try:
+        return load_cmvn(path)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ModelError(messages.NOT_CMVN, path=path, reason=exc) from None
 
 
 def release_file_names(folder: Path, wanted: Mapping[str, tuple[str, str, str]]) -> dict[str, str]:

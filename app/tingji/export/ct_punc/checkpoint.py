@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-import yaml
 
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
-from ..funasr_release import read_token_list, release_file_names
+from ..funasr_release import read_config, read_token_list, release_file_names
 from ..torch_state import load_state_dict
 from .modules import CtTransformer, PuncDims
 
@@ -45,15 +44,7 @@ def is_punc_config(config: dict[str, Any]) -> bool:
 
 def load_checkpoint(folder: str | Path) -> Checkpoint:
     folder = Path(folder)
-    config_path = folder / "config.yaml"
-    if not config_path.is_file():
-        raise ModelError(messages.NOT_PUNC_CHECKPOINT, folder=folder)
-    try:
-        config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ModelError(messages.YAML_UNREADABLE, path=config_path, reason=exc) from None
-    if not isinstance(config, dict):
-        raise ModelError(messages.CONFIG_NOT_MAPPING, path=config_path)
+    config_path, config = read_config(folder, messages.NOT_PUNC_CHECKPOINT)
     model_conf = config.get("model_conf") or {}
     enc = config.get("encoder_conf") or {}
     for part, found, wanted in (

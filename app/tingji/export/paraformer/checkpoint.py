@@ -19,13 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import torch
-import yaml
 
-from ...engine.frontend import Cmvn, load_cmvn
+from ...engine.frontend import Cmvn
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
-from ..funasr_release import read_token_list, release_file_names
+from ..funasr_release import read_cmvn, read_config, read_token_list, release_file_names
 from ..torch_state import load_state_dict
 from .modules import Paraformer, ParaformerDims
 
@@ -70,25 +69,14 @@ def is_paraformer_config(config: dict[str, Any]) -> bool:
 
 def load_checkpoint(folder: str | Path) -> Checkpoint:
     folder = Path(folder)
-    config_path = folder / "config.yaml"
-    if not config_path.is_file():
-        raise ModelError(messages.NOT_PARAFORMER, folder=folder)
-    try:
-        config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ModelError(messages.YAML_UNREADABLE, path=config_path, reason=exc) from None
-    if not isinstance(config, dict):
-        raise ModelError(messages.CONFIG_NOT_MAPPING, path=config_path)
+    config_path, config = read_config(folder, messages.NOT_PARAFORMER)
     variant = _check_parts(config, config_path)
     names = release_file_names(folder, FILES)
     paths = {role: folder / name for role, name in names.items()}
     for required in (paths["cmvn"], paths["tokens"], folder / "model.pt"):
         if not required.is_file():
             raise ModelError(messages.PARAFORMER_INCOMPLETE, folder=folder, file=required.name)
-    try:
-        cmvn = load_cmvn(paths["cmvn"])
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ModelError(messages.NOT_CMVN, path=paths["cmvn"], reason=exc) from None
+    cmvn = read_cmvn(paths["cmvn"])
     tokens = read_token_list(paths["tokens"])
     state = load_state_dict(folder / "model.pt")
     dims = paraformer_dims(config, variant, state, folder / "model.pt")

@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import torch
-import yaml
 
 from ...engine.families.sense_voice_small.tokens import PieceTable
-from ...engine.frontend import Cmvn, load_cmvn
+from ...engine.frontend import Cmvn
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
-from ..funasr_release import release_file_names
+from ..funasr_release import read_cmvn, read_config, release_file_names
 from ..torch_state import load_state_dict
 from .bpe import read_model
 from .modules import SenseVoiceDims
@@ -56,24 +55,15 @@ class Checkpoint:
 
 def load_checkpoint(folder: str | Path) -> Checkpoint:
     folder = Path(folder)
-    config_path = folder / "config.yaml"
-    if not config_path.is_file():
-        raise ModelError(messages.NOT_SENSE_VOICE, folder=folder)
-    try:
-        config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ModelError(messages.YAML_UNREADABLE, path=config_path, reason=exc) from None
-    if not isinstance(config, dict) or config.get("model") != MODEL_CLASS:
+    config_path, config = read_config(folder, messages.NOT_SENSE_VOICE)
+    if config.get("model") != MODEL_CLASS:
         raise ModelError(messages.MODEL_CLASS_WRONG, path=config_path, expected=MODEL_CLASS)
     names = release_file_names(folder, FILES)
     paths = {role: folder / name for role, name in names.items()}
     for required in (paths["cmvn"], paths["bpe"], folder / "model.pt"):
         if not required.is_file():
             raise ModelError(messages.SENSE_VOICE_INCOMPLETE, folder=folder, file=required.name)
-    try:
-        cmvn = load_cmvn(paths["cmvn"])
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ModelError(messages.NOT_CMVN, path=paths["cmvn"], reason=exc) from None
+    cmvn = read_cmvn(paths["cmvn"])
     bpe = read_model(paths["bpe"])
     missing = [t for t in REQUIRED_TAGS if t not in set(bpe.pieces)]
     if missing:
