@@ -112,6 +112,10 @@ PROVIDER_FELL_BACK = WarningMessage("engine.provider_fell_back", "{provider} fai
 UNKNOWN_PROVIDER = Message("engine.unknown_provider", "unknown provider {provider!r} (choose auto, dml, cuda or cpu)")
 UNKNOWN_SHAPE_POLICY = Message("engine.unknown_shape_policy", "unknown shape policy {policy!r}")
 GRAPH_UNLOADABLE = Message("engine.graph_unloadable", "{folder}: ONNX Runtime cannot load the {role} ({reason})")
+NOT_FINITE = Message(
+    "engine.not_finite",
+    "{folder}: the {role} computed NaN or infinite values on the {provider} (ONNX Runtime {version})",
+)
 WINDOW_TOO_LONG = Message("engine.window_too_long", "internal: {frames} frames exceed the {limit}-frame window")
 EMPTY_WINDOW = Message("engine.empty_window", "internal: empty window")
 VAD_PACKAGE_MISSING = Message(

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ErrorReport, ModelError, TingjiError, first_line, warning
-from . import messages, ort_cache
+from . import messages, ort_cache, ort_compat
 from .families.base import LoadOptions
 from .heap import release_free_heap
 from .manifest import Manifest
@@ -243,10 +243,13 @@ class OnnxGraphs:
         providers = [PROVIDERS[self.provider]]
         if self.provider != "cpu":
             providers.append(PROVIDERS["cpu"])
+        source = ort_compat.model_source(path, self.provider)  # rewritten where this ONNX Runtime needs it
         if self.provider == "cpu" and self.graph_cache is not None:
-            fields = ort_cache.entry_fields(self.manifest, role, opts.graph_optimization_level, override)
-            return ort_cache.session(path, opts, providers, self.graph_cache, fields)
-        session = ort.InferenceSession(str(path), sess_options=opts, providers=providers)
+            fields = ort_cache.entry_fields(
+                self.manifest, role, opts.graph_optimization_level, override, source.rewrites
+            )
+            return ort_cache.session(source, opts, providers, self.graph_cache, fields)
+        session = source.session(opts, providers)
         # ONNX Runtime quietly drops a provider it cannot initialise; make that a real failure
         # so the fallback below reports it instead of claiming a GPU that is not used.
         if session.get_providers()[0] != PROVIDERS[self.provider]:
@@ -348,6 +351,7 @@ class OnnxGraphs:
             self.shapes_seen.append((role, tuple(shape)))
         shrink = length * KEEP_BLOCKS_SHARE > self.window_frames  # the run's size, padding included
         outputs = session.run(None, _feed(session, arrays), run_options(self.provider, shrink))
+        ort_compat.require_finite(outputs, self.manifest.folder, role, self.provider)
         if self.provider == "cpu" and shrink:
             # What the shrunk arena frees below glibc's mmap threshold (tensors of a few MB, per-head
             # attention scores, ORT's bookkeeping) would stay resident in glibc's heaps, under every
