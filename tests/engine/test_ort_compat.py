@@ -130,6 +130,36 @@ def test_rewrite_gives_layernorms_outputs(case):
     assert err <= (1e-2 if half else 1e-3), (case, err)
 
 
+def test_skip_layernorm_becomes_its_sum_and_the_rewrite():
+    """ONNX Runtime's fused form (a graph it optimised and saved, a peer's export) is affected alike."""
+    width, rng = 64, np.random.default_rng(2)
+    inits = [
+        numpy_helper.from_array(rng.standard_normal((1, 5, width)).astype(np.float32), "skip"),
+        numpy_helper.from_array(rng.standard_normal(width).astype(np.float32), "gamma"),
+        numpy_helper.from_array(rng.standard_normal(width).astype(np.float32), "beta"),
+        numpy_helper.from_array(rng.standard_normal(width).astype(np.float32), "bias"),
+    ]
+    node = helper.make_node(
+        "SkipLayerNormalization",
+        ["x", "skip", "gamma", "beta", "bias"],
+        ["y", "", "", "sum"],
+        domain="com.microsoft",
+        epsilon=1e-5,
+    )
+    io = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 5, width]) for n in ("x", "y", "sum")]
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(helper.make_graph([node], "g", io[:1], io[1:], inits), opset_imports=opsets)
+    model.ir_version = 9
+    original = model.SerializeToString()
+    rewritten = ort_compat.stable_layernorm(original)
+    assert not any("LayerNorm" in n.op_type for n in onnx.load_from_string(rewritten).graph.node)
+    x = rng.standard_normal((1, 5, width)).astype(np.float32)
+    for b, a in zip(run(original, x), run(rewritten, x, disabled=True), strict=True):
+        assert float(np.abs(a - b).max()) <= 1e-5
+    silence = (-180 + np.sqrt(0.21) * rng.standard_normal((1, 5, width))).astype(np.float32)
+    assert np.isfinite(run(rewritten, silence, disabled=True)[0]).all()
+
+
 def test_a_graph_without_layernorm_is_returned_unchanged():
     node = helper.make_node("Relu", ["x"], ["y"])
     io = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 4]) for n in "xy"]

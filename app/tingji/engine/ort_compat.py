@@ -411,8 +411,33 @@ def _rewrite_layernorm(node: _Node, graph: _Graph, opset: int) -> tuple[bytes, b
     return b"".join(nodes), b"".join(inits)
 
 
+def _rewrite_skip_layernorm(node: _Node, graph: _Graph, opset: int) -> tuple[bytes, bytes] | None:
+    """ONNX Runtime's SkipLayerNormalization (a graph it optimised and saved holds them): the sum, then a LayerNorm."""
+    inputs = node.inputs + [""] * (5 - len(node.inputs))
+    outputs = node.outputs + [""] * (4 - len(node.outputs))
+    if outputs[1] or outputs[2]:
+        return None  # its own Mean/InvStdDev shapes; no inference graph reads them
+    base = (node.name or outputs[0] or "skip_layernorm") + "/stable_"
+    total = outputs[3] if outputs[3] and not inputs[4] else graph.fresh(base + "sum")
+    nodes = _node("Add", inputs[:2], [total], graph.fresh(base + "add_node"))
+    if inputs[4]:
+        total_bias = outputs[3] or graph.fresh(base + "sum_bias")
+        nodes += _node("Add", [total, inputs[4]], [total_bias], graph.fresh(base + "add_bias_node"))
+        total = total_bias
+    if node.inputs[0] in graph.types:
+        graph.types[total] = graph.types[node.inputs[0]]
+    epsilon = node.attributes.get("epsilon")
+    attributes = {"axis": -1, "epsilon": 1e-12 if epsilon is None else epsilon, "stash_type": FLOAT}
+    layernorm = _Node("LayerNormalization", "", [total, inputs[2], inputs[3]], [outputs[0]], node.name, attributes)
+    rewritten = _rewrite_layernorm(layernorm, graph, opset)
+    return None if rewritten is None else (nodes + rewritten[0], rewritten[1])
+
+
 def stable_layernorm(model: bytes) -> bytes:
     """`model` (an encoded ModelProto) with every LayerNormalization of its main graph rewritten.
+
+    ONNX Runtime's SkipLayerNormalization (com.microsoft), whose old CPU
+    kernel fails the same way, becomes the sum and the same rewrite.
 
     Returns the bytes unchanged when there is none. Subgraphs and functions
     are not looked into: Tingji's exports have no LayerNorm there.
@@ -441,13 +466,16 @@ def stable_layernorm(model: bytes) -> bytes:
     for number, _, value, start, end in _fields(graph_buf):
         if number == _GRAPH_NODE:
             node = _read_node(value)
+            rewritten = None
             if node.op == "LayerNormalization" and node.domain in ("", "ai.onnx"):
                 rewritten = _rewrite_layernorm(node, graph, opset)
-                if rewritten is not None:
-                    parts.append(rewritten[0])
-                    added.append(rewritten[1])
-                    changed = True
-                    continue
+            elif node.op == "SkipLayerNormalization" and node.domain == "com.microsoft":
+                rewritten = _rewrite_skip_layernorm(node, graph, opset)
+            if rewritten is not None:
+                parts.append(rewritten[0])
+                added.append(rewritten[1])
+                changed = True
+                continue
         parts.append(graph_buf[start:end])
     if not changed:
         return model
