@@ -99,17 +99,23 @@ class ModelSource:
     path: Path
     rewrites: tuple[str, ...] = ()
 
-    def session(self, options: Any, providers: Sequence[str]) -> Any:
-        """A new InferenceSession with `options` (changed here when the graph is rewritten)."""
+    def session(self, options: Any, providers: Sequence[str], **kwargs: Any) -> Any:
+        """A new InferenceSession with `options` (changed here when the graph is rewritten).
+
+        Args:
+            options: A SessionOptions.
+            providers: ONNX Runtime's provider names, in order.
+            kwargs: More of InferenceSession's keywords (`enable_fallback`, ...).
+        """
         import onnxruntime as ort
 
         if STABLE_LAYERNORM not in self.rewrites:
-            return ort.InferenceSession(str(self.path), sess_options=options, providers=list(providers))
+            return ort.InferenceSession(str(self.path), sess_options=options, providers=list(providers), **kwargs)
         data = stable_layernorm(self.path.read_bytes())
         if _config(options, EXTERNAL_FOLDER) is None:
             options.add_session_config_entry(EXTERNAL_FOLDER, str(self.path.parent))
         return ort.InferenceSession(
-            data, sess_options=options, providers=list(providers), disabled_optimizers=list(LAYERNORM_FUSIONS)
+            data, sess_options=options, providers=list(providers), disabled_optimizers=list(LAYERNORM_FUSIONS), **kwargs
         )
 
 
