@@ -118,6 +118,10 @@ UNKNOWN_DEVICE = WarningMessage(
 )
 UNKNOWN_SHAPE_POLICY = Message("engine.unknown_shape_policy", "unknown shape policy {policy!r}")
 GRAPH_UNLOADABLE = Message("engine.graph_unloadable", "{folder}: ONNX Runtime cannot load the {role} ({reason})")
+NOT_FINITE = Message(
+    "engine.not_finite",
+    "{folder}: the {role} computed NaN or infinite values on the {provider} (ONNX Runtime {version})",
+)
 WINDOW_TOO_LONG = Message("engine.window_too_long", "internal: {frames} frames exceed the {limit}-frame window")
 SLOTS_TOO_MANY = Message(
     "engine.slots_too_many", "internal: {slots} token slots exceed the {limit} of the {frames}-frame bucket"

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ErrorReport, ModelError, TingjiError, first_line, warning
-from . import adapters, messages, ort_cache
+from . import adapters, messages, ort_cache, ort_compat
 from .families.base import LoadOptions
 from .heap import release_free_heap
 from .manifest import Manifest
@@ -334,12 +334,15 @@ class OnnxGraphs:
         if PROVIDERS[self.provider] not in ort.get_available_providers():
             raise RuntimeError("not available in this ONNX Runtime installation")
         providers = self._providers()
+        source = ort_compat.model_source(path, self.provider)  # rewritten where this ONNX Runtime needs it
         if self.provider == "cpu" and self.graph_cache is not None:
-            fields = ort_cache.entry_fields(self.manifest, role, opts.graph_optimization_level, override)
-            return ort_cache.session(path, opts, providers, self.graph_cache, fields)
+            fields = ort_cache.entry_fields(
+                self.manifest, role, opts.graph_optimization_level, override, source.rewrites
+            )
+            return ort_cache.session(source, opts, providers, self.graph_cache, fields)
         # enable_fallback=0: ONNX Runtime's Python layer would otherwise print its own banner to stdout and
         # retry on the CPU behind our back; the fallback here does that once, with one warning.
-        session = ort.InferenceSession(str(path), sess_options=opts, providers=providers, enable_fallback=0)
+        session = source.session(opts, providers, enable_fallback=0)
         # ONNX Runtime quietly drops a provider it cannot initialise; make that a real failure
         # so the fallback below reports it instead of claiming a GPU that is not used.
         if session.get_providers()[0] != PROVIDERS[self.provider]:
@@ -491,6 +494,7 @@ class OnnxGraphs:
             self.shapes_seen.append((role, tuple(shape)))
         shrink = length * KEEP_BLOCKS_SHARE > self.window_frames  # the run's size, padding included
         outputs = session.run(None, _feed(session, arrays), run_options(self.provider, shrink))
+        ort_compat.require_finite(outputs, self.manifest.folder, role, self.provider)
         if self.provider == "cpu" and shrink:
             # What the shrunk arena frees below glibc's mmap threshold (tensors of a few MB, per-head
             # attention scores, ORT's bookkeeping) would stay resident in glibc's heaps, under every

@@ -711,6 +711,11 @@ The details are in {1}.</source>
         <translation>{folder}：ONNX Runtime 无法加载 {role}（{reason}）</translation>
     </message>
     <message>
+        <source>{folder}: the {role} computed NaN or infinite values on the {provider} (ONNX Runtime {version})</source>
+        <comment>engine.not_finite</comment>
+        <translation>{folder}：{role} 在 {provider} 上算出了 NaN 或无穷大的值（ONNX Runtime {version}）</translation>
+    </message>
+    <message>
         <source>internal: {frames} frames exceed the {limit}-frame window</source>
         <comment>engine.window_too_long</comment>
         <translation>内部错误：{frames} 帧超出了 {limit} 帧的窗口</translation>
