@@ -3,8 +3,9 @@
 Tests marked `load_sensitive` check something that threads or timing take part in: a watchdog, a lane
 that must not wait for another, the GUI thread's stalls, a signal, an end of take found by the VAD.
 They assert the property (an event, a count, an order, CPU seconds, a generous bound on a hang),
-never a share of wall time; this proves it. It runs them again in a child pytest while one busy loop
-per core, at normal priority, competes for every core.
+never a share of wall time; this proves it. It runs them in a child pytest while one busy loop per
+core, at normal priority, competes for every core; a run that includes this file leaves them to it
+(tests/conftest.py), so the README's command runs each of them once, under load.
 """
 
 from __future__ import annotations
