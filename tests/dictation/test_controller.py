@@ -77,7 +77,9 @@ class FakeMic:
     def close(self) -> None:
         pass
 
-    def feed(self, samples: np.ndarray, block: int = 1024) -> None:
+    def feed(self, samples: np.ndarray, block: int = 1024, pace: float = 0.0) -> None:
+        """Deliver `samples` block by block, each handled before the next; `pace` seconds between blocks
+        play them in real time (the live preview re-transcribes what has come so far as time passes)."""
         for i in range(0, len(samples), block):
             chunk = samples[i : i + block].astype(np.float32)
             with self.lock:
@@ -87,6 +89,8 @@ class FakeMic:
             if live and self.on_audio:
                 self.on_audio(chunk)
             self.settle()
+            if pace:
+                time.sleep(pace)
 
     def unplug(self) -> None:
         error = MicrophoneError(messages.DISCONNECTED)
