@@ -134,6 +134,10 @@ class Paraformer:
     def provider(self) -> str:
         return self.graphs.provider
 
+    @property
+    def device(self) -> str:
+        return self.graphs.device
+
     def _warm_up(self, graphs: OnnxGraphs) -> None:
         """One run per session, so kernel compilation happens at load, not on the user's first window."""
         frames = 8
