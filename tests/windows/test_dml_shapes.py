@@ -50,11 +50,17 @@ def _run(windows_python, model: Path, policy: str, files: list[Path]) -> tuple[d
     return report, seconds
 
 
+# Fun-ASR-Nano's encoder and CTC head (one padded axis); Paraformer's encoder and its decoder, whose token
+# slots are a second padded axis (a slot length per frame bucket, chosen from how many tokens fired).
+MODELS = pytest.mark.parametrize("model", ["tiny_model", "pf_model"], ids=["fun-asr-nano", "paraformer"])
+
+
 # Every window of the fixed policy is a padded 60 s run, 30-80 s each on lavapipe on a busy 2-core machine:
 # the 150 s file alone is minutes, past the suite's 900 s per test.
 @pytest.mark.timeout(2400)
-def test_no_new_shape_after_the_warm_up(windows_python, tiny_model, three_files):
-    report, seconds = _run(windows_python, tiny_model, "fixed", three_files)
+@MODELS
+def test_no_new_shape_after_the_warm_up(windows_python, model, request, three_files):
+    report, seconds = _run(windows_python, request.getfixturevalue(model), "fixed", three_files)
     runs = report["runs_after_load"]
     encoder = [s for graph, s, _ in runs if graph.startswith("encoder")]
     by_graph: dict[str, list[float]] = {}
@@ -75,10 +81,12 @@ def test_no_new_shape_after_the_warm_up(windows_python, tiny_model, three_files)
     assert report["new_shapes_after_load"] == 0
 
 
-def test_the_count_sees_shapes_that_were_not_warmed(windows_python, tiny_model, three_files):
+@MODELS
+def test_the_count_sees_shapes_that_were_not_warmed(windows_python, model, request, three_files):
     """The 3 s file with the dynamic policy on DirectML: its length is a new shape for the encoder and the
-    CTC head. (Only that file: unpinned shapes are slow on lavapipe, 30-80 s a run for the longer ones.)"""
-    report, seconds = _run(windows_python, tiny_model, "dynamic", three_files[:1])
+    CTC head (Paraformer: the decoder). (Only that file: unpinned shapes are slow on lavapipe, 30-80 s a run
+    for the longer ones.)"""
+    report, seconds = _run(windows_python, request.getfixturevalue(model), "dynamic", three_files[:1])
     print(
         f"dynamic policy on DirectML: {report['sessions_after_load']} sessions and"
         f" {report['new_shapes_after_load']} new shapes after load; process {seconds:.1f} s"
