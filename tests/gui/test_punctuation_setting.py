@@ -40,9 +40,9 @@ def test_engine_thread_punctuates_only_when_asked(qapp, home, pf_model, punc_mod
     loaded = []
     worker.ready.connect(loaded.append)
     worker.load_failed.connect(lambda seq, error: pytest.fail(str(error)))
-    worker.load(str(pf_model), "cpu", True, 1)
+    worker.load(str(pf_model), "cpu", "", True, 1)  # "": the default adapter (DirectML only)
     assert loaded[-1].engine.punctuator is not None and loaded[-1].engine.punctuator.folder.name == "ct-punc-zh"
-    worker.load(str(pf_model), "cpu", False, 2)
+    worker.load(str(pf_model), "cpu", "", False, 2)
     assert loaded[-1].engine.punctuator is None
     worker.close_engine()
     print("punctuation on: the installed ct-punc-zh is used; off: none")
