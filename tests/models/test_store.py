@@ -464,7 +464,7 @@ def test_builtin_catalog_is_valid():
     peer = catalog.get("fun-asr-nano-gguf")
     assert peer.kind == "peer-release"
     assert peer.archives[0].urls[0].startswith("https://github.com/HaujetZhao/CapsWriter-Offline/releases/download/")
-    with pytest.raises(ModelError, match="known: fun-asr-nano-2512, fun-asr-nano-gguf"):
+    with pytest.raises(ModelError, match="known: ct-punc-zh, fun-asr-nano-2512, fun-asr-nano-gguf, paraformer-zh"):
         catalog.get("whisper")
 
 
