@@ -27,6 +27,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
+from demo_model.recipe import SAMPLE_RATE
+from demo_model.speech import Speaker, espeak_many
+from demo_model.text import normalise_words
 
 from tests.support.paths import DEMO_MODEL, ROOT
 
@@ -129,18 +132,16 @@ def installed(winenv, user, build: Path) -> Path:
 @pytest.fixture(scope="module")
 def clips(user) -> dict[str, tuple[Path, str]]:
     """Two known-good utterances of the demo model (tests/gui/test_app.py), in the user's Documents."""
-    import train_demo_model as demo
-
     spoken = {
-        "采访 clip.wav": ("call home today", demo.Speaker("en-gb-x-rp", "Hugo", 168, 40, 1)),
-        "第二段 clip.wav": ("save file three two", demo.Speaker("en-us", "Mike", 170, 50, 0)),
+        "采访 clip.wav": ("call home today", Speaker("en-gb-x-rp", "Hugo", 168, 40, 1)),
+        "第二段 clip.wav": ("save file three two", Speaker("en-us", "Mike", 170, 50, 0)),
     }
     folder = to_linux(user, FOLDER)
     folder.mkdir(parents=True)
     out = {}
-    for (name, (text, _)), samples in zip(spoken.items(), demo.espeak_many(spoken.values())):
+    for (name, (text, _)), samples in zip(spoken.items(), espeak_many(spoken.values())):
         padded = np.concatenate([np.zeros(8000, np.float32), samples * 0.6, np.zeros(8000, np.float32)])
-        sf.write(str(folder / name), padded, demo.SAMPLE_RATE, subtype="PCM_16")
+        sf.write(str(folder / name), padded, SAMPLE_RATE, subtype="PCM_16")
         out[name] = (folder / name, text)
     return out
 
@@ -183,7 +184,6 @@ def _linux_words(path: Path) -> str:
 def test_installed_cli_transcribes_on_directml_next_to_the_file(
     winenv, user, demo_model: subprocess.CompletedProcess, clips
 ) -> None:
-    import train_demo_model as demo
 
     assert demo_model.returncode == 0, demo_model.stderr[-3000:]
     assert "not cached" not in demo_model.stderr, demo_model.stderr[-3000:]  # its graphs are kept for next time
@@ -216,7 +216,7 @@ def test_installed_cli_transcribes_on_directml_next_to_the_file(
     assert set(written) == {".wav", ".srt", ".txt", ".json"}
     result = json.loads(written[".json"].read_text(encoding="utf-8"))
     assert result["provider"] == "dml", result["provider"]  # DirectML ran it, no fallback to the CPU
-    assert demo.normalise_words(result["text"]) == spoken.split()
+    assert normalise_words(result["text"]) == spoken.split()
     assert result["text"] == _linux_words(clip)  # the Linux CPU's transcript of the same file
     assert written[".txt"].read_text(encoding="utf-8").strip() == result["text"]
     assert "-->" in written[".srt"].read_text(encoding="utf-8")
@@ -225,7 +225,6 @@ def test_installed_cli_transcribes_on_directml_next_to_the_file(
 def test_installed_gui_opens_the_file_it_is_given_and_shows_the_transcript(
     winenv, user, demo_model: subprocess.CompletedProcess, clips, tmp_path: Path
 ) -> None:
-    import train_demo_model as demo
 
     assert demo_model.returncode == 0, demo_model.stderr[-3000:]
     clip, spoken = clips["第二段 clip.wav"]
@@ -260,7 +259,7 @@ def test_installed_gui_opens_the_file_it_is_given_and_shows_the_transcript(
     result = json.loads(exported.read_text(encoding="utf-8"))
     print(f"GUI: {result['provider']}, {result['text']!r}")
     assert result["provider"] == "dml"
-    assert demo.normalise_words(result["text"]) == spoken.split()
+    assert normalise_words(result["text"]) == spoken.split()
     text = log.read_text(encoding="utf-8")
     assert "Traceback" not in text, text[-3000:]
 
