@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import funasr_runtime  # noqa: E402
 import int8_accuracy  # noqa: E402
+import paraformer  # noqa: E402
 import qwen3_asr  # noqa: E402
 import sensevoice  # noqa: E402
 from common import (
@@ -120,6 +121,7 @@ def build(cache: Path, quick: bool, sensevoice_too: bool = True) -> dict[str, An
         "exports": exports,
         "audio": audio,
         "sensevoice": sensevoice.build(cache / "sensevoice", quick, log) if sensevoice_too else None,
+        "paraformer": paraformer.build(cache / "paraformer", quick, log, long_audio=audio) if sensevoice_too else None,
         "graph_cache": cache / "graphs",
     }
 
@@ -322,6 +324,8 @@ def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = No
     }
     res["sensevoice"] = sensevoice.measure(built["sensevoice"], quick, log, nano_model=models[PRIMARY])
     summary.update(sensevoice.summary(res["sensevoice"]))
+    res["paraformer"] = paraformer.measure(built["paraformer"], quick, log)
+    summary.update(paraformer.summary(res["paraformer"]))
     res["summary"] = summary
     return res
 
@@ -441,7 +445,8 @@ def measure_peer_only(built: dict[str, Any], quick: bool, peer: dict[str, Any]) 
 
 def goals(summary: dict[str, Any]) -> dict[str, Any]:
     out = {}
-    measured = {k: g for k, g in sensevoice.GOALS.items() if k in summary}  # sherpa-onnx is optional
+    optional = {**sensevoice.GOALS, **paraformer.GOALS}
+    measured = {k: g for k, g in optional.items() if k in summary}  # sherpa-onnx is optional
     for key, (op, target) in {**GOALS, **measured}.items():
         v = summary[key]
         met = v >= target if op == ">=" else v <= target
@@ -611,6 +616,7 @@ def markdown(doc: dict[str, Any]) -> str:
         )
     lines += peer_markdown(r)
     lines += sensevoice.markdown(r["sensevoice"], doc["summary"])
+    lines += paraformer.markdown(r["paraformer"], doc["summary"])
     lines.append("")
     return "\n".join(lines)
 
@@ -715,9 +721,8 @@ def main(argv: list[str] | None = None) -> int:
         from qwen3_asr import STAGES as QWEN3_STAGES
         from stages import STAGES
 
-        result = {**STAGES, **sensevoice.STAGES, **QWEN3_STAGES, **int8_accuracy.STAGES, **funasr_runtime.STAGES}[
-            args.child
-        ](json.loads(args.child_args))
+        stages = {**STAGES, **sensevoice.STAGES, **paraformer.STAGES, **QWEN3_STAGES, **int8_accuracy.STAGES}
+        result = {**stages, **funasr_runtime.STAGES}[args.child](json.loads(args.child_args))
         Path(args.child_out).write_text(json.dumps(strip_private(result)))
         return 0
 
