@@ -351,9 +351,19 @@ def measure(
     quick: bool,
     log: Callable[[str], None] = print,
     peers: tuple[str, ...] = ("sherpa", "funasr"),
+    reps_override: int | None = None,
 ) -> dict[str, Any]:
-    """Tingji's stages, then each of `peers` that can run here, paired with Tingji."""
-    reps = {"reps_short": 1 if quick else 9, "reps_long": 1 if quick else 3}
+    """Tingji's stages, then each of `peers` that can run here, paired with Tingji.
+
+    Args:
+        reps_override: every stage's timed repetitions and pairs (one run of the long file when set);
+            None: 1 with `quick`, else the counts the README gives.
+    """
+
+    def n(full: int) -> int:
+        return reps_override if reps_override is not None else 1 if quick else full
+
+    reps = {"reps_short": n(9), "reps_long": n(3)}
     base = {"model": built["model"], "punctuation": built["punctuation"], "audio": built["audio"]}
     res: dict[str, Any] = {
         "weights": "tiny" if quick else "full-size",
@@ -363,8 +373,10 @@ def measure(
     log("Paraformer: tingji")
     res["tingji"] = run_child("pf_tingji", {**base, **reps}, log=log)
     log("Paraformer + punctuation: the long file")
-    res["file"] = run_child("pf_file", {**base, "file": built["file"], "file_runs": 1 if quick else 2}, log=log)
-    pairs = {"reps_short": 1 if quick else 15, "reps_long": 1 if quick else 5}
+    res["file"] = run_child(
+        "pf_file", {**base, "file": built["file"], "file_runs": 1 if quick or reps_override else 2}, log=log
+    )
+    pairs = {"reps_short": n(15), "reps_long": n(5)}
     if "sherpa" in peers and "sherpa" in built:
         sherpa = {"sherpa_model": built["sherpa"]["model_int8"], "tokens": built["sherpa"]["tokens"]}
         log("Paraformer: sherpa-onnx")
@@ -380,8 +392,8 @@ def measure(
             {
                 **base,
                 "checkpoint": built["checkpoint"],
-                "reps_short": 1 if quick else 7,
-                "reps_long": 1 if quick else 3,
+                "reps_short": n(7),
+                "reps_long": n(3),
                 "peer": "funasr",
             },
             env=REFERENCE_ENV,
@@ -473,9 +485,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=BENCH / ".cache")
     ap.add_argument("--json", type=Path, help="also write the results here")
     ap.add_argument("--peers", default="sherpa,funasr", help="which peers run beside Tingji (comma-separated)")
+    ap.add_argument(
+        "--reps", type=int, help="timed repetitions and pairs per stage (a check that it runs, not figures)"
+    )
     args = ap.parse_args(argv)
     built = build(args.cache_dir / ("quick" if args.quick else "full") / "paraformer", args.quick)
-    res = measure(built, args.quick, peers=tuple(p for p in args.peers.split(",") if p))
+    res = measure(built, args.quick, peers=tuple(p for p in args.peers.split(",") if p), reps_override=args.reps)
     summ = summary(res)
     doc = {"machine": machine(), "load": os.getloadavg(), "summary": summ, "goals": goals(summ), "results": res}
     text = json.dumps(strip_private(doc), indent=2, default=str)
