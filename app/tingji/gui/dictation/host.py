@@ -121,7 +121,7 @@ class DictationHost(QObject):
         self._loadWanted.connect(self._load_for_a_take)
         panel.bridge.event.connect(self._on_event)
         panel.settingsChanged.connect(self._panel_settings_changed)
-        panel.show_overlay_unsupported(self.overlay is None)
+        panel.form.show_overlay_unsupported(self.overlay is None)
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -176,7 +176,7 @@ class DictationHost(QObject):
         """The page names dictation's model (again after a language switch: the window calls this), and
         the model the live preview runs on."""
         self.panel.model_label.setText(dictation_page_text(self.engine))
-        self.panel.preview_note.setText(preview_model_text(self.engine))
+        self.panel.form.preview_note.setText(preview_model_text(self.engine))
 
     def _model_path(self) -> str | None:
         """The model folder dictation's use runs now (loaded or not), as LoadedModel.path says it."""

@@ -44,254 +44,257 @@ The details are in {1}.</source>
 <context>
     <name>DictationPanel</name>
     <message>
-        <location filename="../dictation/panel.py" line="350"/>
-        <source>Dictation settings</source>
-        <translation>听写设置</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="351"/>
+        <location filename="../dictation/panel.py" line="242"/>
         <source>History</source>
         <translation>历史记录</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="352"/>
+        <location filename="../dictation/panel.py" line="243"/>
         <source>Nothing dictated yet. What you dictate is kept here, with its recording.</source>
         <translation>还没有听写记录。听写的内容会连同录音保存在这里。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="353"/>
+        <location filename="../dictation/panel.py" line="244"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="353"/>
+        <location filename="../dictation/panel.py" line="244"/>
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="357"/>
-        <source>Hotkey</source>
-        <translation>快捷键</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="358"/>
-        <source>Mode</source>
-        <translation>模式</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="359"/>
-        <source>Insert by</source>
-        <translation>输入方式</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="360"/>
-        <source>Microphone</source>
-        <translation>麦克风</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="363"/>
-        <source>Pre-roll</source>
-        <translation>预录</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="362"/>
-        <source>Silence ends take</source>
-        <translation>静音多久结束</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="364"/>
-        <source>Keep recordings</source>
-        <translation>保留录音</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="372"/>
-        <source>Hold to talk</source>
-        <translation>按住说话</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="373"/>
-        <source>Press to start, pause to stop</source>
-        <translation>按一下开始，停顿即结束</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="374"/>
-        <source>Continuous (press to start and stop)</source>
-        <translation>连续（按一下开始，再按一下停止）</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="378"/>
-        <source>Paste (clipboard restored afterwards)</source>
-        <translation>粘贴（之后恢复剪贴板）</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="378"/>
-        <source>Type the characters</source>
-        <translation>逐字键入</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="630"/>
+        <location filename="../dictation/panel.py" line="401"/>
         <source>{0}. Use the Dictate button instead.</source>
         <translation>{0}。可以改用“开始听写”按钮。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="403"/>
-        <source>All</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="588"/>
+        <location filename="../dictation/panel.py" line="359"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="442"/>
+        <location filename="../dictation/panel.py" line="265"/>
         <source>Play</source>
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="365"/>
-        <source>Overlay</source>
-        <translation>悬浮提示</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="383"/>
-        <source>Bottom of the screen</source>
-        <translation>屏幕底部</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="384"/>
-        <source>Top of the screen</source>
-        <translation>屏幕顶部</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="385"/>
-        <source>Off (the tray icon shows the state)</source>
-        <translation>关闭（由托盘图标显示状态）</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="391"/>
-        <source>This desktop (Wayland) does not let an application float a window over others: the tray icon shows what dictation is doing instead.</source>
-        <translation>此桌面（Wayland）不允许应用把窗口浮在其他窗口之上：改由托盘图标显示听写状态。</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="395"/>
-        <source>Show the words while I speak (live preview, never pasted)</source>
-        <translation>说话时显示识别的文字（实时预览，不会粘贴）</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="396"/>
-        <source>Play a sound when a take starts and ends</source>
-        <translation>开始和结束听写时播放提示音</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="397"/>
-        <source>Keep the microphone open between takes</source>
-        <translation>两次听写之间保持麦克风打开</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="399"/>
-        <source>The first word is never cut, but the system shows the microphone as in use all the time.</source>
-        <translation>第一个字不会被截掉，但系统会一直显示麦克风正在使用。</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="401"/>
-        <source>How long a pause ends a take (press-to-start and continuous modes).</source>
-        <translation>停顿多久算一段结束（“按一下开始”和“连续”模式）。</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="402"/>
-        <source>Audio kept from just before the take starts.</source>
-        <translation>保留开始听写前一小段时间的声音。</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="405"/>
-        <source>How many of the newest takes keep their recording; the text is always kept.</source>
-        <translation>最近多少段听写保留录音；文字始终保留。</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="408"/>
-        <source>Modifiers and one key, e.g. ctrl+alt+space or ctrl+shift+d</source>
-        <translation>修饰键加一个键，例如 ctrl+alt+space 或 ctrl+shift+d</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="432"/>
-        <source>System default</source>
-        <translation>系统默认</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="434"/>
-        <source>{0} (not connected)</source>
-        <translation>{0}（未连接）</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="443"/>
+        <location filename="../dictation/panel.py" line="266"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="444"/>
+        <location filename="../dictation/panel.py" line="267"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="587"/>
+        <location filename="../dictation/panel.py" line="358"/>
         <source>Dictation starts once the speech model is ready.</source>
         <translation>语音模型就绪后即可听写。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="589"/>
+        <location filename="../dictation/panel.py" line="360"/>
         <source>Listening… speak now</source>
         <translation>正在聆听…请说话</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="593"/>
+        <location filename="../dictation/panel.py" line="364"/>
         <source>The recording of this take was deleted.</source>
         <translation>这段录音已被删除。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="592"/>
+        <location filename="../dictation/panel.py" line="363"/>
         <source>Copied.</source>
         <translation>已复制。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="590"/>
+        <location filename="../dictation/panel.py" line="361"/>
         <source>Transcribing…</source>
         <translation>正在转写…</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="591"/>
+        <location filename="../dictation/panel.py" line="362"/>
         <source>Nothing was said.</source>
         <translation>没有听到说话。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="600"/>
+        <location filename="../dictation/panel.py" line="371"/>
         <source>Hold {0} in any application and speak; let go and the text is inserted where your cursor is.</source>
         <translation>在任意应用中按住 {0} 说话，松开后文字会输入到光标所在位置。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="603"/>
+        <location filename="../dictation/panel.py" line="374"/>
         <source>Press {0} in any application and speak; a pause ends the take and the text is inserted where your cursor is.</source>
         <translation>在任意应用中按一下 {0} 开始说话，停顿即结束，文字会输入到光标所在位置。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="607"/>
+        <location filename="../dictation/panel.py" line="378"/>
         <source>Press {0} to start listening; after each pause what you said is inserted where your cursor is. Press it again to stop.</source>
         <translation>按一下 {0} 开始聆听，每次停顿后说的话会输入到光标所在位置；再按一下停止。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="617"/>
+        <location filename="../dictation/panel.py" line="388"/>
         <source>Inserted: {0}</source>
         <translation>已输入：{0}</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="625"/>
+        <location filename="../dictation/panel.py" line="396"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="625"/>
+        <location filename="../dictation/panel.py" line="396"/>
         <source>Dictate</source>
         <translation>开始听写</translation>
+    </message>
+</context>
+<context>
+    <name>DictationSettingsForm</name>
+    <message>
+        <location filename="../dictation/settings_form.py" line="191"/>
+        <source>Dictation settings</source>
+        <translation>听写设置</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="195"/>
+        <source>Hotkey</source>
+        <translation>快捷键</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="196"/>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="197"/>
+        <source>Insert by</source>
+        <translation>输入方式</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="198"/>
+        <source>Microphone</source>
+        <translation>麦克风</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="200"/>
+        <source>Silence ends take</source>
+        <translation>静音多久结束</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="201"/>
+        <source>Pre-roll</source>
+        <translation>预录</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="202"/>
+        <source>Keep recordings</source>
+        <translation>保留录音</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="203"/>
+        <source>Overlay</source>
+        <translation>悬浮提示</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="212"/>
+        <source>This desktop (Wayland) does not let an application float a window over others: the tray icon shows what dictation is doing instead.</source>
+        <translation>此桌面（Wayland）不允许应用把窗口浮在其他窗口之上：改由托盘图标显示听写状态。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="216"/>
+        <source>Show the words while I speak (live preview, never pasted)</source>
+        <translation>说话时显示识别的文字（实时预览，不会粘贴）</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="217"/>
+        <source>Play a sound when a take starts and ends</source>
+        <translation>开始和结束听写时播放提示音</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="218"/>
+        <source>Keep the microphone open between takes</source>
+        <translation>两次听写之间保持麦克风打开</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="220"/>
+        <source>The first word is never cut, but the system shows the microphone as in use all the time.</source>
+        <translation>第一个字不会被截掉，但系统会一直显示麦克风正在使用。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="222"/>
+        <source>How long a pause ends a take (press-to-start and continuous modes).</source>
+        <translation>停顿多久算一段结束（“按一下开始”和“连续”模式）。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="223"/>
+        <source>Audio kept from just before the take starts.</source>
+        <translation>保留开始听写前一小段时间的声音。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="224"/>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="226"/>
+        <source>How many of the newest takes keep their recording; the text is always kept.</source>
+        <translation>最近多少段听写保留录音；文字始终保留。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="229"/>
+        <source>Modifiers and one key, e.g. ctrl+alt+space or ctrl+shift+d</source>
+        <translation>修饰键加一个键，例如 ctrl+alt+space 或 ctrl+shift+d</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="234"/>
+        <source>Hold to talk</source>
+        <translation>按住说话</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="235"/>
+        <source>Press to start, pause to stop</source>
+        <translation>按一下开始，停顿即结束</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="236"/>
+        <source>Continuous (press to start and stop)</source>
+        <translation>连续（按一下开始，再按一下停止）</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="238"/>
+        <source>Paste (clipboard restored afterwards)</source>
+        <translation>粘贴（之后恢复剪贴板）</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="238"/>
+        <source>Type the characters</source>
+        <translation>逐字键入</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="240"/>
+        <source>Bottom of the screen</source>
+        <translation>屏幕底部</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="241"/>
+        <source>Top of the screen</source>
+        <translation>屏幕顶部</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="242"/>
+        <source>Off (the tray icon shows the state)</source>
+        <translation>关闭（由托盘图标显示状态）</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="253"/>
+        <source>System default</source>
+        <translation>系统默认</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="255"/>
+        <source>{0} (not connected)</source>
+        <translation>{0}（未连接）</translation>
     </message>
 </context>
 <context>
