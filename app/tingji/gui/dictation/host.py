@@ -49,6 +49,7 @@ from ...dictation import messages
 from ...dictation.controller import AudioInput, DictationController
 from ...dictation.cues import play_cue
 from ...dictation.events import DictationEvent
+from ...dictation.preview import INTERVAL_S, PreviewChoice, PreviewModel
 from ...dictation.settings import DictationSettings
 from ...errors import TingjiError
 from ..engine_host import EngineHost, EngineState, ModelEngine
@@ -57,6 +58,7 @@ from ..threads import start_worker, stop_threads
 from .on_demand import OnDemandEngine
 from .overlay import DictationOverlay, overlay_supported
 from .panel import DictationPanel
+from .preview_source import faster_preview_model, preview_model_text
 from .qt_clipboard import QtClipboard
 
 log = logging.getLogger(__name__)
@@ -148,6 +150,7 @@ class DictationHost(QObject):
         self.stop()
         settings = self.settings.dictation
         handle = OnDemandEngine(loaded.engine, loaded.path, self._loadWanted.emit)
+        faster = faster_preview_model(loaded.engine.family, loaded.path, self.settings.provider, self.settings.device)
         try:
             controller = DictationController(
                 handle,
@@ -158,6 +161,7 @@ class DictationHost(QObject):
                 microphone=self._make_microphone(settings) if self._make_microphone else None,
                 on_event=self.panel.bridge.post,
                 use_hotkey=self._use_hotkey,
+                preview_model=PreviewModel(handle.model_name, faster),
             )
         except Exception as exc:  # noqa: BLE001 - dictation must never keep the app from running
             log.exception("dictation could not start")
@@ -171,12 +175,22 @@ class DictationHost(QObject):
         self._set_state(controller.state)
         self._started = threading.Event()
         self._start.emit(controller, self._started)
+        self.show_model()
 
     def show_model(self) -> None:
         """The page names dictation's model (again after a language switch: the window calls this), and
         the model the live preview runs on."""
         self.panel.model_label.setText(dictation_page_text(self.engine))
-        self.panel.form.preview_note.setText(preview_model_text(self.engine))
+        self.panel.form.preview_note.setText(preview_model_text(self._preview_choice()))
+
+    def _preview_choice(self) -> PreviewChoice | None:
+        """The running controller's preview model choice; before one runs, the dictation model, not measured."""
+        if self.controller is not None:
+            return self.controller.preview_model.choice
+        choice = self.engine.choice_of("dictation")
+        if choice is None or not choice.name:
+            return None
+        return PreviewChoice("unmeasured", choice.name, None, None, INTERVAL_S)
 
     def _model_path(self) -> str | None:
         """The model folder dictation's use runs now (loaded or not), as LoadedModel.path says it."""
@@ -193,6 +207,8 @@ class DictationHost(QObject):
             return
         if engine.state is EngineState.UNLOADED:
             handle.detach()  # returns once no take is transcribing on it
+            if self.controller is not None:
+                self.controller.preview_model.unload()  # the faster preview model goes with the dictation model
         else:
             self.stop()
 
@@ -271,6 +287,8 @@ class DictationHost(QObject):
             self.stateChanged.emit()
         elif event.kind == "error" and event.error is not None:  # a take not inserted is one too
             self.problem.emit(event.error)
+        elif event.kind == "preview_model":
+            self.show_model()
 
     def _cue(self, event: DictationEvent) -> None:
         """The start/stop sounds, when the user has them on (off by default)."""
@@ -294,16 +312,6 @@ class DictationHost(QObject):
     @property
     def running(self) -> bool:
         return self.controller is not None
-
-
-def preview_model_text(host: EngineHost) -> str:
-    """Which model the live preview runs on: the dictation model, on its live lane."""
-    choice = host.choice_of("dictation")
-    if choice is None or not choice.name:
-        return ""
-    return QCoreApplication.translate(
-        "ModelUse", "The preview runs on the dictation model ({0}), less often when the model is slow."
-    ).format(choice.name)
 
 
 def dictation_page_text(host: EngineHost) -> str:

@@ -3027,7 +3027,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>{0}（加载失败）</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="321"/>
+        <location filename="../dictation/host.py" line="329"/>
         <location filename="../models/uses.py" line="38"/>
         <source>no model</source>
         <translation>无模型</translation>
@@ -3038,27 +3038,57 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>文件转写：{0} · 听写：{1}</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="304"/>
+        <location filename="../dictation/preview_source.py" line="71"/>
+        <source>The preview runs on {1}: the dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s. The inserted text still comes from {0}.</source>
+        <translation>预览改用 {1}：听写模型（{0}）每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒。插入的文字仍来自 {0}。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="77"/>
+        <source>The dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s: the preview moves to {1} after this take.</source>
+        <translation>听写模型（{0}）每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒：这次听写之后，预览改用 {1}。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="83"/>
+        <source>The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than {3:.1f} s, and {1} could not be loaded (the log says why).</source>
+        <translation>预览使用听写模型（{0}），刷新会少一些：每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒，而 {1} 无法加载（原因见日志）。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="89"/>
+        <source>The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than {3:.1f} s. With SenseVoice-Small installed, that would preview instead.</source>
+        <translation>预览使用听写模型（{0}），刷新会少一些：每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒。安装 SenseVoice-Small 后，将改由它预览。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="95"/>
+        <source>The preview runs on the dictation model ({0}): {2:.2f} s per refresh, within {3:.1f} s.</source>
+        <translation>预览使用听写模型（{0}）：每次刷新用时 {2:.2f} 秒，不超过 {3:.1f} 秒。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="99"/>
+        <source>The preview runs on the dictation model ({0}) while it keeps up with a refresh every {3:.1f} s, else on {1}.</source>
+        <translation>预览使用听写模型（{0}），只要它能每 {3:.1f} 秒刷新一次；跟不上时改用 {1}。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="105"/>
         <source>The preview runs on the dictation model ({0}), less often when the model is slow.</source>
         <translation>预览使用听写模型（{0}）；模型较慢时刷新会少一些。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="314"/>
+        <location filename="../dictation/host.py" line="322"/>
         <source>Dictation model: none installed yet.</source>
         <translation>听写模型：尚未安装。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="316"/>
+        <location filename="../dictation/host.py" line="324"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt;, the same as for files.</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;，与文件转写相同。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="320"/>
+        <location filename="../dictation/host.py" line="328"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt; (files use {1}).</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;（文件转写使用 {1}）。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="323"/>
+        <location filename="../dictation/host.py" line="331"/>
         <source>Change…</source>
         <translation>更改…</translation>
     </message>
