@@ -141,6 +141,7 @@ def test_a_slow_dictation_model_hands_the_preview_to_the_faster_model(tmp_path, 
     # Take 2: every preview comes from the faster model, on its own engine; the dictation model runs the final
     # take only, on the whole kept recording.
     sv = loader.loaded[0]
+    rig.c.preview.join(30)  # take 1's preview thread has ended: what the dictation model is asked now is take 2's
     calls_before, previews_before = len(rig.engine.calls), len(rig.kinds("preview"))
     second = _take(rig, five_seconds)
     previews = [e.text for e in rig.kinds("preview")[previews_before:]]

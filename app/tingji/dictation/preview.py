@@ -27,9 +27,10 @@ Which model previews (`PreviewModel`), by a rule measured on this machine:
     model (SenseVoice-Small, which the app offers when it is installed and
     can be told the language spoken) previews from then on, on an Engine of
     its own, so the dictation model's live lane stays free for the final
-    take. It is loaded only then (preview on, rule broken), after the take
-    that measured it has been transcribed, never during a take, and unloaded
-    with the dictation engine or when the preview is turned off;
+    take. It is loaded only then (preview on, rule broken), once the take
+    that measured it has been transcribed and pasted (a take started while it
+    loads previews on the dictation model), and unloaded with the dictation
+    engine or when the preview is turned off;
   * no faster model (or it failed to load): the dictation model previews
     less often (the `GAP_S` rule), and Settings says so (`PreviewChoice`).
 A slow verdict stays for the session; a model that fits is measured again
