@@ -27,7 +27,11 @@ dictation and files recognise the same way.
 
 While a take records, the host shows the floating overlay (overlay.py; not on
 Wayland, where the tray alone shows the state) and plays the start/stop cues
-when the user has them on.
+when the user has them on. The live preview runs on the dictation model, or on
+an installed SenseVoice-Small when the controller measures the dictation model
+too slow for it (preview_source.py finds that model; the settings box names the
+model that previews, after each `preview_model` event); the faster model is
+unloaded with the dictation engine, idle unload included.
 
 The host also sums up what dictation is doing for the status bar and tray:
 `state` is "waiting" (no engine), "idle", "listening" or "transcribing", and
@@ -150,8 +154,10 @@ class DictationHost(QObject):
         self.stop()
         settings = self.settings.dictation
         handle = OnDemandEngine(loaded.engine, loaded.path, self._loadWanted.emit)
-        faster = faster_preview_model(loaded.engine.family, loaded.path, self.settings.provider, self.settings.device)
         try:
+            faster = faster_preview_model(
+                loaded.engine.family, loaded.path, self.settings.provider, self.settings.device
+            )
             controller = DictationController(
                 handle,
                 settings,
