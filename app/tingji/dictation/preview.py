@@ -19,9 +19,10 @@ Why it cannot make the final text later:
     shows a stale preview over the final text.
 
 Which model previews (`PreviewModel`), by a rule measured on this machine:
-  * the dictation model's preview runs over the first `SHORT_TAKE_S` of a take
-    are timed (wall seconds, what the user waits); at the take's end the
-    median of them is the model's cost. Cost within the refresh interval: the
+  * the dictation model's preview runs are timed (wall seconds, what the
+    user waits); at the take's end the median of those over at most the first
+    `SHORT_TAKE_S` of the take (none that short: the run over the least audio)
+    is the model's cost. Cost within the refresh interval: the
     dictation model previews on its own live lane, as above;
   * cost over the interval: it cannot refresh that often. A faster installed
     model (SenseVoice-Small, which the app offers when it is installed and
@@ -248,7 +249,7 @@ class PreviewModel:
         self.on_change = on_change
         self.cost_s = cost_s
         self._slow = cost_s is not None and not preview_fits(cost_s, interval_s)
-        self._runs: list[float] = []  # this take's timed runs on the dictation model
+        self._runs: list[tuple[int, float]] = []  # this take's runs on the dictation model: samples, seconds
         self._engine: PreviewEngine | None = None
         self._loader: threading.Thread | None = None
         self._failed = False
@@ -283,7 +284,7 @@ class PreviewModel:
         self, own: Transcriber, audio: np.ndarray, options: TranscribeOptions, cancel: threading.Event
     ) -> Transcript:
         """One preview run: on the faster model once it is loaded (and suits the language), else on `own`
-        (the dictation model's live lane), timed when the take so far is short."""
+        (the dictation model's live lane), timed."""
         with self._cond:
             engine = self._engine if self.faster is not None and self.faster.suits(options) else None
             if engine is not None:
@@ -297,9 +298,8 @@ class PreviewModel:
                     self._cond.notify_all()
         start = time.perf_counter()
         result = own.transcribe(audio, options, cancel=cancel)
-        if len(audio) <= SHORT_TAKE_S * RATE:
-            with self._cond:
-                self._runs.append(time.perf_counter() - start)
+        with self._cond:
+            self._runs.append((len(audio), time.perf_counter() - start))
         return result
 
     def take_ended(self) -> None:
@@ -308,8 +308,9 @@ class PreviewModel:
             runs, self._runs = self._runs, []
             if not runs or self._slow:
                 return
+            short = [seconds for samples, seconds in runs if samples <= SHORT_TAKE_S * RATE]
             before = self._choice()
-            self.cost_s = statistics.median(runs)
+            self.cost_s = statistics.median(short) if short else min(runs)[1]
             self._slow = not preview_fits(self.cost_s, self.interval_s)
             after = self._choice()
         self._changed(before, after)
