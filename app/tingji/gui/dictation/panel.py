@@ -1,4 +1,5 @@
-"""The dictation page: a Dictate button, what dictation is doing, the history, the settings.
+"""The dictation page: a Dictate button, what dictation is doing, the history, and the settings box
+(settings_form.DictationSettingsForm, `panel.form`), whose edits the page applies and passes on.
 
 Embedding (the app does this through `gui.dictation.host.DictationHost`):
 
