@@ -44,107 +44,107 @@ The details are in {1}.</source>
 <context>
     <name>DictationPanel</name>
     <message>
-        <location filename="../dictation/panel.py" line="242"/>
+        <location filename="../dictation/panel.py" line="243"/>
         <source>History</source>
         <translation>历史记录</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="243"/>
+        <location filename="../dictation/panel.py" line="244"/>
         <source>Nothing dictated yet. What you dictate is kept here, with its recording.</source>
         <translation>还没有听写记录。听写的内容会连同录音保存在这里。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="244"/>
+        <location filename="../dictation/panel.py" line="245"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="244"/>
+        <location filename="../dictation/panel.py" line="245"/>
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="401"/>
+        <location filename="../dictation/panel.py" line="402"/>
         <source>{0}. Use the Dictate button instead.</source>
         <translation>{0}。可以改用“开始听写”按钮。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="359"/>
+        <location filename="../dictation/panel.py" line="360"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="265"/>
+        <location filename="../dictation/panel.py" line="266"/>
         <source>Play</source>
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="266"/>
+        <location filename="../dictation/panel.py" line="267"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="267"/>
+        <location filename="../dictation/panel.py" line="268"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="358"/>
+        <location filename="../dictation/panel.py" line="359"/>
         <source>Dictation starts once the speech model is ready.</source>
         <translation>语音模型就绪后即可听写。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="360"/>
+        <location filename="../dictation/panel.py" line="361"/>
         <source>Listening… speak now</source>
         <translation>正在聆听…请说话</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="364"/>
+        <location filename="../dictation/panel.py" line="365"/>
         <source>The recording of this take was deleted.</source>
         <translation>这段录音已被删除。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="363"/>
+        <location filename="../dictation/panel.py" line="364"/>
         <source>Copied.</source>
         <translation>已复制。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="361"/>
+        <location filename="../dictation/panel.py" line="362"/>
         <source>Transcribing…</source>
         <translation>正在转写…</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="362"/>
+        <location filename="../dictation/panel.py" line="363"/>
         <source>Nothing was said.</source>
         <translation>没有听到说话。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="371"/>
+        <location filename="../dictation/panel.py" line="372"/>
         <source>Hold {0} in any application and speak; let go and the text is inserted where your cursor is.</source>
         <translation>在任意应用中按住 {0} 说话，松开后文字会输入到光标所在位置。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="374"/>
+        <location filename="../dictation/panel.py" line="375"/>
         <source>Press {0} in any application and speak; a pause ends the take and the text is inserted where your cursor is.</source>
         <translation>在任意应用中按一下 {0} 开始说话，停顿即结束，文字会输入到光标所在位置。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="378"/>
+        <location filename="../dictation/panel.py" line="379"/>
         <source>Press {0} to start listening; after each pause what you said is inserted where your cursor is. Press it again to stop.</source>
         <translation>按一下 {0} 开始聆听，每次停顿后说的话会输入到光标所在位置；再按一下停止。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="388"/>
+        <location filename="../dictation/panel.py" line="389"/>
         <source>Inserted: {0}</source>
         <translation>已输入：{0}</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="396"/>
+        <location filename="../dictation/panel.py" line="397"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="396"/>
+        <location filename="../dictation/panel.py" line="397"/>
         <source>Dictate</source>
         <translation>开始听写</translation>
     </message>
@@ -3027,7 +3027,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>{0}（加载失败）</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="329"/>
+        <location filename="../dictation/host.py" line="335"/>
         <location filename="../models/uses.py" line="38"/>
         <source>no model</source>
         <translation>无模型</translation>
@@ -3073,22 +3073,22 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>预览使用听写模型（{0}）；模型较慢时刷新会少一些。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="322"/>
+        <location filename="../dictation/host.py" line="328"/>
         <source>Dictation model: none installed yet.</source>
         <translation>听写模型：尚未安装。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="324"/>
+        <location filename="../dictation/host.py" line="330"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt;, the same as for files.</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;，与文件转写相同。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="328"/>
+        <location filename="../dictation/host.py" line="334"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt; (files use {1}).</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;（文件转写使用 {1}）。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="331"/>
+        <location filename="../dictation/host.py" line="337"/>
         <source>Change…</source>
         <translation>更改…</translation>
     </message>
