@@ -30,7 +30,7 @@ from ..engine.manifest import sha256_file
 from ..errors import Cancelled, ModelError
 from . import messages
 from .diskspace import ensure_space
-from .http_range import Meter, NextMirror, Progress, Retry, attempt, check_url
+from .http_range import Meter, NextMirror, Progress, Retry, Transfer, attempt, check_url
 from .partfile import MiB, PartFile
 
 #: An attempt that delivered at least this much before failing is not counted
@@ -103,7 +103,7 @@ def download(
     if size is not None:
         ensure_space(dest.parent, size - part.length, disk_free)
 
-    meter = Meter(progress, size)
+    how = Transfer(size, stall_timeout, chunk, cancel, Meter(progress, size), disk_free, checked=expected is not None)
     failures: list[str] = []
     not_found = 0
     mismatch: str | None = None
@@ -112,20 +112,7 @@ def download(
     while index < len(urls):
         url = urls[index]
         try:
-            _fetch_mirror(
-                url,
-                part,
-                size=size,
-                stall=stall_timeout,
-                chunk=chunk,
-                cancel=cancel,
-                meter=meter,
-                retries=retries,
-                backoff=backoff,
-                max_backoff=max_backoff,
-                disk_free=disk_free,
-                checked=expected is not None,
-            )
+            _fetch_mirror(url, part, how, retries=retries, backoff=backoff, max_backoff=max_backoff)
         except NextMirror as exc:
             failures.append(f"{_host(url)}: {exc}")
             not_found += exc.not_found
@@ -178,37 +165,15 @@ def _checked_request(urls: list[str], dest: Path, sha256: str | None) -> tuple[l
     return urls, dest, expected
 
 
-def _fetch_mirror(
-    url: str,
-    part: PartFile,
-    *,
-    size: int | None,
-    stall: float,
-    chunk: int,
-    cancel: threading.Event | None,
-    meter: Meter,
-    retries: int,
-    backoff: float,
-    max_backoff: float,
-    disk_free: Callable[[Path], int] | None,
-    checked: bool,
-) -> None:
+def _fetch_mirror(url: str, part: PartFile, how: Transfer, *, retries: int, backoff: float, max_backoff: float) -> None:
+    """Attempts at one mirror until the file is complete, with back-off between them (`NextMirror`: give up)."""
+    cancel = how.cancel
     failures = 0
     while True:
         if cancel is not None and cancel.is_set():
             raise Cancelled()
         try:
-            attempt(
-                url,
-                part,
-                size=size,
-                stall=stall,
-                chunk=chunk,
-                cancel=cancel,
-                meter=meter,
-                disk_free=disk_free,
-                checked=checked,
-            )
+            attempt(url, part, how)
             return
         except Retry as exc:
             if exc.progressed < PROGRESS_RESET_BYTES:
