@@ -91,18 +91,10 @@ def download(
     if cancel is not None and cancel.is_set():
         raise Cancelled()
     dest.parent.mkdir(parents=True, exist_ok=True)
-    part_path = dest.with_name(dest.name + ".part")
-
     if expected is not None and dest.is_file() and (size is None or dest.stat().st_size == size):
         if sha256_file(dest) == expected:
             return DownloadResult(dest, expected, dest.stat().st_size, None)
-
-    part = PartFile(part_path)
-    if size is not None and part.length > size:
-        part.reset()
-    if size is not None:
-        ensure_space(dest.parent, size - part.length, disk_free)
-
+    part = _open_part(dest, size, disk_free)
     how = Transfer(size, stall_timeout, chunk, cancel, Meter(progress, size), disk_free, checked=expected is not None)
     failures: list[str] = []
     not_found = 0
@@ -138,6 +130,16 @@ def download(
         return DownloadResult(dest, actual, length, url)
 
     raise _failure(dest, expected, mismatch, failures, not_found == len(urls))
+
+
+def _open_part(dest: Path, size: int | None, disk_free: Callable[[Path], int] | None) -> PartFile:
+    """`<dest>.part` to resume from (one longer than `size` starts over), with room left for the rest."""
+    part = PartFile(dest.with_name(dest.name + ".part"))
+    if size is not None:
+        if part.length > size:
+            part.reset()
+        ensure_space(dest.parent, size - part.length, disk_free)
+    return part
 
 
 def _failure(
