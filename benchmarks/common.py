@@ -152,18 +152,21 @@ def others_cores(seconds: float = 3.0) -> float:
     return (_proc_stat_busy() - b0) / (time.perf_counter() - t0)
 
 
-QUIET = {"cores": None, "max_wait_s": 0.0}  # set by run.py --quiet-below / --quiet-wait
+# Set by run.py --quiet-below / --quiet-wait; sample_s: how long each look at the other jobs lasts
+# (run.py --quick takes a shorter look when it does not wait for quiet: it only records the figure).
+QUIET: dict[str, Any] = {"cores": None, "max_wait_s": 0.0, "sample_s": 3.0}
 
 
 def wait_for_quiet(log: Callable[[str], None] = print) -> dict[str, Any]:
     """Wait (bounded) until other jobs use less than QUIET['cores'] cores; return what was seen."""
-    busy = others_cores()
+    sample = QUIET.get("sample_s", 3.0)
+    busy = others_cores(sample)
     waited = 0.0
     limit = QUIET["cores"]
     while limit is not None and busy > limit and waited < QUIET["max_wait_s"]:
         time.sleep(10)
-        waited += 10 + 3
-        busy = others_cores()
+        waited += 10 + sample
+        busy = others_cores(sample)
     if limit is not None and waited:
         log(f"  waited {waited:.0f} s for a quieter machine (other jobs now {busy:.2f} cores)")
     return {"other_jobs_cores_before": round(busy, 2), "waited_s": waited}

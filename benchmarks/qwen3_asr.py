@@ -82,13 +82,15 @@ def build(
     """Per size a checkpoint and its int8 + q5_k export, built once under `cache/qwen3-<size>/`.
 
     Both are made in child processes (a full-size 1.7B checkpoint passes through several GB),
-    the export through `export_probe` for its time and memory figures.
+    the export through `export_probe` for its time and memory figures. A tiny checkpoint has
+    the same sizes whatever the size asked for (tools/tiny_qwen3_asr.py's TINY), its files the
+    same bytes, so --quick builds and exports it once, in `cache/qwen3-tiny/`, for every size.
     """
     from export_probe import probe_export
 
     built = {}
     for size in sizes:
-        root = cache / f"qwen3-{size}"
+        root = cache / ("qwen3-tiny" if quick else f"qwen3-{size}")
         ckpt, model, stats_path = root / "checkpoint", root / f"{PRECISION}-{QUANT}", root / "export.json"
         if not (ckpt / "model.safetensors").is_file():
             log(f"building {'tiny' if quick else 'full-size'} Qwen3-ASR-{size} checkpoint in {ckpt}")

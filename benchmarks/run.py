@@ -31,6 +31,7 @@ import os
 import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -87,8 +88,48 @@ def log(msg: str) -> None:
 # -- building ------------------------------------------------------------------------
 
 
-def build(cache: Path, quick: bool, sensevoice_too: bool = True) -> dict[str, Any]:
-    """Checkpoint, exports and audio, built once and reused; returns paths and the export stats."""
+def build(cache: Path, quick: bool, sensevoice_too: bool = True, qwen3_too: bool = False) -> dict[str, Any]:
+    """Checkpoints, exports and audio, built once and reused; returns paths and the export stats.
+
+    Nano's builds run beside SenseVoice-Small's and Qwen3-ASR's in quick mode (each export is
+    its own child process, mostly on one core); at full size one after the other, as each
+    export alone can take several GB. Their `concurrent_builds` says which it was.
+    """
+    if not quick:
+        built = build_nano(cache, quick, 1)
+        built["sensevoice"] = sensevoice.build(cache / "sensevoice", quick, log) if sensevoice_too else None
+        built["paraformer"] = (
+            paraformer.build(cache / "paraformer", quick, log, long_audio=built["audio"]) if sensevoice_too else None
+        )
+        built["qwen3_asr"] = qwen3_asr.build(cache, quick, log=log) if qwen3_too else None
+        return built
+
+    # Import what both sides use before they start: two threads importing one package at once
+    # can find it half-initialised.
+    import export_probe  # noqa: F401
+    import make_tiny_checkpoint  # noqa: F401
+    import sherpa_paraformer  # noqa: F401
+    import sherpa_sensevoice  # noqa: F401
+    import speech  # noqa: F401
+    import tiny_ct_punc  # noqa: F401
+    import tiny_paraformer  # noqa: F401
+    import tiny_sense_voice  # noqa: F401
+
+    def others() -> tuple[dict[str, Any] | None, dict[str, Any] | None, dict[str, Any] | None]:
+        sv = sensevoice.build(cache / "sensevoice", quick, log) if sensevoice_too else None
+        # Paraformer makes its own copy of the 40 s file (the same sentences) rather than wait for Nano's.
+        pf = paraformer.build(cache / "paraformer", quick, log) if sensevoice_too else None
+        return sv, pf, qwen3_asr.build(cache, quick, log=log) if qwen3_too else None
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        side = pool.submit(others)
+        built = build_nano(cache, quick, 2)
+        built["sensevoice"], built["paraformer"], built["qwen3_asr"] = side.result()
+    return built
+
+
+def build_nano(cache: Path, quick: bool, concurrent: int) -> dict[str, Any]:
+    """Fun-ASR-Nano's checkpoint, its three exports and the long audio."""
     from export_probe import probe_export
     from make_tiny_checkpoint import make_checkpoint
     from speech import make_long
@@ -108,6 +149,7 @@ def build(cache: Path, quick: bool, sensevoice_too: bool = True) -> dict[str, An
             stats = probe_export(ckpt, folder, precision, quant)
             stats["loadavg_1m_start"] = round(load0, 2)
             stats["loadavg_1m_end"] = round(os.getloadavg()[0], 2)
+            stats["concurrent_builds"] = concurrent
             if stats["returncode"] != 0:
                 raise RuntimeError(f"export {name} failed:\n" + "\n".join(stats.get("stderr_tail", [])))
             stats_path.write_text(json.dumps(stats, indent=2))
@@ -120,8 +162,6 @@ def build(cache: Path, quick: bool, sensevoice_too: bool = True) -> dict[str, An
         "models": {n: cache / n for n in CONFIGS},
         "exports": exports,
         "audio": audio,
-        "sensevoice": sensevoice.build(cache / "sensevoice", quick, log) if sensevoice_too else None,
-        "paraformer": paraformer.build(cache / "paraformer", quick, log, long_audio=audio) if sensevoice_too else None,
         "graph_cache": cache / "graphs",
     }
 
@@ -728,21 +768,25 @@ def main(argv: list[str] | None = None) -> int:
 
     from common import QUIET
 
-    QUIET.update(cores=args.quiet_below, max_wait_s=args.quiet_wait)
+    QUIET.update(
+        cores=args.quiet_below,
+        max_wait_s=args.quiet_wait,
+        sample_s=0.5 if args.quick and args.quiet_below is None else 3.0,
+    )
     t0 = time.perf_counter()
     load_start = os.getloadavg()
     cache = args.cache_dir / ("quick" if args.quick else "full")
     only = args.only == "funasr_runtime"
     if only and args.funasr_runtime is None:
         ap.error("--only funasr_runtime needs --funasr-runtime DIR")
-    built = build(cache, args.quick, sensevoice_too=not only)
+    built = build(cache, args.quick, sensevoice_too=not only, qwen3_too=not only)
     peer = prepare_peer(args, cache, built["checkpoint"])
     if only:
         return write_peer_only(args, built, peer, t0, load_start)
     results = measure(built, args.quick, peer)
     # Qwen3-ASR, both sizes, after Nano's stages (benchmarks/qwen3_asr.py).
     q3 = qwen3_asr.measure(
-        qwen3_asr.build(cache, args.quick, log=log),
+        built["qwen3_asr"],
         built["audio"],
         args.quick,
         60.0,

@@ -305,6 +305,19 @@ def test_pointers_into_the_benchmark_readme_name_a_heading():
     )
 
 
+def test_quick_qwen3_sizes_share_one_tiny_checkpoint(tmp_path):
+    """benchmarks/qwen3_asr.py --quick builds and exports one tiny checkpoint for both sizes: that is only the same
+    measurement if the tiny checkpoints of the two sizes are the same files."""
+    from tiny_qwen3_asr import make_checkpoint
+
+    a = make_checkpoint(tmp_path / "0.6b", seed=0, size="0.6b")
+    b = make_checkpoint(tmp_path / "1.7b", seed=0, size="1.7b")
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir()) and "model.safetensors" in names
+    for name in names:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
 def test_sherpa_paraformer_peer_runs_the_same_model(pf_checkpoint, pf_reference, tmp_path):
     """The Paraformer peer's model (funasr's own export, with the metadata and tokens.txt the benchmark adds)
     loads in sherpa-onnx and decodes what funasr's torch model decodes on the same weights and audio."""

@@ -71,10 +71,19 @@ def target_main(status: str) -> int:
 
 def app_main(model: str, home: str) -> int:
     """Tingji's dictation, as the main window will run it; events go to stdout as JSON lines."""
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QObject, Qt, QTimer, Signal
     from PySide6.QtWidgets import QApplication
 
     app = QApplication(sys.argv[:1])
+
+    class Quit(QObject):
+        """The stdin thread's way to end the event loop: a QTimer started on that thread would never fire (it
+        has no event loop), and the test's close() waited 30 s and then killed the app."""
+
+        requested = Signal()
+
+    quitter = Quit()
+    quitter.requested.connect(app.quit, Qt.ConnectionType.QueuedConnection)
     from dataclasses import replace
 
     import tingji
@@ -139,7 +148,7 @@ def app_main(model: str, home: str) -> int:
                 controller.apply_settings(replace(controller.settings, mode=cmd[1]))
                 controller.wait_idle(60)
                 say(kind="ok")
-        QTimer.singleShot(0, app.quit)
+        quitter.requested.emit()
 
     QTimer.singleShot(0, ready)
     threading.Thread(target=commands, daemon=True).start()

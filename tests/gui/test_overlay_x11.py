@@ -72,10 +72,19 @@ def target_main(status: str) -> int:
 
 def app_main(model: str, home: str) -> int:
     """Dictation with the overlay, as DictationHost wires it; everything it shows goes to stdout."""
-    from PySide6.QtCore import QTimer
+    from PySide6.QtCore import QObject, Qt, QTimer, Signal
     from PySide6.QtWidgets import QApplication
 
     app = QApplication(sys.argv[:1])
+
+    class Quit(QObject):
+        """The stdin thread's way to end the event loop: a QTimer started on that thread would never fire (it
+        has no event loop), and the test's close() waited 30 s and then killed the app."""
+
+        requested = Signal()
+
+    quitter = Quit()
+    quitter.requested.connect(app.quit, Qt.ConnectionType.QueuedConnection)
     import tingji
     from tingji.dictation.controller import DictationController
     from tingji.dictation.history import DictationHistory
@@ -135,7 +144,7 @@ def app_main(model: str, home: str) -> int:
                 say(kind="level", level=overlay.level, rms=controller.level)
             elif not line.strip() or line.split()[0] == "quit":
                 break
-        QTimer.singleShot(0, app.quit)
+        quitter.requested.emit()
 
     QTimer.singleShot(0, ready)
     threading.Thread(target=commands, daemon=True).start()

@@ -13,13 +13,16 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine.sessions import PROVIDER_CHOICES
 from ..engine.writers import parse_formats, write
 from ..errors import Cancelled, TingjiError, warning
 from . import messages
 from .progress import StatusLine
+
+if TYPE_CHECKING:  # for annotations; imported where it is used, like the rest of the engine here
+    from ..engine import Engine
 
 
 def add_parser(subparsers: Any) -> None:
@@ -97,9 +100,29 @@ def _check_out_dir(out: Path) -> None:
         raise TingjiError(messages.OUT_NOT_WRITABLE, folder=out) from None
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..engine import Engine, TranscribeOptions
+def _load_engine(args: argparse.Namespace, folder: Path, err: TextIO) -> Engine:
+    """The model (and the punctuation model asked for), with its load-time warnings and where it runs said once."""
+    from ..engine import Engine
     from ..models.installed import punctuation_model, resolve_model
+
+    punctuation = None
+    if args.punctuation:
+        punctuation = resolve_model(args.punctuation_model) if args.punctuation_model else punctuation_model()
+    engine = Engine(
+        folder, args.provider, device=args.device, exact=args.exact, threads=args.threads, punctuation=punctuation
+    )
+    for report in engine.warnings:
+        print(f"tingji: warning: {report.text}", file=err)
+    if args.punctuation and not engine.capabilities.punctuation and engine.punctuator is None:
+        print(f"tingji: warning: {warning(messages.NO_PUNCTUATION_MODEL, model=engine.model_name).text}", file=err)
+    where = engine.provider.upper() + (f" ({engine.device})" if engine.device else "")
+    print(f"tingji: model {engine.model_name} on {where} (loaded in {engine.load_s:.1f} s)", file=err)
+    return engine
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..engine import TranscribeOptions
+    from ..models.installed import resolve_model
 
     formats = parse_formats(args.format)
     folder = resolve_model(args.model)
@@ -113,19 +136,8 @@ def run(args: argparse.Namespace) -> int:
     )
     err = sys.stderr
     started = time.perf_counter()
-    punctuation = None
-    if args.punctuation:
-        punctuation = resolve_model(args.punctuation_model) if args.punctuation_model else punctuation_model()
-    engine = Engine(
-        folder, args.provider, device=args.device, exact=args.exact, threads=args.threads, punctuation=punctuation
-    )
-    shown = list(engine.warnings)  # said once here, not again for every file
-    for report in shown:
-        print(f"tingji: warning: {report.text}", file=err)
-    if args.punctuation and not engine.capabilities.punctuation and engine.punctuator is None:
-        print(f"tingji: warning: {warning(messages.NO_PUNCTUATION_MODEL, model=engine.model_name).text}", file=err)
-    where = engine.provider.upper() + (f" ({engine.device})" if engine.device else "")
-    print(f"tingji: model {engine.model_name} on {where} (loaded in {engine.load_s:.1f} s)", file=err)
+    engine = _load_engine(args, folder, err)
+    shown = list(engine.warnings)  # said once at load, not again for every file
     failures = partial = 0
     status = StatusLine(err)
     targets = _out_names(args.files, out_dir)

@@ -52,6 +52,21 @@ log = logging.getLogger(__name__)
 
 RECORDING_PREFIX = "dictation-"
 PARTIAL_SUFFIX = ".partial"  # a recording being written: hidden, and no `dictation-*.wav` until complete
+# A take's columns, named as DictationTake's fields, and the query that reads them.
+_TAKE_COLUMNS = (
+    "id",
+    "created",
+    "text",
+    "duration_s",
+    "recording",
+    "language",
+    "model",
+    "latency_s",
+    "output",
+    "error",
+    "error_code",
+)
+_SELECT_TAKES = f"SELECT {', '.join(_TAKE_COLUMNS)} FROM takes"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS takes (
@@ -213,20 +228,12 @@ class DictationHistory:
     def recent(self, limit: int = 200) -> list[DictationTake]:
         """Newest first."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT id, created, text, duration_s, recording, language, model, latency_s, output, error,"
-                " error_code FROM takes ORDER BY created DESC, id DESC LIMIT ?",
-                (limit,),
-            ).fetchall()
+            rows = self._db.execute(_SELECT_TAKES + " ORDER BY created DESC, id DESC LIMIT ?", (limit,)).fetchall()
         return [self._take(r) for r in rows]
 
     def get(self, take_id: int) -> DictationTake | None:
         with self._lock:
-            row = self._db.execute(
-                "SELECT id, created, text, duration_s, recording, language, model, latency_s, output, error,"
-                " error_code FROM takes WHERE id = ?",
-                (take_id,),
-            ).fetchone()
+            row = self._db.execute(_SELECT_TAKES + " WHERE id = ?", (take_id,)).fetchone()
         return self._take(row) if row else None
 
     def count(self) -> int:
@@ -307,16 +314,4 @@ class DictationHistory:
 
     @staticmethod
     def _take(row: tuple) -> DictationTake:
-        return DictationTake(
-            id=row[0],
-            created=row[1],
-            text=row[2],
-            duration_s=row[3],
-            recording=row[4],
-            language=row[5],
-            model=row[6],
-            latency_s=row[7],
-            output=row[8],
-            error=row[9],
-            error_code=row[10],
-        )
+        return DictationTake(**dict(zip(_TAKE_COLUMNS, row)))

@@ -92,8 +92,7 @@ def process_take(
     samples = f.audio.samples
     timings: dict[str, float] = {}
     if len(samples) < int(0.1 * RATE):
-        if not f.quiet:
-            emit(DictationEvent("empty", "nothing was recorded"))
+        _nothing(f, emit, "nothing was recorded")
         return
     # 1. The WAV first: from here on the take survives a crash.
     wav, samples = _keep_wav(history, samples)
@@ -102,9 +101,7 @@ def process_take(
     spans = _speech_spans(vad, samples, s)
     timings["vad_s"] = time.monotonic() - t0
     if not spans:
-        wav.unlink(missing_ok=True)
-        if not f.quiet:
-            emit(DictationEvent("empty", "no speech heard" if f.audio.error is None else str(f.audio.error)))
+        _nothing(f, emit, "no speech heard" if f.audio.error is None else str(f.audio.error), wav)
         return
     # 3. Transcribe exactly what is kept.
     t0 = time.monotonic()
@@ -113,9 +110,7 @@ def process_take(
     timings["transcribe_s"] = time.monotonic() - t0
     text = transcript.text.strip()
     if not text:
-        wav.unlink(missing_ok=True)
-        if not f.quiet:
-            emit(DictationEvent("empty", "no words recognised"))
+        _nothing(f, emit, "no words recognised", wav)
         return
     # 4. Commit the text with its recording.
     take = DictationTake(
@@ -130,18 +125,32 @@ def process_take(
     history.add(take)
     # 5. Insert into the focused application.
     _insert(take, output, hotkey(), emit)
-    # Latency is measured to the moment the text was sent (the paste key),
-    # not to the end of the clipboard-restore wait that follows it.
-    sent = output.last_sent or time.monotonic()
-    take.latency_s = sent - f.ended_at
-    timings["end_to_text_s"] = take.latency_s
-    # Speech ended before the take did (toggle mode waits `silence_s`).
-    speech_end = spans[-1][1]
-    timings["speech_end_to_text_s"] = take.latency_s + max(0.0, len(samples) / RATE - speech_end)
+    _note_latency(take, f, output, spans[-1][1], timings)
     history.update(take)
     # 6. Only now may old recordings go.
     history.apply_retention(s.keep_recordings)
     emit(DictationEvent("take", take=take, timings=timings))
+
+
+def _nothing(f: FinishedTake, emit: Callable[[DictationEvent], None], why: str, wav: Path | None = None) -> None:
+    """A take that yields no text: its WAV goes, and an "empty" event says why (not for a quiet segment)."""
+    if wav is not None:
+        wav.unlink(missing_ok=True)
+    if not f.quiet:
+        emit(DictationEvent("empty", why))
+
+
+def _note_latency(
+    take: DictationTake, f: FinishedTake, output: TextOutput, speech_end: float, timings: dict[str, float]
+) -> None:
+    """The take's latency: from its end, and from the end of its speech, to the moment the text was sent."""
+    # To the moment the text was sent (the paste key), not to the end of the clipboard-restore
+    # wait that follows it.
+    sent = output.last_sent or time.monotonic()
+    take.latency_s = sent - f.ended_at
+    timings["end_to_text_s"] = take.latency_s
+    # Speech ended before the take did (toggle mode waits `silence_s`).
+    timings["speech_end_to_text_s"] = take.latency_s + max(0.0, take.duration_s - speech_end)
 
 
 def _keep_wav(history: DictationHistory, samples: np.ndarray) -> tuple[Path, np.ndarray]:

@@ -70,6 +70,30 @@ def release_file_names(folder: Path, wanted: Mapping[str, tuple[str, str, str]])
     return names
 
 
+def release_paths(
+    folder: Path, wanted: Mapping[str, tuple[str, str, str]], required: tuple[str, ...], incomplete: Message
+) -> dict[str, Path]:
+    """{role: path} of a release's files (`release_file_names`), once the `required` roles and model.pt are there.
+
+    Args:
+        folder: the release folder.
+        wanted: the roles, as for `release_file_names`.
+        required: the roles the family cannot convert without.
+        incomplete: the family's error for a missing file (fields: `folder`, `file`).
+    """
+    paths = {role: folder / name for role, name in release_file_names(folder, wanted).items()}
+    for path in (*(paths[role] for role in required), folder / "model.pt"):
+        if not path.is_file():
+            raise ModelError(incomplete, folder=folder, file=path.name)
+    return paths
+
+
+def check_cmvn_width(cmvn: Cmvn, path: Path, width: int) -> None:
+    """One coded line unless the CMVN statistics have one value per feature of the model's input."""
+    if cmvn.shift.size != width:
+        raise ModelError(messages.CMVN_WIDTH_MISMATCH, path=path, values=cmvn.shift.size, expected=width)
+
+
 def read_token_list(path: Path) -> list[str]:
     """A release's tokens.json: a JSON list of distinct strings (the vocabulary, ids in list order)."""
     try:

@@ -148,6 +148,39 @@ def _scan(archive: Path, entries: Iterator[_Entry], max_total: int, max_entries:
     return checked
 
 
+def _format(archive: Path) -> tuple[Callable[[], Any], Callable[[Path, Any], Iterator[_Entry]]]:
+    """How to open the archive and list its entries, by what it is (zip, or tar of any compression)."""
+    try:
+        if zipfile.is_zipfile(archive):
+            return partial(zipfile.ZipFile, archive), _zip_entries
+        if tarfile.is_tarfile(archive):
+            return partial(tarfile.open, archive, "r:*"), _tar_entries
+    except OSError as exc:
+        raise ModelError(messages.ARCHIVE_UNREADABLE, archive=archive.name, reason=exc.strerror or str(exc)) from None
+    raise ModelError(messages.NOT_AN_ARCHIVE, archive=archive.name)
+
+
+def _copy_entry(archive: Path, entry: _Entry, dest: Path, budget: int, cancel: threading.Event | None) -> int:
+    """Write one file entry to the new file `dest`; returns its size.
+
+    It must produce exactly the size its header declared, and at most `budget`
+    bytes (what is left of the archive's total): a decompression bomb stops there.
+    """
+    assert entry.open is not None
+    produced = 0
+    with entry.open() as src, open(dest, "xb") as out:
+        while block := src.read(_BLOCK):
+            produced += len(block)
+            if produced > entry.size or produced > budget:
+                raise ModelError(messages.ENTRY_BEYOND_SIZE, archive=archive.name, entry=entry.name)
+            out.write(block)
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
+    if produced != entry.size:
+        raise ModelError(messages.ENTRY_TRUNCATED, archive=archive.name, entry=entry.name)
+    return produced
+
+
 def extract(
     archive: str | os.PathLike[str],
     target: str | os.PathLike[str],
@@ -162,18 +195,7 @@ def extract(
     if target.exists():
         raise ModelError(messages.TARGET_EXISTS, target=target, archive=archive.name)
     target.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        if zipfile.is_zipfile(archive):
-            opener: Callable[[], Any] = partial(zipfile.ZipFile, archive)
-            lister = _zip_entries
-        elif tarfile.is_tarfile(archive):
-            opener = partial(tarfile.open, archive, "r:*")
-            lister = _tar_entries
-        else:
-            raise ModelError(messages.NOT_AN_ARCHIVE, archive=archive.name)
-    except OSError as exc:
-        raise ModelError(messages.ARCHIVE_UNREADABLE, archive=archive.name, reason=exc.strerror or str(exc)) from None
-
+    opener, lister = _format(archive)
     tmp = target.parent / f".extract-{target.name}-{uuid.uuid4().hex[:8]}"
     try:
         with opener() as handle:
@@ -188,19 +210,7 @@ def extract(
                     dest.mkdir(parents=True, exist_ok=True)
                     continue
                 dest.parent.mkdir(parents=True, exist_ok=True)
-                assert entry.open is not None
-                produced = 0
-                with entry.open() as src, open(dest, "xb") as out:
-                    while block := src.read(_BLOCK):
-                        produced += len(block)
-                        written += len(block)
-                        if produced > entry.size or written > max_total:
-                            raise ModelError(messages.ENTRY_BEYOND_SIZE, archive=archive.name, entry=entry.name)
-                        out.write(block)
-                        if cancel is not None and cancel.is_set():
-                            raise Cancelled()
-                if produced != entry.size:
-                    raise ModelError(messages.ENTRY_TRUNCATED, archive=archive.name, entry=entry.name)
+                written += _copy_entry(archive, entry, dest, max_total - written, cancel)
         os.replace(tmp, target)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, *_DECODE_ERRORS) as exc:
         shutil.rmtree(tmp, ignore_errors=True)

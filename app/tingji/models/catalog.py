@@ -317,22 +317,23 @@ def _safe_rel(where: Path, name: str, path: Any) -> str:
     return "/".join(parts)
 
 
-def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> CatalogModel:
-    name = raw["name"]
-    if not NAME_RE.match(name):
-        raise ModelError(messages.CATALOG_BAD_MODEL_NAME, path=where, name=name)
-    kind = raw.get("kind")
-    if kind not in KINDS:
-        raise ModelError(messages.CATALOG_UNKNOWN_KIND, path=where, name=name, kind=repr(kind))
+def _hashes(
+    where: Path, name: str, key: str, spec: dict[str, Any], pins: dict[str, Any]
+) -> tuple[str | None, int | None, bool]:
+    """A file's or archive's SHA-256 and size: the catalog's, else what a first download pinned (then True)."""
+    sha = _hash_or_none(where, name, spec.get("sha256"))
+    size = _size_or_none(where, name, spec.get("size"))
+    return _pinned(where, name, key, sha, size, pins)
+
+
+def _parse_files(where: Path, name: str, raw: dict[str, Any], pins: dict[str, Any]) -> list[FileChoice]:
+    """An entry's `files`: each a file, or `any_of` several (the first a source has is used)."""
 
     def one_file(spec: Any) -> CatalogFile:
         if not isinstance(spec, dict):
             raise ModelError(messages.CATALOG_BAD_FILE_ENTRY, path=where, name=name, entry=repr(spec))
         path = _safe_rel(where, name, spec.get("path"))
-        sha = _hash_or_none(where, name, spec.get("sha256"))
-        size = _size_or_none(where, name, spec.get("size"))
-        sha, size, pinned = _pinned(where, name, "file:" + path, sha, size, pins)
-        return CatalogFile(path, sha, size, pinned)
+        return CatalogFile(path, *_hashes(where, name, "file:" + path, spec, pins))
 
     files: list[FileChoice] = []
     for spec in raw.get("files") or []:
@@ -343,15 +344,29 @@ def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> Cata
             files.append(FileChoice(options))
         else:
             files.append(FileChoice((one_file(spec),)))
+    return files
+
+
+def _parse_archives(where: Path, name: str, raw: dict[str, Any], pins: dict[str, Any]) -> list[CatalogArchive]:
     archives: list[CatalogArchive] = []
     for spec in raw.get("archives") or []:
         if not isinstance(spec, dict) or not spec.get("urls"):
             raise ModelError(messages.CATALOG_ARCHIVE_NO_URLS, path=where, name=name)
         aname = _safe_rel(where, name, spec.get("name"))
-        sha = _hash_or_none(where, name, spec.get("sha256"))
-        size = _size_or_none(where, name, spec.get("size"))
-        sha, size, pinned = _pinned(where, name, "archive:" + aname, sha, size, pins)
-        archives.append(CatalogArchive(aname, tuple(str(u) for u in spec["urls"]), sha, size, pinned))
+        urls = tuple(str(u) for u in spec["urls"])
+        archives.append(CatalogArchive(aname, urls, *_hashes(where, name, "archive:" + aname, spec, pins)))
+    return archives
+
+
+def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> CatalogModel:
+    name = raw["name"]
+    if not NAME_RE.match(name):
+        raise ModelError(messages.CATALOG_BAD_MODEL_NAME, path=where, name=name)
+    kind = raw.get("kind")
+    if kind not in KINDS:
+        raise ModelError(messages.CATALOG_UNKNOWN_KIND, path=where, name=name, kind=repr(kind))
+    files = _parse_files(where, name, raw, pins)
+    archives = _parse_archives(where, name, raw, pins)
     mirrors = tuple(str(m) for m in raw.get("mirrors") or [])
     if mirrors and any("{path" not in m for m in mirrors):
         raise ModelError(messages.CATALOG_MIRROR_NO_PLACEHOLDER, path=where, name=name)

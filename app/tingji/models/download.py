@@ -30,7 +30,7 @@ from ..engine.manifest import sha256_file
 from ..errors import Cancelled, ModelError
 from . import messages
 from .diskspace import ensure_space
-from .http_range import Meter, NextMirror, Progress, Retry, attempt, check_url
+from .http_range import Meter, NextMirror, Progress, Retry, Transfer, attempt, check_url
 from .partfile import MiB, PartFile
 
 #: An attempt that delivered at least this much before failing is not counted
@@ -91,19 +91,11 @@ def download(
     if cancel is not None and cancel.is_set():
         raise Cancelled()
     dest.parent.mkdir(parents=True, exist_ok=True)
-    part_path = dest.with_name(dest.name + ".part")
-
     if expected is not None and dest.is_file() and (size is None or dest.stat().st_size == size):
         if sha256_file(dest) == expected:
             return DownloadResult(dest, expected, dest.stat().st_size, None)
-
-    part = PartFile(part_path)
-    if size is not None and part.length > size:
-        part.reset()
-    if size is not None:
-        ensure_space(dest.parent, size - part.length, disk_free)
-
-    meter = Meter(progress, size)
+    part = _open_part(dest, size, disk_free)
+    how = Transfer(size, stall_timeout, chunk, cancel, Meter(progress, size), disk_free, checked=expected is not None)
     failures: list[str] = []
     not_found = 0
     mismatch: str | None = None
@@ -112,20 +104,7 @@ def download(
     while index < len(urls):
         url = urls[index]
         try:
-            _fetch_mirror(
-                url,
-                part,
-                size=size,
-                stall=stall_timeout,
-                chunk=chunk,
-                cancel=cancel,
-                meter=meter,
-                retries=retries,
-                backoff=backoff,
-                max_backoff=max_backoff,
-                disk_free=disk_free,
-                checked=expected is not None,
-            )
+            _fetch_mirror(url, part, how, retries=retries, backoff=backoff, max_backoff=max_backoff)
         except NextMirror as exc:
             failures.append(f"{_host(url)}: {exc}")
             not_found += exc.not_found
@@ -153,6 +132,16 @@ def download(
     raise _failure(dest, expected, mismatch, failures, not_found == len(urls))
 
 
+def _open_part(dest: Path, size: int | None, disk_free: Callable[[Path], int] | None) -> PartFile:
+    """`<dest>.part` to resume from (one longer than `size` starts over), with room left for the rest."""
+    part = PartFile(dest.with_name(dest.name + ".part"))
+    if size is not None:
+        if part.length > size:
+            part.reset()
+        ensure_space(dest.parent, size - part.length, disk_free)
+    return part
+
+
 def _failure(
     dest: Path, expected: str | None, mismatch: str | None, failures: list[str], all_not_found: bool
 ) -> ModelError:
@@ -178,37 +167,15 @@ def _checked_request(urls: list[str], dest: Path, sha256: str | None) -> tuple[l
     return urls, dest, expected
 
 
-def _fetch_mirror(
-    url: str,
-    part: PartFile,
-    *,
-    size: int | None,
-    stall: float,
-    chunk: int,
-    cancel: threading.Event | None,
-    meter: Meter,
-    retries: int,
-    backoff: float,
-    max_backoff: float,
-    disk_free: Callable[[Path], int] | None,
-    checked: bool,
-) -> None:
+def _fetch_mirror(url: str, part: PartFile, how: Transfer, *, retries: int, backoff: float, max_backoff: float) -> None:
+    """Attempts at one mirror until the file is complete, with back-off between them (`NextMirror`: give up)."""
+    cancel = how.cancel
     failures = 0
     while True:
         if cancel is not None and cancel.is_set():
             raise Cancelled()
         try:
-            attempt(
-                url,
-                part,
-                size=size,
-                stall=stall,
-                chunk=chunk,
-                cancel=cancel,
-                meter=meter,
-                disk_free=disk_free,
-                checked=checked,
-            )
+            attempt(url, part, how)
             return
         except Retry as exc:
             if exc.progressed < PROGRESS_RESET_BYTES:

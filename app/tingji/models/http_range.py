@@ -22,6 +22,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -136,6 +137,31 @@ class Meter:
         self.progress(done, self.total, bps)
 
 
+@dataclass(frozen=True)
+class Transfer:
+    """What every attempt at one file goes by.
+
+    Args:
+        size: the file's size when known; a server that says otherwise is the wrong mirror.
+        stall: seconds without a byte before an attempt is aborted.
+        chunk: bytes read at a time.
+        cancel: set to stop (`Cancelled`).
+        meter: where progress goes.
+        disk_free: free bytes in a folder (None: `shutil.disk_usage`), checked once a length is known.
+        checked: the caller holds the file to a known SHA-256. Only then may bytes
+            whose version is unknown (no validator was recorded) be resumed: a
+            splice would fail that check. Otherwise they are discarded.
+    """
+
+    size: int | None
+    stall: float
+    chunk: int
+    cancel: threading.Event | None
+    meter: Meter
+    disk_free: Callable[[Path], int] | None
+    checked: bool
+
+
 def _connect(url: str, timeout: float) -> http.client.HTTPSConnection:
     """An HTTPS connection that checks the certificate chain and the host name (`check_url` came first)."""
     parts = urlsplit(url)
@@ -248,26 +274,16 @@ def _response_total(resp: http.client.HTTPResponse, part: PartFile, offset: int,
     return total
 
 
-def _receive(
-    resp: http.client.HTTPResponse,
-    part: PartFile,
-    wd: Watchdog,
-    *,
-    total: int | None,
-    size: int | None,
-    stall: float,
-    chunk: int,
-    cancel: threading.Event | None,
-    meter: Meter,
-) -> int:
+def _receive(resp: http.client.HTTPResponse, part: PartFile, wd: Watchdog, total: int | None, how: Transfer) -> int:
     """Append the body to `part` (flushed to disk); returns the bytes received."""
+    size, stall, cancel = how.size, how.stall, how.cancel
     received = 0
     with open(part.path, "ab") as fh:
         while True:
             if cancel is not None and cancel.is_set():
                 raise Cancelled()
             try:
-                data = resp.read1(chunk)
+                data = resp.read1(how.chunk)
             except (OSError, http.client.HTTPException) as exc:
                 if wd.reason == "cancel":
                     raise Cancelled() from None
@@ -294,37 +310,22 @@ def _receive(
             if limit is not None and part.length > limit:
                 part.reset()
                 raise NextMirror(f"sent more than {limit} bytes")
-            meter.update(part.length)
+            how.meter.update(part.length)
         fh.flush()
         os.fsync(fh.fileno())
     return received
 
 
-def attempt(
-    url: str,
-    part: PartFile,
-    *,
-    size: int | None,
-    stall: float,
-    chunk: int,
-    cancel: threading.Event | None,
-    meter: Meter,
-    disk_free: Callable[[Path], int] | None,
-    checked: bool,
-) -> None:
-    """One GET that appends to `part`; returns once the file is complete.
-
-    `checked`: the caller holds the file to a known SHA-256. Only then may
-    bytes whose version is unknown (no validator was recorded) be resumed: a
-    splice would fail that check. Otherwise they are discarded.
-    """
-    if part.length > 0 and part.validator is None and not checked:
+def attempt(url: str, part: PartFile, how: Transfer) -> None:
+    """One GET that appends to `part`; returns once the file is complete."""
+    size, stall, meter = how.size, how.stall, how.meter
+    if part.length > 0 and part.validator is None and not how.checked:
         part.reset()
     offset = part.length
     if size is not None and offset == size:
         return
     if_range = part.validator.if_range if part.validator is not None else None
-    with Watchdog(stall, cancel) as wd:
+    with Watchdog(stall, how.cancel) as wd:
         conn = None
         try:
             conn, resp, final_url = _open_classified(url, offset, if_range, stall, wd)
@@ -339,11 +340,9 @@ def attempt(
             if size is not None and total is not None and total != size:
                 raise NextMirror(f"file has {total} bytes, expected {size}")
             if size is None and total is not None:
-                ensure_space(part.path.parent, total - offset, disk_free)
+                ensure_space(part.path.parent, total - offset, how.disk_free)
             meter.total = total if total is not None else size
-            received = _receive(
-                resp, part, wd, total=total, size=size, stall=stall, chunk=chunk, cancel=cancel, meter=meter
-            )
+            received = _receive(resp, part, wd, total, how)
             expected_total = total if total is not None else size
             if expected_total is not None and part.length < expected_total:
                 raise Retry(f"connection closed at {part.length} of {expected_total} bytes", received)

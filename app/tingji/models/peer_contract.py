@@ -8,6 +8,7 @@ has. What passes is returned as the manifest's description of the graph.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,18 +29,26 @@ def _static(dim: int | str | None) -> int | None:
     return dim if isinstance(dim, int) and dim > 0 else None
 
 
-def check_encoder(path: Path, io: GraphIO) -> dict[str, Any]:
-    """The encoder contract: lfr_feat [B|1, T, 560] + mask [B|1, T] in; enc_output, adaptor_output out."""
+def _refusal(contract: Message, path: Path, io: GraphIO, dim: int) -> Callable[..., ModelError]:
+    """A graph's refusals under `contract`: what is wrong, then what the graph has (its inputs and outputs)."""
 
     def bad(what: Message, **fields: object) -> ModelError:
         return ModelError(
-            messages.ENCODER_CONTRACT,
+            contract,
             name=path.name,
             problem=ModelError(what, **fields),
-            dim=FEATURE_DIM,
+            dim=dim,
             inputs=_describe(io.inputs.values()),
             outputs=_describe(io.outputs),
         )
+
+    return bad
+
+
+def check_encoder(path: Path, io: GraphIO) -> dict[str, Any]:
+    """The encoder contract: lfr_feat [B|1, T, 560] + mask [B|1, T] in; enc_output, adaptor_output out."""
+
+    bad = _refusal(messages.ENCODER_CONTRACT, path, io, FEATURE_DIM)
 
     feat, mask = io.inputs.get("lfr_feat"), io.inputs.get("mask")
     if feat is None or mask is None:
@@ -80,15 +89,7 @@ def _dim_names(shape: tuple[int | str | None, ...]) -> tuple[str | None, ...]:
 def check_ctc(path: Path, io: GraphIO, enc_dim: int) -> dict[str, Any]:
     """The CTC contract: enc_output [B, T, enc_dim] (+ optional mask) in; top-k log-probs and ids out."""
 
-    def bad(what: Message, **fields: object) -> ModelError:
-        return ModelError(
-            messages.CTC_CONTRACT,
-            name=path.name,
-            problem=ModelError(what, **fields),
-            dim=enc_dim,
-            inputs=_describe(io.inputs.values()),
-            outputs=_describe(io.outputs),
-        )
+    bad = _refusal(messages.CTC_CONTRACT, path, io, enc_dim)
 
     enc = io.inputs.get("enc_output")
     if enc is None or not set(io.inputs) <= {"enc_output", "mask"}:

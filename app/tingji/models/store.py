@@ -31,8 +31,8 @@ from ..errors import Cancelled, ModelError
 from ..paths import models_dir
 from . import archive, messages
 from .cache import cache_subdir, discard_cached
-from .catalog import Catalog, CatalogArchive, CatalogModel, load_catalog
-from .download import NotFound, download
+from .catalog import Catalog, CatalogArchive, CatalogFile, CatalogModel, load_catalog
+from .download import DownloadResult, NotFound, download
 from .installed import validate_name
 from .peer import looks_like_peer_release, manifest_for_peer_release
 from .staging import StageProgress, Staging, check_cancel, cleanup_incoming, copy_listed, ensure_free_name
@@ -225,13 +225,13 @@ def _download_one(
     target = validate_name(install_as or entry.name)
     ensure_free_name(target)
     cleanup_incoming()
-    opts = dict(download_options or {})
+    fetch = _Fetch(progress, cancel, dict(download_options or {}))
 
     if entry.kind == "official-checkpoint":
         # The checkpoint stays in the cache: a failed or repeated conversion
         # does not download it again (`clear_cache` drops it).
         src = cache_subdir(entry.name, "files")
-        learned = _fetch_files(entry, src, progress, cancel, opts)
+        learned = _fetch_files(entry, src, fetch)
         with Staging(target) as staging:
             if progress is not None:
                 progress("converting", 0, None, 0.0)
@@ -242,7 +242,7 @@ def _download_one(
         return InstallResult(target, final, None, _pin(catalog, entry, learned))
 
     with Staging(target) as staging:
-        src, learned = _fetch_sources(entry, staging, progress, cancel, opts)
+        src, learned = _fetch_sources(entry, staging, fetch)
         if entry.kind == "peer-release" and not (src / mf.MANIFEST_NAME).is_file():
             # Our own download (extracted in staging, or in the cache): linking saves a copy.
             folder = manifest_for_peer_release(src, staging.model, link=True, progress=progress, cancel=cancel)
@@ -274,13 +274,23 @@ def _pin(catalog: Catalog, entry: CatalogModel, learned: dict[str, _Learned]) ->
     return {x.label: x.sha256 for x in learned.values()}
 
 
-def _fetch_files(
-    entry: CatalogModel,
-    folder: Path,
-    progress: StageProgress | None,
-    cancel: threading.Event | None,
-    opts: dict[str, Any],
-) -> dict[str, _Learned]:
+@dataclass(frozen=True)
+class _Fetch:
+    """How one catalog install downloads: where progress goes, what cancels, `download()`'s other keywords."""
+
+    progress: StageProgress | None
+    cancel: threading.Event | None
+    opts: dict[str, Any]
+
+    def get(self, urls: list[str], dest: Path, item: CatalogFile | CatalogArchive, label: str) -> DownloadResult:
+        """`download()` of a catalog file or archive to `dest`, held to the catalog's hash and size."""
+        progress = _stage(self.progress, label)
+        return download(
+            urls, dest, sha256=item.sha256, size=item.size, progress=progress, cancel=self.cancel, **self.opts
+        )
+
+
+def _fetch_files(entry: CatalogModel, folder: Path, fetch: _Fetch) -> dict[str, _Learned]:
     """Per-file download of every file choice into `folder` (kept there for resuming).
 
     Returns the hashes learned for files the catalog gives none (by catalog key)."""
@@ -290,18 +300,10 @@ def _fetch_files(
     count = len(entry.files)
     for index, choice in enumerate(entry.files, 1):
         for n, option in enumerate(choice.options, 1):
-            check_cancel(cancel)
+            check_cancel(fetch.cancel)
             label = f"{option.path} ({index}/{count})"
             try:
-                result = download(
-                    entry.urls_for(option.path),
-                    folder / option.path,
-                    sha256=option.sha256,
-                    size=option.size,
-                    progress=_stage(progress, label),
-                    cancel=cancel,
-                    **opts,
-                )
+                result = fetch.get(entry.urls_for(option.path), folder / option.path, option, label)
             except NotFound:
                 if n < len(choice.options):
                     continue
@@ -313,32 +315,18 @@ def _fetch_files(
 
 
 def _fetch_archive(
-    entry: CatalogModel,
-    spec: CatalogArchive,
-    staging: Staging,
-    progress: StageProgress | None,
-    cancel: threading.Event | None,
-    opts: dict[str, Any],
+    entry: CatalogModel, spec: CatalogArchive, staging: Staging, fetch: _Fetch
 ) -> tuple[Path, dict[str, _Learned]]:
     """Download and extract one archive; returns its content folder and the hashes learned."""
     learned: dict[str, _Learned] = {}
-    dest = cache_subdir(entry.name, "archives") / spec.name
-    result = download(
-        list(spec.urls),
-        dest,
-        sha256=spec.sha256,
-        size=spec.size,
-        progress=_stage(progress, spec.name),
-        cancel=cancel,
-        **opts,
-    )
+    result = fetch.get(list(spec.urls), cache_subdir(entry.name, "archives") / spec.name, spec, spec.name)
     if spec.sha256 is None:
         learned[spec.key] = _Learned(spec.name, result.sha256, result.size)
-    if progress is not None:
-        progress("extracting", 0, None, 0.0)
+    if fetch.progress is not None:
+        fetch.progress("extracting", 0, None, 0.0)
     unpacked = staging.dir / "unpacked"
     shutil.rmtree(unpacked, ignore_errors=True)
-    root = archive.content_root(archive.extract(result.path, unpacked, cancel=cancel))
+    root = archive.content_root(archive.extract(result.path, unpacked, cancel=fetch.cancel))
     for choice in entry.files:
         present = [o for o in choice.options if (root / o.path).is_file()]
         if not present:
@@ -352,13 +340,7 @@ def _fetch_archive(
     return root, learned
 
 
-def _fetch_sources(
-    entry: CatalogModel,
-    staging: Staging,
-    progress: StageProgress | None,
-    cancel: threading.Event | None,
-    opts: dict[str, Any],
-) -> tuple[Path, dict[str, _Learned]]:
+def _fetch_sources(entry: CatalogModel, staging: Staging, fetch: _Fetch) -> tuple[Path, dict[str, _Learned]]:
     """Archives first, then per-file mirrors; the first that works gives the source folder.
 
     Only the hashes learned from that source are returned: a source that failed
@@ -366,7 +348,7 @@ def _fetch_sources(
     errors: list[str] = []
     for spec in entry.archives:
         try:
-            return _fetch_archive(entry, spec, staging, progress, cancel, opts)
+            return _fetch_archive(entry, spec, staging, fetch)
         except ModelError as exc:
             if exc.message == messages.NO_DISK_SPACE:
                 raise
@@ -374,7 +356,7 @@ def _fetch_sources(
     if entry.mirrors:
         folder = cache_subdir(entry.name, "files")
         try:
-            return folder, _fetch_files(entry, folder, progress, cancel, opts)
+            return folder, _fetch_files(entry, folder, fetch)
         except ModelError as exc:
             errors.append(str(exc))
     raise ModelError(messages.COULD_NOT_DOWNLOAD, name=entry.name, reasons="; ".join(errors))

@@ -32,13 +32,18 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from ...errors import ErrorReport
+from ...errors import ErrorReport, Message, ModelError
 from ..align import TimedChar
+from ..frontend import Cmvn, load_cmvn
+from ..manifest import Manifest
 from ..options import TranscribeOptions
+
+if TYPE_CHECKING:  # sessions imports this module (LoadOptions)
+    from ..sessions import OnnxGraphs
 
 CancelCheck = Callable[[], bool]
 
@@ -154,3 +159,70 @@ class Recognizer(Protocol):
         (`language` a code it can take or None, `hotwords` empty unless it takes them)."""
 
     def close(self) -> None: ...
+
+
+class NoLane:
+    """The lane state of a family that keeps nothing per lane (its ONNX sessions may run on two threads at once)."""
+
+    def park(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class OnnxFamily:
+    """What every family's Recognizer shares: it runs its ONNX graphs (`self.graphs`), which
+    decide the provider, the device and the load-time warnings (a GPU provider that fails
+    falls back to the CPU, then and there)."""
+
+    graphs: OnnxGraphs
+
+    @property
+    def provider(self) -> str:
+        """The provider that runs the graphs now."""
+        return self.graphs.provider
+
+    @property
+    def device(self) -> str:
+        """The adapter the graphs run on ("" on the CPU)."""
+        return self.graphs.device
+
+    @property
+    def warnings(self) -> list[ErrorReport]:
+        """The graphs' live list: a later fallback adds to it."""
+        return self.graphs.warnings
+
+
+class GraphsOnly(OnnxFamily):
+    """The Recognizer plumbing of a family without an LLM decoder (SenseVoice-Small, Paraformer).
+
+    Its ONNX graphs are all it holds: no per-lane state, so a dictation take
+    never waits for a file's window; nothing to keep in the graph cache
+    beyond the optimised graphs that loading saved; nothing to close that the
+    garbage collector does not free. A subclass sets `family`, `stages`,
+    `graphs` and `capabilities`, and writes `warm` and `recognize`.
+    """
+
+    family: str
+    stages: tuple[str, ...]
+    capabilities: Capabilities
+    decoder_device = ""
+
+    def open_lane(self) -> NoLane:
+        return NoLane()
+
+    def build_caches(self, lane: LaneState) -> None:
+        pass  # its optimised graphs are all it keeps, and loading built them
+
+    def close(self) -> None:
+        pass
+
+
+def manifest_cmvn(manifest: Manifest, unreadable: Message) -> Cmvn:
+    """The model's `cmvn` file, or the family's one-line error (fields: `path`, `reason`)."""
+    path = manifest.file("cmvn")
+    try:
+        return load_cmvn(path)
+    except (OSError, ValueError) as exc:
+        raise ModelError(unreadable, path=path, reason=exc) from None

@@ -28,7 +28,7 @@ from ..options import TranscribeOptions
 from ..schema import entry
 from ..sessions import OnnxGraphs, pick_provider
 from ..threads import BusyMeter
-from .base import CancelCheck, LoadOptions
+from .base import CancelCheck, LoadOptions, OnnxFamily
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -63,8 +63,8 @@ class Encoder(Protocol):
     graphs: OnnxGraphs
 
 
-class LlmFamily:
-    """The decoder half of a Recognizer (see `base.Recognizer`)."""
+class LlmFamily(OnnxFamily):
+    """The decoder half of a Recognizer (see `base.Recognizer`); `graphs` are the encoder's."""
 
     def __init__(self, manifest: Manifest, options: LoadOptions, make_encoder: Callable[[], Encoder]) -> None:
         busy = BusyMeter()  # what other programs do with the cores while we load: the first lane's threads
@@ -74,8 +74,7 @@ class LlmFamily:
         self.n_ctx = options.n_ctx
         self.encoder: Encoder
         self.encoder, self.llm = load_together(manifest.file("decoder"), options, make_encoder)
-        self._graphs: OnnxGraphs = self.encoder.graphs
-        self.warnings = self._graphs.warnings  # the live list: a later fallback adds to it
+        self.graphs = self.encoder.graphs
         self.stop_ids = list(special.eos_ids if options.exact else special.stop_ids or special.eos_ids)
         self.decoder_device = "gpu" if self.llm.gpu_layers > 0 else "cpu"
         self._prompts: dict[Hashable, tuple[list[int], list[int]]] = {}
@@ -85,16 +84,6 @@ class LlmFamily:
         self._manifest = manifest
         self._cells_cache = options.graph_cache if self.decoder_device == "cpu" else None
         self._cells_to_store = self._cells_cache is not None
-
-    @property
-    def provider(self) -> str:
-        """What the encoder runs on now (a GPU provider that fails falls back to the CPU)."""
-        return self._graphs.provider
-
-    @property
-    def device(self) -> str:
-        """The adapter the encoder runs on ("" on the CPU)."""
-        return self._graphs.device
 
     def open_lane(self) -> LlamaContext:
         return LlamaContext(

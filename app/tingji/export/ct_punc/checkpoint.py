@@ -20,6 +20,7 @@ from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
 from ..funasr_release import read_config, read_token_list, release_file_names
+from ..sanm import encoder_sizes
 from ..torch_state import load_state_dict
 from .modules import CtTransformer, PuncDims
 
@@ -78,12 +79,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
         raise ModelError(messages.PUNC_VOCAB, path=tokens_path, tokens=len(tokens), rows=int(embed.shape[0]))
     d = PuncDims(
         input_size=int(embed.shape[1]),
-        encoder_dim=int(enc.get("output_size", 256)),
-        encoder_heads=int(enc.get("attention_heads", 8)),
-        encoder_ffn=int(enc.get("linear_units", 1024)),
-        encoder_blocks=int(enc.get("num_blocks", 4)),
-        kernel_size=int(enc.get("kernel_size", 11)),
-        sanm_shift=int(enc.get("sanm_shfit", 0)),
+        **encoder_sizes(enc, PuncDims()),
         vocab=len(tokens),
         classes=len(marks),
     )

@@ -20,6 +20,7 @@ import yaml
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
+from ..sanm import encoder_sizes
 from ..torch_state import load_state_dict
 from .modules import AudioDims
 
@@ -95,18 +96,14 @@ def audio_dims(config: dict[str, Any], llm_config: dict[str, Any], state: dict[s
     if int(ada.get("downsample_rate", 1)) != 1:
         raise ModelError(messages.DOWNSAMPLE)
     input_size = int(fe.get("n_mels", 80)) * int(fe.get("lfr_m", 7))
-    encoder_dim = int(enc.get("output_size", 512))
+    sizes = encoder_sizes(enc, AudioDims())
+    encoder_dim = sizes["encoder_dim"]
     ctc_layers = sum(1 for k in state if k.startswith("ctc_decoder.blocks.") and k.endswith("norm1.weight"))
     has_ctc = "ctc.ctc_lo.weight" in state and config.get("ctc_decoder") is not None
     dims = AudioDims(
         input_size=input_size,
-        encoder_dim=encoder_dim,
-        encoder_heads=int(enc.get("attention_heads", 4)),
-        encoder_ffn=int(enc.get("linear_units", 2048)),
-        encoder_blocks=int(enc.get("num_blocks", 50)),
+        **sizes,
         tp_blocks=int(enc.get("tp_blocks", 0)),
-        kernel_size=int(enc.get("kernel_size", 11)),
-        sanm_shift=int(enc.get("sanm_shfit", 0)),
         llm_dim=int(llm_config["hidden_size"]),
         adaptor_ffn=int(ada.get("ffn_dim", 2048)),
         adaptor_layers=int(ada.get("n_layer", 2)),

@@ -24,7 +24,8 @@ from ...engine.frontend import Cmvn
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
-from ..funasr_release import read_cmvn, read_config, read_token_list, release_file_names
+from ..funasr_release import check_cmvn_width, read_cmvn, read_config, read_token_list, release_paths
+from ..sanm import encoder_sizes
 from ..torch_state import load_state_dict
 from .modules import Paraformer, ParaformerDims
 
@@ -71,21 +72,14 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     folder = Path(folder)
     config_path, config = read_config(folder, messages.NOT_PARAFORMER)
     variant = _check_parts(config, config_path)
-    names = release_file_names(folder, FILES)
-    paths = {role: folder / name for role, name in names.items()}
-    for required in (paths["cmvn"], paths["tokens"], folder / "model.pt"):
-        if not required.is_file():
-            raise ModelError(messages.PARAFORMER_INCOMPLETE, folder=folder, file=required.name)
+    paths = release_paths(folder, FILES, ("cmvn", "tokens"), messages.PARAFORMER_INCOMPLETE)
     cmvn = read_cmvn(paths["cmvn"])
     tokens = read_token_list(paths["tokens"])
     state = load_state_dict(folder / "model.pt")
     dims = paraformer_dims(config, variant, state, folder / "model.pt")
     if len(tokens) != dims.vocab:
         raise ModelError(messages.PARAFORMER_VOCAB, path=paths["tokens"], tokens=len(tokens), outputs=dims.vocab)
-    if cmvn.shift.size != dims.input_size:
-        raise ModelError(
-            messages.CMVN_WIDTH_MISMATCH, path=paths["cmvn"], values=cmvn.shift.size, expected=dims.input_size
-        )
+    check_cmvn_width(cmvn, paths["cmvn"], dims.input_size)
     return Checkpoint(
         folder=folder,
         config=config,
@@ -161,17 +155,13 @@ def paraformer_dims(config: dict[str, Any], variant: str, state: dict[str, torch
     def whole(conf: dict[str, Any], section: str, key: str, default: int) -> int:
         return int(_number(conf, section, key, default, cfg))
 
-    dim = whole(enc, "encoder_conf", "output_size", 512)
+    sizes = encoder_sizes(enc, ParaformerDims(), lambda key, default: whole(enc, "encoder_conf", key, default))
+    dim = sizes["encoder_dim"]
     left, right = whole(pred, "predictor_conf", "l_order", 1), whole(pred, "predictor_conf", "r_order", 1)
     vocab = int(state["decoder.output_layer.weight"].shape[0])
     d = ParaformerDims(
         input_size=whole(fe, "frontend_conf", "n_mels", 80) * whole(fe, "frontend_conf", "lfr_m", 7),
-        encoder_dim=dim,
-        encoder_heads=whole(enc, "encoder_conf", "attention_heads", 4),
-        encoder_ffn=whole(enc, "encoder_conf", "linear_units", 2048),
-        encoder_blocks=whole(enc, "encoder_conf", "num_blocks", 50),
-        kernel_size=whole(enc, "encoder_conf", "kernel_size", 11),
-        sanm_shift=whole(enc, "encoder_conf", "sanm_shfit", 0),
+        **sizes,
         vocab=vocab,
         decoder_blocks=whole(dec, "decoder_conf", "num_blocks", 16),
         decoder_heads=whole(dec, "decoder_conf", "attention_heads", 4),

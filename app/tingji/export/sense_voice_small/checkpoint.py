@@ -22,7 +22,8 @@ from ...engine.frontend import Cmvn
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
-from ..funasr_release import read_cmvn, read_config, release_file_names
+from ..funasr_release import check_cmvn_width, read_cmvn, read_config, release_paths
+from ..sanm import encoder_sizes
 from ..torch_state import load_state_dict
 from .bpe import read_model
 from .modules import SenseVoiceDims
@@ -58,11 +59,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     config_path, config = read_config(folder, messages.NOT_SENSE_VOICE)
     if config.get("model") != MODEL_CLASS:
         raise ModelError(messages.MODEL_CLASS_WRONG, path=config_path, expected=MODEL_CLASS)
-    names = release_file_names(folder, FILES)
-    paths = {role: folder / name for role, name in names.items()}
-    for required in (paths["cmvn"], paths["bpe"], folder / "model.pt"):
-        if not required.is_file():
-            raise ModelError(messages.SENSE_VOICE_INCOMPLETE, folder=folder, file=required.name)
+    paths = release_paths(folder, FILES, ("cmvn", "bpe"), messages.SENSE_VOICE_INCOMPLETE)
     cmvn = read_cmvn(paths["cmvn"])
     bpe = read_model(paths["bpe"])
     missing = [t for t in REQUIRED_TAGS if t not in set(bpe.pieces)]
@@ -72,10 +69,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     dims = sense_voice_dims(config, state, folder / "model.pt")
     if len(bpe.pieces) != dims.vocab:
         raise ModelError(messages.VOCAB_SIZE_MISMATCH, path=paths["bpe"], pieces=len(bpe.pieces), outputs=dims.vocab)
-    if cmvn.shift.size != dims.input_size:
-        raise ModelError(
-            messages.CMVN_WIDTH_MISMATCH, path=paths["cmvn"], values=cmvn.shift.size, expected=dims.input_size
-        )
+    check_cmvn_width(cmvn, paths["cmvn"], dims.input_size)
     return Checkpoint(
         folder=folder,
         config=config,
@@ -94,7 +88,8 @@ def sense_voice_dims(config: dict[str, Any], state: dict[str, torch.Tensor], pat
     enc = config.get("encoder_conf") or {}
     fe = config.get("frontend_conf") or {}
     input_size = int(fe.get("n_mels", 80)) * int(fe.get("lfr_m", 7))
-    dim = int(enc.get("output_size", 512))
+    sizes = encoder_sizes(enc, SenseVoiceDims())
+    dim = sizes["encoder_dim"]
     first = state.get("encoder.encoders0.0.self_attn.linear_q_k_v.weight")
     head, embed = state.get("ctc.ctc_lo.weight"), state.get("embed.weight")
     if first is None or head is None or embed is None:
@@ -105,13 +100,8 @@ def sense_voice_dims(config: dict[str, Any], state: dict[str, torch.Tensor], pat
         raise ModelError(messages.QUERY_TABLE_ROWS, path=path, rows=embed.shape[0])
     return SenseVoiceDims(
         input_size=input_size,
-        encoder_dim=dim,
-        encoder_heads=int(enc.get("attention_heads", 4)),
-        encoder_ffn=int(enc.get("linear_units", 2048)),
-        encoder_blocks=int(enc.get("num_blocks", 50)),
+        **sizes,
         tp_blocks=int(enc.get("tp_blocks", 20)),
-        kernel_size=int(enc.get("kernel_size", 11)),
-        sanm_shift=int(enc.get("sanm_shfit", 0)),
         vocab=int(head.shape[0]),
         query_rows=int(embed.shape[0]),
     )

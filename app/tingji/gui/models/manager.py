@@ -319,15 +319,19 @@ class ModelManagerDialog(ModelTaskDialog):
             task = Task("discard", row.name)
         else:
             return
+        if self._confirm(self.tr("Remove model"), text):
+            self.start(task)
+
+    def _confirm(self, title: str, text: str) -> bool:
+        """Yes or No, No the default: removing and forgetting cannot be undone."""
         answer = QMessageBox.question(
             self,
-            self.tr("Remove model"),
+            title,
             text,
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
         )
-        if answer == QMessageBox.StandardButton.Yes:
-            self.start(task)
+        return answer == QMessageBox.StandardButton.Yes
 
     def forget_selected(self) -> None:
         """Forget the hashes a first download pinned (after a legitimate update of the model, say)."""
@@ -338,14 +342,7 @@ class ModelManagerDialog(ModelTaskDialog):
             "Forget the {0} SHA-256 hashes pinned by the first download of {1}? The next download "
             "cannot be checked against them; it pins new ones once the model verifies."
         ).format(row.hashes.pinned, row.name)
-        answer = QMessageBox.question(
-            self,
-            self.tr("Forget pinned hashes"),
-            text,
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        if answer == QMessageBox.StandardButton.Yes:
+        if self._confirm(self.tr("Forget pinned hashes"), text):
             self.start(Task("forget", row.name))
 
     def use_selected(self, use: str = "files") -> None:

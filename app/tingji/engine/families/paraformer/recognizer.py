@@ -14,8 +14,8 @@ each a session warmed at load: at most one token fires per frame, so
 frames + 1 slots always suffice, and a bucket of 0.4 slots per frame
 (6.7 tokens a second) holds ordinary speech at less than half the cost.
 
-There is no per-lane state: ONNX Runtime sessions may run from two threads
-at once, so a dictation take never waits for a file's window.
+There is no per-lane state (`base.GraphsOnly`): a dictation take never
+waits for a file's window.
 """
 
 from __future__ import annotations
@@ -31,12 +31,12 @@ import numpy as np
 from ....errors import ModelError
 from ... import messages
 from ...align import TimedChar
-from ...frontend import FrontendConfig, features, load_cmvn
+from ...frontend import FrontendConfig, features
 from ...languages import normalise
 from ...manifest import Manifest
 from ...options import TranscribeOptions
 from ...sessions import GraphSpec, OnnxGraphs
-from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
+from ..base import CancelCheck, Capabilities, GraphsOnly, LoadOptions, WindowResult, manifest_cmvn, stage
 from . import cif
 from .section import ParaformerSection
 from .text import Words, words_from_tokens
@@ -67,16 +67,6 @@ def slot_lengths(frames: int) -> tuple[int, ...]:
     return (short, frames + 1) if short < frames + 1 else (frames + 1,)
 
 
-class _NoLane:
-    """Paraformer keeps nothing per lane."""
-
-    def park(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
 def load_tokens(path: Path, size: int) -> list[str]:
     """tokens.json as the converter wrote it: `size` strings; anything else is one ModelError."""
     try:
@@ -90,20 +80,16 @@ def load_tokens(path: Path, size: int) -> list[str]:
     return tokens
 
 
-class Paraformer:
+class Paraformer(GraphsOnly):
     """A loaded Paraformer model (see `engine.families.base.Recognizer`)."""
 
     family = FAMILY
     stages = ("features", "encode", "cif", "decode", "timestamps")
-    decoder_device = ""
 
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
         self.section: ParaformerSection = manifest.section
         self.frontend: FrontendConfig = manifest.frontend
-        try:
-            self.cmvn = load_cmvn(manifest.file("cmvn"))
-        except (OSError, ValueError) as exc:
-            raise ModelError(messages.PARAFORMER_CMVN, path=manifest.file("cmvn"), reason=exc) from None
+        self.cmvn = manifest_cmvn(manifest, messages.PARAFORMER_CMVN)
         ids = self.section.tokens
         self.tokens = load_tokens(manifest.file("tokens"), ids.vocab_size)
         self.dropped = {ids.blank_id, ids.sos_id, ids.eos_id}
@@ -119,7 +105,6 @@ class Paraformer:
             # Always on the CPU at the real length: its backward LSTM would start in any padding.
             cpu = replace(options, provider="cpu", policy="dynamic", buckets=None)
             self.timestamp_graphs = OnnxGraphs(manifest, [GraphSpec("timestamp", padded=False)], cpu)
-        self.warnings = self.graphs.warnings
         self.capabilities = Capabilities(
             languages=("zh",),
             detects_language=False,
@@ -129,14 +114,6 @@ class Paraformer:
             live_lane=True,
             punctuation=False,
         )
-
-    @property
-    def provider(self) -> str:
-        return self.graphs.provider
-
-    @property
-    def device(self) -> str:
-        return self.graphs.device
 
     def _warm_up(self, graphs: OnnxGraphs) -> None:
         """One run per session, so kernel compilation happens at load, not on the user's first window."""
@@ -158,20 +135,11 @@ class Paraformer:
                 record=False,
             )
 
-    def open_lane(self) -> _NoLane:
-        return _NoLane()
-
-    def build_caches(self, lane: Any) -> None:
-        pass  # its optimised graphs are all it keeps, and loading built them
-
     def warm(self, lane: Any) -> None:
         """One short window through everything (features, graphs, CIF, timestamps), so the first
         dictation take pays no first-call costs."""
         noise = np.random.default_rng(0).standard_normal(self.frontend.sample_rate).astype(np.float32) * 0.01
         self.recognize(noise, TranscribeOptions(), lane)
-
-    def close(self) -> None:
-        pass
 
     def recognize(
         self, samples: np.ndarray, options: TranscribeOptions, lane: Any, cancel: CancelCheck | None = None

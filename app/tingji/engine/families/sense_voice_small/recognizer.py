@@ -7,8 +7,8 @@ dropped, as the reference decodes it -> tags from the query positions
 (language, emotion, event), text from every other piece, character times
 from the frames that emitted them (60 ms each).
 
-There is no per-lane state: ONNX Runtime sessions may run from two threads
-at once, so a dictation take never waits for a file's window.
+There is no per-lane state (`base.GraphsOnly`): a dictation take never
+waits for a file's window.
 """
 
 from __future__ import annotations
@@ -17,14 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from ....errors import ModelError
 from ... import messages
 from ...align import TimedChar, ctc_greedy
-from ...frontend import FrontendConfig, features, load_cmvn
+from ...frontend import FrontendConfig, features
 from ...manifest import Manifest
 from ...options import TranscribeOptions
 from ...sessions import GraphSpec, OnnxGraphs
-from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
+from ..base import CancelCheck, Capabilities, GraphsOnly, LoadOptions, WindowResult, manifest_cmvn, stage
 from .rich import N_QUERIES, classify, languages, query_ids, read_tags
 from .section import SenseVoiceSection
 from .tokens import BYTE, NORMAL, SPACE, UNUSED, USER_DEFINED, PieceTable, load_pieces
@@ -37,30 +36,16 @@ SECTION = SenseVoiceSection
 SHORT_BUCKET_FRAMES = 167  # fixed policy: a 10 s bucket for dictation beside the full window
 
 
-class _NoLane:
-    """SenseVoice keeps nothing per lane."""
-
-    def park(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-class SenseVoiceSmall:
+class SenseVoiceSmall(GraphsOnly):
     """A loaded SenseVoice-Small model (see `engine.families.base.Recognizer`)."""
 
     family = FAMILY
     stages = ("features", "encode", "decode")
-    decoder_device = ""
 
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
         section: SenseVoiceSection = manifest.section
         self.frontend: FrontendConfig = manifest.frontend
-        try:
-            self.cmvn = load_cmvn(manifest.file("cmvn"))
-        except (OSError, ValueError) as exc:
-            raise ModelError(messages.CMVN_UNREADABLE, path=manifest.file("cmvn"), reason=exc) from None
+        self.cmvn = manifest_cmvn(manifest, messages.CMVN_UNREADABLE)
         self.pieces = load_pieces(manifest.file("tokens"))
         self.kinds = [classify(p) if t != BYTE else None for p, t in zip(self.pieces.pieces, self.pieces.types)]
         self.char_bytes = _char_bytes(self.pieces, self.kinds)
@@ -69,7 +54,6 @@ class SenseVoiceSmall:
         self.rows = section.queries
         spec = GraphSpec("encoder", fixed_role="encoder_fixed")
         self.graphs = OnnxGraphs(manifest, [spec], options, short_bucket=SHORT_BUCKET_FRAMES, warm=self._warm_up)
-        self.warnings = self.graphs.warnings
         self.capabilities = Capabilities(
             languages=languages(self.rows),
             detects_language=True,
@@ -79,14 +63,6 @@ class SenseVoiceSmall:
             live_lane=True,
             tags=("emotion", "event"),
         )
-
-    @property
-    def provider(self) -> str:
-        return self.graphs.provider
-
-    @property
-    def device(self) -> str:
-        return self.graphs.device
 
     def _warm_up(self, graphs: OnnxGraphs) -> None:
         """One run per session, so kernel compilation happens at load, not on the user's first window."""
@@ -101,19 +77,10 @@ class SenseVoiceSmall:
                 record=False,
             )
 
-    def open_lane(self) -> _NoLane:
-        return _NoLane()
-
-    def build_caches(self, lane: Any) -> None:
-        pass  # its optimised graphs are all it keeps, and loading built them
-
     def warm(self, lane: Any) -> None:
         """One short window through everything (features, graph, decoding), so the first dictation
         take pays no first-call costs (the sessions themselves were warmed when they were made)."""
         self.recognize(np.zeros(self.frontend.sample_rate, np.float32), TranscribeOptions(), lane)
-
-    def close(self) -> None:
-        pass
 
     def recognize(
         self, samples: np.ndarray, options: TranscribeOptions, lane: Any, cancel: CancelCheck | None = None
