@@ -97,12 +97,28 @@ def test_quick_run_writes_all_keys(tmp_path):
     ):
         assert _positive(s[key]), (key, s.get(key))
     assert "## SenseVoice-Small" in md
-    try:
-        import sherpa_onnx  # noqa: F401
-    except ImportError:
-        assert "sherpa-onnx skipped" in md
-    else:
-        assert _positive(s["sensevoice_speedup_vs_sherpa_3s"]) and _positive(s["sensevoice_speedup_vs_sherpa_60s"])
+    # Paraformer-zh with its punctuation companion (issue 36); sherpa-onnx optional as above.
+    for key in (
+        "paraformer_60s_s",
+        "paraformer_3s_s",
+        "paraformer_speedup_vs_funasr_60s",
+        "paraformer_peak_rss_mb",
+        "punctuation_share_of_file",
+    ):
+        assert _positive(doc.get(key)), (key, doc.get(key))
+    assert doc["punctuation_share_of_file"] < 1 and r["paraformer"]["file"]["punctuation_loaded"]
+    assert "## Paraformer-zh" in md and "| paraformer_peak_rss_mb |" in md
+    # Each sherpa-onnx peer runs where its module finds what it needs (SenseVoice's also needs local copies of
+    # two repositories), and otherwise says why in one line.
+    import sherpa_paraformer
+    import sherpa_sensevoice
+
+    for family, peer in (("sensevoice", sherpa_sensevoice), ("paraformer", sherpa_paraformer)):
+        why = peer.unavailable()
+        if why is None:
+            assert _positive(s[f"{family}_speedup_vs_sherpa_3s"]) and _positive(s[f"{family}_speedup_vs_sherpa_60s"])
+        else:
+            assert f"sherpa-onnx skipped: {why}" in md and f"{family}_speedup_vs_sherpa_3s" not in s, family
     # Qwen3-ASR, both sizes, against transformers with the same forced budget.
     for size in ("0_6b", "1_7b"):
         for name in (
@@ -300,3 +316,39 @@ def test_quick_qwen3_sizes_share_one_tiny_checkpoint(tmp_path):
     assert names == sorted(p.name for p in b.iterdir()) and "model.safetensors" in names
     for name in names:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_sherpa_paraformer_peer_runs_the_same_model(pf_checkpoint, pf_reference, tmp_path):
+    """The Paraformer peer's model (funasr's own export, with the metadata and tokens.txt the benchmark adds)
+    loads in sherpa-onnx and decodes what funasr's torch model decodes on the same weights and audio."""
+    sherpa_onnx = pytest.importorskip("sherpa_onnx")  # an optional peer, like the benchmark's
+    import numpy as np
+    import sherpa_paraformer
+    from speech import make_utterance
+
+    from tingji.engine.frontend import load_cmvn
+
+    ckpt = pf_checkpoint
+    built = sherpa_paraformer.build(ckpt, tmp_path / "sherpa")
+    meta = sherpa_paraformer.metadata(ckpt)
+    cmvn = load_cmvn(ckpt / "am.mvn")
+    assert np.array_equal(np.array(meta["neg_mean"].split(","), np.float32), cmvn.shift)
+    assert np.array_equal(np.array(meta["inv_stddev"].split(","), np.float32), cmvn.scale)
+    symbols = [line.rsplit(" ", 1)[0] for line in (tmp_path / "sherpa" / "tokens.txt").read_text().splitlines()]
+    assert symbols == json.loads((ckpt / "tokens.json").read_text()) and meta["vocab_size"] == str(len(symbols))
+
+    wav = make_utterance(3.0)
+    ref = pf_reference.run(wav)
+    # funasr's best token per fired slot; sherpa-onnx's greedy search stops at </s> (id 2) and keeps the rest.
+    best = [int(i) for i in ref["log_probs"].argmax(-1)]
+    expected = [symbols[i] for i in (best[: best.index(2)] if 2 in best else best)]
+    found = {}
+    for name in ("model", "model_int8"):
+        rec = sherpa_onnx.OfflineRecognizer.from_paraformer(paraformer=built[name], tokens=built["tokens"])
+        stream = rec.create_stream()
+        stream.accept_waveform(16000, wav)
+        rec.decode_stream(stream)
+        found[name] = list(stream.result.tokens)
+    print(f"funasr {len(best)} slots; sherpa-onnx fp32 {len(found['model'])}, int8 {len(found['model_int8'])} tokens")
+    assert found["model"] == expected  # fp32: the same model; int8's choices may differ with the CPU's kernel
+    assert found["model_int8"] and set(found["model_int8"]) <= set(symbols)
