@@ -484,6 +484,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="tiny models, one repetition")
     ap.add_argument("--cache-dir", type=Path, default=BENCH / ".cache")
     ap.add_argument("--json", type=Path, help="also write the results here")
+    ap.add_argument(
+        "--write",
+        action="store_true",
+        help="merge the figures into results/latest.json (its top-level keys and a `paraformer` section with this "
+        "run's machine, load and date), as dictation_preview.py does; for a run of this family alone",
+    )
     ap.add_argument("--peers", default="sherpa,funasr", help="which peers run beside Tingji (comma-separated)")
     ap.add_argument(
         "--reps", type=int, help="timed repetitions and pairs per stage (a check that it runs, not figures)"
@@ -500,6 +506,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"goal {key}: {g['value']:.3f} (goal {g['goal']}) {'met' if g['met'] else 'NOT met'}")
     if args.json:
         args.json.write_text(text + "\n")
+    if args.write and not args.quick and args.reps is None:
+        path = BENCH / "results" / "latest.json"
+        latest = json.loads(path.read_text())
+        latest.update(summ)
+        latest.setdefault("summary", {}).update(summ)
+        latest["paraformer"] = strip_private(doc) | {"date": time.strftime("%Y-%m-%d %H:%M")}
+        path.write_text(json.dumps(latest, indent=2, default=str) + "\n")
+        print(f"wrote {path}", file=sys.stderr)
+    elif args.write:
+        print("not written: --quick and --reps runs are checks, not figures", file=sys.stderr)
     return 0
 
 
