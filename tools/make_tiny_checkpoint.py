@@ -11,7 +11,8 @@ names as the official Fun-ASR-Nano-2512 release, loadable by funasr's
 
 `--family sense-voice-small` writes a SenseVoice-Small checkpoint instead
 (tools/tiny_sense_voice.py), `--family qwen3-asr` a Qwen3-ASR release
-(tools/tiny_qwen3_asr.py); each family's writer lives in its own module.
+(tools/tiny_qwen3_asr.py), `--family campplus` the CAM++ speaker model
+(tools/tiny_campplus.py); each family's writer lives in its own module.
 
 Default sizes are tiny so CI stays fast; `--full-size` uses the real sizes
 (about 221 M encoder parameters and a Qwen3-0.6B-shaped LLM) for benchmarks.
@@ -481,13 +482,19 @@ def main(argv: list[str] | None = None) -> int:
         default="fp32",
         help="llm_conf.llm_dtype in config.yaml (see the module docstring)",
     )
-    ap.add_argument("--family", choices=["fun-asr-nano", "sense-voice-small", "qwen3-asr"], default="fun-asr-nano")
+    ap.add_argument(
+        "--family", choices=["fun-asr-nano", "sense-voice-small", "qwen3-asr", "campplus"], default="fun-asr-nano"
+    )
     ap.add_argument("--size", choices=["0.6b", "1.7b"], default="0.6b", help="qwen3-asr: which release's shapes")
     args = ap.parse_args(argv)
     if args.family == "sense-voice-small":  # each further family: its own tools/tiny_<family>.py
         from tiny_sense_voice import make_checkpoint as make_sense_voice
 
         make_sense_voice(args.out, args.seed, args.full_size)
+    elif args.family == "campplus":
+        import tiny_campplus
+
+        tiny_campplus.make_checkpoint(args.out, args.seed, args.full_size)
     elif args.family == "qwen3-asr":
         import tiny_qwen3_asr
 

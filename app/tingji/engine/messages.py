@@ -79,3 +79,10 @@ STATE_RESTORE_FAILED = Message(
 # -- SenseVoice-Small's own files (families/sense_voice_small) ------------------------------------
 TOKEN_TABLE_UNREADABLE = Message("sense_voice.token_table_unreadable", "{path}: unreadable token table ({reason})")
 CMVN_UNREADABLE = Message("sense_voice.cmvn_unreadable", "{path}: unreadable CMVN file ({reason})")
+
+# -- speaker labels (speakers/) ---------------------------------------------------------------------
+SPEAKER_MODEL_NOT_ASR = Message(
+    "speakers.not_a_recognizer", "{folder}: a speaker model labels who spoke; it does not transcribe"
+)
+NOT_A_SPEAKER_MODEL = Message("speakers.not_a_speaker_model", "{folder}: not a speaker model (family {family})")
+SPEAKER_SECTION = Message("speakers.section_bad", "{path}: the campplus section is damaged ({problem})")

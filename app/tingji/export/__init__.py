@@ -39,6 +39,7 @@ CONVERTERS: dict[str, str] = {
     "fun-asr-nano": "tingji.export.fun_asr_nano",
     "sense-voice-small": "tingji.export.sense_voice_small",
     "qwen3-asr": "tingji.export.qwen3_asr",
+    "campplus": "tingji.export.campplus",
 }
 
 __all__ = ["export_model", "detect_family", "CONVERTERS"]

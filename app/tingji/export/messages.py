@@ -157,3 +157,13 @@ AUDIO_TOWER_MISMATCH = Message(
     "export.audio_tower_mismatch",
     "audio tower weights do not match the architecture (missing {missing}, unexpected {unexpected})",
 )
+
+# -- CAM++ speaker model (export/campplus) --------------------------------------------------------
+CAMPPLUS_INCOMPLETE = Message("export.campplus_incomplete", "{folder}: the CAM++ checkpoint lacks {file}")
+CAMPPLUS_VARIANT = Message(
+    "export.campplus_variant", "{path}: CAM++ with {key} = {value} is not supported (Tingji converts {expected})"
+)
+CAMPPLUS_MISMATCH = Message(
+    "export.campplus_mismatch",
+    "{path}: the weights do not fit config.yaml's CAM++ (missing {missing}, unexpected {unexpected}, shapes {shapes})",
+)

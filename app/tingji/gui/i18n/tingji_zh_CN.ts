@@ -563,6 +563,21 @@ The details are in {1}.</source>
         <translation>{path}：无法读取 CMVN 文件（{reason}）</translation>
     </message>
     <message>
+        <source>{folder}: a speaker model labels who spoke; it does not transcribe</source>
+        <comment>speakers.not_a_recognizer</comment>
+        <translation>{folder}：这是说话人模型，用于标注谁在说话，不能转写</translation>
+    </message>
+    <message>
+        <source>{folder}: not a speaker model (family {family})</source>
+        <comment>speakers.not_a_speaker_model</comment>
+        <translation>{folder}：不是说话人模型（模型系列 {family}）</translation>
+    </message>
+    <message>
+        <source>{path}: the campplus section is damaged ({problem})</source>
+        <comment>speakers.section_bad</comment>
+        <translation>{path}：campplus 部分已损坏（{problem}）</translation>
+    </message>
+    <message>
         <source>unknown model family {family!r} (choose {choices})</source>
         <comment>export.unknown_family</comment>
         <translation>未知的模型系列 {family!r}（可选 {choices}）</translation>
@@ -921,6 +936,21 @@ The details are in {1}.</source>
         <source>audio tower weights do not match the architecture (missing {missing}, unexpected {unexpected})</source>
         <comment>export.audio_tower_mismatch</comment>
         <translation>音频编码塔权重与模型结构不符（缺少 {missing}，多出 {unexpected}）</translation>
+    </message>
+    <message>
+        <source>{folder}: the CAM++ checkpoint lacks {file}</source>
+        <comment>export.campplus_incomplete</comment>
+        <translation>{folder}：CAM++ 检查点缺少 {file}</translation>
+    </message>
+    <message>
+        <source>{path}: CAM++ with {key} = {value} is not supported (Tingji converts {expected})</source>
+        <comment>export.campplus_variant</comment>
+        <translation>{path}：不支持 {key} = {value} 的 CAM++（Tingji 只转换 {expected}）</translation>
+    </message>
+    <message>
+        <source>{path}: the weights do not fit config.yaml's CAM++ (missing {missing}, unexpected {unexpected}, shapes {shapes})</source>
+        <comment>export.campplus_mismatch</comment>
+        <translation>{path}：权重与 config.yaml 的 CAM++ 结构不符（缺少 {missing}，多出 {unexpected}，形状不符 {shapes}）</translation>
     </message>
     <message>
         <source>bad model name {name!r}: use letters, digits, '.', '_' or '-' (at most 64, not starting with '.')</source>
