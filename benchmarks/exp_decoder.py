@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
 
     m = load_manifest(args.model)
     gguf = args.gguf or m.file("decoder")
-    prompt = build_prompt(m.section["prompt"])
+    prompt = build_prompt(m.section.prompt)
     variants = args.variants.split(",")
     decs = {v: make(v, gguf) for v in variants}
     any_dec = decs[variants[0]]

@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     engine = Engine(args.model, provider="cpu", threads=args.threads)
     dec = engine.files.state  # the file lane's llama.cpp context
     feats = features(_long_audio(str(args.audio), args.seconds))
-    prompt = build_prompt(engine.manifest.section["prompt"])
+    prompt = build_prompt(engine.manifest.section.prompt)
     before, after = dec.tokenize(prompt.before), dec.tokenize(prompt.after)
     rows = engine.recognizer.encoder.encode(feats).adaptor[: max(1, len(feats) // 8)]
     opts = DecodeOptions(max_tokens=args.gen, guard=False, ignore_eos=True)

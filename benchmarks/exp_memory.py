@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     rec.step("import onnxruntime", lambda: __import__("onnxruntime"))
     rec.step("import llama_cpp", lambda: __import__("llama_cpp"))
 
-    from tingji.engine import Engine, frontend, sessions, vad
+    from tingji.engine import Engine, TranscribeOptions, frontend, sessions, vad
     from tingji.engine.decoder import LlamaContext, LlamaModel
     from tingji.engine.families.fun_asr_nano import encoder as nano_encoder
     from tingji.engine.families.fun_asr_nano import recognizer as nano
@@ -244,12 +244,13 @@ def main(argv: list[str] | None = None) -> int:
         take = make_utterance(3.0)
         rec.step(
             "dictation take (live lane, 12 tokens)",
-            lambda: engine.live.transcribe(take, max_tokens=12, ignore_eos=True, timestamps=False),
+            lambda: engine.live.transcribe(take, TranscribeOptions(max_tokens=12, ignore_eos=True, timestamps=False)),
         )
     transcript = None
     if args.audio:
         transcript = rec.step(
-            "transcribe file", lambda: engine.transcribe(str(args.audio), max_tokens=args.tokens, ignore_eos=True)
+            "transcribe file",
+            lambda: engine.transcribe(str(args.audio), TranscribeOptions(max_tokens=args.tokens, ignore_eos=True)),
         )
     end = rec.read()
     res = {

@@ -35,13 +35,15 @@ def main() -> None:
     args = ap.parse_args()
     import soundfile as sf
 
-    from tingji.engine import Engine
+    from tingji.engine import Engine, TranscribeOptions
 
     imported = time.monotonic()
     engine = Engine(args.model, provider="cpu", threads=args.threads, graph_cache=args.graph_cache)
     ready = time.monotonic()
     samples, _ = sf.read(args.take, dtype="float32")
-    transcript = engine.live.transcribe(samples, max_tokens=args.tokens, ignore_eos=True, timestamps=False)
+    transcript = engine.live.transcribe(
+        samples, TranscribeOptions(max_tokens=args.tokens, ignore_eos=True, timestamps=False)
+    )
     done = time.monotonic()
     print(
         json.dumps(

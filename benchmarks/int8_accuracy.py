@@ -22,10 +22,11 @@ SAMPLE_RATE = 16000
 
 def _encode_all(model: str, feats: list[np.ndarray]) -> tuple[list[Any], list[np.ndarray], float]:
     """Encoder outputs and the CTC head's best token per frame for each window, and the encode seconds."""
+    from tingji.engine.families.base import LoadOptions
     from tingji.engine.families.fun_asr_nano.encoder import NanoEncoder
     from tingji.engine.manifest import load_manifest
 
-    enc = NanoEncoder(load_manifest(model), "cpu", policy="dynamic", warm=True)
+    enc = NanoEncoder(load_manifest(model), LoadOptions(provider="cpu", policy="dynamic"))
     outs, best, seconds = [], [], 0.0
     for f in feats:
         t = time.perf_counter()
@@ -53,7 +54,7 @@ def int8_accuracy(a: dict[str, Any]) -> dict[str, Any]:
     feats = [features(audio[s : s + step]) for s in starts]
     ref, ref_best, fp32_s = _encode_all(a["fp32_model"], feats)
     got, got_best, int8_s = _encode_all(a["int8_model"], feats)
-    blank = int(load_manifest(a["fp32_model"]).section.get("ctc", {}).get("blank_id", -1))
+    blank = load_manifest(a["fp32_model"]).section.ctc.blank_id
     windows = []
     for i, (r, g, rb, gb) in enumerate(zip(ref, got, ref_best, got_best)):
         ctc = ctc_agreement(gb, rb, blank) if len(rb) else None

@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     import soundfile as sf
     from speech import make_utterance
 
-    from tingji.engine import Engine
+    from tingji.engine import Engine, TranscribeOptions
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", type=Path, required=True)
@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     prof = cProfile.Profile()
     t = time.perf_counter()
     prof.enable()
-    first = engine.transcribe(utt, max_tokens=args.tokens, ignore_eos=True)
+    first = engine.transcribe(utt, TranscribeOptions(max_tokens=args.tokens, ignore_eos=True))
     prof.disable()
     print(f"first dictation call {time.perf_counter() - t:.3f} s; timings {json.dumps(first.timings)}")
     print(_top(prof, "cumulative", args.top))
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.reps):
         t = time.perf_counter()
         prof.enable()
-        tr = engine.transcribe(utt, max_tokens=args.tokens, ignore_eos=True)
+        tr = engine.transcribe(utt, TranscribeOptions(max_tokens=args.tokens, ignore_eos=True))
         prof.disable()
         walls.append(time.perf_counter() - t)
         print(
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         prof = cProfile.Profile()
         t = time.perf_counter()
         prof.enable()
-        tr = engine.transcribe(x, max_tokens=args.window_tokens, ignore_eos=True)
+        tr = engine.transcribe(x, TranscribeOptions(max_tokens=args.window_tokens, ignore_eos=True))
         prof.disable()
         print(
             f"60 s window {time.perf_counter() - t:.3f} s; timings "

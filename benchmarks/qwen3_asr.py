@@ -123,15 +123,16 @@ def _median_run(fn: Callable[[], Any], reps: int) -> tuple[float, Any]:
 
 def _window_split(engine, samples: np.ndarray, budget: int) -> dict[str, Any]:
     """One window through the recognizer, cold prefill (no cached prefix): seconds per stage."""
-    from tingji.engine.families.base import RecognizeOptions
-    from tingji.engine.mel import num_audio_tokens, num_frames
+    from tingji.engine.families.qwen3_asr.encoder import num_tower_rows
+    from tingji.engine.mel import num_frames
+    from tingji.engine.options import TranscribeOptions
 
     lane = engine.files.state
     lane._cached = []
-    options = RecognizeOptions(max_tokens=budget, ignore_eos=True)
+    options = TranscribeOptions(max_tokens=budget, ignore_eos=True)
     result = engine.recognizer.recognize(samples, options, lane)
     before, after = engine.recognizer._prompt(options)
-    rows = num_audio_tokens(num_frames(len(samples)))
+    rows = num_tower_rows(num_frames(len(samples)))
     prompt = len(before) + rows + len(after)
     t = result.timings
     return {
@@ -208,14 +209,14 @@ def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
     from speech import make_utterance
 
     t0 = time.perf_counter()
-    from tingji.engine import Engine
+    from tingji.engine import Engine, TranscribeOptions
 
     engine = Engine(a["model"], provider="cpu")
     out: dict[str, Any] = {"load_and_warm_s": round(time.perf_counter() - t0, 3), "rss_after_load_mb": rss_now_mb()}
     utt, k = make_utterance(3.0), a["dict_tokens"]
 
     def take(eng):  # as the app's dictation: the live lane, text only
-        return eng.live.transcribe(utt, max_tokens=k, ignore_eos=True, timestamps=False)
+        return eng.live.transcribe(utt, TranscribeOptions(max_tokens=k, ignore_eos=True, timestamps=False))
 
     take(engine)
     window = _audio(a["audio"], 60.0)
@@ -223,7 +224,7 @@ def q3_tingji(a: dict[str, Any]) -> dict[str, Any]:
     out["llama_batch"] = _llama_batch(engine.files.state, out["window_60s"]["prompt_rows"], a["reps"])
     out["prefill_60s_fraction_of_llama_batch"] = out["window_60s"]["prefill_tok_s"] / out["llama_batch"]["tok_s"]
     t = time.perf_counter()
-    tr = engine.transcribe(a["audio"], max_tokens=a["budget"], ignore_eos=True)
+    tr = engine.transcribe(a["audio"], TranscribeOptions(max_tokens=a["budget"], ignore_eos=True))
     wall = time.perf_counter() - t
     tokens = [len(x) for x in tr.window_tokens]
     out["e2e"] = {

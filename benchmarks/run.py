@@ -175,7 +175,7 @@ def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = No
 
     res["decoder"] = {}
     manifest = load_manifest(models[PRIMARY])
-    n_audio = 125  # audio rows of a 60 s window (num_audio_tokens(1000))
+    n_audio = 125  # audio rows of a 60 s window (num_adaptor_rows(1000))
     for name in CONFIGS:
         quant = CONFIGS[name][1]
         gguf = manifest.file("decoder") if name == PRIMARY else load_manifest(models[name]).file("decoder")

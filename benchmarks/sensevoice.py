@@ -115,7 +115,7 @@ def stage_tingji(a: dict[str, Any]) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     from tingji.engine import Engine
-    from tingji.engine.families.base import RecognizeOptions
+    from tingji.engine.options import TranscribeOptions
 
     engine = Engine(a["model"], provider="cpu", threads=THREADS)
     out: dict[str, Any] = {
@@ -141,7 +141,7 @@ def stage_tingji(a: dict[str, Any]) -> dict[str, Any]:
     rec, window_s = engine.recognizer, engine.manifest.window_seconds
     speech = _audio(a["audio"], 60.0)
     lane = engine.files.state
-    window = functools.partial(rec.recognize, speech[: int(window_s * SAMPLE_RATE)], RecognizeOptions(), lane)
+    window = functools.partial(rec.recognize, speech[: int(window_s * SAMPLE_RATE)], TranscribeOptions(), lane)
     out[f"window_{window_s:g}s"] = _median(timed(window, a["reps_long"]))
     t = time.perf_counter()
     tr = engine.transcribe(speech)
@@ -253,7 +253,7 @@ def stage_two_models(a: dict[str, Any]) -> dict[str, Any]:
     """The app's expected pairing in one process: Fun-ASR-Nano for files, SenseVoice for dictation; peak RSS."""
     from speech import make_utterance
 
-    from tingji.engine import Engine
+    from tingji.engine import Engine, TranscribeOptions
 
     files, live = Engine(a["nano_model"], provider="cpu"), Engine(a["model"], provider="cpu", threads=THREADS)
     out: dict[str, Any] = {"rss_after_load_mb": rss_now_mb()}
@@ -261,7 +261,7 @@ def stage_two_models(a: dict[str, Any]) -> dict[str, Any]:
     for _ in range(3):
         live.live.transcribe(utt)
     t = time.perf_counter()
-    files.transcribe(speech, max_tokens=a["budget"], ignore_eos=True)
+    files.transcribe(speech, TranscribeOptions(max_tokens=a["budget"], ignore_eos=True))
     out["nano_60s_s"] = round(time.perf_counter() - t, 3)
     live.transcribe(speech)
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)

@@ -45,6 +45,7 @@ def limits(a: dict[str, Any]) -> dict[str, Any]:
 
 def encoder(a: dict[str, Any]) -> dict[str, Any]:
     """Encoder+adaptor time per window length, real length (dynamic) and padded (fixed buckets)."""
+    from tingji.engine.families.base import LoadOptions
     from tingji.engine.families.fun_asr_nano.encoder import SHORT_BUCKET_FRAMES, NanoEncoder
     from tingji.engine.frontend import features
     from tingji.engine.manifest import load_manifest
@@ -54,10 +55,10 @@ def encoder(a: dict[str, Any]) -> dict[str, Any]:
     audio = _long_audio(a["audio"], 60.0)
     feats = {s: features(audio[: int(s * SAMPLE_RATE)]) for s in (3, 10, 60)}
     t = time.perf_counter()
-    dyn = NanoEncoder(m, "cpu", policy="dynamic", warm=True)
+    dyn = NanoEncoder(m, LoadOptions(provider="cpu", policy="dynamic"))
     t_dyn = time.perf_counter() - t
     t = time.perf_counter()
-    fixed = NanoEncoder(m, "cpu", policy="fixed", buckets=(SHORT_BUCKET_FRAMES, win), warm=True)
+    fixed = NanoEncoder(m, LoadOptions(provider="cpu", policy="fixed", buckets=(SHORT_BUCKET_FRAMES, win)))
     t_fixed = time.perf_counter() - t
     r_long, r_short = a["reps_long"], a["reps_short"]
     out: dict[str, Any] = {
@@ -116,12 +117,12 @@ def encoder(a: dict[str, Any]) -> dict[str, Any]:
 
 def decoder(a: dict[str, Any]) -> dict[str, Any]:
     """llama.cpp prefill and generation speed with a forced token count (EOS disabled, no loop guard)."""
-    from tingji.engine.decoder import DecodeOptions, open_decoder
+    from tingji.engine.decoder import DecodeOptions, LlamaContext, open_decoder
     from tingji.engine.families.fun_asr_nano.prompt import build_prompt
     from tingji.engine.manifest import load_manifest
 
     m = load_manifest(a["model"])
-    prompt = build_prompt(m.section["prompt"])
+    prompt = build_prompt(m.section.prompt)
     t = time.perf_counter()
     dec = open_decoder(a["gguf"], eos_ids=[], n_ctx=1024)
     load_s = time.perf_counter() - t
@@ -144,7 +145,7 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
     # engine's prefill is one such batch too (the text tokens as their table rows, token_rows.py)
     # plus assembling it; a GGUF whose table it cannot read goes as three batches (text, audio, text).
     rows = np.random.default_rng(1).standard_normal((n_prompt, dec.n_embd)).astype(np.float32)
-    one = dec.model.context(eos_ids=[], n_ctx=1024, n_threads=dec.n_threads, n_batch=max(dec.n_batch, n_prompt))
+    one = LlamaContext(dec.model, eos_ids=[], n_ctx=1024, n_threads=dec.n_threads, n_batch=max(dec.n_batch, n_prompt))
 
     def one_batch() -> None:
         one._truncate(0)
@@ -241,7 +242,7 @@ def tingji(a: dict[str, Any]) -> dict[str, Any]:
     from speech import make_utterance
 
     t0 = time.perf_counter()
-    from tingji.engine import Engine
+    from tingji.engine import Engine, TranscribeOptions
 
     import_s = time.perf_counter() - t0
     engine = Engine(a["model"], provider="cpu", graph_cache=a.get("graph_cache"))
@@ -257,13 +258,13 @@ def tingji(a: dict[str, Any]) -> dict[str, Any]:
     if a.get("dictation", True):  # on the live lane, as the app's dictation runs: its own KV cache
         k = a["dict_tokens"]
         t = time.perf_counter()
-        first = engine.live.transcribe(utt, max_tokens=k, ignore_eos=True, timestamps=False)
+        first = engine.live.transcribe(utt, TranscribeOptions(max_tokens=k, ignore_eos=True, timestamps=False))
         first_s = time.perf_counter() - t
         out["rss_after_dictation_mb"] = rss_now_mb()
         runs = []
         for _ in range(a["reps_dict"]):
             t = time.perf_counter()
-            tr = engine.live.transcribe(utt, max_tokens=k, ignore_eos=True, timestamps=False)
+            tr = engine.live.transcribe(utt, TranscribeOptions(max_tokens=k, ignore_eos=True, timestamps=False))
             runs.append((time.perf_counter() - t, tr))
         runs.sort(key=lambda x: x[0])
         med_s, med_tr = runs[len(runs) // 2]
@@ -279,7 +280,7 @@ def tingji(a: dict[str, Any]) -> dict[str, Any]:
     out["audio_s"] = duration
     for name, budget, forced in a["e2e_runs"]:
         t = time.perf_counter()
-        tr = engine.transcribe(a["audio"], max_tokens=budget, ignore_eos=forced)
+        tr = engine.transcribe(a["audio"], TranscribeOptions(max_tokens=budget, ignore_eos=forced))
         wall = time.perf_counter() - t
         out[name] = {"max_tokens": budget, "forced_budget": forced, **_transcript_summary(tr, wall, duration)}
     out["rss_end_mb"] = rss_now_mb()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import json
 import os
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.manifests import nano_section_json
 from tests.support.paths import ROOT
 
 PACKAGE = ROOT / "app" / "tingji"
@@ -253,6 +255,9 @@ def test_every_family_and_converter_provides_the_contract():
         assert module.FAMILY == family
         assert set(module.REQUIRED_FILES) <= set(module.FILE_ROLES)
         assert callable(module.load)
+        # The manifest parts it reads are typed (engine.schema), and it says how they must agree.
+        assert dataclasses.is_dataclass(module.FRONTEND) and dataclasses.is_dataclass(module.SECTION)
+        assert callable(module.SECTION.check_frontend)
     for family, module_name in CONVERTERS.items():
         module = importlib.import_module(module_name)
         assert module.FAMILY == family and family in FAMILIES
@@ -278,7 +283,7 @@ def _write_manifest(folder: Path, **changes) -> Path:
         "window_frames": 1000,
         "frontend": {},
         "source": {},
-        "fun-asr-nano": {"prompt": {}, "special_tokens": {}},
+        "fun-asr-nano": nano_section_json(),
     }
     data.update(changes)
     (folder / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
@@ -362,6 +367,7 @@ def test_ordinary_relative_paths_are_accepted(rel):
 def test_format_1_folders_still_load_and_save_as_format_2(tmp_path):
     """The committed demo model predates families: its top-level Nano keys become the family section."""
     import shutil
+    from dataclasses import asdict
 
     from tingji.engine.manifest import FORMAT_VERSION, load_manifest, save_manifest, verify
 
@@ -369,8 +375,9 @@ def test_format_1_folders_still_load_and_save_as_format_2(tmp_path):
     old = json.loads((demo / "manifest.json").read_text(encoding="utf-8"))
     assert old.get("format") == 1 and "prompt" in old
     m = load_manifest(demo)
-    assert m.family == "fun-asr-nano" and m.section["prompt"] == old["prompt"]
-    assert m.section["special_tokens"] == old["special_tokens"] and m.section["ctc"] == old["ctc"]
+    assert m.family == "fun-asr-nano" and asdict(m.section.prompt) == old["prompt"]
+    assert asdict(m.section.special_tokens) == {**old["special_tokens"], "eos_ids": (762,), "stop_ids": (760, 762)}
+    assert {k: v for k, v in asdict(m.section.ctc).items() if k in old["ctc"]} == old["ctc"]
     copy = tmp_path / "demo"
     shutil.copytree(demo, copy)
     m.folder = copy
@@ -381,7 +388,7 @@ def test_format_1_folders_still_load_and_save_as_format_2(tmp_path):
     again = load_manifest(copy)
     verify(again)
     assert again.section == m.section and again.files == m.files
-    print(f"format 1 -> {FORMAT_VERSION}: {sorted(again.section)} in the family section")
+    print(f"format 1 -> {FORMAT_VERSION}: {sorted(new['fun-asr-nano'])} in the family section")
 
 
 def test_every_package_ships_in_the_wheel():

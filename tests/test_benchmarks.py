@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 
@@ -263,3 +264,25 @@ def test_funasr_runtime_metadata_follows_the_checkpoint(tmp_path):
     assert int(r.get_field("funasr.enc.num_blocks").contents()) == 3
     assert int(r.get_field("funasr.frontend.n_mels").contents()) == 80
     assert np.array_equal(r.get_tensor(0).data, np.ones(4, np.float32))
+
+
+def _github_anchor(heading: str) -> str:
+    """The id GitHub gives a Markdown heading: lower case, punctuation dropped, spaces as hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def test_pointers_into_the_benchmark_readme_name_a_heading():
+    """Figures live in benchmarks/README.md and the code points at them by heading: a renamed heading must not
+    leave a pointer behind that goes nowhere."""
+    readme = ROOT / "benchmarks" / "README.md"
+    anchors = {_github_anchor(line.lstrip("#")) for line in readme.read_text().splitlines() if line.startswith("#")}
+    pointer = re.compile(r"benchmarks/README\.md#([\w\-]+)")
+    sources = [*(ROOT / "app").rglob("*.py"), *(ROOT / "docs").glob("*.md"), ROOT / "README.md"]
+    found = [(path, m.group(1)) for path in sources for m in pointer.finditer(path.read_text(encoding="utf-8"))]
+    missing = [f"{path.relative_to(ROOT)}: #{name}" for path, name in found if name not in anchors]
+    print(f"{len(found)} pointers into benchmarks/README.md, {len(missing)} without a heading")
+    assert found and missing == []
+    assert _github_anchor("NumPy's BLAS on one thread (2026-11-26, AMD EPYC, 2 threads)") == (
+        "numpys-blas-on-one-thread-2026-11-26-amd-epyc-2-threads"
+    )

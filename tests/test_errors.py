@@ -152,3 +152,55 @@ def test_cancelled_keeps_its_partial_result_and_code() -> None:
     error = errors.Cancelled(partial=[1, 2])
     print(f"{error.code}: {error}, partial {error.partial}")
     assert str(error) == "cancelled" and error.code == "tingji.cancelled" and error.partial == [1, 2]
+
+
+def _receiver(node: ast.expr) -> str:
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+
+
+def test_no_warning_is_made_from_a_plain_string() -> None:
+    """Warnings are coded too: `warning(messages.X, ...)` with a WarningMessage, never a sentence put in a list."""
+    made, offenders = 0, []
+    for path in APP.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = _catalogue_aliases(path, tree)
+        where = path.relative_to(APP)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert"):
+                if _receiver(func.value).endswith(("warnings", "problems")):
+                    values = [e for a in node.args for e in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
+                    if any(_is_text(v) for v in values):
+                        offenders.append(f"{where}:{node.lineno} a sentence added to {_receiver(func.value)}")
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            first = node.args[0] if node.args else None
+            if not (isinstance(first, ast.Attribute) and isinstance(first.value, ast.Name)):
+                continue
+            if first.value.id not in aliases:
+                continue
+            message = getattr(importlib.import_module(aliases[first.value.id]), first.attr, None)
+            if name == "warning":
+                made += 1
+                if not isinstance(message, errors.WarningMessage):
+                    offenders.append(f"{where}:{node.lineno} warning() of {first.attr}, not a WarningMessage")
+            elif isinstance(message, errors.WarningMessage) and name in _error_classes({path: tree}):
+                offenders.append(f"{where}:{node.lineno} raises the warning {message.code}")
+    print(f"{made} warnings made with warning(); offenders: {offenders}")
+    assert made >= 10 and not offenders
+
+
+def test_a_warning_is_a_report_with_a_code_and_exactly_its_fields() -> None:
+    message = errors.WarningMessage("test.partly", "only {done:.1f} s of {total:.1f} s ({reason})")
+    with pytest.raises(TypeError, match="WarningMessage"):
+        errors.warning(Message("test.plain", "x"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="needs the fields"):
+        errors.warning(message, done=1.0)
+    with pytest.raises(TypeError, match="Message constant"):
+        TingjiError(message, done=1.0, total=2.0, reason="x")  # a warning is never raised
+    report = errors.warning(message, done=1.25, total=9.0, reason=TingjiError(Message("test.why", "cut short")))
+    print(f"{report.code}: {report.text}")
+    assert report.text == "only 1.2 s of 9.0 s (cut short)" and report.fields["reason"].code == "test.why"
+    assert errors.reports_from_json(errors.reports_to_json([report, report])) == [report, report]
+    assert errors.reports_from_json(None) is None and errors.reports_from_json("{}") is None

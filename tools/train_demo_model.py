@@ -1033,7 +1033,7 @@ def collate(items: Sequence[Example], rng: np.random.Generator, augment_feats: b
 
 
 def num_audio_tokens(frames: int) -> int:
-    from tingji.engine.frontend import num_audio_tokens as n
+    from tingji.engine.families.fun_asr_nano.encoder import num_adaptor_rows as n
 
     return n(frames)
 

@@ -38,6 +38,12 @@ a plain string):
    each entry's comment), and run it again to compile the `.qm`. A test
    fails while any message lacks a Chinese translation with the same fields.
 
+Warnings - damaged media read in part, a choice the model cannot honour, a GPU
+that fell back to the CPU - are `WarningMessage` constants in the same
+catalogues, made into reports by `warning(messages.X, field=...)` instead of
+being raised: `Transcript.warnings` and `Engine.warnings` hold those reports,
+the CLI prints their English text, the GUI translates them by code.
+
 A new package with errors of its own adds its `messages.py` to
 `tingji.gui.errors.CATALOGUES` (a test checks that every one is listed).
 This module is itself the catalogue of the one message shared by all
@@ -50,7 +56,7 @@ import json
 import os
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -78,6 +84,15 @@ class Message:
     @property
     def fields(self) -> frozenset[str]:
         return frozenset(name for name, _, _ in placeholders(self.text))
+
+
+@dataclass(frozen=True)
+class WarningMessage(Message):
+    """Something that went partly wrong and did not stop the work: made with `warning()`, never raised.
+
+    A warning is kept and shown like an error - code, fields, English text,
+    translated in the UI, stored as data - so it lives in the same catalogues.
+    """
 
 
 def placeholders(template: str) -> set[tuple[str, str, str]]:
@@ -124,10 +139,11 @@ def _field(value: object) -> Field | TingjiError:
 
 @dataclass(frozen=True)
 class ErrorReport:
-    """An error as data: its English text, and the code and fields that translate it.
+    """An error or a warning as data: its English text, and the code and fields that translate it.
 
     An exception cannot be stored or outlive its session; a report can
     (`to_json`), and a UI translates a stored report exactly like a live one.
+    A warning is only ever a report (`warning()`).
     A report without a code (written before codes existed, or not an error of
     ours) is shown as its text.
     """
@@ -143,13 +159,14 @@ class ErrorReport:
 
     def to_json(self) -> str | None:
         """What a store keeps beside the text (None: nothing to translate by)."""
-        return None if self.code is None else json.dumps(self._data(), ensure_ascii=False)
+        return None if self.code is None else json.dumps(self.to_data(), ensure_ascii=False)
 
-    def _data(self) -> dict[str, Any]:
+    def to_data(self) -> dict[str, Any]:
+        """The code and fields (and `where`) as plain JSON data; the English text is not in it."""
         data: dict[str, Any] = {
             "code": self.code,
             "fields": {
-                k: v._data() | {"text": v.text} if isinstance(v, ErrorReport) else v for k, v in self.fields.items()
+                k: v.to_data() | {"text": v.text} if isinstance(v, ErrorReport) else v for k, v in self.fields.items()
             },
         }
         if self.where is not None:
@@ -160,7 +177,16 @@ class ErrorReport:
     def from_json(cls, text: str, data: str | None) -> ErrorReport:
         """The report a store kept; anything unreadable is just the text."""
         try:
-            return cls._from_data(text, json.loads(data)) if data else cls(text)
+            parsed = json.loads(data) if data else None
+        except ValueError:
+            return cls(text)
+        return cls.from_data(text, parsed)
+
+    @classmethod
+    def from_data(cls, text: str, data: Any) -> ErrorReport:
+        """The report `to_data` gave, with its English `text`; anything unreadable is just the text."""
+        try:
+            return cls._from_data(text, data) if data else cls(text)
         except (ValueError, TypeError, KeyError, AttributeError):
             return cls(text)
 
@@ -174,6 +200,48 @@ class ErrorReport:
         return cls(text, code, fields, None if where is None else str(where))
 
 
+def _checked(message: Message, fields: Mapping[str, object]) -> dict[str, Field | TingjiError]:
+    """The fields of a message being made: exactly its placeholders, as values a store can keep."""
+    if set(fields) != message.fields:
+        raise TypeError(f"{message.code} needs the fields {sorted(message.fields)}, got {sorted(fields)}")
+    return {k: _field(v) for k, v in fields.items()}
+
+
+def _report(message: Message, fields: Mapping[str, Field | TingjiError]) -> ErrorReport:
+    reports = {k: v.report() if isinstance(v, TingjiError) else v for k, v in fields.items()}
+    english = {k: v.line if isinstance(v, ErrorReport) else v for k, v in reports.items()}
+    return ErrorReport(render(message.text, english), message.code, reports)
+
+
+def warning(message: WarningMessage, /, **fields: object) -> ErrorReport:
+    """A warning as data (what `Transcript.warnings` and `Engine.warnings` hold): its English line, code and fields.
+
+    The fields are checked as an error's are; a field may be a TingjiError (a reason
+    of our own), kept as its report and translated with the warning.
+    """
+    if not isinstance(message, WarningMessage):
+        raise TypeError(f"warning() takes a WarningMessage constant from a catalogue, not {message!r}")
+    return _report(message, _checked(message, fields))
+
+
+def reports_to_json(reports: Sequence[ErrorReport]) -> str:
+    """Several reports (a queue row's warnings) as a store keeps them: each one's English text, code and fields."""
+    return json.dumps([{"text": r.text, **r.to_data()} for r in reports], ensure_ascii=False)
+
+
+def reports_from_json(data: str | None) -> list[ErrorReport] | None:
+    """The reports `reports_to_json` kept; None when `data` holds none (a row from before they were kept)."""
+    try:
+        stored = json.loads(data) if data else None
+    except ValueError:
+        return None
+    if not isinstance(stored, list):
+        return None
+    return [
+        ErrorReport.from_data(str(r.get("text", "")), r) if isinstance(r, dict) else ErrorReport(str(r)) for r in stored
+    ]
+
+
 class TingjiError(Exception):
     """Base class: a message for the user, on one line, with a code (see the module's docstring).
 
@@ -181,12 +249,10 @@ class TingjiError(Exception):
     """
 
     def __init__(self, message: Message, /, **fields: object) -> None:
-        if not isinstance(message, Message):
+        if not isinstance(message, Message) or isinstance(message, WarningMessage):
             raise TypeError(f"{type(self).__name__} takes a Message constant from a catalogue, not {message!r}")
-        if set(fields) != message.fields:
-            raise TypeError(f"{message.code} needs the fields {sorted(message.fields)}, got {sorted(fields)}")
         self.message = message
-        self.fields: dict[str, Field | TingjiError] = {k: _field(v) for k, v in fields.items()}
+        self.fields: dict[str, Field | TingjiError] = _checked(message, fields)
         super().__init__(self.report().line)
 
     @property
@@ -194,9 +260,7 @@ class TingjiError(Exception):
         return self.message.code
 
     def report(self) -> ErrorReport:
-        fields = {k: v.report() if isinstance(v, TingjiError) else v for k, v in self.fields.items()}
-        english = {k: v.line if isinstance(v, ErrorReport) else v for k, v in fields.items()}
-        return ErrorReport(render(self.message.text, english), self.code, fields)
+        return _report(self.message, self.fields)
 
 
 class AudioError(TingjiError):

@@ -168,6 +168,10 @@ def test_cli_damaged_media_keeps_the_partial_transcript_and_says_so(tiny_model, 
     assert any(
         w.startswith("decoding stopped at ") and "of 150.0 s (the data is damaged)" in w for w in flac_json["warnings"]
     )
+    # Beside the English, the JSON gives each warning's code and fields (the reason is a coded one too).
+    (stopped,) = [w for w in flac_json["warning_codes"] if w["code"] == "audio.stopped_at"]
+    assert stopped["fields"]["total"] == 150.0 and stopped["fields"]["reason"]["code"] == "audio.reason_damaged"
+    assert len(flac_json["warning_codes"]) == len(flac_json["warnings"])
     mp3_json = json.loads((out / "damaged talk (2).json").read_text(encoding="utf-8"))
     assert mp3_json["complete"] is False and mp3_json["segments"]
     assert any("damaged packet" in w and "the first at 4" in w or "at 5" in w for w in mp3_json["warnings"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ from tingji.dictation.events import DictationEvent
 from tingji.dictation.history import DictationHistory
 from tingji.dictation.output import MemoryClipboard, TextOutput
 from tingji.dictation.settings import DictationSettings
-from tingji.engine import Engine
+from tingji.engine import Engine, TranscribeOptions
 
 pytestmark = pytest.mark.dictation
 
@@ -96,10 +97,12 @@ class CountingEngine:
         self.vad = engine.vad
         self.live = self  # the lane dictation uses: counted, then passed to the real live lane
         self.calls: list[np.ndarray] = []
+        self.options: list[TranscribeOptions | None] = []
 
-    def transcribe(self, samples, **options):
+    def transcribe(self, samples, options=None, *, cancel=None):
         self.calls.append(np.array(samples, copy=True))
-        return self.engine.live.transcribe(samples, **options)
+        self.options.append(options)
+        return self.engine.live.transcribe(samples, options, cancel=cancel)
 
 
 def expected_text(engine: Engine, samples: np.ndarray) -> str:
@@ -107,7 +110,7 @@ def expected_text(engine: Engine, samples: np.ndarray) -> str:
 
 
 class Rig:
-    def __init__(self, tmp_path, engine: Engine, **settings) -> None:
+    def __init__(self, tmp_path, engine: Engine, options: TranscribeOptions | None = None, **settings) -> None:
         self.mic = FakeMic()
         self.engine = CountingEngine(engine)
         self.clipboard = MemoryClipboard("previous")
@@ -118,6 +121,7 @@ class Rig:
         self.c = DictationController(
             self.engine,
             s,
+            options,
             clipboard=self.clipboard,
             keys=self.keys,
             history=self.history,
@@ -152,6 +156,24 @@ def silence() -> np.ndarray:
 @pytest.fixture
 def quiet_noise() -> np.ndarray:
     return (np.random.default_rng(3).standard_normal(16000 * 2) * 0.003).astype(np.float32)
+
+
+def test_takes_are_recognised_with_the_controllers_options(tmp_path, engine, speech_en) -> None:
+    """The controller's TranscribeOptions reach the engine for each take (text only: no timestamps), and
+    options applied between takes are what the next take uses."""
+    first, second = TranscribeOptions(language="en", hotwords=("Tingji",)), TranscribeOptions(itn=False)
+    rig = Rig(tmp_path, engine, first)
+    for options in (first, second):
+        rig.c.apply_options(options)
+        rig.c.begin_take()
+        rig.wait_recording()
+        rig.mic.feed(speech_en, pace=0)
+        rig.c.end_take()
+        assert rig.c.wait_idle()
+    assert rig.engine.options == [replace(first, timestamps=False), replace(second, timestamps=False)]
+    newer, older = rig.history.recent()
+    assert (older.language, newer.language) == ("en", None)  # the tiny Nano says nothing of what it heard
+    rig.c.close()
 
 
 def test_dictation_silence_only_take_yields_nothing(tmp_path, engine, silence, quiet_noise) -> None:
@@ -357,9 +379,6 @@ def test_dictation_settings_parser_keeps_good_fields_and_defaults_bad_ones(caplo
         "pre_roll_s": 1,
         "silence_s": 0.8,
         "keep_recordings": None,
-        "language": "zh",
-        "hotwords": ["Tingji"],
-        "itn": False,
     }
     bad = {
         "max_take_s": "300",
@@ -367,8 +386,6 @@ def test_dictation_settings_parser_keeps_good_fields_and_defaults_bad_ones(caplo
         "vad_threshold": True,
         "restore_delay_s": None,
         "keep_recordings": 2.5,
-        "hotwords": "Tingji",
-        "itn": "yes",
     }
     newer = {"from_the_future": {"x": 1}, "mode": "toggle"}
     with caplog.at_level("WARNING", logger="tingji.dictation.settings"):

@@ -36,8 +36,7 @@ import soundfile as sf
 from tests.support.paths import ROOT
 from tingji.dictation.history import DictationHistory, DictationTake
 from tingji.dictation.recovery import recover_orphans
-from tingji.dictation.settings import DictationSettings
-from tingji.engine import Engine
+from tingji.engine import Engine, TranscribeOptions
 
 pytestmark = pytest.mark.dictation
 
@@ -150,7 +149,7 @@ def _reopen_and_recover(db: Path, rec: Path, engine: Engine) -> tuple[DictationH
     """What the next start of the app does: open the history, transcribe orphans into it."""
     history = DictationHistory(db, rec)
     stored = recover_orphans(
-        engine.live, history, DictationSettings, model_name=None, cancel=threading.Event(), emit=lambda event: None
+        engine.live, history, TranscribeOptions, model_name=None, cancel=threading.Event(), emit=lambda event: None
     )
     return history, stored
 

@@ -338,7 +338,9 @@ def test_truncated_mp3_yields_first_half(tmp_path: Path) -> None:
     assert 4.5 <= len(y) / SAMPLE_RATE <= 5.5
     assert peak_hz(middle(y)) == pytest.approx(440, abs=2.0)
     print(f"truncated mp3: {blocks.problems}")
-    assert not blocks.complete and "only 5.0 s of 10.0 s could be decoded" in blocks.problems[0]
+    (problem,) = blocks.problems
+    assert not blocks.complete and "only 5.0 s of 10.0 s could be decoded" in problem.text
+    assert problem.code == "audio.ends_early" and problem.fields["total"] == 10.0
 
 
 @needs_ffmpeg
@@ -356,7 +358,9 @@ def test_damaged_middle_of_mp3_is_skipped_with_warning(tmp_path: Path, caplog: p
     assert len(y) / SAMPLE_RATE > 9.0  # the audio after the damage is kept
     assert any("damaged" in r.getMessage() and "damaged.mp3" in r.getMessage() for r in caplog.records)
     print(f"damaged mp3: {blocks.problems}")
-    assert not blocks.complete and "damaged packet" in blocks.problems[0] and " at 5." in blocks.problems[0]
+    (problem,) = blocks.problems
+    assert not blocks.complete and "damaged packet" in problem.text and " at 5." in problem.text
+    assert problem.code == "audio.damaged_packets" and problem.fields["count"] >= 1
 
 
 @needs_ffmpeg
@@ -372,8 +376,9 @@ def test_truncated_flac_keeps_decoded_part_and_warns(tmp_path: Path, caplog: pyt
     assert 3.0 <= len(y) / SAMPLE_RATE <= 5.5
     assert any("cut.flac" in r.getMessage() for r in caplog.records)
     print(f"truncated flac: {blocks.problems}")
-    assert not blocks.complete and blocks.problems[0].startswith("decoding stopped at ")
-    assert "of 10.0 s" in blocks.problems[0]
+    (problem,) = blocks.problems
+    assert not blocks.complete and problem.text.startswith("decoding stopped at ") and "of 10.0 s" in problem.text
+    assert problem.code == "audio.stopped_at" and problem.fields["reason"].code == "audio.reason_damaged"
 
 
 # --------------------------------------------------------------------------

@@ -146,20 +146,25 @@ import json, sys
 import numpy
 from threadpoolctl import threadpool_info
 from tingji.engine import Engine
+from tingji.engine.heap import map_large_blocks
 
-def blas_threads():
-    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+def state():
+    blas = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+    return {"blas": blas, "heap_tuned": map_large_blocks.cache_info().currsize == 1}
 
-before = blas_threads()
+before = state()
+Engine(sys.argv[1], "cpu", tune_process=False).close()
+untuned = state()
 engine = Engine(sys.argv[1], "cpu")
-print(json.dumps({"before": before, "after": blas_threads()}))
+print(json.dumps({"before": before, "untuned": untuned, "after": state()}))
 engine.close()
 """
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="BLAS already runs one thread on one core")
 def test_loading_an_engine_puts_numpys_blas_on_one_thread(tiny_model: Path) -> None:
-    """Its workers spin after each product and took a core from the encoder that followed (engine.threads)."""
+    """Its workers spin after each product and took a core from the encoder that followed (engine.threads).
+    The change is the process's: an Engine made with `tune_process=False` leaves BLAS and malloc alone."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(APP), os.environ.get("PYTHONPATH")]))}
     env.pop("OPENBLAS_NUM_THREADS", None)
     env.pop("OMP_NUM_THREADS", None)
@@ -167,7 +172,10 @@ def test_loading_an_engine_puts_numpys_blas_on_one_thread(tiny_model: Path) -> N
         [sys.executable, "-c", _BLAS_SCRIPT, str(tiny_model)], env=env, capture_output=True, text=True, timeout=300
     )
     assert out.returncode == 0, out.stderr[-2000:]
-    threads = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"\nNumPy's BLAS threads: {threads['before']} before the engine loaded, {threads['after']} after")
-    assert threads["before"] and max(threads["before"]) > 1
-    assert threads["after"] == [1] * len(threads["before"])
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"\nNumPy's BLAS threads, and whether the heap was tuned: {seen}")
+    before = seen["before"]["blas"]
+    assert before and max(before) > 1 and not seen["before"]["heap_tuned"]
+    assert seen["untuned"] == seen["before"]
+    assert seen["after"]["blas"] == [1] * len(before)
+    assert seen["after"]["heap_tuned"]  # asked for; glibc alone has the setting

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import inspect
 import threading
+from dataclasses import FrozenInstanceError, replace
 
 import numpy as np
 import pytest
 
 from tests.support.audio import espeak, write_wav
 from tests.support.paths import ROOT
-from tingji.engine import Cancelled, Engine
+from tingji.engine import Cancelled, Engine, Lane, TranscribeOptions, transcribe
 from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.families.base import LoadOptions
 from tingji.engine.families.fun_asr_nano.encoder import NanoEncoder
 from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.engine.manifest import load_manifest
@@ -112,7 +115,7 @@ def test_silence_only_gives_no_text(engine):
 def test_fixed_shape_policy_only_uses_warmed_shapes(tiny_model, speech_en):
     """The DirectML policy, run on the CPU provider: every run uses a warmed bucket shape."""
     manifest = load_manifest(tiny_model)
-    enc = NanoEncoder(manifest, "cpu", policy="fixed")
+    enc = NanoEncoder(manifest, LoadOptions(provider="cpu", policy="fixed"))
     assert enc.graphs.buckets == (167, manifest.window_frames)
     warmed = {(1, b) for b in enc.graphs.buckets}
     engine = Engine(tiny_model, "cpu", policy="fixed")
@@ -135,7 +138,8 @@ def test_dynamic_policy_runs_real_length(engine, speech_en):
 def test_unavailable_provider_falls_back_to_cpu(tiny_model):
     engine = Engine(tiny_model, "cuda")
     assert engine.provider == "cpu"
-    assert any("CUDA" in w and "CPU" in w for w in engine.warnings)
+    assert any("CUDA" in w.text and "CPU" in w.text for w in engine.warnings)
+    assert {w.code for w in engine.warnings} == {"engine.provider_fell_back"}
 
 
 def test_cancel_mid_file_keeps_finished_windows(tiny_model, long_speech):
@@ -172,7 +176,7 @@ def test_cancel_between_decode_steps(tiny_model, speech_en):
 def test_repetition_guard_stops_loops(tiny_model, speech_en):
     manifest = load_manifest(tiny_model)
     dec = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024)
-    p = build_prompt(manifest.section["prompt"])
+    p = build_prompt(manifest.section.prompt)
     rows = np.random.default_rng(0).standard_normal((20, dec.n_embd)).astype(np.float32)
     plain = dec.generate(dec.tokenize(p.before), rows, dec.tokenize(p.after), DecodeOptions(guard=False))
     looping = any(len(set(plain.tokens[i : i + 30])) <= 3 for i in range(len(plain.tokens) - 30))
@@ -189,7 +193,7 @@ def test_repetition_guard_stops_loops(tiny_model, speech_en):
 def test_prefix_kv_is_reused_across_windows(tiny_model):
     manifest = load_manifest(tiny_model)
     reused = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024, exact=True)
-    p = build_prompt(manifest.section["prompt"], hotwords=["alpha", "beta"])
+    p = build_prompt(manifest.section.prompt, hotwords=["alpha", "beta"])
     before, after = reused.tokenize(p.before), reused.tokenize(p.after)
     rng = np.random.default_rng(1)
     opts = DecodeOptions(max_tokens=40, guard=False)
@@ -210,7 +214,7 @@ def test_prefix_decoded_ahead_yields_to_a_take_and_is_reused_when_done(tiny_mode
     from tingji.engine.decoder import AHEAD_AFTER_S
 
     manifest = load_manifest(tiny_model)
-    p = build_prompt(manifest.section["prompt"])
+    p = build_prompt(manifest.section.prompt)
     ahead = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=True)
     fresh = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=True)
     before, after = ahead.tokenize(p.before), ahead.tokenize(p.after)
@@ -262,10 +266,12 @@ def test_a_process_ending_while_the_prefix_decodes_waits_for_it(tiny_model, tmp_
     script = tmp_path / "exit_while_decoding.py"
     script.write_text(EXIT_WHILE_DECODING)
     run = subprocess.run(
-        [sys.executable, str(script), str(load_manifest(tiny_model).file("decoder")), "12000"],
+        # 2000 tokens keep the tiny decoder busy for seconds (far beyond the script's 10 ms) and, since a
+        # prefix's cost grows with its square, end well inside the bound on a busy machine too.
+        [sys.executable, str(script), str(load_manifest(tiny_model).file("decoder")), "2000"],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
         env=dict(os.environ, PYTHONPATH=str(ROOT / "app")),
     )
     print(run.stdout.strip().replace("\n", "; "), f"exit {run.returncode}")
@@ -280,7 +286,7 @@ def test_context_grows_while_generating_without_changing_tokens(tiny_model, exac
     Also across windows: after growing, the cached prompt prefix is still reused.
     """
     manifest = load_manifest(tiny_model)
-    p = build_prompt(manifest.section["prompt"])
+    p = build_prompt(manifest.section.prompt)
     small = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=exact)
     big = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=1024, exact=exact)
     before, after = small.tokenize(p.before), small.tokenize(p.after)
@@ -305,7 +311,7 @@ def test_a_parked_context_comes_back_with_its_prefix_and_decodes_the_same(tiny_m
     """park() frees the context between windows; the next window rebuilds it, reuses the prefix, and
     decodes exactly what a context that was never parked decodes."""
     manifest = load_manifest(tiny_model)
-    p = build_prompt(manifest.section["prompt"])
+    p = build_prompt(manifest.section.prompt)
     parked = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=exact)
     kept = open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256, exact=exact)
     before, after = parked.tokenize(p.before), parked.tokenize(p.after)
@@ -340,7 +346,7 @@ def test_the_files_lane_parks_after_a_file_and_the_live_lane_does_not(exact_engi
 def test_a_text_only_take_skips_the_ctc_pass_and_keeps_the_text(exact_engine, speech_en):
     """Dictation asks for text only (timestamps=False): the CTC head, which only times characters, is not run."""
     timed = exact_engine.live.transcribe(speech_en)
-    text_only = exact_engine.live.transcribe(speech_en, timestamps=False)
+    text_only = exact_engine.live.transcribe(speech_en, TranscribeOptions(timestamps=False))
     print(f"ctc {timed.timings['ctc'] * 1000:.1f} ms with timestamps, {text_only.timings['ctc'] * 1000:.1f} without")
     assert text_only.window_tokens == timed.window_tokens and text_only.text == timed.text
     assert timed.timings["ctc"] > 0 and text_only.timings["ctc"] == 0
@@ -349,9 +355,25 @@ def test_a_text_only_take_skips_the_ctc_pass_and_keeps_the_text(exact_engine, sp
 
 def test_hotwords_and_language_change_the_prompt(engine, speech_en):
     base = engine.transcribe(speech_en)
-    hot = engine.transcribe(speech_en, hotwords=["Tingji", "听记"], language="en")
+    hot = engine.transcribe(speech_en, TranscribeOptions(hotwords=["Tingji", "听记"], language="en"))
     assert base.window_tokens != hot.window_tokens  # the prompt reached the model
     assert hot.language == "en"
+
+
+def test_one_options_object_from_every_caller_to_the_family(engine, speech_en):
+    """`TranscribeOptions` is frozen and hashable whatever sequence the hotwords came in (the families key
+    their tokenised prompts by it), and the lanes and the one-shot function take it as `Engine.transcribe` does."""
+    listed = TranscribeOptions(hotwords=["Tingji", " ", "听记"], language="English")
+    assert listed.hotwords == ("Tingji", " ", "听记") and hash(listed) == hash(replace(listed))
+    assert TranscribeOptions(hotwords="Tingji").hotwords == ("Tingji",)  # one word, not five letters
+    with pytest.raises(FrozenInstanceError):
+        listed.language = "zh"  # type: ignore[misc]
+    for call in (Engine.transcribe, Lane.transcribe, transcribe):
+        kinds = {p.kind for p in inspect.signature(call).parameters.values()}
+        assert inspect.Parameter.VAR_KEYWORD not in kinds and "options" in inspect.signature(call).parameters
+    fitted, warnings = engine._options(listed)
+    assert (fitted.language, fitted.hotwords, warnings) == ("en", ("Tingji", "听记"), [])  # blank word dropped
+    assert engine.live.transcribe(speech_en, listed).window_tokens == engine.transcribe(speech_en, fitted).window_tokens
 
 
 def test_timings_and_metadata(engine, speech_en):

@@ -16,8 +16,9 @@ import pytest
 import torch
 
 from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.families.fun_asr_nano.encoder import num_adaptor_rows
 from tingji.engine.families.fun_asr_nano.prompt import build_prompt
-from tingji.engine.frontend import features, num_audio_tokens
+from tingji.engine.frontend import features
 from tingji.engine.manifest import load_manifest
 from tingji.export.lint import lint_directml
 
@@ -248,11 +249,11 @@ def test_end_to_end_tokens_match_funasr(tiny_model, reference, clip, request):
     enc, ada = _session(manifest.file("encoder")).run(
         None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)}
     )
-    rows = ada[0, : num_audio_tokens(len(feats))]
+    rows = ada[0, : num_adaptor_rows(len(feats))]
     dec = open_decoder(
-        manifest.file("decoder"), eos_ids=manifest.section["special_tokens"]["eos_ids"], n_ctx=1024, exact=True
+        manifest.file("decoder"), eos_ids=manifest.section.special_tokens.eos_ids, n_ctx=1024, exact=True
     )
-    prompt = build_prompt(manifest.section["prompt"])
+    prompt = build_prompt(manifest.section.prompt)
     out = dec.generate(
         dec.tokenize(prompt.before), rows, dec.tokenize(prompt.after), DecodeOptions(max_tokens=512, guard=False)
     )
@@ -274,16 +275,16 @@ def test_bf16_config_rounds_audio_rows_like_the_reference(tmp_path, speech_en):
     ckpt = make_checkpoint(tmp_path / "ckpt", seed=5, llm_dtype="bf16")
     model = export_model(ckpt, tmp_path / "model", decoder_quant="f32", fixed=False)
     manifest = load_manifest(model)
-    assert manifest.section["decoder"]["input_dtype"] == "bf16"
+    assert manifest.section.decoder.input_dtype == "bf16"
     ref = Reference(ckpt).run(speech_en)
     feats = features(speech_en)
     _, ada = _session(manifest.file("encoder")).run(
         None, {"lfr_feat": feats[None], "mask": np.ones((1, len(feats)), np.float32)}
     )
-    n = num_audio_tokens(len(feats))
+    n = num_adaptor_rows(len(feats))
     before = len(
         open_decoder(manifest.file("decoder"), eos_ids=[], n_ctx=256).tokenize(
-            build_prompt(manifest.section["prompt"]).before
+            build_prompt(manifest.section.prompt).before
         )
     )
     ref_rows = ref["embeds"][0, before : before + n].float().numpy()

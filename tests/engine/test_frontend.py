@@ -18,6 +18,7 @@ import pytest
 import soundfile as sf
 
 from tingji.engine import frontend as fe
+from tingji.engine.families.fun_asr_nano.encoder import num_adaptor_rows
 
 SR = 16000
 # Measured: <= 3e-4 worst case (mean ~2e-6), all of it knf's float32 FFT
@@ -259,10 +260,10 @@ def test_frame_counts_match_arrays_and_reference():
     # 60 s window: 5998 fbank frames -> 1000 LFR frames -> 125 audio tokens.
     assert fe.num_fbank_frames(960000) == 5998
     assert fe.num_lfr_frames(960000) == 1000
-    assert fe.num_audio_tokens(1000) == 125
+    assert num_adaptor_rows(1000) == 125
 
 
-def test_num_audio_tokens_is_funasr_formula():
+def test_num_adaptor_rows_is_funasr_formula():
     def reference(t: int) -> int:  # funasr/models/fun_asr_nano/model.py, verbatim
         olens = 1 + (t - 3 + 2 * 1) // 2
         olens = 1 + (olens - 3 + 2 * 1) // 2
@@ -270,12 +271,12 @@ def test_num_audio_tokens_is_funasr_formula():
         return fake_token_len_i
 
     for t in range(1, 3001):
-        assert fe.num_audio_tokens(t) == reference(t), t
-        assert fe.num_audio_tokens(t) == -(-t // 8), t  # it boils down to ceil(T / 8)
-    assert [fe.num_audio_tokens(t) for t in (1, 8, 9, 16, 17)] == [1, 1, 2, 2, 3]
-    assert fe.num_audio_tokens(0) == reference(0) == 0
+        assert num_adaptor_rows(t) == reference(t), t
+        assert num_adaptor_rows(t) == -(-t // 8), t  # it boils down to ceil(T / 8)
+    assert [num_adaptor_rows(t) for t in (1, 8, 9, 16, 17)] == [1, 1, 2, 2, 3]
+    assert num_adaptor_rows(0) == reference(0) == 0
     with pytest.raises(ValueError):
-        fe.num_audio_tokens(-1)
+        num_adaptor_rows(-1)
 
 
 # --------------------------------------------------------------------------
@@ -290,29 +291,34 @@ def test_empty_and_one_sample():
         assert fe.features(x).shape == (0, 560)
         assert fe.features(x).dtype == np.float32
         assert fe.num_fbank_frames(n) == fe.num_lfr_frames(n) == 0
-        assert fe.num_audio_tokens(fe.num_lfr_frames(n)) == 0
+        assert num_adaptor_rows(fe.num_lfr_frames(n)) == 0
     with pytest.raises(ValueError, match="1-D"):
         fe.fbank(np.zeros((2, 16000), np.float32))
     with pytest.raises(ValueError, match="float"):
         fe.fbank(np.zeros(16000, np.int16))
 
 
-def test_config_round_trip_and_validation():
+def test_config_round_trip_and_validation(tmp_path):
     import json
+    from dataclasses import asdict
+
+    from tingji.engine.schema import parse
+    from tingji.errors import ModelError
 
     cfg = fe.FrontendConfig()
     assert (cfg.sample_rate, cfg.n_mels, cfg.lfr_m, cfg.lfr_n, cfg.feature_dim) == (16000, 80, 7, 6, 560)
-    data = json.loads(json.dumps(cfg.to_dict()))
-    assert fe.FrontendConfig.from_dict(data) == cfg
-    assert hash(fe.FrontendConfig.from_dict(data)) == hash(cfg)
-    assert fe.FrontendConfig.from_dict({}) == cfg
-    with pytest.raises(ValueError, match="unknown"):
-        fe.FrontendConfig.from_dict({**data, "cmvn_file": "am.mvn"})
+    data = json.loads(json.dumps(asdict(cfg)))
+    where = tmp_path / "manifest.json"
+    assert parse(fe.FrontendConfig, data, path=where, key="frontend") == cfg
+    assert hash(parse(fe.FrontendConfig, data, path=where, key="frontend")) == hash(cfg)
+    assert parse(fe.FrontendConfig, {}, path=where, key="frontend") == cfg  # missing keys: Nano's settings
+    with pytest.raises(ModelError, match="unknown key frontend.cmvn_file"):
+        parse(fe.FrontendConfig, {**data, "cmvn_file": "am.mvn"}, path=where, key="frontend")
     with pytest.raises(ValueError):
         fe.FrontendConfig(dither=1.0)
     with pytest.raises(ValueError):
         fe.FrontendConfig(window="blackmanharris")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="n_mels"):
         fe.FrontendConfig(n_mels=400)  # filters cannot all get an FFT bin
 
 

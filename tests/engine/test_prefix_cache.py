@@ -7,7 +7,7 @@ import json
 import pytest
 
 from tingji.engine import Engine, ort_cache, prefix_cache
-from tingji.engine.families.base import RecognizeOptions
+from tingji.engine.options import TranscribeOptions
 
 
 def _prefix_entries(cache):
@@ -20,7 +20,7 @@ def _prefix_entries(cache):
 
 
 def _before(engine):
-    return engine.recognizer._prompt(RecognizeOptions())[0]
+    return engine.recognizer._prompt(TranscribeOptions())[0]
 
 
 @pytest.fixture(scope="module")

@@ -25,8 +25,10 @@ import onnxruntime as ort
 import pytest
 
 from tests.support.paths import ROOT
+from tingji.engine.families.qwen3_asr.encoder import num_tower_rows
 from tingji.engine.manifest import load_manifest
-from tingji.engine.mel import log_mel, num_audio_tokens, num_frames
+from tingji.engine.mel import log_mel, num_frames
+from tingji.engine.options import TranscribeOptions
 from tingji.errors import ModelError
 
 
@@ -63,7 +65,7 @@ def _session(path: Path, exact: bool = True) -> ort.InferenceSession:
 
 def _rows(session: ort.InferenceSession, mel: np.ndarray) -> np.ndarray:
     (rows,) = session.run(None, {"mel": mel[None], "mask": np.ones((1, len(mel)), np.float32)})
-    return rows[0, : num_audio_tokens(len(mel))]
+    return rows[0, : num_tower_rows(len(mel))]
 
 
 # -- 1. front-end ----------------------------------------------------------------------------
@@ -125,7 +127,7 @@ def test_fixed_graph_is_padding_invariant(q3_model, long_speech, seconds):
     padded[0, :t] = mel
     mask = np.zeros((1, window), np.float32)
     mask[0, :t] = 1
-    n = num_audio_tokens(t)
+    n = num_tower_rows(t)
     worst = 0.0
     for name, session in (("dynamic", dyn), ("fixed", _session(m.file("encoder_fixed")))):
         (rows,) = session.run(None, {"mel": padded, "mask": mask})
@@ -145,8 +147,8 @@ def test_fixed_policy_gives_the_dynamic_tokens_on_warmed_shapes_only(q3_model, q
         graphs = fixed.recognizer.encoder.graphs
         for seconds in (3, 42):
             wav = long_speech[: seconds * 16000]
-            ours = fixed.transcribe(wav, max_tokens=24).window_tokens[0]
-            assert ours == q3_engine.transcribe(wav, max_tokens=24).window_tokens[0], seconds
+            ours = fixed.transcribe(wav, TranscribeOptions(max_tokens=24)).window_tokens[0]
+            assert ours == q3_engine.transcribe(wav, TranscribeOptions(max_tokens=24)).window_tokens[0], seconds
         shapes = sorted({shape[:2] for _, shape in graphs.shapes_seen})
     finally:
         fixed.close()
@@ -183,9 +185,10 @@ def test_end_to_end_tokens_match_the_reference(q3_engine, q3_reference, clip, la
     wav = request.getfixturevalue(clip)
     ref = q3_reference.run(wav, language=language, context=context, max_new_tokens=96)
     hotwords = [w.strip() for w in context.split(",")] if context else ()
-    transcript = q3_engine.transcribe(wav, language=language, hotwords=hotwords, max_tokens=96)
+    choices = TranscribeOptions(language=language, hotwords=hotwords, max_tokens=96)
+    transcript = q3_engine.transcribe(wav, choices)
     ours = transcript.window_tokens[0]
-    options, _ = q3_engine._options(language, hotwords, True, 96)
+    options, _ = q3_engine._options(choices)
     before, after = q3_engine.recognizer._prompt(options)
     same_prompt = ref["prompt"][: len(before)] == before and ref["prompt"][-len(after) :] == after
     n_same = next((i for i, (a, b) in enumerate(zip(ours, ref["ids"])) if a != b), min(len(ours), len(ref["ids"])))
@@ -246,8 +249,11 @@ def test_languages_come_from_the_release_and_map_to_codes(q3_engine, q3_checkpoi
     assert [names[c] for c in caps.languages] == config["support_languages"]
     assert caps.detects_language and caps.hotwords and not caps.itn and not caps.open_languages
     assert q3_engine.recognizer.language_code("cantonese") == "yue"
-    transcript = q3_engine.transcribe(np.zeros(8000, np.float32), language="xx", itn=False, max_tokens=4)
-    assert any("'xx'" in w for w in transcript.warnings) and any("normalisation" in w for w in transcript.warnings)
+    transcript = q3_engine.transcribe(
+        np.zeros(8000, np.float32), TranscribeOptions(language="xx", itn=False, max_tokens=4)
+    )
+    assert any("'xx'" in w.text for w in transcript.warnings)
+    assert any(w.code == "engine.itn_always_on" and "normalisation" in w.text for w in transcript.warnings)
 
 
 def test_segments_sit_on_speech_spans_and_last_at_most_15_s(q3_model, long_speech):
@@ -259,7 +265,7 @@ def test_segments_sit_on_speech_spans_and_last_at_most_15_s(q3_model, long_speec
     wav = np.concatenate([long_speech[: 12 * 16000], gap, long_speech[20 * 16000 : 40 * 16000]])
     engine = Engine(q3_model)
     try:
-        transcript = engine.transcribe(wav, max_tokens=160)
+        transcript = engine.transcribe(wav, TranscribeOptions(max_tokens=160))
     finally:
         engine.close()
     segs = transcript.segments
@@ -299,7 +305,7 @@ def test_int8_and_fp16_encoders_with_quantised_decoders(q3_checkpoint, q3_refere
             feeds = {"mel": mel[None], "mask": np.ones((1, len(mel)), np.float32)}
             for path in PATHS:
                 run = run_graphs(path, [m.file("encoder")], [feeds])
-                rows = run.outputs[0][0]["audio_rows"][0, : num_audio_tokens(len(mel))]
+                rows = run.outputs[0][0]["audio_rows"][0, : num_tower_rows(len(mel))]
                 errors[f"{path.name} ({run.kernel})"] = rel_error(rows, ref)
         dec = open_decoder(m.file("decoder"), eos_ids=[], n_ctx=256)
         print(
@@ -307,7 +313,7 @@ def test_int8_and_fp16_encoders_with_quantised_decoders(q3_checkpoint, q3_refere
             + ", ".join(f"{k} {v:.3f}" for k, v in errors.items())
             + f"; {quant} decoder loads ({dec.n_vocab} tokens), files {sorted(m.files)}"
         )
-        assert m.section["encoder"]["precision"] == precision and m.section["decoder"]["quant"] == quant
+        assert m.section.encoder.precision == precision and m.section.decoder.quant == quant
         assert max(errors.values()) <= bound
         assert "encoder_fixed" not in m.files
 

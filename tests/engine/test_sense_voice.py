@@ -16,10 +16,10 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from tingji.engine import Engine
-from tingji.engine.families.sense_voice_small.rich import N_QUERIES, QUERY_ROWS, query_ids
+from tingji.engine import Engine, TranscribeOptions
+from tingji.engine.families.sense_voice_small.rich import N_QUERIES, QueryRows, query_ids
 from tingji.engine.families.sense_voice_small.tokens import load_pieces
-from tingji.engine.frontend import FrontendConfig, features, load_cmvn
+from tingji.engine.frontend import features, load_cmvn
 from tingji.engine.manifest import load_manifest
 from tingji.engine.sessions import session_options
 from tingji.export.lint import lint_directml
@@ -37,7 +37,7 @@ def _session(path, exact: bool = True) -> ort.InferenceSession:
 
 def _features(model, wav: np.ndarray) -> np.ndarray:
     m = load_manifest(model)
-    return features(wav, FrontendConfig.from_dict(m.frontend), load_cmvn(m.file("cmvn")))
+    return features(wav, m.frontend, load_cmvn(m.file("cmvn")))
 
 
 def _run(session, feats: np.ndarray, query: np.ndarray, length: int | None = None) -> list[np.ndarray]:
@@ -65,7 +65,7 @@ def test_padding_invariance(sv_model, speech_en, frames):
     base = _features(sv_model, speech_en)
     feats = np.ascontiguousarray(np.resize(base, (frames, base.shape[1])))
     dyn, fixed = _session(m.file("encoder")), _session(m.file("encoder_fixed"))
-    query = query_ids(m.section["queries"], "en", True)
+    query = query_ids(m.section.queries, "en", True)
     q_vals, q_ids, vals, ids = _run(dyn, feats, query)
     worst = 0.0
     for name, sess in (("dynamic", dyn), ("fixed", fixed)):
@@ -111,9 +111,10 @@ def _expected_tags(reference, tokens: list[int], frames: list[int], forced: str 
 
 def test_query_rows_are_the_references(sv_reference):
     model = sv_reference.model
-    assert QUERY_ROWS["language"] == model.lid_dict
-    assert QUERY_ROWS["itn"] == {"on": model.textnorm_dict["withitn"], "off": model.textnorm_dict["woitn"]}
-    assert (QUERY_ROWS["event"], QUERY_ROWS["emotion"]) == (1, 2)
+    rows = QueryRows()
+    assert rows.language == model.lid_dict
+    assert (rows.itn.on, rows.itn.off) == (model.textnorm_dict["withitn"], model.textnorm_dict["woitn"])
+    assert (rows.event, rows.emotion) == (1, 2)
 
 
 @pytest.mark.parametrize("clip", ["speech_en", "speech_zh", "noise"])
@@ -128,14 +129,14 @@ def test_matches_funasr(sv_model, sv_reference, exact_engine, clip, request):
     for language, itn in SETTINGS:
         forced = None if language == "auto" else language
         ref = sv_reference.run(wav, language=language, use_itn=itn)
-        q_vals, q_ids, vals, ids = _run(session, ref_feats, query_ids(m.section["queries"], forced, itn))
+        q_vals, q_ids, vals, ids = _run(session, ref_feats, query_ids(m.section.queries, forced, itn))
         ours = np.concatenate([q_vals[0], vals[0]])
         k = ours.shape[1]
         expected = -np.sort(-ref["log_probs"], axis=-1)[:, :k]
         worst = max(worst, float(np.abs(ours - expected).max()))
         assert (np.concatenate([q_ids[0, :, 0], ids[0, :, 0]]) == ref["path"]).all(), (language, itn)
 
-        t = exact_engine.transcribe(wav, language=forced, itn=itn)
+        t = exact_engine.transcribe(wav, TranscribeOptions(language=forced, itn=itn))
         tokens, frames = _collapse(ref["path"])
         assert t.windows == 1 and t.window_tokens[0] == tokens, (language, itn)
         assert t.text == TAG.sub("", ref["text"]).strip(), (language, itn)
@@ -192,10 +193,10 @@ def test_capabilities_and_what_it_cannot_do(exact_engine, speech_en):
     caps = exact_engine.capabilities
     assert caps.languages == ("zh", "en", "yue", "ja", "ko") and caps.detects_language and caps.itn
     assert not caps.hotwords and caps.timestamps == "tokens" and caps.tags == ("emotion", "event") and caps.live_lane
-    t = exact_engine.transcribe(speech_en, language="fr", hotwords=["Tingji"])
+    t = exact_engine.transcribe(speech_en, TranscribeOptions(language="fr", hotwords=["Tingji"]))
     print("warnings:", t.warnings)
-    assert any("no hotword support" in w for w in t.warnings)
-    assert any("cannot be told the language 'fr'" in w and "detecting" in w for w in t.warnings)
+    assert any("no hotword support" in w.text and w.code == "engine.no_hotwords" for w in t.warnings)
+    assert any("cannot be told the language 'fr'" in w.text and "detecting" in w.text for w in t.warnings)
     assert t.window_tokens == exact_engine.transcribe(speech_en).window_tokens  # the auto query row
 
 

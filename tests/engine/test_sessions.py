@@ -14,6 +14,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from tests.support.paths import APP, ROOT
+from tingji.engine.families.base import LoadOptions
 from tingji.engine.heap import map_large_blocks
 from tingji.engine.manifest import FileEntry, Manifest
 from tingji.engine.sessions import KEEP_BLOCKS_SHARE, GraphSpec, OnnxGraphs
@@ -55,7 +56,9 @@ def _graphs(folder: Path) -> OnnxGraphs:
         window_frames=WINDOW_FRAMES,
         frontend={},
     )
-    return OnnxGraphs(manifest, [GraphSpec("encoder")], "cpu", window_frames=WINDOW_FRAMES, threads=1)
+    return OnnxGraphs(
+        manifest, [GraphSpec("encoder")], LoadOptions(provider="cpu", threads=1), window_frames=WINDOW_FRAMES
+    )
 
 
 def _faults_of_run(graphs: OnnxGraphs, frames: int) -> int:

@@ -142,11 +142,12 @@ def test_manifest_section_is_read_strictly(cp_model, tmp_path):
     bad = tmp_path / "bad"
     shutil.copytree(cp_model, bad)
     data = json.loads((bad / "manifest.json").read_text())
-    for key, value, says in (
-        ("embeding_size", 192, "embeding_size is not a key"),
-        ("embedding_size", "192", "embedding_size must be a positive whole number"),
-        ("precision", "int8", "precision 'int8' is not fp32"),
-        ("inputs", ["speech", "mask"], "inputs and outputs must be"),
+    for key, value, code in (
+        ("embeding_size", 192, "manifest.unknown_key"),
+        ("embedding_size", "192", "manifest.key_not_integer"),
+        ("precision", "int8", "manifest.key_not_a_choice"),
+        ("inputs", ["speech", "mask"], "manifest.key_not_a_choice"),
+        ("feat_dim", 40, "manifest.key_mismatch"),
     ):
         section = dict(data["campplus"])
         section[key] = value
@@ -154,7 +155,7 @@ def test_manifest_section_is_read_strictly(cp_model, tmp_path):
         with pytest.raises(ModelError) as err:
             SpeakerModel(bad, provider="cpu")
         print(err.value)
-        assert err.value.code == "speakers.section_bad" and says in str(err.value)
+        assert err.value.code == code and f"campplus.{key}" in str(err.value)
 
 
 def test_speaker_model_is_not_a_recognizer(cp_model):

@@ -19,7 +19,7 @@ import torch
 from make_tiny_checkpoint import llm_state
 
 from tingji.engine import token_rows
-from tingji.engine.decoder import LlamaModel
+from tingji.engine.decoder import LlamaContext, LlamaModel
 from tingji.export.gguf_tools import write_gguf
 
 # ggml type ids (ggml.h) of the tables the reader accepts, and what each is called.
@@ -76,8 +76,8 @@ def test_prompt_as_rows_gives_the_logits_of_the_prompt_as_tokens(f32_gguf, ggml_
             "语音转写 hello<|im_end|>\n<|im_start|>assistant\n"
         )
         ids += list(range(rows.n_rows - 5, rows.n_rows))  # the table's last rows: offsets are right to the end
-        by_token = model.context(eos_ids=[], n_ctx=256, n_threads=1, exact=True)
-        by_row = model.context(eos_ids=[], n_ctx=256, n_threads=1, exact=True)
+        by_token = LlamaContext(model, eos_ids=[], n_ctx=256, n_threads=1, exact=True)
+        by_row = LlamaContext(model, eos_ids=[], n_ctx=256, n_threads=1, exact=True)
         by_token._decode(0, tokens=ids)
         by_row._decode(0, embd=rows.rows(ids))
         a, b = by_token._logits().copy(), by_row._logits().copy()
@@ -120,7 +120,7 @@ def test_an_unreadable_or_other_table_means_token_batches(f32_gguf, tmp_path):
     model = LlamaModel(_with_table(f32_gguf, q4_0))
     try:
         assert model.token_rows is None
-        ctx = model.context(eos_ids=[], n_ctx=256, n_threads=1)
+        ctx = LlamaContext(model, eos_ids=[], n_ctx=256, n_threads=1)
         audio = np.zeros((3, model.n_embd), np.float32)
         n, _ = ctx.prefill(model.tokenize("<|im_start|>user\n"), audio, model.tokenize("<|im_end|>"))
         assert n == len(model.tokenize("<|im_start|>user\n")) + 3 + len(model.tokenize("<|im_end|>"))
@@ -136,14 +136,14 @@ def test_one_batch_prefill_equals_three_batches_in_exact_mode(f32_gguf):
         before = model.tokenize("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n")
         after = model.tokenize("<|im_end|>\n<|im_start|>assistant\n")
         audio = np.random.default_rng(3).standard_normal((17, model.n_embd)).astype(np.float32)
-        engine = model.context(eos_ids=[], n_ctx=256, n_threads=1, exact=True)
+        engine = LlamaContext(model, eos_ids=[], n_ctx=256, n_threads=1, exact=True)
         n, reused = engine.prefill(before, audio, after)
         assert reused == 0
         one = engine._logits().copy()
         n2, reused2 = engine.prefill(before, audio * 0.5, after)  # the next window: the prefix is kept
         assert (n2, reused2) == (n, len(before))
         two = engine._logits().copy()
-        split = model.context(eos_ids=[], n_ctx=256, n_threads=1, exact=True)
+        split = LlamaContext(model, eos_ids=[], n_ctx=256, n_threads=1, exact=True)
         for scale, want in ((1.0, one), (0.5, two)):
             split._truncate(0)
             split._decode(0, tokens=before)

@@ -78,23 +78,23 @@ def test_manifest_lists_every_file_with_its_hash(tiny_model):
     assert listed == {p.name for p in tiny_model.iterdir()}, "unlisted or missing files"
     assert m.family == "fun-asr-nano" and m.window_seconds == 60 and m.window_frames == 1000
     assert {"encoder", "encoder_fixed", "ctc", "decoder", "tokens"} <= set(m.files)
-    assert m.frontend["lfr_m"] == 7 and m.frontend["lfr_n"] == 6 and m.frontend["dither"] == 0
-    assert m.section["special_tokens"]["eos_ids"] == [m.section["special_tokens"]["im_end"]]
-    assert m.section["prompt"]["default_before"].startswith("<|im_start|>system\nYou are a helpful assistant.")
+    assert m.frontend.lfr_m == 7 and m.frontend.lfr_n == 6 and m.frontend.dither == 0
+    assert m.section.special_tokens.eos_ids == (m.section.special_tokens.im_end,)
+    assert m.section.prompt.default_before.startswith("<|im_start|>system\nYou are a helpful assistant.")
     assert len(m.source["model_pt_sha256"]) == 64
 
 
 def test_int8_and_q8_0_export_files_and_decoder(tiny_model, int8_model):
     m = load_manifest(int8_model)
-    assert m.section["encoder"]["precision"] == "int8" and m.section["decoder"]["quant"] == "q8_0"
+    assert m.section.encoder.precision == "int8" and m.section.decoder.quant == "q8_0"
     assert m.extra["exporter"]["int8_weight_limit"] == INT8_WEIGHT_LIMIT  # benchmarks rebuild exports without it
     assert (int8_model / "encoder.int8.data").stat().st_size < 0.5 * (tiny_model / "encoder.fp32.data").stat().st_size
     for role, static in (("encoder", False), ("encoder_fixed", True), ("ctc", False)):
         assert lint_directml(m.file(role), require_static=static) == []
         check_int8_weights(onnx.load(str(m.file(role))))  # 7-bit weights: no CPU's int8 kernel overflows
     # The q8_0 decoder agrees with the f32 one on most greedy steps.
-    p = build_prompt(m.section["prompt"])
-    rows = np.random.default_rng(2).standard_normal((20, m.section["decoder"]["n_embd"])).astype(np.float32)
+    p = build_prompt(m.section.prompt)
+    rows = np.random.default_rng(2).standard_normal((20, m.section.decoder.n_embd)).astype(np.float32)
     f32 = open_decoder(load_manifest(tiny_model).file("decoder"), eos_ids=[], exact=True)
     q8 = open_decoder(m.file("decoder"), eos_ids=[], exact=True)
     ids = f32.tokenize(p.before), f32.tokenize(p.after)
@@ -129,9 +129,9 @@ def test_int8_encoder_ctc_and_llm_tokens_match_fp32_on_every_cpu_path(
     bounds on both, checked on speech through to the CTC path and the LLM's greedy tokens (issue 18)."""
     run = run_graphs(path, [load_manifest(int8_model).file(r) for r in ("encoder", "ctc")], list(speech_feeds.values()))
     ref_model = load_manifest(tiny_model)
-    blank = ref_model.section["ctc"]["blank_id"]
+    blank = ref_model.section.ctc.blank_id
     dec = open_decoder(ref_model.file("decoder"), eos_ids=[], exact=True)  # one decoder: only the encoder differs
-    p = build_prompt(ref_model.section["prompt"])
+    p = build_prompt(ref_model.section.prompt)
     before, after = dec.tokenize(p.before), dec.tokenize(p.after)
     greedy = DecodeOptions(max_tokens=24, ignore_eos=True, guard=False)
     for name, (enc8, ctc8), (enc32, ctc32) in zip(speech_feeds, run.outputs, fp32_audio.outputs):
@@ -187,7 +187,7 @@ def test_fp16_encoder_and_q5_k_decoder(tiny_checkpoint, tiny_model, speech_en, t
     print(f"fp16 adaptor output vs fp32: max relative error {rel:.4f}")
     assert rel < 0.02
     dec = open_decoder(m.file("decoder"), eos_ids=[])
-    p = build_prompt(m.section["prompt"])
+    p = build_prompt(m.section.prompt)
     r = dec.generate(dec.tokenize(p.before), ada16[0, :10], dec.tokenize(p.after), DecodeOptions(max_tokens=8))
     assert len(r.tokens) > 0
 

@@ -23,11 +23,11 @@ from tests.support.audio import write_wav
 from tests.support.cpu_paths import NATIVE, PATHS, run_graphs
 from tests.support.int8_checks import MAX_CTC_PATH_EDIT_RATE, ctc_agreement
 from tests.support.paths import ROOT
-from tingji.engine import Engine
+from tingji.engine import Engine, TranscribeOptions
 from tingji.engine.families.base import LoadOptions
 from tingji.engine.families.sense_voice_small.recognizer import load as load_sense_voice
 from tingji.engine.families.sense_voice_small.rich import query_ids
-from tingji.engine.frontend import FrontendConfig, features, load_cmvn
+from tingji.engine.frontend import features, load_cmvn
 from tingji.engine.manifest import load_manifest, verify
 from tingji.errors import ModelError
 from tingji.export import detect_family, export_model
@@ -45,14 +45,14 @@ def _cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
 
 def _log_probs(model: Path, wav: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     m = load_manifest(model)
-    feats = features(wav, FrontendConfig.from_dict(m.frontend), load_cmvn(m.file("cmvn")))
+    feats = features(wav, m.frontend, load_cmvn(m.file("cmvn")))
     sess = ort.InferenceSession(str(m.file("encoder")), providers=["CPUExecutionProvider"])
     _, _, values, ids = sess.run(
         None,
         {
             "speech": feats[None],
             "mask": np.ones((1, len(feats)), np.float32),
-            "query": query_ids(m.section["queries"], None, True),
+            "query": query_ids(m.section.queries, None, True),
         },
     )
     return values[0], ids[0]
@@ -65,8 +65,8 @@ def test_manifest_lists_every_file(sv_checkpoint, sv_model):
     assert {e.path for e in m.files.values()} | {"manifest.json"} == {p.name for p in sv_model.iterdir()}
     assert m.family == "sense-voice-small" and m.window_seconds == 30 and m.window_frames == 500
     assert set(m.files) == {"encoder", "encoder_fixed", "encoder_data", "cmvn", "tokens"}
-    assert m.frontend["dither"] == 0 and m.frontend["lfr_m"] == 7
-    assert "30 s" in m.section["window_reason"] and m.section["ctc"]["blank_id"] == 0
+    assert m.frontend.dither == 0 and m.frontend.lfr_m == 7
+    assert "30 s" in m.section.window_reason and m.section.ctc.blank_id == 0
     assert (sv_model / "am.mvn").read_bytes() == (sv_checkpoint / "am.mvn").read_bytes()
     print(f"files: {sorted(m.files)}; window {m.window_seconds} s = {m.window_frames} frames")
 
@@ -82,11 +82,11 @@ def sv_int8(sv_checkpoint, tmp_path_factory) -> Path:
 
 def _feeds(model: Path, wav: np.ndarray) -> dict[str, np.ndarray]:
     m = load_manifest(model)
-    feats = features(wav, FrontendConfig.from_dict(m.frontend), load_cmvn(m.file("cmvn")))
+    feats = features(wav, m.frontend, load_cmvn(m.file("cmvn")))
     return {
         "speech": feats[None],
         "mask": np.ones((1, len(feats)), np.float32),
-        "query": query_ids(m.section["queries"], None, True),
+        "query": query_ids(m.section.queries, None, True),
     }
 
 
@@ -122,7 +122,7 @@ def test_fp16_export_stays_close_to_fp32(sv_checkpoint, sv_model, sv_int8, speec
     err = float(np.abs(values[:, 0] - ref_values[:, 0]).max())
     print(f"fp16 vs fp32: best CTC token agrees on {agree:.1%} of frames; best log-prob max abs error {err:.3f}")
     assert agree >= 0.99
-    assert load_manifest(sv_int8).section["encoder"]["precision"] == "int8"
+    assert load_manifest(sv_int8).section.encoder.precision == "int8"
     # (tiny weights: the query table, FSMN kernels and 4 KiB alignment keep this above one half)
     assert (sv_int8 / "encoder.int8.data").stat().st_size < 0.6 * (sv_model / "encoder.fp32.data").stat().st_size
     for model in (sv_int8, fp16):
@@ -224,7 +224,7 @@ def test_transcribe_cli_reports_tags_and_warns_about_hotwords(sv_model, speech_e
     )
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "clip.json").read_text(encoding="utf-8"))
-    expected = Engine(sv_model, "cpu").transcribe(clip, itn=False)
+    expected = Engine(sv_model, "cpu").transcribe(clip, TranscribeOptions(itn=False))
     print(f"window_info {data['window_info']}; {len(data['segments'])} segments; stderr {r.stderr.strip()!r}")
     assert data["family"] == "sense-voice-small" and data["text"] == expected.text
     assert [w["index"] for w in data["window_info"]] == [w.index for w in expected.window_info]

@@ -379,7 +379,8 @@ def test_damaged_file_is_done_with_warnings_and_says_why(
     window.apply_settings(replace(window.settings, ui_language="zh_CN"))
     qtbot.waitUntil(lambda: model.data(model.index(0, Column.STATUS)) == "完成（有警告）", timeout=5000)
     window.files.queue.select_job(bad.id)
-    assert window.files.panel.warning.text().startswith("⚠ 此文件只转写了一部分：")
+    assert window.files.panel.warning.text().startswith("⚠ 此文件只转写了一部分：解码在 90.0 秒中的第 ")
+    assert "（数据已损坏）" in window.files.panel.warning.text() and "decoding" not in window.files.panel.warning.text()
     window.apply_settings(replace(window.settings, ui_language="en"))
     window.close()
 
@@ -387,7 +388,7 @@ def test_damaged_file_is_done_with_warnings_and_says_why(
     try:
         model = again.controller.model
         job = model.job_by_id(bad.id)
-        assert job.incomplete and job.warning == bad.warning
+        assert job.incomplete and job.warning == bad.warning and job.warning_code == bad.warning_code
         assert model.data(model.index(0, Column.STATUS)) == "Done with warnings"
         again.files.queue.select_job(bad.id)
         assert again.files.panel.warning.isVisible() and bad.warning in again.files.panel.warning.text()

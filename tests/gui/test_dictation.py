@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.support.audio import write_wav
 from tests.support.gui import ScriptedMicrophone, StallMeter, drop_files, open_window
-from tingji.engine import Engine
+from tingji.engine import Engine, TranscribeOptions
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.app import create_app
@@ -140,14 +140,15 @@ def test_dictation_settings_are_saved_with_the_app_settings(window: MainWindow, 
     assert (on_disk.dictation.mode, on_disk.dictation.silence_s, on_disk.dictation.output) == ("toggle", 1.5, "type")
     controller = window.dictation_host.controller
     assert controller.wait_idle(5) and controller.settings.mode == "toggle"
-    # The spoken language and hotwords are the app's.
+    # The spoken language and hotwords are the app's: one TranscribeOptions for files and dictation.
     window.apply_settings(replace(window.settings, language="en", hotwords=["Tingji"]))
     assert controller.wait_idle(5)
-    assert (controller.settings.language, controller.settings.hotwords) == ("en", ["Tingji"])
+    assert controller.options == window.settings.transcribe_options() == TranscribeOptions("en", ("Tingji",))
     assert settings_mod.load().dictation.mode == "toggle"  # not lost by the other change
     panel.keep_open_check.setChecked(True)  # a later edit on the page keeps the app's language
     assert controller.wait_idle(5)
-    assert (controller.settings.keep_mic_open, controller.settings.language) == (True, "en")
+    assert (controller.settings.keep_mic_open, controller.options.language) == (True, "en")
+    assert "language" not in json.loads(settings_path().read_text(encoding="utf-8"))["dictation"]  # stored once
 
 
 def test_hand_edited_dictation_settings_keep_dictation_on(qtbot, home: Path, tiny_model: Path, caplog) -> None:

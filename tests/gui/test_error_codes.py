@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 pytest.importorskip("pytestqt")
-from PySide6.QtCore import QCoreApplication, QTranslator  # noqa: E402
+from PySide6.QtCore import QCoreApplication, Qt, QTranslator  # noqa: E402
 
 from tests.support.paths import APP  # noqa: E402
 from tests.test_errors import catalogue_modules  # noqa: E402
 from tingji.dictation import messages as dictation_messages  # noqa: E402
 from tingji.dictation.hotkey import HotkeyError  # noqa: E402
 from tingji.engine import messages as engine_messages  # noqa: E402
-from tingji.errors import AudioError, catalogue, placeholders  # noqa: E402
+from tingji.errors import AudioError, TingjiError, WarningMessage, catalogue, placeholders, warning  # noqa: E402
 from tingji.gui import i18n  # noqa: E402
-from tingji.gui.errors import CATALOGUES, CONTEXT, localized, localized_stored, problem_of  # noqa: E402
+from tingji.gui.errors import (  # noqa: E402
+    CATALOGUES,
+    CONTEXT,
+    localized,
+    localized_stored,
+    localized_warnings,
+    problem_of,
+)
+from tingji.gui.files.queue_model import Column, QueueModel  # noqa: E402
+from tingji.gui.files.storage import Job, Status, warning_columns  # noqa: E402
 
 pytestmark = pytest.mark.gui
 
@@ -75,3 +86,65 @@ def test_stored_rows_of_this_and_older_versions_are_translated(chinese) -> None:
     shown = [localized_stored(text, code) for text, code in rows]
     print(shown)
     assert shown == ["无法读取（EIO）", "在 3.0 秒处解码失败：bad", "文件是空的", "something else entirely", "odd"]
+
+
+def _warning_messages() -> list[WarningMessage]:
+    return [m for module in CATALOGUES for m in catalogue(module) if isinstance(m, WarningMessage)]
+
+
+def _sample_fields(message: WarningMessage) -> dict[str, object]:
+    """Fields as a warning gets them, none of them English: numbers, a name, our own reason (translated too)."""
+    fields: dict[str, object] = {}
+    for name, _, spec in placeholders(message.text):
+        if spec or name in ("count", "at", "total", "decoded", "ms"):
+            fields[name] = 12.5
+        elif name == "reason":
+            fields[name] = TingjiError(engine_messages.REASON_DAMAGED)
+        else:  # a model, a language or a provider as the user or the model names it
+            fields[name] = "甲乙"
+    return fields
+
+
+ENGLISH = re.compile(r"[A-Za-z]{2,}")
+NOT_ENGLISH = {"CPU"}  # a name, the same in Chinese
+
+
+def test_every_warning_is_shown_in_chinese_with_no_english_left(chinese) -> None:
+    """Each warning code, as the queue shows it (cell and tooltip, also read back from the database) and as
+    the status line shows an engine's warnings: no English word remains."""
+    model, checked, english = QueueModel(), [], []
+    for n, message in enumerate(_warning_messages(), 1):
+        report = warning(message, **_sample_fields(message))
+        text, code = warning_columns([report])
+        model.set_jobs([Job(n, "会议", 1.0, Status.DONE, warning=text, warning_code=code)])
+        tooltip = model.data(model.index(0, Column.NAME), Qt.ItemDataRole.ToolTipRole).split("\n", 1)[1]
+        shown = [
+            localized(report),
+            localized_warnings(text, code),
+            model.data(model.index(0, Column.PROGRESS)),
+            tooltip,
+        ]
+        words = {w for s in shown for w in ENGLISH.findall(s)} - NOT_ENGLISH
+        checked.append(f"{message.code}: {shown[0]}")
+        if words or shown[0] == report.text:
+            english.append(f"{message.code}: {sorted(words)} in {shown}")
+    print("\n".join(checked))
+    assert len(checked) >= 13 and not english, english
+
+
+def test_stored_warnings_of_this_and_older_versions_are_shown(chinese) -> None:
+    stopped = warning(engine_messages.NOT_READ_TO_END)
+    rows = [
+        warning_columns([stopped, stopped]),  # this version: one translated line per warning
+        ("the file could not be read to its end", None),  # before warning codes, a message without fields
+        ("decoding stopped at 4.0 s of 9.0 s (the data is damaged)", None),  # before codes: as stored
+        ("odd", "not json"),
+    ]
+    shown = [localized_warnings(text, code) for text, code in rows]
+    print(shown)
+    assert shown == [
+        "文件无法读到末尾；文件无法读到末尾",
+        "文件无法读到末尾",
+        "decoding stopped at 4.0 s of 9.0 s (the data is damaged)",
+        "odd",
+    ]

@@ -297,7 +297,7 @@ def test_the_language_menu_lists_the_files_models_own_languages(
     settings_mod.save(Settings(model=str(q3_model)))
     window = _open(qtbot, model_picker=False)
     _ready(qtbot, window)
-    named = load_manifest(q3_model).section["language_names"]
+    named = load_manifest(q3_model).section.language_names
     menu = window.files.files_bar.language
     assert window.files.files_bar.languages() == ["", *named]  # Auto first, then the manifest's 30, in its order
     assert len(named) == 30 and menu.itemText(0) == "Auto (detect)"

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tingji.engine import messages as engine_messages
+from tingji.engine.options import TranscribeOptions
 from tingji.engine.transcript import Segment, Transcript
+from tingji.errors import TingjiError, reports_from_json, warning
 from tingji.gui import settings as settings_mod
 from tingji.gui.files.folders import expand
 from tingji.gui.files.storage import Status, Store
@@ -108,6 +111,24 @@ def test_settings_round_trip_and_atomic_write(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".*tmp"))  # no temporary file left behind
 
 
+def test_one_transcribe_options_for_files_and_dictation(tmp_path: Path) -> None:
+    """The language, hotwords and ITN live once, in the app's settings; an older file that kept ITN (and a
+    language the app overwrote) in its dictation part keeps its ITN choice and loses nothing else."""
+    path = tmp_path / "settings.json"
+    path.write_text(
+        json.dumps(
+            {"language": "en", "hotwords": ["Tingji"], "dictation": {"mode": "toggle", "language": "ja", "itn": False}}
+        )
+    )
+    s = settings_mod.load(path)
+    assert s.transcribe_options() == TranscribeOptions(language="en", hotwords=("Tingji",), itn=False)
+    assert s.dictation.mode == "toggle"
+    settings_mod.save(s, path)
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    assert stored["itn"] is False and not {"language", "hotwords", "itn"} & set(stored["dictation"])
+    assert Settings().transcribe_options() == TranscribeOptions()  # "" is detect: None
+
+
 def test_settings_survive_bad_files(tmp_path: Path) -> None:
     path = tmp_path / "settings.json"
     assert settings_mod.load(path) == Settings()  # missing: defaults
@@ -163,7 +184,8 @@ def test_store_keeps_an_incomplete_transcript_as_done_with_warnings(tmp_path: Pa
     a, b = store.add(["/m/damaged.flac", "/m/whole.wav"])
     partial = _transcript()
     partial.complete = False
-    partial.warnings = ["decoding stopped at 1.5 s of 9.0 s (the data is damaged)"]
+    damaged = TingjiError(engine_messages.REASON_DAMAGED)
+    partial.warnings = [warning(engine_messages.STOPPED_AT, at=1.5, total=9.0, reason=damaged)]
     store.start(a.id)
     store.finish(a.id, partial)
     store.start(b.id)
@@ -172,9 +194,40 @@ def test_store_keeps_an_incomplete_transcript_as_done_with_warnings(tmp_path: Pa
 
     again = Store(tmp_path / "q.sqlite3")
     bad, good = again.get(a.id), again.get(b.id)
-    assert bad.status is Status.DONE and bad.incomplete and bad.warning == partial.warnings[0]
-    assert good.status is Status.DONE and not good.incomplete and good.warning is None
+    assert (
+        bad.warning
+        == "decoding stopped at 1.5 s of 9.0 s (the data is damaged); the transcript covers only the audio before it"
+    )
+    assert bad.status is Status.DONE and bad.incomplete and bad.warning == partial.warnings[0].text
+    assert reports_from_json(bad.warning_code) == partial.warnings  # the code and fields, nested reason included
+    assert good.status is Status.DONE and not good.incomplete and good.warning is None and good.warning_code is None
     assert again.transcript(a.id).complete is False and again.transcript(b.id).complete is True
+    assert again.transcript(a.id).warnings == partial.warnings  # the stored transcript keeps them as data too
     again.requeue([a.id])
-    assert again.get(a.id).warning is None and not again.get(a.id).incomplete
+    assert again.get(a.id).warning is None and again.get(a.id).warning_code is None and not again.get(a.id).incomplete
     print(f"\nstored: {bad.name} done with warnings ({bad.warning}); {good.name} done; a retry clears it")
+
+
+def test_rows_from_before_warning_codes_keep_their_english_text(tmp_path: Path) -> None:
+    """A version-4 queue (warnings as English text only) opens as version 5; its rows stay readable."""
+    path = tmp_path / "q.sqlite3"
+    con = sqlite3.connect(path)
+    con.executescript(
+        """
+        CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, path TEXT NOT NULL, position REAL NOT NULL,
+            status TEXT NOT NULL, duration REAL, error TEXT, error_code TEXT, added_at REAL NOT NULL,
+            finished_at REAL, elapsed_s REAL, transcript TEXT, warning TEXT, exported TEXT);
+        INSERT INTO jobs(path, position, status, added_at, warning, transcript) VALUES
+            ('/m/old.flac', 1, 'done', 0, 'decoding stopped at 4.0 s of 9.0 s (the data is damaged)',
+             '{"segments": [], "warnings": ["decoding stopped at 4.0 s of 9.0 s (the data is damaged)"]}');
+        PRAGMA user_version=4;
+        """
+    )
+    con.close()
+    store = Store(path)
+    (job,) = store.jobs()
+    print(f"\nmigrated row: {job.warning!r}, code {job.warning_code!r}")
+    assert job.incomplete and job.warning.startswith("decoding stopped at 4.0 s") and job.warning_code is None
+    assert [w.text for w in store.transcript(job.id).warnings] == [job.warning]
+    assert store._db.execute("PRAGMA user_version").fetchone()[0] == 5
+    store.close()

@@ -43,8 +43,14 @@ def _leftovers(folder: Path) -> list[str]:
 def test_plain_download_reports_progress_and_hash(server, tmp_path):
     seen: list[tuple[int, int | None, float]] = []
     dest = tmp_path / "m.bin"
-    result = download([server.url("/m.bin")], dest, sha256=None, size=None,
-                      progress=lambda d, t, bps: seen.append((d, t, bps)), **FAST)
+    result = download(
+        [server.url("/m.bin")],
+        dest,
+        sha256=None,
+        size=None,
+        progress=lambda d, t, bps: seen.append((d, t, bps)),
+        **FAST,
+    )
     assert dest.read_bytes() == DATA
     assert result.sha256 == SHA  # computed when none is known, for the caller to pin
     assert result.size == len(DATA) and result.url_used == server.url("/m.bin")
@@ -89,8 +95,7 @@ def test_bad_content_range_falls_back_to_next_mirror(tmp_path):
     with FileServer({"/m.bin": DATA}) as a, FileServer({"/m.bin": DATA}) as b:
         a.faults["/m.bin"] = [Fault("bad_range")]
         (tmp_path / "m.bin.part").write_bytes(DATA[:1000])
-        result = download([a.url("/m.bin"), b.url("/m.bin")], tmp_path / "m.bin", sha256=SHA,
-                          size=len(DATA), **FAST)
+        result = download([a.url("/m.bin"), b.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=len(DATA), **FAST)
         assert result.url_used == b.url("/m.bin")
         assert (tmp_path / "m.bin").read_bytes() == DATA
 
@@ -109,8 +114,15 @@ def test_stall_watchdog_retries_then_falls_back_to_mirror(tmp_path):
     with FileServer({"/m.bin": DATA}) as a, FileServer({"/m.bin": DATA}) as b:
         a.behaviour["/m.bin"] = {"stall_after": 20_000}
         started = time.monotonic()
-        result = download([a.url("/m.bin"), b.url("/m.bin")], tmp_path / "m.bin", sha256=SHA,
-                          size=len(DATA), stall_timeout=0.3, retries=1, **FAST)
+        result = download(
+            [a.url("/m.bin"), b.url("/m.bin")],
+            tmp_path / "m.bin",
+            sha256=SHA,
+            size=len(DATA),
+            stall_timeout=0.3,
+            retries=1,
+            **FAST,
+        )
         elapsed = time.monotonic() - started
         a_reqs = a.requests_for("/m.bin")
         # 1 + retries attempts on the stalled mirror, the second resuming after the first's bytes.
@@ -151,8 +163,7 @@ def test_not_enough_disk_space_before_any_request(server, tmp_path):
         return 1_000
 
     with pytest.raises(ModelError, match=r"not enough disk space: need .* free"):
-        download([server.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=len(DATA),
-                 disk_free=full_disk, **FAST)
+        download([server.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=len(DATA), disk_free=full_disk, **FAST)
     assert asked == [tmp_path]
     assert server.requests == []
     assert _leftovers(tmp_path) == []
@@ -160,8 +171,9 @@ def test_not_enough_disk_space_before_any_request(server, tmp_path):
 
 def test_unknown_size_checks_space_from_content_length(server, tmp_path):
     with pytest.raises(ModelError, match="not enough disk space"):
-        download([server.url("/m.bin")], tmp_path / "m.bin", sha256=None, size=None,
-                 disk_free=lambda folder: 10, **FAST)
+        download(
+            [server.url("/m.bin")], tmp_path / "m.bin", sha256=None, size=None, disk_free=lambda folder: 10, **FAST
+        )
     assert not (tmp_path / "m.bin").exists()
 
 
@@ -174,8 +186,7 @@ def test_cancel_mid_download_leaves_only_part(server, tmp_path):
 
     dest = tmp_path / "m.bin"
     with pytest.raises(Cancelled):
-        download([server.url("/m.bin")], dest, sha256=SHA, size=len(DATA), progress=progress,
-                 cancel=cancel, **FAST)
+        download([server.url("/m.bin")], dest, sha256=SHA, size=len(DATA), progress=progress, cancel=cancel, **FAST)
     assert not dest.exists()
     # The partial bytes and the version of the file they came from (for If-Range).
     assert _leftovers(tmp_path) == ["m.bin.part", "m.bin.part.resume"]
@@ -196,8 +207,9 @@ def test_cancel_during_stall_is_prompt(tmp_path):
         timer.start()
         started = time.monotonic()
         with pytest.raises(Cancelled):
-            download([srv.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=None,
-                     cancel=cancel, stall_timeout=30, **FAST)
+            download(
+                [srv.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=None, cancel=cancel, stall_timeout=30, **FAST
+            )
         assert time.monotonic() - started < 3
     assert not (tmp_path / "m.bin").exists()
 
@@ -206,8 +218,13 @@ def test_plain_http_refused_even_on_loopback(tmp_path):
     check_url("https://huggingface.co/x")
     check_url("https://127.0.0.1:8000/x")
     with FileServer({"/m.bin": DATA}, tls=False) as plain:
-        for bad in (plain.url("/m.bin"), "http://localhost/x", "http://example.com/model.zip",
-                    "ftp://127.0.0.1/x", "file:///etc/passwd"):
+        for bad in (
+            plain.url("/m.bin"),
+            "http://localhost/x",
+            "http://example.com/model.zip",
+            "ftp://127.0.0.1/x",
+            "file:///etc/passwd",
+        ):
             with pytest.raises(ModelError, match="only https:// downloads are allowed"):
                 download([bad], tmp_path / "x", sha256=None, size=None)
         assert plain.requests == []  # refused before connecting
@@ -217,8 +234,9 @@ def test_plain_http_refused_even_on_loopback(tmp_path):
 
 def test_https_server_trusted_only_when_its_ca_is_given(server, tmp_path, monkeypatch):
     monkeypatch.delenv("SSL_CERT_FILE")  # the system's trust store alone: the test CA is not in it
-    with pytest.raises(ModelError, match=r"TLS certificate rejected \(unable to get local issuer certificate\)") \
-            as info:
+    with pytest.raises(
+        ModelError, match=r"TLS certificate rejected \(unable to get local issuer certificate\)"
+    ) as info:
         download([server.url("/m.bin")], tmp_path / "m.bin", sha256=None, size=None, **FAST)
     assert "\n" not in str(info.value)
     assert server.requests == [] and len(server.wait_handshake_failures(1)) == 1  # it ended in the handshake
@@ -234,8 +252,10 @@ def test_certificate_for_another_host_is_refused(tmp_path):
     """A certificate from the trusted CA, but for another name: refused by IP address and by host name."""
     with FileServer({"/m.bin": DATA}, hosts=("files.example.invalid",)) as wrong:
         messages = []
-        for url, expected in ((wrong.url("/m.bin"), "IP address mismatch"),
-                              (f"https://localhost:{wrong.port}/m.bin", "Hostname mismatch")):
+        for url, expected in (
+            (wrong.url("/m.bin"), "IP address mismatch"),
+            (f"https://localhost:{wrong.port}/m.bin", "Hostname mismatch"),
+        ):
             with pytest.raises(ModelError, match=rf"TLS certificate rejected \({expected}") as info:
                 download([url], tmp_path / "m.bin", sha256=None, size=None, **FAST)
             messages.append(str(info.value))
@@ -245,15 +265,19 @@ def test_certificate_for_another_host_is_refused(tmp_path):
 
 
 def test_redirect_from_https_to_http_is_refused(tmp_path):
-    with FileServer({"/m.bin": DATA}, tls=False) as plain, FileServer({"/m.bin": DATA}) as secure, \
-            FileServer({"/m.bin": DATA}) as moved:
+    with (
+        FileServer({"/m.bin": DATA}, tls=False) as plain,
+        FileServer({"/m.bin": DATA}) as secure,
+        FileServer({"/m.bin": DATA}) as moved,
+    ):
         moved.behaviour["/m.bin"] = {"redirect": secure.url("/m.bin")}
         result = download([moved.url("/m.bin")], tmp_path / "a.bin", sha256=SHA, size=None, **FAST)
         assert result.url_used == moved.url("/m.bin") and (tmp_path / "a.bin").read_bytes() == DATA
 
         moved.behaviour["/m.bin"] = {"redirect": plain.url("/m.bin")}
-        with pytest.raises(ModelError, match=r"redirected to http://127\.0\.0\.1:\d+/m\.bin, which is not https") \
-                as info:
+        with pytest.raises(
+            ModelError, match=r"redirected to http://127\.0\.0\.1:\d+/m\.bin, which is not https"
+        ) as info:
             download([moved.url("/m.bin")], tmp_path / "b.bin", sha256=SHA, size=None, **FAST)
         assert plain.requests == []  # the http server never heard from us
         assert [r.status for r in moved.requests_for("/m.bin")] == [302, 302]
@@ -367,7 +391,9 @@ def test_416_for_another_length_starts_over(server, tmp_path):
     (tmp_path / "m.bin.part").write_bytes(DATA + b"extra")  # longer than the file is now
     download([server.url("/m.bin")], dest, sha256=SHA, size=None, **FAST)
     assert [(r.range, r.status) for r in server.requests_for("/m.bin")] == [
-        (f"bytes={len(DATA) + 5}-", 416), (None, 200)]
+        (f"bytes={len(DATA) + 5}-", 416),
+        (None, 200),
+    ]
     assert dest.read_bytes() == DATA
     print("416 naming another length: the .part was discarded and the file fetched from zero")
 
@@ -378,8 +404,7 @@ def test_unexpected_content_encoding_is_refused(tmp_path):
         with pytest.raises(ModelError, match="unexpected Content-Encoding 'gzip'") as info:
             download([gz.url("/m.bin")], tmp_path / "m.bin", sha256=None, size=None, **FAST)
         assert "\n" not in str(info.value) and _leftovers(tmp_path) == []
-        result = download([gz.url("/m.bin"), plain.url("/m.bin")], tmp_path / "m.bin", sha256=None, size=None,
-                          **FAST)
+        result = download([gz.url("/m.bin"), plain.url("/m.bin")], tmp_path / "m.bin", sha256=None, size=None, **FAST)
         assert result.url_used == plain.url("/m.bin") and (tmp_path / "m.bin").read_bytes() == DATA
     print(f"a gzip body the client did not ask for was refused ({info.value}); the next mirror served it")
 
@@ -387,8 +412,14 @@ def test_unexpected_content_encoding_is_refused(tmp_path):
 def test_unknown_length_chunked_download_and_resume(server, tmp_path):
     server.behaviour["/m.bin"] = {"length": "chunked"}
     seen: list[int | None] = []
-    result = download([server.url("/m.bin")], tmp_path / "a.bin", sha256=None, size=None,
-                      progress=lambda d, t, bps: seen.append(t), **FAST)
+    result = download(
+        [server.url("/m.bin")],
+        tmp_path / "a.bin",
+        sha256=None,
+        size=None,
+        progress=lambda d, t, bps: seen.append(t),
+        **FAST,
+    )
     assert result.sha256 == SHA and (tmp_path / "a.bin").read_bytes() == DATA
     assert seen and set(seen) == {None}  # no total to show: the length was never stated
 
@@ -409,7 +440,6 @@ def test_unknown_length_cut_body_never_passes_a_known_hash(tmp_path):
         with pytest.raises(ModelError, match="fails its SHA-256 check") as info:
             download([cut.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=None, **FAST)
         assert _leftovers(tmp_path) == []
-        result = download([cut.url("/m.bin"), good.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=None,
-                          **FAST)
+        result = download([cut.url("/m.bin"), good.url("/m.bin")], tmp_path / "m.bin", sha256=SHA, size=None, **FAST)
         assert (tmp_path / "m.bin").read_bytes() == DATA and result.sha256 == SHA
     print(f"a close-delimited body cut at 100000 bytes was refused by its hash: {info.value}")

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from tests.support.audio import write_wav
+from tests.support.cli_user import Env, error_line
 from tests.support.peer_release import bf16_reference, make_peer_folder
 from tingji.engine import Engine
-from tests.support.cli_user import Env, error_line
 
 
 def zip_folder(folder: Path, dest: Path, top: str) -> bytes:
@@ -68,33 +68,44 @@ def test_install_by_url_and_hash_then_transcribe(server, tiny_model, wav, expect
 def test_catalog_download_of_a_packaged_model(server, tiny_model, wav, expected, tmp_path):
     blob = zip_folder(tiny_model, tmp_path / "tiny.zip", "tiny")
     server.files["/cat/tiny.zip"] = blob
-    catalog = write_catalog(tmp_path / "catalog.json", {
-        "name": "tiny-cat", "kind": "tingji-model", "title": "Tiny",
-        "archives": [{"name": "tiny.zip", "urls": [server.url("/cat/tiny.zip")], "size": None, "sha256": None}],
-        "files": [{"path": "manifest.json"}, {"path": "decoder.f32.gguf"}],
-    })
+    catalog = write_catalog(
+        tmp_path / "catalog.json",
+        {
+            "name": "tiny-cat",
+            "kind": "tingji-model",
+            "title": "Tiny",
+            "archives": [{"name": "tiny.zip", "urls": [server.url("/cat/tiny.zip")], "size": None, "sha256": None}],
+            "files": [{"path": "manifest.json"}, {"path": "decoder.f32.gguf"}],
+        },
+    )
     user = Env(tmp_path / "home", catalog)
     assert "tiny-cat  Tiny" in user.ok("models", "list").stdout
     r = user.ok("models", "download", "tiny-cat")
-    assert f"tiny.zip: not checked (the catalog publishes no SHA-256); pinned {hashlib.sha256(blob).hexdigest()}" \
+    assert (
+        f"tiny.zip: not checked (the catalog publishes no SHA-256); pinned {hashlib.sha256(blob).hexdigest()}"
         in r.stderr
+    )
     assert user.transcribe("tiny-cat", wav, tmp_path / "out") == expected
     user.ok("models", "verify", "tiny-cat")
 
 
 @pytest.mark.slow
-def test_official_checkpoint_is_converted_on_the_machine(server, tiny_checkpoint, tiny_model, wav, expected,
-                                                         tmp_path):
+def test_official_checkpoint_is_converted_on_the_machine(server, tiny_checkpoint, tiny_model, wav, expected, tmp_path):
     files = sorted(p.relative_to(tiny_checkpoint).as_posix() for p in tiny_checkpoint.rglob("*") if p.is_file())
     for rel in files:
         server.files["/hub/" + rel] = (tiny_checkpoint / rel).read_bytes()
-    catalog = write_catalog(tmp_path / "catalog.json", {
-        "name": "tiny-official", "kind": "official-checkpoint", "title": "Tiny checkpoint",
-        "mirrors": [server.url("/gone/{path}"), server.url("/hub/{path}")],
-        "files": [{"path": rel, "size": None, "sha256": None} for rel in files],
-        # The fixture's model has an f32 decoder; convert the same way to get the same text.
-        "export": {"decoder_quant": "f32"},
-    })
+    catalog = write_catalog(
+        tmp_path / "catalog.json",
+        {
+            "name": "tiny-official",
+            "kind": "official-checkpoint",
+            "title": "Tiny checkpoint",
+            "mirrors": [server.url("/gone/{path}"), server.url("/hub/{path}")],
+            "files": [{"path": rel, "size": None, "sha256": None} for rel in files],
+            # The fixture's model has an f32 decoder; convert the same way to get the same text.
+            "export": {"decoder_quant": "f32"},
+        },
+    )
     user = Env(tmp_path / "home", catalog)
     r = user.ok("models", "download", "tiny-official")
     assert r.stderr.count("now that the model verified; later downloads must match") == len(files)
@@ -119,15 +130,33 @@ def test_peer_release_imported_and_downloaded(server, tiny_model, wav, tmp_path)
 
     # The catalog's peer-release kind: a release zip, adopted after download.
     server.files["/rel/Fun-ASR-Nano-GGUF.zip"] = zip_folder(peer_dir, tmp_path / "rel.zip", "Fun-ASR-Nano-GGUF")
-    user.catalog = write_catalog(tmp_path / "catalog.json", {
-        "name": "peer-cat", "kind": "peer-release", "title": "Peer",
-        "archives": [{"name": "Fun-ASR-Nano-GGUF.zip", "urls": [server.url("/rel/Fun-ASR-Nano-GGUF.zip")],
-                      "size": None, "sha256": None}],
-        "files": [{"any_of": [{"path": "Fun-ASR-Nano-Encoder-Adaptor.int4.onnx"},
-                              {"path": "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"}]},
-                  {"path": "Fun-ASR-Nano-CTC.fp32.onnx"}, {"path": "Fun-ASR-Nano-Decoder.q5_k.gguf"},
-                  {"path": "tokens.txt"}],
-    })
+    user.catalog = write_catalog(
+        tmp_path / "catalog.json",
+        {
+            "name": "peer-cat",
+            "kind": "peer-release",
+            "title": "Peer",
+            "archives": [
+                {
+                    "name": "Fun-ASR-Nano-GGUF.zip",
+                    "urls": [server.url("/rel/Fun-ASR-Nano-GGUF.zip")],
+                    "size": None,
+                    "sha256": None,
+                }
+            ],
+            "files": [
+                {
+                    "any_of": [
+                        {"path": "Fun-ASR-Nano-Encoder-Adaptor.int4.onnx"},
+                        {"path": "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"},
+                    ]
+                },
+                {"path": "Fun-ASR-Nano-CTC.fp32.onnx"},
+                {"path": "Fun-ASR-Nano-Decoder.q5_k.gguf"},
+                {"path": "tokens.txt"},
+            ],
+        },
+    )
     user.ok("models", "download", "peer-cat")
     assert user.transcribe("peer-cat", wav, tmp_path / "out2") == expected
 

@@ -17,15 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.peer_release import DECODER, make_peer_folder
 from tests.support.model_store import real_model
+from tests.support.paths import ROOT
+from tests.support.peer_release import DECODER, make_peer_folder
 from tingji.errors import ModelError
 from tingji.models import store
 from tingji.models.catalog import load_catalog
 from tingji.models.installed import list_models, verify
 from tingji.paths import catalog_overrides_path, models_dir
-from tests.support.paths import ROOT
-
 
 
 def nothing_installed() -> None:
@@ -86,12 +85,16 @@ def spoiled(tiny_model: Path, dest: Path, role: str, data: bytes) -> Path:
     return src
 
 
-@pytest.mark.parametrize("role, file, data, reason", [
-    ("encoder", "encoder.fp32.onnx", b"\x08\x07" + bytes(range(256)) * 40, "ONNX Runtime cannot load the encoder"),
-    ("decoder", "decoder.f32.gguf", b"GGUF" + bytes(range(256)) * 40, "llama.cpp could not load the decoder"),
-    # Weights too short for the CTC graph: the graph that cannot be loaded is named.
-    ("ctc_data", "ctc.fp32.onnx", b"\0" * 1000, "External initializer"),
-], ids=["onnx", "gguf", "onnx-weights"])
+@pytest.mark.parametrize(
+    "role, file, data, reason",
+    [
+        ("encoder", "encoder.fp32.onnx", b"\x08\x07" + bytes(range(256)) * 40, "ONNX Runtime cannot load the encoder"),
+        ("decoder", "decoder.f32.gguf", b"GGUF" + bytes(range(256)) * 40, "llama.cpp could not load the decoder"),
+        # Weights too short for the CTC graph: the graph that cannot be loaded is named.
+        ("ctc_data", "ctc.fp32.onnx", b"\0" * 1000, "External initializer"),
+    ],
+    ids=["onnx", "gguf", "onnx-weights"],
+)
 def test_a_model_that_cannot_be_loaded_is_refused_at_import(tiny_model, tmp_path, role, file, data, reason):
     src = spoiled(tiny_model, tmp_path / "model", role, data)
     stages: list[str] = []
@@ -113,9 +116,26 @@ def traced(argv: list[str], env: dict[str, str], trace: Path) -> list[tuple[str,
     strace = shutil.which("strace")
     if strace is None:
         pytest.skip("strace is not installed: the system calls cannot be observed")
-    r = subprocess.run([strace, "-f", "-y", "-qq", "-o", str(trace), "-e",
-                        "trace=fsync,fdatasync,rename,renameat,renameat2", sys.executable, "-m", "tingji", *argv],
-                       env=env, capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            strace,
+            "-f",
+            "-y",
+            "-qq",
+            "-o",
+            str(trace),
+            "-e",
+            "trace=fsync,fdatasync,rename,renameat,renameat2",
+            sys.executable,
+            "-m",
+            "tingji",
+            *argv,
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     events: list[tuple[str, str]] = []
     for line in trace.read_text().splitlines():
@@ -140,17 +160,32 @@ def test_install_commit_flushes_files_and_folders_before_the_rename(tiny_model, 
     flushed = {what for kind, what in events[:publish] if kind == "fsync"}
     files = sorted(p.relative_to(final).as_posix() for p in final.rglob("*"))
     assert {str(staged / rel) for rel in files} | {str(staged)} <= flushed
-    assert ("fsync", str(final.parent)) in events[publish + 1:]
-    print(f"before the rename: fsync of all {len(files)} staged files and folders and the model folder; "
-          f"after it: fsync of {final.parent.name}/")
+    assert ("fsync", str(final.parent)) in events[publish + 1 :]
+    print(
+        f"before the rename: fsync of all {len(files)} staged files and folders and the model folder; "
+        f"after it: fsync of {final.parent.name}/"
+    )
 
 
 def test_catalog_overrides_are_flushed_before_their_rename(tmp_path, monkeypatch):
     """The pins file: an unreadable one would stop every catalog download, so a crash must not tear it."""
     catalog = tmp_path / "catalog.json"
-    catalog.write_text(json.dumps({"format": 1, "models": [{
-        "name": "m", "kind": "tingji-model", "archives": [{"name": "m.zip", "urls": ["https://127.0.0.1/m.zip"]}],
-        "files": [{"path": "manifest.json"}]}]}), encoding="utf-8")
+    catalog.write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "models": [
+                    {
+                        "name": "m",
+                        "kind": "tingji-model",
+                        "archives": [{"name": "m.zip", "urls": ["https://127.0.0.1/m.zip"]}],
+                        "files": [{"path": "manifest.json"}],
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("TINGJI_CATALOG", str(catalog))
     load_catalog().pin("m", {"archive:m.zip": ("ab" * 32, 10)})
     env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))

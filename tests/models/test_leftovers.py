@@ -13,11 +13,9 @@ import sys
 import time
 from pathlib import Path
 
-
+from tests.support.paths import ROOT
 from tingji.models.staging import Staging
 from tingji.paths import gui_log_path, models_dir
-from tests.support.paths import ROOT
-
 
 
 def leave_leftovers() -> tuple[Path, Path]:
@@ -37,8 +35,13 @@ def env(home: Path) -> dict[str, str]:
 def test_the_desktop_app_cleans_leftovers_at_start_up(home):
     dead, removing = leave_leftovers()
     with Staging("live") as live:  # an install running in another process keeps its folder
-        app = subprocess.Popen([sys.executable, "-m", "tingji", "gui"], env=env(home),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        app = subprocess.Popen(
+            [sys.executable, "-m", "tingji", "gui"],
+            env=env(home),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             log = gui_log_path()
             deadline = time.monotonic() + 120
@@ -58,8 +61,13 @@ def test_the_desktop_app_cleans_leftovers_at_start_up(home):
 def test_tingji_models_cleans_leftovers_at_start_up(home):
     dead, removing = leave_leftovers()
     with Staging("live") as live:
-        r = subprocess.run([sys.executable, "-m", "tingji", "models", "list"], env=env(home), capture_output=True,
-                           text=True, timeout=300)
+        r = subprocess.run(
+            [sys.executable, "-m", "tingji", "models", "list"],
+            env=env(home),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert r.returncode == 0, r.stderr
         assert not dead.exists() and not removing.exists()
         assert live.dir.exists()

@@ -27,10 +27,10 @@ from tests.support.audio import write_wav
 from tests.support.cli_user import Env, error_line
 from tests.support.paths import ROOT
 from tingji.engine import Engine
-from tingji.errors import ModelError
 from tingji.engine.families import FAMILIES
 from tingji.engine.languages import NAMES
 from tingji.engine.manifest import load_manifest
+from tingji.errors import ModelError
 from tingji.models.catalog import CatalogModel, load_catalog
 
 CATALOG = ROOT / "assets" / "models.json"  # this checkout's, whatever the installed package holds
@@ -67,27 +67,55 @@ def test_catalog_entries_validate() -> None:
     assert len(q06.about.languages) == len(q17.about.languages) == 30 and q17.about.speed == "slow"
     assert "accuracy" in q17.about.best_for and "hotwords" in official["fun-asr-nano-2512"].about.best_for
     assert sv.urls_for("model.pt")[0] == "https://huggingface.co/FunAudioLLM/SenseVoiceSmall/resolve/main/model.pt"
-    assert q17.urls_for("model-00001-of-00002.safetensors")[1] == \
-        "https://www.modelscope.cn/models/Qwen/Qwen3-ASR-1.7B/resolve/master/model-00001-of-00002.safetensors"
-    print(f"\n{len(entries)} catalog entries valid; families {sorted(FAMILIES)} each downloadable; "
-          f"picker order {sorted(entries, key=lambda n: entries[n].about.rank)}")
+    assert (
+        q17.urls_for("model-00001-of-00002.safetensors")[1]
+        == "https://www.modelscope.cn/models/Qwen/Qwen3-ASR-1.7B/resolve/master/model-00001-of-00002.safetensors"
+    )
+    print(
+        f"\n{len(entries)} catalog entries valid; families {sorted(FAMILIES)} each downloadable; "
+        f"picker order {sorted(entries, key=lambda n: entries[n].about.rank)}"
+    )
 
 
-@pytest.mark.parametrize("about, problem", [
-    ({"family": "whisper", "languages": ["en"], "speed": "fast", "best_for": ["files"]}, "names family 'whisper'"),
-    ({"family": "qwen3-asr", "languages": ["English"], "speed": "fast", "best_for": ["files"]}, "language codes"),
-    ({"family": "qwen3-asr", "languages": ["en"], "speed": "ludicrous", "best_for": ["files"]}, "speed 'ludicrous'"),
-    ({"family": "qwen3-asr", "languages": ["en"], "speed": "fast", "best_for": ["fun"]}, "best_for"),
-    ({"family": "qwen3-asr", "languages": ["en"], "speed": "fast", "best_for": ["files"], "download_mb": -3},
-     "download_mb -3"),
-    ({"family": "qwen3-asr", "languages": ["en"], "speed": "fast", "best_for": ["files"], "colour": "red"},
-     "unknown key(s) colour"),
-])
+@pytest.mark.parametrize(
+    "about, problem",
+    [
+        ({"family": "whisper", "languages": ["en"], "speed": "fast", "best_for": ["files"]}, "names family 'whisper'"),
+        ({"family": "qwen3-asr", "languages": ["English"], "speed": "fast", "best_for": ["files"]}, "language codes"),
+        (
+            {"family": "qwen3-asr", "languages": ["en"], "speed": "ludicrous", "best_for": ["files"]},
+            "speed 'ludicrous'",
+        ),
+        ({"family": "qwen3-asr", "languages": ["en"], "speed": "fast", "best_for": ["fun"]}, "best_for"),
+        (
+            {"family": "qwen3-asr", "languages": ["en"], "speed": "fast", "best_for": ["files"], "download_mb": -3},
+            "download_mb -3",
+        ),
+        (
+            {"family": "qwen3-asr", "languages": ["en"], "speed": "fast", "best_for": ["files"], "colour": "red"},
+            "unknown key(s) colour",
+        ),
+    ],
+)
 def test_a_bad_about_is_one_line_naming_the_catalog(tmp_path: Path, home: Path, about: dict, problem: str) -> None:
     path = tmp_path / "catalog.json"
-    path.write_text(json.dumps({"format": 1, "models": [
-        {"name": "m", "kind": "official-checkpoint", "mirrors": ["https://example.org/{path}"],
-         "files": [{"path": "config.json"}], "about": about}]}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "models": [
+                    {
+                        "name": "m",
+                        "kind": "official-checkpoint",
+                        "mirrors": ["https://example.org/{path}"],
+                        "files": [{"path": "config.json"}],
+                        "about": about,
+                    }
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
     with pytest.raises(ModelError) as err:
         load_catalog(path)
     message = str(err.value)
@@ -109,7 +137,7 @@ def _release(entry: CatalogModel, checkpoint: Path, dest: Path) -> Path:
         names = sorted(tensors)
         weight_map = {}
         for i, shard in enumerate(shards):
-            part = names[i::len(shards)]
+            part = names[i :: len(shards)]
             save_file({n: tensors[n].contiguous() for n in part}, str(dest / shard), metadata={"format": "pt"})
             weight_map.update({n: shard for n in part})
         (dest / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
@@ -140,15 +168,16 @@ def test_catalog_lists_exactly_the_files_the_converter_reads(name: str, request,
     assert manifest.family == entry.about.family and result.path.parent.name == "models"
 
 
-def test_import_of_official_checkpoints_by_the_command(tiny_checkpoint: Path, tiny_model: Path, sv_checkpoint: Path,
-                                                       sv_model: Path, speech_en: np.ndarray, tmp_path: Path) -> None:
+def test_import_of_official_checkpoints_by_the_command(
+    tiny_checkpoint: Path, tiny_model: Path, sv_checkpoint: Path, sv_model: Path, speech_en: np.ndarray, tmp_path: Path
+) -> None:
     user = Env(tmp_path / "home")
     wav = write_wav(tmp_path / "talk.wav", speech_en)
     r = user.ok("models", "import", str(sv_checkpoint), "--name", "sv")
     assert "installed sv at" in r.stdout
     r = user.ok("models", "import", str(tiny_checkpoint), "--name", "nano")
     nano = load_manifest(tmp_path / "home" / "models" / "nano")
-    assert nano.family == "fun-asr-nano" and nano.section["decoder"]["quant"] == "f16"  # the import's default
+    assert nano.family == "fun-asr-nano" and nano.section.decoder.quant == "f16"  # the import's default
     assert nano.source["model_pt_sha256"] == load_manifest(tiny_model).source["model_pt_sha256"]
     listed = user.ok("models", "list").stdout
     assert "nano" in listed and "sv" in listed
@@ -159,8 +188,10 @@ def test_import_of_official_checkpoints_by_the_command(tiny_checkpoint: Path, ti
     finally:
         expected.close()
     assert user.transcribe("sv", wav, tmp_path / "out") == text
-    print(f"\n`tingji models import` converted Fun-ASR-Nano and SenseVoice-Small checkpoints; the SenseVoice model "
-          f"gave the fixture export's {len(text)} characters")
+    print(
+        f"\n`tingji models import` converted Fun-ASR-Nano and SenseVoice-Small checkpoints; the SenseVoice model "
+        f"gave the fixture export's {len(text)} characters"
+    )
 
 
 def test_a_damaged_official_folder_is_one_line_and_installs_nothing(sv_checkpoint: Path, tmp_path: Path) -> None:

@@ -11,23 +11,33 @@ from __future__ import annotations
 import os
 import shutil
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import onnx
 import pytest
 
 from tests.support.audio import write_wav
+from tests.support.peer_release import (
+    CTC,
+    DECODER,
+    ENCODER,
+    bf16_reference,
+    make_peer_folder,
+    narrow_adaptor,
+    rename_input,
+    rewrite_gguf_header,
+)
 from tingji.engine import Engine
 from tingji.engine import manifest as mf
-from tingji.errors import Cancelled, ModelError
+from tingji.engine.families.fun_asr_nano.prompt import PromptPieces
+from tingji.engine.families.fun_asr_nano.section import NanoDecoderInfo
 from tingji.engine.frontend import FrontendConfig
-from tingji.engine.families.fun_asr_nano.prompt import DEFAULT_PIECES
+from tingji.errors import Cancelled, ModelError
 from tingji.models import peer, store
 from tingji.models.installed import list_models, verify
 from tingji.models.peer_graph import read_graph_io
 from tingji.paths import models_dir
-from tests.support.peer_release import (CTC, DECODER, ENCODER, bf16_reference, make_peer_folder, narrow_adaptor,
-                                        rename_input, rewrite_gguf_header)
 
 
 @pytest.fixture(scope="module")
@@ -43,18 +53,25 @@ def test_peer_release_becomes_a_model_that_transcribes(peer_dir, tiny_model, spe
     m = mf.load_manifest(out)
     mf.verify(m)
     assert {r: e.path for r, e in m.files.items()} == {
-        "encoder": ENCODER.format("fp32"), "ctc": CTC.format("fp32"), "decoder": DECODER.format("q5_k"),
-        "tokens": "tokens.txt"}
+        "encoder": ENCODER.format("fp32"),
+        "ctc": CTC.format("fp32"),
+        "decoder": DECODER.format("q5_k"),
+        "tokens": "tokens.txt",
+    }
     ours = mf.load_manifest(tiny_model)
     assert (m.window_seconds, m.window_frames) == (60, 1000)
-    assert m.frontend == FrontendConfig().to_dict() == ours.frontend
-    assert m.section["prompt"] == ours.section["prompt"] and all(m.section["prompt"][k] == v for k, v in DEFAULT_PIECES.items())
-    assert m.section["special_tokens"] == ours.section["special_tokens"]  # read from the GGUF vocabulary
-    assert m.section["encoder"] == {**ours.section["encoder"], "input_dtype": "fp32", "dim_names": ["batch", "frames"]}
-    assert m.section["decoder"] == {"quant": "q5_k", "n_embd": 64, "n_layer": 2, "input_dtype": "bf16"}
-    ctc = m.section["ctc"]
-    assert (ctc["vocab_size"], ctc["blank_id"], ctc["top_k"], ctc["mask"]) == (2635, 2634, 8, False)
-    assert ctc["text_tokens"] == ours.section["ctc"]["text_tokens"] and ctc["frame_seconds"] == 0.06
+    assert m.frontend == FrontendConfig() == ours.frontend
+    # The same writer as our exporter's: the same prompt (the reference's), tokens and encoder description.
+    assert (
+        m.section.prompt == ours.section.prompt
+        and replace(m.section.prompt, default_before="", default_after="") == PromptPieces()
+    )
+    assert m.section.special_tokens == ours.section.special_tokens  # read from the GGUF vocabulary
+    assert m.section.encoder == replace(ours.section.encoder, precision="fp32")
+    assert m.section.decoder == NanoDecoderInfo(quant="q5_k", n_embd=64, n_layer=2, input_dtype="bf16")
+    ctc = m.section.ctc
+    assert (ctc.vocab_size, ctc.blank_id, ctc.top_k, ctc.mask) == (2635, 2634, 8, False)
+    assert ctc.text_tokens == ours.section.ctc.text_tokens and ctc.frame_seconds == 0.06
     assert m.source["kind"] == "peer-release" and m.source["folder"] == "Fun-ASR-Nano-GGUF"
     # The tags of non-speech ids are dropped: the same vocabulary file as our exporter writes.
     assert (out / "tokens.txt").read_bytes() == (tiny_model / "tokens.txt").read_bytes()
@@ -77,8 +94,9 @@ def test_peer_release_becomes_a_model_that_transcribes(peer_dir, tiny_model, spe
 
 
 def test_fp16_graphs_external_weights_and_variant_choice(tiny_model, speech_en, tmp_path):
-    src = make_peer_folder(tiny_model, tmp_path / "rel", encoder="fp16", ctc="fp16", decoder="fp16",
-                           fp16=True, external=True)
+    src = make_peer_folder(
+        tiny_model, tmp_path / "rel", encoder="fp16", ctc="fp16", decoder="fp16", fp16=True, external=True
+    )
     # Less faithful variants next to them are ignored.
     shutil.copyfile(src / ENCODER.format("fp16"), src / ENCODER.format("int4"))
     shutil.copyfile(src / DECODER.format("fp16"), src / DECODER.format("q5_k"))
@@ -87,7 +105,7 @@ def test_fp16_graphs_external_weights_and_variant_choice(tiny_model, speech_en, 
     mf.verify(m)
     assert m.files["encoder"].path == ENCODER.format("fp16") and m.files["decoder"].path == DECODER.format("fp16")
     assert m.files["encoder_data"].path == ENCODER.format("fp16") + ".data"
-    assert m.section["encoder"]["input_dtype"] == "fp16" and m.section["ctc"]["input_dtype"] == "fp16"
+    assert m.section.encoder.input_dtype == "fp16" and m.section.ctc.input_dtype == "fp16"
     assert not (out / ENCODER.format("int4")).exists()
     engine = Engine(out)
     text = engine.transcribe(write_wav(tmp_path / "a.wav", speech_en)).text
@@ -124,8 +142,9 @@ def _break(kind: str, src: Path, model: Path) -> str:
         rewrite_gguf_header(model / "decoder.f32.gguf", dec, arch="llama")
         return "decoder architecture is llama, Tingji needs qwen3"
     if kind == "no im_start":
-        rewrite_gguf_header(model / "decoder.f32.gguf", src / DECODER.format("q5_k"),
-                            tokens={"<|im_start|>": "<|im_begin|>"})
+        rewrite_gguf_header(
+            model / "decoder.f32.gguf", src / DECODER.format("q5_k"), tokens={"<|im_start|>": "<|im_begin|>"}
+        )
         return "has no <|im_start|> token"
     if kind == "not gguf":
         (src / DECODER.format("q5_k")).write_bytes(b"GGUF" + os.urandom(2000))
@@ -152,9 +171,21 @@ def _break(kind: str, src: Path, model: Path) -> str:
     raise AssertionError(kind)
 
 
-@pytest.mark.parametrize("kind", ["raw-audio encoder", "other model's adaptor", "not qwen3", "no im_start",
-                                  "not gguf", "ctc one output", "no tokens", "tokens with a gap", "no encoder",
-                                  "broken onnx"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "raw-audio encoder",
+        "other model's adaptor",
+        "not qwen3",
+        "no im_start",
+        "not gguf",
+        "ctc one output",
+        "no tokens",
+        "tokens with a gap",
+        "no encoder",
+        "broken onnx",
+    ],
+)
 def test_mismatches_are_refused_with_what_differs(kind, tiny_model, tmp_path):
     src = make_peer_folder(tiny_model, tmp_path / "rel")
     expected = _break(kind, src, tiny_model)
@@ -193,5 +224,6 @@ def test_store_import_copies_checks_and_cancels(peer_dir, home):
     finally:
         decoder.write_bytes(original)
     print(f"the import copied {len(m.files)} files; editing the source afterwards left the model intact")
-    assert list_models()[0].size == sum(e.size for e in m.files.values()) + \
-        (result.path / "manifest.json").stat().st_size
+    assert (
+        list_models()[0].size == sum(e.size for e in m.files.values()) + (result.path / "manifest.json").stat().st_size
+    )

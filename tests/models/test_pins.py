@@ -48,9 +48,13 @@ def zips(tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str
 
 
 def tiny_entry(url: str) -> dict:
-    return {"name": NAME, "kind": "tingji-model", "title": "Tiny",
-            "archives": [{"name": "tiny.zip", "urls": [url], "size": None, "sha256": None}],
-            "files": [{"path": "manifest.json"}, {"path": "decoder.f32.gguf"}]}
+    return {
+        "name": NAME,
+        "kind": "tingji-model",
+        "title": "Tiny",
+        "archives": [{"name": "tiny.zip", "urls": [url], "size": None, "sha256": None}],
+        "files": [{"path": "manifest.json"}, {"path": "decoder.f32.gguf"}],
+    }
 
 
 def pins() -> dict:
@@ -83,8 +87,11 @@ def test_a_source_that_failed_pins_nothing(server, tmp_path, tiny_model, zips):
     server.files["/tiny.zip"] = zips["good"]
     for path in tiny_model.iterdir():
         server.files["/files/" + path.name] = path.read_bytes()
-    entry = {**tiny_entry(server.url("/tiny.zip")), "mirrors": [server.url("/files/{path}")],
-             "files": [{"path": p.name} for p in sorted(tiny_model.iterdir())] + [{"path": "missing.txt"}]}
+    entry = {
+        **tiny_entry(server.url("/tiny.zip")),
+        "mirrors": [server.url("/files/{path}")],
+        "files": [{"path": p.name} for p in sorted(tiny_model.iterdir())] + [{"path": "missing.txt"}],
+    }
     server.files["/files/missing.txt"] = b"only on the mirror\n"
     catalog = write_catalog(tmp_path / "catalog.json", [entry])
     store.download_catalog_model(NAME, catalog=load_catalog(catalog), download_options=FAST)
@@ -124,8 +131,9 @@ def test_cli_says_when_a_download_cannot_be_checked(server, tmp_path, zips, caps
     monkeypatch.setenv("TINGJI_CATALOG", str(write_catalog(tmp_path / "c.json", [tiny_entry(server.url("/tiny.zip"))])))
     assert run_cli(["models", "list"]) == 0
     listed = capsys.readouterr().out
-    unchecked = ("not checked: the catalog publishes no SHA-256 for 3 of 3 files; they are pinned once the model "
-                 "verifies")
+    unchecked = (
+        "not checked: the catalog publishes no SHA-256 for 3 of 3 files; they are pinned once the model verifies"
+    )
     assert f"  {NAME}  Tiny  [{unchecked}]" in listed
 
     assert run_cli(["models", "download", NAME]) == 0
@@ -135,6 +143,7 @@ def test_cli_says_when_a_download_cannot_be_checked(server, tmp_path, zips, caps
 
     remove(NAME)
     assert run_cli(["models", "list"]) == 0
-    assert f"  {NAME}  Tiny  [checked against SHA-256 pinned by your first download (3 of 3)]" in \
-        capsys.readouterr().out
+    assert (
+        f"  {NAME}  Tiny  [checked against SHA-256 pinned by your first download (3 of 3)]" in capsys.readouterr().out
+    )
     print(f"`tingji models list` and `download` said: {unchecked}")

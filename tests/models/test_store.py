@@ -25,24 +25,35 @@ from pathlib import Path
 import pytest
 
 from tests.support.https_server import Fault, FileServer
+from tests.support.manifests import nano_section
+from tests.support.model_store import FAST, real_model, run_cli, write_catalog
+from tests.support.paths import ROOT
 from tests.support.peer_release import make_peer_folder
 from tingji.engine import manifest as mf
+from tingji.engine.frontend import FrontendConfig
 from tingji.errors import Cancelled, ModelError
+from tingji.export.fun_asr_nano.convert import nano_manifest
 from tingji.models import archive, store
 from tingji.models.cache import clear_cache
 from tingji.models.catalog import load_catalog
 from tingji.models.installed import list_models, remove, resolve_model, verify
 from tingji.models.staging import Staging, cleanup_incoming
 from tingji.paths import data_dir, models_dir
-from tests.support.paths import ROOT
-from tests.support.model_store import FAST, real_model, run_cli, write_catalog
-
 
 # ---------------------------------------------------------------- fixtures
 
 
-TINY_FILES = ["ctc.fp32.data", "ctc.fp32.onnx", "decoder.f32.gguf", "encoder.fp32.data",
-              "encoder.fp32.fixed1000.onnx", "encoder.fp32.onnx", "manifest.json", "vocab", "vocab/tokens.txt"]
+TINY_FILES = [
+    "ctc.fp32.data",
+    "ctc.fp32.onnx",
+    "decoder.f32.gguf",
+    "encoder.fp32.data",
+    "encoder.fp32.fixed1000.onnx",
+    "encoder.fp32.onnx",
+    "manifest.json",
+    "vocab",
+    "vocab/tokens.txt",
+]
 
 
 def random_model(folder: Path) -> Path:
@@ -57,11 +68,12 @@ def random_model(folder: Path) -> Path:
     files["encoder"].write_bytes(os.urandom(20_000))
     files["decoder"].write_bytes(os.urandom(30_000))
     files["tokens"].write_text("<blk>\na\nb\n", encoding="utf-8")
-    manifest = mf.Manifest(
-        folder=folder, family="fun-asr-nano",
-        files={role: mf.file_entry(folder, path) for role, path in files.items()},
-        window_seconds=30.0, window_frames=3000, frontend={"sample_rate": 16000},
-        section={"prompt": {}, "special_tokens": {}},
+    manifest = nano_manifest(
+        folder,
+        {role: mf.file_entry(folder, path) for role, path in files.items()},
+        nano_section(),
+        frontend=FrontendConfig(),
+        source={},
     )
     mf.save_manifest(manifest)
     return folder
@@ -96,13 +108,19 @@ PEER_FILES = {
 
 def peer_entry(base: str, archive_url: str | None) -> dict:
     return {
-        "name": "peer", "kind": "peer-release",
-        "archives": [] if archive_url is None else
-        [{"name": "Fun-ASR-Nano-GGUF.zip", "urls": [archive_url], "size": None, "sha256": None}],
+        "name": "peer",
+        "kind": "peer-release",
+        "archives": []
+        if archive_url is None
+        else [{"name": "Fun-ASR-Nano-GGUF.zip", "urls": [archive_url], "size": None, "sha256": None}],
         "mirrors": [base + "/peer/{path}"],
         "files": [
-            {"any_of": [{"path": "Fun-ASR-Nano-Encoder-Adaptor.int4.onnx"},
-                        {"path": "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"}]},
+            {
+                "any_of": [
+                    {"path": "Fun-ASR-Nano-Encoder-Adaptor.int4.onnx"},
+                    {"path": "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"},
+                ]
+            },
             {"path": "Fun-ASR-Nano-CTC.int4.onnx"},
             {"path": "Fun-ASR-Nano-Decoder.q5_k.gguf"},
             {"path": "tokens.txt"},
@@ -132,10 +150,10 @@ def test_install_verify_remove_list_round_trip(server, tmp_path, tiny_model):
     assert listed[0].size >= 3_000_000
     assert tree(models_dir() / "m1") == TINY_FILES
     assert (models_dir() / "m1" / "vocab" / "tokens.txt").read_bytes() == (
-        tmp_path / "src" / "vocab" / "tokens.txt").read_bytes()
+        tmp_path / "src" / "vocab" / "tokens.txt"
+    ).read_bytes()
     manifest = verify("m1")
-    assert set(manifest.files) == {"encoder", "encoder_fixed", "encoder_data", "ctc", "ctc_data", "decoder",
-                                   "tokens"}
+    assert set(manifest.files) == {"encoder", "encoder_fixed", "encoder_data", "ctc", "ctc_data", "decoder", "tokens"}
     assert resolve_model("m1") == models_dir() / "m1"
     no_leftovers()
     assert tree(data_dir() / "cache" / "downloads") == []  # the archive is not kept
@@ -176,8 +194,7 @@ def test_install_archive_whose_files_fail_manifest_is_refused(server, tmp_path):
     blob = zip_folder(src, tmp_path / "m.zip")
     server.files["/m.zip"] = blob
     with pytest.raises(ModelError, match="decoder.gguf"):
-        store.install_from_url(server.url("/m.zip"), hashlib.sha256(blob).hexdigest(), "m1",
-                               download_options=FAST)
+        store.install_from_url(server.url("/m.zip"), hashlib.sha256(blob).hexdigest(), "m1", download_options=FAST)
     assert list_models() == []
     no_leftovers()
 
@@ -189,8 +206,9 @@ def test_install_unsafe_archive_writes_nothing_outside(server, tmp_path):
         zf.writestr("../evil", b"pwned")
     server.files["/bad.zip"] = buf.getvalue()
     with pytest.raises(ModelError, match=r"bad\.zip.*'\.\./evil'"):
-        store.install_from_url(server.url("/bad.zip"), hashlib.sha256(buf.getvalue()).hexdigest(),
-                               "bad", download_options=FAST)
+        store.install_from_url(
+            server.url("/bad.zip"), hashlib.sha256(buf.getvalue()).hexdigest(), "bad", download_options=FAST
+        )
     assert not list(tmp_path.rglob("evil"))
     assert list_models() == []
     no_leftovers()
@@ -290,13 +308,14 @@ def test_crash_leftovers_are_ignored_then_cleaned(tmp_path, tiny_model):
 
 
 def checkpoint_files(checkpoint: Path) -> dict[str, bytes]:
-    return {p.relative_to(checkpoint).as_posix(): p.read_bytes()
-            for p in sorted(checkpoint.rglob("*")) if p.is_file()}
+    return {p.relative_to(checkpoint).as_posix(): p.read_bytes() for p in sorted(checkpoint.rglob("*")) if p.is_file()}
 
 
 def official_entry(base: str, files: dict[str, bytes]) -> dict:
     return {
-        "name": "nano", "kind": "official-checkpoint", "title": "test checkpoint",
+        "name": "nano",
+        "kind": "official-checkpoint",
+        "title": "test checkpoint",
         "mirrors": [base + "/ckpt/{path}"],
         "files": [{"path": rel, "size": None, "sha256": None} for rel in files],
     }
@@ -314,15 +333,19 @@ def test_official_checkpoint_download_pins_hashes_and_converts(server, tmp_path,
     catalog_path = write_catalog(tmp_path / "catalog.json", [official_entry(server.url(""), files)])
     stages: list[str] = []
     result = store.download_catalog_model(
-        "nano", lambda stage, done, total, bps: stages.append(stage),
-        catalog=load_catalog(catalog_path), download_options=FAST, export_options={"decoder_quant": "f32"})
+        "nano",
+        lambda stage, done, total, bps: stages.append(stage),
+        catalog=load_catalog(catalog_path),
+        download_options=FAST,
+        export_options={"decoder_quant": "f32"},
+    )
     assert result.path == models_dir() / "nano"
     assert result.pinned == {rel: hashlib.sha256(d).hexdigest() for rel, d in files.items()}
     index = list(files).index("model.pt") + 1
     assert f"model.pt ({index}/{len(files)})" in stages and "converting" in stages
     assert any(s.startswith("converting: ") for s in stages)
     assert stages.index("verifying") < stages.index("loading")
-    assert verify("nano").section["decoder"]["quant"] == "f32"
+    assert verify("nano").section.decoder.quant == "f32"
     no_leftovers()
     # The checkpoint stays cached: converting again does not download it again.
     assert (data_dir() / "cache" / "nano" / "files" / "model.pt").read_bytes() == files["model.pt"]
@@ -353,14 +376,25 @@ def test_official_checkpoint_needs_the_export_extra(server, tmp_path, tiny_check
     blocker.mkdir(parents=True)
     (blocker / "__init__.py").write_text('raise ModuleNotFoundError("No module named \'torch\'", name="torch")\n')
     home = data_dir()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(blocker.parent), str(ROOT / "app")]),
-               TINGJI_HOME=str(home), TINGJI_CATALOG=str(catalog))
-    r = subprocess.run([sys.executable, "-m", "tingji", "models", "download", "nano"], capture_output=True,
-                       text=True, env=env, timeout=600)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(blocker.parent), str(ROOT / "app")]),
+        TINGJI_HOME=str(home),
+        TINGJI_CATALOG=str(catalog),
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "tingji", "models", "download", "nano"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert r.returncode == 1
     last = r.stderr.strip().splitlines()[-1]
-    assert last == ('tingji: converting the official checkpoint needs the export extra (torch is missing): '
-                    'pip install "tingji[export]"')
+    assert last == (
+        "tingji: converting the official checkpoint needs the export extra (torch is missing): "
+        'pip install "tingji[export]"'
+    )
     assert "Traceback" not in r.stderr
     assert list_models() == []
     no_leftovers()
@@ -394,8 +428,9 @@ def test_peer_release_from_archive(server, tmp_path, peer_release):
         for path in sorted(peer_release.iterdir()):
             zf.write(path, "Fun-ASR-Nano-GGUF/" + path.name)
     server.files["/release/Fun-ASR-Nano-GGUF.zip"] = buf.getvalue()
-    catalog = write_catalog(tmp_path / "catalog.json",
-                            [peer_entry(server.url(""), server.url("/release/Fun-ASR-Nano-GGUF.zip"))])
+    catalog = write_catalog(
+        tmp_path / "catalog.json", [peer_entry(server.url(""), server.url("/release/Fun-ASR-Nano-GGUF.zip"))]
+    )
     result = store.download_catalog_model("peer", catalog=load_catalog(catalog), download_options=FAST)
     assert result.pinned["Fun-ASR-Nano-GGUF.zip"] == hashlib.sha256(buf.getvalue()).hexdigest()
     encoder = "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx"
@@ -409,8 +444,7 @@ def test_peer_release_per_file_fallback_picks_available_variant(server, tmp_path
     for path in peer_release.iterdir():
         server.files["/peer/" + path.name] = path.read_bytes()
     # The archive URL is dead (404), and the int4 encoder does not exist: fp32 is used.
-    catalog = write_catalog(tmp_path / "catalog.json",
-                            [peer_entry(server.url(""), server.url("/release/gone.zip"))])
+    catalog = write_catalog(tmp_path / "catalog.json", [peer_entry(server.url(""), server.url("/release/gone.zip"))])
     result = store.download_catalog_model("peer", catalog=load_catalog(catalog), download_options=FAST)
     assert "Fun-ASR-Nano-Encoder-Adaptor.fp32.onnx" in result.pinned
     assert [r.status for r in server.requests_for("/peer/Fun-ASR-Nano-Encoder-Adaptor.int4.onnx")] == [404]
@@ -429,8 +463,7 @@ def test_builtin_catalog_is_valid():
     assert {c.options[0].path for c in official.files} >= {"config.yaml", "model.pt", "multilingual.tiktoken"}
     peer = catalog.get("fun-asr-nano-gguf")
     assert peer.kind == "peer-release"
-    assert peer.archives[0].urls[0].startswith(
-        "https://github.com/HaujetZhao/CapsWriter-Offline/releases/download/")
+    assert peer.archives[0].urls[0].startswith("https://github.com/HaujetZhao/CapsWriter-Offline/releases/download/")
     with pytest.raises(ModelError, match="known: fun-asr-nano-2512, fun-asr-nano-gguf"):
         catalog.get("whisper")
 
@@ -542,8 +575,12 @@ def test_cli_round_trip(server, tmp_path, capsys, tiny_model):
     out = capsys.readouterr().out
     assert "no models installed" in out and "fun-asr-nano-2512" in out
 
-    assert run_cli(["models", "install", server.url("/m.zip"), "--sha256",
-                    hashlib.sha256(blob).hexdigest(), "--name", "cli1"]) == 0
+    assert (
+        run_cli(
+            ["models", "install", server.url("/m.zip"), "--sha256", hashlib.sha256(blob).hexdigest(), "--name", "cli1"]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert f"installed cli1 at {models_dir() / 'cli1'}" in captured.out
     assert "m.zip" in captured.err and "Traceback" not in captured.err  # plain progress lines
@@ -575,20 +612,26 @@ def test_cli_round_trip(server, tmp_path, capsys, tiny_model):
     assert err.count("tingji:") == 1 and "SHA-256" in err and "Traceback" not in err
     assert run_cli(["models", "verify", "nope"]) == 1
     assert capsys.readouterr().err.strip() == (
-        "tingji: no model named nope; no models are installed (see `tingji models list`)")
+        "tingji: no model named nope; no models are installed (see `tingji models list`)"
+    )
 
 
 def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch, tiny_model):
     blob = zip_folder(tiny_model, tmp_path / "tiny.zip", prefix="tiny/")
     server.files["/tiny.zip"] = blob
-    entry = {"name": "nano", "kind": "tingji-model",
-             "archives": [{"name": "tiny.zip", "urls": [server.url("/tiny.zip")], "size": None, "sha256": None}],
-             "files": [{"path": "decoder.f32.gguf"}]}
+    entry = {
+        "name": "nano",
+        "kind": "tingji-model",
+        "archives": [{"name": "tiny.zip", "urls": [server.url("/tiny.zip")], "size": None, "sha256": None}],
+        "files": [{"path": "decoder.f32.gguf"}],
+    }
     monkeypatch.setenv("TINGJI_CATALOG", str(write_catalog(tmp_path / "c.json", [entry])))
     assert run_cli(["models", "download", "nano"]) == 0
     captured = capsys.readouterr()
-    assert (f"tiny.zip: not checked (the catalog publishes no SHA-256); pinned "
-            f"{hashlib.sha256(blob).hexdigest()} now that the model verified") in captured.err
+    assert (
+        f"tiny.zip: not checked (the catalog publishes no SHA-256); pinned "
+        f"{hashlib.sha256(blob).hexdigest()} now that the model verified"
+    ) in captured.err
     assert "installed nano" in captured.out
     assert run_cli(["models", "download", "nano"]) == 1
     assert "already installed" in capsys.readouterr().err
@@ -602,8 +645,18 @@ def test_cli_ctrl_c_exits_130_and_the_same_command_resumes(server, tmp_path, hom
     blob = zip_folder(real_model(tiny_model, tmp_path / "src"), tmp_path / "m.zip")
     server.files["/m.zip"] = blob
     server.faults["/m.zip"] = [Fault("stall", after=len(blob) // 2)]  # then silence until we interrupt
-    argv = [sys.executable, "-m", "tingji", "models", "install", server.url("/m.zip"),
-            "--sha256", hashlib.sha256(blob).hexdigest(), "--name", "resumed"]
+    argv = [
+        sys.executable,
+        "-m",
+        "tingji",
+        "models",
+        "install",
+        server.url("/m.zip"),
+        "--sha256",
+        hashlib.sha256(blob).hexdigest(),
+        "--name",
+        "resumed",
+    ]
     env = dict(os.environ, PYTHONPATH=str(ROOT / "app"), TINGJI_HOME=str(home))
     proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, env=env)
     try:

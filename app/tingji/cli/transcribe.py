@@ -83,19 +83,24 @@ def _check_out_dir(out: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..engine import Engine
+    from ..engine import Engine, TranscribeOptions
     from ..models.installed import resolve_model
 
     formats = parse_formats(args.format)
     folder = resolve_model(args.model)
     out_dir = Path(args.out)
     _check_out_dir(out_dir)
-    hotwords = [w.strip() for w in args.hotwords.split(",") if w.strip()]
+    options = TranscribeOptions(
+        language=args.language,
+        hotwords=tuple(w.strip() for w in args.hotwords.split(",") if w.strip()),
+        itn=not args.no_itn,
+        max_tokens=args.max_tokens,
+    )
     err = sys.stderr
     started = time.perf_counter()
     engine = Engine(folder, args.provider, exact=args.exact, threads=args.threads)
     for warning in engine.warnings:
-        print(f"tingji: warning: {warning}", file=err)
+        print(f"tingji: warning: {warning.text}", file=err)
     print(f"tingji: model {engine.model_name} on {engine.provider.upper()} (loaded in {engine.load_s:.1f} s)", file=err)
     failures = partial = 0
     status = StatusLine(err)
@@ -105,12 +110,7 @@ def run(args: argparse.Namespace) -> int:
             label = f"[{i}/{len(args.files)}] {Path(path).name}"
             try:
                 transcript = engine.transcribe(
-                    path,
-                    language=args.language,
-                    hotwords=hotwords,
-                    itn=not args.no_itn,
-                    max_tokens=args.max_tokens,
-                    on_progress=lambda p, label=label: status.show(_bar(label, p.fraction, p.done_s)),
+                    path, options, on_progress=lambda p, label=label: status.show(_bar(label, p.fraction, p.done_s))
                 )
                 written = [write(transcript, target.with_name(target.name + "." + fmt), fmt) for fmt in formats]
             except Cancelled:
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
                 f"({speed:.1f}x real time) -> {', '.join(str(w) for w in written)}"
             )
             for warning in transcript.warnings:
-                print(f"tingji: warning: {path}: {warning}", file=err)
+                print(f"tingji: warning: {path}: {warning.text}", file=err)
             partial += not transcript.complete
     finally:
         status.finish()

@@ -1,7 +1,7 @@
 """Dictation: hotkey -> microphone -> VAD -> engine -> focused app -> history.
 
     controller = DictationController(engine, DictationSettings(hotkey="ctrl+alt+space"),
-                                     clipboard=my_clipboard, on_event=print)
+                                     TranscribeOptions(language="zh"), clipboard=my_clipboard, on_event=print)
     controller.start()          # global hotkey + (optionally) the open microphone
     ...
     controller.close()
@@ -23,7 +23,7 @@ Threads, and why there are three besides the caller's:
   * the take worker writes the WAV, checks for speech, transcribes, stores
     and inserts the text, one take at a time and in order, so the user can
     start the next take while the previous one is transcribed.
-The live VAD runs on the microphone's worker thread (0.1 ms per 32 ms frame).
+The live VAD runs on the microphone's worker thread (it is cheap: vad.SileroVad).
 
 What happens to a finished take, in which order (nothing dictated is lost),
 is takes.py; the WAVs a crash leaves behind are recovery.py. This module is
@@ -46,6 +46,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..engine.options import TranscribeOptions
 from ..engine.vad import SileroVad
 from ..errors import Cancelled, TingjiError
 from . import messages
@@ -95,6 +96,7 @@ class DictationController:
         self,
         engine: DictationEngine,
         settings: DictationSettings | None = None,
+        options: TranscribeOptions | None = None,
         *,
         clipboard: Clipboard | None = None,
         keys: KeySender | None = None,
@@ -107,6 +109,7 @@ class DictationController:
         model_name: str | None = None,
     ) -> None:
         self.settings = (settings or DictationSettings()).validate()
+        self.options = options or TranscribeOptions()  # how takes are recognised: read once per take
         s = self.settings
         self.engine = engine
         self.model_name = model_name or engine.model_name
@@ -199,6 +202,10 @@ class DictationController:
         """Validate now (raises TingjiError), apply on the command thread."""
         settings.validate()
         self._post("settings", settings)
+
+    def apply_options(self, options: TranscribeOptions) -> None:
+        """Recognise the next take with these options (a take being transcribed keeps its own)."""
+        self.options = options
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Block until no take is recording, queued or being processed (tests, shutdown)."""
@@ -403,6 +410,7 @@ class DictationController:
         process_take(
             f,
             self.settings,
+            self.options,
             engine=self.engine.live,
             vad=self.vad,
             history=self.history,
@@ -418,7 +426,7 @@ class DictationController:
         return recover_orphans(
             self.engine.live,
             self.history,
-            lambda: self.settings,
+            lambda: self.options,
             model_name=self.model_name,
             cancel=self._cancel,
             emit=self._emit,

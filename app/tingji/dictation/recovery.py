@@ -13,13 +13,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 
+from ..engine.options import TranscribeOptions
 from ..errors import Cancelled, TingjiError
 from . import messages
 from .events import DictationEvent
 from .history import DictationHistory, DictationTake
 from .resample import RATE
-from .settings import DictationSettings
 from .takes import Transcriber
 
 log = logging.getLogger(__name__)
@@ -28,7 +29,7 @@ log = logging.getLogger(__name__)
 def recover_orphans(
     engine: Transcriber,
     history: DictationHistory,
-    settings: Callable[[], DictationSettings],
+    options: Callable[[], TranscribeOptions],
     *,
     model_name: str | None,
     cancel: threading.Event,
@@ -36,7 +37,7 @@ def recover_orphans(
 ) -> int:
     """Transcribe WAVs left without a history row by a crash; returns how many were stored.
 
-    `settings()` is asked per recording, so a change made meanwhile applies to the rest.
+    `options()` is asked per recording, so a change made meanwhile applies to the rest.
     """
     import soundfile as sf
 
@@ -44,13 +45,7 @@ def recover_orphans(
     for wav in history.orphan_recordings():
         try:
             samples = sf.read(str(wav), dtype="float32")[0]
-            text = engine.transcribe(
-                samples,
-                language=settings().language,
-                hotwords=tuple(settings().hotwords),
-                itn=settings().itn,
-                cancel=cancel,
-            ).text.strip()
+            text = engine.transcribe(samples, replace(options(), timestamps=False), cancel=cancel).text.strip()
         except Cancelled:
             raise
         except Exception as exc:  # noqa: BLE001 - an unreadable leftover must not block startup

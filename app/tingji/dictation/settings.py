@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from ..errors import TingjiError
@@ -28,12 +28,17 @@ MODES = ("hold", "toggle", "continuous")
 # Seconds the controller waits or keeps; they must be finite and not negative.
 _DURATIONS = ("pre_roll_s", "silence_s", "no_speech_timeout_s", "max_take_s", "restore_delay_s")
 # Fields that may be None besides their usual type.
-_OPTIONAL = frozenset({"device", "keep_recordings", "language"})
+_OPTIONAL = frozenset({"device", "keep_recordings"})
 
 
 @dataclass
 class DictationSettings:
-    """Everything the user can configure about dictation (JSON-serialisable)."""
+    """How dictation listens and where its text goes (JSON-serialisable).
+
+    How a take is recognised (language, hotwords, ...) is not here: that is a
+    `TranscribeOptions` given to the controller beside these, the same one the
+    app's files use.
+    """
 
     hotkey: str = "ctrl+alt+space"
     mode: str = "hold"
@@ -47,9 +52,6 @@ class DictationSettings:
     vad_threshold: float = 0.5
     restore_delay_s: float = 0.5  # paste: wait before giving the old clipboard back
     keep_recordings: int | None = 200  # newest takes whose WAV is kept; None = all, 0 = none
-    language: str | None = None
-    hotwords: list[str] = field(default_factory=list)
-    itn: bool = True
 
     def validate(self) -> DictationSettings:
         """Raise TingjiError (one line) for a setting the controller cannot use."""
@@ -113,9 +115,6 @@ def _typed(key: str, value: Any, default: Any) -> tuple[Any, str | None]:
         return value, "expected a number or text, not true/false"
     if isinstance(default, float):
         return (float(value), None) if isinstance(value, (int, float)) else (value, "expected a number")
-    if isinstance(default, list):
-        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
-        return (list(value), None) if ok else (value, "expected a list of words")
     if key == "keep_recordings":
         return value, None if isinstance(value, int) else "expected a whole number or null"
     return value, None if isinstance(value, str) else "expected text"

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from ..engine.options import TranscribeOptions
+from ..engine.transcript import Transcript
 from ..engine.vad import SileroVad, SpeechParams, VadStream, speech_spans
 from ..errors import TingjiError
 from . import messages
@@ -45,14 +47,8 @@ class Transcriber(Protocol):
     """
 
     def transcribe(
-        self,
-        source: np.ndarray,
-        *,
-        language: str | None = None,
-        hotwords: Sequence[str] = (),
-        itn: bool = True,
-        cancel: Any = None,
-    ) -> Any: ...
+        self, source: np.ndarray, options: TranscribeOptions | None = None, *, cancel: Any = None
+    ) -> Transcript: ...
 
 
 class DictationEngine(Protocol):
@@ -75,6 +71,7 @@ class FinishedTake:
 def process_take(
     f: FinishedTake,
     s: DictationSettings,
+    options: TranscribeOptions,
     *,
     engine: Transcriber,
     vad: SileroVad,
@@ -86,6 +83,8 @@ def process_take(
     emit: Callable[[DictationEvent], None],
 ) -> None:
     """Steps 1-6 above for one take; events go to `emit`, errors other than output ones propagate.
+
+    `options` say how to recognise it; the text is all a take needs, so no time is spent timing it.
 
     `hotkey()` is asked at insert time: a settings change may have replaced it
     while the take was transcribed.
@@ -110,7 +109,7 @@ def process_take(
     # 3. Transcribe exactly what is kept.
     t0 = time.monotonic()
     # Live lane: a file being transcribed meanwhile pauses instead of making the user wait.
-    transcript = engine.transcribe(samples, language=s.language, hotwords=tuple(s.hotwords), itn=s.itn, cancel=cancel)
+    transcript = engine.transcribe(samples, replace(options, timestamps=False), cancel=cancel)
     timings["transcribe_s"] = time.monotonic() - t0
     text = transcript.text.strip()
     if not text:
@@ -124,7 +123,7 @@ def process_take(
         duration_s=len(samples) / RATE,
         recording=wav.name,
         created=f.ended_wall,
-        language=transcript.language or s.language,
+        language=transcript.language or options.language,
         model=model_name,
     )
     take.note(f.audio.error)

@@ -1,8 +1,8 @@
 """The speech engine: a model folder and audio in, a timed transcript out. Imports no Qt.
 
-    from tingji.engine import Engine
+    from tingji.engine import Engine, TranscribeOptions
     engine = Engine("models/fun-asr-nano")        # a model folder: loads and warms
-    transcript = engine.transcribe("meeting.mp3")
+    transcript = engine.transcribe("meeting.mp3", TranscribeOptions(language="zh", hotwords=("Tingji",)))
     print(transcript.text)
 
 The pipeline (`transcribe.py`) is the same for every model family; a family
@@ -11,12 +11,14 @@ The pipeline (`transcribe.py`) is the same for every model family; a family
 
 from ..errors import AudioError, Cancelled, ModelError, TingjiError
 from .families.base import Capabilities
+from .options import TranscribeOptions
 from .transcribe import Engine, Lane, transcribe
 from .transcript import Progress, Segment, Transcript, WindowInfo
 
 __all__ = [
     "Engine",
     "Lane",
+    "TranscribeOptions",
     "Capabilities",
     "Transcript",
     "Segment",

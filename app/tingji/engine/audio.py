@@ -41,7 +41,7 @@ import numpy as np
 import soundfile as sf
 import soxr
 
-from ..errors import AudioError
+from ..errors import AudioError, ErrorReport, TingjiError, warning
 from . import messages
 
 if TYPE_CHECKING:
@@ -76,9 +76,9 @@ class AudioInfo:
     some broadcast captures); `sample_rate`/`channels` describe the source,
     not the 16 kHz mono output. `container` and `codec` are human-readable
     names for a details pane ("WAV (Microsoft)", "Signed 16 bit PCM";
-    "QuickTime / MOV", "AAC (Advanced Audio Coding)"). `warnings` are plain
-    sentences worth showing next to the file ("has 3 audio tracks; using the
-    first").
+    "QuickTime / MOV", "AAC (Advanced Audio Coding)"). `warnings` are worth
+    showing next to the file ("has 3 audio tracks; using the first"), as
+    coded reports (`tingji.errors.warning`).
     """
 
     path: str
@@ -87,7 +87,7 @@ class AudioInfo:
     channels: int
     container: str
     codec: str
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[ErrorReport] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------
@@ -258,14 +258,14 @@ def _open(path: str | os.PathLike[str]) -> _SndfileSource | _AVSource:
     return _AVSource(p)
 
 
-def _reason(exc: BaseException) -> str:
-    """A library exception in plain words, for 'decoding failed at ...'."""
+def _reason(exc: BaseException) -> TingjiError:
+    """A library exception in plain words, for 'decoding failed at ...' (a field: translated with it)."""
     av = sys.modules.get("av")  # not imported: the exception cannot be one of FFmpeg's
     if isinstance(exc, EOFError) or (av is not None and isinstance(exc, av.error.EOFError)):
-        return "the file ends early"
+        return TingjiError(messages.REASON_ENDS_EARLY)
     if isinstance(exc, OSError) and not (av is not None and isinstance(exc, av.FFmpegError)):
-        return "read error" + (f" ({exc.strerror})" if exc.strerror else "")
-    return "the data is damaged"  # InvalidDataError, libsndfile errors, anything else
+        return TingjiError(messages.REASON_READ_ERROR, detail=exc.strerror or type(exc).__name__)
+    return TingjiError(messages.REASON_DAMAGED)  # InvalidDataError, libsndfile errors, anything else
 
 
 class _SndfileSource:
@@ -273,7 +273,7 @@ class _SndfileSource:
 
     def __init__(self, path: str, f: sf.SoundFile) -> None:
         self.path, self._f = path, f
-        self.error: tuple[float, str] | None = None
+        self.error: tuple[float, TingjiError] | None = None
         self.bad_packets = 0  # libsndfile reads frames, not packets: it skips nothing (see _AVSource)
         self.first_bad: float | None = None
         self.info = AudioInfo(
@@ -309,15 +309,15 @@ class _AVSource:
     """A file FFmpeg opened; decodes only the first audio stream.
 
     PyAV is imported here, on the first file libsndfile cannot read: loading
-    FFmpeg's libraries costs ~40 ms of CPU and ~10 MB, which dictation and
-    WAV/FLAC files never need (and start-up should not pay).
+    FFmpeg's libraries costs CPU time and memory that dictation and WAV/FLAC
+    files never need, and start-up should not pay (benchmarks/README.md#smaller-choices).
     """
 
     def __init__(self, path: str) -> None:
         import av
 
         self.path = path
-        self.error: tuple[float, str] | None = None  # why decoding stopped early
+        self.error: tuple[float, TingjiError] | None = None  # why decoding stopped early
         self.bad_packets = 0
         self.first_bad: float | None = None  # where the first skipped packet was
         try:
@@ -342,9 +342,9 @@ class _AVSource:
             if self._c.duration
             else None
         )
-        warnings = [f"has {len(audio)} audio tracks; using the first"] if len(audio) > 1 else []
+        warnings = [warning(messages.MORE_TRACKS, count=len(audio))] if len(audio) > 1 else []
         if duration is None:
-            warnings.append("length unknown until decoded")
+            warnings.append(warning(messages.LENGTH_UNKNOWN))
         self.info = AudioInfo(
             path=path,
             duration_s=duration,
@@ -411,7 +411,7 @@ class AudioStream:
     """A file's 16 kHz mono blocks, and what went wrong while decoding them.
 
     Iterate it like any iterator. Once it is exhausted, `problems` holds one
-    plain sentence per way the file was not read completely (decoding stopped
+    warning (`tingji.errors.warning`) per way the file was not read completely (decoding stopped
     early, damaged packets skipped, far less audio than the header promised),
     so a caller can keep the partial transcript *and* say it is partial:
     `complete` is False whenever `problems` is not empty.
@@ -420,7 +420,7 @@ class AudioStream:
     def __init__(self, source: _SndfileSource | _AVSource, size: int) -> None:
         self.path = source.path
         self.info = source.info
-        self.problems: list[str] = []
+        self.problems: list[ErrorReport] = []
         self.samples = 0  # 16 kHz samples handed out so far
         self._blocks = self._generate(source, size)
 
@@ -466,7 +466,7 @@ class AudioStream:
             _nothing_decoded(source)
         self.problems = _read_problems(source, (produced + len(tail)) / SAMPLE_RATE)
         for problem in self.problems:  # info: the caller shows `problems` itself, once
-            log.info("%s: %s", self.path, problem)
+            log.info("%s: %s", self.path, problem.text)
         if len(tail):
             pending.append(tail)
         if pending:
@@ -482,25 +482,19 @@ _SHORTFALL_S = 1.0
 _SHORTFALL_FRACTION = 0.005
 
 
-def _read_problems(source: _SndfileSource | _AVSource, decoded_s: float) -> list[str]:
-    """Sentences for every way `source` was not read to its end (empty: read completely)."""
+def _read_problems(source: _SndfileSource | _AVSource, decoded_s: float) -> list[ErrorReport]:
+    """A warning for every way `source` was not read to its end (empty: read completely)."""
     problems = []
     total = source.info.duration_s
-    of_total = f" of {total:.1f} s" if total else ""
     if source.error is not None:
         at, why = source.error
-        problems.append(
-            f"decoding stopped at {at:.1f} s{of_total} ({why}); the transcript covers only the audio before it"
-        )
+        if total:
+            problems.append(warning(messages.STOPPED_AT, at=at, total=total, reason=why))
+        else:
+            problems.append(warning(messages.STOPPED_AT_UNKNOWN_LENGTH, at=at, reason=why))
     bad = source.bad_packets
     if bad:
-        problems.append(
-            f"skipped {bad} damaged packet(s), the first at {source.first_bad:.1f} s; "
-            "the audio in them is missing from the transcript"
-        )
+        problems.append(warning(messages.DAMAGED_PACKETS, count=bad, at=source.first_bad))
     if not problems and total and total - decoded_s > max(_SHORTFALL_S, _SHORTFALL_FRACTION * total):
-        problems.append(
-            f"only {decoded_s:.1f} s of {total:.1f} s could be decoded (the file ends early "
-            "or is damaged); the transcript covers only that part"
-        )
+        problems.append(warning(messages.ENDS_EARLY, decoded=decoded_s, total=total))
     return problems

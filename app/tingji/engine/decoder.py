@@ -127,25 +127,6 @@ class LlamaModel:
         self.token_rows = TokenRows.open(self.path, self.n_embd)
         self._contexts: list[LlamaContext] = []
 
-    def context(
-        self,
-        *,
-        eos_ids: Sequence[int],
-        n_ctx: int = 256,
-        n_threads: int | None = None,
-        n_batch: int = 512,
-        exact: bool = False,
-        cores_free: bool = False,
-    ) -> LlamaContext:
-        """A new context (KV cache) over these weights, for one thread at a time."""
-        if self._model is None:
-            raise ModelError(messages.DECODER_CLOSED, path=self.path)
-        ctx = LlamaContext(
-            self, eos_ids=eos_ids, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch, exact=exact, cores_free=cores_free
-        )
-        self._contexts.append(ctx)
-        return ctx
-
     def close(self) -> None:
         """Free every context first (they point into the weights), then the weights."""
         for ctx in self._contexts:
@@ -193,7 +174,10 @@ AHEAD_CHUNK = 8
 
 
 class LlamaContext:
-    """One llama.cpp context (KV cache) over a `LlamaModel`, used from one thread at a time."""
+    """One llama.cpp context (KV cache) over a `LlamaModel`, used from one thread at a time.
+
+    The model closes its contexts before it frees the weights they point into.
+    """
 
     def __init__(
         self,
@@ -206,6 +190,9 @@ class LlamaContext:
         exact: bool = False,
         cores_free: bool = False,
     ) -> None:
+        if model._model is None:
+            raise ModelError(messages.DECODER_CLOSED, path=model.path)
+        model._contexts.append(self)
         ll = model._ll
         self._ll = ll
         self.model = model
@@ -215,9 +202,8 @@ class LlamaContext:
         # Thread count: see threads.py. Fixed when the caller says so, and in
         # exact (reference) mode; otherwise tuned per token from measured times,
         # starting on every core when the caller saw them free (threads.BusyMeter).
-        # Prefill uses the same count: on the 2-core build machine it ran 244
-        # tokens/s on two threads when idle, 43 when another job woke up, and a
-        # steady 160 on one (full-size q5_k, 150-token prompt).
+        # Prefill uses the same count: its barriers break under load the same way
+        # (benchmarks/README.md#llamacpps-thread-count-on-a-shared-machine).
         self.tuner = None if (n_threads or exact) else ThreadTuner.for_machine(cores_free)
         self.n_threads = n_threads or (self.tuner.current if self.tuner else decoder_threads())
         self.n_batch = n_batch
@@ -248,8 +234,8 @@ class LlamaContext:
         if self._ctx:
             self._ll.llama_free(self._ctx)
             self._ctx = None
-            # A KV cache under 32 MB (256 positions) lands in glibc's heap once a bigger block
-            # has been freed, and would stay resident there: measured +29 MB at the next peak.
+            # A KV cache under 32 MB (256 positions) lands in glibc's heap once a bigger block has
+            # been freed, and would stay resident there (benchmarks/README.md#the-decoders-context-and-prompt).
             release_free_heap()
 
     def _new_context(self, n_ctx: int) -> None:
@@ -329,8 +315,8 @@ class LlamaContext:
         compute buffer's touched pages) is then not resident under the
         encoder's own peak. The next use makes a context of the same size
         again and restores the prefix's few cells, so prefix reuse still
-        holds. Measured on the 2-core build machine (Nano full size, 512
-        positions): park 3-5 ms, the return 27 ms, against a window's ~10 s.
+        holds. Both cost little beside a window
+        (benchmarks/README.md#the-decoders-context-and-prompt).
         """
         self._join_ahead()
         if self._ctx is None:
@@ -391,12 +377,13 @@ class LlamaContext:
         been idle for AHEAD_AFTER_S, and a take that starts (`stop_ahead`, or
         any use of the context) stops it at the next chunk and decodes the
         rest in its own prompt batch. So a take some time after loading finds
-        the warm-up's prefix cached (Nano full size, 2 cores: ~0.1 s of work),
-        and one that comes at once does not compete with it: decoded as soon
-        as loading ended, the prefix's llama.cpp threads and the take's ONNX
-        Runtime threads shared 2 cores, and that take lost ~0.1 s waiting for
-        it. A failure is only logged: the take then decodes the prefix itself
-        and reports an error that persists.
+        the warm-up's prefix cached, and one that comes at once does not
+        compete with it: decoded as soon as loading ended, the prefix's
+        llama.cpp threads and the take's ONNX Runtime threads shared the
+        cores, and the take waited for it
+        (benchmarks/README.md#the-decoders-context-and-prompt). A failure is
+        only logged: the take then decodes the prefix itself and reports an
+        error that persists.
         """
         self._join_ahead()
         before = list(before)
@@ -530,8 +517,8 @@ class LlamaContext:
         opts: DecodeOptions = DecodeOptions(),
         cancel: CancelCheck | None = None,
     ) -> DecodeResult:
-        # Room for the prompt and the first tokens at once: growing copies the cells (a 256 -> 512
-        # step held 112 MB at its peak); generation grows it further as it goes.
+        # Room for the prompt and the first tokens at once: growing copies the cells, holding both
+        # contexts at its peak; generation grows it further as it goes.
         self.ensure_context(len(before) + len(audio) + len(after) + 1 + min(opts.max_tokens, 128))
         t0 = time.perf_counter()
         n_prompt, reused = self.prefill(before, audio, after)
@@ -657,4 +644,4 @@ def load_for_provider(path: str | os.PathLike[str], provider: str, gpu_layers: i
 
 def open_decoder(path: str | os.PathLike[str], *, gpu_layers: int = 0, **context_options) -> LlamaContext:
     """Weights and one context in one call, for single-threaded callers (tools, tests, benchmarks)."""
-    return LlamaModel(path, gpu_layers=gpu_layers).context(**context_options)
+    return LlamaContext(LlamaModel(path, gpu_layers=gpu_layers), **context_options)

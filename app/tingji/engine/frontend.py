@@ -25,16 +25,16 @@ should not have to special-case its last few samples.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 import numpy as np
+
+from . import messages, schema
+from .schema import Invalid, entry
 
 __all__ = [
     "FrontendConfig",
@@ -43,7 +43,6 @@ __all__ = [
     "features",
     "num_fbank_frames",
     "num_lfr_frames",
-    "num_audio_tokens",
     "Cmvn",
     "load_cmvn",
 ]
@@ -146,95 +145,47 @@ def _mel_filters(cfg: FrontendConfig, n_fft: int) -> np.ndarray | None:
 
 @dataclass(frozen=True)
 class FrontendConfig:
-    """Everything that changes the numbers the encoder sees.
+    """Everything that changes the numbers the encoder sees (a manifest's `frontend`).
 
-    Defaults are Fun-ASR-Nano's inference settings. The config is stored in a
-    model's manifest.json so that a model exported with different settings is
-    never fed Nano features by accident.
+    Defaults are Fun-ASR-Nano's inference settings; a manifest that leaves a
+    key out gets them. A key this code does not implement is refused
+    (`schema.parse`): ignoring it would silently change the features.
     """
 
-    sample_rate: int = 16000
-    n_mels: int = 80
-    frame_length_ms: float = 25.0
-    frame_shift_ms: float = 10.0
-    window: str = "hamming"
-    preemph: float = 0.97
+    sample_rate: int = entry(16000, min=1)
+    n_mels: int = entry(80, min=3)
+    frame_length_ms: float = entry(25.0, above=0)
+    frame_shift_ms: float = entry(10.0, above=0)
+    window: str = entry("hamming", choices=_WINDOWS)
+    preemph: float = entry(0.97, min=0.0, max=1.0)
     remove_dc_offset: bool = True
-    low_freq: float = 20.0
+    low_freq: float = entry(20.0, min=0.0)
     # <= 0 means "relative to Nyquist", as in Kaldi.
     high_freq: float = 0.0
     # funasr's WavFrontend scales [-1, 1] floats to the int16 range ("upsacle_samples")
-    upscale: float = 32768.0
-    lfr_m: int = 7
-    lfr_n: int = 6
+    upscale: float = entry(32768.0, above=0)
+    lfr_m: int = entry(7, min=1)
+    lfr_n: int = entry(6, min=1)
     # Only the inference settings are implemented: dithering would make
     # features random, and snip_edges=False is not what Nano uses.
-    dither: float = 0.0
-    snip_edges: bool = True
+    dither: float = entry(0.0, min=0.0, max=0.0)
+    snip_edges: bool = entry(True, choices=(True,))
 
     def __post_init__(self) -> None:
-        problems = []
-        if self.sample_rate <= 0:
-            problems.append(f"sample_rate must be positive, got {self.sample_rate}")
-        if self.n_mels < 3:
-            problems.append(f"n_mels must be at least 3, got {self.n_mels}")
-        if not self.frame_length_ms > 0 or not self.frame_shift_ms > 0:
-            problems.append("frame_length_ms and frame_shift_ms must be positive")
-        if self.window not in _WINDOWS:
-            problems.append(f"window must be one of {_WINDOWS}, got {self.window!r}")
-        if not 0.0 <= self.preemph <= 1.0:
-            problems.append(f"preemph must be in [0, 1], got {self.preemph}")
-        if self.lfr_m < 1 or self.lfr_n < 1:
-            problems.append("lfr_m and lfr_n must be >= 1")
-        if self.dither != 0.0:
-            problems.append("dither must be 0 (inference features are deterministic)")
-        if not self.snip_edges:
-            problems.append("only snip_edges=True is implemented")
-        if problems:
-            raise ValueError("invalid FrontendConfig: " + "; ".join(problems))
-        if _window_size(self.frame_length_ms, self) < 1 or _window_shift(self) < 1:
-            raise ValueError("invalid FrontendConfig: frames shorter than one sample")
+        schema.check(self)
+        if _window_size(self.frame_length_ms, self) < 1:
+            raise Invalid("frame_length_ms", messages.FRAMES_TOO_SHORT, value=self.frame_length_ms)
+        if _window_shift(self) < 1:
+            raise Invalid("frame_shift_ms", messages.FRAMES_TOO_SHORT, value=self.frame_shift_ms)
         if _mel_filters(self, _padded_size(_window_size(self.frame_length_ms, self))) is None:
-            raise ValueError(
-                f"invalid FrontendConfig: {self.n_mels} mel filters do not fit "
-                f"{self.low_freq}..{self.high_freq} Hz at this FFT size"
+            raise Invalid(
+                "n_mels", messages.MEL_FILTERS_DO_NOT_FIT, value=self.n_mels, low=self.low_freq, high=self.high_freq
             )
 
     @property
     def feature_dim(self) -> int:
         """Width of one row of `features` (the encoder's input size)."""
         return self.n_mels * self.lfr_m
-
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> FrontendConfig:
-        """Missing keys take Nano defaults; unknown keys are an error.
-
-        An unknown key means the manifest was written for a front-end this code
-        does not implement, and ignoring it would silently change the features.
-        """
-        known = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - set(known))
-        if unknown:
-            raise ValueError(f"unknown FrontendConfig keys: {', '.join(unknown)}")
-        kwargs: dict[str, Any] = {}
-        for name, value in data.items():
-            default = known[name].default
-            # JSON has one number type; keep ints ints and floats floats so the
-            # frozen config hashes (and caches) the same either way.
-            if isinstance(default, bool):
-                kwargs[name] = bool(value)
-            elif isinstance(default, int):
-                if float(value) != int(value):
-                    raise ValueError(f"FrontendConfig.{name} must be an integer, got {value!r}")
-                kwargs[name] = int(value)
-            elif isinstance(default, float):
-                kwargs[name] = float(value)
-            else:
-                kwargs[name] = value
-        return cls(**kwargs)
 
 
 _NANO = FrontendConfig()
@@ -269,21 +220,6 @@ def num_fbank_frames(n_samples: int, cfg: FrontendConfig = _NANO) -> int:
 def num_lfr_frames(n_samples: int, cfg: FrontendConfig = _NANO) -> int:
     """Rows `features` returns for a clip: ceil(fbank frames / lfr_n)."""
     return -(-num_fbank_frames(n_samples, cfg) // cfg.lfr_n)
-
-
-def num_audio_tokens(n_lfr: int) -> int:
-    """Adaptor rows (LLM audio placeholder tokens) for `n_lfr` LFR frames.
-
-    This is funasr's Fun-ASR-Nano ``data_load_speech`` arithmetic, kept
-    literally (two stride-2 convolutions, then one more halving) including
-    Python's floor division. It comes to ceil(n_lfr / 8), so 0 frames give 0
-    tokens and a 60 s window (1000 LFR frames) gives 125.
-    """
-    if n_lfr < 0:
-        raise ValueError(f"n_lfr must be >= 0, got {n_lfr}")
-    olens = 1 + (n_lfr - 3 + 2 * 1) // 2
-    olens = 1 + (olens - 3 + 2 * 1) // 2
-    return (olens - 1) // 2 + 1
 
 
 # --------------------------------------------------------------------------

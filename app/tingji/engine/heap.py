@@ -11,17 +11,16 @@ it where it has just freed something large, the app after unloading a model.
 Trimming only returns whole free pages, though: a large block freed inside a
 heap leaves pages pinned by whatever small live blocks sit between, and each
 thread that allocated (ONNX Runtime's, llama.cpp's, the app's workers) has a
-heap of its own. Measured on the tiny model, load-transcribe-close cycles
-grew the process by 4-7 MB each, levelling off ~15 MB up after eight. So the
-engine fixes the mmap threshold once it has loaded (`map_large_blocks`):
+heap of its own, so load-transcribe-close cycles kept growing the process.
+So the engine fixes the mmap threshold once it has loaded (`map_large_blocks`):
 blocks of 4 MB and more - arena extensions, KV caches, compute buffers, a
 window's feature arrays - then get pages of their own and go back whole when
-freed; the same eight cycles grew it by ~2 MB in all. Not before the first
-load: building the ONNX Runtime sessions allocates and frees many large
-blocks, and serving them from fresh mappings cost ~0.1 s of a 0.6 s start
-(first_result.py), where the heap hands the same pages round again. Smaller
-blocks are still served by the heaps, so the per-window churn of small
-arrays costs no system calls.
+freed. Not before the first load: building the ONNX Runtime sessions
+allocates and frees many large blocks, and serving them from fresh mappings
+made the start slower, where the heap hands the same pages round again
+(benchmarks/README.md#load-and-unload-again-and-again-2026-11-25-amd-epyc-2-threads).
+Smaller blocks are still served by the heaps, so the per-window churn of
+small arrays costs no system calls.
 """
 
 from __future__ import annotations
@@ -54,7 +53,7 @@ def map_large_blocks() -> bool:
 
     Fixing the threshold also stops glibc raising it to the largest block
     freed so far, which is what let a freed KV cache's successor land in a
-    heap. Called once per process (by the first `Engine`, once loaded); True
+    heap. Called once per process (by the first `Engine` made with `tune_process=True`, once loaded); True
     when it took effect, False where the C library is not glibc.
     """
     mallopt = _glibc("mallopt")
@@ -62,7 +61,7 @@ def map_large_blocks() -> bool:
 
 
 def release_free_heap() -> None:
-    """Give the C heaps' free pages back to the system (malloc_trim(0): about 1 ms); a no-op elsewhere."""
+    """Give the C heaps' free pages back to the system (`malloc_trim(0)`, cheap); a no-op elsewhere."""
     trim = _glibc("malloc_trim")
     if trim is not None:
         trim(0)

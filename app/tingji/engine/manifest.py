@@ -14,9 +14,12 @@ pipeline and the model manager understand for every family:
     source          where the model came from (checkpoint hash, folder name)
 
 and one section named after the family holding everything only that family
-reads (prompt pieces, special tokens, graph details). Keys this version does
-not know are kept (`extra`), so a manifest survives a round trip through an
-older Tingji.
+reads (prompt pieces, special tokens, graph details). The family declares its
+file roles (`FILE_ROLES`, `REQUIRED_FILES`), its front-end (`FRONTEND`) and its
+section (`SECTION`) as frozen dataclasses, read strictly (`schema.py`): an
+unknown or misspelled key, a missing one, a wrong type or a value out of range
+is one coded error naming the key. Top-level keys this version does not know
+are kept (`extra`), so a manifest survives a round trip through an older Tingji.
 """
 
 from __future__ import annotations
@@ -26,19 +29,21 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from types import ModuleType
 from typing import Any
 
 from .. import atomic
 from ..errors import ModelError
-from . import messages
+from . import messages, schema
 
 MANIFEST_NAME = "manifest.json"
 FORMAT_VERSION = 2
 # Format 1 kept the Fun-ASR-Nano settings at the top level; they are its section now.
 _V1_SECTION_KEYS = ("prompt", "special_tokens", "encoder", "decoder", "ctc")
 _CORE_KEYS = {"format", "family", "files", "window_seconds", "window_frames", "frontend", "source"}
+_MORE_DATA = re.compile(r"(.+_data)_[0-9]+")  # a graph's second, third... weights file
 
 
 @dataclass(frozen=True)
@@ -53,17 +58,30 @@ class FileEntry:
         return {"path": self.path, "sha256": self.sha256, "size": self.size}
 
 
+@dataclass(frozen=True)
+class Window:
+    """How long a window the model takes: the pipeline cuts there; the fixed DirectML shape is its frames."""
+
+    window_seconds: float = schema.entry(above=0)
+    window_frames: int = schema.entry(min=1)
+
+
 @dataclass
 class Manifest:
-    """What `manifest.json` holds: the common core, the family's section, and unknown keys."""
+    """What `manifest.json` holds: the common core, the family's section, and unknown keys.
+
+    `frontend` and `section` are the family's dataclasses (its module's
+    `FRONTEND` and `SECTION`), read strictly by `load_manifest` and written
+    back as they are (`dataclasses.asdict`).
+    """
 
     folder: Path
     family: str
     files: dict[str, FileEntry]
     window_seconds: float
     window_frames: int
-    frontend: dict[str, Any]
-    section: dict[str, Any] = field(default_factory=dict)  # the family's own settings
+    frontend: Any  # the family's FRONTEND dataclass (engine.frontend.FrontendConfig, engine.mel.MelConfig)
+    section: Any = None  # the family's SECTION dataclass: its own settings
     source: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -81,9 +99,9 @@ class Manifest:
                 "files": {role: e.to_dict() for role, e in self.files.items()},
                 "window_seconds": self.window_seconds,
                 "window_frames": self.window_frames,
-                "frontend": self.frontend,
+                "frontend": asdict(self.frontend),
                 "source": self.source,
-                self.family: self.section,
+                self.family: asdict(self.section),
             }
         )
         return data
@@ -150,11 +168,15 @@ def _format_version(path: Path, value: Any) -> int:
     return value
 
 
-def _files(path: Path, raw: Any) -> dict[str, FileEntry]:
+def _files(path: Path, raw: Any, module: ModuleType) -> dict[str, FileEntry]:
     if not isinstance(raw, dict):
         raise ModelError(messages.NO_FILES, path=path)
     files: dict[str, FileEntry] = {}
     for role, entry in raw.items():
+        if not known_role(role, module.FILE_ROLES):
+            raise ModelError(
+                messages.UNKNOWN_ROLE, path=path, role=role, family=module.FAMILY, known=", ".join(module.FILE_ROLES)
+            )
         try:
             rel = str(entry["path"])
             files[role] = FileEntry(path=rel, sha256=str(entry["sha256"]).lower(), size=int(entry["size"]))
@@ -162,15 +184,25 @@ def _files(path: Path, raw: Any) -> dict[str, FileEntry]:
             raise ModelError(messages.BAD_FILE_ENTRY, path=path, role=role) from None
         if not is_safe_relative(rel):
             raise ModelError(messages.FILE_OUTSIDE, path=path, role=role, rel=rel)
+    for role in module.REQUIRED_FILES:
+        if role not in files:
+            raise ModelError(messages.NO_ROLE_FILE, path=path, role=role)
     return files
 
 
-def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
-    """Read and sanity-check a model folder's manifest (hashes are checked by `verify`).
+def known_role(role: str, roles: tuple[str, ...]) -> bool:
+    """A role of `roles`, or a further weights file of one ("encoder_data_2" beside "encoder_data")."""
+    more = _MORE_DATA.fullmatch(role)
+    return role in roles or (more is not None and more.group(1) in roles)
 
-    Also checks the family is one this Tingji knows and that the manifest
-    lists the files that family cannot run without, so a model manager can
-    refuse a folder without loading it.
+
+def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
+    """Read and check a model folder's manifest (hashes are checked by `verify`).
+
+    Also checks the family is one this Tingji knows, that every file role is
+    one it uses and the files it cannot run without are listed, and reads
+    the window, `frontend` and the family's section strictly (`schema.parse`):
+    a damaged manifest is one coded error naming the key, before anything loads.
     """
     from .families import family_module
 
@@ -191,32 +223,38 @@ def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
     if not isinstance(family, str):
         raise ModelError(messages.NO_FAMILY, path=path)
     module = family_module(family, path)
-    files = _files(path, data.get("files"))
-    for role in module.REQUIRED_FILES:
-        if role not in files:
-            raise ModelError(messages.NO_ROLE_FILE, path=path, role=role)
+    files = _files(path, data.get("files"), module)
     if version == 1:
-        section = {k: data[k] for k in _V1_SECTION_KEYS if k in data}
+        raw_section, where = {k: data[k] for k in _V1_SECTION_KEYS if k in data}, ""
         known = _CORE_KEYS | set(_V1_SECTION_KEYS)
     else:
-        section = data.get(family)
-        if not isinstance(section, dict):
+        raw_section, where = data.get(family), family
+        if not isinstance(raw_section, dict):
             raise ModelError(messages.NO_SECTION, path=path, family=family)
         known = _CORE_KEYS | {family}
+    window = schema.parse(Window, {k: data[k] for k in ("window_seconds", "window_frames") if k in data}, path=path)
+    if "frontend" not in data:
+        raise ModelError(messages.MISSING_KEY, path=path, key="frontend")
+    frontend = schema.parse(module.FRONTEND, data["frontend"], path=path, key="frontend")
+    section = schema.parse(module.SECTION, raw_section, path=path, key=where)
     try:
-        return Manifest(
-            folder=folder,
-            family=family,
-            files=files,
-            window_seconds=float(data["window_seconds"]),
-            window_frames=int(data["window_frames"]),
-            frontend=dict(data["frontend"]),
-            section=dict(section),
-            source=dict(data.get("source") or {}),
-            extra={k: v for k, v in data.items() if k not in known},
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ModelError(messages.INCOMPLETE, path=path, key=str(exc)) from None
+        section.check_frontend(frontend)
+    except schema.Invalid as exc:
+        raise ModelError(exc.message, path=path, key=schema.join(where, exc.name), **exc.fields) from None
+    source = data.get("source") or {}
+    if not isinstance(source, dict):
+        raise ModelError(messages.KEY_NOT_OBJECT, path=path, key="source", value=schema.shown(source))
+    return Manifest(
+        folder=folder,
+        family=family,
+        files=files,
+        window_seconds=window.window_seconds,
+        window_frames=window.window_frames,
+        frontend=frontend,
+        section=section,
+        source=dict(source),
+        extra={k: v for k, v in data.items() if k not in known},
+    )
 
 
 def save_manifest(manifest: Manifest) -> Path:

@@ -20,11 +20,12 @@ float64 NumPy agrees with the reference to ~1e-6.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
+
+from . import messages, schema
+from .schema import Invalid, entry
 
 KIND = "whisper-log-mel"
 BLOCK_FRAMES = 500
@@ -34,23 +35,22 @@ BLOCK_FRAMES = 500
 class MelConfig:
     """The front-end's settings (the manifest's `frontend` for the families that use it)."""
 
-    sample_rate: int = 16000
-    n_fft: int = 400
-    hop: int = 160
-    n_mels: int = 128
-    fmin: float = 0.0
-    fmax: float = 8000.0
-    min_samples: int = 8000  # shorter clips are zero-padded to this, padding included as audio
-    dynamic_range: float = 8.0  # log10 units kept below the clip's maximum
+    kind: str = entry(KIND, choices=(KIND,))  # says which front-end the other keys are for
+    sample_rate: int = entry(16000, min=1)
+    n_fft: int = entry(400, min=2)
+    hop: int = entry(160, min=1)
+    n_mels: int = entry(128, min=1)
+    fmin: float = entry(0.0, min=0.0)
+    fmax: float = entry(8000.0, above=0)
+    min_samples: int = entry(8000, min=1)  # shorter clips are zero-padded to this, padding included as audio
+    dynamic_range: float = entry(8.0, above=0)  # log10 units kept below the clip's maximum
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": KIND, **asdict(self)}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MelConfig:
-        if data.get("kind", KIND) != KIND:
-            raise ValueError(f"not a log-mel front-end: {data.get('kind')!r}")
-        return cls(**{k: type(getattr(cls(), k))(v) for k, v in data.items() if k in cls.__dataclass_fields__})
+    def __post_init__(self) -> None:
+        schema.check(self)
+        if not self.fmax > self.fmin:
+            raise Invalid("fmax", messages.KEY_NOT_ABOVE, value=self.fmax, bound=self.fmin)
+        if self.min_samples < self.hop:  # a clip must make at least one frame
+            raise Invalid("min_samples", messages.KEY_BELOW, value=self.min_samples, least=self.hop)
 
 
 def _hz_to_mel(hz: np.ndarray) -> np.ndarray:
@@ -78,13 +78,6 @@ def mel_filters(cfg: MelConfig = MelConfig()) -> np.ndarray:
 
 def num_frames(n_samples: int, cfg: MelConfig = MelConfig()) -> int:
     return max(n_samples, cfg.min_samples) // cfg.hop
-
-
-def num_audio_tokens(frames: int, chunk_frames: int = 100) -> int:
-    """Audio rows the encoder gives for `frames` valid frames: 13 per full 100-frame chunk,
-    ceil(rest / 8) for the partial last one (three stride-2 convolutions)."""
-    per_chunk = -(-chunk_frames // 8)
-    return frames // chunk_frames * per_chunk + -(-(frames % chunk_frames) // 8)
 
 
 def log_mel(samples: np.ndarray, cfg: MelConfig = MelConfig(), filters: np.ndarray | None = None) -> np.ndarray:

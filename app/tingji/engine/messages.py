@@ -1,12 +1,13 @@
 """What the engine says when something goes wrong: one constant per message (see tingji/errors.py).
 
 Audio messages are problems only ("file is empty"): an AudioError puts the
-file's path in front of them.
+file's path in front of them. Warnings (`WarningMessage`, made with
+`tingji.errors.warning`) say what went partly wrong while the work went on.
 """
 
 from __future__ import annotations
 
-from ..errors import Message
+from ..errors import Message, WarningMessage
 
 # -- audio (AudioError) ----------------------------------------------------------------------
 NOT_FOUND = Message("audio.not_found", "file not found")
@@ -19,6 +20,32 @@ NOT_MEDIA = Message("audio.not_media", "not an audio or video file Tingji can re
 NO_AUDIO_TRACK = Message("audio.no_audio_track", "has no audio track")
 NO_SAMPLES = Message("audio.no_samples", "contains no audio samples")
 DECODE_FAILED = Message("audio.decode_failed", "decoding failed at {at:.1f} s: {reason}")
+# Why decoding stopped (the `reason` of DECODE_FAILED and of the warnings below).
+REASON_ENDS_EARLY = Message("audio.reason_ends_early", "the file ends early")
+REASON_READ_ERROR = Message("audio.reason_read_error", "read error ({detail})")
+REASON_DAMAGED = Message("audio.reason_damaged", "the data is damaged")
+
+# -- audio read in part (AudioInfo.warnings, AudioStream.problems) --------------------------------
+MORE_TRACKS = WarningMessage("audio.more_tracks", "has {count} audio tracks; using the first")
+LENGTH_UNKNOWN = WarningMessage("audio.length_unknown", "length unknown until decoded")
+STOPPED_AT = WarningMessage(
+    "audio.stopped_at",
+    "decoding stopped at {at:.1f} s of {total:.1f} s ({reason}); the transcript covers only the audio before it",
+)
+STOPPED_AT_UNKNOWN_LENGTH = WarningMessage(
+    "audio.stopped_at_unknown_length",
+    "decoding stopped at {at:.1f} s ({reason}); the transcript covers only the audio before it",
+)
+DAMAGED_PACKETS = WarningMessage(
+    "audio.damaged_packets",
+    "skipped {count} damaged packet(s), the first at {at:.1f} s; the audio in them is missing from the transcript",
+)
+ENDS_EARLY = WarningMessage(
+    "audio.ends_early",
+    "only {decoded:.1f} s of {total:.1f} s could be decoded (the file ends early or is damaged); "
+    "the transcript covers only that part",
+)
+NOT_READ_TO_END = WarningMessage("audio.not_read_to_end", "the file could not be read to its end")
 
 # -- the model folder (manifest.py, families) ---------------------------------------------------
 FOLDER_NOT_FOUND = Message("manifest.folder_not_found", "{folder}: model folder not found")
@@ -39,10 +66,47 @@ BAD_FILE_ENTRY = Message("manifest.bad_file_entry", "{path}: bad entry for file 
 FILE_OUTSIDE = Message("manifest.file_outside", "{path}: file {role!r} points outside the model folder ({rel!r})")
 NO_ROLE_FILE = Message("manifest.no_role_file", "{path}: manifest lists no {role} file")
 NO_SECTION = Message("manifest.no_section", "{path}: manifest has no {family!r} section")
-INCOMPLETE = Message("manifest.incomplete", "{path}: incomplete manifest (missing or bad {key})")
+UNKNOWN_ROLE = Message("manifest.unknown_role", "{path}: file role {role!r} is not one {family} uses ({known})")
 FILE_MISSING = Message("manifest.file_missing", "{folder}: {role} file {file} is missing")
 FILE_SIZE = Message("manifest.file_size", "{folder}: {role} file {file} has {size} bytes, expected {expected}")
 FILE_HASH = Message("manifest.file_hash", "{folder}: {role} file {file} fails its SHA-256 check")
+
+# -- a key of the manifest (schema.py: the window, `frontend`, the family's section) ---------------
+UNKNOWN_KEY = Message("manifest.unknown_key", "{path}: unknown key {key} (this Tingji reads {known} there)")
+MISSING_KEY = Message("manifest.missing_key", "{path}: {key} is missing")
+KEY_NOT_OBJECT = Message("manifest.key_not_object", "{path}: {key} must be an object {{...}}, not {value}")
+KEY_NOT_LIST = Message("manifest.key_not_list", "{path}: {key} must be a list [...], not {value}")
+KEY_NOT_BOOL = Message("manifest.key_not_bool", "{path}: {key} must be true or false, not {value}")
+KEY_NOT_INTEGER = Message("manifest.key_not_integer", "{path}: {key} must be a whole number, not {value}")
+KEY_NOT_NUMBER = Message("manifest.key_not_number", "{path}: {key} must be a number, not {value}")
+KEY_NOT_TEXT = Message("manifest.key_not_text", "{path}: {key} must be text, not {value}")
+KEY_EMPTY = Message("manifest.key_empty", "{path}: {key} must not be empty")
+KEY_BELOW = Message("manifest.key_below", "{path}: {key} is {value}; it must be at least {least}")
+KEY_NOT_ABOVE = Message("manifest.key_not_above", "{path}: {key} is {value}; it must be more than {bound}")
+KEY_ABOVE = Message("manifest.key_above", "{path}: {key} is {value}; it must be at most {most}")
+KEY_NOT_A_CHOICE = Message("manifest.key_not_a_choice", "{path}: {key} is {value}; it must be one of {choices}")
+KEY_PLACEHOLDERS = Message(
+    "manifest.key_placeholders", "{path}: {key} is {value}; its only placeholders may be {allowed}"
+)
+KEY_MISMATCH = Message("manifest.key_mismatch", "{path}: {key} is {value}, but {other} makes it {expected}")
+FRAMES_TOO_SHORT = Message("manifest.frames_too_short", "{path}: {key} is {value}: frames shorter than one sample")
+MEL_FILTERS_DO_NOT_FIT = Message(
+    "manifest.mel_filters_do_not_fit", "{path}: {key} is {value}: the mel filters do not fit {low}..{high} Hz"
+)
+
+# -- what a model could not do as asked (Engine.transcribe: Transcript.warnings) ------------------
+LANGUAGE_DETECTED = WarningMessage(
+    "engine.language_detected",
+    "this model cannot be told the language {language!r} (it knows {known}); detecting it instead",
+)
+LANGUAGE_IGNORED = WarningMessage(
+    "engine.language_ignored", "this model cannot be told the language {language!r} (it knows {known}); ignored"
+)
+NO_HOTWORDS = WarningMessage("engine.no_hotwords", "this model ({family}) has no hotword support; hotwords ignored")
+ITN_ALWAYS_ON = WarningMessage("engine.itn_always_on", "this model ({family}) cannot switch text normalisation off")
+TOO_SHORT = WarningMessage("engine.too_short", "only {ms:.0f} ms of audio: too short to hold speech")
+# A GPU provider that failed: the CPU runs instead (Engine.warnings, sessions.py).
+PROVIDER_FELL_BACK = WarningMessage("engine.provider_fell_back", "{provider} failed ({reason}); using CPU")
 
 # -- loading and running a model -----------------------------------------------------------------
 UNKNOWN_PROVIDER = Message("engine.unknown_provider", "unknown provider {provider!r} (choose auto, dml, cuda or cpu)")
@@ -85,4 +149,3 @@ SPEAKER_MODEL_NOT_ASR = Message(
     "speakers.not_a_recognizer", "{folder}: a speaker model labels who spoke; it does not transcribe"
 )
 NOT_A_SPEAKER_MODEL = Message("speakers.not_a_speaker_model", "{folder}: not a speaker model (family {family})")
-SPEAKER_SECTION = Message("speakers.section_bad", "{path}: the campplus section is damaged ({problem})")

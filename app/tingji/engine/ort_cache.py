@@ -1,17 +1,16 @@
 """ONNX Runtime's optimised graphs, built once per machine and runtime version, not at every start.
 
 Creating a CPU session for the full-size int8 encoder spends about half its
-time optimising the graph (fusions, constant folding, layout changes): 0.49 s
-of CPU, 0.26 s when the session is given the graph ONNX Runtime saved after
-optimising it, with the same outputs bit for bit. So the first load (the
+time optimising the graph (fusions, constant folding, layout changes); given
+the graph ONNX Runtime saved after optimising it, it skips that, with the
+same outputs bit for bit
+(benchmarks/README.md#kept-between-starts-optimised-graphs-and-prefix-cells). So the first load (the
 model manager's check at install, or the first start after ONNX Runtime
 changed) asks ONNX Runtime to save its optimised graph into a cache folder,
 and later loads use it with optimisation off. The weights file holds the
 weights ONNX Runtime prepacked for its kernels as well as the originals:
-a load then maps them instead of packing them again (full-size Nano int8
-on the 2-core build machine: process start to a finished 3 s take 0.07 s
-sooner), at twice the disk (the encoder's entry 450 MB instead of 226 MB);
-the prepacked pages are file-backed, so the resident set is the same and
+a load then maps them instead of packing them again (a faster start), at
+twice the disk; the prepacked pages are file-backed, so the resident set is the same and
 the system can drop them under memory pressure instead of swapping.
 
 The saved graph belongs to this machine and this runtime: ONNX Runtime warns

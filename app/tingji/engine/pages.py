@@ -9,16 +9,14 @@ depends on how the pages got there: written by the exporter or copied in
 small writes they are small; faulted in through a mapping advised
 MADV_HUGEPAGE they are read in 2 MB folios.
 
-Measured with `benchmarks/exp_pages.py` (two copies of one GGUF, one
-primed, generating in turns; AMD EPYC, 2 threads, q5_k): Qwen3-ASR-1.7B
-60.4 -> 53.9 ms per token (1.12x; 1.11x in a second run), Qwen3-0.6B / Nano's
-decoder unchanged (21.2 vs 21.4 ms: its 0.43 GB of entries stay cached).
+The 1.7B decoder generates faster in 2 MB pages; the 0.6B ones, whose
+entries stay cached, do not change (benchmarks/README.md#decoder-weights-in-2-mb-pages).
 
 So before llama.cpp maps a decoder, `map_in_large_pages` maps it once
 itself, advised MADV_HUGEPAGE, and faults it in. Pages already cached in 2 MB
 folios are only mapped (milliseconds); a file cached in small folios is
 dropped from the cache and read again (once: the new folios stay cached for
-later loads; 1.0 s for 1.2 GB here), after a 2 MB trial read shows that the
+later loads), after a 2 MB trial read shows that the
 file system gives large folios at all. Nothing changes in what is computed,
 only how the same bytes are mapped; the resident size is the same.
 Elsewhere (Windows, macOS, THP off, old kernels) it does nothing.

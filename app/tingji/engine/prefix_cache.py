@@ -2,10 +2,10 @@
 
 Every window with the default options starts with the same prompt tokens
 (system text, the user turn's opening), and their KV cells are the same
-every time: a few dozen positions, ~3 MB for Nano in f16. Decoding them
-costs what any prompt rows cost (~0.085 s for Nano full size on the 2-core
-build machine), and a take that comes as soon as loading ends has to pay
-it, as nothing idle came before it to hide the work in. So the first
+every time: a few dozen positions. Decoding them costs what any prompt
+rows cost, and a take that comes as soon as loading ends has to pay it, as
+nothing idle came before it to hide the work in
+(benchmarks/README.md#kept-between-starts-optimised-graphs-and-prefix-cells). So the first
 window a lane decodes leaves its prefix cells here, and later loads put
 them straight into the warmed lane's cache.
 

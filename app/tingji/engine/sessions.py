@@ -19,16 +19,15 @@ costs time, so the `dynamic` policy runs the real length.
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelError, TingjiError
+from ..errors import ErrorReport, ModelError, TingjiError, first_line, warning
 from . import messages, ort_cache
+from .families.base import LoadOptions
 from .heap import release_free_heap
 from .manifest import Manifest
 from .threads import default_threads
@@ -88,8 +87,8 @@ def session_options(
 
     The CPU arena stays on (allocations reuse its blocks within a run), but
     `run_options` shrinks it after every long run: otherwise each session
-    keeps the peak of the longest window it has seen (70 MB for the encoder
-    at 60 s) for good, and the sessions' peaks add up instead of taking turns.
+    keeps the peak of the longest window it has seen for good, and the
+    sessions' peaks add up instead of taking turns.
     """
     import onnxruntime as ort
 
@@ -122,16 +121,15 @@ KEEP_BLOCKS_SHARE = 4
 def run_options(provider: str, shrink: bool = True):
     """Per-run settings: on CPU, give the arena's free blocks back to the system when a long run ends.
 
-    Measured on a 60 s window (full-size int8): the encoder's arena kept 98 MB
-    after the run, the CTC head's 84 MB; shrunk, they keep ~20 MB between
-    them, and the process peak is the larger of the two instead of the sum.
-    Re-touching fresh pages costs far less than such a run (~10 ms of ~1.3 s).
-    A short run is another matter: Qwen3-ASR's encoder touches ~24 MB of
-    fresh pages for a 3 s take (its 480-channel convolution maps), ~6000
-    page faults that cost 25-35 ms of a ~0.12 s encode here. So runs of up
-    to a quarter of the longest window keep their blocks (`shrink=False`):
-    ~35 MB more resident for Qwen3-ASR-0.6B after a take, ~10 MB for Nano,
-    reused by every later run, and given back by the next long one.
+    Shrunk, the sessions keep little between runs and the process peak is
+    the larger of theirs instead of the sum; touching fresh pages again costs
+    a small share of a long run
+    (benchmarks/README.md#onnx-runtimes-arena-and-glibcs-heaps-after-long-runs).
+    A short run is another matter: its page faults are a large share of it
+    (Qwen3-ASR's 480-channel convolution maps at 3 s). So runs of up to a
+    quarter of the longest window keep their blocks (`shrink=False`), reused
+    by every later run and given back by the next long one
+    (benchmarks/README.md#short-runs-keep-onnx-runtimes-arena-2026-11-26-amd-epyc-2-threads).
     """
     import onnxruntime as ort
 
@@ -181,39 +179,49 @@ class OnnxGraphs:
         self,
         manifest: Manifest,
         specs: Sequence[GraphSpec],
-        provider: str = "auto",
+        options: LoadOptions,
         *,
-        window_frames: int,
+        window_frames: int | None = None,
         short_bucket: int | None = None,
-        policy: str | None = None,
-        buckets: Sequence[int] | None = None,
-        threads: int | None = None,
-        exact: bool = False,
         warm: Callable[[OnnxGraphs], None] | None = None,
-        graph_cache: str | os.PathLike[str] | None = None,
     ) -> None:
+        """Open the sessions of the `specs` whose files the manifest lists.
+
+        Args:
+            manifest: The model folder's manifest.
+            specs: The graphs, by manifest file role.
+            options: The engine's load options; the provider, shape policy,
+                buckets, threads, exact mode, warm-up and graph cache apply here.
+            window_frames: The frame-axis length of a full window (default: the
+                manifest's), the largest fixed bucket.
+            short_bucket: The fixed policy's short bucket, unless `options`
+                name the buckets.
+            warm: Runs the sessions once after they are made (with
+                `options.warm`), and again after a fallback to the CPU.
+        """
+        window_frames = window_frames or manifest.window_frames
         self.manifest = manifest
-        self.graph_cache = Path(graph_cache) if graph_cache is not None else None
+        self.graph_cache = options.graph_cache
         self.specs = {s.role: s for s in specs if manifest.file(s.role) is not None}
-        self.exact = exact
-        self.threads = threads
+        self.exact = options.exact
+        self.threads = options.threads
         self.window_frames = window_frames
-        self.requested = provider
-        self.provider = pick_provider(provider)
-        self.policy = policy or ("fixed" if self.provider == "dml" else "dynamic")
+        self.requested = options.provider
+        self.provider = pick_provider(options.provider)
+        self.policy = options.policy or ("fixed" if self.provider == "dml" else "dynamic")
         if self.policy not in ("fixed", "dynamic"):
             raise TingjiError(messages.UNKNOWN_SHAPE_POLICY, policy=self.policy)
         if self.policy == "fixed":
             default = (short_bucket, window_frames) if short_bucket else (window_frames,)
-            chosen = sorted(set(buckets or default))
+            chosen = sorted(set(options.buckets or default))
             self.buckets = tuple(b for b in chosen if b <= window_frames)
             if not self.buckets or self.buckets[-1] != window_frames:
                 self.buckets += (window_frames,)
         else:
             self.buckets = ()
-        self.warnings: list[str] = []
+        self.warnings: list[ErrorReport] = []
         self.shapes_seen: list[tuple[str, tuple[int, ...]]] = []  # (role, padded input shape) of every run
-        self._warm = warm
+        self._warm = warm if options.warm else None
         self._graphs: dict[str, _Graph] = {}
         self._open()
 
@@ -266,9 +274,9 @@ class OnnxGraphs:
             self._fall_back(exc)
 
     def _fall_back(self, exc: BaseException) -> None:
-        message = f"{self.provider.upper()} failed ({str(exc)[:200]}); using CPU"
-        log.warning(message)
-        self.warnings.append(message)
+        fell_back = warning(messages.PROVIDER_FELL_BACK, provider=self.provider.upper(), reason=first_line(exc)[:200])
+        log.warning(fell_back.text)
+        self.warnings.append(fell_back)
         self.provider = "cpu"
         self._graphs.clear()
         self._open()
@@ -342,8 +350,8 @@ class OnnxGraphs:
         outputs = session.run(None, _feed(session, arrays), run_options(self.provider, shrink))
         if self.provider == "cpu" and shrink:
             # What the shrunk arena frees below glibc's mmap threshold (tensors of a few MB, per-head
-            # attention scores, ORT's bookkeeping) would stay in glibc's heaps: on 60 s windows 45-75 MB
-            # stayed resident after the runs and every later peak sat on top of it.
+            # attention scores, ORT's bookkeeping) would stay resident in glibc's heaps, under every
+            # later peak (benchmarks/README.md#onnx-runtimes-arena-and-glibcs-heaps-after-long-runs).
             release_free_heap()
         return outputs
 

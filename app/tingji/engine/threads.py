@@ -3,14 +3,8 @@
 llama.cpp's threads meet at a barrier after every operation of every token,
 so when one of them is descheduled - by another program, by the GUI thread,
 by audio capture, by a busy SMT sibling - all of them wait. Neither fixed
-choice is right. Full-size Qwen3-0.6B q5_k on the project's shared 2-core
-AMD EPYC build VM: in the committed benchmark run
-(benchmarks/results/latest.md, 2026-11-21) two threads generated 38-40
-tokens/s and one 28; the issue-20 comparison on the same kind of VM, with
-other jobs running, measured 27.0 steps/s on two fixed threads; and on the
-same VM on 2026-11-24, while other benchmarks kept its cores busy, some
-12-token takes on the default (tuned: one thread, probing two) took 10-23 s,
-while one fixed thread made ~14 tokens/s in the same minutes.
+choice is right: all cores are fastest on an idle machine and far the
+slowest on a busy one (benchmarks/README.md#llamacpps-thread-count-on-a-shared-machine).
 Machine load is not a good predictor either: a niced background job barely
 shows in the load figures while we run, yet still breaks the barriers.
 
@@ -22,8 +16,7 @@ under sustained load the tries cost little; a try that wins switches at once.
 Before any token is timed, the choice comes from what other programs did with
 the cores while the model loaded (`BusyMeter`): all of them if nobody else
 used them, one fewer otherwise. Starting low on an idle machine made the first
-dictation after start pay a one-thread prefill and a probe (full-size q5_k, 2
-cores: 1.0 s for a 3 s take against 0.72 s for the next ones).
+dictation after start pay a one-thread prefill and a probe.
 
 The encoder's count lives here too (`default_threads`): ONNX Runtime does not
 spin after a run, so it simply takes every usable core. NumPy's BLAS is the
@@ -236,11 +229,10 @@ def single_thread_blas() -> bool:
 
     The engine's only matrix products in NumPy are the front-ends' filter banks
     (a few MFLOP per take). OpenBLAS runs one that size on every core, and its
-    workers then spin for ~0.1 s waiting for more - right through the encoder
-    that follows, which loses a core: a 3 s Qwen3-ASR encode went from 61 to
-    79-99 ms after one [300, 201] x [201, 128] product (AMD EPYC, 2 cores), and
-    was back at 61 ms with BLAS on one thread. MKL's OpenMP workers wait the same
-    way. Called once per process, by the first `Engine`; other NumPy work in the
+    workers then spin waiting for more - right through the encoder that
+    follows, which loses a core (benchmarks/README.md#numpys-blas-on-one-thread-2026-11-26-amd-epyc-2-threads).
+    MKL's OpenMP workers wait the same way. Called once per process, by the
+    first `Engine` made with `tune_process=True`; other NumPy work in the
     process loses nothing it needs (no large products run beside the engine).
     """
     import numpy  # noqa: F401 - its BLAS must be loaded to be found

@@ -4,10 +4,8 @@ llama.cpp takes a batch of token ids or a batch of embedding rows, never
 both, so a prompt of text, audio rows and text costs three `llama_decode`
 calls. On the CPU each call streams every weight of the LLM once whatever
 its row count; the two short text batches cost nearly as much as the audio
-rows (measured: a 60 s window's 147-row prompt in three batches ran at 78%
-of one 147-row batch; a 3 s take's prompt in three batches took twice one).
-With the text tokens' own embedding rows in hand the whole prompt is one
-batch of rows.
+rows (benchmarks/README.md#the-decoders-context-and-prompt). With the text
+tokens' own embedding rows in hand the whole prompt is one batch of rows.
 
 The rows must be exactly the ones llama.cpp's `get_rows` produces, or the
 one-batch prompt would compute something else than the token prompt. The
@@ -17,8 +15,8 @@ through llama.cpp and require identical logits for every type the exporter
 writes. A file whose table has another type gets `None` from `TokenRows.open`
 and the decoder keeps feeding token batches.
 
-Only the header is parsed (its string arrays skipped, not decoded: ~50 ms
-for a 151k-token vocabulary) and only the rows asked for are read, with
+Only the header is parsed (its string arrays skipped, not decoded) and
+only the rows asked for are read, with
 plain reads, so no second mapping of the weights adds to the resident set.
 """
 

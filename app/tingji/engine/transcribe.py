@@ -30,18 +30,18 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from ..errors import Cancelled
-from . import audio
+from ..errors import Cancelled, ErrorReport, warning
+from . import audio, messages
 from .align import MAX_SEGMENT_S, speech_char_times, timed_sentences
 from .families import family_module
-from .families.base import LaneState, LoadOptions, RecognizeOptions, Recognizer
+from .families.base import LaneState, LoadOptions, Recognizer, stage
 from .heap import map_large_blocks
 from .languages import normalise
 from .manifest import load_manifest, verify
+from .options import TranscribeOptions
 from .threads import single_thread_blas
 from .transcript import Progress, Segment, Transcript, WindowInfo
 from .vad import SAMPLE_RATE, SileroVad
@@ -64,6 +64,13 @@ class Lane:
     """
 
     def __init__(self, name: str, engine: Engine, *, parks: bool = False) -> None:
+        """Made by `Engine`, which has two: `files` and `live`.
+
+        Args:
+            name: `"files"` or `"live"`.
+            engine: The engine whose model the lane runs.
+            parks: Free the lane's state after each window (`LaneState.park`).
+        """
         self.name = name
         self.engine = engine
         # Park the state after each window (LaneState.park): right for the files lane, whose
@@ -86,9 +93,16 @@ class Lane:
     def opened(self) -> bool:
         return self._state is not None
 
-    def transcribe(self, source: str | os.PathLike[str] | np.ndarray, **options: Any) -> Transcript:
-        """`Engine.transcribe` on this lane (same arguments)."""
-        return self.engine._transcribe_on(self, source, **options)
+    def transcribe(
+        self,
+        source: str | os.PathLike[str] | np.ndarray,
+        options: TranscribeOptions | None = None,
+        *,
+        on_progress: Callable[[Progress], None] | None = None,
+        cancel: CancelLike = None,
+    ) -> Transcript:
+        """`Engine.transcribe` on this lane: the same arguments, the same result."""
+        return self.engine._transcribe_on(self, source, options or TranscribeOptions(), on_progress, cancel)
 
     def close(self) -> None:
         if self._state is not None:
@@ -97,7 +111,20 @@ class Lane:
 
 
 class Engine:
-    """Load a model folder once (warm), transcribe many times."""
+    """A model folder loaded once and warmed, to transcribe many files and takes.
+
+    Attributes:
+        model_name: The model folder's name, for display.
+        family: The model family (`manifest.json`'s "family").
+        capabilities: What the model can do (`Capabilities`).
+        decoder_device: Where an LLM decoder runs, `"cpu"` or `"gpu"`; `""` without one.
+        warnings: Load-time problems worth showing (a GPU provider that fell
+            back to the CPU, ...); a later fallback adds to it.
+        files: The lane `transcribe` runs on (the file queue, the CLI).
+        live: The lane for dictation takes (`Lane`).
+        vad: The Silero VAD session, which dictation's live VAD shares.
+        load_s: Seconds the load and warm-up took.
+    """
 
     def __init__(
         self,
@@ -112,18 +139,56 @@ class Engine:
         n_ctx: int = 256,
         decoder_gpu_layers: int | None = None,
         graph_cache: str | os.PathLike[str] | None = None,
+        tune_process: bool = True,
     ) -> None:
-        """`model` is a model folder (a name is the model manager's business: tingji.models).
+        """Load and warm the model in a folder.
 
-        `graph_cache` is a folder where ONNX Runtime's optimised graphs are kept
-        between runs (`ort_cache`; the app passes `tingji.paths.graph_cache_dir()`):
-        a start then skips optimising them. None optimises at every load.
+        Args:
+            model: A model folder: `manifest.json` and the files it lists. An
+                installed model's name is the model manager's business
+                (`tingji.models.installed.resolve_model`).
+            provider: Where ONNX Runtime runs the encoder: `"auto"` (DirectML on
+                Windows, then CUDA, then the CPU), `"dml"`, `"cuda"` or `"cpu"`. A
+                GPU provider that fails falls back to the CPU with a warning.
+            exact: Reference mode, used by the equivalence tests: no VAD
+                trimming or skipping, one window for clips that fit, and the
+                reference's own settings wherever speed changed them (its stop
+                tokens, plain greedy decoding, an f32 KV cache).
+            threads: CPU threads for ONNX Runtime and llama.cpp. None: the
+                usable cores (at most 8) for ONNX Runtime, and a llama.cpp count
+                tuned per token while it generates (`engine.threads`).
+            policy: Input shapes: `"fixed"` (warmed, zero-padded shapes, what
+                DirectML needs) or `"dynamic"` (the real length). None: by provider.
+            buckets: The fixed policy's input lengths in feature frames. None:
+                the full window and one short bucket for dictation.
+            warm: Run everything once at load, so that the first file or take
+                pays no first-run costs.
+            n_ctx: The decoder context's first size, in positions; it grows when
+                a prompt and its generation need more (LLM families only).
+            decoder_gpu_layers: Decoder layers offloaded to a GPU. None: all of
+                them when a GPU provider runs the encoder, none on the CPU.
+            graph_cache: A folder where ONNX Runtime's optimised graphs (and an
+                LLM decoder's default prompt prefix) are kept between runs
+                (`ort_cache`; the app passes `tingji.paths.graph_cache_dir()`):
+                a later load then skips optimising them. None: optimise at every load.
+            tune_process: Make two process-wide changes that keep the engine fast
+                and its memory returnable: NumPy's BLAS on one thread
+                (`threads.single_thread_blas`), and, once the model has loaded,
+                glibc's mmap threshold fixed at 4 MB (`heap.map_large_blocks`,
+                Linux). Both last for the life of the process and apply to all
+                of its code; pass False when the program needs NumPy's threads
+                or its own malloc settings.
+
+        Raises:
+            ModelError: The folder is not a usable model (manifest, files,
+                family) or its runtime cannot load it.
         """
         t0 = time.perf_counter()
         self.model_path = Path(model)
         self.manifest = load_manifest(self.model_path)
         verify(self.manifest, check_hashes=False)  # sizes only: hashing GBs at every start is too slow
-        single_thread_blas()  # NumPy's BLAS workers would spin through the encoder runs (engine.threads)
+        if tune_process:
+            single_thread_blas()  # before the first window: its BLAS workers would spin through the encoder runs
         self.exact = exact
         self.model_name = self.model_path.name
         options = LoadOptions(
@@ -162,7 +227,8 @@ class Engine:
         except BaseException:
             self.close()
             raise
-        map_large_blocks()  # from here on, what the windows free goes back whole (engine.heap)
+        if tune_process:
+            map_large_blocks()  # only after loading, whose many large blocks the heaps serve faster (engine.heap)
         self.load_s = time.perf_counter() - t0
 
     def build_caches(self) -> None:
@@ -188,54 +254,43 @@ class Engine:
     def transcribe(
         self,
         source: str | os.PathLike[str] | np.ndarray,
+        options: TranscribeOptions | None = None,
         *,
-        language: str | None = None,
-        hotwords: Sequence[str] = (),
-        itn: bool = True,
-        max_tokens: int = 512,
         on_progress: Callable[[Progress], None] | None = None,
         cancel: CancelLike = None,
-        ignore_eos: bool = False,
-        timestamps: bool = True,
     ) -> Transcript:
-        """Transcribe a media file (path) or 16 kHz mono float32 samples on the files lane.
+        """Transcribe a media file or samples on the files lane (dictation uses `engine.live.transcribe`).
 
-        Dictation uses `engine.live.transcribe(...)` instead (see `Lane`).
-        `ignore_eos=True` makes every decoded window generate exactly
-        `max_tokens` (benchmarks compare equal amounts of work).
-        `timestamps=False` skips what only times the text (Nano's CTC head:
-        15 ms of a 3 s take); segments are then timed by their window.
+        Args:
+            source: A media file's path (audio, or video with an audio track) or
+                16 kHz mono float32 samples.
+            options: What to ask of the model (language, hotwords, ...); None
+                takes `TranscribeOptions()`'s defaults.
+            on_progress: Called on this thread after each window with a
+                `Progress`: how far the transcription is and the window's segments.
+            cancel: A `threading.Event`, or a function that returns True, to stop
+                at the next window or decoding step.
+
+        Returns:
+            The `Transcript`. A file damaged part-way gives the text of the part
+            before the damage, `complete=False` and a warning saying where.
+
+        Raises:
+            AudioError: The source cannot be read (missing, empty, not media).
+            Cancelled: `cancel` was set; its `partial` is the transcript so far.
         """
-        return self._transcribe_on(
-            self.files,
-            source,
-            language=language,
-            hotwords=hotwords,
-            itn=itn,
-            max_tokens=max_tokens,
-            on_progress=on_progress,
-            cancel=cancel,
-            ignore_eos=ignore_eos,
-            timestamps=timestamps,
-        )
+        return self.files.transcribe(source, options, on_progress=on_progress, cancel=cancel)
 
     def _transcribe_on(
         self,
         lane: Lane,
         source: str | os.PathLike[str] | np.ndarray,
-        *,
-        language: str | None = None,
-        hotwords: Sequence[str] = (),
-        itn: bool = True,
-        max_tokens: int = 512,
-        on_progress: Callable[[Progress], None] | None = None,
-        cancel: CancelLike = None,
-        ignore_eos: bool = False,
-        timestamps: bool = True,
+        choices: TranscribeOptions,
+        on_progress: Callable[[Progress], None] | None,
+        cancel: CancelLike,
     ) -> Transcript:
         user_cancel = _cancel_check(cancel)
-        options, warnings = self._options(language, hotwords, itn, max_tokens)
-        options = replace(options, ignore_eos=ignore_eos, timestamps=timestamps)
+        options, warnings = self._options(choices)
         if lane is self.live and self.capabilities.live_lane:
             with lane.lock:
                 self._live_idle.clear()
@@ -252,32 +307,28 @@ class Engine:
         with lane.lock:
             return self._run(source, options, warnings, on_progress, check, lane)
 
-    def _options(
-        self, language: str | None, hotwords: Sequence[str], itn: bool, max_tokens: int
-    ) -> tuple[RecognizeOptions, list[str]]:
+    def _options(self, choices: TranscribeOptions) -> tuple[TranscribeOptions, list[ErrorReport]]:
         """The caller's choices as this model can take them, and a warning for each it cannot."""
         caps, warnings = self.capabilities, []
+        language, hotwords, itn = choices.language, choices.hotwords, choices.itn
         code = normalise(language)
         if code is not None and code not in caps.languages and not caps.open_languages:
-            shown = ", ".join(caps.languages) or "none"
-            warnings.append(
-                f"this model cannot be told the language {language!r} (it knows {shown}); "
-                + ("detecting it instead" if caps.detects_language else "ignored")
-            )
+            why = messages.LANGUAGE_DETECTED if caps.detects_language else messages.LANGUAGE_IGNORED
+            warnings.append(warning(why, language=language, known=", ".join(caps.languages) or "-"))
             code = None
         words = tuple(w.strip() for w in hotwords if w and w.strip())
         if words and not caps.hotwords:
-            warnings.append(f"this model ({self.family}) has no hotword support; hotwords ignored")
+            warnings.append(warning(messages.NO_HOTWORDS, family=self.family))
             words = ()
         if not itn and not caps.itn:
-            warnings.append(f"this model ({self.family}) cannot switch text normalisation off")
-        return RecognizeOptions(language=code, hotwords=words, itn=itn, max_tokens=max_tokens), warnings
+            warnings.append(warning(messages.ITN_ALWAYS_ON, family=self.family))
+        return replace(choices, language=code, hotwords=words), warnings
 
     def _run(
         self,
         source: str | os.PathLike[str] | np.ndarray,
-        options: RecognizeOptions,
-        warnings: list[str],
+        options: TranscribeOptions,
+        warnings: list[ErrorReport],
         on_progress: Callable[[Progress], None] | None,
         cancelled: Callable[[], bool] | None,
         lane: Lane,
@@ -325,11 +376,11 @@ class Engine:
             result.complete = False
             result.warnings.extend(stream.problems)
         if result.duration < MIN_SPEECH_S:
-            result.warnings.append(f"only {result.duration * 1000:.0f} ms of audio: too short to hold speech")
+            result.warnings.append(warning(messages.TOO_SHORT, ms=result.duration * 1000))
         return result
 
     @staticmethod
-    def _finish(result: Transcript, samples: int, t_start: float, options: RecognizeOptions) -> None:
+    def _finish(result: Transcript, samples: int, t_start: float, options: TranscribeOptions) -> None:
         result.duration = samples / SAMPLE_RATE
         result.timings["total"] = time.perf_counter() - t_start
         if options.language is None:  # what the model heard most, where it says
@@ -339,7 +390,7 @@ class Engine:
     def _window(
         self,
         window: Window,
-        options: RecognizeOptions,
+        options: TranscribeOptions,
         cancelled: Callable[[], bool] | None,
         result: Transcript,
         lane: Lane,
@@ -355,8 +406,8 @@ class Engine:
         recognized = self.recognizer.recognize(window.samples[a:b], options, lane.state, cancelled)
         if lane.parks:
             lane.state.park()
-        for stage, seconds in recognized.timings.items():
-            result.timings[stage] = result.timings.get(stage, 0.0) + seconds
+        for name, seconds in recognized.timings.items():
+            result.timings[name] = result.timings.get(name, 0.0) + seconds
         result.window_tokens.append(recognized.tokens)
         result.window_texts.append(recognized.text)
         offset = window.start_s + a / SAMPLE_RATE
@@ -381,19 +432,16 @@ def _windows(
 ) -> Iterator[Window]:
     """The planner's windows, with decoding time counted as "read" and VAD + cutting as "vad"."""
     while True:
-        t = time.perf_counter()
-        block = next(blocks, None)
-        timings["read"] += time.perf_counter() - t
+        with stage(timings, "read"):
+            block = next(blocks, None)
         if block is None:
             break
         seen[0] += len(block)
-        t = time.perf_counter()
-        ready = list(planner.feed(block))
-        timings["vad"] += time.perf_counter() - t
+        with stage(timings, "vad"):
+            ready = list(planner.feed(block))
         yield from ready
-    t = time.perf_counter()
-    ready = list(planner.finish())
-    timings["vad"] += time.perf_counter() - t
+    with stage(timings, "vad"):
+        ready = list(planner.finish())
     yield from ready
 
 
@@ -405,11 +453,34 @@ def _cancel_check(cancel: CancelLike) -> Callable[[], bool] | None:
     return cancel
 
 
-def transcribe(source: str | os.PathLike[str] | np.ndarray, model: str | os.PathLike[str], **kwargs: Any) -> Transcript:
-    """One-shot convenience: load the model folder, transcribe, release."""
-    options = {k: kwargs.pop(k) for k in ("provider", "exact", "threads") if k in kwargs}
-    engine = Engine(model, **options)
+def transcribe(
+    source: str | os.PathLike[str] | np.ndarray,
+    model: str | os.PathLike[str],
+    options: TranscribeOptions | None = None,
+    *,
+    provider: str = "auto",
+    exact: bool = False,
+    threads: int | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    cancel: CancelLike = None,
+) -> Transcript:
+    """One-shot convenience: load a model folder, transcribe one source, release the model.
+
+    Args:
+        source: As for `Engine.transcribe`.
+        model: A model folder, as for `Engine`.
+        options: As for `Engine.transcribe`.
+        provider: As for `Engine`.
+        exact: As for `Engine`.
+        threads: As for `Engine`.
+        on_progress: As for `Engine.transcribe`.
+        cancel: As for `Engine.transcribe`.
+
+    Returns:
+        The `Transcript`, as `Engine.transcribe` returns it.
+    """
+    engine = Engine(model, provider, exact=exact, threads=threads)
     try:
-        return engine.transcribe(source, **kwargs)
+        return engine.transcribe(source, options, on_progress=on_progress, cancel=cancel)
     finally:
         engine.close()

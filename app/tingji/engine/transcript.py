@@ -10,9 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ErrorReport
+
 
 @dataclass
 class Segment:
+    """A timed piece of the transcript, about a sentence long.
+
+    Attributes:
+        start: Seconds from the start of the source.
+        end: Seconds from the start of the source.
+        text: The piece's text.
+        window: The index of the window it was recognised in.
+    """
+
     start: float
     end: float
     text: str
@@ -23,10 +34,16 @@ class Segment:
 class WindowInfo:
     """What a model said about one window besides its text.
 
-    `language` is the language code the model detected (or was told);
-    `extras` holds family-specific labels, such as SenseVoice's emotion and
-    audio-event tags, so JSON output can carry them without the pipeline
-    knowing what they mean.
+    Attributes:
+        index: The window's number, from 0.
+        start: Where the recognised audio begins, in seconds from the start
+            of the source (after trimming to speech).
+        end: Where it ends, in seconds.
+        language: The language code the model detected (or was told); None
+            when it does not say.
+        extras: Family-specific labels, such as SenseVoice's emotion and
+            audio-event tags (`Capabilities.tags`), so JSON output can carry
+            them without the pipeline knowing what they mean.
     """
 
     index: int
@@ -47,7 +64,14 @@ class WindowInfo:
 
 @dataclass
 class Progress:
-    """Reported after each window: how far, and the segments it produced."""
+    """Reported after each window: how far the transcription is, and the segments it produced.
+
+    Attributes:
+        done_s: Seconds of the source read so far.
+        total_s: The source's length in seconds; None when it is not known.
+        window: The index of the window just finished.
+        segments: That window's segments.
+    """
 
     done_s: float
     total_s: float | None
@@ -56,6 +80,7 @@ class Progress:
 
     @property
     def fraction(self) -> float | None:
+        """The share done, 0 to 1; None when the length is not known."""
         if not self.total_s:
             return None
         return min(1.0, self.done_s / self.total_s)
@@ -63,6 +88,31 @@ class Progress:
 
 @dataclass
 class Transcript:
+    """What `Engine.transcribe` returns: the timed text and how it was made.
+
+    Attributes:
+        segments: The timed pieces, in order (`text` is the whole text).
+        duration: Seconds of audio read.
+        model: The model folder's name.
+        provider: Where ONNX Runtime ran the encoder at the end (`"cpu"`, ...).
+        decoder_device: `"cpu"` or `"gpu"` for an LLM decoder; `""` without one.
+        language: The language code it was told, or else the one the model
+            heard in most windows; None when neither is known.
+        source: The file's path; None for samples.
+        timings: Seconds per stage (`"read"`, `"vad"`, the family's stages,
+            `"total"`).
+        windows: Windows the audio was cut into.
+        skipped_windows: Windows with no speech, not recognised.
+        warnings: What the user should know: a choice the model could not
+            take, damage in the file, a GPU provider that fell back, ...
+        window_tokens: Each recognised window's token ids.
+        window_texts: Each recognised window's text.
+        window_info: What the model said about each recognised window.
+        family: The model family.
+        complete: False when the source could not be read to its end (the
+            reason is in `warnings`).
+    """
+
     segments: list[Segment]
     duration: float
     model: str
@@ -73,7 +123,7 @@ class Transcript:
     timings: dict[str, float] = field(default_factory=dict)
     windows: int = 0
     skipped_windows: int = 0
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[ErrorReport] = field(default_factory=list)  # tingji.errors.warning: English text, code, fields
     window_tokens: list[list[int]] = field(default_factory=list)
     window_texts: list[str] = field(default_factory=list)
     window_info: list[WindowInfo] = field(default_factory=list)
@@ -104,7 +154,8 @@ class Transcript:
             "skipped_windows": self.skipped_windows,
             "window_info": [w.to_dict() for w in self.window_info],
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
-            "warnings": self.warnings,
+            "warnings": [w.text for w in self.warnings],  # English, for people and scripts
+            "warning_codes": [w.to_data() for w in self.warnings],  # the same, as code and fields
         }
 
 

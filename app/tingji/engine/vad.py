@@ -52,7 +52,7 @@ def model_path() -> Path:
 
 
 class SileroVad:
-    """The ONNX session; cheap enough for one thread (about 0.1 ms per 32 ms frame)."""
+    """The ONNX session; one thread keeps up with live audio many times over (benchmarks/README.md#smaller-choices)."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         import onnxruntime as ort
@@ -104,15 +104,35 @@ class VadStream:
 
 @dataclass(frozen=True)
 class SpeechParams:
+    """How `speech_spans` turns the VAD's frame probabilities into speech regions.
+
+    Args:
+        threshold: Speech starts at a frame whose probability reaches this.
+        neg_threshold: And ends only where it falls below this (hysteresis),
+            so a word's quieter frames do not cut it.
+        min_speech_s: Shorter regions are dropped (clicks, breaths).
+        min_silence_s: A pause must last this long to end a region.
+        pad_s: Seconds added before and after each region, so that soft
+            onsets and endings are kept; regions that then touch are merged.
+    """
+
     threshold: float = 0.5
-    neg_threshold: float = 0.35  # hysteresis: speech ends only below this
+    neg_threshold: float = 0.35
     min_speech_s: float = 0.25
     min_silence_s: float = 0.4
     pad_s: float = 0.2
 
 
 def speech_spans(probs: np.ndarray, params: SpeechParams = SpeechParams()) -> list[tuple[float, float]]:
-    """Speech regions in seconds from frame probabilities (with hysteresis, padding, merging)."""
+    """Speech regions from frame probabilities (with hysteresis, padding, merging).
+
+    Args:
+        probs: One speech probability per 32 ms frame (`VadStream.feed`).
+        params: How probabilities become regions.
+
+    Returns:
+        (start, end) pairs in seconds from the first frame, in order, within the audio.
+    """
     spans: list[tuple[int, int]] = []
     start = None
     quiet = 0

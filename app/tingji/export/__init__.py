@@ -7,7 +7,9 @@ engine never imports this package.
 
 A family's converter is a package here providing `FAMILY`,
 `is_checkpoint(folder, config) -> bool` and `convert(source, work, *,
-precision, decoder_quant, fixed, say) -> Manifest`. Shared machinery:
+precision, decoder_quant, fixed, say) -> Manifest`: it writes every file into
+`work` (an empty folder; the choices already checked) and returns the manifest
+`folder_manifest` makes of them. Shared machinery:
 `onnx_tools` (export, int8, shared weight files), `gguf_tools` (Qwen3 LLMs),
 `layers`/`sanm` (PyTorch building blocks), `lint` (DirectML rules).
 """
@@ -27,7 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from ..atomic import fsync_dir
-from ..engine.manifest import save_manifest
+from ..engine.manifest import Manifest, file_entry, save_manifest
 from ..errors import ModelError
 from . import messages
 from .choices import PRECISIONS, QUANTS
@@ -70,7 +72,19 @@ def read_config(folder: Path) -> dict[str, Any]:
 
 
 def detect_family(source: str | os.PathLike[str]) -> str:
-    """Which family an official checkpoint folder belongs to, from its config file."""
+    """Which model family an official checkpoint folder belongs to, from its own config file.
+
+    Args:
+        source: The checkpoint folder, as its release ships it (`config.yaml`
+            with `model.pt`, or a transformers `config.json` with safetensors).
+
+    Returns:
+        The family's name, a key of `CONVERTERS` (e.g. `"fun-asr-nano"`).
+
+    Raises:
+        ModelError: The folder is missing, its config unreadable, or no family
+            recognises it.
+    """
     folder = Path(source)
     if not folder.is_dir():
         raise ModelError(messages.CHECKPOINT_NOT_FOUND, folder=folder)
@@ -92,10 +106,31 @@ def export_model(
     fixed: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> Path:
-    """Convert the checkpoint folder `source` into the model folder `out`.
+    """Convert an official checkpoint folder into a Tingji model folder.
 
     The folder appears only when complete: everything is written to a
     temporary sibling and renamed at the end; a failure leaves nothing.
+
+    Args:
+        source: The official checkpoint folder (see `detect_family`).
+        out: The model folder to create; it must not exist or be empty.
+        family: The checkpoint's family (a key of `CONVERTERS`); None reads it
+            from the checkpoint's config.
+        precision: The ONNX graphs' weights: `"fp32"`, `"fp16"` or `"int8"`
+            (7-bit int8 MatMul weights, exact on every CPU's int8 kernels).
+        decoder_quant: The LLM decoder's GGUF type (`gguf_tools.QUANTS`, e.g.
+            `"f16"`, `"q8_0"`, `"q5_k"`); ignored by families without one.
+        fixed: Also write the fixed-shape twin of each encoder graph that
+            DirectML runs.
+        progress: Called with a line of text at each step; None logs them.
+
+    Returns:
+        `out`, the finished model folder.
+
+    Raises:
+        ModelError: An unknown family, precision or quantisation, a folder
+            that is not a checkpoint of a known family, a damaged checkpoint,
+            or an `out` that is not empty.
     """
     say = progress or (lambda msg: log.info("%s", msg))
     out = Path(out)
@@ -110,6 +145,7 @@ def export_model(
     os.umask(umask)
     os.chmod(work, 0o777 & ~umask)  # mkdtemp's 0700 would make a shared model folder private
     try:
+        say(f"reading checkpoint {source}")
         manifest = module.convert(
             Path(source), work, precision=precision, decoder_quant=decoder_quant, fixed=fixed, say=say
         )
@@ -128,6 +164,30 @@ def export_model(
         raise
     say(f"done in {time.perf_counter() - started:.1f} s: {out}")
     return out
+
+
+def folder_manifest(
+    work: Path,
+    family: str,
+    files: dict[str, Path],
+    window: tuple[int, int],
+    frontend: Any,
+    section: Any,
+    source: dict[str, Any],
+) -> Manifest:
+    """The manifest a converter returns: every file it wrote into `work` by role (with its size and
+    SHA-256), the window (seconds, frames), the front-end, the family's section and where it came from."""
+    seconds, frames = window
+    return Manifest(
+        folder=work,
+        family=family,
+        files={role: file_entry(work, path) for role, path in files.items()},
+        window_seconds=seconds,
+        window_frames=frames,
+        frontend=frontend,
+        section=section,
+        source=source,
+    )
 
 
 def _check_choices(precision: str, decoder_quant: str) -> None:

@@ -14,9 +14,9 @@ from typing import Any
 from ..engine.frontend import FrontendConfig
 
 
-def frontend_settings(conf: dict[str, Any]) -> dict[str, Any]:
-    """The manifest's `frontend` dict for a funasr `frontend_conf` (CMVN is not part of it)."""
-    cfg = FrontendConfig(
+def frontend_settings(conf: dict[str, Any]) -> FrontendConfig:
+    """The manifest's `frontend` for a funasr `frontend_conf` (CMVN is not part of it)."""
+    return FrontendConfig(
         sample_rate=int(conf.get("fs", 16000)),
         n_mels=int(conf.get("n_mels", 80)),
         frame_length_ms=float(conf.get("frame_length", 25)),
@@ -25,4 +25,3 @@ def frontend_settings(conf: dict[str, Any]) -> dict[str, Any]:
         lfr_n=int(conf.get("lfr_n", 6)),
         window=str(conf.get("window", "hamming")),
     )
-    return cfg.to_dict()

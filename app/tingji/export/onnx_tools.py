@@ -106,14 +106,9 @@ def _name_dims(proto: onnx.ModelProto, input_axes: Mapping[str, Mapping[int, str
 # with full-range weights a pair reaches 2 x 255 x 127 = 64770 and is clipped to 32767.
 # With |w| <= 64 a pair is at most 2 x 255 x 64 = 32640: exact on every path (the same
 # workaround OpenVINO documents for this saturation).
-# Measured on the full-size Nano encoder + adaptor (benchmarks/exp_quant.py; README there):
-# largest |int8 - fp32| over the largest |fp32| of the adaptor output, on a 60 s window /
-# an espeak-ng clip natively (Xeon with AVX512-VNNI and AMX), the clip on the AVX2 path
-# (qemu), and one 60 s window's encode time on 2 threads (fp32: 2.23 s):
-#   full-range s8, per tensor (before): 0.024 / 0.026, AVX2 0.262, 1.03 s
-#   7-bit s8, per tensor (this):        0.032 / 0.031, AVX2 0.034, 1.01 s
-#   7-bit s8, per channel:              0.030 / 0.031, AVX2 0.029, 0.98 s
-#   u8 weights (no saturation either):  0.025 / 0.023, AVX2 0.023, 2.12 s (u8 x u8: no VNNI speed)
+# 7 bits cost little error natively and make the AVX2 path as accurate as the VNNI one, at the
+# same speed; u8 weights do not saturate either but lose the VNNI speed (u8 x u8)
+# (benchmarks/README.md#int8-on-every-cpu-issue-18, exp_quant.py).
 # Per channel gains little at full size and makes every MatMul's scale and zero point
 # per-column tensors, which the DirectML and CUDA paths have never run and nothing here can
 # check; per tensor keeps the graphs exactly as before but for the weights' values. Static

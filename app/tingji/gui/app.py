@@ -32,7 +32,7 @@ from ..paths import database_path, dictation_database_path, gui_lock_path, gui_l
 from . import gc_guard, i18n, icons, theme
 from . import settings as settings_mod
 from .databases import open_or_set_aside
-from .dictation.host import DictationHost, dictation_settings
+from .dictation.host import DictationHost
 from .dictation.panel import DictationPanel
 from .engine_host import EngineHost
 from .faults import FaultReporter
@@ -88,7 +88,7 @@ def create_window(
     history, history_aside = open_or_set_aside(DictationHistory, dictation_database_path())
     engine = EngineHost(settings)
     controller = QueueController(store, engine, settings)
-    panel = DictationPanel(history, dictation_settings(settings))
+    panel = DictationPanel(history, settings.dictation)
     dictation = DictationHost(engine, panel, settings, microphone=dictation_microphone, use_hotkey=use_hotkey)
     window = MainWindow(controller, engine, dictation, settings, tray=tray)
     for part in (engine, controller, dictation):

@@ -94,7 +94,7 @@ class ModelEngine(QObject):
         self.detail = name  # model name when loading/ready, reason (English) when failed
         self.error: ErrorReport | None = None  # why, when failed: the window says it in the UI language
         self.provider = ""
-        self.warnings: tuple[str, ...] = ()
+        self.warnings: tuple[ErrorReport, ...] = ()  # tingji.errors.warning reports
         self.loaded: LoadedModel | None = None  # while READY
         self.languages: tuple[str, ...] | None = None  # what it can be told; kept while unloaded
         self.started = False
@@ -133,7 +133,7 @@ class ModelEngine(QObject):
         state: EngineState,
         detail: str,
         provider: str = "",
-        warnings: tuple[str, ...] = (),
+        warnings: tuple[ErrorReport, ...] = (),
         error: ErrorReport | None = None,
     ) -> None:
         self.state, self.detail, self.provider, self.warnings = state, detail, provider, warnings

@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..engine.heap import release_free_heap
+from ..engine.options import TranscribeOptions
 from ..engine.transcript import Progress
-from ..errors import Cancelled, TingjiError
+from ..errors import Cancelled, ErrorReport, TingjiError
 from ..paths import graph_cache_dir
 from . import messages
 from .errors import problem_of
@@ -58,7 +59,7 @@ class LoadedModel:
     name: str  # the model's name, for display
     path: str  # the model folder loaded: which model this is
     provider: str  # where ONNX Runtime runs it ("cpu", "cuda", "dml")
-    warnings: tuple[str, ...]  # load-time problems worth showing (a GPU that fell back, ...)
+    warnings: tuple[ErrorReport, ...]  # load-time problems worth showing (a GPU that fell back, ...)
     engine: Engine
     languages: tuple[str, ...] = ()  # the language codes it can be told (its capabilities), for menus
 
@@ -69,8 +70,7 @@ class Request:
 
     job_id: int
     path: str
-    language: str | None = None
-    hotwords: tuple[str, ...] = ()
+    options: TranscribeOptions = TranscribeOptions()
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
@@ -143,9 +143,7 @@ class EngineWorker(QObject):
             self.progress.emit(req.job_id, float(fraction), list(p.segments))
 
         try:
-            transcript = self._engine.transcribe(
-                req.path, language=req.language, hotwords=req.hotwords, on_progress=on_progress, cancel=req.cancel
-            )
+            transcript = self._engine.transcribe(req.path, req.options, on_progress=on_progress, cancel=req.cancel)
         except Cancelled as exc:
             self.cancelled.emit(req.job_id, exc.partial)
         except Exception as exc:

@@ -30,7 +30,7 @@ from .. import errors as shared
 from ..cli import messages as cli_messages
 from ..dictation import messages as dictation_messages
 from ..engine import messages as engine_messages
-from ..errors import ErrorReport, Message, TingjiError, catalogue, placeholders, render
+from ..errors import ErrorReport, Message, TingjiError, catalogue, placeholders, render, reports_from_json
 from ..export import messages as export_messages
 from ..models import messages as models_messages
 from . import messages as gui_messages
@@ -132,3 +132,15 @@ def _legacy(text: str, code_json: str | None) -> ErrorReport | None:
 def localized_stored(text: str | None, code_json: str | None) -> str:
     """A stored error (English text + its report) in the UI language."""
     return localized(stored_report(text, code_json))
+
+
+def localized_warnings(text: str | None, code_json: str | None) -> str:
+    """A queue row's warnings (its English `warning` + their reports, `reports_to_json`) in the UI language.
+
+    A row from before warnings had codes keeps its English text (recognised when it is one
+    message without fields)."""
+    reports = reports_from_json(code_json)
+    if reports is None:
+        return localized(stored_report(text, None)) if text else ""
+    separator = QCoreApplication.translate("Warnings", "; ", "between two warnings of one file")
+    return separator.join(localized(r) for r in reports)

@@ -21,6 +21,7 @@ from typing import Any
 from .. import atomic
 from ..dictation.settings import DictationSettings
 from ..engine.languages import normalise as normalise_language
+from ..engine.options import TranscribeOptions
 from ..engine.sessions import PROVIDER_CHOICES
 from ..engine.writers import FORMATS
 from ..paths import settings_path
@@ -43,22 +44,28 @@ class Settings:
     model: str = ""  # files: installed model name or a model folder; "" = the first installed model
     dictation_model: str = ""  # dictation's model, as `model`; "" = the same as files
     provider: str = "auto"
+    # How files and dictation are recognised (`transcribe_options()`): one language, one hotword list.
     language: str = ""  # "" = detect
     hotwords: list[str] = field(default_factory=list)
+    itn: bool = True  # text normalisation (written numbers, punctuation); only set by hand in the file
     formats: list[str] = field(default_factory=lambda: ["txt", "srt"])  # for automatic export
     auto_export: bool = False  # write transcripts next to each source file when done
     ui_language: str = "system"
     appearance: str = "system"
     window_geometry: str = ""  # Qt's saveGeometry(), base64; the window's business only
     splitter_state: str = ""
-    # Hotkey, mode, microphone, ...: kept here so that one file holds all settings. Its spoken
-    # language and hotwords are the fields above (gui/dictation/host.py puts them in).
+    # Hotkey, mode, microphone, ...: kept here so that one file holds all settings. How takes are
+    # recognised is the fields above, as for files.
     dictation: DictationSettings = field(default_factory=DictationSettings)
     page: str = "files"  # the main window's page: "files" or "dictation"
     # Close the model after this many idle minutes to free its memory; 0 = never. The dialog offers whole
     # minutes; the file may hold a fraction of one.
     unload_after_min: float = 0.0
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
+
+    def transcribe_options(self) -> TranscribeOptions:
+        """What every transcription asks of the model: files as they are, dictation without timestamps."""
+        return TranscribeOptions(language=self.language or None, hotwords=tuple(self.hotwords), itn=self.itn)
 
     def normalised(self) -> Settings:
         """A copy with every field forced into its allowed range."""
@@ -72,6 +79,7 @@ class Settings:
         formats = [f for f in (s.formats or []) if f in FORMATS]
         s.formats = list(dict.fromkeys(formats)) or ["txt"]
         s.auto_export = bool(s.auto_export)
+        s.itn = bool(s.itn)
         s.ui_language = s.ui_language if s.ui_language in UI_LANGUAGES else "system"
         s.appearance = s.appearance if s.appearance in APPEARANCES else "system"
         s.window_geometry = str(s.window_geometry or "")
@@ -88,6 +96,9 @@ class Settings:
 
 def _from_dict(data: dict[str, Any]) -> Settings:
     known = {f.name for f in fields(Settings)}
+    dictation = data.get("dictation")
+    if "itn" not in data and isinstance(dictation, dict) and isinstance(dictation.get("itn"), bool):
+        data = {**data, "itn": dictation["itn"]}  # older files kept it in the dictation part, for takes only
     kwargs: dict[str, Any] = {}
     defaults = Settings()
     for key, value in data.items():

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..engine.families import FAMILIES
 from ..errors import Message, ModelError
 from . import messages
-from ..engine.families import FAMILIES
 
 # From the quickest to the slowest family on the same computer.
 SPEEDS = ("fastest", "fast", "moderate", "slow")
@@ -60,8 +60,11 @@ def parse_about(where: Path, name: str, raw: Any) -> ModelAbout | None:
     if family not in FAMILIES:
         raise bad(messages.ABOUT_FAMILY, family=repr(family), known=", ".join(sorted(FAMILIES)))
     languages = raw.get("languages")
-    if not isinstance(languages, list) or not languages or \
-            not all(isinstance(c, str) and _CODE.match(c) for c in languages):
+    if (
+        not isinstance(languages, list)
+        or not languages
+        or not all(isinstance(c, str) and _CODE.match(c) for c in languages)
+    ):
         raise bad(messages.ABOUT_LANGUAGES)
     speed = raw.get("speed")
     if speed not in SPEEDS:
@@ -75,5 +78,11 @@ def parse_about(where: Path, name: str, raw: Any) -> ModelAbout | None:
     rank = raw.get("rank", 100)
     if isinstance(rank, bool) or not isinstance(rank, int):
         raise bad(messages.ABOUT_RANK, value=repr(rank))
-    return ModelAbout(family=family, languages=tuple(dict.fromkeys(languages)), speed=speed,
-                      best_for=tuple(dict.fromkeys(best_for)), download_mb=size, rank=rank)
+    return ModelAbout(
+        family=family,
+        languages=tuple(dict.fromkeys(languages)),
+        speed=speed,
+        best_for=tuple(dict.fromkeys(best_for)),
+        download_mb=size,
+        rank=rank,
+    )

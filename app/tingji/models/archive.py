@@ -18,9 +18,11 @@ import threading
 import uuid
 import zipfile
 import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import IO, Callable, Iterator
+from typing import IO, Any
 
 from ..errors import Cancelled, Message, ModelError
 from . import messages
@@ -88,8 +90,13 @@ def _zip_entries(archive: Path, zf: zipfile.ZipFile) -> Iterator[_Entry]:
             what = messages.ENTRY_SYMLINK if kind == stat.S_IFLNK else messages.ENTRY_SPECIAL
             raise ModelError(what, archive=archive.name, entry=info.filename)
         is_dir = info.is_dir() or kind == stat.S_IFDIR
-        yield _Entry(info.filename, parts, is_dir, 0 if is_dir else info.file_size,
-                     None if is_dir else (lambda info=info: zf.open(info)))
+        yield _Entry(
+            info.filename,
+            parts,
+            is_dir,
+            0 if is_dir else info.file_size,
+            None if is_dir else (lambda info=info: zf.open(info)),
+        )
 
 
 def _tar_entries(archive: Path, tf: tarfile.TarFile) -> Iterator[_Entry]:
@@ -103,8 +110,7 @@ def _tar_entries(archive: Path, tf: tarfile.TarFile) -> Iterator[_Entry]:
         if member.isdir():
             yield _Entry(member.name, parts, True, 0, None)
         else:
-            yield _Entry(member.name, parts, False, member.size,
-                         lambda member=member: tf.extractfile(member))  # type: ignore[return-value]
+            yield _Entry(member.name, parts, False, member.size, lambda member=member: tf.extractfile(member))  # type: ignore[return-value]
 
 
 def _scan(archive: Path, entries: Iterator[_Entry], max_total: int, max_entries: int) -> list[_Entry]:
@@ -142,9 +148,14 @@ def _scan(archive: Path, entries: Iterator[_Entry], max_total: int, max_entries:
     return checked
 
 
-def extract(archive: str | os.PathLike[str], target: str | os.PathLike[str], *,
-            max_total: int = DEFAULT_MAX_TOTAL, max_entries: int = DEFAULT_MAX_ENTRIES,
-            cancel: threading.Event | None = None) -> Path:
+def extract(
+    archive: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    *,
+    max_total: int = DEFAULT_MAX_TOTAL,
+    max_entries: int = DEFAULT_MAX_ENTRIES,
+    cancel: threading.Event | None = None,
+) -> Path:
     """Extract `archive` into the new folder `target` (which must not exist yet)."""
     archive = Path(archive)
     target = Path(target)
@@ -153,10 +164,10 @@ def extract(archive: str | os.PathLike[str], target: str | os.PathLike[str], *,
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         if zipfile.is_zipfile(archive):
-            opener: Callable[[], object] = lambda: zipfile.ZipFile(archive)
+            opener: Callable[[], Any] = partial(zipfile.ZipFile, archive)
             lister = _zip_entries
         elif tarfile.is_tarfile(archive):
-            opener = lambda: tarfile.open(archive, "r:*")
+            opener = partial(tarfile.open, archive, "r:*")
             lister = _tar_entries
         else:
             raise ModelError(messages.NOT_AN_ARCHIVE, archive=archive.name)
@@ -165,7 +176,7 @@ def extract(archive: str | os.PathLike[str], target: str | os.PathLike[str], *,
 
     tmp = target.parent / f".extract-{target.name}-{uuid.uuid4().hex[:8]}"
     try:
-        with opener() as handle:  # type: ignore[attr-defined]
+        with opener() as handle:
             entries = _scan(archive, lister(archive, handle), max_total, max_entries)
             tmp.mkdir()
             written = 0

@@ -40,14 +40,15 @@ import json
 import os
 import re
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import quote
 
 from ..errors import ModelError
-from . import messages
 from ..paths import catalog_overrides_path
+from . import messages
 from .about import ModelAbout, parse_about
 
 CATALOG_ENV = "TINGJI_CATALOG"
@@ -105,7 +106,7 @@ class HashCount:
 
     @property
     def state(self) -> str:
-        """"published" (all from the catalog), "pinned" (some from pins, none missing) or "missing"."""
+        """ "published" (all from the catalog), "pinned" (some from pins, none missing) or "missing"."""
         return "missing" if self.missing else "pinned" if self.pinned else "published"
 
 
@@ -125,8 +126,7 @@ class CatalogModel:
     def urls_for(self, path: str) -> list[str]:
         """The per-file mirror URLs of `path`, in order."""
         return [
-            m.replace("{path}", quote(path, safe="/")).replace("{path_q}", quote(path, safe=""))
-            for m in self.mirrors
+            m.replace("{path}", quote(path, safe="/")).replace("{path_q}", quote(path, safe="")) for m in self.mirrors
         ]
 
     @property
@@ -137,8 +137,7 @@ class CatalogModel:
     @property
     def hashes(self) -> HashCount:
         listed = [*self.archives, *(o for c in self.files for o in c.options)]
-        return HashCount(len(listed), sum(1 for x in listed if x.pinned),
-                         sum(1 for x in listed if x.sha256 is None))
+        return HashCount(len(listed), sum(1 for x in listed if x.pinned), sum(1 for x in listed if x.sha256 is None))
 
     @property
     def known_size(self) -> int | None:
@@ -212,8 +211,10 @@ def builtin_catalog_path() -> Path:
 
 def load_catalog(path: str | os.PathLike[str] | None = None) -> Catalog:
     """The catalog (built-in, `TINGJI_CATALOG` or `path`) with the user's overrides applied."""
-    chosen = Path(path) if path is not None else (
-        Path(os.environ[CATALOG_ENV]) if os.environ.get(CATALOG_ENV) else builtin_catalog_path()
+    chosen = (
+        Path(path)
+        if path is not None
+        else (Path(os.environ[CATALOG_ENV]) if os.environ.get(CATALOG_ENV) else builtin_catalog_path())
     )
     try:
         data = json.loads(chosen.read_text(encoding="utf-8"))
@@ -285,8 +286,9 @@ def _size_or_none(where: Path, name: str, value: Any) -> int | None:
     return value
 
 
-def _pinned(where: Path, name: str, key: str, sha: str | None, size: int | None,
-            pins: dict[str, Any]) -> tuple[str | None, int | None, bool]:
+def _pinned(
+    where: Path, name: str, key: str, sha: str | None, size: int | None, pins: dict[str, Any]
+) -> tuple[str | None, int | None, bool]:
     """The catalog's hash and size, else the user's pin; and whether the hash is a pin."""
     pin = pins.get(key)
     pinned = False

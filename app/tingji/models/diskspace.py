@@ -8,8 +8,8 @@ multi-gigabyte file.
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..errors import ModelError
 from . import messages

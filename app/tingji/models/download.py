@@ -21,14 +21,14 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 from urllib.parse import urlsplit
 
+from ..engine.manifest import sha256_file
 from ..errors import Cancelled, ModelError
 from . import messages
-from ..engine.manifest import sha256_file
 from .diskspace import ensure_space
 from .http_range import Meter, NextMirror, Progress, Retry, attempt, check_url
 from .partfile import MiB, PartFile
@@ -112,9 +112,20 @@ def download(
     while index < len(urls):
         url = urls[index]
         try:
-            _fetch_mirror(url, part, size=size, stall=stall_timeout, chunk=chunk, cancel=cancel,
-                          meter=meter, retries=retries, backoff=backoff, max_backoff=max_backoff,
-                          disk_free=disk_free, checked=expected is not None)
+            _fetch_mirror(
+                url,
+                part,
+                size=size,
+                stall=stall_timeout,
+                chunk=chunk,
+                cancel=cancel,
+                meter=meter,
+                retries=retries,
+                backoff=backoff,
+                max_backoff=max_backoff,
+                disk_free=disk_free,
+                checked=expected is not None,
+            )
         except NextMirror as exc:
             failures.append(f"{_host(url)}: {exc}")
             not_found += exc.not_found
@@ -142,8 +153,9 @@ def download(
     raise _failure(dest, expected, mismatch, failures, not_found == len(urls))
 
 
-def _failure(dest: Path, expected: str | None, mismatch: str | None, failures: list[str],
-             all_not_found: bool) -> ModelError:
+def _failure(
+    dest: Path, expected: str | None, mismatch: str | None, failures: list[str], all_not_found: bool
+) -> ModelError:
     """One error for all mirrors: a hash mismatch everywhere, 404 everywhere, or each mirror's reason."""
     if mismatch is not None and all(f.endswith("SHA-256 mismatch") for f in failures):
         return ModelError(messages.HASH_MISMATCH, name=dest.name, expected=expected, actual=mismatch)
@@ -166,16 +178,37 @@ def _checked_request(urls: list[str], dest: Path, sha256: str | None) -> tuple[l
     return urls, dest, expected
 
 
-def _fetch_mirror(url: str, part: PartFile, *, size: int | None, stall: float, chunk: int,
-                  cancel: threading.Event | None, meter: Meter, retries: int, backoff: float,
-                  max_backoff: float, disk_free: Callable[[Path], int] | None, checked: bool) -> None:
+def _fetch_mirror(
+    url: str,
+    part: PartFile,
+    *,
+    size: int | None,
+    stall: float,
+    chunk: int,
+    cancel: threading.Event | None,
+    meter: Meter,
+    retries: int,
+    backoff: float,
+    max_backoff: float,
+    disk_free: Callable[[Path], int] | None,
+    checked: bool,
+) -> None:
     failures = 0
     while True:
         if cancel is not None and cancel.is_set():
             raise Cancelled()
         try:
-            attempt(url, part, size=size, stall=stall, chunk=chunk, cancel=cancel, meter=meter,
-                    disk_free=disk_free, checked=checked)
+            attempt(
+                url,
+                part,
+                size=size,
+                stall=stall,
+                chunk=chunk,
+                cancel=cancel,
+                meter=meter,
+                disk_free=disk_free,
+                checked=checked,
+            )
             return
         except Retry as exc:
             if exc.progressed < PROGRESS_RESET_BYTES:

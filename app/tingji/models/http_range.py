@@ -21,8 +21,8 @@ import ssl
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 from urllib.parse import urljoin, urlsplit
 
 from .. import __version__
@@ -30,6 +30,7 @@ from ..errors import Cancelled, ModelError
 from . import messages
 from .diskspace import ensure_space
 from .partfile import PartFile, Validator
+
 _MAX_REDIRECTS = 10
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _CONTENT_RANGE = re.compile(r"^\s*bytes\s+(\d+)-(\d+)/(\d+|\*)\s*$", re.I)
@@ -80,7 +81,7 @@ class Watchdog:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tingji-download-watchdog", daemon=True)
 
-    def __enter__(self) -> "Watchdog":
+    def __enter__(self) -> Watchdog:
         self._thread.start()
         return self
 
@@ -138,8 +139,9 @@ class Meter:
 def _connect(url: str, timeout: float) -> http.client.HTTPSConnection:
     """An HTTPS connection that checks the certificate chain and the host name (`check_url` came first)."""
     parts = urlsplit(url)
-    return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout,
-                                       context=ssl.create_default_context())
+    return http.client.HTTPSConnection(
+        parts.hostname, parts.port, timeout=timeout, context=ssl.create_default_context()
+    )
 
 
 def _open(url: str, offset: int, if_range: str | None, stall: float, wd: Watchdog):
@@ -219,9 +221,7 @@ def _response_total(resp: http.client.HTTPResponse, part: PartFile, offset: int,
     if status == 206:
         match = _CONTENT_RANGE.match(resp.getheader("Content-Range") or "")
         if not match or int(match.group(1)) != offset:
-            raise NextMirror(
-                f"bad Content-Range {resp.getheader('Content-Range')!r} for a request from byte {offset}"
-            )
+            raise NextMirror(f"bad Content-Range {resp.getheader('Content-Range')!r} for a request from byte {offset}")
         # A server may send less than asked (end < total - 1): the
         # short read then ends the attempt and the next one resumes.
         total = None if match.group(3) == "*" else int(match.group(3))
@@ -248,9 +248,18 @@ def _response_total(resp: http.client.HTTPResponse, part: PartFile, offset: int,
     return total
 
 
-def _receive(resp: http.client.HTTPResponse, part: PartFile, wd: Watchdog, *, total: int | None,
-             size: int | None, stall: float, chunk: int, cancel: threading.Event | None,
-             meter: Meter) -> int:
+def _receive(
+    resp: http.client.HTTPResponse,
+    part: PartFile,
+    wd: Watchdog,
+    *,
+    total: int | None,
+    size: int | None,
+    stall: float,
+    chunk: int,
+    cancel: threading.Event | None,
+    meter: Meter,
+) -> int:
     """Append the body to `part` (flushed to disk); returns the bytes received."""
     received = 0
     with open(part.path, "ab") as fh:
@@ -291,9 +300,18 @@ def _receive(resp: http.client.HTTPResponse, part: PartFile, wd: Watchdog, *, to
     return received
 
 
-def attempt(url: str, part: PartFile, *, size: int | None, stall: float, chunk: int,
-            cancel: threading.Event | None, meter: Meter,
-            disk_free: Callable[[Path], int] | None, checked: bool) -> None:
+def attempt(
+    url: str,
+    part: PartFile,
+    *,
+    size: int | None,
+    stall: float,
+    chunk: int,
+    cancel: threading.Event | None,
+    meter: Meter,
+    disk_free: Callable[[Path], int] | None,
+    checked: bool,
+) -> None:
     """One GET that appends to `part`; returns once the file is complete.
 
     `checked`: the caller holds the file to a known SHA-256. Only then may
@@ -323,8 +341,9 @@ def attempt(url: str, part: PartFile, *, size: int | None, stall: float, chunk: 
             if size is None and total is not None:
                 ensure_space(part.path.parent, total - offset, disk_free)
             meter.total = total if total is not None else size
-            received = _receive(resp, part, wd, total=total, size=size, stall=stall, chunk=chunk,
-                                cancel=cancel, meter=meter)
+            received = _receive(
+                resp, part, wd, total=total, size=size, stall=stall, chunk=chunk, cancel=cancel, meter=meter
+            )
             expected_total = total if total is not None else size
             if expected_total is not None and part.length < expected_total:
                 raise Retry(f"connection closed at {part.length} of {expected_total} bytes", received)

@@ -86,16 +86,36 @@ def overview(catalog: Catalog | None = None) -> list[ModelStatus]:
     entries = {m.name: m for m in (catalog if catalog is not None else [])}
     for m in listed.values():
         entry = entries.get(m.name)
-        rows.append(ModelStatus(
-            m.name, "installed" if m.manifest_ok else "broken", m.size,
-            entry.title if entry else "", entry.description if entry else "",
-            entry.kind if entry else None, 0, m.path, m.problem, entry.hashes if entry else None))
+        rows.append(
+            ModelStatus(
+                m.name,
+                "installed" if m.manifest_ok else "broken",
+                m.size,
+                entry.title if entry else "",
+                entry.description if entry else "",
+                entry.kind if entry else None,
+                0,
+                m.path,
+                m.problem,
+                entry.hashes if entry else None,
+            )
+        )
     for entry in entries.values():
         if entry.name in listed:
             continue
         cached = cached_bytes(entry.name)
-        rows.append(ModelStatus(entry.name, "partial" if cached else "available", entry.known_size,
-                                entry.title, entry.description, entry.kind, cached, hashes=entry.hashes))
+        rows.append(
+            ModelStatus(
+                entry.name,
+                "partial" if cached else "available",
+                entry.known_size,
+                entry.title,
+                entry.description,
+                entry.kind,
+                cached,
+                hashes=entry.hashes,
+            )
+        )
     return rows
 
 

@@ -32,7 +32,7 @@ class Validator:
     length: int | None  # the whole file's length, when the server stated it
 
     @classmethod
-    def of(cls, resp: http.client.HTTPResponse, length: int | None) -> "Validator | None":
+    def of(cls, resp: http.client.HTTPResponse, length: int | None) -> Validator | None:
         etag = resp.getheader("ETag")
         last_modified = resp.getheader("Last-Modified")
         if not etag and not last_modified:
@@ -46,7 +46,7 @@ class Validator:
             return self.etag
         return self.last_modified
 
-    def differs(self, other: "Validator | None", length: int | None) -> str | None:
+    def differs(self, other: Validator | None, length: int | None) -> str | None:
         """Why a 206 answer is not for this version of the file (a server that ignored If-Range), or None."""
         if self.length is not None and length is not None and length != self.length:
             return f"its length changed from {self.length} to {length} bytes"
@@ -54,8 +54,12 @@ class Validator:
             return None
         if self.etag and other.etag and self.etag != other.etag:
             return f"its ETag changed from {self.etag} to {other.etag}"
-        if not (self.etag and other.etag) and self.last_modified and other.last_modified \
-                and self.last_modified != other.last_modified:
+        if (
+            not (self.etag and other.etag)
+            and self.last_modified
+            and other.last_modified
+            and self.last_modified != other.last_modified
+        ):
             return f"it was modified ({other.last_modified})"
         return None
 
@@ -116,7 +120,8 @@ class PartFile:
         try:
             data = json.loads(self.resume_path.read_text(encoding="utf-8"))
             length = data.get("length")
-            return Validator(data.get("etag") or None, data.get("last_modified") or None,
-                             length if isinstance(length, int) else None)
+            return Validator(
+                data.get("etag") or None, data.get("last_modified") or None, length if isinstance(length, int) else None
+            )
         except (OSError, ValueError, AttributeError):
             return None  # none recorded (or unreadable): resuming is allowed only with a known hash

@@ -45,8 +45,6 @@ ENCODER_STEM = "Fun-ASR-Nano-Encoder-Adaptor"
 CTC_STEM = "Fun-ASR-Nano-CTC"
 DECODER_STEM = "Fun-ASR-Nano-Decoder"
 TOKENS_NAME = "tokens.txt"
-WINDOW_SECONDS = 60
-CTC_FRAME_SECONDS = 0.06
 
 #: When a folder holds several variants of a file, the most faithful one is used.
 ONNX_PREFERENCE = ("fp32", "fp16", "int8", "int4")
@@ -57,7 +55,7 @@ GGUF_PREFERENCE = ("f32", "fp32", "bf16", "f16", "fp16", "q8_0", "q6_k", "q5_k",
 
 
 def _variant(path: Path, stem: str, suffix: str) -> str:
-    return path.name[len(stem) + 1:-len(suffix)]
+    return path.name[len(stem) + 1 : -len(suffix)]
 
 
 def _pick(src: Path, stem: str, suffix: str, preference: tuple[str, ...]) -> Path | None:
@@ -74,8 +72,11 @@ def _pick(src: Path, stem: str, suffix: str, preference: tuple[str, ...]) -> Pat
 def looks_like_peer_release(src: str | os.PathLike[str]) -> bool:
     """True when `src` holds at least an encoder and a decoder named the peer way."""
     src = Path(src)
-    return src.is_dir() and _pick(src, ENCODER_STEM, ".onnx", ONNX_PREFERENCE) is not None and \
-        _pick(src, DECODER_STEM, ".gguf", GGUF_PREFERENCE) is not None
+    return (
+        src.is_dir()
+        and _pick(src, ENCODER_STEM, ".onnx", ONNX_PREFERENCE) is not None
+        and _pick(src, DECODER_STEM, ".gguf", GGUF_PREFERENCE) is not None
+    )
 
 
 # ---------------------------------------------------------------- tokens
@@ -137,8 +138,9 @@ def _place(src: Path, dst: Path, link: bool) -> None:
     shutil.copyfile(src, dst)
 
 
-def _place_all(pairs: list[tuple[Path, Path]], link: bool, progress: StageProgress | None,
-               cancel: threading.Event | None) -> None:
+def _place_all(
+    pairs: list[tuple[Path, Path]], link: bool, progress: StageProgress | None, cancel: threading.Event | None
+) -> None:
     total = sum(s.stat().st_size for s, _ in pairs)
     done = 0
     start = time.monotonic()
@@ -177,8 +179,9 @@ def _inspect(src: Path) -> _Release:
     ctc = _pick(src, CTC_STEM, ".onnx", ONNX_PREFERENCE)
     tokens = src / TOKENS_NAME
     if encoder is None or decoder is None:
-        missing = " and ".join(n for n, p in ((f"{ENCODER_STEM}.*.onnx", encoder),
-                                              (f"{DECODER_STEM}.*.gguf", decoder)) if p is None)
+        missing = " and ".join(
+            n for n, p in ((f"{ENCODER_STEM}.*.onnx", encoder), (f"{DECODER_STEM}.*.gguf", decoder)) if p is None
+        )
         raise ModelError(messages.NOT_A_RELEASE, folder=src, missing=missing)
     if ctc is not None and not tokens.is_file():
         raise ModelError(messages.CTC_NEEDS_TOKENS, folder=src, ctc=ctc.name, tokens=TOKENS_NAME)
@@ -193,8 +196,13 @@ def _inspect(src: Path) -> _Release:
     ctc_info = check_ctc(ctc, ctc_io, enc_info["encoder_dim"]) if ctc is not None and ctc_io is not None else None
     dec = read_decoder_info(decoder)
     if dec.n_embd != enc_info["llm_dim"]:
-        raise ModelError(messages.WIDTH_MISMATCH, decoder=decoder.name, width=dec.n_embd,
-                         adaptor=enc_info["llm_dim"], encoder=encoder.name)
+        raise ModelError(
+            messages.WIDTH_MISMATCH,
+            decoder=decoder.name,
+            width=dec.n_embd,
+            adaptor=enc_info["llm_dim"],
+            encoder=encoder.name,
+        )
     return _Release(encoder, decoder, ctc, tokens, enc_io, enc_info, ctc_io, ctc_info, dec)
 
 
@@ -202,8 +210,9 @@ def _roles(r: _Release) -> dict[str, Path]:
     return {"encoder": r.encoder, **({"ctc": r.ctc} if r.ctc is not None else {}), "decoder": r.decoder}
 
 
-def _place_files(r: _Release, src: Path, out: Path, link: bool, progress: StageProgress | None,
-                 cancel: threading.Event | None) -> dict[str, mf.FileEntry]:
+def _place_files(
+    r: _Release, src: Path, out: Path, link: bool, progress: StageProgress | None, cancel: threading.Event | None
+) -> dict[str, mf.FileEntry]:
     """Place the graphs, their weights files and the decoder in `out`; returns their manifest entries."""
     roles = _roles(r)
     placed: dict[Path, Path] = {}  # destination -> source (a shared weights file is placed once)
@@ -221,43 +230,59 @@ def _place_files(r: _Release, src: Path, out: Path, link: bool, progress: StageP
     return files
 
 
-def _manifest(r: _Release, src: Path, out: Path, files: dict[str, mf.FileEntry],
-              ctc_extra: dict[str, Any]) -> mf.Manifest:
-    from ..engine.frontend import FrontendConfig, num_lfr_frames
-    from ..engine.families.fun_asr_nano.prompt import DEFAULT_PIECES, build_prompt
+def _manifest(r: _Release, src: Path, out: Path, files: dict[str, mf.FileEntry]) -> mf.Manifest:
+    """The manifest, through the Nano converter's writer (which imports no torch): a conversion's section."""
+    from ..engine.families.fun_asr_nano.section import NanoCtc, NanoDecoderInfo, NanoEncoderInfo, NanoSection
+    from ..engine.families.llm import SpecialTokens
+    from ..engine.frontend import FrontendConfig
+    from ..export.fun_asr_nano.convert import CTC_FRAME_SECONDS, nano_manifest
+
+    ctc = NanoCtc()
+    if r.ctc is not None and r.ctc_info is not None:
+        vocab_size, text_tokens = convert_tokens(r.tokens, out / TOKENS_NAME)
+        files["tokens"] = mf.file_entry(out, out / TOKENS_NAME)
+        ctc = NanoCtc(
+            vocab_size=vocab_size,
+            blank_id=vocab_size - 1,
+            text_tokens=text_tokens,
+            frame_seconds=CTC_FRAME_SECONDS,
+            **r.ctc_info,
+        )
 
     dec = r.dec
-    frontend = FrontendConfig()
-    prompt = build_prompt(DEFAULT_PIECES)
     im_end, endoftext = dec.special["<|im_end|>"], dec.special["<|endoftext|>"]
-    return mf.Manifest(
-        folder=out,
-        family="fun-asr-nano",
-        files=files,
-        window_seconds=WINDOW_SECONDS,
-        window_frames=num_lfr_frames(WINDOW_SECONDS * frontend.sample_rate, frontend),
-        frontend=frontend.to_dict(),
-        source={"kind": "peer-release", "folder": src.name,
-                "files": {role: path.name for role, path in _roles(r).items()}},
-        section={
-            "prompt": {**DEFAULT_PIECES, "default_before": prompt.before, "default_after": prompt.after},
-            "special_tokens": {
-                "im_start": dec.special["<|im_start|>"], "im_end": im_end, "endoftext": endoftext,
-                "eos_ids": [dec.eos], "stop_ids": sorted({dec.eos, im_end, endoftext}),
-                "vocab_size": dec.vocab_size,
-            },
-            "encoder": {"precision": _variant(r.encoder, ENCODER_STEM, ".onnx"), **r.enc_info},
-            # The official model family runs its LLM in bf16: the audio rows are rounded to it.
-            "decoder": {"quant": _variant(r.decoder, DECODER_STEM, ".gguf"), "n_embd": dec.n_embd,
-                        "n_layer": dec.n_layer, "input_dtype": "bf16"},
-            "ctc": ctc_extra,
-        },
+    section = NanoSection(
+        special_tokens=SpecialTokens(
+            im_start=dec.special["<|im_start|>"],
+            im_end=im_end,
+            endoftext=endoftext,
+            eos_ids=(dec.eos,),
+            stop_ids=SpecialTokens.stops((dec.eos,), im_end, endoftext),
+            vocab_size=dec.vocab_size,
+        ),
+        encoder=NanoEncoderInfo(precision=_variant(r.encoder, ENCODER_STEM, ".onnx"), **r.enc_info),
+        # The official model family runs its LLM in bf16: the audio rows are rounded to it.
+        decoder=NanoDecoderInfo(
+            quant=_variant(r.decoder, DECODER_STEM, ".gguf"), n_embd=dec.n_embd, n_layer=dec.n_layer, input_dtype="bf16"
+        ),
+        ctc=ctc,
     )
+    source = {
+        "kind": "peer-release",
+        "folder": src.name,
+        "files": {role: path.name for role, path in _roles(r).items()},
+    }
+    return nano_manifest(out, files, section, frontend=FrontendConfig(), source=source)
 
 
-def manifest_for_peer_release(src_dir: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
-                              link: bool = False, progress: StageProgress | None = None,
-                              cancel: threading.Event | None = None) -> Path:
+def manifest_for_peer_release(
+    src_dir: str | os.PathLike[str],
+    out_dir: str | os.PathLike[str],
+    *,
+    link: bool = False,
+    progress: StageProgress | None = None,
+    cancel: threading.Event | None = None,
+) -> Path:
     """Make `out_dir` (new or empty) a Tingji model folder from the peer release in `src_dir`.
 
     Everything is checked before a byte is placed; on any failure `out_dir`
@@ -274,13 +299,7 @@ def manifest_for_peer_release(src_dir: str | os.PathLike[str], out_dir: str | os
     out.mkdir(parents=True, exist_ok=True)
     try:
         files = _place_files(release, src, out, link, progress, cancel)
-        ctc_extra: dict[str, Any] = {}
-        if release.ctc is not None and release.ctc_info is not None:
-            vocab_size, text_tokens = convert_tokens(release.tokens, out / TOKENS_NAME)
-            files["tokens"] = mf.file_entry(out, out / TOKENS_NAME)
-            ctc_extra = {"vocab_size": vocab_size, "blank_id": vocab_size - 1, "text_tokens": text_tokens,
-                         "frame_seconds": CTC_FRAME_SECONDS, **release.ctc_info}
-        mf.save_manifest(_manifest(release, src, out, files, ctc_extra))
+        mf.save_manifest(_manifest(release, src, out, files))
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)
         raise

@@ -30,9 +30,16 @@ def _static(dim: int | str | None) -> int | None:
 
 def check_encoder(path: Path, io: GraphIO) -> dict[str, Any]:
     """The encoder contract: lfr_feat [B|1, T, 560] + mask [B|1, T] in; enc_output, adaptor_output out."""
+
     def bad(what: Message, **fields: object) -> ModelError:
-        return ModelError(messages.ENCODER_CONTRACT, name=path.name, problem=ModelError(what, **fields),
-                          dim=FEATURE_DIM, inputs=_describe(io.inputs.values()), outputs=_describe(io.outputs))
+        return ModelError(
+            messages.ENCODER_CONTRACT,
+            name=path.name,
+            problem=ModelError(what, **fields),
+            dim=FEATURE_DIM,
+            inputs=_describe(io.inputs.values()),
+            outputs=_describe(io.outputs),
+        )
 
     feat, mask = io.inputs.get("lfr_feat"), io.inputs.get("mask")
     if feat is None or mask is None:
@@ -48,28 +55,40 @@ def check_encoder(path: Path, io: GraphIO) -> dict[str, Any]:
     if [o.name for o in io.outputs] != ["enc_output", "adaptor_output"]:
         raise bad(messages.ENCODER_OUTPUTS)
     enc, adaptor = io.outputs
-    enc_dim, llm_dim = _static(enc.shape[-1]) if enc.shape else None, \
-        _static(adaptor.shape[-1]) if adaptor.shape else None
+    enc_dim, llm_dim = (
+        _static(enc.shape[-1]) if enc.shape else None,
+        _static(adaptor.shape[-1]) if adaptor.shape else None,
+    )
     if len(enc.shape) != 3 or len(adaptor.shape) != 3 or enc_dim is None or llm_dim is None:
         raise bad(messages.ENCODER_WIDTHS)
     return {
-        "input_size": FEATURE_DIM, "encoder_dim": enc_dim, "llm_dim": llm_dim,
-        "inputs": ["lfr_feat", "mask"], "outputs": ["enc_output", "adaptor_output"],
+        "input_size": FEATURE_DIM,
+        "encoder_dim": enc_dim,
+        "llm_dim": llm_dim,
+        "inputs": ("lfr_feat", "mask"),
+        "outputs": ("enc_output", "adaptor_output"),
         "input_dtype": "fp16" if feat.dtype == "float16" else "fp32",
         "dim_names": _dim_names(feat.shape),
     }
 
 
-def _dim_names(shape: tuple[int | str | None, ...]) -> list[str | None]:
+def _dim_names(shape: tuple[int | str | None, ...]) -> tuple[str | None, ...]:
     """Names of the symbolic batch and frame dims (the engine pins them on DirectML)."""
-    return [d if isinstance(d, str) else None for d in shape[:2]]
+    return tuple(d if isinstance(d, str) else None for d in shape[:2])
 
 
 def check_ctc(path: Path, io: GraphIO, enc_dim: int) -> dict[str, Any]:
     """The CTC contract: enc_output [B, T, enc_dim] (+ optional mask) in; top-k log-probs and ids out."""
+
     def bad(what: Message, **fields: object) -> ModelError:
-        return ModelError(messages.CTC_CONTRACT, name=path.name, problem=ModelError(what, **fields),
-                          dim=enc_dim, inputs=_describe(io.inputs.values()), outputs=_describe(io.outputs))
+        return ModelError(
+            messages.CTC_CONTRACT,
+            name=path.name,
+            problem=ModelError(what, **fields),
+            dim=enc_dim,
+            inputs=_describe(io.inputs.values()),
+            outputs=_describe(io.outputs),
+        )
 
     enc = io.inputs.get("enc_output")
     if enc is None or not set(io.inputs) <= {"enc_output", "mask"}:
@@ -82,5 +101,9 @@ def check_ctc(path: Path, io: GraphIO, enc_dim: int) -> dict[str, Any]:
         raise bad(messages.CTC_OUTPUTS)
     if any(len(o.shape) != 3 for o in io.outputs):
         raise bad(messages.CTC_OUTPUT_SHAPES)
-    return {"top_k": _static(io.outputs[1].shape[2]), "mask": "mask" in io.inputs,
-            "input_dtype": "fp16" if enc.dtype == "float16" else "fp32", "dim_names": _dim_names(enc.shape)}
+    return {
+        "top_k": _static(io.outputs[1].shape[2]),
+        "mask": "mask" in io.inputs,
+        "input_dtype": "fp16" if enc.dtype == "float16" else "fp32",
+        "dim_names": _dim_names(enc.shape),
+    }

@@ -99,8 +99,7 @@ def _read_with_ort(path: Path) -> GraphIO:
     # ONNX Runtime does not say which external-data files it read; take the usual names.
     candidates = (f"{path.name}.data", f"{path.name}_data", f"{path.stem}.data", f"{path.stem}.onnx_data")
     external = tuple(c for c in candidates if (path.parent / c).is_file())
-    return GraphIO({a.name: spec(a) for a in session.get_inputs()}, [spec(a) for a in session.get_outputs()],
-                   external)
+    return GraphIO({a.name: spec(a) for a in session.get_inputs()}, [spec(a) for a in session.get_outputs()], external)
 
 
 def read_graph_io(path: Path, onnx: Any = _AUTO) -> GraphIO:
@@ -164,8 +163,13 @@ def read_decoder_info(path: Path) -> DecoderInfo:
             if n != 1 or llama_cpp.llama_vocab_get_text(vocab, ids[0]) != raw:
                 raise ModelError(messages.GGUF_NO_TOKEN, name=path.name, token=text)
             special[text] = int(ids[0])
-        return DecoderInfo(arch, number("embedding_length"), number("block_count"),
-                           int(llama_cpp.llama_vocab_n_tokens(vocab)), int(llama_cpp.llama_vocab_eos(vocab)),
-                           special)
+        return DecoderInfo(
+            arch,
+            number("embedding_length"),
+            number("block_count"),
+            int(llama_cpp.llama_vocab_n_tokens(vocab)),
+            int(llama_cpp.llama_vocab_eos(vocab)),
+            special,
+        )
     finally:
         llama_cpp.llama_model_free(model)

@@ -18,8 +18,9 @@ import shutil
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..engine import Engine
 from ..engine import manifest as mf
@@ -69,7 +70,7 @@ class Staging:
         self.name = name
         self._lock: Any = None
 
-    def __enter__(self) -> "Staging":
+    def __enter__(self) -> Staging:
         self.dir.mkdir()
         self._lock = open(self.dir / ".lock", "w")
         lock_file(self._lock)
@@ -98,8 +99,9 @@ class Staging:
             os.replace(folder, final)
             fsync_path(final.parent, directory=True)
         except OSError as exc:
-            raise ModelError(messages.CANNOT_INSTALL, name=self.name, folder=final,
-                             reason=exc.strerror or str(exc)) from None
+            raise ModelError(
+                messages.CANNOT_INSTALL, name=self.name, folder=final, reason=exc.strerror or str(exc)
+            ) from None
         return final
 
 
@@ -219,8 +221,9 @@ def source_file(folder: Path, rel: str) -> Path:
     return target
 
 
-def copy_listed(src: Path, dst: Path, manifest: mf.Manifest, progress: StageProgress | None,
-                cancel: threading.Event | None) -> None:
+def copy_listed(
+    src: Path, dst: Path, manifest: mf.Manifest, progress: StageProgress | None, cancel: threading.Event | None
+) -> None:
     """Copy the manifest and the files it lists (nothing else) from `src` into the new folder `dst`."""
     entries = list(manifest.files.values())
     sources = [source_file(src, e.path) for e in entries]  # every link checked before a byte is copied

@@ -20,9 +20,10 @@ import os
 import re
 import shutil
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..engine import manifest as mf
@@ -33,7 +34,7 @@ from .catalog import Catalog, CatalogArchive, CatalogModel, load_catalog
 from .download import NotFound, download
 from .installed import validate_name
 from .peer import looks_like_peer_release, manifest_for_peer_release
-from .staging import Staging, StageProgress, check_cancel, cleanup_incoming, copy_listed, ensure_free_name
+from .staging import StageProgress, Staging, check_cancel, cleanup_incoming, copy_listed, ensure_free_name
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,7 @@ def _stage(progress: StageProgress | None, label: str) -> Callable[[int, int | N
     return lambda done, total, bps: progress(label, done, total, bps)
 
 
-def _export(src: Path, out: Path, progress: StageProgress | None = None,
-            options: dict[str, Any] | None = None) -> Path:
+def _export(src: Path, out: Path, progress: StageProgress | None = None, options: dict[str, Any] | None = None) -> Path:
     """Convert an official checkpoint folder with `tingji.export.export_model`.
 
     `out` does not exist yet; the exporter creates it (its own temporary files
@@ -77,8 +77,9 @@ def _export(src: Path, out: Path, progress: StageProgress | None = None,
         return export_model(src, out, **kwargs)
 
 
-def _adopt(root: Path, staging: Staging, progress: StageProgress | None = None,
-           cancel: threading.Event | None = None) -> Path:
+def _adopt(
+    root: Path, staging: Staging, progress: StageProgress | None = None, cancel: threading.Event | None = None
+) -> Path:
     """A folder inside the staging dir becomes the model folder to commit."""
     if (root / mf.MANIFEST_NAME).is_file():
         mf.load_manifest(root)
@@ -97,9 +98,13 @@ def looks_like_checkpoint(src: Path) -> bool:
     return (src / "config.yaml").is_file() or (src / "config.json").is_file()
 
 
-def import_folder(src: str | os.PathLike[str], name: str | None = None, *,
-                  progress: StageProgress | None = None,
-                  cancel: threading.Event | None = None) -> InstallResult:
+def import_folder(
+    src: str | os.PathLike[str],
+    name: str | None = None,
+    *,
+    progress: StageProgress | None = None,
+    cancel: threading.Event | None = None,
+) -> InstallResult:
     """Install a copy of a model folder (manifest.json) or of a peer-release folder, or convert an
     official checkpoint folder (any family `tingji.export` knows) into one."""
     src = Path(src).expanduser()
@@ -125,10 +130,15 @@ def import_folder(src: str | os.PathLike[str], name: str | None = None, *,
     return InstallResult(name, final)
 
 
-def install_from_url(url: str, sha256: str | None, name: str, *,
-                     progress: StageProgress | None = None,
-                     cancel: threading.Event | None = None,
-                     download_options: dict[str, Any] | None = None) -> InstallResult:
+def install_from_url(
+    url: str,
+    sha256: str | None,
+    name: str,
+    *,
+    progress: StageProgress | None = None,
+    cancel: threading.Event | None = None,
+    download_options: dict[str, Any] | None = None,
+) -> InstallResult:
     """Download one archive (.zip/.tar.*) holding a model folder and install it as `name`.
 
     With `sha256=None` the hash is computed and returned in the result (show it).
@@ -139,8 +149,15 @@ def install_from_url(url: str, sha256: str | None, name: str, *,
     base = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or "download"
     base = re.sub(r"[^A-Za-z0-9._-]+", "_", base)[-80:]
     dest = cache_subdir("downloads") / f"{hashlib.sha256(url.encode()).hexdigest()[:12]}-{base}"
-    result = download([url], dest, sha256=sha256, size=None, progress=_stage(progress, base),
-                      cancel=cancel, **(download_options or {}))
+    result = download(
+        [url],
+        dest,
+        sha256=sha256,
+        size=None,
+        progress=_stage(progress, base),
+        cancel=cancel,
+        **(download_options or {}),
+    )
     try:
         with Staging(name) as staging:
             if not archive.is_archive(result.path):
@@ -161,11 +178,16 @@ def install_from_url(url: str, sha256: str | None, name: str, *,
     return InstallResult(name, final, result.sha256, pinned)
 
 
-def download_catalog_model(name: str, progress: StageProgress | None = None,
-                           cancel: threading.Event | None = None, *,
-                           catalog: Catalog | None = None, install_as: str | None = None,
-                           download_options: dict[str, Any] | None = None,
-                           export_options: dict[str, Any] | None = None) -> InstallResult:
+def download_catalog_model(
+    name: str,
+    progress: StageProgress | None = None,
+    cancel: threading.Event | None = None,
+    *,
+    catalog: Catalog | None = None,
+    install_as: str | None = None,
+    download_options: dict[str, Any] | None = None,
+    export_options: dict[str, Any] | None = None,
+) -> InstallResult:
     """Download a catalog model and install it (converting an official checkpoint).
 
     `export_options` go to `export_model` (e.g. precision="fp32", decoder_quant="f16").
@@ -229,8 +251,13 @@ def _pin(catalog: Catalog, entry: CatalogModel, learned: dict[str, _Learned]) ->
     return {x.label: x.sha256 for x in learned.values()}
 
 
-def _fetch_files(entry: CatalogModel, folder: Path, progress: StageProgress | None,
-                 cancel: threading.Event | None, opts: dict[str, Any]) -> dict[str, _Learned]:
+def _fetch_files(
+    entry: CatalogModel,
+    folder: Path,
+    progress: StageProgress | None,
+    cancel: threading.Event | None,
+    opts: dict[str, Any],
+) -> dict[str, _Learned]:
     """Per-file download of every file choice into `folder` (kept there for resuming).
 
     Returns the hashes learned for files the catalog gives none (by catalog key)."""
@@ -243,9 +270,15 @@ def _fetch_files(entry: CatalogModel, folder: Path, progress: StageProgress | No
             check_cancel(cancel)
             label = f"{option.path} ({index}/{count})"
             try:
-                result = download(entry.urls_for(option.path), folder / option.path,
-                                  sha256=option.sha256, size=option.size,
-                                  progress=_stage(progress, label), cancel=cancel, **opts)
+                result = download(
+                    entry.urls_for(option.path),
+                    folder / option.path,
+                    sha256=option.sha256,
+                    size=option.size,
+                    progress=_stage(progress, label),
+                    cancel=cancel,
+                    **opts,
+                )
             except NotFound:
                 if n < len(choice.options):
                     continue
@@ -256,14 +289,26 @@ def _fetch_files(entry: CatalogModel, folder: Path, progress: StageProgress | No
     return learned
 
 
-def _fetch_archive(entry: CatalogModel, spec: CatalogArchive, staging: Staging,
-                   progress: StageProgress | None, cancel: threading.Event | None,
-                   opts: dict[str, Any]) -> tuple[Path, dict[str, _Learned]]:
+def _fetch_archive(
+    entry: CatalogModel,
+    spec: CatalogArchive,
+    staging: Staging,
+    progress: StageProgress | None,
+    cancel: threading.Event | None,
+    opts: dict[str, Any],
+) -> tuple[Path, dict[str, _Learned]]:
     """Download and extract one archive; returns its content folder and the hashes learned."""
     learned: dict[str, _Learned] = {}
     dest = cache_subdir(entry.name, "archives") / spec.name
-    result = download(list(spec.urls), dest, sha256=spec.sha256, size=spec.size,
-                      progress=_stage(progress, spec.name), cancel=cancel, **opts)
+    result = download(
+        list(spec.urls),
+        dest,
+        sha256=spec.sha256,
+        size=spec.size,
+        progress=_stage(progress, spec.name),
+        cancel=cancel,
+        **opts,
+    )
     if spec.sha256 is None:
         learned[spec.key] = _Learned(spec.name, result.sha256, result.size)
     if progress is not None:
@@ -284,8 +329,13 @@ def _fetch_archive(entry: CatalogModel, spec: CatalogArchive, staging: Staging,
     return root, learned
 
 
-def _fetch_sources(entry: CatalogModel, staging: Staging, progress: StageProgress | None,
-                   cancel: threading.Event | None, opts: dict[str, Any]) -> tuple[Path, dict[str, _Learned]]:
+def _fetch_sources(
+    entry: CatalogModel,
+    staging: Staging,
+    progress: StageProgress | None,
+    cancel: threading.Event | None,
+    opts: dict[str, Any],
+) -> tuple[Path, dict[str, _Learned]]:
     """Archives first, then per-file mirrors; the first that works gives the source folder.
 
     Only the hashes learned from that source are returned: a source that failed

@@ -8,11 +8,15 @@ small package) under `engine/families/` that provides, at module level:
     FAMILY: str                       the manifest's "family" value
     FILE_ROLES: tuple[str, ...]       file roles its manifest may list
     REQUIRED_FILES: tuple[str, ...]   roles it cannot run without
+    FRONTEND: type                    the dataclass its manifest's `frontend` is read as
+    SECTION: type                     the dataclass its own section is read as, with
+                                      `check_frontend(frontend)` for what must agree
     load(manifest, options) -> Recognizer
 
 and a Recognizer as below. Everything a family needs to know about its
 model comes from the manifest's common core (files, window, front-end) and
-its own section (`manifest.section`).
+its own section (`manifest.section`), both read strictly before it loads
+(`engine.schema`: a damaged manifest is a coded error naming the key).
 
 Lanes: a recognizer may be used by two threads at once - the file queue
 and a dictation take - but each thread brings its own `LaneState` (for an
@@ -23,37 +27,62 @@ recognizer only promises that calls with different lane states may overlap.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from ...errors import ErrorReport
 from ..align import TimedChar
+from ..options import TranscribeOptions
 
 CancelCheck = Callable[[], bool]
 
 
 @dataclass(frozen=True)
 class Capabilities:
-    """What a model can do, so callers offer only what works (CLI warnings, GUI menus)."""
+    """What a loaded model can do, so that callers offer only what works (CLI warnings, GUI menus).
 
-    languages: tuple[str, ...] = ()  # codes a user may force (engine.languages); empty: cannot be told
-    detects_language: bool = False  # reports the language it heard, per window
-    hotwords: bool = False  # takes a list of words/context to favour
-    itn: bool = False  # can switch number/punctuation normalisation off
-    # "tokens": character times from a CTC path; "window": the window's speech span shared by sentence
-    # length; "speech": the text spread over the VAD's speech spans, segments of at most 15 s (align.py)
+    `Engine.capabilities` holds the loaded model's. `Engine.transcribe` warns
+    about a `TranscribeOptions` choice the model cannot honour and does the
+    nearest thing instead.
+
+    Args:
+        languages: The language codes (`tingji.engine.languages`) a user may
+            tell the model; empty when it cannot be told one.
+        detects_language: Whether it reports the language it heard, per window
+            (`WindowInfo.language`, `Transcript.language`).
+        hotwords: Whether it takes a list of names and terms to favour.
+        itn: Whether text normalisation can be switched off (`itn=False`).
+        timestamps: How segments are timed: `"tokens"`, character times from a
+            CTC path; `"window"`, the window's speech span shared out by
+            sentence length; `"speech"`, the text spread over the speech the
+            VAD found, in segments of at most 15 s (`engine.align`).
+        open_languages: Whether it may also be told languages outside
+            `languages` (an LLM prompt can name any language).
+        live_lane: Whether a dictation take may run while a file is
+            transcribed (`Engine.live`); without it takes wait for the files lane.
+        tags: Extra per-window labels it reports in `WindowInfo.extras`
+            (e.g. `"emotion"`, `"event"`).
+    """
+
+    languages: tuple[str, ...] = ()
+    detects_language: bool = False
+    hotwords: bool = False
+    itn: bool = False
     timestamps: str = "window"
-    open_languages: bool = False  # may also be told languages outside `languages` (an LLM prompt can)
-    live_lane: bool = True  # a dictation take may run while a file is transcribed
-    tags: tuple[str, ...] = ()  # extra per-window labels it reports (e.g. "emotion", "event")
+    open_languages: bool = False
+    live_lane: bool = True
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class LoadOptions:
-    """How to load a model; families ignore what does not apply to them."""
+    """How to load a model (`Engine`'s arguments of the same names); families ignore what does not apply."""
 
     provider: str = "auto"  # ONNX Runtime: auto, dml, cuda, cpu
     exact: bool = False  # reference mode: the reference's settings wherever speed changed them
@@ -66,18 +95,6 @@ class LoadOptions:
     graph_cache: Path | None = None  # where ONNX Runtime's optimised graphs are kept (ort_cache); None: none
 
 
-@dataclass(frozen=True)
-class RecognizeOptions:
-    """Per-file choices, already normalised (language is a code or None for "detect")."""
-
-    language: str | None = None
-    hotwords: tuple[str, ...] = ()
-    itn: bool = True
-    max_tokens: int = 512  # per window, for families that generate tokens
-    ignore_eos: bool = False  # generate exactly max_tokens, no loop guard (work-matched benchmarks)
-    timestamps: bool = True  # False: text only, no pass that only times characters (dictation types text)
-
-
 @dataclass
 class WindowResult:
     """One window's recognition. Times are seconds from the first sample given."""
@@ -88,6 +105,16 @@ class WindowResult:
     language: str | None = None
     extras: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage, summed by the pipeline
+
+
+@contextmanager
+def stage(timings: dict[str, float], name: str) -> Iterator[None]:
+    """Add the seconds the `with` block takes to `timings[name]` (a window's stages, the pipeline's)."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[name] = timings.get(name, 0.0) + time.perf_counter() - start
 
 
 class LaneState(Protocol):
@@ -104,7 +131,7 @@ class Recognizer(Protocol):
     capabilities: Capabilities
     provider: str  # the ONNX Runtime provider that actually runs (after any fallback)
     decoder_device: str  # "cpu", "gpu", or "" for families without a decoder
-    warnings: list[str]  # load-time problems worth showing (e.g. a GPU fallback)
+    warnings: list[ErrorReport]  # load-time problems worth showing (e.g. a GPU fallback): tingji.errors.warning
     stages: tuple[str, ...]  # the `WindowResult.timings` keys it reports, e.g. ("features", "encode")
 
     def open_lane(self) -> LaneState: ...
@@ -116,7 +143,9 @@ class Recognizer(Protocol):
         """Build what later loads of this model reuse from the graph cache (at install: `Engine.build_caches`)."""
 
     def recognize(
-        self, samples: np.ndarray, options: RecognizeOptions, lane: LaneState, cancel: CancelCheck | None = None
-    ) -> WindowResult: ...
+        self, samples: np.ndarray, options: TranscribeOptions, lane: LaneState, cancel: CancelCheck | None = None
+    ) -> WindowResult:
+        """One window of 16 kHz mono samples to text; `options` come fitted to the model by the engine
+        (`language` a code it can take or None, `hotwords` empty unless it takes them)."""
 
     def close(self) -> None: ...

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from ...errors import ModelError
 from .. import messages
+from ..frontend import FrontendConfig
 from ..manifest import Manifest
+from ..speakers.model import SpeakerSection
 from .base import LoadOptions
 
 FAMILY = "campplus"
 FILE_ROLES = ("embedder", "embedder_fixed", "embedder_data")
 REQUIRED_FILES = ("embedder",)
+FRONTEND = FrontendConfig
+SECTION = SpeakerSection
 
 
 def load(manifest: Manifest, options: LoadOptions):

@@ -7,13 +7,15 @@ default prompt's prefix decoded ahead as the warm-up, each
 choice of prompt tokenised once, the reference's stop tokens and plain
 greedy decoding in exact mode, the loop guard otherwise. A family subclasses
 `LlmFamily`, hands it a function that builds its encoder, and supplies
-`_prompt(options)`.
+`_prompt(options)`. Its manifest section holds `special_tokens` (`SpecialTokens`)
+and `decoder` (`DecoderInfo`, or a subclass).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -22,9 +24,37 @@ import numpy as np
 from .. import prefix_cache
 from ..decoder import DecodeOptions, DecodeResult, LlamaContext, LlamaModel, load_for_provider
 from ..manifest import Manifest
+from ..options import TranscribeOptions
+from ..schema import entry
 from ..sessions import OnnxGraphs, pick_provider
 from ..threads import BusyMeter
-from .base import CancelCheck, LoadOptions, RecognizeOptions
+from .base import CancelCheck, LoadOptions
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpecialTokens:
+    """Token ids of the decoder's vocabulary that end an answer (and ChatML's own, for readers)."""
+
+    eos_ids: tuple[int, ...] = entry(nonempty=True, min=0)  # what the reference's generate() stops on
+    stop_ids: tuple[int, ...] = entry((), min=0)  # what Tingji stops on outside exact mode; empty: eos_ids
+    im_start: int | None = entry(None, min=0)
+    im_end: int | None = entry(None, min=0)
+    endoftext: int | None = entry(None, min=0)
+    vocab_size: int | None = entry(None, min=1)
+
+    @staticmethod
+    def stops(eos_ids: Sequence[int], *also: int | None) -> tuple[int, ...]:
+        """`stop_ids` for a ChatML model: its EOS ids, <|im_end|> and <|endoftext|>."""
+        return tuple(sorted({*eos_ids, *(t for t in also if t is not None)}))
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecoderInfo:
+    """The GGUF decoder as exported (for readers; llama.cpp reads the file itself)."""
+
+    quant: str
+    n_embd: int = entry(min=1)
+    n_layer: int = entry(min=1)
 
 
 class Encoder(Protocol):
@@ -38,7 +68,7 @@ class LlmFamily:
 
     def __init__(self, manifest: Manifest, options: LoadOptions, make_encoder: Callable[[], Encoder]) -> None:
         busy = BusyMeter()  # what other programs do with the cores while we load: the first lane's threads
-        special = manifest.section.get("special_tokens") or {}
+        special: SpecialTokens = manifest.section.special_tokens
         self.exact = options.exact
         self.threads = options.threads
         self.n_ctx = options.n_ctx
@@ -46,8 +76,7 @@ class LlmFamily:
         self.encoder, self.llm = load_together(manifest.file("decoder"), options, make_encoder)
         self._graphs: OnnxGraphs = self.encoder.graphs
         self.warnings = self._graphs.warnings  # the live list: a later fallback adds to it
-        stop = special.get("eos_ids") if options.exact else special.get("stop_ids") or special.get("eos_ids")
-        self.stop_ids = list(stop or [])
+        self.stop_ids = list(special.eos_ids if options.exact else special.stop_ids or special.eos_ids)
         self.decoder_device = "gpu" if self.llm.gpu_layers > 0 else "cpu"
         self._prompts: dict[Hashable, tuple[list[int], list[int]]] = {}
         self.cores_free = busy.cores_free()
@@ -63,7 +92,8 @@ class LlmFamily:
         return self._graphs.provider
 
     def open_lane(self) -> LlamaContext:
-        return self.llm.context(
+        return LlamaContext(
+            self.llm,
             eos_ids=self.stop_ids,
             n_ctx=self.n_ctx,
             n_threads=self.threads,
@@ -82,7 +112,7 @@ class LlmFamily:
         (`LlamaContext.prefill_ahead`). The encoder was warmed when its
         sessions were made.
         """
-        before, _ = self._prompt(RecognizeOptions())
+        before, _ = self._prompt(TranscribeOptions())
         if self._cells_cache is not None and prefix_cache.restore(
             self._cells_cache, self._cells_fields(before), lane, before
         ):
@@ -94,7 +124,7 @@ class LlmFamily:
         """Decode the default prompt's prefix and keep its cells: even the first start after install has them."""
         if self._cells_cache is None:
             return
-        before, _ = self._prompt(RecognizeOptions())
+        before, _ = self._prompt(TranscribeOptions())
         lane.prefill(before, np.zeros((0, lane.n_embd), np.float32), [])
         self._cells_to_store = False
         prefix_cache.store(self._cells_cache, self._cells_fields(before), lane, before)
@@ -105,7 +135,7 @@ class LlmFamily:
     def close(self) -> None:
         self.llm.close()
 
-    def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
+    def _prompt(self, options: TranscribeOptions) -> tuple[list[int], list[int]]:
         raise NotImplementedError
 
     def prompt_ids(self, key: Hashable, texts: Callable[[], tuple[str, str]]) -> tuple[list[int], list[int]]:
@@ -119,7 +149,7 @@ class LlmFamily:
         self,
         lane: LlamaContext,
         rows: np.ndarray,
-        options: RecognizeOptions,
+        options: TranscribeOptions,
         timings: dict[str, float],
         cancel: CancelCheck | None,
     ) -> DecodeResult:
@@ -131,7 +161,7 @@ class LlmFamily:
         decoded = lane.generate(before, rows, after, opts, cancel=cancel)
         timings["prefill"] = decoded.prefill_s
         timings["generate"] = decoded.generate_s
-        if self._cells_to_store and self._cells_cache is not None and before == self._prompt(RecognizeOptions())[0]:
+        if self._cells_to_store and self._cells_cache is not None and before == self._prompt(TranscribeOptions())[0]:
             # Once per model and machine: this window's prefix cells serve every later load.
             self._cells_to_store = False
             prefix_cache.store(self._cells_cache, self._cells_fields(before), lane, before)

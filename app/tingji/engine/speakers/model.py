@@ -9,18 +9,18 @@ every window is padded to the one warmed window shape.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from ...errors import ModelError
 from .. import messages
+from ..families.base import LoadOptions
 from ..frontend import FrontendConfig, fbank
 from ..manifest import load_manifest, verify
+from ..schema import Invalid, entry
 from ..sessions import GraphSpec, OnnxGraphs
 
 FAMILY = "campplus"
@@ -32,9 +32,9 @@ MIN_FRAMES = 3  # the graph's least input length; a shorter clip is padded (its 
 BATCH = 32  # windows per CPU run: enough to amortise a run's overhead, small enough for the arena
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SpeakerSection:
-    """The `campplus` section of a speaker model's manifest (written by `to_dict`, read strictly by `read`).
+    """The `campplus` section of a speaker model's manifest (written as `asdict`, read strictly by `schema`).
 
     Args:
         precision: of the graph (always fp32, see export/campplus/convert.py).
@@ -46,60 +46,24 @@ class SpeakerSection:
         subtract_mean: each clip's features minus their mean per bin, as funasr's extract_feature.
     """
 
-    precision: str
-    feat_dim: int
-    embedding_size: int
-    inputs: tuple[str, ...] = INPUTS
-    outputs: tuple[str, ...] = OUTPUTS
-    shift_seconds: float = SHIFT_SECONDS
+    precision: str = entry(choices=("fp32",))
+    feat_dim: int = entry(min=1)
+    embedding_size: int = entry(min=1)
+    inputs: tuple[str, ...] = entry(INPUTS, choices=INPUTS)
+    outputs: tuple[str, ...] = entry(OUTPUTS, choices=OUTPUTS)
+    shift_seconds: float = entry(SHIFT_SECONDS, above=0)
     subtract_mean: bool = True
 
-    def to_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in data.items()}
-
-    @classmethod
-    def read(cls, raw: Any, path: Path) -> SpeakerSection:
-        """The section as the converter wrote it; anything else is one ModelError naming `path`."""
-
-        def bad(problem: str) -> ModelError:
-            return ModelError(messages.SPEAKER_SECTION, path=path, problem=problem)
-
-        if not isinstance(raw, dict):
-            raise bad("the section is not an object")
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(raw) - set(fields))
-        if unknown:
-            raise bad(f"{unknown[0]} is not a key Tingji knows")
-        values: dict[str, Any] = {}
-        for name, f in fields.items():
-            if name not in raw:
-                if f.default is dataclasses.MISSING:
-                    raise bad(f"{name} is missing")
-                continue
-            value = raw[name]
-            kind = type(f.default) if f.default is not dataclasses.MISSING else None
-            if name in ("inputs", "outputs"):
-                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                    raise bad(f"{name} must be a list of names")
-                value = tuple(value)
-            elif name == "precision":
-                if value != "fp32":
-                    raise bad(f"precision {value!r} is not fp32")
-            elif name in ("feat_dim", "embedding_size"):
-                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                    raise bad(f"{name} must be a positive whole number")
-            elif kind is float:
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                    raise bad(f"{name} must be a positive number")
-                value = float(value)
-            elif kind is bool and not isinstance(value, bool):
-                raise bad(f"{name} must be true or false")
-            values[name] = value
-        section = cls(**values)
-        if section.inputs != INPUTS or section.outputs != OUTPUTS:
-            raise bad(f"the graph's inputs and outputs must be {list(INPUTS)} and {list(OUTPUTS)}")
-        return section
+    def check_frontend(self, frontend: FrontendConfig) -> None:
+        """The graph must take the rows the front-end makes: plain fbank, feat_dim bins (`schema.Invalid`)."""
+        if self.feat_dim != frontend.feature_dim:
+            raise Invalid(
+                "feat_dim",
+                messages.KEY_MISMATCH,
+                value=self.feat_dim,
+                other="frontend.n_mels × frontend.lfr_m",
+                expected=frontend.feature_dim,
+            )
 
 
 def clip_features(samples: np.ndarray, cfg: FrontendConfig, subtract_mean: bool = True) -> np.ndarray:
@@ -138,27 +102,20 @@ class SpeakerModel:
         if manifest.family != FAMILY:
             raise ModelError(messages.NOT_A_SPEAKER_MODEL, folder=manifest.folder, family=manifest.family)
         verify(manifest, check_hashes=check_hashes)
-        path = manifest.folder / "manifest.json"
         self.manifest = manifest
-        self.section = SpeakerSection.read(manifest.section, path)
-        try:
-            self.frontend = FrontendConfig.from_dict(manifest.frontend)
-        except (TypeError, ValueError) as exc:
-            raise ModelError(messages.SPEAKER_SECTION, path=path, problem=f"frontend: {exc}") from None
-        if self.frontend.n_mels != self.section.feat_dim or (self.frontend.lfr_m, self.frontend.lfr_n) != (1, 1):
-            raise ModelError(messages.SPEAKER_SECTION, path=path, problem="frontend does not give feat_dim fbank rows")
+        self.section: SpeakerSection = manifest.section
+        self.frontend: FrontendConfig = manifest.frontend
         self.window_seconds = manifest.window_seconds
         self.shift_seconds = self.section.shift_seconds
-        self.graphs = OnnxGraphs(
-            manifest,
-            [GraphSpec("embedder", fixed_role="embedder_fixed")],
-            provider,
-            window_frames=manifest.window_frames,
+        options = LoadOptions(
+            provider=provider,
             policy=policy,
             threads=threads,
             exact=exact,
-            warm=self._warm_up,
-            graph_cache=graph_cache,
+            graph_cache=graph_cache and Path(graph_cache),
+        )
+        self.graphs = OnnxGraphs(
+            manifest, [GraphSpec("embedder", fixed_role="embedder_fixed")], options, warm=self._warm_up
         )
         self.warnings = self.graphs.warnings
 

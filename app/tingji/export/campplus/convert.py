@@ -62,8 +62,8 @@ def convert(
         files={role: file_entry(work, path) for role, path in files.items()},
         window_seconds=WINDOW_SECONDS,
         window_frames=window_frames,
-        frontend=cfg.to_dict(),
-        section=section.to_dict(),
+        frontend=cfg,
+        section=section,
         source={"weights_sha256": ckpt.sha256, "folder": source.name},
     )
 

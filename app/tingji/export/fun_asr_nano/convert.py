@@ -4,6 +4,11 @@ Output: the encoder+adaptor graph (real length) and its fixed 60 s twin for
 DirectML sharing one weight file, the CTC head, the Qwen3 LLM as GGUF, the
 CTC vocabulary as `tokens.txt`, and a manifest whose family section carries
 the prompt pieces and special tokens the engine must use.
+
+`nano_manifest` is the one writer of a Fun-ASR-Nano manifest: the converter
+and the peer-release adopter (`tingji.models.peer`) both fill a `NanoSection`
+and hand it here. This module imports torch only inside `convert`, so the
+adopter runs on an install without the export extra.
 """
 
 from __future__ import annotations
@@ -11,24 +16,27 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from ...engine.families.fun_asr_nano.prompt import build_prompt, pieces_from_config
+from ...engine.families.fun_asr_nano.section import NanoCtc, NanoDecoderInfo, NanoEncoderInfo, NanoSection
+from ...engine.families.llm import SpecialTokens
 from ...engine.frontend import FrontendConfig, num_lfr_frames
-from ...engine.manifest import Manifest, file_entry
+from ...engine.manifest import FileEntry, Manifest, file_entry
 from ...errors import ModelError
 from .. import messages
 from ..funasr_frontend import frontend_settings
-from ..gguf_tools import export_decoder
-from .checkpoint import Checkpoint, load_checkpoint
-from .graphs import export_audio
+
+if TYPE_CHECKING:
+    import torch
+
+    from .checkpoint import Checkpoint
 
 FAMILY = "fun-asr-nano"
 WINDOW_SECONDS = 60
-SAMPLE_RATE = 16000
+CTC_FRAME_SECONDS = 0.06  # the CTC head's frame: 6 LFR rows of 10 ms
 
 
 def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
@@ -39,14 +47,17 @@ def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
 def convert(
     source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool, say: Callable[[str], None]
 ) -> Manifest:
-    """Write every file into `work` (an empty folder) and return the manifest describing them.
+    """A Fun-ASR-Nano checkpoint: encoder + adaptor and CTC graphs, the Qwen3 LLM as a GGUF (see `CONVERTERS`).
 
-    `precision` and `decoder_quant` were checked by `export_model`."""
-    say(f"reading checkpoint {source}")
+    Its imports wait until a conversion starts: `nano_manifest` serves peer adoption, which needs no torch."""
+    from ..gguf_tools import export_decoder
+    from .checkpoint import load_checkpoint
+    from .graphs import export_audio
+
     ckpt = load_checkpoint(source)
     dims = ckpt.dims
-    frontend = _frontend_dict(ckpt.frontend_conf())
-    window_frames = num_lfr_frames(WINDOW_SECONDS * SAMPLE_RATE, FrontendConfig.from_dict(frontend))
+    frontend = _frontend(ckpt.frontend_conf())
+    window_frames = num_lfr_frames(WINDOW_SECONDS * frontend.sample_rate, frontend)
     files = export_audio(
         dims, ckpt.state, work, precision=precision, window_frames=window_frames, fixed=fixed, progress=say
     )
@@ -59,57 +70,77 @@ def convert(
         decoder_quant,
         name="Fun-ASR-Nano decoder",
     )
-    ctc_info: dict[str, Any] = {}
+    ctc = NanoCtc()
     if "ctc" in files and ckpt.ctc_vocab is not None:
         tokens = work / "tokens.txt"
         n_text = _write_ctc_tokens(ckpt.ctc_vocab, dims.ctc_vocab, tokens)
         files["tokens"] = tokens
         blank = int((ckpt.config.get("ctc_conf") or {}).get("blank_id", dims.ctc_vocab - 1))
-        ctc_info = {
-            "vocab_size": dims.ctc_vocab,
-            "blank_id": blank,
-            "text_tokens": n_text,
-            "frame_seconds": 0.06,
-            "top_k": 8,
-        }
+        ctc = NanoCtc(
+            vocab_size=dims.ctc_vocab, blank_id=blank, text_tokens=n_text, frame_seconds=CTC_FRAME_SECONDS, top_k=8
+        )
     say("hashing files")
-    pieces = pieces_from_config(ckpt.config)
-    prompt = build_prompt(pieces)
-    section = {
-        "prompt": {**pieces, "default_before": prompt.before, "default_after": prompt.after},
-        "special_tokens": _special_tokens(ckpt.llm_dir, ckpt.llm_config),
-        "encoder": {
-            "precision": precision,
-            "input_size": dims.input_size,
-            "encoder_dim": dims.encoder_dim,
-            "llm_dim": dims.llm_dim,
-            "inputs": ["lfr_feat", "mask"],
-            "outputs": ["enc_output", "adaptor_output"],
-        },
-        "decoder": {
-            "quant": decoder_quant,
-            "n_embd": dims.llm_dim,
-            "n_layer": int(ckpt.llm_config["num_hidden_layers"]),
-            # The reference writes the audio rows into an LLM-dtype
-            # embedding tensor, i.e. rounds them to bf16 when the
-            # config loads the LLM in bf16.
-            "input_dtype": _llm_input_dtype(ckpt.config),
-        },
-        "ctc": ctc_info,
-    }
-    return Manifest(
-        folder=work,
-        family=FAMILY,
-        files={role: file_entry(work, path) for role, path in files.items()},
-        window_seconds=WINDOW_SECONDS,
-        window_frames=window_frames,
+    section = NanoSection(
+        prompt=pieces_from_config(ckpt.config),
+        special_tokens=_special_tokens(ckpt.llm_dir, ckpt.llm_config),
+        encoder=NanoEncoderInfo(
+            precision=precision,
+            input_size=dims.input_size,
+            encoder_dim=dims.encoder_dim,
+            llm_dim=dims.llm_dim,
+            inputs=("lfr_feat", "mask"),
+            outputs=("enc_output", "adaptor_output"),
+        ),
+        decoder=NanoDecoderInfo(
+            quant=decoder_quant,
+            n_embd=dims.llm_dim,
+            n_layer=int(ckpt.llm_config["num_hidden_layers"]),
+            input_dtype=_llm_input_dtype(ckpt.config),
+        ),
+        ctc=ctc,
+    )
+    return nano_manifest(
+        work,
+        {role: file_entry(work, path) for role, path in files.items()},
+        section,
         frontend=frontend,
-        section=section,
         source={"model_pt_sha256": ckpt.sha256, "folder": source.name},
     )
 
 
-def _frontend_dict(conf: dict[str, Any]) -> dict[str, Any]:
+def nano_manifest(
+    folder: Path,
+    files: dict[str, FileEntry],
+    section: NanoSection,
+    *,
+    frontend: FrontendConfig,
+    source: dict[str, Any],
+) -> Manifest:
+    """The manifest of a Fun-ASR-Nano model folder (not yet saved: `manifest.save_manifest`).
+
+    Args:
+        folder: the model folder the files sit in.
+        files: role -> entry of every file, as `manifest.file_entry` describes them.
+        section: the family's settings; its prompt's `default_before`/`default_after` are
+            filled in here from the pieces, for people reading the manifest.
+        frontend: the feature settings the encoder was trained on.
+        source: where the model came from (kept as given).
+    """
+    prompt = build_prompt(section.prompt)
+    pieces = replace(section.prompt, default_before=prompt.before, default_after=prompt.after)
+    return Manifest(
+        folder=folder,
+        family=FAMILY,
+        files=files,
+        window_seconds=WINDOW_SECONDS,
+        window_frames=num_lfr_frames(WINDOW_SECONDS * frontend.sample_rate, frontend),
+        frontend=frontend,
+        section=replace(section, prompt=pieces),
+        source=source,
+    )
+
+
+def _frontend(conf: dict[str, Any]) -> FrontendConfig:
     """Front-end settings as the engine's FrontendConfig takes them; inference never dithers."""
     if conf.get("cmvn_file"):
         raise ModelError(messages.CMVN)
@@ -143,20 +174,20 @@ def _write_ctc_tokens(vocab: Path, n_total: int, out: Path) -> int:
     return n_text
 
 
-def _special_tokens(llm_dir: Path, llm_config: dict[str, Any]) -> dict[str, Any]:
+def _special_tokens(llm_dir: Path, llm_config: dict[str, Any]) -> SpecialTokens:
     data = json.loads((llm_dir / "tokenizer.json").read_text(encoding="utf-8"))
     added = {t["content"]: int(t["id"]) for t in data.get("added_tokens") or []}
     eos = llm_config.get("eos_token_id")
-    eos_ids = [int(e) for e in (eos if isinstance(eos, list) else [eos]) if e is not None]
-    stop = sorted({*eos_ids, *(added[t] for t in ("<|im_end|>", "<|endoftext|>") if t in added)})
-    return {
-        "im_start": added.get("<|im_start|>"),
-        "im_end": added.get("<|im_end|>"),
-        "endoftext": added.get("<|endoftext|>"),
-        "eos_ids": eos_ids,  # what the reference's generate() stops on
-        "stop_ids": stop,  # what Tingji stops on outside --exact
-        "vocab_size": int(llm_config["vocab_size"]),
-    }
+    eos_ids = tuple(int(e) for e in (eos if isinstance(eos, list) else [eos]) if e is not None)
+    im_end, endoftext = added.get("<|im_end|>"), added.get("<|endoftext|>")
+    return SpecialTokens(
+        im_start=added.get("<|im_start|>"),
+        im_end=im_end,
+        endoftext=endoftext,
+        eos_ids=eos_ids,  # what the reference's generate() stops on
+        stop_ids=SpecialTokens.stops(eos_ids, im_end, endoftext),  # what Tingji stops on outside --exact
+        vocab_size=int(llm_config["vocab_size"]),
+    )
 
 
 def _llm_input_dtype(config: dict[str, Any]) -> str:

@@ -14,9 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...engine.families.qwen3_asr.prompt import DEFAULT_PIECES
-from ...engine.manifest import Manifest, file_entry
+from ...engine.families.llm import DecoderInfo, SpecialTokens
+from ...engine.families.qwen3_asr.prompt import ChatTemplate
+from ...engine.families.qwen3_asr.section import Qwen3EncoderInfo, Qwen3Section, Qwen3SpecialTokens
+from ...engine.manifest import Manifest
 from ...engine.mel import MelConfig
+from .. import folder_manifest
 from ..gguf_tools import export_decoder
 from .checkpoint import (
     Checkpoint,
@@ -41,10 +44,7 @@ def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
 def convert(
     source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool, say: Callable[[str], None]
 ) -> Manifest:
-    """Write every file into `work` (an empty folder) and return the manifest describing them.
-
-    `precision` and `decoder_quant` were checked by `export_model`."""
-    say(f"reading checkpoint {source}")
+    """A Qwen3-ASR release: the audio tower as ONNX, the thinker's text model as a GGUF (see `CONVERTERS`)."""
     ckpt = load_checkpoint(source)
     dims = encoder_dims(ckpt)
     mel = MelConfig(n_mels=dims.n_mels)
@@ -65,45 +65,37 @@ def convert(
         )
     say("hashing files")
     names = language_codes(ckpt.languages)
-    section = {
-        "languages": list(names),
-        "language_names": names,
-        "prompt": dict(DEFAULT_PIECES),
-        "special_tokens": _special_tokens(ckpt),
-        "encoder": {
-            "precision": precision,
-            "n_mels": dims.n_mels,
-            "d_model": dims.d_model,
-            "layers": dims.layers,
-            "llm_dim": dims.output_dim,
-            "chunk_frames": dims.chunk_frames,
-            "window_chunks": dims.window_chunks,
-            "inputs": INPUTS,
-            "outputs": OUTPUTS,
-        },
-        "decoder": {
-            "quant": decoder_quant,
-            "n_embd": int(ckpt.text_config["hidden_size"]),
-            "n_layer": int(ckpt.text_config["num_hidden_layers"]),
-        },
-    }
-    return Manifest(
-        folder=work,
-        family=FAMILY,
-        files={role: file_entry(work, path) for role, path in files.items()},
-        window_seconds=WINDOW_SECONDS,
-        window_frames=window_frames,
-        frontend=mel.to_dict(),
-        section=section,
-        source={"weights_sha256": ckpt.weights_sha256(), "folder": source.name},
+    section = Qwen3Section(
+        languages=tuple(names),
+        language_names=names,
+        prompt=ChatTemplate(),
+        special_tokens=_special_tokens(ckpt),
+        encoder=Qwen3EncoderInfo(
+            precision=precision,
+            n_mels=dims.n_mels,
+            d_model=dims.d_model,
+            layers=dims.layers,
+            llm_dim=dims.output_dim,
+            chunk_frames=dims.chunk_frames,
+            window_chunks=dims.window_chunks,
+            inputs=tuple(INPUTS),
+            outputs=tuple(OUTPUTS),
+        ),
+        decoder=DecoderInfo(
+            quant=decoder_quant,
+            n_embd=int(ckpt.text_config["hidden_size"]),
+            n_layer=int(ckpt.text_config["num_hidden_layers"]),
+        ),
     )
+    origin = {"weights_sha256": ckpt.weights_sha256(), "folder": source.name}
+    return folder_manifest(work, FAMILY, files, (WINDOW_SECONDS, window_frames), mel, section, origin)
 
 
-def _special_tokens(ckpt: Checkpoint) -> dict[str, Any]:
+def _special_tokens(ckpt: Checkpoint) -> Qwen3SpecialTokens:
     ids = ckpt.special_ids()
-    return {
+    return Qwen3SpecialTokens(
         **ids,
-        "eos_ids": ckpt.eos_ids,  # what the reference's generate() stops on
-        "stop_ids": sorted({*ckpt.eos_ids, ids["im_end"], ids["endoftext"]}),  # what Tingji stops on
-        "vocab_size": int(ckpt.text_config["vocab_size"]),
-    }
+        eos_ids=tuple(ckpt.eos_ids),  # what the reference's generate() stops on
+        stop_ids=SpecialTokens.stops(ckpt.eos_ids, ids["im_end"], ids["endoftext"]),  # what Tingji stops on
+        vocab_size=int(ckpt.text_config["vocab_size"]),
+    )

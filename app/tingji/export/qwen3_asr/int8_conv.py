@@ -1,11 +1,11 @@
 """The audio tower's two big convolutions as u8 x s8 matrix products (int8 CPU graph only).
 
 Why: at 3 s of audio the 480-channel stride-2 convolutions `conv2d2` and
-`conv2d3` are half of the int8 encoder (~65 of ~125 ms on 2 cores), because
-dynamic quantisation covers MatMul only and ONNX Runtime's ConvInteger has no
-fast kernel (measured 2.6x slower than the fp32 Conv). Rewritten as
-quantise -> channels-last -> 3x3 patches -> MatMulInteger, they take ~20 ms
-(the u8 x s8 GEMM the transformer's layers already use).
+`conv2d3` are half of the int8 encoder, because dynamic quantisation covers
+MatMul only and ONNX Runtime's ConvInteger has no fast kernel (slower than the
+fp32 Conv). Rewritten as quantise -> channels-last -> 3x3 patches ->
+MatMulInteger they run on the u8 x s8 GEMM the transformer's layers already
+use, several times faster (benchmarks/README.md#smaller-choices).
 
 How, per Conv node (the graph runs the chunks in `CONV_PARTS` slices, so each
 convolution appears once per slice and each is replaced where it stands):

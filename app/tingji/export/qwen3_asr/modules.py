@@ -71,9 +71,9 @@ def gelu(x: torch.Tensor) -> torch.Tensor:
     """The exact (erf) GELU, written in the operand order ONNX Runtime fuses into one Gelu kernel.
 
     `F.gelu` exports as x * (0.5 * (1 + erf(x / sqrt 2))), which ORT's GeluFusion does not match,
-    so every activation ran as five element-wise passes (Div, Erf, Add, Mul, Mul): ~20 ms of a 3 s
-    encode, most of it on the first convolution's 480-channel output. (x * 0.5) * (1 + erf(x / sqrt 2))
-    is the same function and is fused.
+    so every activation ran as five element-wise passes (Div, Erf, Add, Mul, Mul), most of them on the
+    first convolution's 480-channel output (benchmarks/README.md#smaller-choices).
+    (x * 0.5) * (1 + erf(x / sqrt 2)) is the same function and is fused.
     """
     return (x * 0.5) * (1.0 + torch.erf(x / math.sqrt(2.0)))
 
@@ -152,7 +152,7 @@ class AudioTower(nn.Module):
     """What `encoder.onnx` computes: (mel [B, T, n_mels], mask [B, T]) -> audio rows [B, tokens, output_dim].
 
     Row i is valid where i < the reference's token count for the valid
-    frames (`engine.mel.num_audio_tokens`); the other rows are zero.
+    frames (`engine.families.qwen3_asr.encoder.num_tower_rows`); the other rows are zero.
     """
 
     def __init__(self, d: EncoderDims) -> None:

@@ -17,11 +17,12 @@ from typing import Any
 import onnx
 import torch
 
-from ...engine.families.sense_voice_small.rich import QUERY_ROWS
-from ...engine.frontend import FrontendConfig, num_lfr_frames
-from ...engine.manifest import Manifest, file_entry
+from ...engine.families.sense_voice_small.rich import QueryRows
+from ...engine.families.sense_voice_small.section import SenseVoiceCtc, SenseVoiceEncoderInfo, SenseVoiceSection
+from ...engine.frontend import num_lfr_frames
+from ...engine.manifest import Manifest
 from ...errors import ModelError
-from .. import messages
+from .. import folder_manifest, messages
 from ..funasr_frontend import frontend_settings
 from ..layers import split_state
 from ..onnx_tools import BATCH_FRAMES, export_graph, for_precision, save_sharing_weights, to_int8
@@ -47,48 +48,36 @@ def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
 def convert(
     source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool, say: Callable[[str], None]
 ) -> Manifest:
-    """Write every file into `work` (an empty folder) and return the manifest describing them.
-
-    `decoder_quant` does not apply: SenseVoice has no LLM decoder.
-    """
-    say(f"reading checkpoint {source}")
+    """A SenseVoice-Small checkpoint: one encoder + CTC graph (see `CONVERTERS`); `decoder_quant` does not
+    apply, as it has no LLM decoder."""
     ckpt = load_checkpoint(source)
     frontend = frontend_settings(ckpt.frontend_conf())
-    cfg = FrontendConfig.from_dict(frontend)
-    window_frames = num_lfr_frames(WINDOW_SECONDS * cfg.sample_rate, cfg)
+    window_frames = num_lfr_frames(WINDOW_SECONDS * frontend.sample_rate, frontend)
     files = export_graphs(ckpt, work, precision=precision, window_frames=window_frames, fixed=fixed, say=say)
     shutil.copyfile(ckpt.cmvn_path, work / "am.mvn")
     files["cmvn"] = work / "am.mvn"
     (work / "tokens.json").write_text(ckpt.bpe.to_json() + "\n", encoding="utf-8")
     files["tokens"] = work / "tokens.json"
     say("hashing files")
-    section = {
-        "encoder": {
-            "precision": precision,
-            "input_size": ckpt.dims.input_size,
-            "encoder_dim": ckpt.dims.encoder_dim,
-            "inputs": INPUTS,
-            "outputs": OUTPUTS,
-        },
+    section = SenseVoiceSection(
+        encoder=SenseVoiceEncoderInfo(
+            precision=precision,
+            input_size=ckpt.dims.input_size,
+            encoder_dim=ckpt.dims.encoder_dim,
+            inputs=tuple(INPUTS),
+            outputs=tuple(OUTPUTS),
+        ),
         # funasr passes model_conf to SenseVoiceSmall, whose blank_id defaults to 0.
-        "ctc": {
-            "vocab_size": ckpt.dims.vocab,
-            "blank_id": int((ckpt.config.get("model_conf") or {}).get("blank_id", 0)),
-            "frame_seconds": cfg.lfr_n * cfg.frame_shift_ms / 1000,
-        },
-        "queries": QUERY_ROWS,
-        "window_reason": WINDOW_REASON,
-    }
-    return Manifest(
-        folder=work,
-        family=FAMILY,
-        files={role: file_entry(work, path) for role, path in files.items()},
-        window_seconds=WINDOW_SECONDS,
-        window_frames=window_frames,
-        frontend=frontend,
-        section=section,
-        source={"model_pt_sha256": ckpt.sha256, "folder": source.name},
+        ctc=SenseVoiceCtc(
+            vocab_size=ckpt.dims.vocab,
+            blank_id=int((ckpt.config.get("model_conf") or {}).get("blank_id", 0)),
+            frame_seconds=frontend.lfr_n * frontend.frame_shift_ms / 1000,
+        ),
+        queries=QueryRows(),
+        window_reason=WINDOW_REASON,
     )
+    origin = {"model_pt_sha256": ckpt.sha256, "folder": source.name}
+    return folder_manifest(work, FAMILY, files, (WINDOW_SECONDS, window_frames), frontend, section, origin)
 
 
 def build_graph(ckpt: Checkpoint) -> SenseVoiceGraph:

@@ -21,8 +21,9 @@ Life cycle, driven by `EngineHost` (gui/engine_host.py):
     for a model, the history can still be browsed.
 
 Settings: the DictationSettings live in the app's settings.json (its
-`dictation` object, parsed by gui/settings.py); the spoken language and
-hotwords are the app's, so dictation and files recognise the same way.
+`dictation` object, parsed by gui/settings.py); how a take is recognised
+(language, hotwords, ...) is the app's `Settings.transcribe_options()`, so
+dictation and files recognise the same way.
 
 The host also sums up what dictation is doing for the status bar and tray:
 `state` is "waiting" (no engine), "idle", "listening" or "transcribing", and
@@ -55,12 +56,6 @@ from .qt_clipboard import QtClipboard
 log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 10.0
-
-
-def dictation_settings(settings: Settings) -> DictationSettings:
-    """The app settings' dictation part with the app's spoken language and hotwords, so that
-    dictation and files recognise the same way. (settings.py parsed it when it was loaded.)"""
-    return replace(settings.dictation, language=settings.language or None, hotwords=list(settings.hotwords))
 
 
 class _Starter(QObject):
@@ -141,12 +136,13 @@ class DictationHost(QObject):
             handle.attach(loaded.engine)  # the same model back after an idle unload: same controller
             return
         self.stop()
-        settings = dictation_settings(self.settings)
+        settings = self.settings.dictation
         handle = OnDemandEngine(loaded.engine, loaded.path, self._loadWanted.emit)
         try:
             controller = DictationController(
                 handle,
                 settings,
+                self.settings.transcribe_options(),
                 clipboard=self._clipboard,
                 history=self.panel.history,
                 microphone=self._make_microphone(settings) if self._make_microphone else None,
@@ -221,10 +217,12 @@ class DictationHost(QObject):
     def apply_settings(self, settings: Settings) -> None:
         """The app's settings changed (language, hotwords, or the dictation part)."""
         self.settings = settings
-        new = dictation_settings(settings)
+        new = settings.dictation
         self.panel.settings = new  # the panel's next edit starts from these
-        if self.controller is not None and new != self.controller.settings:
-            self.controller.apply_settings(new)
+        if self.controller is not None:
+            if new != self.controller.settings:
+                self.controller.apply_settings(new)
+            self.controller.apply_options(settings.transcribe_options())
 
     def _panel_settings_changed(self, dictation: DictationSettings) -> None:
         """The page changed a setting (the controller has it already): the app's settings hold it from now."""

@@ -20,11 +20,12 @@ Engine itself but this object (the `DictationEngine` of tingji.dictation):
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...engine.options import TranscribeOptions
 from ...engine.transcript import Transcript
 from ...engine.vad import SileroVad
 from ...errors import Cancelled
@@ -42,20 +43,11 @@ class _LiveLane:
         self._owner = owner
 
     def transcribe(
-        self,
-        source: np.ndarray,
-        *,
-        language: str | None = None,
-        hotwords: Sequence[str] = (),
-        itn: bool = True,
-        cancel: Any = None,
+        self, source: np.ndarray, options: TranscribeOptions | None = None, *, cancel: Any = None
     ) -> Transcript:
         engine = self._owner.acquire(cancel)
         try:
-            # A take is typed as text: nothing is spent on timing its characters.
-            return engine.live.transcribe(
-                source, language=language, hotwords=hotwords, itn=itn, cancel=cancel, timestamps=False
-            )
+            return engine.live.transcribe(source, options, cancel=cancel)
         finally:
             self._owner.release()
 

@@ -43,12 +43,13 @@ from ...engine.transcript import Segment, Transcript
 from ...errors import ErrorReport, TingjiError
 from ..engine_host import EngineHost, EngineState
 from ..engine_worker import Request
+from ..errors import localized
 from ..settings import Settings
 from ..threads import start_worker, stop_threads
 from .export import export_beside_source, save_to_folder
 from .folders import expand, has_folder
 from .queue_model import QueueModel
-from .storage import Job, Status, Store, WrittenFile, incompleteness
+from .storage import Job, Status, Store, WrittenFile, incompleteness, warning_columns
 from .workers import ProbeWorker, ScanWorker
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ log = logging.getLogger(__name__)
 
 SYNC_ADD_LIMIT = 64  # up to this many plain files are queued at once, on the GUI thread
 # What a file waiting again (retried) no longer has: its last run's outcome.
-NO_OUTCOME = dict.fromkeys(("error", "error_code", "warning", "finished_at", "elapsed_s"))
+NO_OUTCOME = dict.fromkeys(("error", "error_code", "warning", "warning_code", "finished_at", "elapsed_s"))
 
 
 class QueueController(QObject):
@@ -116,7 +117,7 @@ class QueueController(QObject):
                 self._requestProbe.emit(job.id, job.path)
 
     def apply_settings(self, new: Settings) -> None:
-        """Take new settings: the next file runs with its language and hotwords, results export by them."""
+        """Take new settings: the next file runs with their transcribe options, results export by them."""
         self.settings = new
 
     # -- queue operations ----------------------------------------------------------------
@@ -346,11 +347,10 @@ class QueueController(QObject):
         if state is not EngineState.READY:
             return
         self.engine.hold("files")
-        s = self.settings
-        self._current = Request(job.id, job.path, language=s.language or None, hotwords=tuple(s.hotwords))
+        self._current = Request(job.id, job.path, self.settings.transcribe_options())
         self._live[job.id] = []
         self._persist("start a file", self.store.start, job.id)
-        self._show(job.id, status=Status.RUNNING, error=None, error_code=None, warning=None)
+        self._show(job.id, status=Status.RUNNING, error=None, error_code=None, warning=None, warning_code=None)
         self.model.set_fraction(job.id, 0.0)
         self.engine.transcribe(self._current)
 
@@ -390,12 +390,14 @@ class QueueController(QObject):
             self._batch[0] += 1
             before = self.model.job_by_id(job_id)
             duration = before.duration if before is not None and before.duration is not None else transcript.duration
+            warning, warning_code = warning_columns(incompleteness(transcript))
             job = self._show(
                 job_id,
                 status=Status.DONE,
                 error=None,
                 error_code=None,
-                warning=incompleteness(transcript),
+                warning=warning,
+                warning_code=warning_code,
                 finished_at=time.time(),
                 elapsed_s=elapsed,
                 duration=duration,
@@ -411,7 +413,7 @@ class QueueController(QObject):
         try:
             paths = export_beside_source(transcript, job.path, self.settings.formats, self._written)
         except (OSError, TingjiError) as exc:  # a read-only folder must not stop the queue
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            reason = localized(exc) if isinstance(exc, TingjiError) else exc.strerror or str(exc)
             self.notice.emit(self.tr("{0} was not exported: {1}").format(job.name, reason))
             return
         self._persist("remember the exported files", self.store.record_written, job.id, job.path, paths)

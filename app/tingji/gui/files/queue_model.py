@@ -28,7 +28,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleOptionProgressBar, QStyleOptionViewItem
 
 from .. import theme
-from ..errors import localized_stored
+from ..errors import localized_stored, localized_warnings
 from ..timefmt import clock
 from .storage import Job, Status
 
@@ -190,14 +190,18 @@ class QueueModel(QAbstractTableModel):
             if col == Column.PROGRESS and job.status is Status.FAILED:
                 return localized_stored(job.error, job.error_code)
             if col == Column.PROGRESS and job.incomplete:
-                return job.warning
+                return localized_warnings(job.warning, job.warning_code)
             return None
         if role == Qt.ItemDataRole.ToolTipRole:
             if job.status is Status.FAILED and job.error:
                 return f"{job.path}\n{localized_stored(job.error, job.error_code)}"
             lines = [job.path]
             if job.incomplete:
-                lines.append(self.tr("Only part of this file was transcribed: {0}").format(job.warning))
+                lines.append(
+                    self.tr("Only part of this file was transcribed: {0}").format(
+                        localized_warnings(job.warning, job.warning_code)
+                    )
+                )
             if job.exported:
                 lines.append(self.tr("Saved as {0}").format(", ".join(Path(p).name for p in job.exported)))
             return "\n".join(lines)

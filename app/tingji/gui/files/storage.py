@@ -25,10 +25,12 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from ...engine import messages
 from ...engine.transcript import Segment, Transcript
+from ...errors import ErrorReport, reports_to_json, warning
 from ..databases import check_readable
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -44,7 +46,8 @@ CREATE TABLE IF NOT EXISTS jobs (
     elapsed_s   REAL,
     transcript  TEXT,
     warning     TEXT,
-    exported    TEXT
+    exported    TEXT,
+    warning_code TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_position ON jobs(position);
 CREATE TABLE IF NOT EXISTS written (
@@ -58,7 +61,8 @@ CREATE TABLE IF NOT EXISTS written (
 
 # Every column but the (possibly large) transcript: listing the queue must stay cheap.
 _JOB_COLUMNS = (
-    "id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code, warning, exported"
+    "id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code, warning, exported, "
+    "warning_code"
 )
 
 
@@ -97,6 +101,9 @@ class Job:
     warning: str | None = None
     # The files automatic export wrote for this result (full paths), to show which names it chose.
     exported: tuple[str, ...] = ()
+    # The warnings behind `warning` as data (code and fields, `warning_columns`), so they are shown in
+    # the UI language after a restart too; None: rows from before warnings had codes (shown as stored).
+    warning_code: str | None = None
 
     @property
     def name(self) -> str:
@@ -110,9 +117,7 @@ class Job:
 
 def _job(row: Sequence[Any]) -> Job:
     exported = tuple(json.loads(row[11])) if row[11] else ()
-    return Job(
-        row[0], row[1], row[2], Status(row[3]), row[4], row[5], row[6], row[7], row[8], row[9], row[10], exported
-    )
+    return Job(row[0], row[1], row[2], Status(row[3]), *row[4:11], exported, row[12])
 
 
 @dataclass(frozen=True)
@@ -130,11 +135,18 @@ def file_key(path: str | os.PathLike[str]) -> str:
     return os.path.normcase(os.path.abspath(os.fspath(path)))
 
 
-def incompleteness(transcript: Transcript) -> str | None:
+def incompleteness(transcript: Transcript) -> list[ErrorReport] | None:
     """Why a transcript covers only part of its file (its warnings), or None when the file was read whole."""
     if transcript.complete:
         return None
-    return "; ".join(transcript.warnings) or "the file could not be read to its end"
+    return list(transcript.warnings) or [warning(messages.NOT_READ_TO_END)]
+
+
+def warning_columns(warnings: list[ErrorReport] | None) -> tuple[str | None, str | None]:
+    """A job's `warning` (the English lines) and `warning_code` (each one's code and fields, JSON)."""
+    if warnings is None:
+        return None, None
+    return "; ".join(w.text for w in warnings), reports_to_json(warnings)
 
 
 class Store:
@@ -171,6 +183,8 @@ class Store:
             self._db.execute("ALTER TABLE jobs ADD COLUMN warning TEXT")
         if "exported" not in columns:  # 3 -> 4: what automatic export wrote (and the `written` table)
             self._db.execute("ALTER TABLE jobs ADD COLUMN exported TEXT")
+        if "warning_code" not in columns:  # 4 -> 5: warnings as codes; older rows keep their English text
+            self._db.execute("ALTER TABLE jobs ADD COLUMN warning_code TEXT")
         if self._db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
@@ -229,19 +243,22 @@ class Store:
 
     def start(self, job_id: int) -> None:
         self._write(
-            "UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, exported=NULL WHERE id=?",
+            "UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, warning_code=NULL, exported=NULL "
+            "WHERE id=?",
             (Status.RUNNING.value, job_id),
         )
 
     def finish(self, job_id: int, transcript: Transcript, elapsed_s: float | None = None) -> None:
         """Commit a finished transcript (an incomplete one is done with warnings); durable once this returns."""
+        text, code = warning_columns(incompleteness(transcript))
         self._write(
-            "UPDATE jobs SET status=?, transcript=?, error=NULL, error_code=NULL, warning=?, finished_at=?, "
-            "elapsed_s=?, duration=COALESCE(duration, ?) WHERE id=?",
+            "UPDATE jobs SET status=?, transcript=?, error=NULL, error_code=NULL, warning=?, warning_code=?, "
+            "finished_at=?, elapsed_s=?, duration=COALESCE(duration, ?) WHERE id=?",
             (
                 Status.DONE.value,
                 json.dumps(transcript.to_dict(), ensure_ascii=False),
-                incompleteness(transcript),
+                text,
+                code,
                 time.time(),
                 elapsed_s,
                 transcript.duration,
@@ -271,8 +288,8 @@ class Store:
         with self._db:
             self._db.execute("BEGIN")
             self._db.executemany(
-                "UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, exported=NULL, transcript=NULL, "
-                "finished_at=NULL, elapsed_s=NULL WHERE id=? AND status<>?",
+                "UPDATE jobs SET status=?, error=NULL, error_code=NULL, warning=NULL, warning_code=NULL, "
+                "exported=NULL, transcript=NULL, finished_at=NULL, elapsed_s=NULL WHERE id=? AND status<>?",
                 [(Status.WAITING.value, i, Status.RUNNING.value) for i in job_ids],
             )
 
@@ -340,8 +357,15 @@ def transcript_from_dict(data: dict[str, Any]) -> Transcript:
         timings=dict(data.get("timings") or {}),
         windows=int(data.get("windows") or 0),
         skipped_windows=int(data.get("skipped_windows") or 0),
-        warnings=list(data.get("warnings") or []),
+        warnings=_warnings(data),
         window_texts=[text] if isinstance(text, str) and text else [],
         family=str(data.get("family") or ""),
         complete=data.get("complete") is not False,
     )
+
+
+def _warnings(data: dict[str, Any]) -> list[ErrorReport]:
+    """A stored transcript's warnings: English lines, with their codes where the row has them."""
+    codes = data.get("warning_codes") or []
+    texts = [str(t) for t in data.get("warnings") or []]
+    return [ErrorReport.from_data(t, codes[i] if i < len(codes) else None) for i, t in enumerate(texts)]

@@ -34,7 +34,7 @@ from ...engine.transcript import Segment, Transcript
 from ...engine.writers import FORMATS, write
 from ...errors import TingjiError
 from .. import icons, theme
-from ..errors import localized, localized_stored
+from ..errors import localized, localized_stored, localized_warnings
 from ..timefmt import clock
 from .player import SegmentPlayer
 from .storage import Job, Status
@@ -246,7 +246,8 @@ class TranscriptPanel(QWidget):
         self.meta.setVisible(bool(self.meta.text()))
         notes = []
         if job is not None and job.incomplete:
-            notes.append(self.tr("⚠ Only part of this file was transcribed: {0}").format(job.warning))
+            shown = localized_warnings(job.warning, job.warning_code)
+            notes.append(self.tr("⚠ Only part of this file was transcribed: {0}").format(shown))
         if job is not None and self.unsaved and job.exported:
             notes.append(
                 self.tr(

@@ -378,6 +378,56 @@ The details are in {1}.</source>
         <translation>在 {at:.1f} 秒处解码失败：{reason}</translation>
     </message>
     <message>
+        <source>the file ends early</source>
+        <comment>audio.reason_ends_early</comment>
+        <translation>文件提前结束</translation>
+    </message>
+    <message>
+        <source>read error ({detail})</source>
+        <comment>audio.reason_read_error</comment>
+        <translation>读取出错（{detail}）</translation>
+    </message>
+    <message>
+        <source>the data is damaged</source>
+        <comment>audio.reason_damaged</comment>
+        <translation>数据已损坏</translation>
+    </message>
+    <message>
+        <source>has {count} audio tracks; using the first</source>
+        <comment>audio.more_tracks</comment>
+        <translation>有 {count} 条音轨；使用第一条</translation>
+    </message>
+    <message>
+        <source>length unknown until decoded</source>
+        <comment>audio.length_unknown</comment>
+        <translation>解码之前无法得知时长</translation>
+    </message>
+    <message>
+        <source>decoding stopped at {at:.1f} s of {total:.1f} s ({reason}); the transcript covers only the audio before it</source>
+        <comment>audio.stopped_at</comment>
+        <translation>解码在 {total:.1f} 秒中的第 {at:.1f} 秒处停止（{reason}）；转写只包含此前的音频</translation>
+    </message>
+    <message>
+        <source>decoding stopped at {at:.1f} s ({reason}); the transcript covers only the audio before it</source>
+        <comment>audio.stopped_at_unknown_length</comment>
+        <translation>解码在第 {at:.1f} 秒处停止（{reason}）；转写只包含此前的音频</translation>
+    </message>
+    <message>
+        <source>skipped {count} damaged packet(s), the first at {at:.1f} s; the audio in them is missing from the transcript</source>
+        <comment>audio.damaged_packets</comment>
+        <translation>跳过了 {count} 个损坏的数据包，第一个在第 {at:.1f} 秒；其中的音频不在转写中</translation>
+    </message>
+    <message>
+        <source>only {decoded:.1f} s of {total:.1f} s could be decoded (the file ends early or is damaged); the transcript covers only that part</source>
+        <comment>audio.ends_early</comment>
+        <translation>{total:.1f} 秒中只能解码 {decoded:.1f} 秒（文件提前结束或已损坏）；转写只包含这一部分</translation>
+    </message>
+    <message>
+        <source>the file could not be read to its end</source>
+        <comment>audio.not_read_to_end</comment>
+        <translation>文件无法读到末尾</translation>
+    </message>
+    <message>
         <source>{folder}: model folder not found</source>
         <comment>manifest.folder_not_found</comment>
         <translation>{folder}：找不到模型文件夹</translation>
@@ -443,9 +493,9 @@ The details are in {1}.</source>
         <translation>{path}：模型清单没有 {family!r} 部分</translation>
     </message>
     <message>
-        <source>{path}: incomplete manifest (missing or bad {key})</source>
-        <comment>manifest.incomplete</comment>
-        <translation>{path}：模型清单不完整（{key} 缺失或有误）</translation>
+        <source>{path}: file role {role!r} is not one {family} uses ({known})</source>
+        <comment>manifest.unknown_role</comment>
+        <translation>{path}：{family} 不使用文件角色 {role!r}（它使用 {known}）</translation>
     </message>
     <message>
         <source>{folder}: {role} file {file} is missing</source>
@@ -461,6 +511,121 @@ The details are in {1}.</source>
         <source>{folder}: {role} file {file} fails its SHA-256 check</source>
         <comment>manifest.file_hash</comment>
         <translation>{folder}：{role} 文件 {file} 未通过 SHA-256 校验</translation>
+    </message>
+    <message>
+        <source>{path}: unknown key {key} (this Tingji reads {known} there)</source>
+        <comment>manifest.unknown_key</comment>
+        <translation>{path}：未知的键 {key}（此版本听记在此处读取 {known}）</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is missing</source>
+        <comment>manifest.missing_key</comment>
+        <translation>{path}：缺少 {key}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be an object {{...}}, not {value}</source>
+        <comment>manifest.key_not_object</comment>
+        <translation>{path}：{key} 必须是对象 {{...}}，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a list [...], not {value}</source>
+        <comment>manifest.key_not_list</comment>
+        <translation>{path}：{key} 必须是列表 [...]，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be true or false, not {value}</source>
+        <comment>manifest.key_not_bool</comment>
+        <translation>{path}：{key} 必须是 true 或 false，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a whole number, not {value}</source>
+        <comment>manifest.key_not_integer</comment>
+        <translation>{path}：{key} 必须是整数，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be a number, not {value}</source>
+        <comment>manifest.key_not_number</comment>
+        <translation>{path}：{key} 必须是数字，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must be text, not {value}</source>
+        <comment>manifest.key_not_text</comment>
+        <translation>{path}：{key} 必须是文本，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must not be empty</source>
+        <comment>manifest.key_empty</comment>
+        <translation>{path}：{key} 不能为空</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be at least {least}</source>
+        <comment>manifest.key_below</comment>
+        <translation>{path}：{key} 为 {value}，不能小于 {least}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be more than {bound}</source>
+        <comment>manifest.key_not_above</comment>
+        <translation>{path}：{key} 为 {value}，必须大于 {bound}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be at most {most}</source>
+        <comment>manifest.key_above</comment>
+        <translation>{path}：{key} 为 {value}，不能大于 {most}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; it must be one of {choices}</source>
+        <comment>manifest.key_not_a_choice</comment>
+        <translation>{path}：{key} 为 {value}，必须是 {choices} 之一</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}; its only placeholders may be {allowed}</source>
+        <comment>manifest.key_placeholders</comment>
+        <translation>{path}：{key} 为 {value}，其中只能使用占位符 {allowed}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}, but {other} makes it {expected}</source>
+        <comment>manifest.key_mismatch</comment>
+        <translation>{path}：{key} 为 {value}，但按 {other} 应为 {expected}</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}: frames shorter than one sample</source>
+        <comment>manifest.frames_too_short</comment>
+        <translation>{path}：{key} 为 {value}：帧短于一个采样点</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value}: the mel filters do not fit {low}..{high} Hz</source>
+        <comment>manifest.mel_filters_do_not_fit</comment>
+        <translation>{path}：{key} 为 {value}：梅尔滤波器无法放入 {low}..{high} Hz</translation>
+    </message>
+    <message>
+        <source>this model cannot be told the language {language!r} (it knows {known}); detecting it instead</source>
+        <comment>engine.language_detected</comment>
+        <translation>无法为此模型指定语言 {language!r}（它支持 {known}）；改为自动识别</translation>
+    </message>
+    <message>
+        <source>this model cannot be told the language {language!r} (it knows {known}); ignored</source>
+        <comment>engine.language_ignored</comment>
+        <translation>无法为此模型指定语言 {language!r}（它支持 {known}）；已忽略</translation>
+    </message>
+    <message>
+        <source>this model ({family}) has no hotword support; hotwords ignored</source>
+        <comment>engine.no_hotwords</comment>
+        <translation>此模型（{family}）不支持热词；已忽略热词</translation>
+    </message>
+    <message>
+        <source>this model ({family}) cannot switch text normalisation off</source>
+        <comment>engine.itn_always_on</comment>
+        <translation>此模型（{family}）无法关闭文本规整</translation>
+    </message>
+    <message>
+        <source>only {ms:.0f} ms of audio: too short to hold speech</source>
+        <comment>engine.too_short</comment>
+        <translation>只有 {ms:.0f} 毫秒的音频：太短，不可能含有语音</translation>
+    </message>
+    <message>
+        <source>{provider} failed ({reason}); using CPU</source>
+        <comment>engine.provider_fell_back</comment>
+        <translation>{provider} 运行失败（{reason}）；改用 CPU</translation>
     </message>
     <message>
         <source>unknown provider {provider!r} (choose auto, dml, cuda or cpu)</source>
@@ -571,11 +736,6 @@ The details are in {1}.</source>
         <source>{folder}: not a speaker model (family {family})</source>
         <comment>speakers.not_a_speaker_model</comment>
         <translation>{folder}：不是说话人模型（模型系列 {family}）</translation>
-    </message>
-    <message>
-        <source>{path}: the campplus section is damaged ({problem})</source>
-        <comment>speakers.section_bad</comment>
-        <translation>{path}：campplus 部分已损坏（{problem}）</translation>
     </message>
     <message>
         <source>unknown model family {family!r} (choose {choices})</source>
@@ -3366,6 +3526,15 @@ Text appears here as it is recognised.</source>
         <location filename="../../work/wt/gui-page/app/tingji/gui/tray.py" line="76"/>
         <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
         <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
+    </message>
+</context>
+<context>
+    <name>Warnings</name>
+    <message>
+        <location filename="../errors.py" line="145"/>
+        <source>; </source>
+        <comment>between two warnings of one file</comment>
+        <translation>；</translation>
     </message>
 </context>
 </TS>

@@ -40,10 +40,12 @@ def size_text(about: ModelAbout) -> str:
 
 
 def speed_text(about: ModelAbout) -> str:
-    return {"fastest": QCoreApplication.translate("ModelCard", "Fastest"),
-            "fast": QCoreApplication.translate("ModelCard", "Fast"),
-            "moderate": QCoreApplication.translate("ModelCard", "Moderate"),
-            "slow": QCoreApplication.translate("ModelCard", "Slower")}[about.speed]
+    return {
+        "fastest": QCoreApplication.translate("ModelCard", "Fastest"),
+        "fast": QCoreApplication.translate("ModelCard", "Fast"),
+        "moderate": QCoreApplication.translate("ModelCard", "Moderate"),
+        "slow": QCoreApplication.translate("ModelCard", "Slower"),
+    }[about.speed]
 
 
 def _join(items: list[str]) -> str:
@@ -51,13 +53,15 @@ def _join(items: list[str]) -> str:
 
 
 def best_for_text(about: ModelAbout) -> str:
-    words = {"dictation": QCoreApplication.translate("ModelCard", "dictation"),
-             "drafts": QCoreApplication.translate("ModelCard", "quick drafts"),
-             "files": QCoreApplication.translate("ModelCard", "transcribing files"),
-             "hotwords": QCoreApplication.translate("ModelCard", "names and terms (hotwords)"),
-             "languages": QCoreApplication.translate("ModelCard", "many languages"),
-             "accuracy": QCoreApplication.translate("ModelCard", "the best accuracy"),
-             "ready-made": QCoreApplication.translate("ModelCard", "no conversion needed")}
+    words = {
+        "dictation": QCoreApplication.translate("ModelCard", "dictation"),
+        "drafts": QCoreApplication.translate("ModelCard", "quick drafts"),
+        "files": QCoreApplication.translate("ModelCard", "transcribing files"),
+        "hotwords": QCoreApplication.translate("ModelCard", "names and terms (hotwords)"),
+        "languages": QCoreApplication.translate("ModelCard", "many languages"),
+        "accuracy": QCoreApplication.translate("ModelCard", "the best accuracy"),
+        "ready-made": QCoreApplication.translate("ModelCard", "no conversion needed"),
+    }
     return _join([words[w] for w in about.best_for])
 
 
@@ -67,7 +71,8 @@ def languages_text(about: ModelAbout) -> tuple[str, str]:
     if len(names) <= SHOWN_LANGUAGES:
         return _join(names), ""
     return QCoreApplication.translate("ModelCard", "{0} languages: {1}, …").format(
-        len(names), _join(names[:SHOWN_LANGUAGES - 1])), _join(names)
+        len(names), _join(names[: SHOWN_LANGUAGES - 1])
+    ), _join(names)
 
 
 def how_text(entry: CatalogModel, convertible: bool) -> str:
@@ -77,14 +82,17 @@ def how_text(entry: CatalogModel, convertible: bool) -> str:
     how = QCoreApplication.translate("ModelCard", "Downloaded from the publisher and converted on this computer.")
     if not convertible:
         how += " " + QCoreApplication.translate(
-            "ModelCard", "Converting needs the export extra, which this installation lacks ({0}).").format(INSTALL_HINT)
+            "ModelCard", "Converting needs the export extra, which this installation lacks ({0})."
+        ).format(INSTALL_HINT)
     return how
 
 
 def facts_html(about: ModelAbout, palette: QPalette) -> str:
     """Speed, languages and best uses as labelled lines (rich text)."""
     secondary = theme.secondary_text(palette).name()
-    rows = [(QCoreApplication.translate("ModelCard", "Speed"), speed_text(about)),
-            (QCoreApplication.translate("ModelCard", "Languages"), languages_text(about)[0]),
-            (QCoreApplication.translate("ModelCard", "Best for"), best_for_text(about))]
+    rows = [
+        (QCoreApplication.translate("ModelCard", "Speed"), speed_text(about)),
+        (QCoreApplication.translate("ModelCard", "Languages"), languages_text(about)[0]),
+        (QCoreApplication.translate("ModelCard", "Best for"), best_for_text(about)),
+    ]
     return "<br>".join(f"<span style='color:{secondary}'>{html.escape(k)}:</span> {html.escape(v)}" for k, v in rows)

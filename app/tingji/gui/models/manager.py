@@ -24,9 +24,21 @@ import re
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog,
-                               QLabel, QMessageBox, QPlainTextEdit, QPushButton, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...engine.manifest import Manifest
 from ...errors import TingjiError
@@ -95,14 +107,18 @@ class ModelManagerDialog(ModelTaskDialog):
 
         self.buttons: dict[str, QPushButton] = {}
         button_row, use_row = QHBoxLayout(), QHBoxLayout()
-        for row, key, slot in ((button_row, "download", self.download_selected),
-                               (button_row, "import", self.import_dialog),
-                               (button_row, "verify", self.verify_selected),
-                               (button_row, "remove", self.remove_selected),
-                               (button_row, "forget", self.forget_selected), (button_row, "stretch", None),
-                               (use_row, "use", lambda: self.use_selected("files")),
-                               (use_row, "use_dictation", lambda: self.use_selected("dictation")),
-                               (use_row, "stretch", None), (use_row, "close", self.reject)):
+        for row, key, slot in (
+            (button_row, "download", self.download_selected),
+            (button_row, "import", self.import_dialog),
+            (button_row, "verify", self.verify_selected),
+            (button_row, "remove", self.remove_selected),
+            (button_row, "forget", self.forget_selected),
+            (button_row, "stretch", None),
+            (use_row, "use", lambda: self.use_selected("files")),
+            (use_row, "use_dictation", lambda: self.use_selected("dictation")),
+            (use_row, "stretch", None),
+            (use_row, "close", self.reject),
+        ):
             if slot is None:
                 row.addStretch(1)
                 continue
@@ -194,12 +210,16 @@ class ModelManagerDialog(ModelTaskDialog):
         if row.hashes is None:
             return ""
         if row.hashes.state == "missing":
-            return self.tr("The catalog publishes no SHA-256 for {0} of its {1} files: downloading this model "
-                           "cannot check them. Their hashes are pinned once the model verifies, and later "
-                           "downloads must match.").format(row.hashes.missing, row.hashes.total)
+            return self.tr(
+                "The catalog publishes no SHA-256 for {0} of its {1} files: downloading this model "
+                "cannot check them. Their hashes are pinned once the model verifies, and later "
+                "downloads must match."
+            ).format(row.hashes.missing, row.hashes.total)
         if row.hashes.state == "pinned":
-            return self.tr("Downloads are checked against SHA-256 hashes pinned by your first download, not "
-                           "published by the catalog.")
+            return self.tr(
+                "Downloads are checked against SHA-256 hashes pinned by your first download, not "
+                "published by the catalog."
+            )
         return self.tr("Downloads are checked against the SHA-256 hashes the catalog publishes.")
 
     def selected_name(self) -> str | None:
@@ -218,16 +238,17 @@ class ModelManagerDialog(ModelTaskDialog):
         row = self.selected()
         idle = self.idle
         self.buttons["download"].setEnabled(idle and row is not None and row.kind is not None and not row.installed)
-        self.buttons["download"].setText(self.tr("Resume download") if row is not None and row.state == "partial"
-                                         else self.tr("Download"))
+        self.buttons["download"].setText(
+            self.tr("Resume download") if row is not None and row.state == "partial" else self.tr("Download")
+        )
         self.buttons["import"].setEnabled(idle)
         self.buttons["verify"].setEnabled(idle and row is not None and row.installed)
         self.buttons["remove"].setEnabled(idle and row is not None and (row.installed or row.state == "partial"))
-        self.buttons["forget"].setEnabled(idle and row is not None and row.hashes is not None
-                                          and row.hashes.pinned > 0)
+        self.buttons["forget"].setEnabled(idle and row is not None and row.hashes is not None and row.hashes.pinned > 0)
         for key, use in (("use", "files"), ("use_dictation", "dictation")):
-            self.buttons[key].setEnabled(idle and row is not None and row.state == "installed"
-                                         and use not in self.uses(row.name))
+            self.buttons[key].setEnabled(
+                idle and row is not None and row.state == "installed" and use not in self.uses(row.name)
+            )
         self.table.setEnabled(self._close_result is None)
         self._show_details(row)
 
@@ -237,8 +258,11 @@ class ModelManagerDialog(ModelTaskDialog):
             return
         entry = self.entries.get(row.name)
         if entry is not None and entry.about is not None:  # its facts in the UI language, as the picker says them
-            parts = [f"<b>{html.escape(short_title(entry))}</b>", facts_html(entry.about, self.palette()),
-                     html.escape(how_text(entry, export_extra_present()))]
+            parts = [
+                f"<b>{html.escape(short_title(entry))}</b>",
+                facts_html(entry.about, self.palette()),
+                html.escape(how_text(entry, export_extra_present())),
+            ]
         else:
             parts = [f"<b>{html.escape(row.title or row.name)}</b>"]
             if row.description:
@@ -262,8 +286,9 @@ class ModelManagerDialog(ModelTaskDialog):
         folder = QFileDialog.getExistingDirectory(self, self.tr("Choose a model folder to import"))
         if not folder:
             return
-        name, ok = QInputDialog.getText(self, self.tr("Import model"), self.tr("Install it under the name:"),
-                                        text=default_import_name(folder))
+        name, ok = QInputDialog.getText(
+            self, self.tr("Import model"), self.tr("Install it under the name:"), text=default_import_name(folder)
+        )
         if ok and name.strip():
             self.start(Task("import", name.strip(), folder=folder))
 
@@ -285,14 +310,19 @@ class ModelManagerDialog(ModelTaskDialog):
                 text += "\n\n" + self.tr("Tingji is using it now; another installed model will be used instead.")
             task = Task("remove", row.name)
         elif row.state == "partial":
-            text = self.tr("Delete the partial download of {0} ({1})? The next download starts from the "
-                           "beginning.").format(row.name, format_bytes(row.cached))
+            text = self.tr(
+                "Delete the partial download of {0} ({1})? The next download starts from the beginning."
+            ).format(row.name, format_bytes(row.cached))
             task = Task("discard", row.name)
         else:
             return
-        answer = QMessageBox.question(self, self.tr("Remove model"), text,
-                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                      QMessageBox.StandardButton.No)
+        answer = QMessageBox.question(
+            self,
+            self.tr("Remove model"),
+            text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
         if answer == QMessageBox.StandardButton.Yes:
             self.start(task)
 
@@ -301,12 +331,17 @@ class ModelManagerDialog(ModelTaskDialog):
         row = self.selected()
         if row is None or row.hashes is None or not row.hashes.pinned:
             return
-        text = self.tr("Forget the {0} SHA-256 hashes pinned by the first download of {1}? The next download "
-                       "cannot be checked against them; it pins new ones once the model verifies.").format(
-                           row.hashes.pinned, row.name)
-        answer = QMessageBox.question(self, self.tr("Forget pinned hashes"), text,
-                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                      QMessageBox.StandardButton.No)
+        text = self.tr(
+            "Forget the {0} SHA-256 hashes pinned by the first download of {1}? The next download "
+            "cannot be checked against them; it pins new ones once the model verifies."
+        ).format(row.hashes.pinned, row.name)
+        answer = QMessageBox.question(
+            self,
+            self.tr("Forget pinned hashes"),
+            text,
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
         if answer == QMessageBox.StandardButton.Yes:
             self.start(Task("forget", row.name))
 
@@ -338,8 +373,12 @@ class ModelManagerDialog(ModelTaskDialog):
             self.models_changed = True
             self.note(self.tr("Installed {0}.").format(task.name))
             for path, digest in result.pinned.items():
-                self.note(self.tr("{0}: not checked (no published SHA-256); pinned {1} now that the model "
-                                  "verified. Later downloads must match it.").format(path, digest))
+                self.note(
+                    self.tr(
+                        "{0}: not checked (no published SHA-256); pinned {1} now that the model "
+                        "verified. Later downloads must match it."
+                    ).format(path, digest)
+                )
         elif isinstance(result, Manifest):  # verify
             self.note(self.tr("{0}: all {1} files match their SHA-256.").format(task.name, len(result.files)))
         elif task.kind == "remove":
@@ -352,8 +391,11 @@ class ModelManagerDialog(ModelTaskDialog):
         elif task.kind == "discard":
             self.note(self.tr("Deleted the partial download of {0}.").format(task.name))
         elif task.kind == "forget":
-            self.note(self.tr("Forgot {0} pinned SHA-256 hashes of {1}; its next download pins new "
-                              "ones.").format(len(result or {}), task.name))
+            self.note(
+                self.tr("Forgot {0} pinned SHA-256 hashes of {1}; its next download pins new ones.").format(
+                    len(result or {}), task.name
+                )
+            )
         self._task_done(task.name)
 
     def _on_failed(self, task: Task, error: TingjiError) -> None:
@@ -362,17 +404,22 @@ class ModelManagerDialog(ModelTaskDialog):
 
     def _on_cancelled(self, task: Task) -> None:
         if task.kind == "download":
-            self.note(self.tr("Download of {0} cancelled; downloading it again resumes where it "
-                              "stopped.").format(task.name))
+            self.note(
+                self.tr("Download of {0} cancelled; downloading it again resumes where it stopped.").format(task.name)
+            )
         else:
             self.note(self.tr("{0} cancelled.").format(self._task_title(task)))
         self._task_done(task.name)
 
     def _task_title(self, task: Task) -> str:
-        titles = {"download": self.tr("Download of {0}"), "import": self.tr("Import of {0}"),
-                  "verify": self.tr("Verification of {0}"), "remove": self.tr("Removal of {0}"),
-                  "discard": self.tr("Deleting the partial download of {0}"),
-                  "forget": self.tr("Forgetting the pinned hashes of {0}")}
+        titles = {
+            "download": self.tr("Download of {0}"),
+            "import": self.tr("Import of {0}"),
+            "verify": self.tr("Verification of {0}"),
+            "remove": self.tr("Removal of {0}"),
+            "discard": self.tr("Deleting the partial download of {0}"),
+            "forget": self.tr("Forgetting the pinned hashes of {0}"),
+        }
         return titles.get(task.kind, "{0}").format(task.name)
 
     def note(self, text: str) -> None:
@@ -385,31 +432,52 @@ class ModelManagerDialog(ModelTaskDialog):
 
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("Speech models"))
-        self.heading.setText(self.tr("Models Tingji can use. Downloads resume where they stopped; a file is "
-                                     "checked against its SHA-256 where one is published or pinned (see the "
-                                     "Hashes column), and every model is verified before it is installed."))
+        self.heading.setText(
+            self.tr(
+                "Models Tingji can use. Downloads resume where they stopped; a file is "
+                "checked against its SHA-256 where one is published or pinned (see the "
+                "Hashes column), and every model is verified before it is installed."
+            )
+        )
         used_for = QCoreApplication.translate("ModelUse", "Used for")
         use_files = QCoreApplication.translate("ModelUse", "Use for files")
         use_dictation = QCoreApplication.translate("ModelUse", "Use for dictation")
-        self.table.setHorizontalHeaderLabels([self.tr("Model"), self.tr("Size"), self.tr("Status"),
-                                              self.tr("Hashes"), used_for])
-        texts = {"download": self.tr("Download"), "import": self.tr("Import folder…"),
-                 "verify": self.tr("Verify"), "remove": self.tr("Remove"),
-                 "forget": self.tr("Forget pinned hashes"), "use": use_files, "use_dictation": use_dictation,
-                 "close": self.tr("Close")}
+        self.table.setHorizontalHeaderLabels(
+            [self.tr("Model"), self.tr("Size"), self.tr("Status"), self.tr("Hashes"), used_for]
+        )
+        texts = {
+            "download": self.tr("Download"),
+            "import": self.tr("Import folder…"),
+            "verify": self.tr("Verify"),
+            "remove": self.tr("Remove"),
+            "forget": self.tr("Forget pinned hashes"),
+            "use": use_files,
+            "use_dictation": use_dictation,
+            "close": self.tr("Close"),
+        }
         for key, text in texts.items():
             self.buttons[key].setText(text)
         self.buttons["verify"].setToolTip(self.tr("Check every file of the model against its SHA-256"))
-        self.buttons["forget"].setToolTip(self.tr("Forget the SHA-256 hashes pinned by this model's first "
-                                                  "download (after a legitimate update of the model)"))
-        self.buttons["import"].setToolTip(QCoreApplication.translate(
-            "ModelUse", "Install a copy of a Tingji model folder or of a Fun-ASR-Nano GGUF release folder "
-            "(CapsWriter-Offline), or convert an official checkpoint folder (Fun-ASR-Nano, SenseVoice-Small, "
-            "Qwen3-ASR)"))
-        self.buttons["use"].setToolTip(QCoreApplication.translate(
-            "ModelUse", "Transcribe files (the queue) with this model"))
-        self.buttons["use_dictation"].setToolTip(QCoreApplication.translate(
-            "ModelUse", "Dictate with this model; a fast one answers sooner"))
+        self.buttons["forget"].setToolTip(
+            self.tr(
+                "Forget the SHA-256 hashes pinned by this model's first "
+                "download (after a legitimate update of the model)"
+            )
+        )
+        self.buttons["import"].setToolTip(
+            QCoreApplication.translate(
+                "ModelUse",
+                "Install a copy of a Tingji model folder or of a Fun-ASR-Nano GGUF release folder "
+                "(CapsWriter-Offline), or convert an official checkpoint folder (Fun-ASR-Nano, SenseVoice-Small, "
+                "Qwen3-ASR)",
+            )
+        )
+        self.buttons["use"].setToolTip(
+            QCoreApplication.translate("ModelUse", "Transcribe files (the queue) with this model")
+        )
+        self.buttons["use_dictation"].setToolTip(
+            QCoreApplication.translate("ModelUse", "Dictate with this model; a fast one answers sooner")
+        )
         self.task_box.retranslate()
         if self.rows:
             self.refresh()

@@ -21,8 +21,18 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtWidgets import (QFileDialog, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-                               QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ...errors import TingjiError
 from ...models.about import ModelAbout
@@ -35,6 +45,7 @@ from .facts import export_extra_present, facts_html, how_text, languages_text, s
 from .manager import default_import_name
 from .task_dialog import ModelTaskDialog
 from .worker import Task
+
 
 class ModelCard(QFrame):
     """One catalog model: name, size, speed, languages, best uses, how it arrives, and its Download button."""
@@ -179,29 +190,46 @@ class ModelPickerDialog(ModelTaskDialog):
 
     def _begin(self, task: Task) -> None:
         self.outcome.hide()
-        self.task_title.setText("<b>{0}</b>".format(html.escape(
-            self.tr("Installing {0}…").format(task.name) if task.kind == "download" else
-            self.tr("Importing {0} as {1}…").format(task.folder, task.name))))
+        self.task_title.setText(
+            "<b>{}</b>".format(
+                html.escape(
+                    self.tr("Installing {0}…").format(task.name)
+                    if task.kind == "download"
+                    else self.tr("Importing {0} as {1}…").format(task.folder, task.name)
+                )
+            )
+        )
         self.task_title.show()
 
     def _on_finished(self, task: Task, result: object) -> None:
         if isinstance(result, InstallResult):
             self.installed.append(result.name)
-            self._say("ok", self.tr("<b>{0} is installed.</b> Tingji is loading it and is then ready: drop audio "
-                                    "or video files on the window, or dictate with the hotkey. Settings chooses "
-                                    "a model for files and another for dictation.").format(html.escape(result.name)))
+            self._say(
+                "ok",
+                self.tr(
+                    "<b>{0} is installed.</b> Tingji is loading it and is then ready: drop audio "
+                    "or video files on the window, or dictate with the hotkey. Settings chooses "
+                    "a model for files and another for dictation."
+                ).format(html.escape(result.name)),
+            )
             self.modelInstalled.emit(result.name)
         self._task_done()
 
     def _on_failed(self, task: Task, error: TingjiError) -> None:
-        what = self.tr("Download of {0}").format(task.name) if task.kind == "download" else \
-            self.tr("Import of {0}").format(task.name)
+        what = (
+            self.tr("Download of {0}").format(task.name)
+            if task.kind == "download"
+            else self.tr("Import of {0}").format(task.name)
+        )
         self._say("error", self.tr("{0} failed: {1}").format(html.escape(what), html.escape(localized(error))))
         self._task_done()
 
     def _on_cancelled(self, task: Task) -> None:
-        text = self.tr("Download cancelled; downloading again resumes where it stopped.") if task.kind == "download" \
+        text = (
+            self.tr("Download cancelled; downloading again resumes where it stopped.")
+            if task.kind == "download"
             else self.tr("Import cancelled.")
+        )
         self._say("info", html.escape(text))
         self._task_done()
 
@@ -224,12 +252,19 @@ class ModelPickerDialog(ModelTaskDialog):
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("Choose a speech model"))
         self.heading.setText(f"<b style='font-size:14pt'>{html.escape(self.tr('Choose a speech model'))}</b>")
-        self.intro.setText(self.tr(
-            "Tingji turns speech into text on this computer, with a speech model you download once. Pick one "
-            "to start; you can add others later in Settings and use one for files and another for dictation."))
+        self.intro.setText(
+            self.tr(
+                "Tingji turns speech into text on this computer, with a speech model you download once. Pick one "
+                "to start; you can add others later in Settings and use one for files and another for dictation."
+            )
+        )
         self.import_button.setText(self.tr("Import a folder…"))
-        self.import_button.setToolTip(self.tr("A Tingji model folder, a pre-converted release, or an official "
-                                              "checkpoint folder you downloaded yourself"))
+        self.import_button.setToolTip(
+            self.tr(
+                "A Tingji model folder, a pre-converted release, or an official "
+                "checkpoint folder you downloaded yourself"
+            )
+        )
         self.close_button.setText(self.tr("Start using Tingji") if self.installed else self.tr("Later"))
         for card in self.cards:
             card.retranslate()

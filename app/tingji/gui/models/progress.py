@@ -42,7 +42,7 @@ def stage_text(stage: str) -> str:
     if stage == "converting":
         return QCoreApplication.translate("ModelManagerDialog", "Converting")
     if stage.startswith("converting: "):
-        return QCoreApplication.translate("ModelManagerDialog", "Converting: {0}").format(stage[len("converting: "):])
+        return QCoreApplication.translate("ModelManagerDialog", "Converting: {0}").format(stage[len("converting: ") :])
     return QCoreApplication.translate("ModelManagerDialog", "Downloading {0}").format(stage)
 
 
@@ -86,8 +86,17 @@ class TaskProgress(QWidget):
             self.progress_bar.setValue(min(1000, int(1000 * done / total)))
         else:
             self.progress_bar.setRange(0, 0)  # busy indicator: the size is not known
-        pieces = [QCoreApplication.translate("ModelManagerDialog", "{0} of {1}").format(
-            format_bytes(done), format_bytes(total)) if total else format_bytes(done)] if done else []
+        pieces = (
+            [
+                QCoreApplication.translate("ModelManagerDialog", "{0} of {1}").format(
+                    format_bytes(done), format_bytes(total)
+                )
+                if total
+                else format_bytes(done)
+            ]
+            if done
+            else []
+        )
         if bps > 0:
             pieces.append(QCoreApplication.translate("ModelManagerDialog", "{0}/s").format(format_bytes(bps)))
         eta = eta_seconds(done, total, bps)

@@ -60,11 +60,12 @@ class EngineStatus(StatusLine):
         else:
             text = self.tr("No speech model installed")
         self.show_state(theme.engine_color(state.value, self.palette()), text)
-        tips = [*(files.warnings if files is not None else ())]
+        tips = [localized(w) for w in (files.warnings if files is not None else ())]
         if not e.shared():
             for use in ("files", "dictation"):
                 engine = e.engine_of(use)
-                tips += [w for w in (engine.warnings if engine is not None else ()) if w not in tips]
+                shown = [localized(w) for w in (engine.warnings if engine is not None else ())]
+                tips += [w for w in shown if w not in tips]
         self.setToolTip("\n".join(tips))
 
 
@@ -121,7 +122,9 @@ class EngineBanner(NoticeBanner):
             )
         elif state is EngineState.READY and files is not None and files.warnings:
             self.show_notice(
-                "info", "<br>".join(html.escape(w) for w in files.warnings), [(self.tr("Dismiss"), self.hide)]
+                "info",
+                "<br>".join(html.escape(localized(w)) for w in files.warnings),
+                [(self.tr("Dismiss"), self.hide)],
             )
         else:
             self.hide()

@@ -41,6 +41,7 @@ def use_state_text(host: EngineHost, use: str) -> str:
 def status_text(host: EngineHost) -> tuple[str, EngineState]:
     """The status bar's line when the uses run different models, and the state its dot shows."""
     text = QCoreApplication.translate("ModelUse", "Files: {0} · Dictation: {1}").format(
-        use_state_text(host, "files"), use_state_text(host, "dictation"))
+        use_state_text(host, "files"), use_state_text(host, "dictation")
+    )
     states = {host.state_of("files"), host.state_of("dictation")}
     return text, next(s for s in _URGENCY if s in states)

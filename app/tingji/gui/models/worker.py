@@ -15,8 +15,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from PySide6.QtCore import QObject, Signal, Slot
 
@@ -54,15 +54,17 @@ class ModelWorker(QObject):
         super().__init__()
         self._last_emit = 0.0
 
-    def _progress_for(self, task: Task) -> Callable[[str, int, "int | None", float], None]:
+    def _progress_for(self, task: Task) -> Callable[[str, int, int | None, float], None]:
         """A store progress callback that also stops the task when cancelled.
 
         Raising from the callback is what makes every stage cancellable, even
         those the store gives no cancel argument (hashing, converting)."""
+
         def progress(stage: str, done: int, total: int | None, bps: float) -> None:
             if task.cancel.is_set():
                 raise Cancelled()
             self._forward(stage, done, total, bps)
+
         return progress
 
     def _forward(self, stage: str, done: int, total: int | None, bps: float) -> None:
@@ -82,8 +84,7 @@ class ModelWorker(QObject):
             if task.kind == "download":
                 result: object = store.download_catalog_model(task.name, progress, task.cancel)
             elif task.kind == "import":
-                result = store.import_folder(task.folder, task.name or None, progress=progress,
-                                             cancel=task.cancel)
+                result = store.import_folder(task.folder, task.name or None, progress=progress, cancel=task.cancel)
             elif task.kind == "verify":
                 result = installed.verify(task.name, progress=progress)
             elif task.kind == "remove":
@@ -102,8 +103,12 @@ class ModelWorker(QObject):
             self.failed.emit(task, exc)
         except OSError as exc:
             reason = exc.strerror or str(exc)
-            self.failed.emit(task, TingjiError(messages.SYSTEM_REFUSED, reason=reason, file=exc.filename)
-                             if exc.filename else TingjiError(messages.SYSTEM_REFUSED_NO_FILE, reason=reason))
+            self.failed.emit(
+                task,
+                TingjiError(messages.SYSTEM_REFUSED, reason=reason, file=exc.filename)
+                if exc.filename
+                else TingjiError(messages.SYSTEM_REFUSED_NO_FILE, reason=reason),
+            )
         except Exception as exc:  # a bug: say so in the dialog rather than die silently
             log.exception("model task %s %s failed", task.kind, task.name)
             self.failed.emit(task, internal_error(exc))

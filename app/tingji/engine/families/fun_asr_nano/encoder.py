@@ -9,9 +9,7 @@ names and shapes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -19,9 +17,26 @@ from ....errors import TingjiError
 from ... import messages
 from ...manifest import Manifest
 from ...sessions import GraphSpec, OnnxGraphs
+from ..base import LoadOptions
+from .section import NanoSection
 
 # Short fixed bucket for dictation under the fixed policy: 10 s of audio.
 SHORT_BUCKET_FRAMES = 167
+
+
+def num_adaptor_rows(n_lfr: int) -> int:
+    """Adaptor rows (LLM audio placeholder tokens) for `n_lfr` LFR frames.
+
+    This is funasr's Fun-ASR-Nano ``data_load_speech`` arithmetic, kept
+    literally (two stride-2 convolutions, then one more halving) including
+    Python's floor division. It comes to ceil(n_lfr / 8), so 0 frames give 0
+    tokens and a 60 s window (1000 LFR frames) gives 125.
+    """
+    if n_lfr < 0:
+        raise ValueError(f"n_lfr must be >= 0, got {n_lfr}")
+    olens = 1 + (n_lfr - 3 + 2 * 1) // 2
+    olens = 1 + (olens - 3 + 2 * 1) // 2
+    return (olens - 1) // 2 + 1
 
 
 @dataclass
@@ -38,47 +53,15 @@ class NanoEncoder:
     `buckets`, `warnings` and `shapes_seen` say how the graphs actually run.
     """
 
-    def __init__(
-        self,
-        manifest: Manifest,
-        provider: str = "auto",
-        *,
-        policy: str | None = None,
-        buckets: Sequence[int] | None = None,
-        threads: int | None = None,
-        warm: bool = True,
-        exact: bool = False,
-        graph_cache: Path | None = None,
-    ) -> None:
-        section = manifest.section
-        self.feature_dim = int((section.get("encoder") or {}).get("input_size", 560))
-        ctc = section.get("ctc") or {}
+    def __init__(self, manifest: Manifest, options: LoadOptions = LoadOptions()) -> None:
+        section: NanoSection = manifest.section
+        self.feature_dim = section.encoder.input_size
         specs = [
-            GraphSpec(
-                "encoder",
-                fixed_role="encoder_fixed",
-                dim_names=tuple((section.get("encoder") or {}).get("dim_names") or ("batch", "frames")),
-            ),
+            GraphSpec("encoder", fixed_role="encoder_fixed", dim_names=section.encoder.dim_names),
             # A CTC graph without a mask (peer releases) must see the real length.
-            GraphSpec(
-                "ctc",
-                padded=ctc.get("mask", True) is not False,
-                dim_names=tuple(ctc.get("dim_names") or ("batch", "frames")),
-            ),
+            GraphSpec("ctc", padded=section.ctc.mask, dim_names=section.ctc.dim_names),
         ]
-        self.graphs = OnnxGraphs(
-            manifest,
-            specs,
-            provider,
-            window_frames=manifest.window_frames,
-            short_bucket=SHORT_BUCKET_FRAMES,
-            policy=policy,
-            buckets=buckets,
-            threads=threads,
-            exact=exact,
-            warm=self._warm_up if warm else None,
-            graph_cache=graph_cache,
-        )
+        self.graphs = OnnxGraphs(manifest, specs, options, short_bucket=SHORT_BUCKET_FRAMES, warm=self._warm_up)
 
     @property
     def has_ctc(self) -> bool:

@@ -1,7 +1,7 @@
 """Fun-ASR-Nano: SAN-M audio encoder + adaptor (ONNX), Qwen3 LLM (GGUF) fed the adaptor rows.
 
 One window: Kaldi fbank + LFR features -> encoder (+ CTC head) -> the first
-`num_audio_tokens` adaptor rows -> ChatML prompt around them -> greedy
+`num_adaptor_rows` adaptor rows -> ChatML prompt around them -> greedy
 tokens from llama.cpp -> text, with character times from the CTC path.
 
 `exact` is the reference mode used by the equivalence tests: the reference's
@@ -12,23 +12,25 @@ ONNX graph optimisation.
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 
 from ...align import ctc_greedy, load_ctc_tokens
 from ...decoder import LlamaContext
-from ...frontend import FrontendConfig, features, num_audio_tokens
-from ...languages import normalise
+from ...frontend import FrontendConfig, features
 from ...manifest import Manifest
-from ..base import CancelCheck, Capabilities, LoadOptions, RecognizeOptions, WindowResult
+from ...options import TranscribeOptions
+from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
 from ..llm import LlmFamily
-from .encoder import NanoEncoder
+from .encoder import NanoEncoder, num_adaptor_rows
 from .prompt import LANGUAGE_WORDS, build_prompt
+from .section import NanoSection
 
 FAMILY = "fun-asr-nano"
 FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "ctc", "ctc_data", "decoder", "tokens")
 REQUIRED_FILES = ("encoder", "decoder")
+FRONTEND = FrontendConfig
+SECTION = NanoSection
 
 
 class FunAsrNano(LlmFamily):
@@ -38,31 +40,17 @@ class FunAsrNano(LlmFamily):
     stages = ("features", "encode", "ctc", "prefill", "generate")
 
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
-        section = manifest.section
+        section: NanoSection = manifest.section
         self.manifest = manifest
-        self.frontend = FrontendConfig.from_dict(manifest.frontend)
+        self.frontend: FrontendConfig = manifest.frontend
         self.encoder: NanoEncoder
-        super().__init__(
-            manifest,
-            options,
-            lambda: NanoEncoder(
-                manifest,
-                options.provider,
-                policy=options.policy,
-                buckets=options.buckets,
-                threads=options.threads,
-                warm=options.warm,
-                exact=options.exact,
-                graph_cache=options.graph_cache,
-            ),
-        )
+        super().__init__(manifest, options, lambda: NanoEncoder(manifest, options))
         tokens = manifest.file("tokens")
-        ctc = section.get("ctc") or {}
         self.ctc_tokens = load_ctc_tokens(tokens) if tokens is not None and self.encoder.has_ctc else None
-        self.ctc_blank = int(ctc.get("blank_id", -1))
-        self.ctc_frame_s = float(ctc.get("frame_seconds", 0.06))
-        self.llm_input_dtype = str((section.get("decoder") or {}).get("input_dtype", "fp32"))
-        self.prompt_pieces = dict(section.get("prompt") or {})
+        self.ctc_blank = section.ctc.blank_id
+        self.ctc_frame_s = section.ctc.frame_seconds
+        self.llm_input_dtype = section.decoder.input_dtype
+        self.prompt_pieces = section.prompt
         self.capabilities = Capabilities(
             languages=tuple(LANGUAGE_WORDS),
             open_languages=True,
@@ -73,7 +61,7 @@ class FunAsrNano(LlmFamily):
             live_lane=True,
         )
 
-    def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
+    def _prompt(self, options: TranscribeOptions) -> tuple[list[int], list[int]]:
         def texts() -> tuple[str, str]:
             prompt = build_prompt(
                 self.prompt_pieces, language=options.language, hotwords=options.hotwords, itn=options.itn
@@ -83,28 +71,25 @@ class FunAsrNano(LlmFamily):
         return self.prompt_ids((options.language, options.hotwords, options.itn), texts)
 
     def recognize(
-        self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext, cancel: CancelCheck | None = None
+        self, samples: np.ndarray, options: TranscribeOptions, lane: LlamaContext, cancel: CancelCheck | None = None
     ) -> WindowResult:
         lane.stop_ahead()  # the warm-up's prefix, if still decoding, gives the cores to this take
         timings = dict.fromkeys(self.stages, 0.0)
-        t = time.perf_counter()
-        feats = features(samples, self.frontend)
-        timings["features"] = time.perf_counter() - t
-        language = normalise(options.language)
+        with stage(timings, "features"):
+            feats = features(samples, self.frontend)
         if feats.shape[0] == 0:  # shorter than one 25 ms frame
-            return WindowResult("", language=language, timings=timings)
-        t = time.perf_counter()
-        out = self.encoder.encode(feats)
-        timings["encode"] = time.perf_counter() - t
+            return WindowResult("", language=options.language, timings=timings)
+        with stage(timings, "encode"):
+            out = self.encoder.encode(feats)
         ctc_chars = None
         if self.ctc_tokens is not None and options.timestamps:  # the CTC head only times characters
-            t = time.perf_counter()
-            _, ids = self.encoder.ctc(out.enc)
-            ctc_chars = ctc_greedy(ids, self.ctc_blank, self.ctc_tokens, self.ctc_frame_s)
-            timings["ctc"] = time.perf_counter() - t
-        rows = round_to(out.adaptor[: num_audio_tokens(out.frames)], self.llm_input_dtype)
+            with stage(timings, "ctc"):
+                _, ids = self.encoder.ctc(out.enc)
+                ctc_chars = ctc_greedy(ids, self.ctc_blank, self.ctc_tokens, self.ctc_frame_s)
+        rows = round_to(out.adaptor[: num_adaptor_rows(out.frames)], self.llm_input_dtype)
         decoded = self.decode(lane, rows, options, timings, cancel)
-        return WindowResult(clean_text(decoded.text), decoded.tokens, ctc_chars, language=language, timings=timings)
+        text = clean_text(decoded.text)
+        return WindowResult(text, decoded.tokens, ctc_chars, language=options.language, timings=timings)
 
 
 def clean_text(text: str) -> str:

@@ -14,22 +14,24 @@ cache, basic ONNX graph optimisation.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ...decoder import LlamaContext
 from ...languages import normalise
 from ...manifest import Manifest
 from ...mel import MelConfig, log_mel, mel_filters
-from ..base import CancelCheck, Capabilities, LoadOptions, RecognizeOptions, WindowResult
+from ...options import TranscribeOptions
+from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
 from ..llm import LlmFamily
 from .encoder import Qwen3Encoder
 from .prompt import build_prompt, parse_answer
+from .section import Qwen3Section
 
 FAMILY = "qwen3-asr"
 FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "decoder")
 REQUIRED_FILES = ("encoder", "decoder")
+FRONTEND = MelConfig
+SECTION = Qwen3Section
 
 
 class Qwen3Asr(LlmFamily):
@@ -39,27 +41,13 @@ class Qwen3Asr(LlmFamily):
     stages = ("features", "encode", "prefill", "generate")
 
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
-        section = manifest.section
-        self.mel = MelConfig.from_dict(manifest.frontend)
+        section: Qwen3Section = manifest.section
+        self.mel: MelConfig = manifest.frontend
         self.filters = mel_filters(self.mel)
         self.encoder: Qwen3Encoder
-        super().__init__(
-            manifest,
-            options,
-            lambda: Qwen3Encoder(
-                manifest,
-                options.provider,
-                policy=options.policy,
-                buckets=options.buckets,
-                threads=options.threads,
-                warm=options.warm,
-                exact=options.exact,
-                graph_cache=options.graph_cache,
-            ),
-        )
-        self.pieces = dict(section.get("prompt") or {})
-        # code -> the model's own name for it, in the release's order (what a language menu lists)
-        self.language_names: dict[str, str] = dict(section.get("language_names") or {})
+        super().__init__(manifest, options, lambda: Qwen3Encoder(manifest, options))
+        self.pieces = section.prompt
+        self.language_names = section.language_names  # code -> the model's own name, in the release's order
         self.capabilities = Capabilities(
             languages=tuple(self.language_names),
             detects_language=True,
@@ -69,7 +57,7 @@ class Qwen3Asr(LlmFamily):
             live_lane=True,
         )
 
-    def _prompt(self, options: RecognizeOptions) -> tuple[list[int], list[int]]:
+    def _prompt(self, options: TranscribeOptions) -> tuple[list[int], list[int]]:
         def texts() -> tuple[str, str]:
             prompt = build_prompt(
                 self.pieces, language_name=self.language_names.get(options.language or ""), hotwords=options.hotwords
@@ -88,19 +76,17 @@ class Qwen3Asr(LlmFamily):
         return normalise(name)
 
     def recognize(
-        self, samples: np.ndarray, options: RecognizeOptions, lane: LlamaContext, cancel: CancelCheck | None = None
+        self, samples: np.ndarray, options: TranscribeOptions, lane: LlamaContext, cancel: CancelCheck | None = None
     ) -> WindowResult:
         lane.stop_ahead()  # the warm-up's prefix, if still decoding, gives the cores to this take
         timings = dict.fromkeys(self.stages, 0.0)
         forced = options.language if options.language in self.language_names else None
         if len(samples) == 0:
             return WindowResult("", language=forced, timings=timings)
-        t = time.perf_counter()
-        mel = log_mel(samples, self.mel, self.filters)
-        timings["features"] = time.perf_counter() - t
-        t = time.perf_counter()
-        rows = self.encoder.encode(mel)
-        timings["encode"] = time.perf_counter() - t
+        with stage(timings, "features"):
+            mel = log_mel(samples, self.mel, self.filters)
+        with stage(timings, "encode"):
+            rows = self.encoder.encode(mel)
         decoded = self.decode(lane, rows, options, timings, cancel)
         name, text = parse_answer(decoded.text, self.pieces, forced=forced is not None)
         return WindowResult(text, decoded.tokens, None, language=forced or self.language_code(name), timings=timings)

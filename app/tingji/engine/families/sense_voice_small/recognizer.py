@@ -13,7 +13,6 @@ at once, so a dictation take never waits for a file's window.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
@@ -22,16 +21,19 @@ from ....errors import ModelError
 from ... import messages
 from ...align import TimedChar, ctc_greedy
 from ...frontend import FrontendConfig, features, load_cmvn
-from ...languages import normalise
 from ...manifest import Manifest
+from ...options import TranscribeOptions
 from ...sessions import GraphSpec, OnnxGraphs
-from ..base import CancelCheck, Capabilities, LoadOptions, RecognizeOptions, WindowResult
-from .rich import N_QUERIES, QUERY_ROWS, classify, languages, query_ids, read_tags
+from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
+from .rich import N_QUERIES, classify, languages, query_ids, read_tags
+from .section import SenseVoiceSection
 from .tokens import BYTE, NORMAL, SPACE, UNUSED, USER_DEFINED, PieceTable, load_pieces
 
 FAMILY = "sense-voice-small"
 FILE_ROLES = ("encoder", "encoder_fixed", "encoder_data", "cmvn", "tokens")
 REQUIRED_FILES = ("encoder", "cmvn", "tokens")
+FRONTEND = FrontendConfig
+SECTION = SenseVoiceSection
 SHORT_BUCKET_FRAMES = 167  # fixed policy: a 10 s bucket for dictation beside the full window
 
 
@@ -53,8 +55,8 @@ class SenseVoiceSmall:
     decoder_device = ""
 
     def __init__(self, manifest: Manifest, options: LoadOptions) -> None:
-        section = manifest.section
-        self.frontend = FrontendConfig.from_dict(manifest.frontend)
+        section: SenseVoiceSection = manifest.section
+        self.frontend: FrontendConfig = manifest.frontend
         try:
             self.cmvn = load_cmvn(manifest.file("cmvn"))
         except (OSError, ValueError) as exc:
@@ -62,24 +64,11 @@ class SenseVoiceSmall:
         self.pieces = load_pieces(manifest.file("tokens"))
         self.kinds = [classify(p) if t != BYTE else None for p, t in zip(self.pieces.pieces, self.pieces.types)]
         self.char_bytes = _char_bytes(self.pieces, self.kinds)
-        ctc = section.get("ctc") or {}
-        self.blank = int(ctc.get("blank_id", 0))
-        self.frame_s = float(ctc.get("frame_seconds", 0.06))
-        self.rows = section.get("queries") or QUERY_ROWS
+        self.blank = section.ctc.blank_id
+        self.frame_s = section.ctc.frame_seconds
+        self.rows = section.queries
         spec = GraphSpec("encoder", fixed_role="encoder_fixed")
-        self.graphs = OnnxGraphs(
-            manifest,
-            [spec],
-            options.provider,
-            window_frames=manifest.window_frames,
-            short_bucket=SHORT_BUCKET_FRAMES,
-            policy=options.policy,
-            buckets=options.buckets,
-            threads=options.threads,
-            exact=options.exact,
-            warm=self._warm_up if options.warm else None,
-            graph_cache=options.graph_cache,
-        )
+        self.graphs = OnnxGraphs(manifest, [spec], options, short_bucket=SHORT_BUCKET_FRAMES, warm=self._warm_up)
         self.warnings = self.graphs.warnings
         self.capabilities = Capabilities(
             languages=languages(self.rows),
@@ -117,32 +106,26 @@ class SenseVoiceSmall:
     def warm(self, lane: Any) -> None:
         """One short window through everything (features, graph, decoding), so the first dictation
         take pays no first-call costs (the sessions themselves were warmed when they were made)."""
-        self.recognize(np.zeros(self.frontend.sample_rate, np.float32), RecognizeOptions(), lane)
+        self.recognize(np.zeros(self.frontend.sample_rate, np.float32), TranscribeOptions(), lane)
 
     def close(self) -> None:
         pass
 
     def recognize(
-        self, samples: np.ndarray, options: RecognizeOptions, lane: Any, cancel: CancelCheck | None = None
+        self, samples: np.ndarray, options: TranscribeOptions, lane: Any, cancel: CancelCheck | None = None
     ) -> WindowResult:
         timings = dict.fromkeys(self.stages, 0.0)
-        t = time.perf_counter()
-        feats = features(samples, self.frontend, self.cmvn)
-        timings["features"] = time.perf_counter() - t
-        language = normalise(options.language)
-        if feats.shape[0] == 0:  # shorter than one 25 ms frame
-            return WindowResult("", language=language, timings=timings)
-        t = time.perf_counter()
+        with stage(timings, "features"):
+            feats = features(samples, self.frontend, self.cmvn)
         frames = feats.shape[0]
-        _, query_best, _, frame_best = self.graphs.run(
-            "encoder", {"speech": feats}, frames, other={"query": query_ids(self.rows, language, options.itn)}
-        )
-        timings["encode"] = time.perf_counter() - t
-        t = time.perf_counter()
-        path = np.concatenate([query_best[0, :, 0], frame_best[0, :frames, 0]]).astype(np.int64)
-        result = self.decode(path)
-        result.language = result.language or language
-        timings["decode"] = time.perf_counter() - t
+        if frames == 0:  # shorter than one 25 ms frame
+            return WindowResult("", language=options.language, timings=timings)
+        with stage(timings, "encode"):
+            query = query_ids(self.rows, options.language, options.itn)
+            _, query_best, _, frame_best = self.graphs.run("encoder", {"speech": feats}, frames, other={"query": query})
+        with stage(timings, "decode"):
+            result = self.decode(np.concatenate([query_best[0, :, 0], frame_best[0, :frames, 0]]).astype(np.int64))
+        result.language = result.language or options.language
         result.timings = timings
         return result
 

@@ -12,21 +12,35 @@ the manifest, where the engine reads them.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ...languages import NAMES
+from ...schema import entry
 
-# Query rows as funasr's SenseVoiceSmall numbers them.
-QUERY_ROWS: dict[str, Any] = {
-    "language": {"auto": 0, "zh": 3, "en": 4, "yue": 7, "ja": 11, "ko": 12, "nospeech": 13},
-    "event": 1,
-    "emotion": 2,
-    "itn": {"on": 14, "off": 15},
-}
+
+@dataclass(frozen=True, kw_only=True)
+class ItnRows:
+    on: int = entry(14, min=0)
+    off: int = entry(15, min=0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class QueryRows:
+    """The query rows (the manifest's `queries`); the defaults are funasr's SenseVoiceSmall numbering."""
+
+    language: dict[str, int] = entry(
+        factory=lambda: {"auto": 0, "zh": 3, "en": 4, "yue": 7, "ja": 11, "ko": 12, "nospeech": 13},
+        keys=("auto",),
+        min=0,
+    )
+    event: int = entry(1, min=0)
+    emotion: int = entry(2, min=0)
+    itn: ItnRows = ItnRows()
+
+
 N_QUERIES = 4
 
 _TAG = re.compile(r"<\|([^|<>]+)\|>")
@@ -56,16 +70,15 @@ EVENTS = {
 ITN_TAGS = {"withitn": True, "woitn": False}
 
 
-def languages(rows: Mapping[str, Any]) -> tuple[str, ...]:
+def languages(rows: QueryRows) -> tuple[str, ...]:
     """The language codes the model can be told (its language rows other than auto and nospeech)."""
-    return tuple(code for code in rows["language"] if code not in ("auto", "nospeech"))
+    return tuple(code for code in rows.language if code not in ("auto", "nospeech"))
 
 
-def query_ids(rows: Mapping[str, Any], language: str | None, itn: bool) -> np.ndarray:
+def query_ids(rows: QueryRows, language: str | None, itn: bool) -> np.ndarray:
     """The [1, 4] query ids for a language code (None: auto) and an ITN choice."""
-    languages = rows["language"]
-    lang = languages.get(language or "auto", languages["auto"])
-    return np.array([[lang, rows["event"], rows["emotion"], rows["itn"]["on" if itn else "off"]]], np.int64)
+    lang = rows.language.get(language or "auto", rows.language["auto"])
+    return np.array([[lang, rows.event, rows.emotion, rows.itn.on if itn else rows.itn.off]], np.int64)
 
 
 def classify(piece: str) -> tuple[str, Any] | None:

@@ -1,0 +1,56 @@
+"""`TranscribeOptions`: what a caller asks of one transcription, as one typed, frozen object.
+
+The CLI, the GUI's file queue and dictation each build one and hand it to
+`Engine.transcribe` (or a lane's `transcribe`). The engine fits it to the
+loaded model - a language the model cannot be told, hotwords it cannot take -
+with a warning for each change, and gives the fitted copy to the model family
+for every window (`families.base.Recognizer.recognize`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TranscribeOptions:
+    """What to ask of the model for one transcription; the defaults suit most uses.
+
+    A model that cannot do what is asked does the nearest thing, and the
+    transcript's `warnings` say what changed.
+
+    Args:
+        language: The language spoken, as a code or an English name
+            (`"zh"`, `"en"`, `"yue"`, `"Japanese"`; see `tingji.engine.languages`),
+            or None to let the model detect it. A language the model cannot be
+            told is detected instead (or ignored, by a model that cannot detect).
+        hotwords: Names and terms the model should favour. Blank entries are
+            dropped; a single string is one hotword. A model without hotword
+            support ignores them.
+        itn: Inverse text normalisation: numbers, dates and punctuation written
+            as text is written ("12:30" rather than "twelve thirty"). False keeps
+            them as spoken, on a model that can switch it off.
+        timestamps: Time each character where the model can, so that segments
+            follow the speech. False skips the work that only times text; the
+            segments are then timed by their window (dictation, which only needs
+            the text, asks for False).
+        max_tokens: The most tokens a model with a text generator (an LLM
+            decoder) writes per window of up to 60 s. Models without one
+            ignore it.
+        ignore_eos: Generate exactly `max_tokens` per window, past the end of
+            the text and without the repetition guard, so that benchmarks compare
+            equal amounts of work. Not for real transcripts.
+    """
+
+    language: str | None = None
+    hotwords: tuple[str, ...] = ()
+    itn: bool = True
+    timestamps: bool = True
+    max_tokens: int = 512
+    ignore_eos: bool = False
+
+    def __post_init__(self) -> None:
+        # A tuple whatever the caller passed (a list, a generator): the object stays hashable and frozen.
+        words: str | Iterable[str] = self.hotwords
+        object.__setattr__(self, "hotwords", (words,) if isinstance(words, str) else tuple(words))
