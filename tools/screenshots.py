@@ -11,7 +11,9 @@ while idle, the databases' banner), for checking how they look. `--models`
 takes the model views: the first-run picker (idle, and converting an
 imported official checkpoint), a model per use (the window, the model
 manager, Settings) and the Qwen3-ASR language menu open, with tiny
-SenseVoice-Small and Qwen3-ASR models built on the spot.
+SenseVoice-Small and Qwen3-ASR models built on the spot. `--overlay` takes
+the dictation overlay, listening (its level meter moving) and showing the
+live preview, over the app's window as it floats over any window.
 
 It starts its own Xvfb (1280x800, so the shots look like a laptop screen),
 runs the app on it through the normal xcb platform plugin (real fonts, real
@@ -259,6 +261,51 @@ def dictation_shot(s: Session, takes: dict, path: Path) -> None:
     s.wait(lambda: host.controller.state == "idle", 30)
 
 
+def overlay_shots(app, model: Path, out: Path, work: Path) -> None:
+    """The dictation overlay listening and previewing, in both languages, over the window behind it."""
+    import numpy as np
+    from PySide6.QtGui import QGuiApplication
+
+    phrases = ["please call home today", "save file open new file"]
+    samples = speak(work, "overlay", phrases, ("en-us",))
+    for lang, tag in (("en", "en"), ("zh_CN", "zh")):
+        s = Session(app, model, lang, "light", work)
+        s.ready()
+        host = s.window.dictation_host
+        if not s.wait(lambda: host.controller is not None, 30) or host.overlay is None:
+            raise SystemExit("screenshots: dictation (or its overlay) did not start")
+        overlay, block = host.overlay, 512
+        s.window.dictation.table.setFocus()
+        host.controller.begin_take()
+        s.wait(lambda: s.mics[-1].recording, 5)
+
+        def say(start: int, until) -> int:  # in real time, the GUI running meanwhile; returns where it stopped
+            i = start
+            while i < len(samples) and not until(i):
+                s.mics[-1].speak(samples[i : i + block])
+                s.wait(lambda: False, block / 16000)
+                i += block
+            return i
+
+        first_word = int(np.argmax(np.abs(samples) > 0.02))
+        at = say(0, lambda i: i > first_word + 4000)
+        screen = QGuiApplication.primaryScreen()
+        g = overlay.frameGeometry().adjusted(-24, -24, 24, 24)
+
+        def grab(name: str) -> None:
+            screen.grabWindow(0, g.x(), g.y(), g.width(), g.height()).save(str(out / name))
+            print(out / name)
+
+        grab(f"overlay-listening-{tag}.png")
+        # Mid-sentence, with a preview of two phrases' words showing: the meter still moves.
+        at = say(at, lambda i: len(overlay.text.split()) >= 3 and overlay.level > 0.5)
+        grab(f"overlay-preview-{tag}.png")
+        say(at, lambda i: False)
+        host.controller.end_take()
+        s.wait(lambda: host.controller.state == "idle", 60)
+        s.close()
+
+
 def run(model: Path, out: Path, work: Path) -> None:
     from PySide6.QtWidgets import QApplication
 
@@ -458,6 +505,7 @@ def main() -> int:
         action="store_true",
         help="the model picker, a model per use and the Qwen3-ASR language menu (see above)",
     )
+    parser.add_argument("--overlay", action="store_true", help="the dictation overlay (see above)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     xvfb, display = start_xvfb()
@@ -467,11 +515,11 @@ def main() -> int:
     os.environ.pop("WAYLAND_DISPLAY", None)
     try:
         model = args.model or default_model(work)
-        if args.extra or args.models:
+        if args.extra or args.models or args.overlay:
             from tingji.gui.app import create_app
 
             os.environ["TINGJI_HOME"] = str(work / "home-boot")
-            shots = extra_shots if args.extra else model_shots
+            shots = extra_shots if args.extra else overlay_shots if args.overlay else model_shots
             shots(create_app([sys.argv[0]]), model, args.out, work)
         else:
             run(model, args.out, work)

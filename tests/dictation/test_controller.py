@@ -117,7 +117,8 @@ class Rig:
         self.keys = Keys(self.clipboard)
         self.history = DictationHistory(tmp_path / "d.sqlite3", tmp_path / "rec")
         self.events: list[DictationEvent] = []
-        s = DictationSettings(**({"restore_delay_s": 0.01} | settings))
+        # No live preview unless a test asks: these tests count what the live lane is asked (test_preview.py).
+        s = DictationSettings(**({"restore_delay_s": 0.01, "preview": False} | settings))
         self.c = DictationController(
             self.engine,
             s,

@@ -58,6 +58,7 @@ from .history import DictationHistory
 from .hotkey import HotkeyError
 from .live_vad import LiveVad
 from .output import Clipboard, KeySender, TextOutput
+from .preview import LivePreview
 from .recovery import recover_orphans
 from .resample import RATE
 from .settings import DictationSettings
@@ -133,6 +134,8 @@ class DictationController:
         self.hotkey_unavailable: HotkeyError | None = None
 
         self.state = "idle"
+        self.level = 0.0  # RMS of the last block the take received (a level meter polls it)
+        self.preview = LivePreview(engine.live, self.options, self._on_preview)
         self._recording = False
         self._live: LiveVad | None = None
         self._take_samples = 0
@@ -183,6 +186,7 @@ class DictationController:
             self._cancel.set()
             self._takes.put(None)
             self._threads[1].join(10.0)
+        self.preview.end()
         self._threads.clear()
         self.mic.close()
         self._started = False
@@ -308,6 +312,7 @@ class DictationController:
     def _begin(self, *, segment: bool = False) -> None:
         if not segment:
             self._segments = 0  # segments of this continuous-mode session
+            self._emit(DictationEvent("begin"))  # before the microphone opens, which may take 100+ ms
         self._live = LiveVad(self.vad, self.settings)
         self._take_samples = 0
         self._end_requested = False
@@ -320,6 +325,9 @@ class DictationController:
             self._emit(DictationEvent.problem("error", exc))
             self._set_state()
             return
+        if self.settings.preview:
+            self.preview.options = self.options
+            self.preview.begin()
         self._set_state()
 
     def _end(self, reason: str, *, quiet: bool = False, restart: bool = False) -> None:
@@ -328,9 +336,11 @@ class DictationController:
             # Stopping after some utterances: the trailing pause is not worth a "nothing said" message.
             quiet = quiet or (self._segments > 0 and not restart)
             self._segments += 1
+        self.preview.end()  # a preview in flight is cancelled: the final take runs at once
         audio = self.mic.end(tail_s=0.0 if reason in ("silence", "microphone error") else None)
         self._recording = False
         self._live = None
+        self.level = 0.0
         with self._cond:
             self._busy += 1
         self._takes.put(FinishedTake(audio, ended_at, ended_wall, reason, quiet))
@@ -358,6 +368,9 @@ class DictationController:
         live = self._live
         if live is None or self._end_requested:
             return
+        self.level = float(np.sqrt(np.mean(block * block))) if len(block) else 0.0
+        if self.settings.preview:
+            self.preview.feed(block)
         self._take_samples += len(block)
         s = self.settings
         if self._take_samples > s.max_take_s * RATE:
@@ -380,6 +393,9 @@ class DictationController:
     def _on_mic_error(self, error: MicrophoneError) -> None:
         self._emit(DictationEvent.problem("error", error))
         self._post("mic_error")
+
+    def _on_preview(self, text: str) -> None:
+        self._emit(DictationEvent("preview", text=text))
 
     # -- take worker ----------------------------------------------------------------------
 

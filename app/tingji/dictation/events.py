@@ -12,7 +12,9 @@ from .history import DictationTake
 class DictationEvent:
     """What the user should see. `kind`:
 
+    begin  - a take is starting (sent before the microphone opens: a UI shows itself at once)
     state  - `state` changed (idle / listening / transcribing)
+    preview - `text` is the take so far, re-transcribed while it records (show it, never paste it)
     take   - `take` was stored (and inserted unless take.output == "failed")
     empty  - a take held no speech; nothing was inserted
     error  - `error` is the problem (microphone, output, engine) and `message`
@@ -27,6 +29,7 @@ class DictationEvent:
     kind: str
     message: str = ""
     state: str = ""
+    text: str = ""
     take: DictationTake | None = None
     timings: dict[str, float] = field(default_factory=dict)
     error: TingjiError | None = None

@@ -57,6 +57,7 @@ SILENCE_TOO_SHORT = Message(
 BAD_VAD_THRESHOLD = Message(
     "dictation.bad_vad_threshold", "dictation vad_threshold must be between 0 and 1, not {value}"
 )
+BAD_OVERLAY = Message("dictation.bad_overlay", "dictation overlay must be one of {choices}, not {value}")
 BAD_KEEP_RECORDINGS = Message(
     "dictation.bad_keep_recordings", "dictation keep_recordings must be a count (0 or more) or null for all"
 )

@@ -24,6 +24,7 @@ from .output import OUTPUT_MODES
 log = logging.getLogger(__name__)
 
 MODES = ("hold", "toggle", "continuous")
+OVERLAY_POSITIONS = ("bottom", "top", "off")  # where the floating overlay shows while dictating
 
 # Seconds the controller waits or keeps; they must be finite and not negative.
 _DURATIONS = ("pre_roll_s", "silence_s", "no_speech_timeout_s", "max_take_s", "restore_delay_s")
@@ -52,6 +53,9 @@ class DictationSettings:
     vad_threshold: float = 0.5
     restore_delay_s: float = 0.5  # paste: wait before giving the old clipboard back
     keep_recordings: int | None = 200  # newest takes whose WAV is kept; None = all, 0 = none
+    overlay: str = "bottom"  # OVERLAY_POSITIONS
+    sounds: bool = False  # a short tone when a take starts and ends
+    preview: bool = True  # re-transcribe the take while it records (shown, never pasted)
 
     def validate(self) -> DictationSettings:
         """Raise TingjiError (one line) for a setting the controller cannot use."""
@@ -60,6 +64,8 @@ class DictationSettings:
             raise TingjiError(messages.BAD_MODE, choices=", ".join(MODES), value=repr(self.mode))
         if self.output not in OUTPUT_MODES:
             raise TingjiError(messages.BAD_OUTPUT, choices=", ".join(OUTPUT_MODES), value=repr(self.output))
+        if self.overlay not in OVERLAY_POSITIONS:
+            raise TingjiError(messages.BAD_OVERLAY, choices=", ".join(OVERLAY_POSITIONS), value=repr(self.overlay))
         for name in _DURATIONS:
             value = getattr(self, name)
             if not math.isfinite(value) or value < 0:

@@ -3,9 +3,11 @@
 Only created where the platform has a tray (`isSystemTrayAvailable`). Where
 there is one, closing the window hides it, so that dictation's global hotkey
 keeps working; Quit in this menu ends the app. While dictation records, the
-icon gets a red dot: the window may be hidden, and a live microphone must
-never go unnoticed. The first time closing hides the window, the tray says
-that Tingji keeps running.
+icon gets a red dot, and an amber one while the take is transcribed (it
+mirrors the dictation overlay, and stands in for it where none can float):
+the window may be hidden, and a live microphone must never go unnoticed.
+The first time closing hides the window, the tray says that Tingji keeps
+running.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class Tray(QObject):
         super().__init__(parent)
         self.base_icon = icon
         self.recording = False
+        self.dictation = "idle"  # the state the icon's dot shows
         self.icon = QSystemTrayIcon(icon, self)
         # Parented to the window when there is one: a parentless menu outlives the
         # QApplication at exit and crashes the interpreter's shutdown.
@@ -58,7 +61,7 @@ class Tray(QObject):
         elif dictation == "transcribing":
             parts.append(self.tr("dictation: transcribing"))
         self.set_status(" · ".join(parts))
-        self.set_recording(dictation == "listening")
+        self.set_dictation(dictation)
 
     def say_queue_finished(self, done: int, failed: int) -> None:
         """A note, unless the user is looking at the window (the tray's parent)."""
@@ -87,19 +90,20 @@ class Tray(QObject):
     def supports_messages(self) -> bool:
         return self.icon.supportsMessages()
 
-    def set_recording(self, recording: bool) -> None:
-        """A red dot on the icon while the microphone records."""
-        if recording == self.recording:
+    def set_dictation(self, state: str) -> None:
+        """The dot for dictation's `state`: red while listening, amber while transcribing, none otherwise."""
+        state = state if state in ("listening", "transcribing") else "idle"
+        if state == self.dictation:
             return
-        self.recording = recording
-        if not recording:
+        self.dictation, self.recording = state, state == "listening"
+        if state == "idle":
             self.icon.setIcon(self.base_icon)
             return
         pixmap = self.base_icon.pixmap(64, 64)
         painter = QPainter(pixmap)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(QColor("white"))
-        painter.setBrush(QColor("#d93025"))
+        painter.setBrush(QColor("#d93025" if state == "listening" else "#f29900"))
         painter.drawEllipse(QPointF(48, 48), 14, 14)
         painter.end()
         self.icon.setIcon(QIcon(pixmap))

@@ -25,6 +25,10 @@ Settings: the DictationSettings live in the app's settings.json (its
 (language, hotwords, ...) is the app's `Settings.transcribe_options()`, so
 dictation and files recognise the same way.
 
+While a take records, the host shows the floating overlay (overlay.py; not on
+Wayland, where the tray alone shows the state) and plays the start/stop cues
+when the user has them on.
+
 The host also sums up what dictation is doing for the status bar and tray:
 `state` is "waiting" (no engine), "idle", "listening" or "transcribing", and
 `hotkey_problem` says why the global hotkey does not work, if it does not
@@ -43,6 +47,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from ...dictation import messages
 from ...dictation.controller import AudioInput, DictationController
+from ...dictation.cues import play_cue
 from ...dictation.events import DictationEvent
 from ...dictation.settings import DictationSettings
 from ...errors import TingjiError
@@ -50,6 +55,7 @@ from ..engine_host import EngineHost, EngineState, ModelEngine
 from ..settings import Settings
 from ..threads import start_worker, stop_threads
 from .on_demand import OnDemandEngine
+from .overlay import DictationOverlay, overlay_supported
 from .panel import DictationPanel
 from .qt_clipboard import QtClipboard
 
@@ -102,6 +108,9 @@ class DictationHost(QObject):
         self._make_microphone = microphone
         self._use_hotkey = use_hotkey
         self._clipboard = QtClipboard(parent=self)
+        self.overlay: DictationOverlay | None = (
+            DictationOverlay(self._level, settings.dictation.overlay) if overlay_supported() else None
+        )
         self._started = threading.Event()  # set once the current controller's start() returned
         self._starter = _Starter()
         self._start.connect(self._starter.start)
@@ -112,6 +121,7 @@ class DictationHost(QObject):
         self._loadWanted.connect(self._load_for_a_take)
         panel.bridge.event.connect(self._on_event)
         panel.settingsChanged.connect(self._panel_settings_changed)
+        panel.show_overlay_unsupported(self.overlay is None)
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -163,8 +173,10 @@ class DictationHost(QObject):
         self._start.emit(controller, self._started)
 
     def show_model(self) -> None:
-        """The page names dictation's model (again after a language switch: the window calls this)."""
+        """The page names dictation's model (again after a language switch: the window calls this), and
+        the model the live preview runs on."""
         self.panel.model_label.setText(dictation_page_text(self.engine))
+        self.panel.preview_note.setText(preview_model_text(self.engine))
 
     def _model_path(self) -> str | None:
         """The model folder dictation's use runs now (loaded or not), as LoadedModel.path says it."""
@@ -208,17 +220,29 @@ class DictationHost(QObject):
             log.exception("closing dictation")
         handle.detach()  # and nothing still transcribes on the engine when this returns
         self._set_state("waiting")
+        if self.overlay is not None:
+            self.overlay.on_event(DictationEvent("state", state="idle"))
 
     def shutdown(self) -> None:
         """The app is ending: close the controller and end the starter's thread."""
         self.stop()
         stop_threads([self._starter_thread])
+        if self.overlay is not None:
+            self.overlay.close()
+            self.overlay.deleteLater()
+            self.overlay = None
+
+    def _level(self) -> float:
+        controller = self.controller
+        return controller.level if controller is not None else 0.0
 
     def apply_settings(self, settings: Settings) -> None:
         """The app's settings changed (language, hotwords, or the dictation part)."""
         self.settings = settings
         new = settings.dictation
         self.panel.settings = new  # the panel's next edit starts from these
+        if self.overlay is not None:
+            self.overlay.set_position(new.overlay)
         if self.controller is not None:
             if new != self.controller.settings:
                 self.controller.apply_settings(new)
@@ -227,6 +251,8 @@ class DictationHost(QObject):
     def _panel_settings_changed(self, dictation: DictationSettings) -> None:
         """The page changed a setting (the controller has it already): the app's settings hold it from now."""
         self.settings = replace(self.settings, dictation=replace(dictation))
+        if self.overlay is not None:
+            self.overlay.set_position(dictation.overlay)
         self.settingsChanged.emit(dictation)
 
     # -- events ------------------------------------------------------------------------------
@@ -235,6 +261,9 @@ class DictationHost(QObject):
     def _on_event(self, event: DictationEvent) -> None:
         if self.controller is None:
             return  # the last events of a controller being closed
+        if self.overlay is not None:
+            self.overlay.on_event(event)
+        self._cue(event)
         if event.kind == "state":
             self._set_state(event.state)
         elif event.kind == "hotkey":
@@ -242,6 +271,15 @@ class DictationHost(QObject):
             self.stateChanged.emit()
         elif event.kind == "error" and event.error is not None:  # a take not inserted is one too
             self.problem.emit(event.error)
+
+    def _cue(self, event: DictationEvent) -> None:
+        """The start/stop sounds, when the user has them on (off by default)."""
+        if not self.settings.dictation.sounds:
+            return
+        if event.kind == "begin":
+            play_cue("start")
+        elif event.kind == "state" and self.state == "listening" and event.state != "listening":
+            play_cue("stop")
 
     def _set_state(self, state: str) -> None:
         if state != self.state:
@@ -256,6 +294,16 @@ class DictationHost(QObject):
     @property
     def running(self) -> bool:
         return self.controller is not None
+
+
+def preview_model_text(host: EngineHost) -> str:
+    """Which model the live preview runs on: the dictation model, on its live lane."""
+    choice = host.choice_of("dictation")
+    if choice is None or not choice.name:
+        return ""
+    return QCoreApplication.translate(
+        "ModelUse", "The preview runs on the dictation model ({0}), less often when the model is slow."
+    ).format(choice.name)
 
 
 def dictation_page_text(host: EngineHost) -> str:

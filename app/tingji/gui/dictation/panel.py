@@ -57,7 +57,7 @@ from ...dictation.events import DictationEvent
 from ...dictation.history import DictationHistory, DictationTake
 from ...dictation.hotkey import HotkeyError, parse_hotkey
 from ...dictation.output import OUTPUT_MODES
-from ...dictation.settings import MODES, DictationSettings
+from ...dictation.settings import MODES, OVERLAY_POSITIONS, DictationSettings
 from ...errors import ErrorReport, TingjiError
 from .. import icons, theme
 from ..errors import localized, localized_stored, stored_report
@@ -286,9 +286,11 @@ class DictationPanel(QWidget):
         self.keep_spin = QSpinBox(self.settings_box)
         self.keep_spin.setRange(-1, 100000)
         self.keep_spin.setObjectName("dictationKeepRecordings")
-        for w in (self.mode_combo, self.output_combo, self.device_combo):
+        self._build_overlay_settings()
+        for w in (self.mode_combo, self.output_combo, self.device_combo, self.overlay_combo):
             w.currentIndexChanged.connect(self._on_settings_edited)
-        self.keep_open_check.toggled.connect(self._on_settings_edited)
+        for check in (self.keep_open_check, self.sounds_check, self.preview_check):
+            check.toggled.connect(self._on_settings_edited)
         for w in (self.pre_roll_spin, self.silence_spin, self.keep_spin):
             w.valueChanged.connect(self._on_settings_edited)
         rows = (
@@ -300,18 +302,49 @@ class DictationPanel(QWidget):
             self.silence_spin,
             self.pre_roll_spin,
             self.keep_spin,
+            self.overlay_combo,
+            self.preview_check,
+            self.sounds_check,
         )
         self._form_labels = [QLabel(self.settings_box) for _ in rows]
         for label, widget in zip(self._form_labels, rows):
             form.addRow(label, widget)
             if widget is self.hotkey_edit:
                 form.addRow("", self.hotkey_error)
+            elif widget is self.overlay_combo:
+                form.addRow("", self.overlay_note)
+            elif widget is self.preview_check:
+                form.addRow("", self.preview_note)
         settings_column = QVBoxLayout()
         settings_column.addWidget(self.settings_box)
         settings_column.addStretch(1)
         body.addLayout(settings_column)
         layout.addLayout(body, 1)
         self.refresh_icons()
+
+    def _build_overlay_settings(self) -> None:
+        """The overlay's position, the live preview (and the model it uses) and the start/stop sounds."""
+        box = self.settings_box
+        self.overlay_combo = QComboBox(box)
+        self.overlay_combo.setObjectName("dictationOverlay")
+        for key in OVERLAY_POSITIONS:
+            self.overlay_combo.addItem("", key)
+        self.overlay_note = QLabel(box)  # only where no window can float over others (Wayland)
+        self.overlay_note.setObjectName("dictationOverlayNote")
+        self.overlay_note.setWordWrap(True)
+        self.overlay_note.hide()
+        self.preview_check = QCheckBox(box)
+        self.preview_check.setObjectName("dictationPreview")
+        self.preview_note = QLabel(box)  # which model previews: the host names it
+        self.preview_note.setObjectName("dictationPreviewModel")
+        self.preview_note.setWordWrap(True)
+        self.sounds_check = QCheckBox(box)
+        self.sounds_check.setObjectName("dictationSounds")
+
+    def show_overlay_unsupported(self, unsupported: bool) -> None:
+        """Say (once, in the settings) that this desktop cannot float the overlay; the tray shows the state."""
+        self.overlay_note.setVisible(unsupported)
+        self.overlay_combo.setEnabled(not unsupported)
 
     def retranslate(self) -> None:
         self.settings_box.setTitle(self.tr("Dictation settings"))
@@ -329,6 +362,9 @@ class DictationPanel(QWidget):
                 self.tr("Silence ends take"),
                 self.tr("Pre-roll"),
                 self.tr("Keep recordings"),
+                self.tr("Overlay"),
+                "",
+                "",
             ),
         ):
             label.setText(text)
@@ -343,6 +379,21 @@ class DictationPanel(QWidget):
         for i in range(self.output_combo.count()):
             self.output_combo.setItemText(i, outputs[self.output_combo.itemData(i)])
         self._name_devices()
+        positions = {
+            "bottom": self.tr("Bottom of the screen"),
+            "top": self.tr("Top of the screen"),
+            "off": self.tr("Off (the tray icon shows the state)"),
+        }
+        for i in range(self.overlay_combo.count()):
+            self.overlay_combo.setItemText(i, positions[self.overlay_combo.itemData(i)])
+        self.overlay_note.setText(
+            self.tr(
+                "This desktop (Wayland) does not let an application float a window over others: "
+                "the tray icon shows what dictation is doing instead."
+            )
+        )
+        self.preview_check.setText(self.tr("Show the words while I speak (live preview, never pasted)"))
+        self.sounds_check.setText(self.tr("Play a sound when a take starts and ends"))
         self.keep_open_check.setText(self.tr("Keep the microphone open between takes"))
         self.keep_open_check.setToolTip(
             self.tr("The first word is never cut, but the system shows the microphone as in use all the time.")
@@ -444,6 +495,9 @@ class DictationPanel(QWidget):
             self.pre_roll_spin.setValue(int(round(s.pre_roll_s * 1000)))
             self.silence_spin.setValue(s.silence_s)
             self.keep_spin.setValue(-1 if s.keep_recordings is None else s.keep_recordings)
+            self.overlay_combo.setCurrentIndex(max(0, self.overlay_combo.findData(s.overlay)))
+            self.preview_check.setChecked(s.preview)
+            self.sounds_check.setChecked(s.sounds)
         finally:
             self._updating = False
         # Only "System default" and the saved choice until the page is first shown: asking
@@ -473,6 +527,9 @@ class DictationPanel(QWidget):
             pre_roll_s=self.pre_roll_spin.value() / 1000,
             silence_s=round(self.silence_spin.value(), 2),
             keep_recordings=None if keep < 0 else keep,
+            overlay=self.overlay_combo.currentData(),
+            preview=self.preview_check.isChecked(),
+            sounds=self.sounds_check.isChecked(),
         )
         try:
             new.validate()

@@ -1,0 +1,205 @@
+"""Does the live preview make dictation's final text later? (issue 35)
+
+    python benchmarks/dictation_preview.py [--full] [--takes 6] [--no-write]
+
+For SenseVoice-Small and Fun-ASR-Nano as the dictation model: 3 s takes of
+espeak-ng speech spoken in real time into a DictationController (a scripted
+microphone; VAD, WAV, the live lane, the history and the output are the real
+ones), preview on and off in turns so that both see the same load. Measured:
+
+  * final latency: the take's end (key release) to the paste key, the
+    controller's own `latency_s`; median per mode, and on / off as the ratio
+    (goal <= 1.1, for each model);
+  * preview interval: seconds between consecutive preview updates while
+    speaking (median), what the overlay's refresh really was.
+
+Models: random weights at the real sizes with `--full` (built once under
+benchmarks/.cache/full/preview/, large), else tiny ones (a few MB, built in
+seconds: the cost structure, not the real figures). The result goes to
+`results/latest.json` (`dictation_preview_final_latency_ratio`, the worst
+model's ratio, `dictation_preview_interval_s`, and `dictation_preview` with
+every figure) unless `--no-write`. Run it on a quiet machine (`uptime`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from common import BENCH, machine
+
+RATE = 16000
+BLOCK = 512
+SENTENCE = "Please send the report to the team by Friday."
+
+
+def build(cache: Path, full: bool) -> dict[str, Path]:
+    """Both models, exported once into `cache` (int8 encoder; Nano with its q5_k decoder, as shipped)."""
+    import make_tiny_checkpoint
+    import tiny_sense_voice
+
+    from tingji.export import export_model
+
+    models = {}
+    for name, maker, quant in (
+        ("SenseVoice-Small", tiny_sense_voice.make_checkpoint, "f16"),
+        ("Fun-ASR-Nano", make_tiny_checkpoint.make_checkpoint, "q5_k"),
+    ):
+        out = cache / name
+        if not (out / "manifest.json").is_file():
+            print(f"building {name} ({'full size' if full else 'tiny'})", file=sys.stderr)
+            ckpt = maker(cache / f"{name}-checkpoint", seed=0, full_size=full)
+            export_model(ckpt, out, precision="int8", decoder_quant=quant)
+        models[name] = out
+    return models
+
+
+def three_seconds(folder: Path) -> np.ndarray:
+    from tests.support.audio import espeak
+
+    samples = espeak(folder / "take.wav", SENTENCE)
+    return np.concatenate([np.zeros(RATE // 4, np.float32), samples])[: 3 * RATE].astype(np.float32)
+
+
+class Mic:
+    """The controller's microphone, spoken into by `speak` in real time."""
+
+    def __init__(self) -> None:
+        self.on_audio = None
+        self.on_error = None
+        self.parts: list[np.ndarray] = []
+        self.recording = False
+        self.lock = threading.Lock()
+
+    def open(self) -> None: ...
+
+    def prepare(self, armed: bool = True) -> None: ...
+
+    def set_options(self, **kwargs: Any) -> None: ...
+
+    def close(self) -> None: ...
+
+    def begin(self) -> None:
+        with self.lock:
+            self.recording, self.parts = True, []
+
+    def end(self, tail_s: float | None = None):
+        from tingji.dictation.capture import TakeAudio
+
+        with self.lock:
+            self.recording = False
+            return TakeAudio(np.concatenate(self.parts) if self.parts else np.zeros(0, np.float32))
+
+    def speak(self, samples: np.ndarray) -> None:
+        start = time.perf_counter()
+        for n, i in enumerate(range(0, len(samples), BLOCK)):
+            block = samples[i : i + BLOCK]
+            with self.lock:
+                self.parts.append(block)
+            self.on_audio(block)
+            time.sleep(max(0.0, start + (n + 1) * BLOCK / RATE - time.perf_counter()))
+
+
+def measure_model(model: Path, audio: np.ndarray, takes: int, home: Path) -> dict[str, Any]:
+    from tests.support.dictation import Keys
+    from tingji.dictation.controller import DictationController
+    from tingji.dictation.history import DictationHistory
+    from tingji.dictation.output import MemoryClipboard
+    from tingji.dictation.settings import DictationSettings
+    from tingji.engine import Engine
+
+    engine = Engine(model, "cpu")
+    events: list[tuple[float, Any]] = []
+    mic, clipboard = Mic(), MemoryClipboard("")
+    controller = DictationController(
+        engine,
+        DictationSettings(restore_delay_s=0.0, keep_recordings=0),
+        clipboard=clipboard,
+        keys=Keys(clipboard),
+        history=DictationHistory(home / "d.sqlite3", home / "rec"),
+        microphone=mic,
+        on_event=lambda e: events.append((time.perf_counter(), e)),
+        use_hotkey=False,
+    )
+    controller.start(recover=False)
+    latency: dict[str, list[float]] = {"on": [], "off": []}
+    intervals: list[float] = []
+    texts: dict[str, set[str]] = {"on": set(), "off": set()}
+    try:
+        for i in range(2 * takes + 2):  # the first pair warms up
+            mode = "on" if i % 2 else "off"
+            controller.apply_settings(DictationSettings(restore_delay_s=0.0, keep_recordings=0, preview=mode == "on"))
+            controller.wait_idle(30)
+            del events[:]
+            controller.begin_take()
+            while not mic.recording:
+                time.sleep(0.001)
+            mic.speak(audio)
+            controller.end_take()
+            controller.wait_idle(120)
+            take = next(e.take for _, e in events if e.kind == "take")
+            previews = [t for t, e in events if e.kind == "preview"]
+            if i >= 2:
+                latency[mode].append(take.latency_s)
+                intervals += list(np.diff(previews))
+                texts[mode].add(take.text)
+    finally:
+        controller.close()
+        engine.close()
+    on, off = statistics.median(latency["on"]), statistics.median(latency["off"])
+    return {
+        "final_latency_on_s": on,
+        "final_latency_off_s": off,
+        "final_latency_ratio": on / off,
+        "preview_interval_s": statistics.median(intervals) if intervals else None,
+        "preview_updates_per_take": len(intervals) / takes + 1 if intervals else 0,
+        "same_text_on_and_off": texts["on"] == texts["off"],
+        "all_on_s": latency["on"],
+        "all_off_s": latency["off"],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--full", action="store_true", help="random weights at the real sizes (large, slow to build)")
+    ap.add_argument("--takes", type=int, default=6, help="takes per mode and model")
+    ap.add_argument("--no-write", action="store_true", help="print only; leave results/latest.json alone")
+    args = ap.parse_args(argv)
+    cache = BENCH / ".cache" / ("full" if args.full else "quick") / "preview"
+    cache.mkdir(parents=True, exist_ok=True)
+    models = build(cache, args.full)
+    with tempfile.TemporaryDirectory(prefix="tingji-preview-bench-") as tmp:
+        audio = three_seconds(Path(tmp))
+        results = {name: measure_model(path, audio, args.takes, Path(tmp) / name) for name, path in models.items()}
+    doc = {
+        "weights": "full-size" if args.full else "tiny",
+        "takes_per_mode": args.takes,
+        "take_s": 3.0,
+        "models": results,
+    }
+    summary = {
+        "dictation_preview_final_latency_ratio": max(r["final_latency_ratio"] for r in results.values()),
+        "dictation_preview_interval_s": max(r["preview_interval_s"] or 0.0 for r in results.values()),
+    }
+    print(json.dumps({**summary, "dictation_preview": doc}, indent=2))
+    if not args.no_write:
+        path = BENCH / "results" / "latest.json"
+        latest = json.loads(path.read_text())
+        latest.update(summary)
+        latest.setdefault("summary", {}).update(summary)
+        latest["dictation_preview"] = doc | {"machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M")}
+        path.write_text(json.dumps(latest, indent=2, default=str) + "\n")
+        print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
