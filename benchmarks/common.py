@@ -19,9 +19,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_RATE = 16000
 BENCH = ROOT / "benchmarks"
 for _extra in (ROOT, ROOT / "app", ROOT / "tools", BENCH):  # ROOT: the tests package (tests.support)
     if str(_extra) not in sys.path:
@@ -165,10 +169,31 @@ def wait_for_quiet(log: Callable[[str], None] = print) -> dict[str, Any]:
     return {"other_jobs_cores_before": round(busy, 2), "waited_s": waited}
 
 
+# How every torch reference runs (funasr's FunASRNano and SenseVoiceSmall, transformers' Qwen3-ASR): set in
+# its child's environment, so it is in place before torch (and its OpenMP runtime) is imported. By default
+# OpenMP's workers spin after each operator, waiting for the next, on the cores the reference's own Python
+# thread needs between operators; PASSIVE makes them sleep, as the project runs torch everywhere. Not set
+# for Tingji's stages: the app sets nothing, and its llama.cpp (built with OpenMP) must run as users get it.
+REFERENCE_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
+
+
 def run_child(
-    stage: str, args: dict[str, Any], *, timeout: float | None = None, log: Callable[[str], None] = print
+    stage: str,
+    args: dict[str, Any],
+    *,
+    timeout: float | None = None,
+    env: dict[str, str] | None = None,
+    log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """Run `run.py --child stage` with JSON args; return its JSON result plus process and load figures."""
+    """Run `run.py --child stage` with JSON args; return its JSON result plus process and load figures.
+
+    Args:
+        stage: a name in run.py's child table.
+        args: the stage's JSON-able arguments.
+        timeout: seconds before the child is killed (None: no limit).
+        env: variables added to the child's environment (`REFERENCE_ENV` for a torch reference).
+        log: where progress lines go.
+    """
     quiet = wait_for_quiet(log)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "result.json"
@@ -185,7 +210,7 @@ def run_child(
         load0 = os.getloadavg()
         busy0 = _proc_stat_busy()
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=ROOT)
+        proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **(env or {})})
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -207,6 +232,7 @@ def run_child(
     # The child's own VmHWM: wait4's ru_maxrss would count the parent's pages it had before exec.
     peak = result.get("peak_rss_mb")
     result["process"] = {
+        "env": env or {},
         "wall_s": round(wall, 2),
         "cpu_s": round(child_cpu, 2),
         "peak_rss_mb": peak,
@@ -221,6 +247,36 @@ def run_child(
         f"other jobs ~{result['process']['other_jobs_cores']} cores"
     )
     return result
+
+
+def reference_windows(audio: np.ndarray, window_s: float) -> tuple[list[np.ndarray], int]:
+    """The windows Tingji's planner cuts from `audio`, each trimmed to speech as Tingji trims it.
+
+    Returns the trimmed windows that hold speech and how many windows were cut in all: a torch
+    reference runs on these, so that both sides do the same work.
+    """
+    from tingji.engine.vad import SileroVad
+    from tingji.engine.windows import WindowPlanner, trimmed
+
+    planner = WindowPlanner(SileroVad(), max_s=window_s)
+    windows = [*planner.feed(audio), *planner.finish()]
+    spans = [(w, *trimmed(w)) for w in windows]
+    return [w.samples[lo:hi] for w, lo, hi in spans if hi > lo], len(windows)
+
+
+def run_windows(windows: list[np.ndarray], run: Callable[[np.ndarray], dict[str, Any]]) -> dict[str, Any]:
+    """`run` on each window in turn; its per-window figures beside each window's length and wall time.
+
+    Returns {"wall_s": all windows, "per_window": [{"audio_s", "wall_s", **run's figures}]}.
+    """
+    per_window = []
+    t_all = time.perf_counter()
+    for samples in windows:
+        t = time.perf_counter()
+        figures = run(samples)
+        wall = time.perf_counter() - t
+        per_window.append({"audio_s": round(len(samples) / SAMPLE_RATE, 2), "wall_s": round(wall, 3), **figures})
+    return {"wall_s": time.perf_counter() - t_all, "per_window": per_window}
 
 
 def vm_hwm_mb() -> float:

@@ -43,6 +43,7 @@ import qwen3_asr  # noqa: E402
 import sensevoice  # noqa: E402
 from common import (
     BENCH,
+    REFERENCE_ENV,
     build_checkpoint,
     export_is_current,
     machine,
@@ -241,6 +242,7 @@ def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = No
             "reps_enc": 1 if quick else 2,
             "window_s": float(manifest.window_seconds),
         },
+        env=REFERENCE_ENV,
         log=log,
     )
 

@@ -1,6 +1,7 @@
-"""Build the frozen Tingji app (PyInstaller, one folder) and, on Windows, its NSIS setup.
+"""Build the frozen Tingji app (PyInstaller, one folder) and, for Windows, its NSIS setup.
 
     python installer/build.py                  # dist/tingji/ (+ dist/Tingji-<version>-setup.exe on Windows)
+    python3 installer/build.py --windows       # on Linux: the Windows build and its setup (under Wine)
     python installer/build.py --installer yes  # also build the setup elsewhere (needs makensis)
     python installer/build.py --skip-freeze --installer yes   # setup only, from an existing dist/tingji/
 
@@ -9,12 +10,17 @@ Steps: install PyInstaller if missing; freeze with installer/tingji.spec into
 on Windows deploy the MSVC runtime app-locally (see deploy_msvc_runtime);
 check that the pieces the app loads at run time are there; print the size and
 the biggest parts; build the setup with makensis from installer/tingji.nsi.
+
+`--windows` runs these same steps on Linux: this script itself, with --installer no,
+in the Windows Python of Tingji's Windows test environment (tools/windows/: Wine, the
+Windows wheels, llama.cpp's DLLs cross-compiled with mingw-w64; built when missing),
+then Debian's makensis here (a Windows process under Wine cannot wait for a Linux one).
 """
 
 from __future__ import annotations
 
 import argparse
-import ctypes
+import functools
 import os
 import re
 import shutil
@@ -28,6 +34,9 @@ SPEC = HERE / "tingji.spec"
 NSI = HERE / "tingji.nsi"
 IS_WIN = sys.platform == "win32"
 EXE = ".exe" if IS_WIN else ""
+WINDOWS_ENV = ROOT / "tools" / "windows"
+# Wine's own reimplementations of system DLLs carry this marker in their DOS header area.
+WINE_BUILTIN_MARKER = b"Wine builtin DLL"
 
 
 def log(msg: str) -> None:
@@ -87,7 +96,8 @@ def freeze(dist: Path, work: Path, clean: bool) -> Path:
 # msvcp140.dll loaded first crashes newer builds of ONNX Runtime and llama.cpp
 # (the VS 2022 17.10 std::mutex change). So every copy in the bundle is replaced
 # by the newest one available, from the redist folder of the Visual Studio that
-# built llama-cpp-python, or System32.
+# built llama-cpp-python, or System32. Under Wine, System32 holds Wine's own
+# reimplementations of these DLLs: never shipped (the wheels' copies are used).
 
 MSVC_RUNTIME = (
     "msvcp140.dll",
@@ -103,21 +113,29 @@ MSVC_RUNTIME = (
 
 
 def file_version(path: Path) -> tuple[int, int, int, int]:
-    """A DLL's file version from its version resource (Windows only); (0, 0, 0, 0) if it has none."""
-    ver = ctypes.windll.version  # type: ignore[attr-defined]
-    size = ver.GetFileVersionInfoSizeW(str(path), None)
-    if not size:
-        return (0, 0, 0, 0)
-    buf = ctypes.create_string_buffer(size)
-    if not ver.GetFileVersionInfoW(str(path), 0, size, buf):
-        return (0, 0, 0, 0)
-    ptr, length = ctypes.c_void_p(), ctypes.c_uint()
-    if not ver.VerQueryValueW(buf, "\\", ctypes.byref(ptr), ctypes.byref(length)) or length.value < 52:
-        return (0, 0, 0, 0)
-    # VS_FIXEDFILEINFO: signature, struct version, FileVersionMS, FileVersionLS, ...
-    fixed = (ctypes.c_uint32 * 13).from_address(ptr.value)
-    ms, ls = fixed[2], fixed[3]
-    return (ms >> 16, ms & 0xFFFF, ls >> 16, ls & 0xFFFF)
+    """A DLL's file version from its version resource; (0, 0, 0, 0) if it has none.
+
+    Read with pefile (a PyInstaller dependency on Windows), not version.dll: Wine's
+    GetFileVersionInfoSizeW finds no resource in these DLLs, and this runs there too.
+    """
+    import pefile
+
+    pe = pefile.PE(str(path), fast_load=True)
+    try:
+        pe.parse_data_directories(directories=[pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_RESOURCE"]])
+        fixed = getattr(pe, "VS_FIXEDFILEINFO", None)
+        if not fixed:
+            return (0, 0, 0, 0)
+        ms, ls = fixed[0].FileVersionMS, fixed[0].FileVersionLS
+        return (ms >> 16, ms & 0xFFFF, ls >> 16, ls & 0xFFFF)
+    finally:
+        pe.close()
+
+
+def is_wine_builtin(path: Path) -> bool:
+    """True for one of Wine's own DLLs (under Wine, System32 is full of them): never to be shipped."""
+    with open(path, "rb") as f:
+        return WINE_BUILTIN_MARKER in f.read(0x100)
 
 
 def _redist_dirs() -> list[Path]:
@@ -149,23 +167,51 @@ def _redist_dirs() -> list[Path]:
     return out
 
 
+def pe_imports(path: Path) -> set[str]:
+    """The DLL names (lower case) a Windows binary imports, read with pefile."""
+    import pefile
+
+    pe = pefile.PE(str(path), fast_load=True)
+    try:
+        pe.parse_data_directories(directories=[pefile.DIRECTORY_ENTRY["IMAGE_DIRECTORY_ENTRY_IMPORT"]])
+        return {entry.dll.decode("ascii", "replace").lower() for entry in getattr(pe, "DIRECTORY_ENTRY_IMPORT", [])}
+    finally:
+        pe.close()
+
+
+def _binaries(app: Path) -> list[Path]:
+    return [p for p in app.rglob("*") if p.suffix.lower() in (".dll", ".pyd", ".exe") and p.is_file()]
+
+
+@functools.cache
+def runtime_needed(app: Path) -> frozenset[str]:
+    """The MSVC runtime DLLs some binary of the bundle imports (read once: ~300 MB of DLLs)."""
+    return frozenset(name for f in _binaries(app) for name in pe_imports(f) if name in MSVC_RUNTIME)
+
+
 def deploy_msvc_runtime(app: Path) -> None:
+    """Every copy of each MSVC runtime DLL in the bundle becomes the newest one found, and each one a
+    bundled binary imports gets a copy at the top of _internal/ (the bootloader's DLL folder): a
+    package's private copy (PySide6's) is not on the search path of another package's DLLs
+    (ONNX Runtime's), and a PC without the VC++ redistributable has none in System32."""
     internal = app / "_internal"
     sources = _redist_dirs() + [Path(os.environ.get("SystemRoot", r"C:\Windows")) / "System32"]
     in_bundle: dict[str, list[Path]] = {}
     for f in app.rglob("*.dll"):
         if f.name.lower() in MSVC_RUNTIME:
             in_bundle.setdefault(f.name.lower(), []).append(f)
+    needed = runtime_needed(app)
     for name in MSVC_RUNTIME:
         candidates = [d / name for d in sources if (d / name).is_file()] + in_bundle.get(name, [])
+        candidates = [c for c in candidates if not is_wine_builtin(c)]
         if not candidates:
             continue
         best = max(candidates, key=file_version)
-        targets = in_bundle.get(name) or []
-        if not targets and name in ("msvcp140.dll", "vcruntime140.dll", "vcruntime140_1.dll", "vcomp140.dll"):
-            targets = [internal / name]  # the core set, even when no dependency scan asked for it
+        targets = list(in_bundle.get(name, []))
+        if name in needed and not any(t.parent == internal for t in targets):
+            targets.append(internal / name)
         for target in targets:
-            if target.resolve() != best.resolve():
+            if not target.exists() or not target.samefile(best):
                 shutil.copy2(best, target)
         if targets:
             log(
@@ -227,6 +273,12 @@ def check_bundle(app: Path) -> None:
     unwanted = [
         name for name in ("torch", "onnx", "transformers", "gguf", "funasr", "tests") if (internal / name).exists()
     ]
+    if IS_WIN:
+        # Built under Wine, none of Wine's own DLLs may slip in; and the MSVC runtime the binaries
+        # import must be in the bootloader's DLL folder (Wine would stand in for a missing one).
+        unwanted += [f"{p.relative_to(app)} (Wine's own DLL)" for p in app.rglob("*.dll") if is_wine_builtin(p)]
+        top = {p.name.lower() for p in internal.glob("*.dll")}
+        missing += [f"{name} (the MSVC runtime, in _internal)" for name in sorted(runtime_needed(app) - top)]
     problems = [f"missing: {m}" for m in missing] + [f"should not be bundled: {u}" for u in unwanted]
     if problems:
         raise SystemExit("build: the frozen app is incomplete:\n  " + "\n  ".join(problems))
@@ -310,6 +362,24 @@ def make_installer(app: Path, out_dir: Path, *, compress: bool = True) -> Path:
     return out
 
 
+def freeze_under_wine(dist: Path, work: Path, clean: bool) -> None:
+    """This script's freeze, bundle check and size report, run by the Windows Python under Wine."""
+    sys.path.insert(0, str(WINDOWS_ENV))
+    import winenv  # tools/windows/winenv.py (standard library only)
+
+    try:
+        env = winenv.ensure()  # found, or built and cached (tools/windows/setup)
+    except winenv.SetupError as exc:
+        raise SystemExit(f"build: the Windows environment cannot be had: {exc}") from None
+    cmd = ["python", str(Path(__file__).resolve()), "--dist", str(dist), "--work", str(work), "--installer", "no"]
+    if clean:
+        cmd.append("--clean")
+    log("freezing with the Windows Python under Wine (tools/windows/run)")
+    done = winenv.run(env, cmd, echo=True)
+    if done.returncode != 0:
+        raise SystemExit(f"build: the Windows freeze failed (exit {done.returncode})")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dist", default=str(ROOT / "dist"), help="output folder (default: dist/)")
@@ -323,10 +393,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--no-compress", action="store_true", help="setup without compression (quick test builds)")
     p.add_argument("--skip-freeze", action="store_true", help="reuse <dist>/tingji/ as it is")
+    p.add_argument(
+        "--windows",
+        action="store_true",
+        help="on Linux: the Windows build under Wine (tools/windows/) and its setup with this machine's makensis",
+    )
     args = p.parse_args(argv)
 
     dist = Path(args.dist).resolve()
     app = dist / "tingji"
+    if args.windows:
+        if IS_WIN:
+            raise SystemExit("build: --windows builds on Linux under Wine; on Windows leave it out")
+        if not args.skip_freeze:
+            freeze_under_wine(dist, Path(args.work).resolve(), args.clean)
+        if args.installer != "no":
+            make_installer(app, dist, compress=not args.no_compress)
+        return 0
     if args.skip_freeze:
         if not app.is_dir():
             raise SystemExit(f"build: {app} does not exist; run without --skip-freeze first")

@@ -18,7 +18,10 @@
 ; program folder by build.py (a per-user, non-admin install cannot run
 ; vc_redist, which installs machine-wide), so nothing else is installed here.
 
-Unicode True
+; A 64-bit (and Unicode) setup: the app is x64 only, and Wine without its 32-bit part - what the
+; test suite installs under - cannot start NSIS's default x86 stub (which still exits 0, having
+; installed nothing). Debian's nsis package has this stub; the nsis.sf.net Windows zip does not.
+Target amd64-unicode
 ManifestDPIAware true
 RequestExecutionLevel user
 
@@ -60,7 +63,7 @@ InstallDir "$LOCALAPPDATA\Programs\Tingji"
 InstallDirRegKey HKCU "${APP_KEY}" "InstallDir"
 BrandingText "${APP_NAME} ${VERSION}"
 ShowInstDetails nevershow
-ShowUninstDetails nevershow
+ShowUninstDetails show
 
 !include "MUI2.nsh"
 !include "LogicLib.nsh"
@@ -78,6 +81,7 @@ ShowUninstDetails nevershow
 !define MUI_FINISHPAGE_RUN "$INSTDIR\${GUI_EXE}"
 !insertmacro MUI_PAGE_FINISH
 
+!define MUI_UNCONFIRMPAGE_TEXT_TOP "$(UNINSTALL_TOP)"
 !insertmacro MUI_UNPAGE_CONFIRM
 !insertmacro MUI_UNPAGE_INSTFILES
 
@@ -92,6 +96,12 @@ LangString SEC_DESKTOP ${LANG_ENGLISH} "Desktop shortcut"
 LangString SEC_DESKTOP ${LANG_SIMPCHINESE} "桌面快捷方式"
 LangString APP_RUNNING ${LANG_ENGLISH} "Tingji is running. Close it (also its tray icon) and click Retry."
 LangString APP_RUNNING ${LANG_SIMPCHINESE} "听记正在运行。请先关闭它（包括托盘图标），然后点击“重试”。"
+LangString UNINSTALL_TOP ${LANG_ENGLISH} "Tingji will be removed from your computer. Your models, settings and transcription history stay in your user data folder unless you choose to delete them next; transcripts saved next to your files are never touched."
+LangString UNINSTALL_TOP ${LANG_SIMPCHINESE} "将从您的电脑上删除听记。您的模型、设置和转写记录保留在用户数据文件夹中，除非您在下一步选择删除；保存在文件旁边的转写稿不会被改动。"
+LangString DATA_KEPT ${LANG_ENGLISH} "Kept your models, settings and transcription history: $0"
+LangString DATA_KEPT ${LANG_SIMPCHINESE} "已保留您的模型、设置和转写记录：$0"
+LangString DATA_DELETED ${LANG_ENGLISH} "Deleted your models, settings and transcription history: $0"
+LangString DATA_DELETED ${LANG_SIMPCHINESE} "已删除您的模型、设置和转写记录：$0"
 LangString KEEP_DATA ${LANG_ENGLISH} "Keep your downloaded models, settings and transcription history?$\r$\n$\r$\n$0$\r$\n$\r$\nYes keeps them for a later install; No deletes them."
 LangString KEEP_DATA ${LANG_SIMPCHINESE} "是否保留已下载的模型、设置和转写记录？$\r$\n$\r$\n$0$\r$\n$\r$\n选择“是”保留以便日后重新安装；选择“否”将其删除。"
 
@@ -186,6 +196,7 @@ Section "Uninstall"
   ${If} ${FileExists} "$0\*.*"
     ; Silent uninstalls (/S) keep the data.
     MessageBox MB_YESNO|MB_ICONQUESTION "$(KEEP_DATA)" /SD IDYES IDYES keep_data
+    DetailPrint "$(DATA_DELETED)"
     ${If} $1 == "default"
       RMDir /r "$0"
     ${Else}
@@ -203,6 +214,9 @@ Section "Uninstall"
       Delete "$0\dictation.sqlite3*"
       RMDir "$0"
     ${EndIf}
+    Goto data_done
     keep_data:
+    DetailPrint "$(DATA_KEPT)"
+    data_done:
   ${EndIf}
 SectionEnd

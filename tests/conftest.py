@@ -30,9 +30,24 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STDERR] = os.dup(2)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # tests/test_under_load.py runs every load_sensitive test in a child pytest beside one busy loop per
+    # core: when it is in this run, those tests are left to it rather than run twice (minutes of CI).
+    if not any(item.nodeid.startswith("tests/test_under_load.py") for item in items):
+        return
+    sensitive = [item for item in items if item.get_closest_marker("load_sensitive") is not None]
+    if sensitive:
+        config.hook.pytest_deselected(items=sensitive)
+        items[:] = [item for item in items if item.get_closest_marker("load_sensitive") is None]
+
+
 @pytest.fixture(autouse=True)
 def _stacks_if_hung(request: pytest.FixtureRequest):
-    faulthandler.dump_traceback_later(HUNG_TEST_S, exit=True, file=request.config.stash[_STDERR])
+    # A test that sets a longer pytest-timeout of its own (a bound on a hang on a busy machine) gets
+    # pytest-timeout's failure first, and the watchdog a while after it.
+    marker = request.node.get_closest_marker("timeout")
+    own = int(marker.args[0]) + 300 if marker and marker.args else 0
+    faulthandler.dump_traceback_later(max(HUNG_TEST_S, own), exit=True, file=request.config.stash[_STDERR])
     yield
     faulthandler.cancel_dump_traceback_later()
 
@@ -71,12 +86,21 @@ def tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_checkpoint(tmp_path_factory.mktemp("ckpt") / "Fun-ASR-Nano-tiny", seed=0)
 
 
+# A session that starts another (tests/test_under_load.py) hands it the tiny model it already
+# exported: building it again, with every core busy, would be most of that run's time.
+PREBUILT_TINY_MODEL = "TINGJI_TEST_TINY_MODEL"
+
+
 @pytest.fixture(scope="session")
-def tiny_model(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny_model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The tiny checkpoint exported with an f32 decoder: the reference-exact configuration."""
     from tingji.export import export_model
 
-    return export_model(tiny_checkpoint, tmp_path_factory.mktemp("models") / "tiny", decoder_quant="f32")
+    prebuilt = os.environ.get(PREBUILT_TINY_MODEL)
+    if prebuilt:
+        return Path(prebuilt)
+    checkpoint = request.getfixturevalue("tiny_checkpoint")
+    return export_model(checkpoint, tmp_path_factory.mktemp("models") / "tiny", decoder_quant="f32")
 
 
 @pytest.fixture(scope="session")
@@ -163,6 +187,75 @@ def q3_model(q3_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     from tingji.export import export_model
 
     return export_model(q3_checkpoint, tmp_path_factory.mktemp("q3models") / "tiny", decoder_quant="f32")
+
+
+@pytest.fixture(scope="session")
+def pf_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random BiCifParaformer checkpoint (paraformer-zh with timestamps) in the official layout."""
+    from tiny_paraformer import make_checkpoint
+
+    return make_checkpoint(tmp_path_factory.mktemp("pf-ckpt") / "paraformer-zh-tiny", seed=0, variant="bicif")
+
+
+@pytest.fixture(scope="session")
+def pf_model(pf_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """That checkpoint exported in fp32: dynamic graphs, fixed-shape twins, the timestamp head."""
+    from tingji.export import export_model
+
+    return export_model(pf_checkpoint, tmp_path_factory.mktemp("pf-models") / "pf-tiny")
+
+
+@pytest.fixture(scope="session")
+def pf_reference(pf_checkpoint: Path):
+    from tests.support.reference_paraformer import ParaformerReference
+
+    return ParaformerReference(pf_checkpoint)
+
+
+@pytest.fixture(scope="session")
+def pf_plain_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random plain Paraformer checkpoint (paraformer-large, CifPredictorV2)."""
+    from tiny_paraformer import make_checkpoint
+
+    return make_checkpoint(tmp_path_factory.mktemp("pf-ckpt") / "paraformer-large-tiny", seed=0, variant="plain")
+
+
+@pytest.fixture(scope="session")
+def pf_plain_model(pf_plain_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The plain checkpoint in fp32, dynamic graphs only (its fixed twins are the BiCIF model's graphs)."""
+    from tingji.export import export_model
+
+    return export_model(pf_plain_checkpoint, tmp_path_factory.mktemp("pf-models") / "pf-plain-tiny", fixed=False)
+
+
+@pytest.fixture(scope="session")
+def pf_plain_reference(pf_plain_checkpoint: Path):
+    from tests.support.reference_paraformer import ParaformerReference
+
+    return ParaformerReference(pf_plain_checkpoint)
+
+
+@pytest.fixture(scope="session")
+def punc_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random CT-Transformer punctuation checkpoint (its vocabulary holds the tiny Paraformer's words)."""
+    from tiny_ct_punc import make_checkpoint
+
+    return make_checkpoint(tmp_path_factory.mktemp("punc-ckpt") / "ct-punc-tiny", seed=0)
+
+
+@pytest.fixture(scope="session")
+def punc_model(punc_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """That checkpoint as a punctuation model folder (family ct-punc)."""
+    from tingji.export import export_model
+
+    return export_model(punc_checkpoint, tmp_path_factory.mktemp("punc-models") / "ct-punc-tiny")
+
+
+@pytest.fixture(scope="session")
+def punc_reference(punc_checkpoint: Path):
+    from tests.support.reference_punctuation import PunctuationReference
+
+    return PunctuationReference(punc_checkpoint)
 
 
 @pytest.fixture(autouse=True)

@@ -11,8 +11,11 @@ names as the official Fun-ASR-Nano-2512 release, loadable by funasr's
 
 `--family sense-voice-small` writes a SenseVoice-Small checkpoint instead
 (tools/tiny_sense_voice.py), `--family qwen3-asr` a Qwen3-ASR release
-(tools/tiny_qwen3_asr.py), `--family campplus` the CAM++ speaker model
-(tools/tiny_campplus.py); each family's writer lives in its own module.
+(tools/tiny_qwen3_asr.py), `--family paraformer [--variant plain|bicif]` a
+Paraformer release (tools/tiny_paraformer.py), `--family ct-punc` a
+CT-Transformer punctuation release (tools/tiny_ct_punc.py), `--family campplus`
+the CAM++ speaker model (tools/tiny_campplus.py); each family's writer lives in
+its own module.
 
 Default sizes are tiny so CI stays fast; `--full-size` uses the real sizes
 (about 221 M encoder parameters and a Qwen3-0.6B-shaped LLM) for benchmarks.
@@ -483,9 +486,17 @@ def main(argv: list[str] | None = None) -> int:
         help="llm_conf.llm_dtype in config.yaml (see the module docstring)",
     )
     ap.add_argument(
-        "--family", choices=["fun-asr-nano", "sense-voice-small", "qwen3-asr", "campplus"], default="fun-asr-nano"
+        "--family",
+        choices=["fun-asr-nano", "sense-voice-small", "qwen3-asr", "paraformer", "ct-punc", "campplus"],
+        default="fun-asr-nano",
     )
     ap.add_argument("--size", choices=["0.6b", "1.7b"], default="0.6b", help="qwen3-asr: which release's shapes")
+    ap.add_argument(
+        "--variant",
+        choices=["plain", "bicif"],
+        default="bicif",
+        help="paraformer: Paraformer (plain) or BiCifParaformer with timestamps (bicif)",
+    )
     args = ap.parse_args(argv)
     if args.family == "sense-voice-small":  # each further family: its own tools/tiny_<family>.py
         from tiny_sense_voice import make_checkpoint as make_sense_voice
@@ -499,6 +510,14 @@ def main(argv: list[str] | None = None) -> int:
         import tiny_qwen3_asr
 
         tiny_qwen3_asr.make_checkpoint(args.out, args.seed, size=args.size, full_size=args.full_size)
+    elif args.family == "paraformer":
+        import tiny_paraformer
+
+        tiny_paraformer.make_checkpoint(args.out, args.seed, args.full_size, variant=args.variant)
+    elif args.family == "ct-punc":
+        import tiny_ct_punc
+
+        tiny_ct_punc.make_checkpoint(args.out, args.seed, args.full_size)
     else:
         make_checkpoint(args.out, args.seed, args.full_size, args.llm_dtype)
     print(args.out)

@@ -14,6 +14,10 @@ manager, Settings) and the Qwen3-ASR language menu open, with tiny
 SenseVoice-Small and Qwen3-ASR models built on the spot. `--overlay` takes
 the dictation overlay, listening (its level meter moving) and showing the
 live preview, over the app's window as it floats over any window.
+`--paraformer` takes the picker scrolled to Paraformer-zh and a Chinese
+transcript made by a tiny Paraformer-zh with its tiny punctuation model
+(random weights: the characters are gibberish, the punctuation and
+timestamps are real).
 
 It starts its own Xvfb (1280x800, so the shots look like a laptop screen),
 runs the app on it through the normal xcb platform plugin (real fonts, real
@@ -48,7 +52,7 @@ for extra in (ROOT, ROOT / "app", ROOT / "tools"):  # ROOT: the tests package (t
     sys.path.insert(0, str(extra))
 
 SHOTS_SIZE = (1120, 700)
-# Phrases from the demo model's vocabulary (tools/train_demo_model.py: VOCAB), six words at most,
+# Phrases from the demo model's vocabulary (tools/demo_model/recipe.py: VOCAB), six words at most,
 # as it was trained. The engine reads a file in windows of up to 60 s, so the long file has one
 # phrase a minute: each window then holds one utterance, as the demo model knows them.
 FILES = {
@@ -495,6 +499,55 @@ def model_shots(app, model: Path, out: Path, work: Path) -> None:
         s.close()
 
 
+PARAFORMER_SPEECH = ["今天天气很好。我们一起去学校吧。", "会议记录明天下午三点开始，请大家准时参加。谢谢。"]
+
+
+def paraformer_shots(app, model: Path, out: Path, work: Path) -> None:
+    """The picker at its Paraformer-zh card, and a Chinese file transcribed by Paraformer-zh with punctuation."""
+    import numpy as np
+    from tiny_ct_punc import make_checkpoint as punc_checkpoint
+    from tiny_paraformer import make_checkpoint as paraformer_checkpoint
+
+    from tests.support.audio import espeak, write_wav
+    from tingji.export import export_model
+
+    print("screenshots: building a tiny Paraformer-zh and its punctuation model…", file=sys.stderr)
+    installed = {
+        "paraformer-zh": export_model(paraformer_checkpoint(work / "ckpt" / "pf", seed=0), work / "models" / "pf"),
+        "ct-punc-zh": export_model(punc_checkpoint(work / "ckpt" / "punc", seed=0), work / "models" / "punc"),
+    }
+    os.environ["TINGJI_CATALOG"] = str(ROOT / "assets" / "models.json")  # this checkout's catalog
+    pause = np.zeros(12000, np.float32)
+    (work / "media").mkdir(parents=True, exist_ok=True)
+    clips = [espeak(work / "media" / f"zh{i}.wav", text, voice="cmn") for i, text in enumerate(PARAFORMER_SPEECH)]
+    media = write_wav(work / "media" / "会议通知 2024-05-12.wav", np.concatenate([pause, clips[0], pause, clips[1]]))
+    for lang, tag in (("en", "en"), ("zh_CN", "zh")):
+        s = Session(app, model, lang, "light", work, with_model=False)
+        if not s.wait(lambda: s.window.models.picker is not None and s.window.models.picker.isVisible(), 10):
+            raise SystemExit("screenshots: the model picker did not open")
+        picker = s.window.models.picker
+        picker.resize(760, 720)
+        card = next(c for c in picker.cards if c.entry.name == "paraformer-zh")
+        scroll = card.parentWidget()
+        while scroll is not None and not hasattr(scroll, "ensureWidgetVisible"):
+            scroll = scroll.parentWidget()
+        if scroll is not None:
+            scroll.ensureWidgetVisible(card)
+        s.wait(lambda: False, 0.5)
+        picker.grab().save(str(out / f"picker-paraformer-{tag}.png"))
+        print(out / f"picker-paraformer-{tag}.png")
+        s.close()
+
+        s = Session(app, model, lang, "light", work, with_model=False, installed=installed, model="paraformer-zh")
+        s.ready()
+        c = s.window.controller
+        s.window.files.add_paths([str(media)])
+        s.wait(lambda: bool(c.model.jobs()) and all(j.status.finished for j in c.model.jobs()), 300)
+        s.window.files.queue.select_job(c.model.jobs()[0].id)
+        s.shot(out / f"paraformer-transcript-{tag}.png")
+        s.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", type=Path, help="model folder (default: demo model, else a tiny one)")
@@ -506,6 +559,9 @@ def main() -> int:
         help="the model picker, a model per use and the Qwen3-ASR language menu (see above)",
     )
     parser.add_argument("--overlay", action="store_true", help="the dictation overlay (see above)")
+    parser.add_argument(
+        "--paraformer", action="store_true", help="Paraformer-zh in the picker and a punctuated transcript"
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     xvfb, display = start_xvfb()
@@ -515,11 +571,18 @@ def main() -> int:
     os.environ.pop("WAYLAND_DISPLAY", None)
     try:
         model = args.model or default_model(work)
-        if args.extra or args.models or args.overlay:
+        if args.extra or args.models or args.overlay or args.paraformer:
             from tingji.gui.app import create_app
 
             os.environ["TINGJI_HOME"] = str(work / "home-boot")
-            shots = extra_shots if args.extra else overlay_shots if args.overlay else model_shots
+            if args.extra:
+                shots = extra_shots
+            elif args.overlay:
+                shots = overlay_shots
+            elif args.paraformer:
+                shots = paraformer_shots
+            else:
+                shots = model_shots
             shots(create_app([sys.argv[0]]), model, args.out, work)
         else:
             run(model, args.out, work)

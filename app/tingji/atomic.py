@@ -12,6 +12,8 @@ engine, the model manager and the GUI can all use it.
 from __future__ import annotations
 
 import os
+import sys
+import time
 from pathlib import Path
 
 
@@ -26,10 +28,39 @@ def fsync_dir(folder: str | os.PathLike[str]) -> None:
         os.close(fd)
 
 
+def fsync_file(path: str | os.PathLike[str]) -> None:
+    """Flush a written and closed file to disk.
+
+    Opened for writing on Windows: FlushFileBuffers, behind os.fsync there, refuses a
+    read-only handle (the flush failed with "Permission denied" and a cache was never kept).
+    """
+    fd = os.open(path, os.O_RDWR if os.name == "nt" else os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# Windows refuses to replace a file another program has open (an antivirus or indexer scanning the
+# last transcript, a preview reading it): such holds last moments, so the rename is tried again.
+REPLACE_TRIES_S = (0.05, 0.1, 0.2, 0.4, 0.8)
+
+
 def publish(tmp: str | os.PathLike[str], final: str | os.PathLike[str]) -> Path:
-    """Rename a fully written (and fsynced) temporary file over `final`, durably."""
+    """Rename a fully written (and fsynced) temporary file over `final`, durably.
+
+    On Windows a `final` another program holds open is waited for, about 1.5 s
+    in all, before the PermissionError is raised.
+    """
     final = Path(final)
-    os.replace(tmp, final)
+    for pause in REPLACE_TRIES_S if sys.platform == "win32" else ():
+        try:
+            os.replace(tmp, final)
+            break
+        except PermissionError:
+            time.sleep(pause)
+    else:
+        os.replace(tmp, final)
     fsync_dir(final.parent)
     return final
 

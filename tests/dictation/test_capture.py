@@ -34,7 +34,7 @@ def phrase(tmp_path_factory) -> tuple[Path, np.ndarray]:
     return path, espeak(path, "Please send the report to the team by Friday.")
 
 
-def _wait_flowing(mic: Microphone, timeout: float = 10.0) -> None:
+def _wait_flowing(mic: Microphone, timeout: float = 60.0) -> None:
     """PulseAudio's monitor source needs about a second before its first block."""
     deadline = time.monotonic() + timeout
     while mic.frames_captured < 0.2 * 16000:
@@ -63,7 +63,7 @@ class Heard:
 
         monkeypatch.setattr(capture, "to_mono_16k", spy)  # the name capture.py calls it by
 
-    def _wait(self, ready, what: str, timeout: float = 20.0) -> None:
+    def _wait(self, ready, what: str, timeout: float = 60.0) -> None:
         with self._cond:
             assert self._cond.wait_for(ready, timeout), f"timed out waiting for {what}"
 
@@ -99,7 +99,8 @@ def _best_correlation(a: np.ndarray, b: np.ndarray) -> float:
     return float(corr.max() / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12))
 
 
-def test_dictation_capture_records_the_virtual_microphone(vmic, phrase) -> None:
+@pytest.mark.load_sensitive
+def test_dictation_capture_records_the_virtual_microphone(vmic, phrase, heard) -> None:
     wav, reference = phrase
     mic = Microphone(keep_open=True, pre_roll_s=0.3)
     errors: list[str] = []
@@ -108,15 +109,31 @@ def test_dictation_capture_records_the_virtual_microphone(vmic, phrase) -> None:
         mic.begin()
         _wait_flowing(mic)
         assert mic.device_rate == 44100 and mic.device_channels == 2  # the device's own format
-        vmic.play(wav)
+        vmic.play(wav)  # returns once the sound server has played it ...
+        heard.wait_audio(1.0)  # ... and a second of audio later, all of it has come through
         take = mic.end()
     finally:
         mic.close()
     assert not errors and take.error is None
     assert take.samples.dtype == np.float32
-    assert len(reference) / 16000 < take.duration < len(reference) / 16000 + 2.0
+    assert len(reference) / 16000 < take.duration
+    # Nothing lost, nothing twice, nothing out of order: the take is the pre-roll and then the blocks
+    # converted until end(), one stretch of what the worker converted (a busy machine that was slow to
+    # start the player only makes that stretch longer).
+    assert _is_one_stretch_of(heard, take)
     # The same speech came through the sound server and our resampler.
     assert _best_correlation(take.samples, reference) > 0.8
+
+
+def _is_one_stretch_of(heard: Heard, take) -> bool:
+    """Whether the take's samples are, exactly, consecutive audio the microphone's worker converted."""
+    with heard._cond:
+        blocks = list(heard.blocks)
+    stream = np.concatenate(blocks)
+    pre = round(take.pre_roll_s * 16000)
+    body = take.samples[pre:]
+    starts = np.cumsum([0] + [len(b) for b in blocks])  # a take begins and ends between blocks
+    return any(i >= pre and np.array_equal(stream[i - pre : i + len(body)], take.samples) for i in starts.tolist())
 
 
 def test_dictation_capture_pre_roll_keeps_audio_from_before_the_take(vmic, tmp_path, heard) -> None:
@@ -158,9 +175,9 @@ def test_dictation_capture_unplugged_device_is_reported_and_partial_take_kept(vm
         player = vmic.play(wav, wait=False)
         heard.wait_audio(1.0)  # a second of the take is in
         vmic.unplug()
-        assert got_error.wait(5.0), "no error reported after the device went away"
+        assert got_error.wait(60), "no error reported after the device went away"
         take = mic.end()
-        player.wait(10)
+        player.wait(60)
         assert take.error and len(take.samples) > 0.5 * 16000  # the partial take is kept
         assert len(errors) == 1 and "\n" not in errors[0] and "microphone" in errors[0]
 

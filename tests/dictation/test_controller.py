@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -32,9 +33,15 @@ pytestmark = pytest.mark.dictation
 
 
 class FakeMic:
-    """Stands in for capture.Microphone: the test pushes audio, the controller takes it."""
+    """Stands in for capture.Microphone: the test pushes audio, the controller takes it.
+
+    `settle` (the rig sets it) runs after each block: the controller has then acted on it, so a take
+    the audio ends (silence after speech, nothing said) ends at the same block however busy the
+    machine is. A real microphone's blocks keep coming meanwhile; that is the capture tests' part.
+    """
 
     def __init__(self) -> None:
+        self.settle: Callable[[], None] = lambda: None
         self.on_audio = None
         self.on_error = None
         self.recording = False
@@ -70,7 +77,9 @@ class FakeMic:
     def close(self) -> None:
         pass
 
-    def feed(self, samples: np.ndarray, block: int = 1024, pace: float = 0.002) -> None:
+    def feed(self, samples: np.ndarray, block: int = 1024, pace: float = 0.0) -> None:
+        """Deliver `samples` block by block, each handled before the next; `pace` seconds between blocks
+        play them in real time (the live preview re-transcribes what has come so far as time passes)."""
         for i in range(0, len(samples), block):
             chunk = samples[i : i + block].astype(np.float32)
             with self.lock:
@@ -79,7 +88,9 @@ class FakeMic:
                     self.parts.append(chunk)
             if live and self.on_audio:
                 self.on_audio(chunk)
-            time.sleep(pace)
+            self.settle()
+            if pace:
+                time.sleep(pace)
 
     def unplug(self) -> None:
         error = MicrophoneError(messages.DISCONNECTED)
@@ -131,11 +142,18 @@ class Rig:
             use_hotkey=False,
         )
         self.c.start(recover=False)
+        self.mic.settle = self.settled
+
+    def settled(self) -> None:
+        """Until the controller has handled every command queued so far (an end the audio asked for)."""
+        c = self.c
+        with c._cond:
+            assert c._cond.wait_for(lambda: c._pending == 0, timeout=120), "the controller never got to its commands"
 
     def kinds(self, kind: str) -> list[DictationEvent]:
         return [e for e in self.events if e.kind == kind]
 
-    def wait_for(self, kind: str, n: int = 1, timeout: float = 20.0) -> list[DictationEvent]:
+    def wait_for(self, kind: str, n: int = 1, timeout: float = 120.0) -> list[DictationEvent]:
         deadline = time.monotonic() + timeout
         while len(self.kinds(kind)) < n:
             assert time.monotonic() < deadline, f"no {kind} event: {self.events}"
@@ -143,7 +161,7 @@ class Rig:
         return self.kinds(kind)
 
     def wait_recording(self, on: bool = True) -> None:
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 60
         while self.mic.recording != on:
             assert time.monotonic() < deadline
             time.sleep(0.005)
@@ -168,7 +186,7 @@ def test_takes_are_recognised_with_the_controllers_options(tmp_path, engine, spe
         rig.c.apply_options(options)
         rig.c.begin_take()
         rig.wait_recording()
-        rig.mic.feed(speech_en, pace=0)
+        rig.mic.feed(speech_en)
         rig.c.end_take()
         assert rig.c.wait_idle()
     assert rig.engine.options == [replace(first, timestamps=False), replace(second, timestamps=False)]
@@ -182,7 +200,7 @@ def test_dictation_silence_only_take_yields_nothing(tmp_path, engine, silence, q
     for audio in (silence, quiet_noise):
         rig.c.begin_take()
         rig.wait_recording()
-        rig.mic.feed(audio, pace=0)
+        rig.mic.feed(audio)
         rig.c.end_take()
         assert rig.c.wait_idle()
     assert len(rig.kinds("empty")) == 2
@@ -216,7 +234,7 @@ def test_dictation_take_is_stored_then_inserted(tmp_path, engine, speech_en) -> 
     for _ in range(2):
         rig.c.begin_take()
         rig.wait_recording()
-        rig.mic.feed(speech_en, pace=0)
+        rig.mic.feed(speech_en)
         rig.c.end_take()
         assert rig.c.wait_idle()
     assert order == ["row", "insert", "retention"] * 2
@@ -240,7 +258,7 @@ def test_dictation_output_failure_keeps_text_in_history(tmp_path, engine, speech
     rig.keys.fail = True
     rig.c.begin_take()
     rig.wait_recording()
-    rig.mic.feed(speech_en, pace=0)
+    rig.mic.feed(speech_en)
     rig.c.end_take()
     assert rig.c.wait_idle()
     (err,) = rig.kinds("error")
@@ -257,7 +275,7 @@ def test_dictation_unplugged_mid_take_reports_and_keeps_partial(tmp_path, engine
     rig = Rig(tmp_path, engine)
     rig.c.begin_take()
     rig.wait_recording()
-    rig.mic.feed(speech_en[: len(speech_en) // 2], pace=0)
+    rig.mic.feed(speech_en[: len(speech_en) // 2])
     rig.mic.unplug()
     take = rig.wait_for("take")[0].take
     (event,) = rig.kinds("error")
@@ -269,7 +287,7 @@ def test_dictation_unplugged_mid_take_reports_and_keeps_partial(tmp_path, engine
     rig.c.end_take("key released")
     rig.c.begin_take()
     rig.wait_recording()
-    rig.mic.feed(speech_en, pace=0)
+    rig.mic.feed(speech_en)
     rig.c.end_take()
     assert rig.c.wait_idle()
     assert len(rig.kinds("take")) == 2 and rig.history.recent()[0].error is None
@@ -292,12 +310,13 @@ def test_dictation_no_microphone_is_an_event_not_a_crash(tmp_path, engine) -> No
     rig.c.close()
 
 
+@pytest.mark.load_sensitive
 def test_dictation_toggle_mode_ends_after_silence(tmp_path, engine, speech_en) -> None:
     rig = Rig(tmp_path, engine, mode="toggle", silence_s=0.6)
     pad = np.zeros(int(16000 * 0.3), np.float32)
     rig.c.toggle()
     rig.wait_recording()
-    rig.mic.feed(np.concatenate([pad, speech_en, np.zeros(16000 * 3, np.float32)]), pace=0.004)
+    rig.mic.feed(np.concatenate([pad, speech_en, np.zeros(16000 * 3, np.float32)]))
     take = rig.wait_for("take")[0]
     assert not rig.mic.recording and rig.mic.begins == 1
     # the take ended ~silence_s after the speech, not at the end of the fed audio
@@ -306,22 +325,24 @@ def test_dictation_toggle_mode_ends_after_silence(tmp_path, engine, speech_en) -
     rig.c.close()
 
 
+@pytest.mark.load_sensitive
 def test_dictation_toggle_mode_gives_up_when_nothing_is_said(tmp_path, engine) -> None:
     rig = Rig(tmp_path, engine, mode="toggle", no_speech_timeout_s=1.0)
     rig.c.toggle()
     rig.wait_recording()
-    rig.mic.feed(np.zeros(16000 * 3, np.float32), pace=0.004)
+    rig.mic.feed(np.zeros(16000 * 3, np.float32))
     rig.wait_for("empty")
     assert not rig.mic.recording and rig.keys.pasted == []
     rig.c.close()
 
 
+@pytest.mark.load_sensitive
 def test_dictation_continuous_mode_inserts_each_utterance(tmp_path, engine, speech_en) -> None:
     rig = Rig(tmp_path, engine, mode="continuous", silence_s=0.5)
     gap = np.zeros(int(16000 * 1.2), np.float32)
     rig.c.toggle()
     rig.wait_recording()
-    rig.mic.feed(np.concatenate([speech_en, gap, speech_en[: 16000 * 2], gap]), pace=0.004)
+    rig.mic.feed(np.concatenate([speech_en, gap, speech_en[: 16000 * 2], gap]))
     rig.wait_for("take", 2)
     assert rig.mic.recording  # still listening
     rig.c.toggle()
@@ -339,7 +360,7 @@ def test_dictation_hold_mode_follows_the_hotkey(tmp_path, engine, speech_en) -> 
     rig = Rig(tmp_path, engine, mode="hold")
     rig.c._hotkey_down()
     rig.wait_recording()
-    rig.mic.feed(np.concatenate([speech_en, np.zeros(16000 * 2, np.float32)]), pace=0)
+    rig.mic.feed(np.concatenate([speech_en, np.zeros(16000 * 2, np.float32)]))
     assert rig.mic.recording  # silence does not end a hold-to-talk take
     rig.c._hotkey_up()
     rig.wait_for("take")

@@ -24,7 +24,7 @@ from tingji.dictation.settings import DictationSettings
 pytestmark = pytest.mark.dictation
 
 DEMO = DEMO_MODEL
-# Words from the demo model's vocabulary (tools/train_demo_model.py), at most six as in its training.
+# Words from the demo model's vocabulary (tools/demo_model/recipe.py), at most six as in its training.
 PHRASE = "please call home today, one two"
 
 

@@ -4,7 +4,7 @@ Random-weight models show the engine computes what the reference computes;
 this one shows it *transcribes*: words come out right, long files are cut
 into 60 s windows without losing or repeating what lies at the seams, and
 segments cover the file. The model was trained by tools/train_demo_model.py
-(see the fixture's README.md); the speech here comes from voice variants and
+(tools/demo_model/; see the fixture's README.md); the speech here comes from voice variants and
 speeds that training never used (on the training accents), as in the
 script's held-out set.
 
@@ -32,7 +32,7 @@ from tests.support.paths import ROOT
 
 DEMO = ROOT / "tests" / "fixtures" / "models" / "demo"
 
-import train_demo_model as demo  # noqa: E402  (tools/ is on sys.path via conftest)
+from demo_model import recipe, speech, text  # noqa: E402  (tools/ is on sys.path: pyproject's pythonpath)
 
 
 @pytest.fixture(scope="module")
@@ -60,41 +60,41 @@ def test_held_out_voices_transcribe(engine):
     Measured on this fixture: WER 8.6%, 32/40 exact (the synthesis is repeatable, see
     `fresh_process_map`; the margin covers other CPUs' floating-point differences).
     """
-    utterances = demo.held_out_set(40, seed=424242)
+    utterances = speech.held_out_set(40, seed=424242)
     hyps = [engine.transcribe(u.samples).text for u in utterances]
     refs = [u.text for u in utterances]
-    error_rate = demo.wer(refs, hyps)
-    exact = sum(demo.normalise_words(r) == demo.normalise_words(h) for r, h in zip(refs, hyps))
+    error_rate = text.wer(refs, hyps)
+    exact = sum(text.normalise_words(r) == text.normalise_words(h) for r, h in zip(refs, hyps))
     detail = "\n".join(
         f"{u.speaker.voice} s{u.speaker.speed}: {r!r} -> {h!r}" for u, r, h in zip(utterances, refs, hyps)
     )
     assert error_rate <= 0.15, f"WER {error_rate:.2%}\n{detail}"
     assert exact >= 27, f"only {exact}/40 exact\n{detail}"
     # Only vocabulary words come out (the LLM was trained on nothing else).
-    vocabulary = set(demo.VOCAB)
-    assert all(w in vocabulary for h in hyps for w in demo.normalise_words(h)), detail
+    vocabulary = set(recipe.VOCAB)
+    assert all(w in vocabulary for h in hyps for w in text.normalise_words(h)), detail
 
 
 def _digit_groups_file(path: Path, seconds: float, seed: int) -> tuple[list[list[str]], float]:
     """Spoken three-digit groups separated by short pauses, ~`seconds` long, as one WAV file."""
     rng = np.random.default_rng(seed)
-    speaker = demo.Speaker("en-us", "m4", 170, 45, 1)  # a held-out variant and speed
+    speaker = speech.Speaker("en-us", "m4", 170, 45, 1)  # a held-out variant and speed
     # More groups than needed (a group and its pause last well over 1 s), synthesised
     # together, each in a fresh process so the audio does not depend on test order.
-    candidates = [[demo.DIGITS[int(i)] for i in rng.integers(0, 10, 3)] for _ in range(int(seconds) + 1)]
-    speech = demo.espeak_many([(" ".join(g), speaker) for g in candidates])
+    candidates = [[recipe.DIGITS[int(i)] for i in rng.integers(0, 10, 3)] for _ in range(int(seconds) + 1)]
+    clips = speech.espeak_many([(" ".join(g), speaker) for g in candidates])
     parts, groups, t = [np.zeros(8000, np.float32)], [], 0.5
-    for group, clip in zip(candidates, speech):
+    for group, clip in zip(candidates, clips):
         if t >= seconds:
             break
-        pause = np.zeros(int(rng.uniform(0.45, 0.8) * demo.SAMPLE_RATE), np.float32)
+        pause = np.zeros(int(rng.uniform(0.45, 0.8) * recipe.SAMPLE_RATE), np.float32)
         parts += [clip * 0.5, pause]
         groups.append(group)
-        t += (len(clip) + len(pause)) / demo.SAMPLE_RATE
+        t += (len(clip) + len(pause)) / recipe.SAMPLE_RATE
     samples = np.concatenate(parts)
     samples += (np.random.default_rng(seed + 1).standard_normal(len(samples)) * 1e-3).astype(np.float32)
-    sf.write(str(path), samples, demo.SAMPLE_RATE, subtype="PCM_16")
-    return groups, len(samples) / demo.SAMPLE_RATE
+    sf.write(str(path), samples, recipe.SAMPLE_RATE, subtype="PCM_16")
+    return groups, len(samples) / recipe.SAMPLE_RATE
 
 
 def test_long_file_crosses_window_seams(engine, tmp_path):
@@ -114,13 +114,13 @@ def test_long_file_crosses_window_seams(engine, tmp_path):
     result = engine.transcribe(path)
     assert result.windows >= 3, "the file must span several 60 s windows"
     ref = [d for g in groups for d in g]
-    words = demo.normalise_words(result.text)
-    hyp = [w for w in words if w in demo.DIGITS]
+    words = text.normalise_words(result.text)
+    hyp = [w for w in words if w in recipe.DIGITS]
     assert len(hyp) >= 0.9 * len(words), f"not digits: {words}"
     assert 0.5 * len(ref) <= len(hyp) <= 1.3 * len(ref), f"{len(hyp)} digits heard, {len(ref)} spoken\n{hyp}"
     per_window = [0] * result.windows
     for s in result.segments:
-        per_window[s.window] += sum(w in demo.DIGITS for w in demo.normalise_words(s.text))
+        per_window[s.window] += sum(w in recipe.DIGITS for w in text.normalise_words(s.text))
     expected = len(ref) / result.windows
     assert all(n >= 0.4 * expected for n in per_window), f"a window lost at a seam: digits per window {per_window}"
 
@@ -168,7 +168,7 @@ def test_training_script_smoke(tmp_path):
     verify(load_manifest(out), check_hashes=True)
     engine = Engine(out, threads=2)
     try:
-        engine.transcribe(demo.held_out_set(1, seed=1)[0].samples)  # runs; an untrained model says anything
+        engine.transcribe(speech.held_out_set(1, seed=1)[0].samples)  # runs; an untrained model says anything
     finally:
         engine.close()
     report = json.loads((work / "report.json").read_text())
@@ -179,4 +179,4 @@ def test_training_script_smoke(tmp_path):
 
     ref = Reference(work / "checkpoint")
     assert ref.model.ctc_decoder is not None
-    assert ref.model.llm.config.hidden_size == demo.Dims().llm_hidden
+    assert ref.model.llm.config.hidden_size == recipe.Dims().llm_hidden

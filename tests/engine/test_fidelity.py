@@ -358,6 +358,7 @@ def test_directml_lint_catches_what_directml_rejects(tmp_path):
             helper.make_node("Conv", ["b", "w"], ["z"], group=4),
             helper.make_node("Range", ["s0", "s1", "s2"], ["r"]),
             helper.make_node("Reshape", ["x", "r"], ["y2"]),
+            helper.make_node("Reshape", ["x", "s3"], ["y3"], allowzero=1),
         ],
         "bad",
         [x, s, b],
@@ -367,6 +368,7 @@ def test_directml_lint_catches_what_directml_rejects(tmp_path):
             helper.make_tensor("s0", TensorProto.INT64, [], [0]),
             helper.make_tensor("s1", TensorProto.INT64, [], [3]),
             helper.make_tensor("s2", TensorProto.INT64, [], [1]),
+            helper.make_tensor("s3", TensorProto.INT64, [2], [-1, 8]),
         ],
     )
     bad = tmp_path / "bad.onnx"
@@ -375,3 +377,11 @@ def test_directml_lint_catches_what_directml_rejects(tmp_path):
     assert any("computed from tensor values" in p for p in problems), problems
     assert any("boolean input to Conv" in p for p in problems), problems
     assert any("Range feeds a Reshape" in p for p in problems), problems
+    assert any("allowzero=1 with -1" in p for p in problems), problems
+    # What the exporter does about the last one (ONNX Runtime's DirectML provider fails the session on it).
+    from tingji.export.onnx_tools import plain_reshapes
+
+    proto = onnx.load(str(bad))
+    assert plain_reshapes(proto) == 1
+    onnx.save(proto, str(bad))
+    assert not any("allowzero" in str(p) for p in lint_directml(bad))

@@ -1,7 +1,7 @@
 """A damaged model folder is one coded line naming the key, never an internal error.
 
 The corpus of broken manifests is generated from the dataclasses each family
-declares for its manifest (`FRONTEND`, `SECTION`, and the core `Window`), so a
+declares for its manifest (`FRONTEND`, `SECTION`, and the core `Window` or its own `WINDOW`), so a
 key added to any of them is covered without touching this file: every key of
 every family, of its `frontend` and of the window, missing (where required),
 misspelled, of the wrong type and out of range (each rule its field has), plus
@@ -35,7 +35,13 @@ from tingji.engine.manifest import MANIFEST_NAME, Window, load_manifest
 from tingji.engine.schema import field_types, join, required, rules
 from tingji.errors import Message, ModelError
 
-FIXTURES = {"fun-asr-nano": "tiny_model", "sense-voice-small": "sv_model", "qwen3-asr": "q3_model"}
+FIXTURES = {
+    "fun-asr-nano": "tiny_model",
+    "sense-voice-small": "sv_model",
+    "qwen3-asr": "q3_model",
+    "paraformer": "pf_model",
+    "ct-punc": "punc_model",
+}
 DEMO = ROOT / "tests" / "fixtures" / "models" / "demo"  # format 1: the Nano section's keys at the top level
 
 
@@ -193,7 +199,7 @@ def corpus(base: dict[str, Any]) -> Iterator[Case]:
     module = family_module(base["family"])
     v1 = base.get("format", 1) == 1
     section_where, section_key = ((), "") if v1 else ((base["family"],), base["family"])
-    yield from cases_of(Window, base, (), "", open_=False)
+    yield from cases_of(getattr(module, "WINDOW", Window), base, (), "", open_=False)
     yield from cases_of(module.FRONTEND, base, ("frontend",), "frontend")
     yield from cases_of(module.SECTION, base, section_where, section_key, open_=not v1)
     entry = {"path": "x.bin", "sha256": "0" * 64, "size": 1}
@@ -204,11 +210,12 @@ def corpus(base: dict[str, Any]) -> Iterator[Case]:
             messages.UNKNOWN_ROLE.code,
             role,
         )
+    data_role = next(r for r in module.FILE_ROLES if r.endswith("_data")) + "_2"  # e.g. encoder_data_2
     yield Case(
         "files: a second weights file",
-        _changed(base, ("files",), lambda d: d.update(encoder_data_2=entry)),
+        _changed(base, ("files",), lambda d: d.update({data_role: entry})),
         None,
-        "encoder_data_2",
+        data_role,
     )
     yield from _disagreements(base, section_key, section_where)
 
@@ -235,7 +242,7 @@ def _disagreements(base: dict[str, Any], key: str, where: tuple[str, ...]) -> It
             messages.FRAMES_TOO_SHORT.code,
             "frontend.frame_shift_ms",
         )
-    else:  # the log-mel front-end
+    elif "fmin" in frontend:  # the log-mel front-end
         yield Case(
             "frontend.n_mels: not the encoder's",
             _changed(base, ("frontend",), lambda d: d.update(n_mels=80)),
@@ -338,6 +345,9 @@ def test_every_broken_key_is_one_coded_line_naming_it(bases, tmp_path, capsys):
 def _read_back(m, family: str, key: str) -> tuple[Any, dataclasses.Field]:
     """The value a dotted key was read as, and its field."""
     first, *rest = key.split(".")
+    if first in ("window_seconds", "window_frames"):  # the core window (a family's own WINDOW has defaults)
+        window = getattr(family_module(family), "WINDOW", Window)
+        return getattr(m, first), {f.name: f for f in dataclasses.fields(window)}[first]
     obj, parts = {"frontend": (m.frontend, rest), family: (m.section, rest)}.get(first, (m.section, [first, *rest]))
     *parents, last = parts
     for name in parents:

@@ -17,7 +17,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from train_demo_model import edit_distance
+from demo_model.text import edit_distance
 
 from tests.support.audio import write_wav
 from tests.support.cpu_paths import NATIVE, PATHS, run_graphs

@@ -49,6 +49,7 @@ def test_unload_after_idle_is_off_by_default_and_set_in_the_dialog(qtbot) -> Non
     assert SettingsDialog(dialog.settings()).unload_after.value() == 15
 
 
+@pytest.mark.load_sensitive
 def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(
     qtbot, home: Path, tiny_model: Path, speech_en: np.ndarray, tmp_path: Path
 ) -> None:
@@ -88,6 +89,7 @@ def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(
     assert host.state == "idle"
 
     # A dictation take brings it back: the load starts with the take, the take waits for it.
+    engine.minute_ms = 600_000  # no idle unload while it is checked, however slowly the checks come round
     states.clear()
     mic = mics[-1]
     window.dictation.record_button.click()
@@ -108,6 +110,8 @@ def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(
         reference.close()
 
     # Idle again, unloaded again; then a file brings it back, and the user is told.
+    engine.minute_ms = 100
+    window.apply_settings(window.settings)  # the idle timer starts again, on the short minute
     qtbot.waitUntil(lambda: len(unloads) == 2, timeout=30_000)
     (second,) = c.add_paths([str(b)])
     assert engine.state_of("files") is EngineState.LOADING

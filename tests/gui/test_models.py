@@ -148,6 +148,7 @@ def _in_modal(qtbot, scenario: Callable[[ModelManagerDialog], None], open_it: Ca
         raise errors[0]
 
 
+@pytest.mark.load_sensitive
 def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server, catalog, tiny_zip):
     settings_mod.save(Settings())
     create_app()
@@ -180,7 +181,9 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         assert 0 < dialog.progress_bar.value() <= int(1000 * STALL_AT / len(tiny_zip))
         assert dialog.stage_label.text() == "Downloading tiny.zip"
         total = re.escape(format_bytes(len(tiny_zip)))  # the tiny model's size follows the exporter
-        assert re.fullmatch(rf"[\d.]+ kB of {total} · [\d.]+ kB/s · \d+ s left", dialog.speed_label.text())
+        # The speed is measured, so its unit and the time left follow how fast this machine read the bytes.
+        speed, left = r"[\d.]+ (?:bytes|kB|MB)/s", r"(?:\d+ s|\d+ min \d+ s|\d+ h \d+ min) left"
+        assert re.fullmatch(rf"[\d.]+ kB of {total} · {speed} · {left}", dialog.speed_label.text())
         assert dialog.task_box.isVisible()
         dialog.cancel_button.click()
         _idle(qtbot, dialog)
@@ -223,7 +226,8 @@ def test_download_cancel_resume_and_use_from_the_main_window(qtbot, home, server
         assert not dialog.models_changed  # the window need not reload again
 
     _in_modal(qtbot, scenario, window.models.open_manager)
-    assert meter.max_gap_s < 0.5, f"the GUI thread was blocked for {meter.max_gap_s:.2f} s"
+    print(f"\nlongest event-loop stall while downloading, cancelling, resuming: {meter.summary()}")
+    assert meter.max_stall_s < 0.5, meter.summary()
     assert window.engine.state_of("files") is EngineState.READY
     window.close()
 

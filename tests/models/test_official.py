@@ -34,7 +34,13 @@ from tingji.errors import ModelError
 from tingji.models.catalog import CatalogModel, load_catalog
 
 CATALOG = ROOT / "assets" / "models.json"  # this checkout's, whatever the installed package holds
-CHECKPOINTS = {"sense-voice-small": "sv_checkpoint", "qwen3-asr": "q3_checkpoint", "fun-asr-nano": "tiny_checkpoint"}
+CHECKPOINTS = {
+    "sense-voice-small": "sv_checkpoint",
+    "qwen3-asr": "q3_checkpoint",
+    "fun-asr-nano": "tiny_checkpoint",
+    "paraformer": "pf_checkpoint",
+    "ct-punc": "punc_checkpoint",
+}
 
 _opened: list[str] = []
 _recording = threading.Event()
@@ -145,7 +151,9 @@ def _release(entry: CatalogModel, checkpoint: Path, dest: Path) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["sense-voice-small", "qwen3-asr-0.6b", "qwen3-asr-1.7b"])
+@pytest.mark.parametrize(
+    "name", ["sense-voice-small", "qwen3-asr-0.6b", "qwen3-asr-1.7b", "paraformer-zh", "ct-punc-zh"]
+)
 def test_catalog_lists_exactly_the_files_the_converter_reads(name: str, request, tmp_path: Path, home: Path) -> None:
     from tingji.models.store import import_folder
 

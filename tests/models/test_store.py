@@ -464,7 +464,7 @@ def test_builtin_catalog_is_valid():
     peer = catalog.get("fun-asr-nano-gguf")
     assert peer.kind == "peer-release"
     assert peer.archives[0].urls[0].startswith("https://github.com/HaujetZhao/CapsWriter-Offline/releases/download/")
-    with pytest.raises(ModelError, match="known: fun-asr-nano-2512, fun-asr-nano-gguf"):
+    with pytest.raises(ModelError, match="known: ct-punc-zh, fun-asr-nano-2512, fun-asr-nano-gguf, paraformer-zh"):
         catalog.get("whisper")
 
 
@@ -639,6 +639,7 @@ def test_cli_download_shows_pinned_hashes(server, tmp_path, capsys, monkeypatch,
     assert "folder not found" in capsys.readouterr().err
 
 
+@pytest.mark.load_sensitive
 def test_cli_ctrl_c_exits_130_and_the_same_command_resumes(server, tmp_path, home, tiny_model):
     """A real SIGINT in the middle of `tingji models install`: one line, exit 130, and the
     bytes already downloaded are not fetched again by the next run (as the line promises)."""

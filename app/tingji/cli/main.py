@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from .. import __version__
 from ..errors import TingjiError
-from . import export, models, transcribe
+from . import devices, export, models, transcribe
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tingji {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in (transcribe, export, models):
+    for command in (transcribe, export, models, devices):
         command.add_parser(sub)
     gui = sub.add_parser("gui", help="open the desktop app (the default), optionally queueing files")
     gui.add_argument("files", nargs="*", metavar="FILE", help="audio or video files to queue")
@@ -39,10 +39,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def tolerant_streams() -> None:
+    """Characters stdout/stderr cannot encode are printed as `?` rather than failing.
+
+    A Windows console shows every character (Python writes it through the console's
+    Unicode API), but a pipe or a file gets the ANSI code page, as from every Windows
+    program: cp936 shows Chinese file names, cp1252 cannot, and Python would raise
+    UnicodeEncodeError on stdout (`tingji --help | more` died on 听记) and write
+    `\\u8bed` escapes on stderr. `?` is what Windows programs print for such a
+    character; the encoding stays the one the reading program expects. On Linux it
+    keeps a file name that is not valid UTF-8 from stopping a progress line.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", "replace") != "replace":
+            reconfigure(errors="replace")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    tolerant_streams()
     if not argv:
-        return gui_main()
+        return gui_main([])
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -80,10 +98,18 @@ def _say(message: str) -> None:
 
 
 def gui_main(files: list[str] | None = None) -> int:
-    """Open the desktop app; a clear message instead of a traceback when Qt cannot start."""
+    """Open the desktop app, queueing `files`; a clear message instead of a traceback when Qt cannot start.
+
+    Args:
+        files: audio or video files (or folders) to queue. None - the `tingji-gui` program, which
+            Windows starts as `tingji-gui.exe FILE` from "Open with" - takes them from this process's
+            command line, after Qt's own options such as `-platform offscreen`.
+    """
     try:
         from ..gui.app import run_app
     except ImportError as exc:
         print(f"tingji: the desktop app cannot start ({exc})", file=sys.stderr)
         return 1
-    return run_app(files or ())
+    if files is None:
+        return run_app(argv=sys.argv)
+    return run_app(files)

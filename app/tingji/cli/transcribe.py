@@ -17,7 +17,7 @@ from typing import Any
 
 from ..engine.sessions import PROVIDER_CHOICES
 from ..engine.writers import parse_formats, write
-from ..errors import Cancelled, TingjiError
+from ..errors import Cancelled, TingjiError, warning
 from . import messages
 from .progress import StatusLine
 
@@ -33,9 +33,24 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--out", default=".", help="folder for the transcript files (default: current folder)")
     p.add_argument("--format", default="txt", help="comma-separated: txt,srt,vtt,json (default txt)")
     p.add_argument("--provider", default="auto", choices=PROVIDER_CHOICES)
+    p.add_argument(
+        "--device",
+        default=None,
+        help="DirectML's graphics adapter: its number in `tingji devices` or part of its name "
+        "(default: the high-performance GPU)",
+    )
     p.add_argument("--language", default=None, help="language spoken, e.g. zh, en, ja (default: detect)")
     p.add_argument("--hotwords", default="", help="comma-separated words to favour, e.g. names and terms")
     p.add_argument("--no-itn", action="store_true", help="keep numbers as spoken words (no text normalisation)")
+    p.add_argument(
+        "--punctuation",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="punctuate the transcript of a model that writes none, with the installed punctuation model (default: on)",
+    )
+    p.add_argument(
+        "--punctuation-model", default=None, help="punctuation model name or folder (default: the installed one)"
+    )
     p.add_argument("--max-tokens", type=int, default=512, help="token limit per 60 s window (default 512)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: usable cores, at most 8)")
     p.add_argument(
@@ -84,7 +99,7 @@ def _check_out_dir(out: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..engine import Engine, TranscribeOptions
-    from ..models.installed import resolve_model
+    from ..models.installed import punctuation_model, resolve_model
 
     formats = parse_formats(args.format)
     folder = resolve_model(args.model)
@@ -98,10 +113,19 @@ def run(args: argparse.Namespace) -> int:
     )
     err = sys.stderr
     started = time.perf_counter()
-    engine = Engine(folder, args.provider, exact=args.exact, threads=args.threads)
-    for warning in engine.warnings:
-        print(f"tingji: warning: {warning.text}", file=err)
-    print(f"tingji: model {engine.model_name} on {engine.provider.upper()} (loaded in {engine.load_s:.1f} s)", file=err)
+    punctuation = None
+    if args.punctuation:
+        punctuation = resolve_model(args.punctuation_model) if args.punctuation_model else punctuation_model()
+    engine = Engine(
+        folder, args.provider, device=args.device, exact=args.exact, threads=args.threads, punctuation=punctuation
+    )
+    shown = list(engine.warnings)  # said once here, not again for every file
+    for report in shown:
+        print(f"tingji: warning: {report.text}", file=err)
+    if args.punctuation and not engine.capabilities.punctuation and engine.punctuator is None:
+        print(f"tingji: warning: {warning(messages.NO_PUNCTUATION_MODEL, model=engine.model_name).text}", file=err)
+    where = engine.provider.upper() + (f" ({engine.device})" if engine.device else "")
+    print(f"tingji: model {engine.model_name} on {where} (loaded in {engine.load_s:.1f} s)", file=err)
     failures = partial = 0
     status = StatusLine(err)
     targets = _out_names(args.files, out_dir)
@@ -125,8 +149,12 @@ def run(args: argparse.Namespace) -> int:
                 f"{label}: {transcript.duration:.1f} s of audio in {total_s:.1f} s "
                 f"({speed:.1f}x real time) -> {', '.join(str(w) for w in written)}"
             )
-            for warning in transcript.warnings:
-                print(f"tingji: warning: {path}: {warning.text}", file=err)
+            for report in transcript.warnings:
+                if report in shown:
+                    continue
+                print(f"tingji: warning: {path}: {report.text}", file=err)
+                if report in engine.warnings:  # the GPU fell back during this file: later files say nothing more
+                    shown.append(report)
             partial += not transcript.complete
     finally:
         status.finish()

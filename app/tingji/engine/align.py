@@ -207,9 +207,12 @@ def timed_sentences(
             if not text[a:b].strip():
                 continue
             piece = text[a:b]
-            lead = len(piece) - len(piece.lstrip())
-            trail = len(piece.rstrip())
-            out.append((times[a + lead][0], times[a + trail - 1][1], piece.strip()))
+            # Timed by the first and last characters that are spoken: a closing mark has no time of its
+            # own (it is interpolated towards the next sentence's first word).
+            spoken = [i for i, ch in enumerate(piece) if _norm(ch)]
+            lead = spoken[0] if spoken else len(piece) - len(piece.lstrip())
+            last = spoken[-1] if spoken else len(piece.rstrip()) - 1
+            out.append((times[a + lead][0], times[a + last][1], piece.strip()))
         return out
     # Window-level: share the speech span by sentence length.
     total = sum(b - a for a, b in ranges)

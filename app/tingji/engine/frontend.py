@@ -352,3 +352,22 @@ def features(samples: np.ndarray, cfg: FrontendConfig = _NANO, cmvn: Cmvn | None
     if cmvn is not None:
         feats = (feats + cmvn.shift[: feats.shape[1]]) * cmvn.scale[: feats.shape[1]]
     return feats
+
+
+def check_input_size(input_size: int, frontend: FrontendConfig) -> None:
+    """An fbank family's `check_frontend`: its encoder must take the rows this front-end makes.
+
+    Args:
+        input_size: the encoder's input width the manifest section declares (`encoder.input_size`).
+        frontend: the manifest's front-end.
+
+    Raises `schema.Invalid` naming `encoder.input_size` otherwise.
+    """
+    if input_size != frontend.feature_dim:
+        raise Invalid(
+            "encoder.input_size",
+            messages.KEY_MISMATCH,
+            value=input_size,
+            other="frontend.n_mels × frontend.lfr_m",
+            expected=frontend.feature_dim,
+        )

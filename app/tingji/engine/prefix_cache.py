@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..atomic import fsync_file
 from ..errors import TingjiError
 from .decoder import LlamaContext
 from .manifest import Manifest
@@ -102,8 +103,7 @@ def store(cache: Path, fields: dict[str, Any], lane: LlamaContext, tokens: Seque
         entry = {"fields": fields, "size": len(got[1]), "sha256": hashlib.sha256(got[1]).hexdigest()}
         (staging / ENTRY).write_text(json.dumps(entry, indent=2), encoding="utf-8")
         for name in (CELLS, ENTRY):  # durable before it is published
-            with open(staging / name, "rb") as fh:
-                os.fsync(fh.fileno())
+            fsync_file(staging / name)
         os.replace(staging, folder)
         return True
     except OSError as exc:  # no space, a concurrent writer won the rename, ...

@@ -42,6 +42,7 @@ from .heap import map_large_blocks
 from .languages import normalise
 from .manifest import load_manifest, verify
 from .options import TranscribeOptions
+from .sessions import import_onnxruntime
 from .threads import single_thread_blas
 from .transcript import Progress, Segment, Transcript, WindowInfo
 from .vad import SAMPLE_RATE, SileroVad
@@ -131,6 +132,7 @@ class Engine:
         model: str | os.PathLike[str],
         provider: str = "auto",
         *,
+        device: str | None = None,
         exact: bool = False,
         threads: int | None = None,
         policy: str | None = None,
@@ -140,6 +142,7 @@ class Engine:
         decoder_gpu_layers: int | None = None,
         graph_cache: str | os.PathLike[str] | None = None,
         tune_process: bool = True,
+        punctuation: str | os.PathLike[str] | None = None,
     ) -> None:
         """Load and warm the model in a folder.
 
@@ -150,6 +153,10 @@ class Engine:
             provider: Where ONNX Runtime runs the encoder: `"auto"` (DirectML on
                 Windows, then CUDA, then the CPU), `"dml"`, `"cuda"` or `"cpu"`. A
                 GPU provider that fails falls back to the CPU with a warning.
+            device: DirectML's graphics adapter (`engine.adapters.find`): its
+                place in the high-performance order, `#` and its DXGI index, or part
+                of its name. None: the high-performance one. An adapter that is not
+                there gives a warning and the default one.
             exact: Reference mode, used by the equivalence tests: no VAD
                 trimming or skipping, one window for clips that fit, and the
                 reference's own settings wherever speed changed them (its stop
@@ -178,6 +185,9 @@ class Engine:
                 Linux). Both last for the life of the process and apply to all
                 of its code; pass False when the program needs NumPy's threads
                 or its own malloc settings.
+            punctuation: A punctuation model folder (`engine.punctuation`), used
+                only when the model writes no punctuation of its own
+                (`Capabilities.punctuation`). None: no punctuation is added.
 
         Raises:
             ModelError: The folder is not a usable model (manifest, files,
@@ -193,6 +203,7 @@ class Engine:
         self.model_name = self.model_path.name
         options = LoadOptions(
             provider=provider,
+            device=device,
             exact=exact,
             threads=threads,
             policy=policy,
@@ -204,6 +215,7 @@ class Engine:
         )
         # The VAD's session is built beside the model's: on 2 cores it fits in the gap the decoder's
         # loading thread leaves while ONNX Runtime builds the encoder (families/llm.load_together).
+        import_onnxruntime()  # before the VAD's thread imports it: its loading chatter stays off the console
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tingji-vad-load") as pool:
             vad = pool.submit(SileroVad)
             self.recognizer: Recognizer = family_module(self.manifest.family, self.model_path).load(
@@ -213,6 +225,15 @@ class Engine:
         self.capabilities = self.recognizer.capabilities
         self.decoder_device = self.recognizer.decoder_device
         self.warnings = self.recognizer.warnings  # load-time problems; a later GPU fallback adds to it
+        self.punctuator = None
+        if punctuation is not None and not self.capabilities.punctuation:
+            from .punctuation import Punctuator
+
+            try:
+                self.punctuator = Punctuator(punctuation, threads)
+            except BaseException:
+                self.recognizer.close()
+                raise
         self.files = Lane("files", self, parks=True)
         self.live = Lane("live", self)
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
@@ -242,6 +263,11 @@ class Engine:
     def provider(self) -> str:
         """The ONNX Runtime provider in use now (a failing GPU provider falls back to the CPU mid-file)."""
         return self.recognizer.provider
+
+    @property
+    def device(self) -> str:
+        """The graphics adapter the model runs on, as people know it (DirectML); "" on the CPU."""
+        return self.recognizer.device
 
     def close(self) -> None:
         """Free the lanes' state, then the model. The caller makes sure no lane is in use."""
@@ -348,6 +374,7 @@ class Engine:
             duration=0.0,
             model=self.model_name,
             provider=self.provider,
+            device=self.device,
             decoder_device=self.decoder_device,
             language=options.language,
             source=name,
@@ -379,8 +406,10 @@ class Engine:
             result.warnings.append(warning(messages.TOO_SHORT, ms=result.duration * 1000))
         return result
 
-    @staticmethod
-    def _finish(result: Transcript, samples: int, t_start: float, options: TranscribeOptions) -> None:
+    def _finish(self, result: Transcript, samples: int, t_start: float, options: TranscribeOptions) -> None:
+        # A GPU that failed mid-file fell back to the CPU: the transcript says so, and what finished it.
+        result.warnings.extend(w for w in self.warnings if w not in result.warnings)
+        result.provider, result.device = self.provider, self.device
         result.duration = samples / SAMPLE_RATE
         result.timings["total"] = time.perf_counter() - t_start
         if options.language is None:  # what the model heard most, where it says
@@ -409,7 +438,11 @@ class Engine:
         for name, seconds in recognized.timings.items():
             result.timings[name] = result.timings.get(name, 0.0) + seconds
         result.window_tokens.append(recognized.tokens)
-        result.window_texts.append(recognized.text)
+        text = recognized.text
+        if self.punctuator is not None and text:
+            with stage(result.timings, "punctuation"):
+                text = self.punctuator.punctuate(text).text  # the marks go into the words' own text
+        result.window_texts.append(text)
         offset = window.start_s + a / SAMPLE_RATE
         span = (0.0, (b - a) / SAMPLE_RATE)
         result.window_info.append(
@@ -420,10 +453,10 @@ class Engine:
             # No character times: place the text on the speech the VAD found in this window.
             shift = a / SAMPLE_RATE
             spans = [(max(0.0, s - shift), min(span[1], e - shift)) for s, e in window.speech if e > shift]
-            chars, max_s = speech_char_times(recognized.text, spans or [span]), MAX_SEGMENT_S
+            chars, max_s = speech_char_times(text, spans or [span]), MAX_SEGMENT_S
         return [
             Segment(offset + s, offset + e, piece, window.index)
-            for s, e, piece in timed_sentences(recognized.text, span, chars, max_s)
+            for s, e, piece in timed_sentences(text, span, chars, max_s)
         ]
 
 

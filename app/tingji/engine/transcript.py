@@ -118,6 +118,7 @@ class Transcript:
     model: str
     provider: str
     decoder_device: str
+    device: str = ""  # the graphics adapter the provider ran on (DirectML); "" on the CPU
     language: str | None = None
     source: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
@@ -149,6 +150,7 @@ class Transcript:
             "model": self.model,
             "family": self.family,
             "provider": self.provider,
+            "device": self.device,
             "decoder_device": self.decoder_device,
             "windows": self.windows,
             "skipped_windows": self.skipped_windows,

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from ..atomic import fsync_dir
+from ..atomic import fsync_dir, fsync_file
 from ..engine.manifest import Manifest, file_entry, save_manifest
 from ..errors import ModelError
 from . import messages
@@ -41,6 +41,8 @@ CONVERTERS: dict[str, str] = {
     "fun-asr-nano": "tingji.export.fun_asr_nano",
     "sense-voice-small": "tingji.export.sense_voice_small",
     "qwen3-asr": "tingji.export.qwen3_asr",
+    "paraformer": "tingji.export.paraformer",
+    "ct-punc": "tingji.export.ct_punc",
     "campplus": "tingji.export.campplus",
 }
 
@@ -202,8 +204,7 @@ def _sync_tree(folder: Path) -> None:
     """Flush every file (and the folder) to disk before the rename that publishes them."""
     for path in folder.rglob("*"):
         if path.is_file():
-            with open(path, "rb") as fh:
-                os.fsync(fh.fileno())
+            fsync_file(path)
     fsync_dir(folder)
 
 

@@ -2,9 +2,10 @@
 
 What DirectML users hit in practice (see the seeds): Reshape fed by a Range
 (`arange(T).view(...)`), shapes computed from tensor *values*, boolean inputs
-to Conv, recurrent and control-flow operators, and operators the provider does
-not implement (which silently fall back to the CPU, copying every tensor
-across). The fixed-shape graph must also be fully static so one compiled
+to Conv, recurrent and control-flow operators, operators whose output shape
+depends on values (NonZero, ScatterND), float64 tensors, and operators the
+provider does not implement (which silently fall back to the CPU, copying
+every tensor across). The fixed-shape graph must also be fully static so one compiled
 kernel set serves every call.
 """
 
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import onnx
-from onnx import shape_inference
+from onnx import numpy_helper, shape_inference
 
 # Operators of the default ONNX domain that the DirectML execution provider
 # implements (ONNX Runtime's DmlExecutionProvider kernel list, opsets <= 18).
@@ -44,6 +45,9 @@ QuantizeLinear QuickGelu RotaryEmbedding SkipLayerNormalization
 """.split()
 )
 FORBIDDEN = frozenset({"LSTM", "GRU", "RNN", "Loop", "If", "Scan"})
+# Implemented, but what they output (or where they write) depends on tensor values: every run syncs
+# the GPU with the CPU and reallocates (funasr's own Paraformer export puts CIF in such operators).
+VALUE_SHAPED = frozenset({"NonZero", "ScatterND", "Compress", "Unique"})
 # Inputs that are shapes, sizes or axes: they must not depend on tensor values.
 SHAPE_INPUTS = {
     "Reshape": (1,),
@@ -115,6 +119,19 @@ def _feeds_reshape_shape(start: str, graph: onnx.GraphProto) -> bool:
     return False
 
 
+def _allowzero_with_infer(node: onnx.NodeProto, graph: onnx.GraphProto) -> bool:
+    """A Reshape with allowzero=1 whose constant shape holds a -1 (onnx_tools.plain_reshapes removes them)."""
+    if not any(a.name == "allowzero" and a.i == 1 for a in node.attribute) or len(node.input) < 2:
+        return False
+    shape = next((t for t in graph.initializer if t.name == node.input[1]), None)
+    if shape is None:
+        shape = next(
+            (a.t for n in graph.node if n.op_type == "Constant" and n.output[0] == node.input[1] for a in n.attribute),
+            None,
+        )
+    return shape is not None and -1 in numpy_helper.to_array(shape).tolist()
+
+
 def lint_directml(path: str | Path, *, require_static: bool = False) -> list[Problem]:
     """Problems that would stop or slow the graph on DirectML; empty when clean."""
     model = onnx.load(str(path), load_external_data=False)
@@ -138,6 +155,8 @@ def lint_directml(path: str | Path, *, require_static: bool = False) -> list[Pro
         domain = node.domain or ""
         if node.op_type in FORBIDDEN:
             problems.append(Problem(label, "recurrent/control-flow operator DirectML cannot run well"))
+        elif node.op_type in VALUE_SHAPED:
+            problems.append(Problem(label, "output shape or writes depend on tensor values"))
         elif domain in ("", "ai.onnx") and node.op_type not in DML_OPS:
             problems.append(Problem(label, "operator not implemented by the DirectML provider"))
         elif domain == "com.microsoft" and node.op_type not in DML_MS_OPS:
@@ -149,10 +168,17 @@ def lint_directml(path: str | Path, *, require_static: bool = False) -> list[Pro
         for idx in SHAPE_INPUTS.get(node.op_type, ()):
             if idx < len(node.input) and node.input[idx] and _value_dependent(node.input[idx], producers, inputs, memo):
                 problems.append(Problem(label, f"input {idx} (a shape/size) is computed from tensor values"))
+        if node.op_type == "Reshape" and _allowzero_with_infer(node, graph):
+            problems.append(Problem(label, "allowzero=1 with -1 in the shape (DirectML: invalid parameter)"))
         if node.op_type in ("Conv", "ConvTranspose"):
             t = types.get(node.input[0])
             if t is not None and t.elem_type == onnx.TensorProto.BOOL:
                 problems.append(Problem(label, "boolean input to Conv"))
+        if any(types[o].elem_type == onnx.TensorProto.DOUBLE for o in node.output if o in types):
+            problems.append(Problem(label, "float64 tensor (DirectML has no float64 kernels: CPU fallback)"))
+    for tensor in graph.initializer:
+        if tensor.data_type == onnx.TensorProto.DOUBLE:
+            problems.append(Problem(tensor.name, "float64 initializer"))
 
     if require_static:
         for value in list(inferred.graph.input) + list(inferred.graph.output) + list(inferred.graph.value_info):

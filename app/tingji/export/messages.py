@@ -158,6 +158,56 @@ AUDIO_TOWER_MISMATCH = Message(
     "audio tower weights do not match the architecture (missing {missing}, unexpected {unexpected})",
 )
 
+# -- Paraformer checkpoints (paraformer/) -------------------------------------------------------------
+NOT_PARAFORMER = Message("export.not_paraformer", "{folder}: not a Paraformer checkpoint (config.yaml missing)")
+PARAFORMER_MODEL = Message(
+    "export.paraformer_model",
+    "{path}: model {model!r} is not supported (Tingji converts Paraformer and BiCifParaformer; "
+    "SeACo hotwords and streaming models are not supported yet)",
+)
+PARAFORMER_PART = Message(
+    "export.paraformer_part", "{path}: {part} {name!r} is not supported with {model} (expected {expected})"
+)
+PARAFORMER_INCOMPLETE = Message(
+    "export.paraformer_incomplete", "{folder}: incomplete Paraformer checkpoint ({file} missing)"
+)
+NOT_TOKEN_LIST = Message("export.not_token_list", "{path}: not a token list ({reason})")
+PARAFORMER_NOT_NUMBER = Message("export.paraformer_not_number", "{path}: {key} is {value!r}, not a number")
+PARAFORMER_NOT_MAPPING = Message("export.paraformer_not_mapping", "{path}: {key} is {value!r}, not a mapping")
+PARAFORMER_VOCAB = Message(
+    "export.paraformer_vocab",
+    "{path}: {tokens} tokens, but model.pt's decoder has {outputs} outputs: not this model's vocabulary",
+)
+NOT_PARAFORMER_WEIGHTS = Message("export.not_paraformer_weights", "{path}: not Paraformer weights ({tensor} missing)")
+PARAFORMER_SHAPES = Message(
+    "export.paraformer_shapes", "{path}: {tensor} is {found}, config.yaml's sizes make it {expected}"
+)
+PARAFORMER_MISMATCH = Message(
+    "export.paraformer_mismatch",
+    "{path}: weights do not match {model} (missing {missing}, unexpected {unexpected})",
+)
+
+# -- CT-Transformer punctuation checkpoints (ct_punc/) --------------------------------------------------
+NOT_PUNC_CHECKPOINT = Message(
+    "export.not_punc_checkpoint", "{folder}: not a CT-Transformer punctuation checkpoint (config.yaml missing)"
+)
+PUNC_PART = Message("export.punc_part", "{path}: {part} {name!r} is not supported (expected {expected})")
+PUNC_WORD_LEVEL = Message(
+    "export.punc_word_level",
+    "{path}: a word-level punctuation model (jieba dictionary); Tingji supports the character-level "
+    "zh-cn-common-vocab272727 model",
+)
+PUNC_INCOMPLETE = Message("export.punc_incomplete", "{folder}: incomplete punctuation checkpoint ({file} missing)")
+PUNC_MARKS = Message("export.punc_marks", "{path}: model_conf.punc_list {marks} lacks _, ，, 。 or ？")
+PUNC_VOCAB = Message(
+    "export.punc_vocab",
+    "{path}: {tokens} tokens, but model.pt's embedding has {rows} rows: not this model's vocabulary",
+)
+PUNC_MISMATCH = Message(
+    "export.punc_mismatch",
+    "{path}: weights do not match the CT-Transformer (missing {missing}, unexpected {unexpected}, wrong shape {wrong})",
+)
+
 # -- CAM++ speaker model (export/campplus) --------------------------------------------------------
 CAMPPLUS_INCOMPLETE = Message("export.campplus_incomplete", "{folder}: the CAM++ checkpoint lacks {file}")
 CAMPPLUS_VARIANT = Message(

@@ -81,7 +81,40 @@ def export_graph(
     exporter_log.setLevel(level)
     if dynamic is not None:
         _name_dims(proto, dict(zip(inputs, dynamic)), outputs)
+    plain_reshapes(proto)
     return proto
+
+
+def plain_reshapes(proto: onnx.ModelProto) -> int:
+    """Drop `allowzero` from Reshapes whose target shape is a constant without a 0; returns how many.
+
+    The exporter writes `allowzero=1` for `unflatten`/`view`, and DirectML
+    cannot create a Reshape with allowzero=1 and a -1 in its shape once the
+    input's shape is known only at session start (free-dimension overrides):
+    ONNX Runtime fails the session with 80070057 "Invalid parameter". allowzero
+    only changes what a 0 in the shape means, so without one the graph computes
+    exactly the same.
+    """
+    constants = {t.name: t for t in proto.graph.initializer}
+    constants.update(
+        {
+            n.output[0]: a.t
+            for n in proto.graph.node
+            if n.op_type == "Constant"
+            for a in n.attribute
+            if a.name == "value"
+        }
+    )
+    changed = 0
+    for node in proto.graph.node:
+        if node.op_type != "Reshape" or len(node.input) < 2 or node.input[1] not in constants:
+            continue
+        keep = [a for a in node.attribute if not (a.name == "allowzero" and a.i == 1)]
+        if len(keep) != len(node.attribute) and (numpy_helper.to_array(constants[node.input[1]]) != 0).all():
+            del node.attribute[:]
+            node.attribute.extend(keep)
+            changed += 1
+    return changed
 
 
 def _name_dims(proto: onnx.ModelProto, input_axes: Mapping[str, Mapping[int, str]], outputs: list[str]) -> None:

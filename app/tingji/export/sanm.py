@@ -1,10 +1,12 @@
-"""The SAN-M audio encoder (funasr's SenseVoiceEncoderSmall) in PyTorch, masked for fixed shapes.
+"""The SAN-M audio encoder (funasr's SenseVoiceEncoderSmall / SANMEncoder) in PyTorch, masked for fixed shapes.
 
 Fun-ASR-Nano and SenseVoice-Small share this encoder: 50 + 20 layers of
-self-attention with an FSMN memory block. The parameter names are those of
-the official checkpoints (`encoders0.*`, `encoders.*`, `tp_encoders.*`), so
-their state dicts load with `strict=True`; the arithmetic follows the
-reference operation for operation.
+self-attention with an FSMN memory block. Paraformer's SANMEncoder is the
+same without the 20 `tp_encoders` (it ends at `after_norm`) and with
+funasr's LayerNorm epsilon of 1e-12 instead of torch's 1e-5. The parameter
+names are those of the official checkpoints (`encoders0.*`, `encoders.*`,
+`tp_encoders.*`), so their state dicts load with `strict=True`; the
+arithmetic follows the reference operation for operation.
 
 What differs from the reference is how padding and shapes are expressed,
 because a DirectML session only stays fast when it sees one fixed input
@@ -43,6 +45,7 @@ class SanmDims:
     tp_blocks: int = 20
     kernel_size: int = 11
     sanm_shift: int = 0
+    norm_eps: float = 1e-5  # SenseVoiceEncoderSmall: torch's default; SANMEncoder (Paraformer): 1e-12
 
 
 class SanmAttention(nn.Module):
@@ -81,12 +84,14 @@ class SanmAttention(nn.Module):
 class SanmLayer(nn.Module):
     """Pre-norm SAN-M encoder layer (reference: EncoderLayerSANM, eval mode)."""
 
-    def __init__(self, in_dim: int, dim: int, heads: int, ffn: int, kernel_size: int, sanm_shift: int) -> None:
+    def __init__(
+        self, in_dim: int, dim: int, heads: int, ffn: int, kernel_size: int, sanm_shift: int, eps: float = 1e-5
+    ) -> None:
         super().__init__()
         self.self_attn = SanmAttention(heads, in_dim, dim, kernel_size, sanm_shift)
         self.feed_forward = FeedForward(dim, ffn)
-        self.norm1 = nn.LayerNorm(in_dim)
-        self.norm2 = nn.LayerNorm(dim)
+        self.norm1 = nn.LayerNorm(in_dim, eps=eps)
+        self.norm2 = nn.LayerNorm(dim, eps=eps)
         self.residual = in_dim == dim
 
     def forward(self, x: torch.Tensor, keep: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
@@ -97,17 +102,18 @@ class SanmLayer(nn.Module):
 
 
 class SanmEncoder(nn.Module):
-    """SenseVoiceEncoderSmall: scaled input + sinusoidal positions, SAN-M stacks."""
+    """SenseVoiceEncoderSmall: scaled input + sinusoidal positions, SAN-M stacks (no tp stack: SANMEncoder)."""
 
     def __init__(self, d: SanmDims) -> None:
         super().__init__()
         dim = self.dim = d.encoder_dim
-        args = (d.encoder_heads, d.encoder_ffn, d.kernel_size, d.sanm_shift)
+        args = (d.encoder_heads, d.encoder_ffn, d.kernel_size, d.sanm_shift, d.norm_eps)
         self.encoders0 = nn.ModuleList([SanmLayer(d.input_size, dim, *args)])
         self.encoders = nn.ModuleList([SanmLayer(dim, dim, *args) for _ in range(d.encoder_blocks - 1)])
+        # (registration order kept as the checkpoints list their tensors: encoders, tp_encoders, norms)
         self.tp_encoders = nn.ModuleList([SanmLayer(dim, dim, *args) for _ in range(d.tp_blocks)])
-        self.after_norm = nn.LayerNorm(dim)
-        self.tp_norm = nn.LayerNorm(dim)
+        self.after_norm = nn.LayerNorm(dim, eps=d.norm_eps)
+        self.tp_norm = nn.LayerNorm(dim, eps=d.norm_eps) if d.tp_blocks else None
         # The reference builds the timescales in fp32 exactly like this; a
         # buffer keeps the same values without any arange in the graph.
         depth = d.input_size
@@ -129,6 +135,8 @@ class SanmEncoder(nn.Module):
         for layer in self.encoders:
             x = layer(x, keep, bias)
         x = layer_norm(x, self.after_norm)
+        if self.tp_norm is None:  # Paraformer's SANMEncoder ends here
+            return x
         for layer in self.tp_encoders:
             x = layer(x, keep, bias)
         return layer_norm(x, self.tp_norm)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QLockFile, QTimer
@@ -103,6 +104,41 @@ def create_window(
     return window
 
 
+def take_app_lock(lock: QLockFile) -> bool:
+    """Hold the one-app-per-data-folder lock; False while another Tingji holds it.
+
+    Only a live process holds it: a killed one's lock is taken over (stale time 0). Qt takes a
+    lock whose process ID is alive and runs a program of the same name for a live one - and so
+    a lock that names this very process, which no other instance can be: Windows hands a new
+    process the ID of the killed one that left its lock (Wine does every time), so Tingji
+    refused to start after a crash, saying it was already running.
+    """
+    lock.setStaleLockTime(0)
+    if lock.tryLock(200):
+        return True
+    info = lock.getLockInfo()
+    if isinstance(info, tuple) and info and info[0] == os.getpid():
+        log.info("start-up: the app lock names this process (a killed Tingji's, its ID reused): taking it over")
+        lock.removeStaleLockFile()
+        return lock.tryLock(200)
+    return False
+
+
+def command_line_files(argv: Sequence[str], kept: Sequence[str]) -> list[str]:
+    """The arguments of `argv` that Qt left in `kept` (its own options taken out), as absolute paths.
+
+    Taken from `argv` and only checked against `kept`: on Windows Qt rebuilds its list from the
+    process's command line, which for a Python script also holds the interpreter's own arguments.
+    """
+    left = Counter(kept[1:])
+    files = []
+    for arg in argv[1:]:
+        if left[arg] > 0:
+            left[arg] -= 1
+            files.append(os.path.abspath(arg))
+    return files
+
+
 def setup_logging() -> logging.Handler:
     """Log to logs/tingji-gui.log (stderr when it cannot be opened); returns the handler added."""
     try:
@@ -117,15 +153,22 @@ def setup_logging() -> logging.Handler:
 
 
 def run_app(files: Sequence[str] = (), argv: Sequence[str] | None = None) -> int:
-    """Open the main window and run until it closes; files given are queued."""
+    """Open the main window and run until it closes.
+
+    Args:
+        files: files (or folders) to queue.
+        argv: a command line (program first) for Qt, which applies its own options
+            (`-platform offscreen`, `-style fusion`); the other arguments are queued too.
+    """
     setup_logging()
     app = create_app(argv)
+    if argv is not None:
+        files = [*files, *command_line_files(argv, app.arguments())]
     faults = FaultReporter(gui_log_path(), app)  # from here on, nothing unexpected goes unseen
     faults.install()
     # One app per data folder: two would both work through the same queue.
     lock = QLockFile(str(gui_lock_path()))
-    lock.setStaleLockTime(0)  # only a live process holds it; a killed one's lock is taken over
-    if not lock.tryLock(200):
+    if not take_app_lock(lock):
         QMessageBox.information(None, "Tingji", app.translate("App", "Tingji is already running."))
         return 1
     try:

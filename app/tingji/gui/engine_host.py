@@ -81,19 +81,31 @@ class ModelEngine(QObject):
     unloaded = Signal()  # an idle unload is complete: the engine is closed and its memory returned
     retired = Signal()  # the thread has ended and closed the engine (after `retire()`)
 
-    _requestLoad = Signal(str, str, int)
+    _requestLoad = Signal(str, str, str, bool, int)
     _requestUnload = Signal(int)
     _requestTranscribe = Signal(object)
 
-    def __init__(self, path: Path, name: str, provider: str, lane: FilesLane, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        name: str,
+        provider: str,
+        lane: FilesLane,
+        parent: QObject | None = None,
+        device: str = "",
+        punctuation: bool = True,
+    ) -> None:
         super().__init__(parent)
         self.path = str(path)
         self.name = name
         self.provider_setting = provider
+        self.device_setting = device  # DirectML's adapter ("" = the high-performance one)
+        self.punctuation_setting = punctuation  # use the installed punctuation model if the model writes none
         self.state = EngineState.LOADING  # asked for; `started` says whether the thread was asked yet
         self.detail = name  # model name when loading/ready, reason (English) when failed
         self.error: ErrorReport | None = None  # why, when failed: the window says it in the UI language
         self.provider = ""
+        self.device = ""  # the adapter it runs on, once READY (DirectML)
         self.warnings: tuple[ErrorReport, ...] = ()  # tingji.errors.warning reports
         self.loaded: LoadedModel | None = None  # while READY
         self.languages: tuple[str, ...] | None = None  # what it can be told; kept while unloaded
@@ -126,7 +138,9 @@ class ModelEngine(QObject):
         self.started = True
         self.release()
         self._set(EngineState.LOADING, self.name)
-        self._requestLoad.emit(self.path, self.provider_setting, self._seq)
+        self._requestLoad.emit(
+            self.path, self.provider_setting, self.device_setting, self.punctuation_setting, self._seq
+        )
 
     def _set(
         self,
@@ -151,6 +165,7 @@ class ModelEngine(QObject):
             return  # a newer load was requested meanwhile; the worker closes this one when it runs that
         self.loaded = loaded
         self.languages = loaded.languages
+        self.device = loaded.device
         self._set(EngineState.READY, loaded.name, loaded.provider, loaded.warnings)
         self.arm_idle_timer()
 
@@ -277,8 +292,8 @@ class EngineHost(QObject):
         self._sync(force=True)
 
     def apply_settings(self, new: Settings) -> None:
-        """Take new settings; a use's engine is replaced when its model or the provider changed, or
-        when it has none or failed (a model may have been installed since)."""
+        """Take new settings; a use's engine is replaced when its model, the provider or the punctuation
+        choice changed, or when it has none or failed (a model may have been installed since)."""
         self.settings = new
         self._sync(force=False)
 
@@ -293,6 +308,8 @@ class EngineHost(QObject):
                 force
                 or path not in wanted
                 or engine.provider_setting != self.settings.provider
+                or engine.device_setting != self.settings.device
+                or engine.punctuation_setting != self.settings.punctuation
                 or engine.state is EngineState.FAILED
             ):
                 self._retire(engine)
@@ -310,7 +327,9 @@ class EngineHost(QObject):
         self.stateChanged.emit()
 
     def _new_engine(self, path: Path, name: str) -> ModelEngine:
-        engine = ModelEngine(path, name, self.settings.provider, self.files_lane, self)
+        engine = ModelEngine(
+            path, name, self.settings.provider, self.files_lane, self, self.settings.device, self.settings.punctuation
+        )
         engine.stateChanged.connect(self.stateChanged)
         engine.releasing.connect(lambda: self.releasing.emit(engine))
         engine.unloaded.connect(self.unloaded)

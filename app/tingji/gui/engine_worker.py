@@ -62,6 +62,7 @@ class LoadedModel:
     warnings: tuple[ErrorReport, ...]  # load-time problems worth showing (a GPU that fell back, ...)
     engine: Engine
     languages: tuple[str, ...] = ()  # the language codes it can be told (its capabilities), for menus
+    device: str = ""  # the graphics adapter it runs on (DirectML), as people know it; "" on the CPU
 
 
 @dataclass
@@ -90,16 +91,25 @@ class EngineWorker(QObject):
         super().__init__()
         self._engine: Engine | None = None
 
-    @Slot(str, str, int)
-    def load(self, model_path: str, provider: str, seq: int) -> None:
-        """(Re)load the model; the previous engine is closed first to free its memory.
+    @Slot(str, str, str, bool, int)
+    def load(self, model_path: str, provider: str, device: str, punctuation: bool, seq: int) -> None:
+        """(Re)load the model on `provider` (and DirectML's adapter `device`, "" for the default one);
+        the previous engine is closed first to free its memory.
 
+        `punctuation`: punctuate with the installed punctuation model when the model writes none.
         `seq` numbers the requests so the GUI can ignore answers to superseded ones."""
         from ..engine.transcribe import Engine  # heavy import (onnxruntime, llama_cpp): off the GUI thread
+        from ..models.installed import punctuation_model
 
         self.close_engine()
         try:
-            engine = Engine(model_path, provider=provider, graph_cache=graph_cache_dir())
+            engine = Engine(
+                model_path,
+                provider=provider,
+                device=device or None,
+                graph_cache=graph_cache_dir(),
+                punctuation=punctuation_model() if punctuation else None,
+            )
         except TingjiError as exc:
             self.load_failed.emit(seq, exc.report())
             return
@@ -117,6 +127,7 @@ class EngineWorker(QObject):
                 tuple(engine.warnings),
                 engine,
                 tuple(engine.capabilities.languages),
+                engine.device,
             )
         )
 

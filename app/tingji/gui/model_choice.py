@@ -42,7 +42,7 @@ def choose_model(setting: str) -> ModelChoice:
         except ModelError as exc:
             return ModelChoice(None, Path(setting).name or setting, problem=exc)
         return ModelChoice(Path(path), Path(path).name)
-    installed = [m for m in list_models() if m.manifest_ok]
+    installed = [m for m in list_models() if m.manifest_ok and m.speech]
     if not installed:
         return ModelChoice(None, "", none_installed=True)
     best = _preferred(installed)

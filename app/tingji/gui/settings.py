@@ -34,6 +34,7 @@ PAGES = ("files", "dictation")
 # The spoken language is a code (tingji.engine.languages); which ones a model can be told is its
 # own business (the files page offers the loaded model's list). "" lets it detect.
 MAX_LANGUAGE_CHARS = 32
+MAX_DEVICE_CHARS = 128  # DXGI's adapter descriptions are at most 128 characters
 MAX_UNLOAD_AFTER_MIN = 24 * 60
 
 
@@ -44,6 +45,7 @@ class Settings:
     model: str = ""  # files: installed model name or a model folder; "" = the first installed model
     dictation_model: str = ""  # dictation's model, as `model`; "" = the same as files
     provider: str = "auto"
+    device: str = ""  # DirectML's graphics adapter, by name; "" = the high-performance one
     # How files and dictation are recognised (`transcribe_options()`): one language, one hotword list.
     language: str = ""  # "" = detect
     hotwords: list[str] = field(default_factory=list)
@@ -61,6 +63,7 @@ class Settings:
     # Close the model after this many idle minutes to free its memory; 0 = never. The dialog offers whole
     # minutes; the file may hold a fraction of one.
     unload_after_min: float = 0.0
+    punctuation: bool = True  # punctuate transcripts of models that write none, with the installed punctuation model
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
 
     def transcribe_options(self) -> TranscribeOptions:
@@ -73,6 +76,8 @@ class Settings:
         s.model = str(s.model or "").strip()
         s.dictation_model = str(s.dictation_model or "").strip()
         s.provider = s.provider if s.provider in PROVIDER_CHOICES else "auto"
+        device = str(s.device or "").strip()
+        s.device = device if len(device) <= MAX_DEVICE_CHARS and device.isprintable() else ""
         code = normalise_language(str(s.language or "")) or ""
         s.language = code if len(code) <= MAX_LANGUAGE_CHARS and code.isprintable() else ""
         s.hotwords = [str(w).strip() for w in (s.hotwords or []) if str(w).strip()]
@@ -89,6 +94,7 @@ class Settings:
         s.dictation = DictationSettings.from_dict(dictation)
         s.page = s.page if s.page in PAGES else "files"
         s.tray_notice_shown = bool(s.tray_notice_shown)
+        s.punctuation = bool(s.punctuation)
         minutes = float(s.unload_after_min)
         s.unload_after_min = max(0.0, min(float(MAX_UNLOAD_AFTER_MIN), minutes)) if math.isfinite(minutes) else 0.0
         return s

@@ -30,12 +30,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..engine import adapters as dxgi
 from ..engine.sessions import PROVIDER_CHOICES, PROVIDER_NAMES
 from ..engine.writers import FORMATS
 from ..models.installed import list_models
 from . import theme
 from .languages import fill_language_menu
 from .settings import MAX_UNLOAD_AFTER_MIN, Settings
+
+
+def graphics_adapters() -> list[str]:
+    """The names of this PC's graphics adapters, high-performance first ([] where DirectX is not)."""
+    try:
+        return [a.name for a in dxgi.list_adapters()]
+    except dxgi.AdaptersUnavailable:
+        return []
 
 
 def _size(n: int) -> str:
@@ -46,9 +55,15 @@ class SettingsDialog(QDialog):
     manageModelsRequested = Signal()
 
     def __init__(
-        self, settings: Settings, parent: QWidget | None = None, *, languages: Sequence[str] | None = None
+        self,
+        settings: Settings,
+        parent: QWidget | None = None,
+        *,
+        languages: Sequence[str] | None = None,
+        adapters: Sequence[str] | None = None,
     ) -> None:
-        """`languages`: the codes the files model can be told (None: not known, it has not loaded)."""
+        """`languages`: the codes the files model can be told (None: not known, it has not loaded).
+        `adapters`: the graphics adapters' names, high-performance first (None: asked of DXGI here)."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("Settings"))
         self.setMinimumWidth(520)
@@ -86,6 +101,12 @@ class SettingsDialog(QDialog):
         }
         for value in PROVIDER_CHOICES:  # the engine's list; one without words here is shown by its name
             self.provider.addItem(labels.get(value, PROVIDER_NAMES.get(value, value)), value)
+        self.device = QComboBox()  # DirectML's adapter, by name ("": the high-performance one)
+        self.device.setToolTip(self.tr("The graphics adapter DirectML runs the model on"))
+        self.device.addItem(self.tr("Automatic (high-performance GPU)"), "")
+        for name in graphics_adapters() if adapters is None else adapters:
+            self.device.addItem(name, name)
+        self.provider.currentIndexChanged.connect(self._provider_changed)
         self.language = QComboBox()  # the files model's languages (gui/languages.py)
         self.hotwords = QPlainTextEdit()
         self.hotwords.setPlaceholderText(self.tr("Names and terms to favour, one per line"))
@@ -103,13 +124,22 @@ class SettingsDialog(QDialog):
             )
         )
 
+        self.punctuation = QCheckBox(self.tr("Add punctuation where the model writes none"))
+        self.punctuation.setToolTip(
+            self.tr("Paraformer writes no punctuation; the punctuation model installed with it adds it")
+        )
+
         speech = QGroupBox(self.tr("Speech recognition"))
         form = QFormLayout(speech)
         form.addRow(QCoreApplication.translate("ModelUse", "Model for files:"), model_row)
         form.addRow(QCoreApplication.translate("ModelUse", "Model for dictation:"), self.dictation_model)
         form.addRow(self.tr("Run on:"), self.provider)
+        form.addRow(self.tr("Graphics adapter:"), self.device)
+        # Only Windows has adapters to choose from; a saved choice still shows (_load adds it).
+        form.setRowVisible(self.device, self.device.count() > 1 or bool(settings.device))
         form.addRow(self.tr("Language spoken:"), self.language)
         form.addRow(self.tr("Hotwords:"), self.hotwords)
+        form.addRow(self.punctuation)
         unload_row = QHBoxLayout()
         unload_row.addWidget(self.unload_after)
         unload_row.addStretch(1)
@@ -175,7 +205,7 @@ class SettingsDialog(QDialog):
                 if self.dictation_model.count()
                 else self._original.dictation_model
             )
-        installed = list_models()
+        installed = [m for m in list_models() if m.speech]  # a punctuation model is not a choice here
         for combo, first, value in (
             (self.model, self.tr("Automatic (first installed model)"), current),
             (self.dictation_model, QCoreApplication.translate("ModelUse", "Same as for files"), dictation),
@@ -199,8 +229,13 @@ class SettingsDialog(QDialog):
             (self.appearance, s.appearance),
         ):
             combo.setCurrentIndex(max(0, combo.findData(value)))
+        if s.device and self.device.findData(s.device) < 0:
+            self.device.addItem(self.tr("{0} (not found)").format(s.device), s.device)
+        self.device.setCurrentIndex(max(0, self.device.findData(s.device)))
+        self._provider_changed()
         self.hotwords.setPlainText("\n".join(s.hotwords))
         self.auto_export.setChecked(s.auto_export)
+        self.punctuation.setChecked(s.punctuation)
         self.unload_after.setValue(math.ceil(s.unload_after_min))  # whole minutes; the file may hold less
         for fmt, box in self.formats.items():
             box.setChecked(fmt in s.formats)
@@ -213,6 +248,7 @@ class SettingsDialog(QDialog):
             model=str(self.model.currentData() or ""),
             dictation_model=str(self.dictation_model.currentData() or ""),
             provider=str(self.provider.currentData()),
+            device=str(self.device.currentData() or ""),
             language=str(self.language.currentData() or ""),
             hotwords=list(dict.fromkeys(words)),
             formats=[f for f, box in self.formats.items() if box.isChecked()] or ["txt"],
@@ -220,7 +256,11 @@ class SettingsDialog(QDialog):
             ui_language=str(self.ui_language.currentData()),
             appearance=str(self.appearance.currentData()),
             unload_after_min=self.unload_after.value(),
+            punctuation=self.punctuation.isChecked(),
         ).normalised()
+
+    def _provider_changed(self) -> None:
+        self.device.setEnabled(self.provider.currentData() in ("auto", "dml"))
 
     def refresh_models(self, files: str | None = None, dictation: str | None = None) -> None:
         """Re-read the installed models (the model manager changed them); a None choice keeps what the

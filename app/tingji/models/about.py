@@ -11,6 +11,10 @@ GUI turns each into text in the user's language.
               "languages": ["zh", "en", "yue", "ja", "ko"],
               "speed": "fastest", "best_for": ["dictation", "drafts"], "rank": 1}
 
+A `"companion": true` model (the punctuation model) is not offered on its own:
+the entries that need it name it in their `"companions"` and it is installed
+with them.
+
 `download_mb` is approximate (what a user needs to know before starting a
 download); the exact sizes, where known, are the files' own `size` fields.
 """
@@ -29,7 +33,17 @@ from . import messages
 # From the quickest to the slowest family on the same computer.
 SPEEDS = ("fastest", "fast", "moderate", "slow")
 # What a model suits best; the GUI has one phrase for each.
-BEST_FOR = ("dictation", "drafts", "files", "hotwords", "languages", "accuracy", "ready-made")
+BEST_FOR = (
+    "dictation",
+    "drafts",
+    "files",
+    "hotwords",
+    "languages",
+    "accuracy",
+    "ready-made",
+    "timestamps",
+    "punctuation",
+)
 _CODE = re.compile(r"^[a-z]{2,3}$")
 
 
@@ -41,6 +55,9 @@ class ModelAbout:
     best_for: tuple[str, ...]  # words of BEST_FOR
     download_mb: int | None = None  # approximate download size; None: not known before downloading
     rank: int = 100  # the picker's order, lowest first; also which installed model files run when none is named
+    # Installed with the models that need it (a catalog entry's "companions"), never picked on its own:
+    # the punctuation model of models that write none.
+    companion: bool = False
 
 
 def parse_about(where: Path, name: str, raw: Any) -> ModelAbout | None:
@@ -53,7 +70,7 @@ def parse_about(where: Path, name: str, raw: Any) -> ModelAbout | None:
 
     if not isinstance(raw, dict):
         raise bad(messages.ABOUT_NOT_OBJECT)
-    unknown = set(raw) - {"family", "languages", "speed", "best_for", "download_mb", "rank"}
+    unknown = set(raw) - {"family", "languages", "speed", "best_for", "download_mb", "rank", "companion"}
     if unknown:
         raise bad(messages.ABOUT_UNKNOWN_KEYS, keys=", ".join(sorted(unknown)))
     family = raw.get("family")
@@ -78,6 +95,9 @@ def parse_about(where: Path, name: str, raw: Any) -> ModelAbout | None:
     rank = raw.get("rank", 100)
     if isinstance(rank, bool) or not isinstance(rank, int):
         raise bad(messages.ABOUT_RANK, value=repr(rank))
+    companion = raw.get("companion", False)
+    if not isinstance(companion, bool):
+        raise bad(messages.ABOUT_COMPANION, value=repr(companion))
     return ModelAbout(
         family=family,
         languages=tuple(dict.fromkeys(languages)),
@@ -85,4 +105,5 @@ def parse_about(where: Path, name: str, raw: Any) -> ModelAbout | None:
         best_for=tuple(dict.fromkeys(best_for)),
         download_mb=size,
         rank=rank,
+        companion=companion,
     )

@@ -25,6 +25,7 @@ Catalog format (format 1)::
         "files": [{"path": "config.yaml", "size": null, "sha256": null},
                   {"any_of": [{"path": "a.int4.onnx", ...}, {"path": "a.fp32.onnx", ...}]}],
         "export": {"decoder_quant": "f16"},     # official-checkpoint only: conversion options
+        "companions": ["ct-punc-zh"],           # catalog models installed with it, when not installed yet
         "about": {"family": "fun-asr-nano", ...}  # what the model picker shows (models/about.py)
     }]}
 
@@ -133,6 +134,12 @@ class CatalogModel:
     def export_options(self) -> dict[str, Any]:
         """How an official checkpoint is converted (`"export": {...}` in the entry), e.g. decoder_quant."""
         return dict(self.extra.get("export") or {})
+
+    @property
+    def companions(self) -> tuple[str, ...]:
+        """Catalog models installed with this one (`"companions": [...]`): the punctuation model of a
+        model that writes none."""
+        return tuple(self.extra.get("companions") or ())
 
     @property
     def hashes(self) -> HashCount:
@@ -359,6 +366,11 @@ def _parse_model(where: Path, raw: dict[str, Any], pins: dict[str, Any]) -> Cata
         for key, value in export.items():
             if not isinstance(value, EXPORT_OPTIONS[key]):
                 raise ModelError(messages.CATALOG_EXPORT_OPTION, path=where, name=name, key=key, value=repr(value))
+    companions = raw.get("companions")
+    if companions is not None and (
+        not isinstance(companions, list) or not all(isinstance(c, str) and NAME_RE.match(c) for c in companions)
+    ):
+        raise ModelError(messages.CATALOG_COMPANIONS, path=where, name=name)
     known = {"name", "kind", "title", "description", "homepage", "files", "mirrors", "archives", "about"}
     return CatalogModel(
         name=name,

@@ -31,6 +31,14 @@ class InstalledModel:
     size: int
     manifest_ok: bool  # manifest readable and every file present with its size (hashes: `verify`)
     problem: ModelError | None = None  # why manifest_ok is False
+    family: str = ""  # the manifest's family ("" when unreadable)
+
+    @property
+    def speech(self) -> bool:
+        """A speech model (a punctuation model only serves the ones that write no punctuation)."""
+        from ..engine.families.ct_punc import FAMILY
+
+        return self.family != FAMILY
 
 
 def validate_name(name: str) -> str:
@@ -125,12 +133,15 @@ def list_models() -> list[InstalledModel]:
     for name in _installed_names():
         path = models_dir() / name
         size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+        family = ""
         try:
-            mf.verify(mf.load_manifest(path), check_hashes=False)
+            manifest = mf.load_manifest(path)
+            family = manifest.family
+            mf.verify(manifest, check_hashes=False)
             ok, problem = True, None
         except ModelError as exc:
             ok, problem = False, exc
-        out.append(InstalledModel(name, path, size, ok, problem))
+        out.append(InstalledModel(name, path, size, ok, problem, family))
     return out
 
 
@@ -147,6 +158,23 @@ def resolve_model(name_or_dir: str | os.PathLike[str]) -> Path:
     if path.is_dir():
         raise ModelError(messages.NOT_A_MODEL_FOLDER, path=path)
     raise _no_such_model(text)
+
+
+def punctuation_model() -> Path | None:
+    """The installed punctuation model (family `ct-punc`) for models that write no punctuation; None: none.
+
+    With several, the first by name. A folder whose manifest cannot be read is passed over.
+    """
+    from ..engine.families.ct_punc import FAMILY
+
+    for name in _installed_names():
+        path = models_dir() / name
+        try:
+            if mf.load_manifest(path).family == FAMILY:
+                return path
+        except ModelError:
+            continue
+    return None
 
 
 def verify(name: str, progress: StageProgress | None = None) -> mf.Manifest:

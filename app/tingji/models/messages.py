@@ -59,6 +59,7 @@ CATALOG_MIRROR_NO_PLACEHOLDER = Message(
     "catalog.mirror_no_placeholder", "{path}: model {name!r}: mirror without a {{path}} placeholder"
 )
 CATALOG_NO_FILES = Message("catalog.no_files", "{path}: model {name!r} lists no files")
+CATALOG_COMPANIONS = Message("catalog.companions", "{path}: model {name!r}: companions must be a list of model names")
 CATALOG_NO_LOCATION = Message("catalog.no_location", "{path}: model {name!r} has no download location")
 CATALOG_EXPORT_KEYS = Message("catalog.export_keys", '{path}: model {name!r}: "export" takes only {keys}')
 CATALOG_EXPORT_OPTION = Message("catalog.export_option", "{path}: model {name!r}: bad export option {key}={value}")
@@ -165,3 +166,4 @@ ABOUT_SPEED = Message("about.speed", "speed {speed} is not one of {choices}")
 ABOUT_BEST_FOR = Message("about.best_for", 'needs "best_for": a list of {choices}')
 ABOUT_DOWNLOAD_MB = Message("about.download_mb", "download_mb {value} is not a positive whole number")
 ABOUT_RANK = Message("about.rank", "rank {value} is not a whole number")
+ABOUT_COMPANION = Message("about.companion", "companion {value} is not true or false")

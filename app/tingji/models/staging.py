@@ -24,6 +24,8 @@ from typing import Any
 
 from ..engine import Engine
 from ..engine import manifest as mf
+from ..engine.families.ct_punc import FAMILY as PUNCTUATION_FAMILY
+from ..engine.punctuation import Punctuator
 from ..errors import Cancelled, ModelError
 from ..paths import graph_cache_dir, models_dir
 from . import messages
@@ -136,11 +138,14 @@ def check_loads(folder: Path, label: Path) -> None:
     needs the one they gave: `label / <file>` (the imported folder, or the model name).
     """
     try:
-        engine = Engine(folder, provider="cpu", warm=False, graph_cache=graph_cache_dir())
-        try:
-            engine.build_caches()
-        finally:
-            engine.close()
+        if mf.load_manifest(folder).family == PUNCTUATION_FAMILY:  # not a speech model: it marks a sentence
+            Punctuator(folder).punctuate("好")
+        else:
+            engine = Engine(folder, provider="cpu", warm=False, graph_cache=graph_cache_dir())
+            try:
+                engine.build_caches()
+            finally:
+                engine.close()
     except Exception as exc:  # ModelError from the engine; anything else from a runtime that choked
         text = " ".join(str(exc).split())
         culprit = _culprit(folder, text)

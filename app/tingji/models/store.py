@@ -28,6 +28,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..engine import manifest as mf
 from ..errors import Cancelled, ModelError
+from ..paths import models_dir
 from . import archive, messages
 from .cache import cache_subdir, discard_cached
 from .catalog import Catalog, CatalogArchive, CatalogModel, load_catalog
@@ -192,6 +193,9 @@ def download_catalog_model(
 
     `export_options` go to `export_model` (e.g. precision="fp32", decoder_quant="f16").
 
+    The entry's companions (a punctuation model) are installed after it, unless already installed;
+    the returned result is the model's own.
+
     Files the catalog publishes no hash for cannot be checked as they arrive.
     Their hashes are pinned into the user's catalog overrides only after the
     whole model has verified and been installed (never before: one bad
@@ -199,6 +203,25 @@ def download_catalog_model(
     """
     catalog = catalog if catalog is not None else load_catalog()
     entry = catalog.get(name)
+    for companion in entry.companions:
+        catalog.get(companion)  # a catalog naming an unknown companion fails before any download
+    result = _download_one(entry, catalog, progress, cancel, install_as, download_options, export_options)
+    for companion in entry.companions:
+        if not (models_dir() / companion / mf.MANIFEST_NAME).is_file():
+            # The model works without it (a transcript without punctuation), but it was chosen with it.
+            _download_one(catalog.get(companion), catalog, progress, cancel, None, download_options, None)
+    return result
+
+
+def _download_one(
+    entry: CatalogModel,
+    catalog: Catalog,
+    progress: StageProgress | None,
+    cancel: threading.Event | None,
+    install_as: str | None,
+    download_options: dict[str, Any] | None,
+    export_options: dict[str, Any] | None,
+) -> InstallResult:
     target = validate_name(install_as or entry.name)
     ensure_free_name(target)
     cleanup_incoming()

@@ -19,6 +19,8 @@ FAMILIES: dict[str, str] = {
     "fun-asr-nano": "tingji.engine.families.fun_asr_nano",
     "sense-voice-small": "tingji.engine.families.sense_voice_small",
     "qwen3-asr": "tingji.engine.families.qwen3_asr",
+    "paraformer": "tingji.engine.families.paraformer",
+    "ct-punc": "tingji.engine.families.ct_punc",  # a punctuation model (engine/punctuation.py), no recogniser
     "campplus": "tingji.engine.families.campplus",  # a speaker model (engine/speakers), no recogniser
 }
 

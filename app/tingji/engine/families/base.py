@@ -68,6 +68,8 @@ class Capabilities:
             transcribed (`Engine.live`); without it takes wait for the files lane.
         tags: Extra per-window labels it reports in `WindowInfo.extras`
             (e.g. `"emotion"`, `"event"`).
+        punctuation: Whether it writes its own punctuation; without it a
+            punctuation model (`engine.punctuation`) may add it.
     """
 
     languages: tuple[str, ...] = ()
@@ -78,6 +80,7 @@ class Capabilities:
     open_languages: bool = False
     live_lane: bool = True
     tags: tuple[str, ...] = ()
+    punctuation: bool = True
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ class LoadOptions:
     """How to load a model (`Engine`'s arguments of the same names); families ignore what does not apply."""
 
     provider: str = "auto"  # ONNX Runtime: auto, dml, cuda, cpu
+    device: str | None = None  # DirectML's adapter (engine.adapters.find); None: the high-performance one
     exact: bool = False  # reference mode: the reference's settings wherever speed changed them
     threads: int | None = None  # None: the engine.threads defaults
     policy: str | None = None  # shape policy: "fixed" (DirectML) or "dynamic"; None: by provider
@@ -130,6 +134,7 @@ class Recognizer(Protocol):
     family: str
     capabilities: Capabilities
     provider: str  # the ONNX Runtime provider that actually runs (after any fallback)
+    device: str  # the adapter it runs on, as people know it (DirectML); "" on the CPU
     decoder_device: str  # "cpu", "gpu", or "" for families without a decoder
     warnings: list[ErrorReport]  # load-time problems worth showing (e.g. a GPU fallback): tingji.errors.warning
     stages: tuple[str, ...]  # the `WindowResult.timings` keys it reports, e.g. ("features", "encode")

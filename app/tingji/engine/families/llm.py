@@ -91,6 +91,11 @@ class LlmFamily:
         """What the encoder runs on now (a GPU provider that fails falls back to the CPU)."""
         return self._graphs.provider
 
+    @property
+    def device(self) -> str:
+        """The adapter the encoder runs on ("" on the CPU)."""
+        return self._graphs.device
+
     def open_lane(self) -> LlamaContext:
         return LlamaContext(
             self.llm,

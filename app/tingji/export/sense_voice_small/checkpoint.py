@@ -11,25 +11,28 @@ from `model.pt` (`weights_only=True`).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
-import yaml
 
 from ...engine.families.sense_voice_small.tokens import PieceTable
-from ...engine.frontend import Cmvn, load_cmvn
+from ...engine.frontend import Cmvn
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
+from ..funasr_release import read_cmvn, read_config, release_file_names
 from ..torch_state import load_state_dict
 from .bpe import read_model
 from .modules import SenseVoiceDims
 
 MODEL_CLASS = "SenseVoiceSmall"
-DEFAULT_FILES = {"cmvn": "am.mvn", "bpe": "chn_jpn_yue_eng_ko_spectok.bpe.model"}
+# role -> where configuration.json names it (file_path_metas section, key) and the release's name.
+FILES = {
+    "cmvn": ("frontend_conf", "cmvn_file", "am.mvn"),
+    "bpe": ("tokenizer_conf", "bpemodel", "chn_jpn_yue_eng_ko_spectok.bpe.model"),
+}
 # Tags the model's query rows are trained to emit: a vocabulary without them is another model's.
 REQUIRED_TAGS = ("<|zh|>", "<|en|>", "<|withitn|>", "<|woitn|>")
 
@@ -50,49 +53,17 @@ class Checkpoint:
         return dict(self.config.get("frontend_conf") or {})
 
 
-def _file_names(folder: Path) -> dict[str, str]:
-    """Where configuration.json says the CMVN and BPE files are (funasr's `file_path_metas`)."""
-    names = dict(DEFAULT_FILES)
-    path = folder / "configuration.json"
-    if not path.is_file():
-        return names
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        metas = data.get("file_path_metas") or {}
-        found = {
-            "cmvn": (metas.get("frontend_conf") or {}).get("cmvn_file"),
-            "bpe": (metas.get("tokenizer_conf") or {}).get("bpemodel"),
-        }
-    except (ValueError, UnicodeDecodeError, AttributeError):
-        raise ModelError(messages.FUNASR_CONFIG_UNREADABLE, path=path) from None
-    for role, name in found.items():
-        if isinstance(name, str) and name:
-            if Path(name).name != name or name in (".", ".."):
-                raise ModelError(messages.FUNASR_NOT_A_FILE_NAME, path=path, name=name)
-            names[role] = name
-    return names
-
-
 def load_checkpoint(folder: str | Path) -> Checkpoint:
     folder = Path(folder)
-    config_path = folder / "config.yaml"
-    if not config_path.is_file():
-        raise ModelError(messages.NOT_SENSE_VOICE, folder=folder)
-    try:
-        config = yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ModelError(messages.YAML_UNREADABLE, path=config_path, reason=exc) from None
-    if not isinstance(config, dict) or config.get("model") != MODEL_CLASS:
+    config_path, config = read_config(folder, messages.NOT_SENSE_VOICE)
+    if config.get("model") != MODEL_CLASS:
         raise ModelError(messages.MODEL_CLASS_WRONG, path=config_path, expected=MODEL_CLASS)
-    names = _file_names(folder)
+    names = release_file_names(folder, FILES)
     paths = {role: folder / name for role, name in names.items()}
     for required in (paths["cmvn"], paths["bpe"], folder / "model.pt"):
         if not required.is_file():
             raise ModelError(messages.SENSE_VOICE_INCOMPLETE, folder=folder, file=required.name)
-    try:
-        cmvn = load_cmvn(paths["cmvn"])
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ModelError(messages.NOT_CMVN, path=paths["cmvn"], reason=exc) from None
+    cmvn = read_cmvn(paths["cmvn"])
     bpe = read_model(paths["bpe"])
     missing = [t for t in REQUIRED_TAGS if t not in set(bpe.pieces)]
     if missing:

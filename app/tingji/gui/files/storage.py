@@ -351,6 +351,7 @@ def transcript_from_dict(data: dict[str, Any]) -> Transcript:
         duration=float(data.get("duration") or 0.0),
         model=str(data.get("model") or ""),
         provider=str(data.get("provider") or ""),
+        device=str(data.get("device") or ""),
         decoder_device=str(data.get("decoder_device") or ""),
         language=data.get("language"),
         source=data.get("source"),

@@ -298,7 +298,8 @@ class TranscriptPanel(QWidget):
         if t is not None and t.model:
             parts.append(t.model)
         if t is not None and t.provider:
-            parts.append(PROVIDER_NAMES.get(t.provider, t.provider))
+            where = PROVIDER_NAMES.get(t.provider, t.provider)
+            parts.append(f"{where} ({t.device})" if t.device else where)
         if job.status is Status.DONE and job.elapsed_s is not None:
             parts.append(self.tr("transcribed in {0:.1f} s").format(job.elapsed_s))
         if job.status is Status.CANCELLED and t is not None and t.segments:

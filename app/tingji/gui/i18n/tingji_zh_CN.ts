@@ -4,12 +4,12 @@
 <context>
     <name>App</name>
     <message>
-        <location filename="../app.py" line="129"/>
+        <location filename="../app.py" line="172"/>
         <source>Tingji is already running.</source>
         <translation>听记已在运行。</translation>
     </message>
     <message>
-        <location filename="../app.py" line="145"/>
+        <location filename="../app.py" line="188"/>
         <source>Tingji could not start: {0}
 
 The details are in {1}.</source>
@@ -330,22 +330,22 @@ The details are in {1}.</source>
 <context>
     <name>EngineBanner</name>
     <message>
-        <location filename="../models/status.py" line="92"/>
+        <location filename="../models/status.py" line="94"/>
         <source>Settings…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="104"/>
+        <location filename="../models/status.py" line="106"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="110"/>
+        <location filename="../models/status.py" line="112"/>
         <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="127"/>
+        <location filename="../models/status.py" line="129"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -358,22 +358,22 @@ The details are in {1}.</source>
         <translation>正在加载模型 {0}…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="53"/>
+        <location filename="../models/status.py" line="55"/>
         <source>Ready · {0} on {1}</source>
         <translation>就绪 · {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="55"/>
+        <location filename="../models/status.py" line="57"/>
         <source>Model failed to load: {0}</source>
         <translation>模型加载失败：{0}</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="58"/>
+        <location filename="../models/status.py" line="60"/>
         <source>Model {0} unloaded to free memory (idle) · it loads again for the next file or dictation</source>
         <translation>模型 {0} 因空闲已卸载以释放内存 · 下一个文件或听写时会重新加载</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="61"/>
+        <location filename="../models/status.py" line="63"/>
         <source>No speech model installed</source>
         <translation>尚未安装语音模型</translation>
     </message>
@@ -691,6 +691,16 @@ The details are in {1}.</source>
         <translation>未知的计算后端 {provider!r}（可选 auto、dml、cuda 或 cpu）</translation>
     </message>
     <message>
+        <source>no graphics adapter DirectML can use: {reason}</source>
+        <comment>engine.no_adapters</comment>
+        <translation>没有 DirectML 可用的显卡：{reason}</translation>
+    </message>
+    <message>
+        <source>no graphics adapter {device!r} (this PC has {adapters}); using the default one</source>
+        <comment>engine.unknown_device</comment>
+        <translation>没有显卡 {device!r}（这台电脑有 {adapters}）；改用默认显卡</translation>
+    </message>
+    <message>
         <source>unknown shape policy {policy!r}</source>
         <comment>engine.unknown_shape_policy</comment>
         <translation>未知的形状策略 {policy!r}</translation>
@@ -701,9 +711,19 @@ The details are in {1}.</source>
         <translation>{folder}：ONNX Runtime 无法加载 {role}（{reason}）</translation>
     </message>
     <message>
+        <source>{folder}: the {role} computed NaN or infinite values on the {provider} (ONNX Runtime {version})</source>
+        <comment>engine.not_finite</comment>
+        <translation>{folder}：{role} 在 {provider} 上算出了 NaN 或无穷大的值（ONNX Runtime {version}）</translation>
+    </message>
+    <message>
         <source>internal: {frames} frames exceed the {limit}-frame window</source>
         <comment>engine.window_too_long</comment>
         <translation>内部错误：{frames} 帧超出了 {limit} 帧的窗口</translation>
+    </message>
+    <message>
+        <source>internal: {slots} token slots exceed the {limit} of the {frames}-frame bucket</source>
+        <comment>engine.slots_too_many</comment>
+        <translation>内部错误：{slots} 个词元槽位超出 {frames} 帧分桶的上限 {limit}</translation>
     </message>
     <message>
         <source>internal: empty window</source>
@@ -784,6 +804,31 @@ The details are in {1}.</source>
         <source>{path}: unreadable CMVN file ({reason})</source>
         <comment>sense_voice.cmvn_unreadable</comment>
         <translation>{path}：无法读取 CMVN 文件（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable token list ({reason})</source>
+        <comment>paraformer.tokens_unreadable</comment>
+        <translation>{path}：无法读取词表（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable CMVN file ({reason})</source>
+        <comment>paraformer.cmvn_unreadable</comment>
+        <translation>{path}：无法读取 CMVN 文件（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: {key} must hold the marks {needed}</source>
+        <comment>punctuation.marks</comment>
+        <translation>{path}：{key} 必须包含标点 {needed}</translation>
+    </message>
+    <message>
+        <source>{folder}: not a punctuation model (its family is {family})</source>
+        <comment>punctuation.not_punctuation</comment>
+        <translation>{folder}：不是标点模型（其模型系列为 {family}）</translation>
+    </message>
+    <message>
+        <source>{folder}: a punctuation model, not a speech model; it punctuates the transcripts of models that need it</source>
+        <comment>punctuation.not_a_recognizer</comment>
+        <translation>{folder}：这是标点模型，不是语音识别模型；它为需要标点的模型的转写结果加标点</translation>
     </message>
     <message>
         <source>{folder}: a speaker model labels who spoke; it does not transcribe</source>
@@ -1156,6 +1201,96 @@ The details are in {1}.</source>
         <translation>音频编码塔权重与模型结构不符（缺少 {missing}，多出 {unexpected}）</translation>
     </message>
     <message>
+        <source>{folder}: not a Paraformer checkpoint (config.yaml missing)</source>
+        <comment>export.not_paraformer</comment>
+        <translation>{folder}：不是 Paraformer 检查点（缺少 config.yaml）</translation>
+    </message>
+    <message>
+        <source>{path}: model {model!r} is not supported (Tingji converts Paraformer and BiCifParaformer; SeACo hotwords and streaming models are not supported yet)</source>
+        <comment>export.paraformer_model</comment>
+        <translation>{path}：不支持模型 {model!r}（听记可转换 Paraformer 和 BiCifParaformer；暂不支持 SeACo 热词模型和流式模型）</translation>
+    </message>
+    <message>
+        <source>{path}: {part} {name!r} is not supported with {model} (expected {expected})</source>
+        <comment>export.paraformer_part</comment>
+        <translation>{path}：{model} 不支持 {part} {name!r}（应为 {expected}）</translation>
+    </message>
+    <message>
+        <source>{folder}: incomplete Paraformer checkpoint ({file} missing)</source>
+        <comment>export.paraformer_incomplete</comment>
+        <translation>{folder}：Paraformer 检查点不完整（缺少 {file}）</translation>
+    </message>
+    <message>
+        <source>{path}: not a token list ({reason})</source>
+        <comment>export.not_token_list</comment>
+        <translation>{path}：不是词表（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value!r}, not a number</source>
+        <comment>export.paraformer_not_number</comment>
+        <translation>{path}：{key} 是 {value!r}，不是数值</translation>
+    </message>
+    <message>
+        <source>{path}: {key} is {value!r}, not a mapping</source>
+        <comment>export.paraformer_not_mapping</comment>
+        <translation>{path}：{key} 是 {value!r}，不是映射</translation>
+    </message>
+    <message>
+        <source>{path}: {tokens} tokens, but model.pt's decoder has {outputs} outputs: not this model's vocabulary</source>
+        <comment>export.paraformer_vocab</comment>
+        <translation>{path}：有 {tokens} 个词元，但 model.pt 的解码器有 {outputs} 个输出：不是这个模型的词表</translation>
+    </message>
+    <message>
+        <source>{path}: not Paraformer weights ({tensor} missing)</source>
+        <comment>export.not_paraformer_weights</comment>
+        <translation>{path}：不是 Paraformer 权重（缺少 {tensor}）</translation>
+    </message>
+    <message>
+        <source>{path}: {tensor} is {found}, config.yaml's sizes make it {expected}</source>
+        <comment>export.paraformer_shapes</comment>
+        <translation>{path}：{tensor} 的形状是 {found}，按 config.yaml 的尺寸应为 {expected}</translation>
+    </message>
+    <message>
+        <source>{path}: weights do not match {model} (missing {missing}, unexpected {unexpected})</source>
+        <comment>export.paraformer_mismatch</comment>
+        <translation>{path}：权重与 {model} 不符（缺少 {missing}，多出 {unexpected}）</translation>
+    </message>
+    <message>
+        <source>{folder}: not a CT-Transformer punctuation checkpoint (config.yaml missing)</source>
+        <comment>export.not_punc_checkpoint</comment>
+        <translation>{folder}：不是 CT-Transformer 标点检查点（缺少 config.yaml）</translation>
+    </message>
+    <message>
+        <source>{path}: {part} {name!r} is not supported (expected {expected})</source>
+        <comment>export.punc_part</comment>
+        <translation>{path}：不支持 {part} {name!r}（应为 {expected}）</translation>
+    </message>
+    <message>
+        <source>{path}: a word-level punctuation model (jieba dictionary); Tingji supports the character-level zh-cn-common-vocab272727 model</source>
+        <comment>export.punc_word_level</comment>
+        <translation>{path}：这是按词切分的标点模型（jieba 词典）；听记支持按字的 zh-cn-common-vocab272727 模型</translation>
+    </message>
+    <message>
+        <source>{folder}: incomplete punctuation checkpoint ({file} missing)</source>
+        <comment>export.punc_incomplete</comment>
+        <translation>{folder}：标点检查点不完整（缺少 {file}）</translation>
+    </message>
+    <message>
+        <source>{path}: model_conf.punc_list {marks} lacks _, ，, 。 or ？</source>
+        <comment>export.punc_marks</comment>
+        <translation>{path}：model_conf.punc_list {marks} 缺少 _、，、。或 ？</translation>
+    </message>
+    <message>
+        <source>{path}: {tokens} tokens, but model.pt's embedding has {rows} rows: not this model's vocabulary</source>
+        <comment>export.punc_vocab</comment>
+        <translation>{path}：有 {tokens} 个词元，但 model.pt 的嵌入表有 {rows} 行：不是这个模型的词表</translation>
+    </message>
+    <message>
+        <source>{path}: weights do not match the CT-Transformer (missing {missing}, unexpected {unexpected}, wrong shape {wrong})</source>
+        <comment>export.punc_mismatch</comment>
+        <translation>{path}：权重与 CT-Transformer 不符（缺少 {missing}，多出 {unexpected}，形状不对 {wrong}）</translation>
+    </message>
+    <message>
         <source>{folder}: the CAM++ checkpoint lacks {file}</source>
         <comment>export.campplus_incomplete</comment>
         <translation>{folder}：CAM++ 检查点缺少 {file}</translation>
@@ -1349,6 +1484,11 @@ The details are in {1}.</source>
         <source>{path}: model {name!r} lists no files</source>
         <comment>catalog.no_files</comment>
         <translation>{path}：模型 {name!r} 没有列出任何文件</translation>
+    </message>
+    <message>
+        <source>{path}: model {name!r}: companions must be a list of model names</source>
+        <comment>catalog.companions</comment>
+        <translation>{path}：模型 {name!r}：companions 必须是模型名称的列表</translation>
     </message>
     <message>
         <source>{path}: model {name!r} has no download location</source>
@@ -1696,6 +1836,11 @@ The details are in {1}.</source>
         <translation>rank {value} 不是整数</translation>
     </message>
     <message>
+        <source>companion {value} is not true or false</source>
+        <comment>about.companion</comment>
+        <translation>companion {value} 不是 true 或 false</translation>
+    </message>
+    <message>
         <source>audio input unavailable: {reason}</source>
         <comment>microphone.input_unavailable</comment>
         <translation>无法使用音频输入：{reason}</translation>
@@ -1894,6 +2039,11 @@ The details are in {1}.</source>
         <source>{name} not removed</source>
         <comment>cli.not_removed</comment>
         <translation>未删除 {name}</translation>
+    </message>
+    <message>
+        <source>{model} writes no punctuation and no punctuation model is installed (tingji models download ct-punc-zh)</source>
+        <comment>cli.no_punctuation_model</comment>
+        <translation>{model} 不输出标点，且未安装标点模型（tingji models download ct-punc-zh）</translation>
     </message>
     <message>
         <source>no model loaded</source>
@@ -2276,6 +2426,16 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>快速草稿</translation>
     </message>
     <message>
+        <location filename="../models/facts.py" line="64"/>
+        <source>Chinese files with exact timestamps</source>
+        <translation>带精确时间戳的中文文件</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="65"/>
+        <source>punctuation for models that write none</source>
+        <translation>为不输出标点的模型加标点</translation>
+    </message>
+    <message>
         <location filename="../models/facts.py" line="59"/>
         <source>transcribing files</source>
         <translation>文件转写</translation>
@@ -2301,37 +2461,37 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>无需转换</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="73"/>
+        <location filename="../models/facts.py" line="75"/>
         <source>{0} languages: {1}, …</source>
         <translation>{0} 种语言：{1} 等</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="81"/>
+        <location filename="../models/facts.py" line="83"/>
         <source>Downloaded ready to use.</source>
         <translation>下载后即可使用。</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="82"/>
+        <location filename="../models/facts.py" line="84"/>
         <source>Downloaded from the publisher and converted on this computer.</source>
         <translation>从发布方下载，在本机转换。</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="84"/>
+        <location filename="../models/facts.py" line="86"/>
         <source>Converting needs the export extra, which this installation lacks ({0}).</source>
         <translation>转换需要 export 扩展，本安装没有（{0}）。</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="94"/>
+        <location filename="../models/facts.py" line="96"/>
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="95"/>
+        <location filename="../models/facts.py" line="97"/>
         <source>Languages</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="96"/>
+        <location filename="../models/facts.py" line="98"/>
         <source>Best for</source>
         <translation>适合</translation>
     </message>
@@ -2706,77 +2866,77 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>无法读取模型目录：{0}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="183"/>
+        <location filename="../models/picker.py" line="186"/>
         <source>Choose a model folder to import</source>
         <translation>选择要导入的模型文件夹</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="196"/>
+        <location filename="../models/picker.py" line="199"/>
         <source>Installing {0}…</source>
         <translation>正在安装 {0}…</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="198"/>
+        <location filename="../models/picker.py" line="201"/>
         <source>Importing {0} as {1}…</source>
         <translation>正在把 {0} 导入为 {1}…</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="210"/>
+        <location filename="../models/picker.py" line="213"/>
         <source>&lt;b&gt;{0} is installed.&lt;/b&gt; Tingji is loading it and is then ready: drop audio or video files on the window, or dictate with the hotkey. Settings chooses a model for files and another for dictation.</source>
         <translation>&lt;b&gt;{0} 已安装。&lt;/b&gt;听记正在加载它，加载完即可使用：把音频或视频文件拖到窗口上，或用快捷键听写。在“设置”中可以为文件转写和听写分别选择模型。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="220"/>
+        <location filename="../models/picker.py" line="223"/>
         <source>Download of {0}</source>
         <translation>下载 {0}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="222"/>
+        <location filename="../models/picker.py" line="225"/>
         <source>Import of {0}</source>
         <translation>导入 {0}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="224"/>
+        <location filename="../models/picker.py" line="227"/>
         <source>{0} failed: {1}</source>
         <translation>{0} 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="229"/>
+        <location filename="../models/picker.py" line="232"/>
         <source>Download cancelled; downloading again resumes where it stopped.</source>
         <translation>下载已取消；再次下载会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="231"/>
+        <location filename="../models/picker.py" line="234"/>
         <source>Import cancelled.</source>
         <translation>导入已取消。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="253"/>
+        <location filename="../models/picker.py" line="256"/>
         <source>Choose a speech model</source>
         <translation>选择语音模型</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="257"/>
+        <location filename="../models/picker.py" line="260"/>
         <source>Tingji turns speech into text on this computer, with a speech model you download once. Pick one to start; you can add others later in Settings and use one for files and another for dictation.</source>
         <translation>听记在本机把语音转成文字，所用的语音模型只需下载一次。先选一个开始使用；以后可以在“设置”中添加其他模型，文件转写和听写可以各用一个。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="261"/>
+        <location filename="../models/picker.py" line="264"/>
         <source>Import a folder…</source>
         <translation>导入文件夹…</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="264"/>
+        <location filename="../models/picker.py" line="267"/>
         <source>A Tingji model folder, a pre-converted release, or an official checkpoint folder you downloaded yourself</source>
         <translation>听记模型文件夹、已转换好的发布包，或你自己下载的官方检查点文件夹</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="268"/>
+        <location filename="../models/picker.py" line="271"/>
         <source>Start using Tingji</source>
         <translation>开始使用听记</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="268"/>
+        <location filename="../models/picker.py" line="271"/>
         <source>Later</source>
         <translation>稍后</translation>
     </message>
@@ -2784,37 +2944,37 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelUse</name>
     <message>
-        <location filename="../models/status.py" line="97"/>
+        <location filename="../models/status.py" line="99"/>
         <source>&lt;b&gt;No speech model installed.&lt;/b&gt; Choose one to download, or import a model folder you have. Files you add now wait until a model is ready.</source>
         <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请选择一个下载，或导入已有的模型文件夹。现在添加的文件会等到模型就绪后再转写。</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="103"/>
+        <location filename="../models/status.py" line="105"/>
         <source>Choose a model…</source>
         <translation>选择模型…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="118"/>
+        <location filename="../models/status.py" line="120"/>
         <source>&lt;b&gt;The dictation model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载听写模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="75"/>
+        <location filename="../settings_dialog.py" line="90"/>
         <source>A fast model (SenseVoice-Small) answers dictation sooner; a second model takes memory of its own</source>
         <translation>快速模型（SenseVoice-Small）听写响应更快；另用一个模型会额外占用内存</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="108"/>
+        <location filename="../settings_dialog.py" line="134"/>
         <source>Model for files:</source>
         <translation>文件转写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="109"/>
+        <location filename="../settings_dialog.py" line="135"/>
         <source>Model for dictation:</source>
         <translation>听写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="181"/>
+        <location filename="../settings_dialog.py" line="211"/>
         <source>Same as for files</source>
         <translation>与文件转写相同</translation>
     </message>
@@ -3113,42 +3273,42 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../settings_dialog.py" line="53"/>
+        <location filename="../settings_dialog.py" line="68"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="62"/>
+        <location filename="../settings_dialog.py" line="77"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="63"/>
+        <location filename="../settings_dialog.py" line="78"/>
         <source>Use a Tingji model folder anywhere on this computer</source>
         <translation>使用本机任意位置的听记模型文件夹</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="65"/>
+        <location filename="../settings_dialog.py" line="80"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="82"/>
+        <location filename="../settings_dialog.py" line="97"/>
         <source>Automatic (GPU when available)</source>
         <translation>自动（有 GPU 时使用 GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="83"/>
+        <location filename="../settings_dialog.py" line="98"/>
         <source>DirectML (Windows GPU)</source>
         <translation>DirectML（Windows GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="84"/>
+        <location filename="../settings_dialog.py" line="99"/>
         <source>CUDA (NVIDIA GPU)</source>
         <translation>CUDA（NVIDIA GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="85"/>
+        <location filename="../settings_dialog.py" line="100"/>
         <source>CPU only</source>
         <translation>仅 CPU</translation>
     </message>
@@ -3177,27 +3337,27 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">韩文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="91"/>
+        <location filename="../settings_dialog.py" line="112"/>
         <source>Names and terms to favour, one per line</source>
         <translation>需要优先识别的人名和术语，每行一个</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="97"/>
+        <location filename="../settings_dialog.py" line="118"/>
         <source>Never</source>
         <translation>从不</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="98"/>
+        <location filename="../settings_dialog.py" line="119"/>
         <source> min idle</source>
         <translation> 分钟后</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="101"/>
+        <location filename="../settings_dialog.py" line="122"/>
         <source>Free the model&apos;s memory when Tingji has had nothing to transcribe for this long; the next file or dictation loads it again</source>
         <translation>听记在这么长时间内没有转写任务时释放模型占用的内存；下一个文件或听写会重新加载它</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="106"/>
+        <location filename="../settings_dialog.py" line="132"/>
         <source>Speech recognition</source>
         <translation>语音识别</translation>
     </message>
@@ -3206,92 +3366,122 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="110"/>
+        <location filename="../settings_dialog.py" line="136"/>
         <source>Run on:</source>
         <translation>运行设备：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="111"/>
+        <location filename="../settings_dialog.py" line="105"/>
+        <source>The graphics adapter DirectML runs the model on</source>
+        <translation>DirectML 运行模型所用的显卡</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="106"/>
+        <source>Automatic (high-performance GPU)</source>
+        <translation>自动（高性能显卡）</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="137"/>
+        <source>Graphics adapter:</source>
+        <translation>显卡：</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="233"/>
+        <source>{0} (not found)</source>
+        <translation>{0}（未找到）</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="140"/>
         <source>Language spoken:</source>
         <translation>说话语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="112"/>
+        <location filename="../settings_dialog.py" line="141"/>
         <source>Hotwords:</source>
         <translation>热词：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="116"/>
+        <location filename="../settings_dialog.py" line="146"/>
         <source>Unload the model after:</source>
         <translation>空闲时卸载模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="119"/>
+        <location filename="../settings_dialog.py" line="149"/>
         <source>Save transcripts next to each source file when done</source>
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="125"/>
+        <location filename="../settings_dialog.py" line="127"/>
+        <source>Add punctuation where the model writes none</source>
+        <translation>模型不输出标点时自动加标点</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="129"/>
+        <source>Paraformer writes no punctuation; the punctuation model installed with it adds it</source>
+        <translation>Paraformer 不输出标点；随它安装的标点模型会加上标点</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="155"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="128"/>
+        <location filename="../settings_dialog.py" line="158"/>
         <source>Formats:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="132"/>
+        <location filename="../settings_dialog.py" line="162"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="136"/>
+        <location filename="../settings_dialog.py" line="166"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="137"/>
+        <location filename="../settings_dialog.py" line="167"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="138"/>
+        <location filename="../settings_dialog.py" line="168"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="141"/>
+        <location filename="../settings_dialog.py" line="171"/>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="143"/>
+        <location filename="../settings_dialog.py" line="173"/>
         <source>Language:</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="144"/>
+        <location filename="../settings_dialog.py" line="174"/>
         <source>Appearance:</source>
         <translation>外观：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="145"/>
+        <location filename="../settings_dialog.py" line="175"/>
         <source>Language and appearance change at once.</source>
         <translation>语言和外观会立即生效。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="180"/>
+        <location filename="../settings_dialog.py" line="210"/>
         <source>Automatic (first installed model)</source>
         <translation>自动（第一个已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="186"/>
+        <location filename="../settings_dialog.py" line="216"/>
         <source>{0} (incomplete)</source>
         <translation>{0}（不完整）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="231"/>
+        <location filename="../settings_dialog.py" line="271"/>
         <source>Choose a Tingji model folder</source>
         <translation>选择听记模型文件夹</translation>
     </message>
@@ -3464,72 +3654,72 @@ Text appears here as it is recognised.</source>
         <translation>此文件中没有发现语音。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="303"/>
+        <location filename="../files/transcript_view.py" line="304"/>
         <source>transcribed in {0:.1f} s</source>
         <translation>用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="305"/>
+        <location filename="../files/transcript_view.py" line="306"/>
         <source>cancelled: partial transcript</source>
         <translation>已取消：部分结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="309"/>
+        <location filename="../files/transcript_view.py" line="310"/>
         <source>Copy all</source>
         <translation>全部复制</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="310"/>
+        <location filename="../files/transcript_view.py" line="311"/>
         <source>Copy the whole transcript to the clipboard</source>
         <translation>把全部转写结果复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="311"/>
+        <location filename="../files/transcript_view.py" line="312"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="312"/>
+        <location filename="../files/transcript_view.py" line="313"/>
         <source>Save the transcript as TXT, SRT, VTT or JSON</source>
         <translation>把转写结果保存为 TXT、SRT、VTT 或 JSON</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="313"/>
+        <location filename="../files/transcript_view.py" line="314"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="335"/>
+        <location filename="../files/transcript_view.py" line="336"/>
         <source>Transcript copied to the clipboard.</source>
         <translation>转写结果已复制到剪贴板。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="356"/>
+        <location filename="../files/transcript_view.py" line="357"/>
         <source>Plain text (*.txt)</source>
         <translation>纯文本 (*.txt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="357"/>
+        <location filename="../files/transcript_view.py" line="358"/>
         <source>SubRip subtitles (*.srt)</source>
         <translation>SubRip 字幕 (*.srt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="358"/>
+        <location filename="../files/transcript_view.py" line="359"/>
         <source>WebVTT subtitles (*.vtt)</source>
         <translation>WebVTT 字幕 (*.vtt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="359"/>
+        <location filename="../files/transcript_view.py" line="360"/>
         <source>JSON with timings (*.json)</source>
         <translation>带时间信息的 JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="362"/>
+        <location filename="../files/transcript_view.py" line="363"/>
         <source>Export transcript</source>
         <translation>导出转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="373"/>
+        <location filename="../files/transcript_view.py" line="374"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>

@@ -61,6 +61,8 @@ def best_for_text(about: ModelAbout) -> str:
         "languages": QCoreApplication.translate("ModelCard", "many languages"),
         "accuracy": QCoreApplication.translate("ModelCard", "the best accuracy"),
         "ready-made": QCoreApplication.translate("ModelCard", "no conversion needed"),
+        "timestamps": QCoreApplication.translate("ModelCard", "Chinese files with exact timestamps"),
+        "punctuation": QCoreApplication.translate("ModelCard", "punctuation for models that write none"),
     }
     return _join([words[w] for w in about.best_for])
 

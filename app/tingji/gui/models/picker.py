@@ -152,7 +152,10 @@ class ModelPickerDialog(ModelTaskDialog):
             self.problem.setText(self.tr("The model catalog could not be read: {0}").format(localized(exc)))
             self.problem.show()
         convertible = export_extra_present()
-        entries = sorted(((m, m.about) for m in catalog if m.about is not None), key=lambda e: (e[1].rank, e[0].name))
+        entries = sorted(
+            ((m, m.about) for m in catalog if m.about is not None and not m.about.companion),
+            key=lambda e: (e[1].rank, e[0].name),
+        )
         for entry, about in entries:
             card = ModelCard(entry, about)
             card.convertible = convertible or entry.kind != "official-checkpoint"

@@ -50,6 +50,8 @@ class EngineStatus(StatusLine):
         elif state is EngineState.READY:
             provider = files.provider if files is not None else ""
             where = PROVIDER_NAMES.get(provider, provider)
+            if files is not None and files.device:  # which GPU: a PC often has an integrated and a discrete one
+                where += f" ({html.escape(files.device)})"
             text = self.tr("Ready · {0} on {1}").format(detail, where)
         elif state is EngineState.FAILED:
             text = self.tr("Model failed to load: {0}").format(html.escape(failure_text(e, "files")))

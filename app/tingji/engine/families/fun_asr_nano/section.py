@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ... import messages
-from ...frontend import FrontendConfig
-from ...schema import Invalid, entry
+from ...frontend import FrontendConfig, check_input_size
+from ...schema import entry
 from ..llm import DecoderInfo, SpecialTokens
 from .prompt import PromptPieces
 
@@ -66,11 +65,4 @@ class NanoSection:
 
     def check_frontend(self, frontend: FrontendConfig) -> None:
         """The encoder must take the rows the front-end makes (`schema.Invalid` otherwise)."""
-        if self.encoder.input_size != frontend.feature_dim:
-            raise Invalid(
-                "encoder.input_size",
-                messages.KEY_MISMATCH,
-                value=self.encoder.input_size,
-                other="frontend.n_mels × frontend.lfr_m",
-                expected=frontend.feature_dim,
-            )
+        check_input_size(self.encoder.input_size, frontend)

@@ -84,6 +84,10 @@ class SenseVoiceSmall:
     def provider(self) -> str:
         return self.graphs.provider
 
+    @property
+    def device(self) -> str:
+        return self.graphs.device
+
     def _warm_up(self, graphs: OnnxGraphs) -> None:
         """One run per session, so kernel compilation happens at load, not on the user's first window."""
         feats = np.zeros((8, self.frontend.feature_dim), np.float32)

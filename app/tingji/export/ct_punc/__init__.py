@@ -1,0 +1,12 @@
+"""CT-Transformer punctuation checkpoints (funasr's ct-punc-c release) -> Tingji punctuation model folders.
+
+convert.py      the conversion: the graph, tokens, manifest
+checkpoint.py   reading and checking config.yaml, tokens.json and model.pt
+modules.py      token embedding + SAN-M encoder + mark classifier in PyTorch
+"""
+
+from .convert import convert, is_checkpoint
+
+FAMILY = "ct-punc"
+
+__all__ = ["FAMILY", "convert", "is_checkpoint"]

@@ -1,0 +1,73 @@
+"""Official CT-Transformer punctuation checkpoint -> a Tingji model folder (family `ct-punc`).
+
+Output: one graph at real length (token ids + mask -> the best mark per
+token, CPU only: text is short and its length known), `tokens.json` as
+read, and a manifest whose section (`PunctuationSection`) names the marks.
+int8 quantises the MatMul weights as every family does and stores the
+token table as int8 rows with a scale each (`modules.Int8Rows`).
+A punctuation model has no audio front-end and no window; the manifest's
+core says so with zeros and an empty front-end.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import onnx
+import torch
+
+from ...engine.families.ct_punc import FAMILY, NoFrontend, PunctuationSection
+from ...engine.manifest import Manifest
+from .. import folder_manifest
+from ..onnx_tools import export_graph, save_graph_files, to_int8
+from .checkpoint import is_punc_config, load_checkpoint
+from .modules import PunctuationGraph
+
+TOKENS = {0: "batch", 1: "tokens"}
+
+
+def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
+    """An official CT-Transformer folder names its model class in config.yaml."""
+    return is_punc_config(config)
+
+
+def convert(
+    source: Path, work: Path, *, precision: str, decoder_quant: str, fixed: bool, say: Callable[[str], None]
+) -> Manifest:
+    """Write every file into `work` and return the manifest. `decoder_quant` and `fixed` do not apply;
+    fp16 is kept fp32 (the graph is small and runs on the CPU)."""
+    say(f"reading checkpoint {source}")
+    ckpt = load_checkpoint(source)
+    precision = "int8" if precision == "int8" else "fp32"
+    say("exporting the punctuation graph")
+    ids = torch.randint(0, ckpt.model.dims.vocab, (2, 23))
+    mask = torch.ones(2, 23)
+    mask[1, 17:] = 0
+    graph = PunctuationGraph(ckpt.model, int8_embedding=precision == "int8")
+    proto = export_graph(graph, (ids, mask), ["ids", "mask"], ["marks"], [TOKENS, TOKENS])
+    for value in proto.graph.output:  # name the output's token axis like the inputs'
+        dims = value.type.tensor_type.shape.dim
+        if len(dims) > 1 and not dims[1].HasField("dim_value"):
+            dims[1].dim_param = "tokens"
+    if precision == "int8":
+        say("quantizing the punctuation graph to int8")
+        proto = to_int8(proto)
+    files = save_graph_files(
+        {"punc": proto}, {"punc": work / f"punc.{precision}.onnx"}, "punc_data", work / f"punc.{precision}.data"
+    )
+    onnx.checker.check_model(str(files["punc"]), full_check=False)
+    (work / "tokens.json").write_text(json.dumps(ckpt.tokens, ensure_ascii=False) + "\n", encoding="utf-8")
+    files["tokens"] = work / "tokens.json"
+    section = PunctuationSection(
+        precision=precision,
+        vocab_size=len(ckpt.tokens),
+        marks=tuple(ckpt.marks),
+        sentence_end_id=ckpt.sentence_end_id,
+        unk_id=ckpt.tokens.index("<unk>"),
+    )
+    say("hashing files")
+    source_info = {"model_pt_sha256": ckpt.sha256, "folder": source.name, "model": "CTTransformer"}
+    return folder_manifest(work, FAMILY, files, (0, 0), NoFrontend(), section, source_info)
