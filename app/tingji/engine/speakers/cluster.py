@@ -7,20 +7,25 @@
   row keeps only its largest share (p-pruning: the top 2.2 %, at least 6
   entries), is symmetrised, and becomes an unnormalised graph Laplacian
   L = D - A; its eigenvectors (scipy's `eigh`) for the `k` smallest
-  eigenvalues are k-means'd (scikit-learn), `k` being the count asked for
-  or, with none, where the eigenvalues jump most among the first 16;
+  eigenvalues are k-means'd (scipy's `kmeans2`), `k` being the count asked
+  for or, with none, where the eigenvalues jump most among the first 16;
 * more windows with a count: k-means of the L2-normalised embeddings;
 * with no count asked, clusters whose mean embeddings' cosine is 0.78 or more
   are merged, most similar first.
 
-Where funasr leaves k-means unseeded, it is seeded here (0, best of 10), so
-one file always gives the same labels. Beyond 2048 windows with no count,
+funasr's k-means is scikit-learn's (k-means++ starts, the best of 10 runs);
+here it is scipy's `kmeans2` with k-means++ starts, seeded 0 to 9, the run of
+least inertia kept - the same step, so one file always gives the same labels,
+without scikit-learn's ~70 MB (with the parts of scipy it pulls in) in the
+frozen app; scipy alone is what funasr's eigensolver already was. Beyond 2048 windows with no count,
 funasr runs UMAP + HDBSCAN (the `umap-learn` package, with numba); here the
 count is found by the spectral step on 2047 evenly spaced windows and all
 windows are then k-means'd with it, as funasr does with a known count.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -29,6 +34,9 @@ MAX_SPECTRAL = 2048  # funasr: from here on k-means (a count given) instead of a
 MIN_SPEAKERS, MAX_SPEAKERS = 1, 15  # the eigengap search range (funasr's SpectralCluster)
 P_VALUE = 0.022  # share of each row's similarities kept
 MERGE_COSINE = 0.78  # clusters at least this similar are one speaker (auto count only)
+N_INIT = 10  # k-means runs from different starts (scikit-learn's default, which funasr uses)
+KMEANS_ITER = 300  # Lloyd steps per run at most (scikit-learn's limit); a run stops once no label changes
+STEP = 5  # Lloyd steps between those checks
 
 
 def cosine_matrix(x: np.ndarray) -> np.ndarray:
@@ -54,9 +62,31 @@ def laplacian(affinity: np.ndarray) -> np.ndarray:
 
 
 def kmeans(x: np.ndarray, k: int) -> np.ndarray:
-    from sklearn.cluster import KMeans
+    """k-means labels (0..k-1, none unused) of the rows of `x`: the least-inertia of `N_INIT` seeded runs."""
+    best: tuple[float, np.ndarray] | None = None
+    for seed in range(N_INIT):
+        centres, labels = _lloyd(x, k, seed)
+        inertia = float(((x - centres[labels]) ** 2).sum())
+        if best is None or inertia < best[0]:
+            best = (inertia, labels)
+    assert best is not None
+    return np.unique(best[1], return_inverse=True)[1]  # a cluster left empty: the labels above it move down
 
-    return KMeans(n_clusters=k, n_init=10, random_state=0).fit_predict(x)
+
+def _lloyd(x: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """One k-means run from k-means++ starts, until no window changes cluster (at most KMEANS_ITER steps)."""
+    from scipy.cluster.vq import kmeans2
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "one of the clusters is empty": that run just loses to the others
+        centres, labels = kmeans2(x, k, iter=1, minit="++", seed=seed)
+        for _ in range(KMEANS_ITER // STEP):
+            centres, moved = kmeans2(x, centres, iter=STEP, minit="matrix")
+            settled = np.array_equal(moved, labels)
+            labels = moved
+            if settled:
+                break
+    return centres, labels
 
 
 def spectral(embeddings: np.ndarray, count: int | None) -> np.ndarray:
