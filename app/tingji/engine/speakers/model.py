@@ -80,6 +80,7 @@ class SpeakerModel:
     Args:
         folder: a model folder of family `campplus`.
         provider: ONNX Runtime provider (auto, dml, cuda, cpu); a GPU that fails falls back to the CPU.
+        device: DirectML's graphics adapter (`engine.adapters.find`); None: the high-performance one.
         policy: "fixed" (pad every window to the warmed shape) or "dynamic"; None: by provider.
         threads: ONNX Runtime intra-op threads; None: the engine's default.
         exact: ONNX Runtime's basic graph optimisations only (no fusions that reorder float sums).
@@ -92,6 +93,7 @@ class SpeakerModel:
         folder: str | Path,
         *,
         provider: str = "auto",
+        device: str | None = None,
         policy: str | None = None,
         threads: int | None = None,
         exact: bool = False,
@@ -109,6 +111,7 @@ class SpeakerModel:
         self.shift_seconds = self.section.shift_seconds
         options = LoadOptions(
             provider=provider,
+            device=device,
             policy=policy,
             threads=threads,
             exact=exact,

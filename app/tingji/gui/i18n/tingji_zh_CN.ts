@@ -841,6 +841,26 @@ The details are in {1}.</source>
         <translation>{folder}：不是说话人模型（模型系列 {family}）</translation>
     </message>
     <message>
+        <source>speakers must be off, auto or a number of speakers from 1 to {most}, not {value!r}</source>
+        <comment>speakers.choice</comment>
+        <translation>说话人须为 off（关）、auto（自动）或 1 到 {most} 之间的人数，而不是 {value!r}</translation>
+    </message>
+    <message>
+        <source>speaker labels were asked for but no speaker model is loaded; the segments have none</source>
+        <comment>speakers.no_model</comment>
+        <translation>要求标注说话人，但未加载说话人模型；各段没有说话人标签</translation>
+    </message>
+    <message>
+        <source>no speech to tell speakers apart</source>
+        <comment>speakers.no_speech</comment>
+        <translation>没有可用于区分说话人的语音</translation>
+    </message>
+    <message>
+        <source>{found} speaker(s) told apart, not the {asked} asked for: too little speech ({seconds:.0f} s) or voices too alike</source>
+        <comment>speakers.fewer</comment>
+        <translation>只区分出 {found} 位说话人，而不是要求的 {asked} 位：语音太少（{seconds:.0f} 秒）或声音太相近</translation>
+    </message>
+    <message>
         <source>unknown model family {family!r} (choose {choices})</source>
         <comment>export.unknown_family</comment>
         <translation>未知的模型系列 {family!r}（可选 {choices}）</translation>
@@ -2044,6 +2064,11 @@ The details are in {1}.</source>
         <source>{model} writes no punctuation and no punctuation model is installed (tingji models download ct-punc-zh)</source>
         <comment>cli.no_punctuation_model</comment>
         <translation>{model} 不输出标点，且未安装标点模型（tingji models download ct-punc-zh）</translation>
+    </message>
+    <message>
+        <source>--speakers {speakers} needs a speaker model: none is installed (name one with --speaker-model)</source>
+        <comment>cli.no_speaker_model</comment>
+        <translation>--speakers {speakers} 需要说话人模型：尚未安装（用 --speaker-model 指定一个）</translation>
     </message>
     <message>
         <source>no model loaded</source>
