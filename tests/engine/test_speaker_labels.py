@@ -10,6 +10,7 @@ comes from the committed demo ASR model, so segments hold real words.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +20,7 @@ from tests.support.paths import ROOT
 from tingji.engine import Segment, TranscribeOptions, Transcript
 from tingji.engine.speakers.labels import SpeakerLabels, default_names
 from tingji.engine.speakers.model import SpeakerModel
+from tingji.engine.writers import render
 from tingji.errors import TingjiError
 
 DEMO = ROOT / "tests" / "fixtures" / "models" / "demo"
@@ -43,6 +45,52 @@ def test_speakers_option_refuses_anything_else_with_one_coded_line(bad):
         TranscribeOptions(speakers=bad)
     assert info.value.code == "speakers.choice"
     assert "\n" not in str(info.value) and "1 to 8" in str(info.value)
+
+
+# -- the writers ----------------------------------------------------------------------------------
+
+
+def _labelled() -> Transcript:
+    segments = [
+        Segment(0.0, 1.5, "hello world", speaker=0),
+        Segment(1.5, 3.0, "open the file", speaker=1),
+        Segment(3.0, 4.0, "thank you", speaker=0),
+    ]
+    return Transcript(segments, 4.0, "demo", "cpu", "", speakers=["Speaker 1", "Ann <host> & co"])
+
+
+def test_writers_put_the_speaker_in_each_format():
+    t = _labelled()
+    assert render(t, "txt").splitlines() == [
+        "Speaker 1: hello world",
+        "Ann <host> & co: open the file",
+        "Speaker 1: thank you",
+    ]
+    srt = render(t, "srt").split("\n\n")
+    assert [cue.splitlines()[2] for cue in srt] == [
+        "Speaker 1: hello world",
+        "Ann <host> & co: open the file",
+        "Speaker 1: thank you",
+    ]
+    vtt = render(t, "vtt").split("\n\n")[1:]
+    # the voice span's annotation cannot hold "<", ">" or "&" raw (WebVTT cue text): escaped
+    assert [cue.splitlines()[1] for cue in vtt] == [
+        "<v Speaker 1>hello world",
+        "<v Ann &lt;host&gt; &amp; co>open the file",
+        "<v Speaker 1>thank you",
+    ]
+    data = json.loads(render(t, "json"))
+    assert [s["speaker"] for s in data["segments"]] == ["Speaker 1", "Ann <host> & co", "Speaker 1"]
+    assert data["speakers"] == ["Speaker 1", "Ann <host> & co"]
+
+
+def test_writers_without_speakers_are_unchanged():
+    t = _labelled()
+    t.speakers = []
+    assert render(t, "txt").splitlines() == ["hello world", "open the file", "thank you"]
+    assert "<v " not in render(t, "vtt") and "Speaker" not in render(t, "srt")
+    data = json.loads(render(t, "json"))
+    assert "speakers" not in data and all("speaker" not in s for s in data["segments"])
 
 
 # -- the pipeline step ----------------------------------------------------------------------------
