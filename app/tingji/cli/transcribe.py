@@ -51,6 +51,14 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--punctuation-model", default=None, help="punctuation model name or folder (default: the installed one)"
     )
+    p.add_argument(
+        "--speakers",
+        default="off",
+        metavar="off|auto|N",
+        help="label each segment with its speaker: off, auto (count found from the audio) or the number "
+        "of speakers, 1 to 8 (default: off)",
+    )
+    p.add_argument("--speaker-model", default=None, help="speaker model name or folder (default: the installed one)")
     p.add_argument("--max-tokens", type=int, default=512, help="token limit per 60 s window (default 512)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: usable cores, at most 8)")
     p.add_argument(
@@ -99,7 +107,7 @@ def _check_out_dir(out: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..engine import Engine, TranscribeOptions
-    from ..models.installed import punctuation_model, resolve_model
+    from ..models.installed import punctuation_model, resolve_model, speaker_model
 
     formats = parse_formats(args.format)
     folder = resolve_model(args.model)
@@ -110,14 +118,26 @@ def run(args: argparse.Namespace) -> int:
         hotwords=tuple(w.strip() for w in args.hotwords.split(",") if w.strip()),
         itn=not args.no_itn,
         max_tokens=args.max_tokens,
+        speakers=args.speakers,
     )
+    speakers = None
+    if options.speakers != "off":
+        speakers = resolve_model(args.speaker_model) if args.speaker_model else speaker_model()
+        if speakers is None:
+            raise TingjiError(messages.NO_SPEAKER_MODEL, speakers=options.speakers)
     err = sys.stderr
     started = time.perf_counter()
     punctuation = None
     if args.punctuation:
         punctuation = resolve_model(args.punctuation_model) if args.punctuation_model else punctuation_model()
     engine = Engine(
-        folder, args.provider, device=args.device, exact=args.exact, threads=args.threads, punctuation=punctuation
+        folder,
+        args.provider,
+        device=args.device,
+        exact=args.exact,
+        threads=args.threads,
+        punctuation=punctuation,
+        speaker_model=speakers,
     )
     shown = list(engine.warnings)  # said once here, not again for every file
     for report in shown:
