@@ -102,7 +102,7 @@ def test_padding_invariance(cp_model, clips):
         x = np.zeros((1, limit, feats.shape[1]), np.float32)
         m = np.zeros((1, limit), np.float32)
         x[0, : len(feats)], m[0, : len(feats)] = feats, 1
-        padded_dynamic = dynamic._run(x, m)[0]
+        padded_dynamic = dynamic._run_batch(x, m)[0]
         for how, got in (("fixed twin", padded_fixed), ("dynamic graph", padded_dynamic)):
             err = float(np.abs(got - real).max())
             rel = err / float(np.abs(real).max())

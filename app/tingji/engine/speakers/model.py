@@ -131,24 +131,28 @@ class SpeakerModel:
         return round(self.window_seconds * self.frontend.sample_rate)
 
     def _warm_up(self, graphs: OnnxGraphs) -> None:
-        feats = np.zeros((1, self.manifest.window_frames, self.section.feat_dim), np.float32)
-        self._run(feats, np.ones(feats.shape[:2], np.float32), graphs)
+        feats = np.zeros((self.manifest.window_frames, self.section.feat_dim), np.float32)
+        if graphs.policy == "fixed":
+            self._run_one(feats, graphs)
+        else:
+            self._run_batch(feats[None], np.ones((1, len(feats)), np.float32), graphs)
 
-    def _run(self, feats: np.ndarray, mask: np.ndarray, graphs: OnnxGraphs | None = None) -> np.ndarray:
+    def _run_one(self, clip: np.ndarray, graphs: OnnxGraphs | None = None) -> np.ndarray:
+        """The fixed policy: one clip [T, feat_dim], zero-padded to the warmed window by `OnnxGraphs` (its mask)."""
         graphs = graphs or self.graphs
-        bucket = graphs.window_frames if graphs.policy == "fixed" else None
-        return graphs.run("embedder", {}, 0, other={"feats": feats, "mask": mask}, bucket=bucket, record=False)[0]
+        return graphs.run("embedder", {"feats": clip}, len(clip), bucket=graphs.window_frames, record=False)[0][0]
+
+    def _run_batch(self, feats: np.ndarray, mask: np.ndarray, graphs: OnnxGraphs | None = None) -> np.ndarray:
+        """The dynamic policy: a batch [N, T, feat_dim] with its own mask [N, T], at that length."""
+        graphs = graphs or self.graphs
+        return graphs.run("embedder", {}, 0, other={"feats": feats, "mask": mask}, bucket=None, record=False)[0]
 
     def embed_features(self, clips: Sequence[np.ndarray]) -> np.ndarray:
         """Embeddings [N, E] of feature clips ([T, feat_dim] each, 1 to window_frames rows)."""
         out = np.zeros((len(clips), self.section.embedding_size), np.float32)
-        limit = self.manifest.window_frames
         if self.graphs.policy == "fixed":
             for i, clip in enumerate(clips):
-                feats = np.zeros((1, limit, self.section.feat_dim), np.float32)
-                mask = np.zeros((1, limit), np.float32)
-                feats[0, : len(clip)], mask[0, : len(clip)] = clip, 1.0
-                out[i] = self._run(feats, mask)[0]
+                out[i] = self._run_one(clip)
             return out
         by_length: dict[int, list[int]] = {}
         for i, clip in enumerate(clips):
@@ -161,7 +165,7 @@ class SpeakerModel:
                 mask = np.zeros((len(batch), width), np.float32)
                 for j, i in enumerate(batch):
                     feats[j, :length], mask[j, :length] = clips[i], 1.0
-                out[batch] = self._run(feats, mask)
+                out[batch] = self._run_batch(feats, mask)
         return out
 
     def embed(self, clips: Sequence[np.ndarray]) -> np.ndarray:
