@@ -259,14 +259,19 @@ def punc_reference(punc_checkpoint: Path):
 
 
 @pytest.fixture(scope="session")
-def speaker_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny random CAM++ checkpoint exported as a speaker model folder (family campplus)."""
+def speaker_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random CAM++ checkpoint in the official ModelScope layout."""
     from tiny_campplus import make_checkpoint
 
+    return make_checkpoint(tmp_path_factory.mktemp("cp-ckpt") / "campplus-tiny", seed=0)
+
+
+@pytest.fixture(scope="session")
+def speaker_model(speaker_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """That checkpoint exported as a speaker model folder (family campplus)."""
     from tingji.export import export_model
 
-    checkpoint = make_checkpoint(tmp_path_factory.mktemp("cp-ckpt") / "campplus-tiny", seed=0)
-    return export_model(checkpoint, tmp_path_factory.mktemp("cp-models") / "campplus-tiny")
+    return export_model(speaker_checkpoint, tmp_path_factory.mktemp("cp-models") / "campplus-tiny")
 
 
 @pytest.fixture(scope="session")
