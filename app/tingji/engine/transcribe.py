@@ -128,6 +128,8 @@ class Engine:
         files: The lane `transcribe` runs on (the file queue, the CLI).
         live: The lane for dictation takes (`Lane`).
         vad: The Silero VAD session, which dictation's live VAD shares.
+        speaker_model: The speaker model loaded for speaker labels
+            (`engine.speakers.model.SpeakerModel`); None without one.
         load_s: Seconds the load and warm-up took.
     """
 
