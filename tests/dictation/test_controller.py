@@ -121,7 +121,9 @@ def expected_text(engine: Engine, samples: np.ndarray) -> str:
 
 
 class Rig:
-    def __init__(self, tmp_path, engine: Engine, options: TranscribeOptions | None = None, **settings) -> None:
+    def __init__(
+        self, tmp_path, engine: Engine, options: TranscribeOptions | None = None, *, preview_model=None, **settings
+    ) -> None:
         self.mic = FakeMic()
         self.engine = CountingEngine(engine)
         self.clipboard = MemoryClipboard("previous")
@@ -140,6 +142,7 @@ class Rig:
             microphone=self.mic,
             on_event=self.events.append,
             use_hotkey=False,
+            preview_model=preview_model,
         )
         self.c.start(recover=False)
         self.mic.settle = self.settled

@@ -72,17 +72,17 @@ def test_dictation_page_is_there_and_follows_the_language(window: MainWindow, qt
     window.dictation_label.linkActivated.emit("dictation")  # the status-bar item opens the page
     assert pages.currentWidget() is window.dictation
     panel = window.dictation
-    assert panel.record_button.text() == "Dictate" and panel.settings_box.title() == "Dictation settings"
+    assert panel.record_button.text() == "Dictate" and panel.form.title() == "Dictation settings"
     assert "Ctrl+Alt+Space" in panel.hint_label.text() or "no X display" in panel.hotkey_label.text()
 
     window.apply_settings(replace(window.settings, ui_language="zh_CN"))
     qtbot.waitUntil(lambda: pages.tabText(1) == "听写", timeout=5000)
     assert pages.tabText(0) == "文件"
     assert panel.record_button.text() == "开始听写"
-    assert panel.settings_box.title() == "听写设置"
+    assert panel.form.title() == "听写设置"
     assert panel.status_text() == "就绪"
-    assert panel.mode_combo.currentText() == "按住说话"
-    assert panel.device_combo.itemText(0) == "系统默认"
+    assert panel.form.mode_combo.currentText() == "按住说话"
+    assert panel.form.device_combo.itemText(0) == "系统默认"
     assert "听写" in window.dictation_label.text()
     # The global hotkey cannot work without a display: said, and in Chinese.
     qtbot.waitUntil(lambda: not panel.hotkey_label.isHidden(), timeout=10_000)
@@ -133,9 +133,9 @@ def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(
 def test_dictation_settings_are_saved_with_the_app_settings(window: MainWindow, qtbot) -> None:
     panel = window.dictation
     qtbot.waitUntil(lambda: window.dictation_host.controller is not None, timeout=10_000)
-    panel.mode_combo.setCurrentIndex(panel.mode_combo.findData("toggle"))
-    panel.silence_spin.setValue(1.5)
-    panel.output_combo.setCurrentIndex(panel.output_combo.findData("type"))
+    panel.form.mode_combo.setCurrentIndex(panel.form.mode_combo.findData("toggle"))
+    panel.form.silence_spin.setValue(1.5)
+    panel.form.output_combo.setCurrentIndex(panel.form.output_combo.findData("type"))
     on_disk = settings_mod.load()
     assert (on_disk.dictation.mode, on_disk.dictation.silence_s, on_disk.dictation.output) == ("toggle", 1.5, "type")
     controller = window.dictation_host.controller
@@ -145,7 +145,7 @@ def test_dictation_settings_are_saved_with_the_app_settings(window: MainWindow, 
     assert controller.wait_idle(5)
     assert controller.options == window.settings.transcribe_options() == TranscribeOptions("en", ("Tingji",))
     assert settings_mod.load().dictation.mode == "toggle"  # not lost by the other change
-    panel.keep_open_check.setChecked(True)  # a later edit on the page keeps the app's language
+    panel.form.keep_open_check.setChecked(True)  # a later edit on the page keeps the app's language
     assert controller.wait_idle(5)
     assert (controller.settings.keep_mic_open, controller.options.language) == (True, "en")
     assert "language" not in json.loads(settings_path().read_text(encoding="utf-8"))["dictation"]  # stored once
@@ -177,7 +177,7 @@ def test_hand_edited_dictation_settings_keep_dictation_on(qtbot, home: Path, tin
     assert (s.silence_s, s.hotkey, s.keep_recordings) == (1.0, "ctrl+alt+space", 200)
     logged = caplog.text
     assert all(f"ignoring {key}=" in logged for key in ("silence_s", "hotkey", "keep_recordings")), logged
-    assert window.dictation.mode_combo.currentData() == "toggle"
+    assert window.dictation.form.mode_combo.currentData() == "toggle"
     window.quit_app()
     print("hand-edited settings.json: mode/output kept, silence_s/hotkey/keep_recordings defaulted, dictation on")
 
@@ -192,7 +192,7 @@ def test_microphone_list_comes_from_the_sound_system(window: MainWindow, qtbot) 
     try:
         refresh_devices()  # PortAudio lists devices once; no stream is open now
         window.show_page("dictation")  # the list is read when the page is first shown
-        combo = window.dictation.device_combo
+        combo = window.dictation.form.device_combo
         values = [combo.itemData(i) for i in range(combo.count())]
         assert values[0] is None and combo.itemText(0) == "System default"
         assert "pulse, ALSA" in values, values

@@ -78,19 +78,19 @@ def test_dictation_panel_settings_drive_the_controller(qtbot, history) -> None:
     assert not panel.hotkey_label.isHidden() and "no X display" in panel.hotkey_label.text()
 
     with qtbot.waitSignal(panel.settingsChanged) as sig:
-        panel.mode_combo.setCurrentIndex(panel.mode_combo.findData("toggle"))
+        panel.form.mode_combo.setCurrentIndex(panel.form.mode_combo.findData("toggle"))
     assert sig.args[0].mode == "toggle" and controller.applied[-1].mode == "toggle"
 
-    panel.hotkey_edit.setText("ctrl+banana")
-    panel.hotkey_edit.editingFinished.emit()
-    assert not panel.hotkey_error.isHidden() and "banana" in panel.hotkey_error.text()
+    panel.form.hotkey_edit.setText("ctrl+banana")
+    panel.form.hotkey_edit.editingFinished.emit()
+    assert not panel.form.hotkey_error.isHidden() and "banana" in panel.form.hotkey_error.text()
     assert len(controller.applied) == 1  # nothing applied
 
-    panel.hotkey_edit.setText("Shift+Ctrl+D")
-    panel.hotkey_edit.editingFinished.emit()
-    assert panel.hotkey_error.isHidden() and controller.applied[-1].hotkey == "ctrl+shift+d"
+    panel.form.hotkey_edit.setText("Shift+Ctrl+D")
+    panel.form.hotkey_edit.editingFinished.emit()
+    assert panel.form.hotkey_error.isHidden() and controller.applied[-1].hotkey == "ctrl+shift+d"
 
-    panel.keep_spin.setValue(-1)
+    panel.form.keep_spin.setValue(-1)
     assert controller.applied[-1].keep_recordings is None
     panel.record_button.click()
     assert controller.toggles == 1

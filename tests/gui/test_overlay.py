@@ -65,7 +65,7 @@ def test_overlay_is_a_floating_window_that_takes_no_focus_and_no_clicks(window) 
     assert overlay.testAttribute(Qt.WidgetAttribute.WA_ShowWithoutActivating)
     assert overlay.testAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
     assert overlay.focusPolicy() == Qt.FocusPolicy.NoFocus
-    assert not overlay.isVisible() and window.dictation.overlay_note.isHidden()
+    assert not overlay.isVisible() and window.dictation.form.overlay_note.isHidden()
 
 
 def test_a_take_shows_the_overlay_states_in_order_and_the_tray_mirrors_them(window, qtbot, speech_en) -> None:
@@ -109,15 +109,19 @@ def test_overlay_settings_live_on_the_dictation_page(window, qtbot, speech_en) -
     from dataclasses import replace
 
     panel, host = window.dictation, window.dictation_host
-    assert (panel.overlay_combo.currentData(), panel.preview_check.isChecked(), panel.sounds_check.isChecked()) == (
+    assert (
+        panel.form.overlay_combo.currentData(),
+        panel.form.preview_check.isChecked(),
+        panel.form.sounds_check.isChecked(),
+    ) == (
         "bottom",
         True,
         False,  # quiet by default
     )
     assert window.settings.dictation.sounds is False
-    assert Path(host.engine.choice_of("dictation").path).name in panel.preview_note.text()
-    panel.overlay_combo.setCurrentIndex(panel.overlay_combo.findData("off"))
-    panel.preview_check.setChecked(False)
+    assert Path(host.engine.choice_of("dictation").path).name in panel.form.preview_note.text()
+    panel.form.overlay_combo.setCurrentIndex(panel.form.overlay_combo.findData("off"))
+    panel.form.preview_check.setChecked(False)
     on_disk = settings_mod.load().dictation
     assert (on_disk.overlay, on_disk.preview) == ("off", False)
     controller = host.controller
@@ -134,6 +138,6 @@ def test_overlay_settings_live_on_the_dictation_page(window, qtbot, speech_en) -
     assert not host.overlay.isVisible()
     # In Chinese.
     window.apply_settings(replace(window.settings, ui_language="zh_CN"))
-    qtbot.waitUntil(lambda: panel.sounds_check.text() == "开始和结束听写时播放提示音", timeout=5000)
-    assert panel.overlay_combo.currentText() == "关闭（由托盘图标显示状态）"
-    assert "预览使用听写模型" in panel.preview_note.text()
+    qtbot.waitUntil(lambda: panel.form.sounds_check.text() == "开始和结束听写时播放提示音", timeout=5000)
+    assert panel.form.overlay_combo.currentText() == "关闭（由托盘图标显示状态）"
+    assert "预览使用听写模型" in panel.form.preview_note.text()

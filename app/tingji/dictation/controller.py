@@ -58,7 +58,7 @@ from .history import DictationHistory
 from .hotkey import HotkeyError
 from .live_vad import LiveVad
 from .output import Clipboard, KeySender, TextOutput
-from .preview import LivePreview
+from .preview import LivePreview, PreviewChoice, PreviewModel
 from .recovery import recover_orphans
 from .resample import RATE
 from .settings import DictationSettings
@@ -108,7 +108,10 @@ class DictationController:
         on_event: Callable[[DictationEvent], None] | None = None,
         use_hotkey: bool = True,
         model_name: str | None = None,
+        preview_model: PreviewModel | None = None,
     ) -> None:
+        """`preview_model` picks the model the live preview runs on (preview.py's rule; its `on_change` is
+        the controller's); None: the dictation model, measured, with no faster model to fall back on."""
         self.settings = (settings or DictationSettings()).validate()
         self.options = options or TranscribeOptions()  # how takes are recognised: read once per take
         s = self.settings
@@ -135,7 +138,9 @@ class DictationController:
 
         self.state = "idle"
         self.level = 0.0  # RMS of the last block the take received (a level meter polls it)
-        self.preview = LivePreview(engine.live, self.options, self._on_preview)
+        self.preview_model = preview_model if preview_model is not None else PreviewModel(self.model_name)
+        self.preview_model.on_change = self._on_preview_model
+        self.preview = LivePreview(engine.live, self.options, self._on_preview, model=self.preview_model)
         self._recording = False
         self._live: LiveVad | None = None
         self._take_samples = 0
@@ -187,6 +192,7 @@ class DictationController:
             self._takes.put(None)
             self._threads[1].join(10.0)
         self.preview.end()
+        self.preview_model.close()  # the faster preview model, if one was loaded
         self._threads.clear()
         self.mic.close()
         self._started = False
@@ -356,6 +362,8 @@ class DictationController:
         if new.device != old.device:
             opts["device"] = new.device
         self.mic.set_options(**opts)
+        if old.preview and not new.preview:
+            self.preview_model.unload()  # a faster preview model is memory only the preview needs
         if self.use_hotkey and (new.hotkey != old.hotkey or self.hotkey is None):
             if self.hotkey is not None:
                 self.hotkey.stop()
@@ -397,6 +405,9 @@ class DictationController:
     def _on_preview(self, text: str) -> None:
         self._emit(DictationEvent("preview", text=text))
 
+    def _on_preview_model(self, choice: PreviewChoice) -> None:
+        self._emit(DictationEvent("preview_model", preview=choice))
+
     # -- take worker ----------------------------------------------------------------------
 
     def _run_takes(self) -> None:
@@ -419,7 +430,10 @@ class DictationController:
                 if isinstance(item, FinishedTake):
                     with self._cond:
                         self._busy -= 1
+                        idle = not (self._busy or self._recording)
                         self._cond.notify_all()
+                    if idle and self.settings.preview:
+                        self.preview_model.prepare(self.options)  # a faster preview model loads between takes
                 self._set_state()
 
     def _process(self, f: FinishedTake) -> None:

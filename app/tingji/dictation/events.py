@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..errors import TingjiError
 from .history import DictationTake
+
+if TYPE_CHECKING:
+    from .preview import PreviewChoice
 
 
 @dataclass
@@ -15,6 +19,7 @@ class DictationEvent:
     begin  - a take is starting (sent before the microphone opens: a UI shows itself at once)
     state  - `state` changed (idle / listening / transcribing)
     preview - `text` is the take so far, re-transcribed while it records (show it, never paste it)
+    preview_model - `preview` says which model previews now, and why (preview.PreviewChoice)
     take   - `take` was stored (and inserted unless take.output == "failed")
     empty  - a take held no speech; nothing was inserted
     error  - `error` is the problem (microphone, output, engine) and `message`
@@ -33,6 +38,7 @@ class DictationEvent:
     take: DictationTake | None = None
     timings: dict[str, float] = field(default_factory=dict)
     error: TingjiError | None = None
+    preview: PreviewChoice | None = None
 
     @classmethod
     def problem(cls, kind: str, error: TingjiError | None) -> DictationEvent:

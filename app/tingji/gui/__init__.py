@@ -42,7 +42,8 @@ usable and testable without a display.
 
     dictation/host.py          DictationController on dictation's Engine: start, restart on reload, stop
     dictation/on_demand.py     dictation's handle on the engine: survives an idle unload, a take reloads it
-    dictation/panel.py         the Dictation page: Dictate button, history (play/copy/delete), settings
+    dictation/panel.py         the Dictation page: Dictate button, history (play/copy/delete)
+    dictation/settings_form.py its settings box (hotkey, mode, microphone, overlay, preview, sounds)
     dictation/status.py        the status bar's line about dictation
     dictation/qt_clipboard.py  the clipboard dictation pastes through (thread-safe QClipboard)
     dictation/microphones.py   the input devices the page offers; no Qt

@@ -51,6 +51,15 @@ def _size(n: int) -> str:
     return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.0f} MB"
 
 
+def _align_labels(forms: Sequence[QFormLayout]) -> None:
+    """One label column for all the groups, so the fields line up down the dialog."""
+    labels = [f.itemAt(r, QFormLayout.ItemRole.LabelRole) for f in forms for r in range(f.rowCount())]
+    widgets = [item.widget() for item in labels if item is not None and item.widget() is not None]
+    width = max((w.sizeHint().width() for w in widgets), default=0)
+    for w in widgets:
+        w.setMinimumWidth(width)
+
+
 class SettingsDialog(QDialog):
     manageModelsRequested = Signal()
 
@@ -69,8 +78,25 @@ class SettingsDialog(QDialog):
         self.setMinimumWidth(520)
         self._original = settings
         self._languages = tuple(languages) if languages is not None else None
+        self._build_speech_fields(adapters)
+        speech, form = self._build_speech(show_device=bool(settings.device))
+        output, out_form = self._build_output()
+        interface, ui_form = self._build_interface()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        _align_labels((form, out_form, ui_form))
+        layout = QVBoxLayout(self)
+        for box in (speech, output, interface):
+            layout.addWidget(box)
+        layout.addStretch(1)
+        layout.addWidget(buttons)
+        self._load(settings)
 
-        # -- speech recognition
+    # -- construction ----------------------------------------------------------------------
+
+    def _build_speech_fields(self, adapters: Sequence[str] | None) -> None:
+        """The speech recognition group's fields: the models, where they run, what is spoken, memory."""
         self.model = QComboBox()
         self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.model.setMinimumContentsLength(24)
@@ -79,10 +105,6 @@ class SettingsDialog(QDialog):
         self.browse.clicked.connect(self._browse_model)
         self.manage = QPushButton(self.tr("Manage models…"))
         self.manage.clicked.connect(self.manageModelsRequested)
-        model_row = QHBoxLayout()
-        model_row.addWidget(self.model, 1)
-        model_row.addWidget(self.browse)
-        model_row.addWidget(self.manage)
         self.dictation_model = QComboBox()
         self.dictation_model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.dictation_model.setMinimumContentsLength(24)
@@ -129,6 +151,12 @@ class SettingsDialog(QDialog):
             self.tr("Paraformer writes no punctuation; the punctuation model installed with it adds it")
         )
 
+    def _build_speech(self, *, show_device: bool) -> tuple[QGroupBox, QFormLayout]:
+        """The speech recognition group; the adapter row only where there is one to choose (or a saved one)."""
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model, 1)
+        model_row.addWidget(self.browse)
+        model_row.addWidget(self.manage)
         speech = QGroupBox(self.tr("Speech recognition"))
         form = QFormLayout(speech)
         form.addRow(QCoreApplication.translate("ModelUse", "Model for files:"), model_row)
@@ -136,7 +164,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Run on:"), self.provider)
         form.addRow(self.tr("Graphics adapter:"), self.device)
         # Only Windows has adapters to choose from; a saved choice still shows (_load adds it).
-        form.setRowVisible(self.device, self.device.count() > 1 or bool(settings.device))
+        form.setRowVisible(self.device, self.device.count() > 1 or show_device)
         form.addRow(self.tr("Language spoken:"), self.language)
         form.addRow(self.tr("Hotwords:"), self.hotwords)
         form.addRow(self.punctuation)
@@ -144,8 +172,10 @@ class SettingsDialog(QDialog):
         unload_row.addWidget(self.unload_after)
         unload_row.addStretch(1)
         form.addRow(self.tr("Unload the model after:"), unload_row)
+        return speech, form
 
-        # -- output
+    def _build_output(self) -> tuple[QGroupBox, QFormLayout]:
+        """What is saved when a file is done."""
         self.auto_export = QCheckBox(self.tr("Save transcripts next to each source file when done"))
         self.formats = {fmt: QCheckBox(fmt.upper()) for fmt in FORMATS}
         formats_row = QHBoxLayout()
@@ -156,8 +186,10 @@ class SettingsDialog(QDialog):
         out_form = QFormLayout(output)
         out_form.addRow(self.auto_export)
         out_form.addRow(self.tr("Formats:"), formats_row)
+        return output, out_form
 
-        # -- interface
+    def _build_interface(self) -> tuple[QGroupBox, QFormLayout]:
+        """The interface's language and appearance."""
         self.ui_language = QComboBox()
         for value, label in (("system", self.tr("System default")), ("en", "English"), ("zh_CN", "简体中文")):
             self.ui_language.addItem(label, value)
@@ -175,25 +207,7 @@ class SettingsDialog(QDialog):
         note = QLabel(self.tr("Language and appearance change at once."))
         note.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
         ui_form.addRow(note)
-
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-
-        # One label column for all three groups, so the fields line up down the dialog.
-        forms = (form, out_form, ui_form)
-        labels = [f.itemAt(r, QFormLayout.ItemRole.LabelRole) for f in forms for r in range(f.rowCount())]
-        widgets = [item.widget() for item in labels if item is not None and item.widget() is not None]
-        width = max((w.sizeHint().width() for w in widgets), default=0)
-        for w in widgets:
-            w.setMinimumWidth(width)
-
-        layout = QVBoxLayout(self)
-        for box in (speech, output, interface):
-            layout.addWidget(box)
-        layout.addStretch(1)
-        layout.addWidget(buttons)
-        self._load(settings)
+        return interface, ui_form
 
     # -- values in and out ----------------------------------------------------------------
 

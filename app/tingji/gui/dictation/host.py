@@ -27,7 +27,11 @@ dictation and files recognise the same way.
 
 While a take records, the host shows the floating overlay (overlay.py; not on
 Wayland, where the tray alone shows the state) and plays the start/stop cues
-when the user has them on.
+when the user has them on. The live preview runs on the dictation model, or on
+an installed SenseVoice-Small when the controller measures the dictation model
+too slow for it (preview_source.py finds that model; the settings box names the
+model that previews, after each `preview_model` event); the faster model is
+unloaded with the dictation engine, idle unload included.
 
 The host also sums up what dictation is doing for the status bar and tray:
 `state` is "waiting" (no engine), "idle", "listening" or "transcribing", and
@@ -49,6 +53,7 @@ from ...dictation import messages
 from ...dictation.controller import AudioInput, DictationController
 from ...dictation.cues import play_cue
 from ...dictation.events import DictationEvent
+from ...dictation.preview import INTERVAL_S, PreviewChoice, PreviewModel
 from ...dictation.settings import DictationSettings
 from ...errors import TingjiError
 from ..engine_host import EngineHost, EngineState, ModelEngine
@@ -57,6 +62,7 @@ from ..threads import start_worker, stop_threads
 from .on_demand import OnDemandEngine
 from .overlay import DictationOverlay, overlay_supported
 from .panel import DictationPanel
+from .preview_source import faster_preview_model, preview_model_text
 from .qt_clipboard import QtClipboard
 
 log = logging.getLogger(__name__)
@@ -121,7 +127,7 @@ class DictationHost(QObject):
         self._loadWanted.connect(self._load_for_a_take)
         panel.bridge.event.connect(self._on_event)
         panel.settingsChanged.connect(self._panel_settings_changed)
-        panel.show_overlay_unsupported(self.overlay is None)
+        panel.form.show_overlay_unsupported(self.overlay is None)
 
     # -- life cycle ------------------------------------------------------------------------
 
@@ -149,6 +155,9 @@ class DictationHost(QObject):
         settings = self.settings.dictation
         handle = OnDemandEngine(loaded.engine, loaded.path, self._loadWanted.emit)
         try:
+            faster = faster_preview_model(
+                loaded.engine.family, loaded.path, self.settings.provider, self.settings.device
+            )
             controller = DictationController(
                 handle,
                 settings,
@@ -158,6 +167,7 @@ class DictationHost(QObject):
                 microphone=self._make_microphone(settings) if self._make_microphone else None,
                 on_event=self.panel.bridge.post,
                 use_hotkey=self._use_hotkey,
+                preview_model=PreviewModel(handle.model_name, faster),
             )
         except Exception as exc:  # noqa: BLE001 - dictation must never keep the app from running
             log.exception("dictation could not start")
@@ -171,12 +181,22 @@ class DictationHost(QObject):
         self._set_state(controller.state)
         self._started = threading.Event()
         self._start.emit(controller, self._started)
+        self.show_model()
 
     def show_model(self) -> None:
         """The page names dictation's model (again after a language switch: the window calls this), and
         the model the live preview runs on."""
         self.panel.model_label.setText(dictation_page_text(self.engine))
-        self.panel.preview_note.setText(preview_model_text(self.engine))
+        self.panel.form.preview_note.setText(preview_model_text(self._preview_choice()))
+
+    def _preview_choice(self) -> PreviewChoice | None:
+        """The running controller's preview model choice; before one runs, the dictation model, not measured."""
+        if self.controller is not None:
+            return self.controller.preview_model.choice
+        choice = self.engine.choice_of("dictation")
+        if choice is None or not choice.name:
+            return None
+        return PreviewChoice("unmeasured", choice.name, None, None, INTERVAL_S)
 
     def _model_path(self) -> str | None:
         """The model folder dictation's use runs now (loaded or not), as LoadedModel.path says it."""
@@ -193,6 +213,8 @@ class DictationHost(QObject):
             return
         if engine.state is EngineState.UNLOADED:
             handle.detach()  # returns once no take is transcribing on it
+            if self.controller is not None:
+                self.controller.preview_model.unload()  # the faster preview model goes with the dictation model
         else:
             self.stop()
 
@@ -271,6 +293,8 @@ class DictationHost(QObject):
             self.stateChanged.emit()
         elif event.kind == "error" and event.error is not None:  # a take not inserted is one too
             self.problem.emit(event.error)
+        elif event.kind == "preview_model":
+            self.show_model()
 
     def _cue(self, event: DictationEvent) -> None:
         """The start/stop sounds, when the user has them on (off by default)."""
@@ -294,16 +318,6 @@ class DictationHost(QObject):
     @property
     def running(self) -> bool:
         return self.controller is not None
-
-
-def preview_model_text(host: EngineHost) -> str:
-    """Which model the live preview runs on: the dictation model, on its live lane."""
-    choice = host.choice_of("dictation")
-    if choice is None or not choice.name:
-        return ""
-    return QCoreApplication.translate(
-        "ModelUse", "The preview runs on the dictation model ({0}), less often when the model is slow."
-    ).format(choice.name)
 
 
 def dictation_page_text(host: EngineHost) -> str:

@@ -1,4 +1,5 @@
-"""The dictation page: a Dictate button, what dictation is doing, the history, the settings.
+"""The dictation page: a Dictate button, what dictation is doing, the history, and the settings box
+(settings_form.DictationSettingsForm, `panel.form`), whose edits the page applies and passes on.
 
 Embedding (the app does this through `gui.dictation.host.DictationHost`):
 
@@ -27,24 +28,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
-from PySide6.QtGui import QGuiApplication, QShowEvent
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
-    QComboBox,
-    QDoubleSpinBox,
-    QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QLineEdit,
     QPushButton,
-    QSizePolicy,
-    QSpinBox,
     QTableWidget,
     QTableWidgetItem,
     QToolButton,
@@ -55,13 +47,11 @@ from PySide6.QtWidgets import (
 from ...dictation.controller import DictationController
 from ...dictation.events import DictationEvent
 from ...dictation.history import DictationHistory, DictationTake
-from ...dictation.hotkey import HotkeyError, parse_hotkey
-from ...dictation.output import OUTPUT_MODES
-from ...dictation.settings import MODES, OVERLAY_POSITIONS, DictationSettings
+from ...dictation.settings import DictationSettings
 from ...errors import ErrorReport, TingjiError
 from .. import icons, theme
 from ..errors import localized, localized_stored, stored_report
-from .microphones import MicrophoneEntry, list_microphones
+from .settings_form import DictationSettingsForm
 
 __all__ = ["DictationBridge", "DictationPanel", "hotkey_label"]
 
@@ -96,14 +86,12 @@ class DictationPanel(QWidget):
     ) -> None:
         super().__init__(parent)
         self.history = history
-        self.settings = settings or DictationSettings()
         self.controller: DictationController | None = None
         self.bridge = DictationBridge(self)
         self.bridge.event.connect(self._on_event)
         self._play = play
         self._limit = limit
         self._takes: list[DictationTake] = []
-        self._updating = False
         self._state = "idle"
         # What the status line says: ("key", name) for our own texts, ("error", a TingjiError or
         # ErrorReport, or an English line) for problems, ("take", text) after an insertion.
@@ -111,13 +99,23 @@ class DictationPanel(QWidget):
         self._status_is_error = False
         self._hotkey_problem: TingjiError | None = None
         self._closed = False
-        self._devices_listed = False
+        self.form = DictationSettingsForm(settings or DictationSettings(), self)
+        self.form.edited.connect(self._on_settings_edited)
+        self.form.rejected.connect(lambda exc: self._set_status("error", exc, error=True))
         self._build()
-        self._load_settings(self.settings)
         self.retranslate()
         self.refresh()
 
     # -- public ----------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> DictationSettings:
+        """The dictation settings the page shows; set it when the app changed them (the next edit starts there)."""
+        return self.form.settings
+
+    @settings.setter
+    def settings(self, value: DictationSettings) -> None:
+        self.form.settings = value
 
     def attach(self, controller: DictationController) -> None:
         """Drive `controller` from this panel (it should use `self.bridge.post` as on_event)."""
@@ -170,33 +168,25 @@ class DictationPanel(QWidget):
     def status_text(self) -> str:
         return self.status_label.text()
 
-    def refresh_microphones(self) -> None:
-        """Re-read the input devices into the Microphone list (keeps the chosen one)."""
-        self._fill_devices(list_microphones())
-        self._devices_listed = True
-
-    def _fill_devices(self, entries: list[MicrophoneEntry]) -> None:
-        self._updating = True
-        try:
-            combo = self.device_combo
-            combo.clear()
-            combo.addItem("", None)  # "System default", named in retranslate()
-            for entry in entries:
-                combo.addItem(entry.label, entry.value)
-            wanted = self.settings.device
-            if wanted and combo.findData(wanted) < 0:
-                combo.addItem(wanted, wanted)  # saved, but not connected now
-                combo.setItemData(combo.count() - 1, True, Qt.ItemDataRole.UserRole + 1)
-            combo.setCurrentIndex(max(0, combo.findData(wanted)) if wanted else 0)
-            self._name_devices()
-        finally:
-            self._updating = False
-
     # -- construction -------------------------------------------------------------------------
 
     def _build(self) -> None:
+        """The Dictate button and the lines about dictation on top; the history beside the settings below."""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 6, 4, 4)
+        self._build_header(layout)
+        body = QHBoxLayout()
+        body.setSpacing(12)
+        body.addLayout(self._build_history(), 1)
+        settings_column = QVBoxLayout()
+        settings_column.addWidget(self.form)
+        settings_column.addStretch(1)
+        body.addLayout(settings_column)
+        layout.addLayout(body, 1)
+        self.refresh_icons()
+
+    def _build_header(self, layout: QVBoxLayout) -> None:
+        """The Dictate button with the status line, the hint, dictation's model, the hotkey's problem."""
         top = QHBoxLayout()
         self.record_button = QPushButton(self)
         self.record_button.setObjectName("dictationRecord")
@@ -227,8 +217,8 @@ class DictationPanel(QWidget):
         self.hotkey_label.hide()
         layout.addWidget(self.hotkey_label)
 
-        body = QHBoxLayout()
-        body.setSpacing(12)
+    def _build_history(self) -> QVBoxLayout:
+        """The takes, newest first, each with Play, Copy and Delete; a line in their place while there are none."""
         history = QVBoxLayout()
         self.history_title = QLabel(self)
         self.history_title.setObjectName("dictationHistoryTitle")
@@ -247,175 +237,17 @@ class DictationPanel(QWidget):
         self.empty_label.setWordWrap(True)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         history.addWidget(self.empty_label)
-        body.addLayout(history, 1)
-
-        self.settings_box = QGroupBox(self)
-        self.settings_box.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
-        form = QFormLayout(self.settings_box)
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.hotkey_edit = QLineEdit(self.settings_box)
-        self.hotkey_edit.setObjectName("dictationHotkey")
-        self.hotkey_edit.editingFinished.connect(self._on_settings_edited)
-        self.hotkey_error = QLabel(self.settings_box)
-        self.hotkey_error.setObjectName("dictationHotkeyError")
-        self.hotkey_error.setWordWrap(True)
-        self.hotkey_error.hide()
-        self.mode_combo = QComboBox(self.settings_box)
-        self.mode_combo.setObjectName("dictationMode")
-        for key in MODES:
-            self.mode_combo.addItem("", key)
-        self.output_combo = QComboBox(self.settings_box)
-        self.output_combo.setObjectName("dictationOutput")
-        for key in OUTPUT_MODES:
-            self.output_combo.addItem("", key)
-        self.device_combo = QComboBox(self.settings_box)
-        self.device_combo.setObjectName("dictationDevice")
-        self.device_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.device_combo.setMinimumContentsLength(16)
-        self.keep_open_check = QCheckBox(self.settings_box)
-        self.keep_open_check.setObjectName("dictationKeepOpen")
-        self.pre_roll_spin = QSpinBox(self.settings_box)
-        self.pre_roll_spin.setRange(0, 3000)
-        self.pre_roll_spin.setSingleStep(100)
-        self.pre_roll_spin.setSuffix(" ms")
-        self.silence_spin = QDoubleSpinBox(self.settings_box)
-        self.silence_spin.setObjectName("dictationSilence")
-        self.silence_spin.setRange(0.2, 10.0)
-        self.silence_spin.setSingleStep(0.1)
-        self.silence_spin.setSuffix(" s")
-        self.keep_spin = QSpinBox(self.settings_box)
-        self.keep_spin.setRange(-1, 100000)
-        self.keep_spin.setObjectName("dictationKeepRecordings")
-        self._build_overlay_settings()
-        for w in (self.mode_combo, self.output_combo, self.device_combo, self.overlay_combo):
-            w.currentIndexChanged.connect(self._on_settings_edited)
-        for check in (self.keep_open_check, self.sounds_check, self.preview_check):
-            check.toggled.connect(self._on_settings_edited)
-        for w in (self.pre_roll_spin, self.silence_spin, self.keep_spin):
-            w.valueChanged.connect(self._on_settings_edited)
-        rows = (
-            self.hotkey_edit,
-            self.mode_combo,
-            self.output_combo,
-            self.device_combo,
-            self.keep_open_check,
-            self.silence_spin,
-            self.pre_roll_spin,
-            self.keep_spin,
-            self.overlay_combo,
-            self.preview_check,
-            self.sounds_check,
-        )
-        self._form_labels = [QLabel(self.settings_box) for _ in rows]
-        for label, widget in zip(self._form_labels, rows):
-            form.addRow(label, widget)
-            if widget is self.hotkey_edit:
-                form.addRow("", self.hotkey_error)
-            elif widget is self.overlay_combo:
-                form.addRow("", self.overlay_note)
-            elif widget is self.preview_check:
-                form.addRow("", self.preview_note)
-        settings_column = QVBoxLayout()
-        settings_column.addWidget(self.settings_box)
-        settings_column.addStretch(1)
-        body.addLayout(settings_column)
-        layout.addLayout(body, 1)
-        self.refresh_icons()
-
-    def _build_overlay_settings(self) -> None:
-        """The overlay's position, the live preview (and the model it uses) and the start/stop sounds."""
-        box = self.settings_box
-        self.overlay_combo = QComboBox(box)
-        self.overlay_combo.setObjectName("dictationOverlay")
-        for key in OVERLAY_POSITIONS:
-            self.overlay_combo.addItem("", key)
-        self.overlay_note = QLabel(box)  # only where no window can float over others (Wayland)
-        self.overlay_note.setObjectName("dictationOverlayNote")
-        self.overlay_note.setWordWrap(True)
-        self.overlay_note.hide()
-        self.preview_check = QCheckBox(box)
-        self.preview_check.setObjectName("dictationPreview")
-        self.preview_note = QLabel(box)  # which model previews: the host names it
-        self.preview_note.setObjectName("dictationPreviewModel")
-        self.preview_note.setWordWrap(True)
-        self.sounds_check = QCheckBox(box)
-        self.sounds_check.setObjectName("dictationSounds")
-
-    def show_overlay_unsupported(self, unsupported: bool) -> None:
-        """Say (once, in the settings) that this desktop cannot float the overlay; the tray shows the state."""
-        self.overlay_note.setVisible(unsupported)
-        self.overlay_combo.setEnabled(not unsupported)
+        return history
 
     def retranslate(self) -> None:
-        self.settings_box.setTitle(self.tr("Dictation settings"))
         self.history_title.setText(self.tr("History"))
         self.empty_label.setText(self.tr("Nothing dictated yet. What you dictate is kept here, with its recording."))
         self.table.setHorizontalHeaderLabels([self.tr("Time"), self.tr("Text"), ""])
-        for label, text in zip(
-            self._form_labels,
-            (
-                self.tr("Hotkey"),
-                self.tr("Mode"),
-                self.tr("Insert by"),
-                self.tr("Microphone"),
-                "",
-                self.tr("Silence ends take"),
-                self.tr("Pre-roll"),
-                self.tr("Keep recordings"),
-                self.tr("Overlay"),
-                "",
-                "",
-            ),
-        ):
-            label.setText(text)
-        labels = {
-            "hold": self.tr("Hold to talk"),
-            "toggle": self.tr("Press to start, pause to stop"),
-            "continuous": self.tr("Continuous (press to start and stop)"),
-        }
-        for i in range(self.mode_combo.count()):
-            self.mode_combo.setItemText(i, labels[self.mode_combo.itemData(i)])
-        outputs = {"paste": self.tr("Paste (clipboard restored afterwards)"), "type": self.tr("Type the characters")}
-        for i in range(self.output_combo.count()):
-            self.output_combo.setItemText(i, outputs[self.output_combo.itemData(i)])
-        self._name_devices()
-        positions = {
-            "bottom": self.tr("Bottom of the screen"),
-            "top": self.tr("Top of the screen"),
-            "off": self.tr("Off (the tray icon shows the state)"),
-        }
-        for i in range(self.overlay_combo.count()):
-            self.overlay_combo.setItemText(i, positions[self.overlay_combo.itemData(i)])
-        self.overlay_note.setText(
-            self.tr(
-                "This desktop (Wayland) does not let an application float a window over others: "
-                "the tray icon shows what dictation is doing instead."
-            )
-        )
-        self.preview_check.setText(self.tr("Show the words while I speak (live preview, never pasted)"))
-        self.sounds_check.setText(self.tr("Play a sound when a take starts and ends"))
-        self.keep_open_check.setText(self.tr("Keep the microphone open between takes"))
-        self.keep_open_check.setToolTip(
-            self.tr("The first word is never cut, but the system shows the microphone as in use all the time.")
-        )
-        self.silence_spin.setToolTip(self.tr("How long a pause ends a take (press-to-start and continuous modes)."))
-        self.pre_roll_spin.setToolTip(self.tr("Audio kept from just before the take starts."))
-        self.keep_spin.setSpecialValueText(self.tr("All"))
-        self.keep_spin.setToolTip(
-            self.tr("How many of the newest takes keep their recording; the text is always kept.")
-        )
-        self.hotkey_edit.setPlaceholderText("ctrl+alt+space")
-        self.hotkey_edit.setToolTip(self.tr("Modifiers and one key, e.g. ctrl+alt+space or ctrl+shift+d"))
         self._render()
 
     def refresh_icons(self) -> None:
         self.record_button.setIcon(icons.glyph("stop" if self._state == "listening" else "mic", self.palette()))
         self._render()
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
-        if not self._devices_listed:
-            self.refresh_microphones()
-        super().showEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.LanguageChange:
@@ -424,14 +256,6 @@ class DictationPanel(QWidget):
         elif event.type() == QEvent.Type.PaletteChange:
             self.refresh_icons()
         super().changeEvent(event)
-
-    def _name_devices(self) -> None:
-        combo = self.device_combo
-        for i in range(combo.count()):
-            if combo.itemData(i) is None:
-                combo.setItemText(i, self.tr("System default"))
-            elif combo.itemData(i, Qt.ItemDataRole.UserRole + 1):
-                combo.setItemText(i, self.tr("{0} (not connected)").format(combo.itemData(i)))
 
     def _row_buttons(self, take: DictationTake) -> QWidget:
         box = QWidget(self.table)
@@ -485,60 +309,8 @@ class DictationPanel(QWidget):
 
     # -- settings --------------------------------------------------------------------------------
 
-    def _load_settings(self, s: DictationSettings) -> None:
-        self._updating = True
-        try:
-            self.hotkey_edit.setText(s.hotkey)
-            self.mode_combo.setCurrentIndex(max(0, self.mode_combo.findData(s.mode)))
-            self.output_combo.setCurrentIndex(max(0, self.output_combo.findData(s.output)))
-            self.keep_open_check.setChecked(s.keep_mic_open)
-            self.pre_roll_spin.setValue(int(round(s.pre_roll_s * 1000)))
-            self.silence_spin.setValue(s.silence_s)
-            self.keep_spin.setValue(-1 if s.keep_recordings is None else s.keep_recordings)
-            self.overlay_combo.setCurrentIndex(max(0, self.overlay_combo.findData(s.overlay)))
-            self.preview_check.setChecked(s.preview)
-            self.sounds_check.setChecked(s.sounds)
-        finally:
-            self._updating = False
-        # Only "System default" and the saved choice until the page is first shown: asking
-        # PortAudio for the devices takes a moment that the app's start should not wait for.
-        self._fill_devices([])
-
-    def _on_settings_edited(self, *_: object) -> None:
-        if self._updating:
-            return
-        hotkey = self.hotkey_edit.text().strip()
-        try:
-            hotkey = str(parse_hotkey(hotkey))
-        except HotkeyError as exc:
-            self.hotkey_error.setText(localized(exc))
-            self.hotkey_error.show()
-            return
-        self.hotkey_error.hide()
-        keep = self.keep_spin.value()
-        device = self.device_combo.currentData()
-        new = replace(
-            self.settings,
-            hotkey=hotkey,
-            mode=self.mode_combo.currentData(),
-            output=self.output_combo.currentData(),
-            device=str(device) if device else None,
-            keep_mic_open=self.keep_open_check.isChecked(),
-            pre_roll_s=self.pre_roll_spin.value() / 1000,
-            silence_s=round(self.silence_spin.value(), 2),
-            keep_recordings=None if keep < 0 else keep,
-            overlay=self.overlay_combo.currentData(),
-            preview=self.preview_check.isChecked(),
-            sounds=self.sounds_check.isChecked(),
-        )
-        try:
-            new.validate()
-        except TingjiError as exc:
-            self._set_status("error", exc, error=True)
-            return
-        if new == self.settings:
-            return
-        self.settings = new
+    def _on_settings_edited(self, new: DictationSettings) -> None:
+        """The form took a valid change: the controller gets it now, the app saves it."""
         if self.controller is not None:
             self.controller.apply_settings(new)
         self._render()

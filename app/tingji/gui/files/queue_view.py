@@ -75,6 +75,24 @@ class QueuePanel(QWidget):
     def __init__(self, controller: QueueController, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.controller = controller
+        self._build_table()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 4, 8)
+        layout.setSpacing(4)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(self._build_footer())
+        self.delete_action = QAction(self)
+        self.delete_action.setShortcut(QKeySequence.StandardKey.Delete)
+        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.delete_action.triggered.connect(self.remove_selected)
+        self.table.addAction(self.delete_action)
+        self.refresh_icons()
+        self.retranslate()
+        self.update_buttons()  # nothing selected yet: Up/Down/Remove/Retry start disabled
+
+    def _build_table(self) -> None:
+        """The queue's rows (drag to reorder, drop files in), kept in step with the controller's model."""
+        controller = self.controller
         self.table = QueueTable()
         self.table.setModel(controller.model)
         self.table.setItemDelegateForColumn(Column.PROGRESS, ProgressDelegate(self.table))
@@ -109,6 +127,9 @@ class QueuePanel(QWidget):
         controller.model.rowsInserted.connect(lambda *_: self.update_buttons())
         controller.model.rowsRemoved.connect(lambda *_: self._selection_changed())
 
+    def _build_footer(self) -> QHBoxLayout:
+        """Up, Down, Remove and Retry for the selected rows, and the queue's summary."""
+
         def button(name: str, slot) -> QToolButton:
             b = QToolButton()
             b.setProperty("glyph", name)
@@ -120,7 +141,7 @@ class QueuePanel(QWidget):
         self.up_button = button("up", lambda: self._move(-1))
         self.down_button = button("down", lambda: self._move(1))
         self.remove_button = button("remove", self.remove_selected)
-        self.retry_button = button("retry", lambda: controller.retry(self.selected_ids()))
+        self.retry_button = button("retry", lambda: self.controller.retry(self.selected_ids()))
         self.summary = QLabel()
         footer = QHBoxLayout()
         footer.setContentsMargins(0, 0, 0, 0)
@@ -129,21 +150,7 @@ class QueuePanel(QWidget):
             footer.addWidget(b)
         footer.addStretch(1)
         footer.addWidget(self.summary)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 4, 8)
-        layout.setSpacing(4)
-        layout.addWidget(self.table, 1)
-        layout.addLayout(footer)
-
-        self.delete_action = QAction(self)
-        self.delete_action.setShortcut(QKeySequence.StandardKey.Delete)
-        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.delete_action.triggered.connect(self.remove_selected)
-        self.table.addAction(self.delete_action)
-        self.refresh_icons()
-        self.retranslate()
-        self.update_buttons()  # nothing selected yet: Up/Down/Remove/Retry start disabled
+        return footer
 
     # -- selection -----------------------------------------------------------------------
 

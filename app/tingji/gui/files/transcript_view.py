@@ -110,7 +110,25 @@ class TranscriptPanel(QWidget):
         self.unsaved = False
         self.player = SegmentPlayer(self)
         self.segments = SegmentModel(self)
+        self._build_header()
+        self._build_table()
+        buttons = self._build_buttons()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(6)
+        layout.addWidget(self.title)
+        layout.addWidget(self.meta)
+        layout.addWidget(self.warning)
+        layout.addWidget(self.exported)
+        layout.addWidget(self.stack, 1)
+        layout.addLayout(buttons)
+        self.player.playingChanged.connect(self._on_playing)
+        self.player.error.connect(lambda text: self.message.emit(self.tr("Cannot play this file: {0}").format(text)))
+        self.refresh_icons()
+        self.retranslate()
 
+    def _build_header(self) -> None:
+        """The file's name, its facts, and the lines about a partial transcript or where it was saved."""
         self.title = QLabel()
         self.title.setObjectName("transcriptTitle")
         font = self.title.font()
@@ -133,6 +151,8 @@ class TranscriptPanel(QWidget):
         self.exported.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.exported.hide()
 
+    def _build_table(self) -> None:
+        """The segments (a click plays one), or in their place a line saying why there are none."""
         self.table = QTableView()
         self.table.setObjectName("segmentTable")
         self.table.setStyleSheet("#segmentTable::item { padding: 5px 6px; }")
@@ -162,6 +182,8 @@ class TranscriptPanel(QWidget):
         self.stack.addWidget(self.placeholder)
         self.stack.addWidget(self.table)
 
+    def _build_buttons(self) -> QHBoxLayout:
+        """Copy, Export (a menu of formats), the play hint and Stop."""
         self.copy_button = QPushButton()
         self.copy_button.clicked.connect(self.copy_all)
         self.export_button = QToolButton()
@@ -185,21 +207,7 @@ class TranscriptPanel(QWidget):
         buttons.addStretch(1)
         buttons.addWidget(self.play_hint)
         buttons.addWidget(self.stop_button)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(12, 8, 12, 8)
-        layout.setSpacing(6)
-        layout.addWidget(self.title)
-        layout.addWidget(self.meta)
-        layout.addWidget(self.warning)
-        layout.addWidget(self.exported)
-        layout.addWidget(self.stack, 1)
-        layout.addLayout(buttons)
-
-        self.player.playingChanged.connect(self._on_playing)
-        self.player.error.connect(lambda text: self.message.emit(self.tr("Cannot play this file: {0}").format(text)))
-        self.refresh_icons()
-        self.retranslate()
+        return buttons
 
     # -- what is shown ---------------------------------------------------------------------
 

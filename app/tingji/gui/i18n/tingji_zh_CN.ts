@@ -44,254 +44,257 @@ The details are in {1}.</source>
 <context>
     <name>DictationPanel</name>
     <message>
-        <location filename="../dictation/panel.py" line="350"/>
-        <source>Dictation settings</source>
-        <translation>听写设置</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="351"/>
+        <location filename="../dictation/panel.py" line="243"/>
         <source>History</source>
         <translation>历史记录</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="352"/>
+        <location filename="../dictation/panel.py" line="244"/>
         <source>Nothing dictated yet. What you dictate is kept here, with its recording.</source>
         <translation>还没有听写记录。听写的内容会连同录音保存在这里。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="353"/>
+        <location filename="../dictation/panel.py" line="245"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="353"/>
+        <location filename="../dictation/panel.py" line="245"/>
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="357"/>
-        <source>Hotkey</source>
-        <translation>快捷键</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="358"/>
-        <source>Mode</source>
-        <translation>模式</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="359"/>
-        <source>Insert by</source>
-        <translation>输入方式</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="360"/>
-        <source>Microphone</source>
-        <translation>麦克风</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="363"/>
-        <source>Pre-roll</source>
-        <translation>预录</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="362"/>
-        <source>Silence ends take</source>
-        <translation>静音多久结束</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="364"/>
-        <source>Keep recordings</source>
-        <translation>保留录音</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="372"/>
-        <source>Hold to talk</source>
-        <translation>按住说话</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="373"/>
-        <source>Press to start, pause to stop</source>
-        <translation>按一下开始，停顿即结束</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="374"/>
-        <source>Continuous (press to start and stop)</source>
-        <translation>连续（按一下开始，再按一下停止）</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="378"/>
-        <source>Paste (clipboard restored afterwards)</source>
-        <translation>粘贴（之后恢复剪贴板）</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="378"/>
-        <source>Type the characters</source>
-        <translation>逐字键入</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="630"/>
+        <location filename="../dictation/panel.py" line="402"/>
         <source>{0}. Use the Dictate button instead.</source>
         <translation>{0}。可以改用“开始听写”按钮。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="403"/>
-        <source>All</source>
-        <translation>全部</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="588"/>
+        <location filename="../dictation/panel.py" line="360"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="442"/>
+        <location filename="../dictation/panel.py" line="266"/>
         <source>Play</source>
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="365"/>
-        <source>Overlay</source>
-        <translation>悬浮提示</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="383"/>
-        <source>Bottom of the screen</source>
-        <translation>屏幕底部</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="384"/>
-        <source>Top of the screen</source>
-        <translation>屏幕顶部</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="385"/>
-        <source>Off (the tray icon shows the state)</source>
-        <translation>关闭（由托盘图标显示状态）</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="391"/>
-        <source>This desktop (Wayland) does not let an application float a window over others: the tray icon shows what dictation is doing instead.</source>
-        <translation>此桌面（Wayland）不允许应用把窗口浮在其他窗口之上：改由托盘图标显示听写状态。</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="395"/>
-        <source>Show the words while I speak (live preview, never pasted)</source>
-        <translation>说话时显示识别的文字（实时预览，不会粘贴）</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="396"/>
-        <source>Play a sound when a take starts and ends</source>
-        <translation>开始和结束听写时播放提示音</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="397"/>
-        <source>Keep the microphone open between takes</source>
-        <translation>两次听写之间保持麦克风打开</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="399"/>
-        <source>The first word is never cut, but the system shows the microphone as in use all the time.</source>
-        <translation>第一个字不会被截掉，但系统会一直显示麦克风正在使用。</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="401"/>
-        <source>How long a pause ends a take (press-to-start and continuous modes).</source>
-        <translation>停顿多久算一段结束（“按一下开始”和“连续”模式）。</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="402"/>
-        <source>Audio kept from just before the take starts.</source>
-        <translation>保留开始听写前一小段时间的声音。</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="405"/>
-        <source>How many of the newest takes keep their recording; the text is always kept.</source>
-        <translation>最近多少段听写保留录音；文字始终保留。</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="408"/>
-        <source>Modifiers and one key, e.g. ctrl+alt+space or ctrl+shift+d</source>
-        <translation>修饰键加一个键，例如 ctrl+alt+space 或 ctrl+shift+d</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="432"/>
-        <source>System default</source>
-        <translation>系统默认</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="434"/>
-        <source>{0} (not connected)</source>
-        <translation>{0}（未连接）</translation>
-    </message>
-    <message>
-        <location filename="../dictation/panel.py" line="443"/>
+        <location filename="../dictation/panel.py" line="267"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="444"/>
+        <location filename="../dictation/panel.py" line="268"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="587"/>
+        <location filename="../dictation/panel.py" line="359"/>
         <source>Dictation starts once the speech model is ready.</source>
         <translation>语音模型就绪后即可听写。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="589"/>
+        <location filename="../dictation/panel.py" line="361"/>
         <source>Listening… speak now</source>
         <translation>正在聆听…请说话</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="593"/>
+        <location filename="../dictation/panel.py" line="365"/>
         <source>The recording of this take was deleted.</source>
         <translation>这段录音已被删除。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="592"/>
+        <location filename="../dictation/panel.py" line="364"/>
         <source>Copied.</source>
         <translation>已复制。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="590"/>
+        <location filename="../dictation/panel.py" line="362"/>
         <source>Transcribing…</source>
         <translation>正在转写…</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="591"/>
+        <location filename="../dictation/panel.py" line="363"/>
         <source>Nothing was said.</source>
         <translation>没有听到说话。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="600"/>
+        <location filename="../dictation/panel.py" line="372"/>
         <source>Hold {0} in any application and speak; let go and the text is inserted where your cursor is.</source>
         <translation>在任意应用中按住 {0} 说话，松开后文字会输入到光标所在位置。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="603"/>
+        <location filename="../dictation/panel.py" line="375"/>
         <source>Press {0} in any application and speak; a pause ends the take and the text is inserted where your cursor is.</source>
         <translation>在任意应用中按一下 {0} 开始说话，停顿即结束，文字会输入到光标所在位置。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="607"/>
+        <location filename="../dictation/panel.py" line="379"/>
         <source>Press {0} to start listening; after each pause what you said is inserted where your cursor is. Press it again to stop.</source>
         <translation>按一下 {0} 开始聆听，每次停顿后说的话会输入到光标所在位置；再按一下停止。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="617"/>
+        <location filename="../dictation/panel.py" line="389"/>
         <source>Inserted: {0}</source>
         <translation>已输入：{0}</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="625"/>
+        <location filename="../dictation/panel.py" line="397"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="625"/>
+        <location filename="../dictation/panel.py" line="397"/>
         <source>Dictate</source>
         <translation>开始听写</translation>
+    </message>
+</context>
+<context>
+    <name>DictationSettingsForm</name>
+    <message>
+        <location filename="../dictation/settings_form.py" line="191"/>
+        <source>Dictation settings</source>
+        <translation>听写设置</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="195"/>
+        <source>Hotkey</source>
+        <translation>快捷键</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="196"/>
+        <source>Mode</source>
+        <translation>模式</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="197"/>
+        <source>Insert by</source>
+        <translation>输入方式</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="198"/>
+        <source>Microphone</source>
+        <translation>麦克风</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="200"/>
+        <source>Silence ends take</source>
+        <translation>静音多久结束</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="201"/>
+        <source>Pre-roll</source>
+        <translation>预录</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="202"/>
+        <source>Keep recordings</source>
+        <translation>保留录音</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="203"/>
+        <source>Overlay</source>
+        <translation>悬浮提示</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="212"/>
+        <source>This desktop (Wayland) does not let an application float a window over others: the tray icon shows what dictation is doing instead.</source>
+        <translation>此桌面（Wayland）不允许应用把窗口浮在其他窗口之上：改由托盘图标显示听写状态。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="216"/>
+        <source>Show the words while I speak (live preview, never pasted)</source>
+        <translation>说话时显示识别的文字（实时预览，不会粘贴）</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="217"/>
+        <source>Play a sound when a take starts and ends</source>
+        <translation>开始和结束听写时播放提示音</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="218"/>
+        <source>Keep the microphone open between takes</source>
+        <translation>两次听写之间保持麦克风打开</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="220"/>
+        <source>The first word is never cut, but the system shows the microphone as in use all the time.</source>
+        <translation>第一个字不会被截掉，但系统会一直显示麦克风正在使用。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="222"/>
+        <source>How long a pause ends a take (press-to-start and continuous modes).</source>
+        <translation>停顿多久算一段结束（“按一下开始”和“连续”模式）。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="223"/>
+        <source>Audio kept from just before the take starts.</source>
+        <translation>保留开始听写前一小段时间的声音。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="224"/>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="226"/>
+        <source>How many of the newest takes keep their recording; the text is always kept.</source>
+        <translation>最近多少段听写保留录音；文字始终保留。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="229"/>
+        <source>Modifiers and one key, e.g. ctrl+alt+space or ctrl+shift+d</source>
+        <translation>修饰键加一个键，例如 ctrl+alt+space 或 ctrl+shift+d</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="234"/>
+        <source>Hold to talk</source>
+        <translation>按住说话</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="235"/>
+        <source>Press to start, pause to stop</source>
+        <translation>按一下开始，停顿即结束</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="236"/>
+        <source>Continuous (press to start and stop)</source>
+        <translation>连续（按一下开始，再按一下停止）</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="238"/>
+        <source>Paste (clipboard restored afterwards)</source>
+        <translation>粘贴（之后恢复剪贴板）</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="238"/>
+        <source>Type the characters</source>
+        <translation>逐字键入</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="240"/>
+        <source>Bottom of the screen</source>
+        <translation>屏幕底部</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="241"/>
+        <source>Top of the screen</source>
+        <translation>屏幕顶部</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="242"/>
+        <source>Off (the tray icon shows the state)</source>
+        <translation>关闭（由托盘图标显示状态）</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="253"/>
+        <source>System default</source>
+        <translation>系统默认</translation>
+    </message>
+    <message>
+        <location filename="../dictation/settings_form.py" line="255"/>
+        <source>{0} (not connected)</source>
+        <translation>{0}（未连接）</translation>
     </message>
 </context>
 <context>
@@ -2534,83 +2537,83 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelManagerDialog</name>
     <message>
-        <location filename="../models/manager.py" line="152"/>
+        <location filename="../models/manager.py" line="155"/>
         <source>The model catalog could not be read: {0}</source>
         <translation>无法读取模型目录：{0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="192"/>
+        <location filename="../models/manager.py" line="195"/>
         <source>Installed · in use</source>
         <translation>已安装 · 正在使用</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="192"/>
+        <location filename="../models/manager.py" line="195"/>
         <source>Installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="194"/>
+        <location filename="../models/manager.py" line="197"/>
         <source>Damaged (verify or remove it)</source>
         <translation>已损坏（请校验或移除）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="196"/>
+        <location filename="../models/manager.py" line="199"/>
         <source>Partially downloaded ({0}), resumable</source>
         <translation>已下载一部分（{0}），可续传</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="197"/>
+        <location filename="../models/manager.py" line="200"/>
         <source>Not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="242"/>
+        <location filename="../models/manager.py" line="245"/>
         <source>Resume download</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="242"/>
-        <location filename="../models/manager.py" line="449"/>
+        <location filename="../models/manager.py" line="245"/>
+        <location filename="../models/manager.py" line="452"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="271"/>
+        <location filename="../models/manager.py" line="274"/>
         <source>Folder: {0}</source>
         <translation>文件夹：{0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="286"/>
+        <location filename="../models/manager.py" line="289"/>
         <source>Choose a model folder to import</source>
         <translation>选择要导入的模型文件夹</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="290"/>
+        <location filename="../models/manager.py" line="293"/>
         <source>Import model</source>
         <translation>导入模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="290"/>
+        <location filename="../models/manager.py" line="293"/>
         <source>Install it under the name:</source>
         <translation>安装为以下名称：</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="308"/>
+        <location filename="../models/manager.py" line="311"/>
         <source>Delete the model {0} from this computer?</source>
         <translation>要从这台电脑上删除模型 {0} 吗？</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="310"/>
+        <location filename="../models/manager.py" line="313"/>
         <source>Tingji is using it now; another installed model will be used instead.</source>
         <translation>听记正在使用它；删除后将改用另一个已安装的模型。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="314"/>
+        <location filename="../models/manager.py" line="317"/>
         <source>Delete the partial download of {0} ({1})? The next download starts from the beginning.</source>
         <translation>要删除 {0} 已下载的部分（{1}）吗？下次下载将从头开始。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="321"/>
+        <location filename="../models/manager.py" line="324"/>
         <source>Remove model</source>
         <translation>移除模型</translation>
     </message>
@@ -2689,107 +2692,107 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>{0} 小时 {1} 分</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="374"/>
+        <location filename="../models/manager.py" line="377"/>
         <source>Installed {0}.</source>
         <translation>已安装 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="378"/>
+        <location filename="../models/manager.py" line="381"/>
         <source>{0}: not checked (no published SHA-256); pinned {1} now that the model verified. Later downloads must match it.</source>
         <translation>{0}：未校验（目录没有公布 SHA-256）；模型校验通过后已固定为 {1}。以后的下载必须与之一致。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="383"/>
+        <location filename="../models/manager.py" line="386"/>
         <source>{0}: all {1} files match their SHA-256.</source>
         <translation>{0}：全部 {1} 个文件与其 SHA-256 一致。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="390"/>
+        <location filename="../models/manager.py" line="393"/>
         <source>Removed {0}.</source>
         <translation>已移除 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="392"/>
+        <location filename="../models/manager.py" line="395"/>
         <source>Deleted the partial download of {0}.</source>
         <translation>已删除 {0} 已下载的部分。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="402"/>
+        <location filename="../models/manager.py" line="405"/>
         <source>{0} failed: {1}</source>
         <translation>{0}失败：{1}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="408"/>
+        <location filename="../models/manager.py" line="411"/>
         <source>Download of {0} cancelled; downloading it again resumes where it stopped.</source>
         <translation>已取消下载 {0}；再次下载时将从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="411"/>
+        <location filename="../models/manager.py" line="414"/>
         <source>{0} cancelled.</source>
         <translation>{0}已取消。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="416"/>
+        <location filename="../models/manager.py" line="419"/>
         <source>Download of {0}</source>
         <translation>下载 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="417"/>
+        <location filename="../models/manager.py" line="420"/>
         <source>Import of {0}</source>
         <translation>导入 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="418"/>
+        <location filename="../models/manager.py" line="421"/>
         <source>Verification of {0}</source>
         <translation>校验 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="419"/>
+        <location filename="../models/manager.py" line="422"/>
         <source>Removal of {0}</source>
         <translation>移除 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="420"/>
+        <location filename="../models/manager.py" line="423"/>
         <source>Deleting the partial download of {0}</source>
         <translation>删除 {0} 已下载的部分</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="434"/>
+        <location filename="../models/manager.py" line="437"/>
         <source>Speech models</source>
         <translation>语音模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="437"/>
+        <location filename="../models/manager.py" line="440"/>
         <source>Models Tingji can use. Downloads resume where they stopped; a file is checked against its SHA-256 where one is published or pinned (see the Hashes column), and every model is verified before it is installed.</source>
         <translation>Tingji 可用的模型。下载会从中断处继续；公布了或已固定 SHA-256 的文件会据此校验（见“哈希”列），每个模型在安装前都会经过校验。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="446"/>
+        <location filename="../models/manager.py" line="449"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="446"/>
+        <location filename="../models/manager.py" line="449"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="446"/>
+        <location filename="../models/manager.py" line="449"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="450"/>
+        <location filename="../models/manager.py" line="453"/>
         <source>Import folder…</source>
         <translation>导入文件夹…</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="451"/>
+        <location filename="../models/manager.py" line="454"/>
         <source>Verify</source>
         <translation>校验</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="452"/>
+        <location filename="../models/manager.py" line="455"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
@@ -2798,12 +2801,12 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">使用此模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="456"/>
+        <location filename="../models/manager.py" line="459"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="460"/>
+        <location filename="../models/manager.py" line="463"/>
         <source>Check every file of the model against its SHA-256</source>
         <translation>用 SHA-256 校验模型的每个文件</translation>
     </message>
@@ -2817,63 +2820,63 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="335"/>
+        <location filename="../models/manager.py" line="338"/>
         <source>Forget the {0} SHA-256 hashes pinned by the first download of {1}? The next download cannot be checked against them; it pins new ones once the model verifies.</source>
         <translation>要忘记 {1} 首次下载时固定的 {0} 个 SHA-256 哈希吗？下次下载将无法用它们校验；模型校验通过后会固定新的哈希。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="340"/>
-        <location filename="../models/manager.py" line="453"/>
+        <location filename="../models/manager.py" line="343"/>
+        <location filename="../models/manager.py" line="456"/>
         <source>Forget pinned hashes</source>
         <translation>忘记固定的哈希</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="395"/>
+        <location filename="../models/manager.py" line="398"/>
         <source>Forgot {0} pinned SHA-256 hashes of {1}; its next download pins new ones.</source>
         <translation>已忘记 {1} 的 {0} 个固定 SHA-256 哈希；下次下载时会固定新的哈希。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="421"/>
+        <location filename="../models/manager.py" line="424"/>
         <source>Forgetting the pinned hashes of {0}</source>
         <translation>忘记 {0} 的固定哈希</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="463"/>
+        <location filename="../models/manager.py" line="466"/>
         <source>Forget the SHA-256 hashes pinned by this model&apos;s first download (after a legitimate update of the model)</source>
         <translation>忘记此模型首次下载时固定的 SHA-256 哈希（在模型正当更新之后使用）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="204"/>
+        <location filename="../models/manager.py" line="207"/>
         <source>None published</source>
         <translation>未公布</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="206"/>
+        <location filename="../models/manager.py" line="209"/>
         <source>Pinned by you</source>
         <translation>由你固定</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="207"/>
+        <location filename="../models/manager.py" line="210"/>
         <source>Published</source>
         <translation>已公布</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="214"/>
+        <location filename="../models/manager.py" line="217"/>
         <source>The catalog publishes no SHA-256 for {0} of its {1} files: downloading this model cannot check them. Their hashes are pinned once the model verifies, and later downloads must match.</source>
         <translation>目录没有公布其 {1} 个文件中 {0} 个的 SHA-256：下载此模型时无法校验这些文件。模型校验通过后会固定它们的哈希，以后的下载必须与之一致。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="220"/>
+        <location filename="../models/manager.py" line="223"/>
         <source>Downloads are checked against SHA-256 hashes pinned by your first download, not published by the catalog.</source>
         <translation>下载会用你首次下载时固定的 SHA-256 哈希校验，而不是目录公布的哈希。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="223"/>
+        <location filename="../models/manager.py" line="226"/>
         <source>Downloads are checked against the SHA-256 hashes the catalog publishes.</source>
         <translation>下载会用目录公布的 SHA-256 哈希校验。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="446"/>
+        <location filename="../models/manager.py" line="449"/>
         <source>Hashes</source>
         <translation>哈希</translation>
     </message>
@@ -2984,77 +2987,77 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>&lt;b&gt;无法加载听写模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="90"/>
+        <location filename="../settings_dialog.py" line="112"/>
         <source>A fast model (SenseVoice-Small) answers dictation sooner; a second model takes memory of its own</source>
         <translation>快速模型（SenseVoice-Small）听写响应更快；另用一个模型会额外占用内存</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="134"/>
+        <location filename="../settings_dialog.py" line="162"/>
         <source>Model for files:</source>
         <translation>文件转写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="135"/>
+        <location filename="../settings_dialog.py" line="163"/>
         <source>Model for dictation:</source>
         <translation>听写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="211"/>
+        <location filename="../settings_dialog.py" line="225"/>
         <source>Same as for files</source>
         <translation>与文件转写相同</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="183"/>
+        <location filename="../models/manager.py" line="186"/>
         <source>Files and dictation</source>
         <translation>文件转写和听写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="185"/>
+        <location filename="../models/manager.py" line="188"/>
         <source>Files</source>
         <translation>文件转写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="187"/>
+        <location filename="../models/manager.py" line="190"/>
         <source>Dictation</source>
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="355"/>
+        <location filename="../models/manager.py" line="358"/>
         <source>Dictation now uses {0}.</source>
         <translation>听写现在使用 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="360"/>
+        <location filename="../models/manager.py" line="363"/>
         <source>Files now use {0}.</source>
         <translation>文件转写现在使用 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="442"/>
+        <location filename="../models/manager.py" line="445"/>
         <source>Used for</source>
         <translation>用途</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="443"/>
+        <location filename="../models/manager.py" line="446"/>
         <source>Use for files</source>
         <translation>用于文件转写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="444"/>
+        <location filename="../models/manager.py" line="447"/>
         <source>Use for dictation</source>
         <translation>用于听写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="468"/>
+        <location filename="../models/manager.py" line="471"/>
         <source>Install a copy of a Tingji model folder or of a Fun-ASR-Nano GGUF release folder (CapsWriter-Offline), or convert an official checkpoint folder (Fun-ASR-Nano, SenseVoice-Small, Qwen3-ASR)</source>
         <translation>安装听记模型文件夹或 Fun-ASR-Nano GGUF 发布包文件夹（CapsWriter-Offline）的副本，或转换官方检查点文件夹（Fun-ASR-Nano、SenseVoice-Small、Qwen3-ASR）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="476"/>
+        <location filename="../models/manager.py" line="479"/>
         <source>Transcribe files (the queue) with this model</source>
         <translation>用此模型转写文件（队列）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="479"/>
+        <location filename="../models/manager.py" line="482"/>
         <source>Dictate with this model; a fast one answers sooner</source>
         <translation>用此模型听写；快速模型响应更快</translation>
     </message>
@@ -3074,7 +3077,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>{0}（加载失败）</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="321"/>
+        <location filename="../dictation/host.py" line="335"/>
         <location filename="../models/uses.py" line="38"/>
         <source>no model</source>
         <translation>无模型</translation>
@@ -3085,27 +3088,57 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>文件转写：{0} · 听写：{1}</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="304"/>
+        <location filename="../dictation/preview_source.py" line="71"/>
+        <source>The preview runs on {1}: the dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s. The inserted text still comes from {0}.</source>
+        <translation>预览改用 {1}：听写模型（{0}）每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒。插入的文字仍来自 {0}。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="77"/>
+        <source>The dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s: the preview moves to {1} after this take.</source>
+        <translation>听写模型（{0}）每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒：这次听写之后，预览改用 {1}。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="83"/>
+        <source>The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than {3:.1f} s, and {1} could not be loaded (the log says why).</source>
+        <translation>预览使用听写模型（{0}），刷新会少一些：每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒，而 {1} 无法加载（原因见日志）。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="89"/>
+        <source>The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than {3:.1f} s. With SenseVoice-Small installed, that would preview instead.</source>
+        <translation>预览使用听写模型（{0}），刷新会少一些：每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒。安装 SenseVoice-Small 后，将改由它预览。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="95"/>
+        <source>The preview runs on the dictation model ({0}): {2:.2f} s per refresh, within {3:.1f} s.</source>
+        <translation>预览使用听写模型（{0}）：每次刷新用时 {2:.2f} 秒，不超过 {3:.1f} 秒。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="99"/>
+        <source>The preview runs on the dictation model ({0}) while it keeps up with a refresh every {3:.1f} s, else on {1}.</source>
+        <translation>预览使用听写模型（{0}），只要它能每 {3:.1f} 秒刷新一次；跟不上时改用 {1}。</translation>
+    </message>
+    <message>
+        <location filename="../dictation/preview_source.py" line="105"/>
         <source>The preview runs on the dictation model ({0}), less often when the model is slow.</source>
         <translation>预览使用听写模型（{0}）；模型较慢时刷新会少一些。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="314"/>
+        <location filename="../dictation/host.py" line="328"/>
         <source>Dictation model: none installed yet.</source>
         <translation>听写模型：尚未安装。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="316"/>
+        <location filename="../dictation/host.py" line="330"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt;, the same as for files.</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;，与文件转写相同。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="320"/>
+        <location filename="../dictation/host.py" line="334"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt; (files use {1}).</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;（文件转写使用 {1}）。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="323"/>
+        <location filename="../dictation/host.py" line="337"/>
         <source>Change…</source>
         <translation>更改…</translation>
     </message>
@@ -3174,92 +3207,92 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>QueuePanel</name>
     <message>
-        <location filename="../files/queue_view.py" line="195"/>
+        <location filename="../files/queue_view.py" line="202"/>
         <source>Files: {0} · Done: {1}</source>
         <translation>文件：{0} · 完成：{1}</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="197"/>
+        <location filename="../files/queue_view.py" line="204"/>
         <source>Failed: {0}</source>
         <translation>失败：{0}</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="216"/>
+        <location filename="../files/queue_view.py" line="223"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="218"/>
+        <location filename="../files/queue_view.py" line="225"/>
         <source>Transcribe again</source>
         <translation>重新转写</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="220"/>
+        <location filename="../files/queue_view.py" line="227"/>
         <source>Move up</source>
         <translation>上移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="222"/>
+        <location filename="../files/queue_view.py" line="229"/>
         <source>Move down</source>
         <translation>下移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="226"/>
+        <location filename="../files/queue_view.py" line="233"/>
         <source>Open containing folder</source>
         <translation>打开所在文件夹</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="229"/>
+        <location filename="../files/queue_view.py" line="236"/>
         <source>Remove from list</source>
         <translation>从列表中移除</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="235"/>
+        <location filename="../files/queue_view.py" line="242"/>
         <source>Up</source>
         <translation>上移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="236"/>
+        <location filename="../files/queue_view.py" line="243"/>
         <source>Move the selected file up the queue</source>
         <translation>把所选文件在队列中上移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="237"/>
+        <location filename="../files/queue_view.py" line="244"/>
         <source>Down</source>
         <translation>下移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="238"/>
+        <location filename="../files/queue_view.py" line="245"/>
         <source>Move the selected file down the queue</source>
         <translation>把所选文件在队列中下移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="239"/>
+        <location filename="../files/queue_view.py" line="246"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="240"/>
+        <location filename="../files/queue_view.py" line="247"/>
         <source>Remove the selected files from the list (Del)</source>
         <translation>从列表中移除所选文件 (Del)</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="241"/>
+        <location filename="../files/queue_view.py" line="248"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="242"/>
+        <location filename="../files/queue_view.py" line="249"/>
         <source>Transcribe the selected files again</source>
         <translation>重新转写所选文件</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="243"/>
+        <location filename="../files/queue_view.py" line="250"/>
         <source>Drop audio or video files here</source>
         <translation>把音频或视频文件拖到这里</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="244"/>
+        <location filename="../files/queue_view.py" line="251"/>
         <source>or folders, or use Add files / Add folder above</source>
         <translation>也可以拖入文件夹，或使用上方的“添加文件”/“添加文件夹”</translation>
     </message>
@@ -3298,42 +3331,42 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../settings_dialog.py" line="68"/>
+        <location filename="../settings_dialog.py" line="77"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="77"/>
+        <location filename="../settings_dialog.py" line="103"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="78"/>
+        <location filename="../settings_dialog.py" line="104"/>
         <source>Use a Tingji model folder anywhere on this computer</source>
         <translation>使用本机任意位置的听记模型文件夹</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="80"/>
+        <location filename="../settings_dialog.py" line="106"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="97"/>
+        <location filename="../settings_dialog.py" line="119"/>
         <source>Automatic (GPU when available)</source>
         <translation>自动（有 GPU 时使用 GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="98"/>
+        <location filename="../settings_dialog.py" line="120"/>
         <source>DirectML (Windows GPU)</source>
         <translation>DirectML（Windows GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="99"/>
+        <location filename="../settings_dialog.py" line="121"/>
         <source>CUDA (NVIDIA GPU)</source>
         <translation>CUDA（NVIDIA GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="100"/>
+        <location filename="../settings_dialog.py" line="122"/>
         <source>CPU only</source>
         <translation>仅 CPU</translation>
     </message>
@@ -3362,27 +3395,27 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">韩文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="112"/>
+        <location filename="../settings_dialog.py" line="134"/>
         <source>Names and terms to favour, one per line</source>
         <translation>需要优先识别的人名和术语，每行一个</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="118"/>
+        <location filename="../settings_dialog.py" line="140"/>
         <source>Never</source>
         <translation>从不</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="119"/>
+        <location filename="../settings_dialog.py" line="141"/>
         <source> min idle</source>
         <translation> 分钟后</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="122"/>
+        <location filename="../settings_dialog.py" line="144"/>
         <source>Free the model&apos;s memory when Tingji has had nothing to transcribe for this long; the next file or dictation loads it again</source>
         <translation>听记在这么长时间内没有转写任务时释放模型占用的内存；下一个文件或听写会重新加载它</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="132"/>
+        <location filename="../settings_dialog.py" line="160"/>
         <source>Speech recognition</source>
         <translation>语音识别</translation>
     </message>
@@ -3391,122 +3424,122 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="136"/>
+        <location filename="../settings_dialog.py" line="164"/>
         <source>Run on:</source>
         <translation>运行设备：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="105"/>
+        <location filename="../settings_dialog.py" line="127"/>
         <source>The graphics adapter DirectML runs the model on</source>
         <translation>DirectML 运行模型所用的显卡</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="106"/>
+        <location filename="../settings_dialog.py" line="128"/>
         <source>Automatic (high-performance GPU)</source>
         <translation>自动（高性能显卡）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="137"/>
+        <location filename="../settings_dialog.py" line="165"/>
         <source>Graphics adapter:</source>
         <translation>显卡：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="233"/>
+        <location filename="../settings_dialog.py" line="247"/>
         <source>{0} (not found)</source>
         <translation>{0}（未找到）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="140"/>
+        <location filename="../settings_dialog.py" line="168"/>
         <source>Language spoken:</source>
         <translation>说话语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="141"/>
+        <location filename="../settings_dialog.py" line="169"/>
         <source>Hotwords:</source>
         <translation>热词：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="146"/>
+        <location filename="../settings_dialog.py" line="174"/>
         <source>Unload the model after:</source>
         <translation>空闲时卸载模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="149"/>
+        <location filename="../settings_dialog.py" line="179"/>
         <source>Save transcripts next to each source file when done</source>
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="127"/>
+        <location filename="../settings_dialog.py" line="149"/>
         <source>Add punctuation where the model writes none</source>
         <translation>模型不输出标点时自动加标点</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="129"/>
+        <location filename="../settings_dialog.py" line="151"/>
         <source>Paraformer writes no punctuation; the punctuation model installed with it adds it</source>
         <translation>Paraformer 不输出标点；随它安装的标点模型会加上标点</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="155"/>
+        <location filename="../settings_dialog.py" line="185"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="158"/>
+        <location filename="../settings_dialog.py" line="188"/>
         <source>Formats:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="162"/>
+        <location filename="../settings_dialog.py" line="194"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="166"/>
+        <location filename="../settings_dialog.py" line="198"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="167"/>
+        <location filename="../settings_dialog.py" line="199"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="168"/>
+        <location filename="../settings_dialog.py" line="200"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="171"/>
+        <location filename="../settings_dialog.py" line="203"/>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="173"/>
+        <location filename="../settings_dialog.py" line="205"/>
         <source>Language:</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="174"/>
+        <location filename="../settings_dialog.py" line="206"/>
         <source>Appearance:</source>
         <translation>外观：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="175"/>
+        <location filename="../settings_dialog.py" line="207"/>
         <source>Language and appearance change at once.</source>
         <translation>语言和外观会立即生效。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="210"/>
+        <location filename="../settings_dialog.py" line="224"/>
         <source>Automatic (first installed model)</source>
         <translation>自动（第一个已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="216"/>
+        <location filename="../settings_dialog.py" line="230"/>
         <source>{0} (incomplete)</source>
         <translation>{0}（不完整）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="271"/>
+        <location filename="../settings_dialog.py" line="285"/>
         <source>Choose a Tingji model folder</source>
         <translation>选择听记模型文件夹</translation>
     </message>
@@ -3615,136 +3648,136 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>TranscriptPanel</name>
     <message>
-        <location filename="../files/transcript_view.py" line="200"/>
+        <location filename="../files/transcript_view.py" line="126"/>
         <source>Cannot play this file: {0}</source>
         <translation>无法播放此文件：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="243"/>
+        <location filename="../files/transcript_view.py" line="251"/>
         <source>Transcript</source>
         <translation>转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="250"/>
+        <location filename="../files/transcript_view.py" line="258"/>
         <source>⚠ Only part of this file was transcribed: {0}</source>
         <translation>⚠ 此文件只转写了一部分：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="254"/>
+        <location filename="../files/transcript_view.py" line="262"/>
         <source>⚠ Not in Tingji&apos;s queue database (it could not be written); the files saved beside the source have this transcript.</source>
         <translation>⚠ 未写入听记的队列数据库（无法写入）；保存在源文件旁的文件中有这份转写稿。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="261"/>
+        <location filename="../files/transcript_view.py" line="269"/>
         <source>⚠ Not saved: Tingji could not write this transcript to its queue database. Export it to keep it.</source>
         <translation>⚠ 未保存：听记无法将此转写稿写入队列数据库。请导出以保留它。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="267"/>
+        <location filename="../files/transcript_view.py" line="275"/>
         <source>Saved beside the source as {0}</source>
         <translation>已保存在源文件旁：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="275"/>
+        <location filename="../files/transcript_view.py" line="283"/>
         <source>Select a file in the queue to see its transcript.</source>
         <translation>在队列中选择一个文件，即可查看转写结果。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="277"/>
+        <location filename="../files/transcript_view.py" line="285"/>
         <source>Waiting to be transcribed.</source>
         <translation>等待转写。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="279"/>
+        <location filename="../files/transcript_view.py" line="287"/>
         <source>Transcribing…
 Text appears here as it is recognised.</source>
         <translation>正在转写…
 识别出的文字会陆续显示在这里。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="281"/>
+        <location filename="../files/transcript_view.py" line="289"/>
         <source>This file could not be transcribed:
 {0}</source>
         <translation>无法转写此文件：
 {0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="285"/>
+        <location filename="../files/transcript_view.py" line="293"/>
         <source>Cancelled before any text was recognised.</source>
         <translation>在识别出任何文字之前已取消。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="287"/>
+        <location filename="../files/transcript_view.py" line="295"/>
         <source>No speech was found in this file.</source>
         <translation>此文件中没有发现语音。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="304"/>
+        <location filename="../files/transcript_view.py" line="312"/>
         <source>transcribed in {0:.1f} s</source>
         <translation>用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="306"/>
+        <location filename="../files/transcript_view.py" line="314"/>
         <source>cancelled: partial transcript</source>
         <translation>已取消：部分结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="310"/>
+        <location filename="../files/transcript_view.py" line="318"/>
         <source>Copy all</source>
         <translation>全部复制</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="311"/>
+        <location filename="../files/transcript_view.py" line="319"/>
         <source>Copy the whole transcript to the clipboard</source>
         <translation>把全部转写结果复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="312"/>
+        <location filename="../files/transcript_view.py" line="320"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="313"/>
+        <location filename="../files/transcript_view.py" line="321"/>
         <source>Save the transcript as TXT, SRT, VTT or JSON</source>
         <translation>把转写结果保存为 TXT、SRT、VTT 或 JSON</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="314"/>
+        <location filename="../files/transcript_view.py" line="322"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="336"/>
+        <location filename="../files/transcript_view.py" line="344"/>
         <source>Transcript copied to the clipboard.</source>
         <translation>转写结果已复制到剪贴板。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="357"/>
+        <location filename="../files/transcript_view.py" line="365"/>
         <source>Plain text (*.txt)</source>
         <translation>纯文本 (*.txt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="358"/>
+        <location filename="../files/transcript_view.py" line="366"/>
         <source>SubRip subtitles (*.srt)</source>
         <translation>SubRip 字幕 (*.srt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="359"/>
+        <location filename="../files/transcript_view.py" line="367"/>
         <source>WebVTT subtitles (*.vtt)</source>
         <translation>WebVTT 字幕 (*.vtt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="360"/>
+        <location filename="../files/transcript_view.py" line="368"/>
         <source>JSON with timings (*.json)</source>
         <translation>带时间信息的 JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="363"/>
+        <location filename="../files/transcript_view.py" line="371"/>
         <source>Export transcript</source>
         <translation>导出转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="374"/>
+        <location filename="../files/transcript_view.py" line="382"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
     </message>

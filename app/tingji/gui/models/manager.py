@@ -74,7 +74,28 @@ class ModelManagerDialog(ModelTaskDialog):
         self.models_changed = False  # something was installed or removed while open
         self.rows: list[ModelStatus] = []
         self.entries: dict[str, CatalogModel] = {}  # the catalog's, by name
+        self._build_table()
+        # -- the running task
+        self.stage_label, self.progress_bar = self.task_box.stage_label, self.task_box.progress_bar
+        self.speed_label, self.cancel_button = self.task_box.speed_label, self.task_box.cancel_button
+        # Outcomes (errors, pinned hashes) stay readable and copyable here.
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setFixedHeight(self.fontMetrics().lineSpacing() * 5 + 12)
+        button_row, use_row = self._build_buttons()
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.details)
+        layout.addWidget(self.task_box)
+        layout.addWidget(self.log)
+        layout.addLayout(button_row)
+        layout.addLayout(use_row)
+        self.retranslate()
+        self.refresh()
 
+    def _build_table(self) -> None:
+        """The heading, the models (installed, in the catalog, partly downloaded) and the selected one's details."""
         self.heading = QLabel()
         self.heading.setWordWrap(True)
         self.table = QTableWidget(0, self.COLUMNS)
@@ -96,15 +117,8 @@ class ModelManagerDialog(ModelTaskDialog):
         self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextBrowserInteraction)
         self.details.setOpenExternalLinks(True)
 
-        # -- the running task
-        self.stage_label, self.progress_bar = self.task_box.stage_label, self.task_box.progress_bar
-        self.speed_label, self.cancel_button = self.task_box.speed_label, self.task_box.cancel_button
-
-        # Outcomes (errors, pinned hashes) stay readable and copyable here.
-        self.log = QPlainTextEdit()
-        self.log.setReadOnly(True)
-        self.log.setFixedHeight(self.fontMetrics().lineSpacing() * 5 + 12)
-
+    def _build_buttons(self) -> tuple[QHBoxLayout, QHBoxLayout]:
+        """The row of model tasks and the row that puts the selected model to use (or closes)."""
         self.buttons: dict[str, QPushButton] = {}
         button_row, use_row = QHBoxLayout(), QHBoxLayout()
         for row, key, slot in (
@@ -127,18 +141,7 @@ class ModelManagerDialog(ModelTaskDialog):
             button.setAutoDefault(False)
             row.addWidget(button)
             self.buttons[key] = button
-
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.heading)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.details)
-        layout.addWidget(self.task_box)
-        layout.addWidget(self.log)
-        layout.addLayout(button_row)
-        layout.addLayout(use_row)
-
-        self.retranslate()
-        self.refresh()
+        return button_row, use_row
 
     # -- the table ---------------------------------------------------------------------------------
 

@@ -1,0 +1,108 @@
+"""Which model the live preview runs on, in the app: the faster installed model it may fall back on, and
+what Settings says about it (`dictationPreviewModel`).
+
+The rule itself is tingji.dictation.preview's (`PreviewModel`): the dictation model
+previews while one preview run on a short take fits in the refresh interval;
+when it does not, an installed SenseVoice-Small (the quickest family: one
+encoder pass and a CTC head) previews on an Engine of its own. This module
+only finds that model and words the choice.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication
+
+from ...dictation.preview import FasterModel, PreviewChoice, PreviewEngine
+from ...errors import TingjiError
+from ...paths import graph_cache_dir
+
+__all__ = ["FAST_FAMILY", "faster_preview_model", "preview_model_text"]
+
+FAST_FAMILY = "sense-voice-small"
+
+
+def faster_preview_model(family: str, path: str, provider: str, device: str) -> FasterModel | None:
+    """The installed SenseVoice-Small the preview may fall back on; None when the dictation model (`family`,
+    folder `path`) is one itself or none is installed. It would run where the app's models run (`provider`,
+    DirectML's `device`)."""
+    from ...models.installed import list_models
+
+    if family == FAST_FAMILY:
+        return None
+    here = Path(path).resolve()
+    found = [m for m in list_models() if m.manifest_ok and m.family == FAST_FAMILY and m.path.resolve() != here]
+    if not found:
+        return None
+    model = next((m for m in found if m.name == FAST_FAMILY), found[0])  # the catalog's, if installed
+    return FasterModel(model.name, partial(_load, str(model.path), provider, device), _catalog_languages())
+
+
+def _load(path: str, provider: str, device: str) -> PreviewEngine:
+    from ...engine.transcribe import Engine  # heavy: the preview's loader thread imports it, never the GUI's
+
+    return Engine(path, provider=provider, device=device or None, graph_cache=graph_cache_dir())
+
+
+def _catalog_languages() -> tuple[str, ...]:
+    """The languages the catalog gives the family, so a take in another language does not load it for nothing."""
+    from ...models.catalog import load_catalog
+
+    try:
+        catalog = load_catalog()
+    except TingjiError:
+        return ()
+    for entry in catalog:
+        if entry.about is not None and entry.about.family == FAST_FAMILY:
+            return entry.about.languages
+    return ()
+
+
+def preview_model_text(choice: PreviewChoice | None) -> str:
+    """Settings' line naming the model the preview runs on, and why (empty: no dictation model)."""
+    if choice is None or not choice.dictation:
+        return ""
+    own, faster = choice.dictation, choice.faster or ""
+    cost, interval = choice.cost_s or 0.0, choice.interval_s
+    translate = QCoreApplication.translate
+    if choice.state == "faster":
+        text = translate(
+            "ModelUse",
+            "The preview runs on {1}: the dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s. "
+            "The inserted text still comes from {0}.",
+        )
+    elif choice.state == "loading":
+        text = translate(
+            "ModelUse",
+            "The dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s: the preview moves to {1} "
+            "after this take.",
+        )
+    elif choice.state == "failed":
+        text = translate(
+            "ModelUse",
+            "The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than "
+            "{3:.1f} s, and {1} could not be loaded (the log says why).",
+        )
+    elif choice.state == "slow":
+        text = translate(
+            "ModelUse",
+            "The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than "
+            "{3:.1f} s. With SenseVoice-Small installed, that would preview instead.",
+        )
+    elif choice.state == "fits":
+        text = translate(
+            "ModelUse", "The preview runs on the dictation model ({0}): {2:.2f} s per refresh, within {3:.1f} s."
+        )
+    elif faster:
+        text = translate(
+            "ModelUse",
+            "The preview runs on the dictation model ({0}) while it keeps up with a refresh every {3:.1f} s, "
+            "else on {1}.",
+        )
+    else:
+        text = translate(
+            "ModelUse", "The preview runs on the dictation model ({0}), less often when the model is slow."
+        )
+    return text.format(own, faster, cost, interval)
