@@ -258,6 +258,39 @@ def punc_reference(punc_checkpoint: Path):
     return PunctuationReference(punc_checkpoint)
 
 
+@pytest.fixture(scope="session")
+def speaker_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random CAM++ checkpoint in the official ModelScope layout."""
+    from tiny_campplus import make_checkpoint
+
+    return make_checkpoint(tmp_path_factory.mktemp("cp-ckpt") / "campplus-tiny", seed=0)
+
+
+@pytest.fixture(scope="session")
+def speaker_model(speaker_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """That checkpoint exported as a speaker model folder (family campplus)."""
+    from tingji.export import export_model
+
+    return export_model(speaker_checkpoint, tmp_path_factory.mktemp("cp-models") / "campplus-tiny")
+
+
+@pytest.fixture(scope="session")
+def two_voices(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A WAV file of two espeak-ng voices taking turns (8 turns of six demo-vocabulary words, ~25 s)."""
+    from demo_model import recipe, speech
+
+    from tests.support.audio import write_wav
+
+    rng = np.random.default_rng(33)
+    voices = [speech.Speaker("en-us", "m4", 165, 30, 1), speech.Speaker("en-gb-x-rp", "f3", 175, 80, 1)]
+    jobs = [(" ".join(rng.choice(recipe.WORDS, 6)), voices[i % 2]) for i in range(8)]
+    pause = np.zeros(int(0.6 * recipe.SAMPLE_RATE), np.float32)
+    parts = [pause]
+    for clip in speech.espeak_many(jobs):
+        parts += [clip, pause]
+    return write_wav(tmp_path_factory.mktemp("two-voices") / "two-voices.wav", np.concatenate(parts))
+
+
 @pytest.fixture(autouse=True)
 def _root_logger_untouched() -> None:
     """A helper that raises the root logger's level for good hides every later test's warnings (caplog

@@ -20,10 +20,11 @@ PACKAGE = ROOT / "app" / "tingji"
 
 
 def test_engine_imports_without_qt_torch_or_the_model_manager():
-    """`import tingji.engine` must not load Qt, torch, the model manager, the GUI or dictation."""
+    """`import tingji.engine` must not load Qt, torch, scipy (only speaker labels use it), the model manager,
+    the GUI or dictation."""
     code = (
         "import json, sys, tingji.engine; "
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'torch') "
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'torch', 'scipy', 'sklearn') "
         "or m.startswith(('tingji.models', 'tingji.gui', 'tingji.dictation', 'tingji.export')))))"
     )
     env = dict(os.environ, PYTHONPATH=str(ROOT / "app"))

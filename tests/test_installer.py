@@ -112,8 +112,10 @@ def test_bundle_is_complete_and_lean(frozen: Path, tmp_path: Path):
     assert any("llama" in p.name for p in (internal / "llama_cpp" / "lib").iterdir())
     assert (internal / "tingji" / "assets" / "models.json").is_file()
     assert (internal / "tingji" / "gui" / "i18n" / "tingji_zh_CN.qm").is_file()
+    assert (internal / "scipy" / "cluster").is_dir()  # speaker labels' clustering (engine/speakers/cluster.py)
     names = {p.name.lower() for p in internal.rglob("*")}
     for banned in (
+        "sklearn",
         "torch",
         "onnx",
         "transformers",
@@ -185,6 +187,26 @@ def test_frozen_cli_transcribes_like_the_engine(frozen: Path, tiny_model: Path, 
             assert data["provider"] == "cpu"
     finally:
         engine.close()
+
+
+@pytest.mark.slow
+def test_frozen_cli_labels_speakers_like_the_engine(frozen: Path, speaker_model: Path, two_voices: Path, tmp_path):
+    """The clustering's scipy made it into the bundle: the frozen CLI labels the segments as the engine does."""
+    from tingji.engine import Engine, TranscribeOptions
+
+    demo = ROOT / "tests" / "fixtures" / "models" / "demo"
+    out = tmp_path / "out"
+    args = ["--model", str(demo), "--speakers", "2", "--speaker-model", str(speaker_model), "--provider", "cpu"]
+    r = _run(frozen, "transcribe", str(two_voices), *args, "--format", "json", "--out", str(out), home=tmp_path / "h")
+    assert r.returncode == 0, r.stderr
+    data = json.loads((out / "two-voices.json").read_text(encoding="utf-8"))
+    engine = Engine(demo, "cpu", speaker_model=speaker_model)
+    try:
+        expected = engine.transcribe(two_voices, TranscribeOptions(speakers=2))
+    finally:
+        engine.close()
+    assert data["speakers"] == expected.speakers
+    assert [s["speaker"] for s in data["segments"]] == [expected.speaker_name(s) for s in expected.segments]
 
 
 @pytest.mark.slow

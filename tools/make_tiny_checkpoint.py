@@ -13,8 +13,9 @@ names as the official Fun-ASR-Nano-2512 release, loadable by funasr's
 (tools/tiny_sense_voice.py), `--family qwen3-asr` a Qwen3-ASR release
 (tools/tiny_qwen3_asr.py), `--family paraformer [--variant plain|bicif]` a
 Paraformer release (tools/tiny_paraformer.py), `--family ct-punc` a
-CT-Transformer punctuation release (tools/tiny_ct_punc.py); each family's
-writer lives in its own module.
+CT-Transformer punctuation release (tools/tiny_ct_punc.py), `--family campplus`
+the CAM++ speaker model (tools/tiny_campplus.py); each family's writer lives in
+its own module.
 
 Default sizes are tiny so CI stays fast; `--full-size` uses the real sizes
 (about 221 M encoder parameters and a Qwen3-0.6B-shaped LLM) for benchmarks.
@@ -486,7 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--family",
-        choices=["fun-asr-nano", "sense-voice-small", "qwen3-asr", "paraformer", "ct-punc"],
+        choices=["fun-asr-nano", "sense-voice-small", "qwen3-asr", "paraformer", "ct-punc", "campplus"],
         default="fun-asr-nano",
     )
     ap.add_argument("--size", choices=["0.6b", "1.7b"], default="0.6b", help="qwen3-asr: which release's shapes")
@@ -501,6 +502,10 @@ def main(argv: list[str] | None = None) -> int:
         from tiny_sense_voice import make_checkpoint as make_sense_voice
 
         make_sense_voice(args.out, args.seed, args.full_size)
+    elif args.family == "campplus":
+        import tiny_campplus
+
+        tiny_campplus.make_checkpoint(args.out, args.seed, args.full_size)
     elif args.family == "qwen3-asr":
         import tiny_qwen3_asr
 

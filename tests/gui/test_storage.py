@@ -179,6 +179,28 @@ def test_model_choice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tiny_mode
     assert choose_model("").name == "a-model"  # an unreadable catalog: the first installed one, never a failure
 
 
+def test_store_keeps_the_speakers_across_a_restart(tmp_path: Path) -> None:
+    """A labelled transcript comes back with each segment's speaker and the names, so exports keep them."""
+    from tingji.engine.writers import render
+
+    store = Store(tmp_path / "q.sqlite3")
+    (job,) = store.add(["/m/interview.wav"])
+    labelled = _transcript()
+    labelled.segments[0].speaker, labelled.segments[1].speaker = 1, 0
+    labelled.speakers = ["Speaker 1", "Ann"]
+    store.start(job.id)
+    store.finish(job.id, labelled)
+    store.close()
+
+    again = Store(tmp_path / "q.sqlite3")
+    t = again.transcript(job.id)
+    assert [s.speaker for s in t.segments] == [1, 0] and t.speakers == ["Speaker 1", "Ann"]
+    assert render(t, "txt") == render(labelled, "txt") == "Ann: hello there\nSpeaker 1: second\n"
+    plain = _transcript()
+    again.finish(job.id, plain)  # a transcript without speakers stays without
+    assert again.transcript(job.id).speakers == [] and all(s.speaker is None for s in again.transcript(job.id).segments)
+
+
 def test_store_keeps_an_incomplete_transcript_as_done_with_warnings(tmp_path: Path) -> None:
     store = Store(tmp_path / "q.sqlite3")
     a, b = store.add(["/m/damaged.flac", "/m/whole.wav"])

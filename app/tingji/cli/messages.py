@@ -13,3 +13,7 @@ NO_PUNCTUATION_MODEL = WarningMessage(
     "cli.no_punctuation_model",
     "{model} writes no punctuation and no punctuation model is installed (tingji models download ct-punc-zh)",
 )
+NO_SPEAKER_MODEL = Message(
+    "cli.no_speaker_model",
+    "--speakers {speakers} needs a speaker model: none is installed (name one with --speaker-model)",
+)

@@ -54,6 +54,14 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--punctuation-model", default=None, help="punctuation model name or folder (default: the installed one)"
     )
+    p.add_argument(
+        "--speakers",
+        default="off",
+        metavar="off|auto|N",
+        help="label each segment with its speaker: off, auto (count found from the audio) or the number "
+        "of speakers, 1 to 8 (default: off)",
+    )
+    p.add_argument("--speaker-model", default=None, help="speaker model name or folder (default: the installed one)")
     p.add_argument("--max-tokens", type=int, default=512, help="token limit per 60 s window (default 512)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: usable cores, at most 8)")
     p.add_argument(
@@ -100,8 +108,9 @@ def _check_out_dir(out: Path) -> None:
         raise TingjiError(messages.OUT_NOT_WRITABLE, folder=out) from None
 
 
-def _load_engine(args: argparse.Namespace, folder: Path, err: TextIO) -> Engine:
-    """The model (and the punctuation model asked for), with its load-time warnings and where it runs said once."""
+def _load_engine(args: argparse.Namespace, folder: Path, err: TextIO, speakers: Path | None) -> Engine:
+    """The model (and the punctuation and speaker models asked for), with its load-time warnings and where it
+    runs said once."""
     from ..engine import Engine
     from ..models.installed import punctuation_model, resolve_model
 
@@ -109,7 +118,13 @@ def _load_engine(args: argparse.Namespace, folder: Path, err: TextIO) -> Engine:
     if args.punctuation:
         punctuation = resolve_model(args.punctuation_model) if args.punctuation_model else punctuation_model()
     engine = Engine(
-        folder, args.provider, device=args.device, exact=args.exact, threads=args.threads, punctuation=punctuation
+        folder,
+        args.provider,
+        device=args.device,
+        exact=args.exact,
+        threads=args.threads,
+        punctuation=punctuation,
+        speaker_model=speakers,
     )
     for report in engine.warnings:
         print(f"tingji: warning: {report.text}", file=err)
@@ -122,7 +137,7 @@ def _load_engine(args: argparse.Namespace, folder: Path, err: TextIO) -> Engine:
 
 def run(args: argparse.Namespace) -> int:
     from ..engine import TranscribeOptions
-    from ..models.installed import resolve_model
+    from ..models.installed import resolve_model, speaker_model
 
     formats = parse_formats(args.format)
     folder = resolve_model(args.model)
@@ -133,10 +148,16 @@ def run(args: argparse.Namespace) -> int:
         hotwords=tuple(w.strip() for w in args.hotwords.split(",") if w.strip()),
         itn=not args.no_itn,
         max_tokens=args.max_tokens,
+        speakers=args.speakers,
     )
+    speakers = None
+    if options.speakers != "off":
+        speakers = resolve_model(args.speaker_model) if args.speaker_model else speaker_model()
+        if speakers is None:
+            raise TingjiError(messages.NO_SPEAKER_MODEL, speakers=options.speakers)
     err = sys.stderr
     started = time.perf_counter()
-    engine = _load_engine(args, folder, err)
+    engine = _load_engine(args, folder, err, speakers)
     shown = list(engine.warnings)  # said once at load, not again for every file
     failures = partial = 0
     status = StatusLine(err)

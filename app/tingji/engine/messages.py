@@ -168,3 +168,20 @@ NOT_A_RECOGNIZER = Message(
     "punctuation.not_a_recognizer",
     "{folder}: a punctuation model, not a speech model; it punctuates the transcripts of models that need it",
 )
+
+# -- speaker labels (speakers/) ---------------------------------------------------------------------
+SPEAKER_MODEL_NOT_ASR = Message(
+    "speakers.not_a_recognizer", "{folder}: a speaker model labels who spoke; it does not transcribe"
+)
+NOT_A_SPEAKER_MODEL = Message("speakers.not_a_speaker_model", "{folder}: not a speaker model (family {family})")
+SPEAKERS_CHOICE = Message(
+    "speakers.choice", "speakers must be off, auto or a number of speakers from 1 to {most}, not {value!r}"
+)
+NO_SPEAKER_MODEL = WarningMessage(
+    "speakers.no_model", "speaker labels were asked for but no speaker model is loaded; the segments have none"
+)
+NO_SPEECH_FOR_SPEAKERS = WarningMessage("speakers.no_speech", "no speech to tell speakers apart")
+FEWER_SPEAKERS = WarningMessage(
+    "speakers.fewer",
+    "{found} speaker(s) told apart, not the {asked} asked for: too little speech ({seconds:.0f} s) or voices too alike",
+)

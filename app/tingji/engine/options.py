@@ -12,6 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..errors import TingjiError
+from . import messages
+
+MAX_SPEAKERS = 8  # the most speakers a caller may name; "auto" finds up to 15 (engine/speakers/cluster.py)
+
 
 @dataclass(frozen=True)
 class TranscribeOptions:
@@ -41,6 +46,14 @@ class TranscribeOptions:
         ignore_eos: Generate exactly `max_tokens` per window, past the end of
             the text and without the repetition guard, so that benchmarks compare
             equal amounts of work. Not for real transcripts.
+        speakers: Label each segment with who spoke it: `"off"`, `"auto"` (the
+            number of speakers found from the audio) or the number of speakers,
+            1 to 8 (an int, or its digits as text). Needs an engine loaded with a
+            speaker model (`Engine(speaker_model=...)`); without one the
+            transcript says so in a warning and has no labels.
+
+    Raises:
+        TingjiError: `speakers` is none of those.
     """
 
     language: str | None = None
@@ -49,8 +62,22 @@ class TranscribeOptions:
     timestamps: bool = True
     max_tokens: int = 512
     ignore_eos: bool = False
+    speakers: str | int = "off"
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "speakers", speakers_choice(self.speakers))
         # A tuple whatever the caller passed (a list, a generator): the object stays hashable and frozen.
         words: str | Iterable[str] = self.hotwords
         object.__setattr__(self, "hotwords", (words,) if isinstance(words, str) else tuple(words))
+
+
+def speakers_choice(value: object) -> str | int:
+    """`"off"`, `"auto"` or a speaker count 1..8 from what a caller passed (TingjiError otherwise)."""
+    if isinstance(value, str) and value.strip().lower() in ("off", "auto"):
+        return value.strip().lower()
+    count = value.strip() if isinstance(value, str) else value
+    if isinstance(count, str) and count.isdigit():
+        count = int(count)
+    if isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= MAX_SPEAKERS:
+        return count
+    raise TingjiError(messages.SPEAKERS_CHOICE, value=value, most=MAX_SPEAKERS)

@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -47,6 +48,9 @@ from .threads import single_thread_blas
 from .transcript import Progress, Segment, Transcript, WindowInfo
 from .vad import SAMPLE_RATE, SileroVad
 from .windows import Window, WindowPlanner, trimmed
+
+if TYPE_CHECKING:
+    from .speakers.model import SpeakerModel
 
 CancelLike = Callable[[], bool] | threading.Event | None
 MIN_SPEECH_S = 0.1  # shorter input cannot hold a word; say so rather than return silence unexplained
@@ -124,6 +128,8 @@ class Engine:
         files: The lane `transcribe` runs on (the file queue, the CLI).
         live: The lane for dictation takes (`Lane`).
         vad: The Silero VAD session, which dictation's live VAD shares.
+        speaker_model: The speaker model loaded for speaker labels
+            (`engine.speakers.model.SpeakerModel`); None without one.
         load_s: Seconds the load and warm-up took.
     """
 
@@ -143,6 +149,7 @@ class Engine:
         graph_cache: str | os.PathLike[str] | None = None,
         tune_process: bool = True,
         punctuation: str | os.PathLike[str] | None = None,
+        speaker_model: str | os.PathLike[str] | None = None,
     ) -> None:
         """Load and warm the model in a folder.
 
@@ -188,6 +195,10 @@ class Engine:
             punctuation: A punctuation model folder (`engine.punctuation`), used
                 only when the model writes no punctuation of its own
                 (`Capabilities.punctuation`). None: no punctuation is added.
+            speaker_model: A speaker model folder (family `campplus`,
+                `engine.speakers`), loaded here once on the same provider, for
+                transcriptions that ask for speaker labels
+                (`TranscribeOptions.speakers`). None: none can be labelled.
 
         Raises:
             ModelError: The folder is not a usable model (manifest, files,
@@ -234,6 +245,25 @@ class Engine:
             except BaseException:
                 self.recognizer.close()
                 raise
+        self.speaker_model: SpeakerModel | None = None
+        if speaker_model is not None:
+            from .speakers.model import SpeakerModel
+
+            try:
+                self.speaker_model = SpeakerModel(
+                    speaker_model,
+                    provider=provider,
+                    device=device,
+                    policy=policy,
+                    threads=threads,
+                    exact=exact,
+                    check_hashes=False,  # sizes only, as for the model itself
+                    graph_cache=graph_cache,
+                )
+            except BaseException:
+                self.recognizer.close()
+                raise
+            self.warnings.extend(w for w in self.speaker_model.warnings if w not in self.warnings)
         self.files = Lane("files", self, parks=True)
         self.live = Lane("live", self)
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
@@ -274,6 +304,8 @@ class Engine:
         self.live.close()
         self.files.close()
         self.recognizer.close()
+        if self.speaker_model is not None:
+            self.speaker_model.close()
 
     # -- transcription ----------------------------------------------------------
 
@@ -348,6 +380,8 @@ class Engine:
             words = ()
         if not itn and not caps.itn:
             warnings.append(warning(messages.ITN_ALWAYS_ON, family=self.family))
+        if choices.speakers != "off" and self.speaker_model is None:
+            warnings.append(warning(messages.NO_SPEAKER_MODEL))
         return replace(choices, language=code, hotwords=words), warnings
 
     def _run(
@@ -384,11 +418,19 @@ class Engine:
         )
         planner = WindowPlanner(self.vad, max_s=self.manifest.window_seconds)
         seen = [0]  # samples read so far
+        speakers = None
+        if options.speakers != "off" and self.speaker_model is not None:
+            from .speakers.labels import SpeakerLabels
+
+            speakers = SpeakerLabels(self.speaker_model, None if options.speakers == "auto" else int(options.speakers))
         try:
             for window in _windows(blocks, planner, timings, seen):
                 if cancelled is not None and cancelled():
                     raise Cancelled()
                 new = self._window(window, options, cancelled, result, lane)
+                if speakers is not None:  # windows without speech spans add nothing
+                    with stage(timings, "speakers"):
+                        speakers.add(window.samples, window.start, window.speech)
                 result.segments.extend(new)
                 if on_progress is not None:
                     on_progress(Progress(window.end / SAMPLE_RATE, total, window.index, new))
@@ -398,6 +440,10 @@ class Engine:
         finally:
             if stream is not None:
                 stream.close()
+        if speakers is not None:
+            with stage(timings, "speakers"):
+                result.speakers, notes = speakers.label(result.segments)
+            result.warnings.extend(notes)
         self._finish(result, seen[0], t_start, options)
         if stream is not None and not stream.complete:  # a damaged file: keep the text, say what is missing
             result.complete = False

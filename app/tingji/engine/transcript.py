@@ -22,12 +22,15 @@ class Segment:
         end: Seconds from the start of the source.
         text: The piece's text.
         window: The index of the window it was recognised in.
+        speaker: Who spoke it, as an index into `Transcript.speakers` (in
+            order of first appearance); None when speakers were not labelled.
     """
 
     start: float
     end: float
     text: str
     window: int = 0
+    speaker: int | None = None
 
 
 @dataclass
@@ -111,6 +114,8 @@ class Transcript:
         family: The model family.
         complete: False when the source could not be read to its end (the
             reason is in `warnings`).
+        speakers: The speakers' names, indexed by `Segment.speaker` ("Speaker 1",
+            ... until renamed); empty when speakers were not labelled.
     """
 
     segments: list[Segment]
@@ -130,6 +135,7 @@ class Transcript:
     window_info: list[WindowInfo] = field(default_factory=list)
     family: str = ""
     complete: bool = True  # False: the source could not be read to its end (the reason is in warnings)
+    speakers: list[str] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -139,10 +145,24 @@ class Transcript:
             parts = [s.text.strip() for s in self.segments if s.text.strip()]
         return join_texts(parts)
 
+    def speaker_name(self, segment: Segment) -> str | None:
+        """The name of the segment's speaker; None when it has none."""
+        if segment.speaker is None or not 0 <= segment.speaker < len(self.speakers):
+            return None
+        return self.speakers[segment.speaker]
+
     def to_dict(self) -> dict[str, Any]:
+        segments = []
+        for s in self.segments:
+            item: dict[str, Any] = {"start": round(s.start, 3), "end": round(s.end, 3), "text": s.text}
+            if self.speakers:
+                item["speaker"] = self.speaker_name(s)
+            segments.append(item)
+        speakers = {"speakers": list(self.speakers)} if self.speakers else {}
         return {
             "text": self.text,
-            "segments": [{"start": round(s.start, 3), "end": round(s.end, 3), "text": s.text} for s in self.segments],
+            "segments": segments,
+            **speakers,
             "source": self.source,
             "duration": round(self.duration, 3),
             "complete": self.complete,

@@ -18,7 +18,7 @@ from ..errors import TingjiError
 from . import messages
 
 if TYPE_CHECKING:
-    from .transcript import Transcript
+    from .transcript import Segment, Transcript
 
 FORMATS = ("txt", "srt", "vtt", "json")
 
@@ -31,22 +31,37 @@ def _clock(seconds: float, sep: str) -> str:
     return f"{h:02d}:{m:02d}:{s:02d}{sep}{ms:03d}"
 
 
+def _said(t: Transcript, seg: Segment) -> str:
+    """The segment's text, after its speaker's name (`Name: text`) where speakers were labelled."""
+    name = t.speaker_name(seg)
+    return seg.text.strip() if name is None else f"{name}: {seg.text.strip()}"
+
+
 def to_txt(t: Transcript) -> str:
-    return "".join(seg.text.strip() + "\n" for seg in t.segments if seg.text.strip())
+    return "".join(_said(t, seg) + "\n" for seg in t.segments if seg.text.strip())
 
 
 def to_srt(t: Transcript) -> str:
     cues = [s for s in t.segments if s.text.strip()]
     return "\n".join(
-        f"{i}\n{_clock(s.start, ',')} --> {_clock(max(s.end, s.start + 0.001), ',')}\n{s.text.strip()}\n"
+        f"{i}\n{_clock(s.start, ',')} --> {_clock(max(s.end, s.start + 0.001), ',')}\n{_said(t, s)}\n"
         for i, s in enumerate(cues, 1)
     )
+
+
+def _vtt_text(t: Transcript, seg: Segment) -> str:
+    """The cue's text; with a speaker, in a voice span `<v Name>` (its name escaped as WebVTT needs)."""
+    name = t.speaker_name(seg)
+    if name is None:
+        return seg.text.strip()
+    name = name.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return f"<v {name}>{seg.text.strip()}"
 
 
 def to_vtt(t: Transcript) -> str:
     cues = [s for s in t.segments if s.text.strip()]
     body = "\n".join(
-        f"{_clock(s.start, '.')} --> {_clock(max(s.end, s.start + 0.001), '.')}\n{s.text.strip()}\n" for s in cues
+        f"{_clock(s.start, '.')} --> {_clock(max(s.end, s.start + 0.001), '.')}\n{_vtt_text(t, s)}\n" for s in cues
     )
     return "WEBVTT\n\n" + body
 

@@ -43,6 +43,7 @@ CONVERTERS: dict[str, str] = {
     "qwen3-asr": "tingji.export.qwen3_asr",
     "paraformer": "tingji.export.paraformer",
     "ct-punc": "tingji.export.ct_punc",
+    "campplus": "tingji.export.campplus",
 }
 
 __all__ = ["export_model", "detect_family", "CONVERTERS"]

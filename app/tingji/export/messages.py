@@ -207,3 +207,13 @@ PUNC_MISMATCH = Message(
     "export.punc_mismatch",
     "{path}: weights do not match the CT-Transformer (missing {missing}, unexpected {unexpected}, wrong shape {wrong})",
 )
+
+# -- CAM++ speaker model (export/campplus) --------------------------------------------------------
+CAMPPLUS_INCOMPLETE = Message("export.campplus_incomplete", "{folder}: the CAM++ checkpoint lacks {file}")
+CAMPPLUS_VARIANT = Message(
+    "export.campplus_variant", "{path}: CAM++ with {key} = {value} is not supported (Tingji converts {expected})"
+)
+CAMPPLUS_MISMATCH = Message(
+    "export.campplus_mismatch",
+    "{path}: the weights do not fit config.yaml's CAM++ (missing {missing}, unexpected {unexpected}, shapes {shapes})",
+)

@@ -35,10 +35,11 @@ class InstalledModel:
 
     @property
     def speech(self) -> bool:
-        """A speech model (a punctuation model only serves the ones that write no punctuation)."""
-        from ..engine.families.ct_punc import FAMILY
+        """A speech model (a punctuation or speaker model only serves the speech models)."""
+        from ..engine.families.campplus import FAMILY as SPEAKERS
+        from ..engine.families.ct_punc import FAMILY as PUNCTUATION
 
-        return self.family != FAMILY
+        return self.family not in (PUNCTUATION, SPEAKERS)
 
 
 def validate_name(name: str) -> str:
@@ -167,10 +168,24 @@ def punctuation_model() -> Path | None:
     """
     from ..engine.families.ct_punc import FAMILY
 
+    return _first_of_family(FAMILY)
+
+
+def speaker_model() -> Path | None:
+    """The installed speaker model (family `campplus`) for speaker labels; None: none.
+
+    With several, the first by name. A folder whose manifest cannot be read is passed over.
+    """
+    from ..engine.families.campplus import FAMILY
+
+    return _first_of_family(FAMILY)
+
+
+def _first_of_family(family: str) -> Path | None:
     for name in _installed_names():
         path = models_dir() / name
         try:
-            if mf.load_manifest(path).family == FAMILY:
+            if mf.load_manifest(path).family == family:
                 return path
         except ModelError:
             continue

@@ -22,8 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..engine import Engine
 from ..engine import manifest as mf
+from ..engine.families.campplus import FAMILY as SPEAKER_FAMILY
 from ..engine.families.ct_punc import FAMILY as PUNCTUATION_FAMILY
 from ..engine.punctuation import Punctuator
 from ..errors import Cancelled, ModelError
@@ -138,8 +141,17 @@ def check_loads(folder: Path, label: Path) -> None:
     needs the one they gave: `label / <file>` (the imported folder, or the model name).
     """
     try:
-        if mf.load_manifest(folder).family == PUNCTUATION_FAMILY:  # not a speech model: it marks a sentence
+        family = mf.load_manifest(folder).family
+        if family == PUNCTUATION_FAMILY:  # not a speech model: it marks a sentence
             Punctuator(folder).punctuate("好")
+        elif family == SPEAKER_FAMILY:  # not a speech model: it embeds a window (and caches its graph)
+            from ..engine.speakers.model import SpeakerModel
+
+            speakers = SpeakerModel(folder, provider="cpu", check_hashes=False, graph_cache=graph_cache_dir())
+            try:
+                speakers.embed([np.zeros(speakers.window_samples, np.float32)])
+            finally:
+                speakers.close()
         else:
             engine = Engine(folder, provider="cpu", warm=False, graph_cache=graph_cache_dir())
             try:

@@ -3,7 +3,8 @@
 usage: python dml_graphs.py MODEL OUT.npz
 
 The model is loaded through its family (`tingji.engine.families`) on DirectML, warmed as the
-product warms it. The graphs are not listed here: every `OnnxGraphs` the family makes is caught as
+product warms it (a speaker model, family campplus, through `engine.speakers.model.SpeakerModel`).
+The graphs are not listed here: every `OnnxGraphs` the family makes is caught as
 it is made, the family's own warm-up calls say which inputs of each graph are frames (and give the
 others, e.g. SenseVoice's query ids; and which are token slots, e.g. Paraformer's acoustic
 embeddings), and each session (every GraphSpec, every bucket and slot length, fixed twins included)
@@ -26,6 +27,7 @@ from tingji.engine.families import family_module
 from tingji.engine.families.base import LoadOptions
 from tingji.engine.manifest import load_manifest
 
+SPEAKERS = "campplus"
 made: list = []
 fed: list = []
 calls: dict = {}
@@ -99,8 +101,12 @@ def random_rows(rng, n: int, shapes: dict) -> dict[str, np.ndarray]:
 
 def main(model: str, out: str) -> None:
     manifest = load_manifest(model)
-    family = family_module(manifest.family, model)
-    recognizer = family.load(manifest, LoadOptions(provider="dml"))
+    if manifest.family == SPEAKERS:  # a speaker model: loaded by engine.speakers, not as a recogniser
+        from tingji.engine.speakers.model import SpeakerModel
+
+        recognizer = SpeakerModel(model, provider="dml")
+    else:
+        recognizer = family_module(manifest.family, model).load(manifest, LoadOptions(provider="dml"))
     rng = np.random.default_rng(11)
     cases, arrays = [], {}
     on_dml = [graphs for graphs in made if graphs.requested != "cpu"]  # the CPU ones are the CPU's by design

@@ -21,6 +21,7 @@ FAMILIES: dict[str, str] = {
     "qwen3-asr": "tingji.engine.families.qwen3_asr",
     "paraformer": "tingji.engine.families.paraformer",
     "ct-punc": "tingji.engine.families.ct_punc",  # a punctuation model (engine/punctuation.py), no recogniser
+    "campplus": "tingji.engine.families.campplus",  # a speaker model (engine/speakers), no recogniser
 }
 
 

@@ -345,7 +345,12 @@ def transcript_from_dict(data: dict[str, Any]) -> Transcript:
     The stored whole text becomes the one "window text", so `.text` (Copy all, TXT export) is
     exactly what the engine returned, not a re-join of the display segments."""
     text = data.get("text")
-    segments = [Segment(float(s["start"]), float(s["end"]), str(s["text"])) for s in data.get("segments", [])]
+    speakers = [str(n) for n in data.get("speakers") or []]
+    number = {name: i for i, name in reversed(list(enumerate(speakers)))}  # a name given twice: its first number
+    segments = [
+        Segment(float(s["start"]), float(s["end"]), str(s["text"]), speaker=number.get(s.get("speaker")))
+        for s in data.get("segments", [])
+    ]
     return Transcript(
         segments=segments,
         duration=float(data.get("duration") or 0.0),
@@ -362,6 +367,7 @@ def transcript_from_dict(data: dict[str, Any]) -> Transcript:
         window_texts=[text] if isinstance(text, str) and text else [],
         family=str(data.get("family") or ""),
         complete=data.get("complete") is not False,
+        speakers=speakers,
     )
 
 

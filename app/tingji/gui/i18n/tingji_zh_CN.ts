@@ -834,6 +834,36 @@ The details are in {1}.</source>
         <translation>{folder}：这是标点模型，不是语音识别模型；它为需要标点的模型的转写结果加标点</translation>
     </message>
     <message>
+        <source>{folder}: a speaker model labels who spoke; it does not transcribe</source>
+        <comment>speakers.not_a_recognizer</comment>
+        <translation>{folder}：这是说话人模型，用于标注谁在说话，不能转写</translation>
+    </message>
+    <message>
+        <source>{folder}: not a speaker model (family {family})</source>
+        <comment>speakers.not_a_speaker_model</comment>
+        <translation>{folder}：不是说话人模型（模型系列 {family}）</translation>
+    </message>
+    <message>
+        <source>speakers must be off, auto or a number of speakers from 1 to {most}, not {value!r}</source>
+        <comment>speakers.choice</comment>
+        <translation>说话人须为 off（关）、auto（自动）或 1 到 {most} 之间的人数，而不是 {value!r}</translation>
+    </message>
+    <message>
+        <source>speaker labels were asked for but no speaker model is loaded; the segments have none</source>
+        <comment>speakers.no_model</comment>
+        <translation>要求标注说话人，但未加载说话人模型；各段没有说话人标签</translation>
+    </message>
+    <message>
+        <source>no speech to tell speakers apart</source>
+        <comment>speakers.no_speech</comment>
+        <translation>没有可用于区分说话人的语音</translation>
+    </message>
+    <message>
+        <source>{found} speaker(s) told apart, not the {asked} asked for: too little speech ({seconds:.0f} s) or voices too alike</source>
+        <comment>speakers.fewer</comment>
+        <translation>只区分出 {found} 位说话人，而不是要求的 {asked} 位：语音太少（{seconds:.0f} 秒）或声音太相近</translation>
+    </message>
+    <message>
         <source>unknown model family {family!r} (choose {choices})</source>
         <comment>export.unknown_family</comment>
         <translation>未知的模型系列 {family!r}（可选 {choices}）</translation>
@@ -1282,6 +1312,21 @@ The details are in {1}.</source>
         <source>{path}: weights do not match the CT-Transformer (missing {missing}, unexpected {unexpected}, wrong shape {wrong})</source>
         <comment>export.punc_mismatch</comment>
         <translation>{path}：权重与 CT-Transformer 不符（缺少 {missing}，多出 {unexpected}，形状不对 {wrong}）</translation>
+    </message>
+    <message>
+        <source>{folder}: the CAM++ checkpoint lacks {file}</source>
+        <comment>export.campplus_incomplete</comment>
+        <translation>{folder}：CAM++ 检查点缺少 {file}</translation>
+    </message>
+    <message>
+        <source>{path}: CAM++ with {key} = {value} is not supported (Tingji converts {expected})</source>
+        <comment>export.campplus_variant</comment>
+        <translation>{path}：不支持 {key} = {value} 的 CAM++（Tingji 只转换 {expected}）</translation>
+    </message>
+    <message>
+        <source>{path}: the weights do not fit config.yaml's CAM++ (missing {missing}, unexpected {unexpected}, shapes {shapes})</source>
+        <comment>export.campplus_mismatch</comment>
+        <translation>{path}：权重与 config.yaml 的 CAM++ 结构不符（缺少 {missing}，多出 {unexpected}，形状不符 {shapes}）</translation>
     </message>
     <message>
         <source>bad model name {name!r}: use letters, digits, '.', '_' or '-' (at most 64, not starting with '.')</source>
@@ -2022,6 +2067,11 @@ The details are in {1}.</source>
         <source>{model} writes no punctuation and no punctuation model is installed (tingji models download ct-punc-zh)</source>
         <comment>cli.no_punctuation_model</comment>
         <translation>{model} 不输出标点，且未安装标点模型（tingji models download ct-punc-zh）</translation>
+    </message>
+    <message>
+        <source>--speakers {speakers} needs a speaker model: none is installed (name one with --speaker-model)</source>
+        <comment>cli.no_speaker_model</comment>
+        <translation>--speakers {speakers} 需要说话人模型：尚未安装（用 --speaker-model 指定一个）</translation>
     </message>
     <message>
         <source>no model loaded</source>

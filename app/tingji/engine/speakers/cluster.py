@@ -1,0 +1,150 @@
+"""Window embeddings -> speaker labels: FunASR's clustering back-end (3D-Speaker's), step by step.
+
+`cluster(embeddings, count)` follows funasr's `ClusterBackend`:
+
+* fewer than 20 windows (15 s of speech): one speaker;
+* fewer than 2048 windows: spectral clustering - cosine similarities; each
+  row keeps only its largest share (p-pruning: the top 2.2 %, at least 6
+  entries), is symmetrised, and becomes an unnormalised graph Laplacian
+  L = D - A; its eigenvectors (scipy's `eigh`) for the `k` smallest
+  eigenvalues are k-means'd (scipy's `kmeans2`), `k` being the count asked
+  for or, with none, where the eigenvalues jump most among the first 16;
+* more windows with a count: k-means of the L2-normalised embeddings;
+* with no count asked, clusters whose mean embeddings' cosine is 0.78 or more
+  are merged, most similar first.
+
+funasr's k-means is scikit-learn's (k-means++ starts, the best of 10 runs);
+here it is scipy's `kmeans2` with k-means++ starts, seeded 0 to 9, the run of
+least inertia kept - the same step, so one file always gives the same labels,
+without scikit-learn's ~70 MB (with the parts of scipy it pulls in) in the
+frozen app; scipy alone is what funasr's eigensolver already was. Beyond 2048 windows with no count,
+funasr runs UMAP + HDBSCAN (the `umap-learn` package, with numba); here the
+count is found by the spectral step on 2047 evenly spaced windows and all
+windows are then k-means'd with it, as funasr does with a known count.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+MIN_WINDOWS = 20  # funasr: fewer windows are one speaker
+MAX_SPECTRAL = 2048  # funasr: from here on k-means (a count given) instead of an N x N eigenproblem
+MIN_SPEAKERS, MAX_SPEAKERS = 1, 15  # the eigengap search range (funasr's SpectralCluster)
+P_VALUE = 0.022  # share of each row's similarities kept
+MERGE_COSINE = 0.78  # clusters at least this similar are one speaker (auto count only)
+N_INIT = 10  # k-means runs from different starts (scikit-learn's default, which funasr uses)
+KMEANS_ITER = 300  # Lloyd steps per run at most (scikit-learn's limit); a run stops once no label changes
+STEP = 5  # Lloyd steps between those checks
+
+
+def cosine_matrix(x: np.ndarray) -> np.ndarray:
+    unit = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+    return unit @ unit.T
+
+
+def pruned_affinity(sim: np.ndarray) -> np.ndarray:
+    """Each row's smallest similarities set to 0, keeping its top share (at least 6), then symmetrised."""
+    n = sim.shape[0]
+    p = 6.0 / n if n * P_VALUE < 6 else P_VALUE
+    drop = int((1 - p) * n)
+    pruned = sim.copy()
+    lowest = np.argsort(sim, axis=1, kind="stable")[:, :drop]
+    np.put_along_axis(pruned, lowest, 0.0, axis=1)
+    return 0.5 * (pruned + pruned.T)
+
+
+def laplacian(affinity: np.ndarray) -> np.ndarray:
+    a = affinity.copy()
+    np.fill_diagonal(a, 0.0)
+    return np.diag(np.abs(a).sum(axis=1)) - a
+
+
+def kmeans(x: np.ndarray, k: int) -> np.ndarray:
+    """k-means labels (0..k-1, none unused) of the rows of `x`: the least-inertia of `N_INIT` seeded runs."""
+    best: tuple[float, np.ndarray] | None = None
+    for seed in range(N_INIT):
+        centres, labels = _lloyd(x, k, seed)
+        inertia = float(((x - centres[labels]) ** 2).sum())
+        if best is None or inertia < best[0]:
+            best = (inertia, labels)
+    assert best is not None
+    return np.unique(best[1], return_inverse=True)[1]  # a cluster left empty: the labels above it move down
+
+
+def _lloyd(x: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """One k-means run from k-means++ starts, until no window changes cluster (at most KMEANS_ITER steps)."""
+    from scipy.cluster.vq import kmeans2
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "one of the clusters is empty": that run just loses to the others
+        centres, labels = kmeans2(x, k, iter=1, minit="++", seed=seed)
+        for _ in range(KMEANS_ITER // STEP):
+            centres, moved = kmeans2(x, centres, iter=STEP, minit="matrix")
+            settled = np.array_equal(moved, labels)
+            labels = moved
+            if settled:
+                break
+    return centres, labels
+
+
+def spectral(embeddings: np.ndarray, count: int | None) -> np.ndarray:
+    """Labels by spectral clustering; `count` None: the eigengap's count."""
+    import scipy.linalg
+
+    values, vectors = scipy.linalg.eigh(laplacian(pruned_affinity(cosine_matrix(embeddings))))
+    k = count if count is not None else eigengap_count(values)
+    return kmeans(vectors[:, :k], k)
+
+
+def eigengap_count(values: np.ndarray) -> int:
+    """The number of speakers where the Laplacian's ascending eigenvalues jump most (1 to 15)."""
+    window = values[MIN_SPEAKERS - 1 : MAX_SPEAKERS + 1]
+    return int(np.argmax(np.diff(window))) + MIN_SPEAKERS
+
+
+def merge_similar(labels: np.ndarray, embeddings: np.ndarray, threshold: float = MERGE_COSINE) -> np.ndarray:
+    """Merge the two clusters with the most similar mean embeddings while that cosine is >= threshold.
+
+    The later cluster joins the earlier one and the labels above it move down
+    by one, so labels stay 0..k-1.
+    """
+    labels = labels.copy()
+    while labels.max() > 0:
+        k = labels.max() + 1
+        centers = np.stack([embeddings[labels == i].mean(axis=0) for i in range(k)])
+        sim = np.triu(cosine_matrix(centers), 1)
+        a, b = np.unravel_index(np.argmax(sim), sim.shape)
+        if sim[a, b] < threshold:
+            break
+        labels[labels == b] = a
+        labels[labels > b] -= 1
+    return labels
+
+
+def cluster(embeddings: np.ndarray, count: int | None = None) -> np.ndarray:
+    """A speaker label (0..k-1) per window embedding.
+
+    Args:
+        embeddings: [N, E] window embeddings in time order.
+        count: the number of speakers when known (1 or more); None: found from the data.
+    """
+    x = np.asarray(embeddings, np.float64)
+    n = x.shape[0]
+    if n < MIN_WINDOWS:
+        return np.zeros(n, dtype=np.int64)
+    if count is not None:
+        count = min(count, n)
+    if n < MAX_SPECTRAL:
+        labels = spectral(x, count)
+    elif count is not None:
+        labels = kmeans(x / np.linalg.norm(x, axis=1, keepdims=True), count)
+    else:
+        sample = np.linspace(0, n - 1, MAX_SPECTRAL - 1).round().astype(int)
+        found = len(np.unique(spectral(x[sample], None)))
+        labels = kmeans(x / np.linalg.norm(x, axis=1, keepdims=True), found)
+    labels = np.asarray(labels, dtype=np.int64)
+    if count is None:
+        labels = merge_similar(labels, x)
+    return labels

@@ -1,0 +1,86 @@
+"""The speakers step of a transcription: embeddings while the windows go by, labels at the end.
+
+`Engine.transcribe` hands each window it recognised to `SpeakerLabels.add`,
+which cuts the window's speech spans into embedding windows
+(`diarize.windows`) and keeps only their embeddings - 192 numbers per 0.75 s
+of speech, so a file's audio is never held whole. `SpeakerLabels.label` then
+clusters them (`cluster.cluster`), makes speaker turns (`diarize.turns`) and
+gives every segment the speaker who covers most of it (`diarize.speaker_of`).
+Speakers are numbered in order of first appearance in the transcript and named
+"Speaker 1", "Speaker 2", ... (a GUI translates or renames them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ...errors import ErrorReport, warning
+from .. import messages
+from . import diarize
+from .cluster import cluster
+
+if TYPE_CHECKING:
+    from ..transcript import Segment
+    from .model import SpeakerModel
+
+DEFAULT_NAME = "Speaker {number}"
+
+
+def default_names(count: int) -> list[str]:
+    """ "Speaker 1" ... "Speaker {count}"."""
+    return [DEFAULT_NAME.format(number=i + 1) for i in range(count)]
+
+
+class SpeakerLabels:
+    """One file's speaker labelling, fed window by window.
+
+    Args:
+        model: The loaded speaker model.
+        count: The number of speakers when known (1 to 8); None: found from the audio.
+    """
+
+    def __init__(self, model: SpeakerModel, count: int | None = None) -> None:
+        self.model = model
+        self.count = count
+        self.windows: list[diarize.Window] = []
+        self._embeddings: list[np.ndarray] = []
+        self.speech_s = 0.0
+
+    def add(self, samples: np.ndarray, start: int, speech: Sequence[tuple[float, float]]) -> None:
+        """Embed a transcription window's speech.
+
+        Args:
+            samples: The window's 16 kHz mono samples.
+            start: Its first sample's index in the file.
+            speech: Its speech spans, in seconds from its start (the VAD's).
+        """
+        rate = self.model.frontend.sample_rate
+        spans = []
+        for a, b in speech:
+            first, end = max(0, round(a * rate)), min(len(samples), round(b * rate))
+            if end > first:
+                spans.append((start + first, start + end))
+                self.speech_s += (end - first) / rate
+        wins = diarize.windows(spans, rate=rate, window_s=self.model.window_seconds, shift_s=self.model.shift_seconds)
+        if not wins:
+            return
+        size = self.model.window_samples
+        self._embeddings.append(self.model.embed([diarize.window_audio(samples, w, size, start) for w in wins]))
+        self.windows += wins
+
+    def label(self, segments: Sequence[Segment]) -> tuple[list[str], list[ErrorReport]]:
+        """Give each segment its `speaker`; return the speakers' names and what the user should know."""
+        if not self.windows:
+            return [], [warning(messages.NO_SPEECH_FOR_SPEAKERS)]
+        turns = diarize.turns(self.windows, cluster(np.concatenate(self._embeddings), self.count))
+        order: dict[int, int] = {}  # a turn's speaker -> the number it gets: first to speak in the transcript first
+        for seg in segments:
+            who = diarize.speaker_of(seg.start, seg.end, turns)
+            seg.speaker = None if who is None else order.setdefault(who, len(order))
+        notes = []
+        if self.count is not None and 0 < len(order) < self.count:
+            notes.append(warning(messages.FEWER_SPEAKERS, found=len(order), asked=self.count, seconds=self.speech_s))
+        return default_names(len(order)), notes
