@@ -12,6 +12,7 @@ preview on or off.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +23,7 @@ import pytest
 from tests.dictation.test_controller import Rig, expected_text
 from tingji.dictation.preview import FasterModel, PreviewChoice, PreviewModel, preview_fits
 from tingji.engine import Engine, TranscribeOptions
+from tingji.errors import Cancelled
 
 pytestmark = [pytest.mark.dictation, pytest.mark.load_sensitive]
 
@@ -107,6 +109,30 @@ def test_the_rule_and_the_choice_it_makes() -> None:
     slow = PreviewModel("nano", sv, cost_s=0.8).choice
     assert (slow.state, slow.model, slow.faster) == ("loading", "nano", "sv")
     assert PreviewModel("nano", None, cost_s=0.8).choice.state == "slow"
+
+
+def test_a_run_that_heard_no_speech_measures_nothing_and_one_cut_short_still_tells_a_slow_model(
+    engine, speech_en
+) -> None:
+    """Found by the full-size benchmark: runs over the take's first, silent half-second returned at once and
+    made a model that needs seconds per run look fast; the runs that really decoded were all cut at key-up."""
+    options = TranscribeOptions()
+    model = PreviewModel(engine.model_name, None, interval_s=NEVER)
+    model.transcribe(engine.live, np.zeros(16000, np.float32), options, threading.Event())
+    model.take_ended()
+    assert model.choice.state == "unmeasured"
+    model.transcribe(engine.live, speech_en[: 2 * 16000], options, threading.Event())
+    model.take_ended()
+    assert model.choice.state == "fits" and model.choice.cost_s > 0
+    # A run cancelled at the take's end counts only when it had already run longer than the interval.
+    cancelled = threading.Event()
+    cancelled.set()
+    for interval, state in ((NEVER, "unmeasured"), (0.0, "slow")):
+        cut = PreviewModel(engine.model_name, None, interval_s=interval)
+        with pytest.raises(Cancelled):
+            cut.transcribe(engine.live, speech_en, options, cancelled)
+        cut.take_ended()
+        assert cut.choice.state == state, cut.choice
 
 
 def test_a_dictation_model_that_fits_previews_itself_and_nothing_else_loads(tmp_path, engine, sv_model, five_seconds):

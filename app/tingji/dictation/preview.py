@@ -22,7 +22,10 @@ Which model previews (`PreviewModel`), by a rule measured on this machine:
   * the dictation model's preview runs are timed (wall seconds, what the
     user waits); at the take's end the median of those over at most the first
     `SHORT_TAKE_S` of the take (none that short: the run over the least audio)
-    is the model's cost. Cost within the refresh interval: the
+    is the model's cost. A run that heard no speech decoded nothing and is not
+    counted; when no run finished, one cut short at the take's end after running
+    longer than the interval gives the cost (a lower bound, but already over
+    it). Cost within the refresh interval: the
     dictation model previews on its own live lane, as above;
   * cost over the interval: it cannot refresh that often. A faster installed
     model (SenseVoice-Small, which the app offers when it is installed and
@@ -249,7 +252,7 @@ class PreviewModel:
         self.on_change = on_change
         self.cost_s = cost_s
         self._slow = cost_s is not None and not preview_fits(cost_s, interval_s)
-        self._runs: list[tuple[int, float]] = []  # this take's runs on the dictation model: samples, seconds
+        self._runs: list[tuple[int, float, bool]] = []  # this take's runs on the dictation model: samples, s, finished
         self._engine: PreviewEngine | None = None
         self._loader: threading.Thread | None = None
         self._failed = False
@@ -297,20 +300,40 @@ class PreviewModel:
                     self._in_use -= 1
                     self._cond.notify_all()
         start = time.perf_counter()
-        result = own.transcribe(audio, options, cancel=cancel)
-        with self._cond:
-            self._runs.append((len(audio), time.perf_counter() - start))
+        try:
+            result = own.transcribe(audio, options, cancel=cancel)
+        except Cancelled:
+            # Cut short at the take's end: its time so far is a lower bound of the cost, enough to tell a
+            # model that cannot finish one run within the interval.
+            self._note_run(len(audio), time.perf_counter() - start, finished=False)
+            raise
+        if result.windows > result.skipped_windows:  # a run that heard no speech decoded nothing: no cost
+            self._note_run(len(audio), time.perf_counter() - start, finished=True)
         return result
+
+    def _note_run(self, samples: int, seconds: float, *, finished: bool) -> None:
+        with self._cond:
+            self._runs.append((samples, seconds, finished))
 
     def take_ended(self) -> None:
         """A take ended: its timed runs give the dictation model's cost, and the verdict."""
         with self._cond:
             runs, self._runs = self._runs, []
-            if not runs or self._slow:
+            if self._slow:
                 return
-            short = [seconds for samples, seconds in runs if samples <= SHORT_TAKE_S * RATE]
+            done = [(samples, seconds) for samples, seconds, finished in runs if finished]
+            cut = [seconds for _, seconds, finished in runs if not finished and seconds > self.interval_s]
+            short = [seconds for samples, seconds in done if samples <= SHORT_TAKE_S * RATE]
+            if short:
+                cost = statistics.median(short)
+            elif done:
+                cost = min(done)[1]
+            elif cut:  # no run finished, and one already ran longer than the interval when the take ended
+                cost = max(cut)
+            else:
+                return
             before = self._choice()
-            self.cost_s = statistics.median(short) if short else min(runs)[1]
+            self.cost_s = cost
             self._slow = not preview_fits(self.cost_s, self.interval_s)
             after = self._choice()
         self._changed(before, after)
