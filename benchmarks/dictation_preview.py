@@ -162,6 +162,7 @@ def measure_model(model: Path, audio: np.ndarray, takes: int, home: Path, faster
     latency: dict[str, list[float]] = {"on": [], "off": []}
     intervals: list[float] = []
     texts: dict[str, set[str]] = {"on": set(), "off": set()}
+    empty_takes = 0
     try:
         for i in range(2 * takes + 2):  # the first pair warms up
             mode = "on" if i % 2 else "off"
@@ -174,14 +175,22 @@ def measure_model(model: Path, audio: np.ndarray, takes: int, home: Path, faster
             while not mic.recording:
                 time.sleep(0.001)
             mic.speak(audio)
+            released = time.perf_counter()
             controller.end_take()
             controller.wait_idle(120)
-            take = next(e.take for _, e in events if e.kind == "take")
+            # Random full-size weights can decode to no text (Fun-ASR-Nano's LLM ends at once): the take is then
+            # "empty", nothing is pasted, and its latency is the key release to that event, in both modes alike.
+            t_end, end = next((t, e) for t, e in events if e.kind in ("take", "empty"))
             previews = [t for t, e in events if e.kind == "preview"]
             if i >= 2:
-                latency[mode].append(take.latency_s)
+                if end.kind == "take":
+                    latency[mode].append(end.take.latency_s)
+                    texts[mode].add(end.take.text)
+                else:
+                    latency[mode].append(t_end - released)
+                    texts[mode].add("")
+                    empty_takes += 1
                 intervals += list(np.diff(previews))
-                texts[mode].add(take.text)
         choice = controller.preview_model.choice
     finally:
         controller.close()
@@ -194,6 +203,7 @@ def measure_model(model: Path, audio: np.ndarray, takes: int, home: Path, faster
         "preview_interval_s": statistics.median(intervals) if intervals else None,
         "preview_updates_per_take": len(intervals) / takes + 1 if intervals else 0,
         "same_text_on_and_off": texts["on"] == texts["off"],
+        "empty_takes": empty_takes,  # latency to the "empty" event, not to a paste
         "preview_model": choice.model,
         "preview_choice": choice.state,
         "dictation_model_preview_cost_s": None if choice.cost_s == float("inf") else choice.cost_s,
