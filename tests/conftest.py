@@ -1,7 +1,8 @@
 """Shared fixtures: tiny random checkpoints of each family, their exports, the references, test audio.
 
-Everything is built once per test session from scratch (no downloads): the
+Everything is built once per test run from scratch (no downloads): the
 checkpoint by tools/make_tiny_checkpoint.py, the model folder by our exporter.
+Under pytest-xdist the workers share what one of them built (tests/support/once.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.support import schedule
+from tests.support.once import built_once, xdist_worker
 
 # app/, tools/ and benchmarks/ come first on sys.path through pytest's `pythonpath` setting
 # (pyproject.toml): this checkout's code, not an installed tingji; helpers are `tests.support`.
@@ -30,7 +34,22 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_STDERR] = os.dup(2)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker per CPU this process may run on (as tests/test_under_load.py counts them),
+    not xdist's count of physical cores, which is 1 on a 2-vCPU machine whose vCPUs are hyperthreads."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _leave_load_sensitive_to_test_under_load(config, items)
+    if xdist_worker(config) is not None:  # how xdist's workers share the run: tests/support/schedule.py
+        schedule.group_by_file(items)
+        schedule.longest_first(items)
+
+
+def _leave_load_sensitive_to_test_under_load(config: pytest.Config, items: list[pytest.Item]) -> None:
     # tests/test_under_load.py runs every load_sensitive test in a child pytest beside one busy loop per
     # core: when it is in this run, those tests are left to it rather than run twice (minutes of CI).
     if not any(item.nodeid.startswith("tests/test_under_load.py") for item in items):
@@ -80,10 +99,10 @@ def engine(tiny_model: Path):
 
 
 @pytest.fixture(scope="session")
-def tiny_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny_checkpoint(request: pytest.FixtureRequest) -> Path:
     from make_tiny_checkpoint import make_checkpoint
 
-    return make_checkpoint(tmp_path_factory.mktemp("ckpt") / "Fun-ASR-Nano-tiny", seed=0)
+    return built_once(request, "tiny_checkpoint", lambda folder: make_checkpoint(folder / "Fun-ASR-Nano-tiny", seed=0))
 
 
 # A session that starts another (tests/test_under_load.py) hands it the tiny model it already
@@ -92,7 +111,7 @@ PREBUILT_TINY_MODEL = "TINGJI_TEST_TINY_MODEL"
 
 
 @pytest.fixture(scope="session")
-def tiny_model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny_model(request: pytest.FixtureRequest) -> Path:
     """The tiny checkpoint exported with an f32 decoder: the reference-exact configuration."""
     from tingji.export import export_model
 
@@ -100,7 +119,9 @@ def tiny_model(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     if prebuilt:
         return Path(prebuilt)
     checkpoint = request.getfixturevalue("tiny_checkpoint")
-    return export_model(checkpoint, tmp_path_factory.mktemp("models") / "tiny", decoder_quant="f32")
+    return built_once(
+        request, "tiny_model", lambda folder: export_model(checkpoint, folder / "tiny", decoder_quant="f32")
+    )
 
 
 @pytest.fixture(scope="session")
@@ -151,19 +172,19 @@ def _gui_thread_gc(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture(scope="session")
-def sv_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sv_checkpoint(request: pytest.FixtureRequest) -> Path:
     """A tiny random SenseVoice-Small checkpoint in the official layout."""
     from tiny_sense_voice import make_checkpoint
 
-    return make_checkpoint(tmp_path_factory.mktemp("sv-ckpt") / "SenseVoiceSmall-tiny", seed=0)
+    return built_once(request, "sv_checkpoint", lambda folder: make_checkpoint(folder / "SenseVoiceSmall-tiny", seed=0))
 
 
 @pytest.fixture(scope="session")
-def sv_model(sv_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sv_model(sv_checkpoint: Path, request: pytest.FixtureRequest) -> Path:
     """That checkpoint exported in fp32 (dynamic and fixed-shape graphs), family detected from its config."""
     from tingji.export import export_model
 
-    return export_model(sv_checkpoint, tmp_path_factory.mktemp("sv-models") / "sv-tiny")
+    return built_once(request, "sv_model", lambda folder: export_model(sv_checkpoint, folder / "sv-tiny"))
 
 
 @pytest.fixture(scope="session")
@@ -174,35 +195,39 @@ def sv_reference(sv_checkpoint: Path):
 
 
 @pytest.fixture(scope="session")
-def q3_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def q3_checkpoint(request: pytest.FixtureRequest) -> Path:
     """A tiny random Qwen3-ASR checkpoint in the official release layout (0.6B's shapes, shrunk)."""
     from tiny_qwen3_asr import make_checkpoint
 
-    return make_checkpoint(tmp_path_factory.mktemp("q3ckpt") / "Qwen3-ASR-tiny", seed=0)
+    return built_once(request, "q3_checkpoint", lambda folder: make_checkpoint(folder / "Qwen3-ASR-tiny", seed=0))
 
 
 @pytest.fixture(scope="session")
-def q3_model(q3_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def q3_model(q3_checkpoint: Path, request: pytest.FixtureRequest) -> Path:
     """fp32 encoder (+ fixed twin) and an f32 decoder: the reference-exact configuration."""
     from tingji.export import export_model
 
-    return export_model(q3_checkpoint, tmp_path_factory.mktemp("q3models") / "tiny", decoder_quant="f32")
+    return built_once(
+        request, "q3_model", lambda folder: export_model(q3_checkpoint, folder / "tiny", decoder_quant="f32")
+    )
 
 
 @pytest.fixture(scope="session")
-def pf_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def pf_checkpoint(request: pytest.FixtureRequest) -> Path:
     """A tiny random BiCifParaformer checkpoint (paraformer-zh with timestamps) in the official layout."""
     from tiny_paraformer import make_checkpoint
 
-    return make_checkpoint(tmp_path_factory.mktemp("pf-ckpt") / "paraformer-zh-tiny", seed=0, variant="bicif")
+    return built_once(
+        request, "pf_checkpoint", lambda folder: make_checkpoint(folder / "paraformer-zh-tiny", seed=0, variant="bicif")
+    )
 
 
 @pytest.fixture(scope="session")
-def pf_model(pf_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def pf_model(pf_checkpoint: Path, request: pytest.FixtureRequest) -> Path:
     """That checkpoint exported in fp32: dynamic graphs, fixed-shape twins, the timestamp head."""
     from tingji.export import export_model
 
-    return export_model(pf_checkpoint, tmp_path_factory.mktemp("pf-models") / "pf-tiny")
+    return built_once(request, "pf_model", lambda folder: export_model(pf_checkpoint, folder / "pf-tiny"))
 
 
 @pytest.fixture(scope="session")
@@ -213,19 +238,27 @@ def pf_reference(pf_checkpoint: Path):
 
 
 @pytest.fixture(scope="session")
-def pf_plain_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def pf_plain_checkpoint(request: pytest.FixtureRequest) -> Path:
     """A tiny random plain Paraformer checkpoint (paraformer-large, CifPredictorV2)."""
     from tiny_paraformer import make_checkpoint
 
-    return make_checkpoint(tmp_path_factory.mktemp("pf-ckpt") / "paraformer-large-tiny", seed=0, variant="plain")
+    return built_once(
+        request,
+        "pf_plain_checkpoint",
+        lambda folder: make_checkpoint(folder / "paraformer-large-tiny", seed=0, variant="plain"),
+    )
 
 
 @pytest.fixture(scope="session")
-def pf_plain_model(pf_plain_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def pf_plain_model(pf_plain_checkpoint: Path, request: pytest.FixtureRequest) -> Path:
     """The plain checkpoint in fp32, dynamic graphs only (its fixed twins are the BiCIF model's graphs)."""
     from tingji.export import export_model
 
-    return export_model(pf_plain_checkpoint, tmp_path_factory.mktemp("pf-models") / "pf-plain-tiny", fixed=False)
+    return built_once(
+        request,
+        "pf_plain_model",
+        lambda folder: export_model(pf_plain_checkpoint, folder / "pf-plain-tiny", fixed=False),
+    )
 
 
 @pytest.fixture(scope="session")
@@ -236,19 +269,19 @@ def pf_plain_reference(pf_plain_checkpoint: Path):
 
 
 @pytest.fixture(scope="session")
-def punc_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def punc_checkpoint(request: pytest.FixtureRequest) -> Path:
     """A tiny random CT-Transformer punctuation checkpoint (its vocabulary holds the tiny Paraformer's words)."""
     from tiny_ct_punc import make_checkpoint
 
-    return make_checkpoint(tmp_path_factory.mktemp("punc-ckpt") / "ct-punc-tiny", seed=0)
+    return built_once(request, "punc_checkpoint", lambda folder: make_checkpoint(folder / "ct-punc-tiny", seed=0))
 
 
 @pytest.fixture(scope="session")
-def punc_model(punc_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def punc_model(punc_checkpoint: Path, request: pytest.FixtureRequest) -> Path:
     """That checkpoint as a punctuation model folder (family ct-punc)."""
     from tingji.export import export_model
 
-    return export_model(punc_checkpoint, tmp_path_factory.mktemp("punc-models") / "ct-punc-tiny")
+    return built_once(request, "punc_model", lambda folder: export_model(punc_checkpoint, folder / "ct-punc-tiny"))
 
 
 @pytest.fixture(scope="session")
@@ -259,36 +292,41 @@ def punc_reference(punc_checkpoint: Path):
 
 
 @pytest.fixture(scope="session")
-def speaker_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def speaker_checkpoint(request: pytest.FixtureRequest) -> Path:
     """A tiny random CAM++ checkpoint in the official ModelScope layout."""
     from tiny_campplus import make_checkpoint
 
-    return make_checkpoint(tmp_path_factory.mktemp("cp-ckpt") / "campplus-tiny", seed=0)
+    return built_once(request, "speaker_checkpoint", lambda folder: make_checkpoint(folder / "campplus-tiny", seed=0))
 
 
 @pytest.fixture(scope="session")
-def speaker_model(speaker_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def speaker_model(speaker_checkpoint: Path, request: pytest.FixtureRequest) -> Path:
     """That checkpoint exported as a speaker model folder (family campplus)."""
     from tingji.export import export_model
 
-    return export_model(speaker_checkpoint, tmp_path_factory.mktemp("cp-models") / "campplus-tiny")
+    return built_once(
+        request, "speaker_model", lambda folder: export_model(speaker_checkpoint, folder / "campplus-tiny")
+    )
 
 
 @pytest.fixture(scope="session")
-def two_voices(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def two_voices(request: pytest.FixtureRequest) -> Path:
     """A WAV file of two espeak-ng voices taking turns (8 turns of six demo-vocabulary words, ~25 s)."""
     from demo_model import recipe, speech
 
     from tests.support.audio import write_wav
 
-    rng = np.random.default_rng(33)
-    voices = [speech.Speaker("en-us", "m4", 165, 30, 1), speech.Speaker("en-gb-x-rp", "f3", 175, 80, 1)]
-    jobs = [(" ".join(rng.choice(recipe.WORDS, 6)), voices[i % 2]) for i in range(8)]
-    pause = np.zeros(int(0.6 * recipe.SAMPLE_RATE), np.float32)
-    parts = [pause]
-    for clip in speech.espeak_many(jobs):
-        parts += [clip, pause]
-    return write_wav(tmp_path_factory.mktemp("two-voices") / "two-voices.wav", np.concatenate(parts))
+    def build(folder: Path) -> Path:
+        rng = np.random.default_rng(33)
+        voices = [speech.Speaker("en-us", "m4", 165, 30, 1), speech.Speaker("en-gb-x-rp", "f3", 175, 80, 1)]
+        jobs = [(" ".join(rng.choice(recipe.WORDS, 6)), voices[i % 2]) for i in range(8)]
+        pause = np.zeros(int(0.6 * recipe.SAMPLE_RATE), np.float32)
+        parts = [pause]
+        for clip in speech.espeak_many(jobs):
+            parts += [clip, pause]
+        return write_wav(folder / "two-voices.wav", np.concatenate(parts))
+
+    return built_once(request, "two_voices", build)
 
 
 @pytest.fixture(autouse=True)

@@ -63,6 +63,7 @@ def _outcomes(junit: Path) -> dict[str, list[str]]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("desktop")  # xdist: its child plays into the virtual microphone (tests/support/schedule.py)
 @pytest.mark.timeout(1100)  # the child's bound below, and then some: under tests/conftest.py's hung-test watchdog
 @pytest.mark.skipif(sys.platform == "win32", reason="the hogs are stopped with SIGTERM")
 def test_load_sensitive_tests_pass_with_every_core_busy(tiny_model: Path, tmp_path: Path) -> None:

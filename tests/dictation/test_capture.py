@@ -16,7 +16,8 @@ from tingji.dictation.capture import Microphone
 from tingji.dictation.devices import MicrophoneError
 from tingji.dictation.resample import to_mono_16k
 
-pytestmark = pytest.mark.dictation
+# xdist: one worker runs the users of the virtual microphone and displays (tests/support/schedule.py)
+pytestmark = [pytest.mark.dictation, pytest.mark.xdist_group("desktop")]
 
 
 @pytest.fixture(scope="module")

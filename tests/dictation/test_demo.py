@@ -21,7 +21,8 @@ from tingji.dictation.history import DictationHistory
 from tingji.dictation.output import MemoryClipboard
 from tingji.dictation.settings import DictationSettings
 
-pytestmark = pytest.mark.dictation
+# xdist: one worker runs the users of the virtual microphone and displays (tests/support/schedule.py)
+pytestmark = [pytest.mark.dictation, pytest.mark.xdist_group("desktop")]
 
 DEMO = DEMO_MODEL
 # Words from the demo model's vocabulary (tools/demo_model/recipe.py), at most six as in its training.

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.dictation
+# xdist: one worker runs the users of the virtual microphone and displays (tests/support/schedule.py)
+pytestmark = [pytest.mark.dictation, pytest.mark.xdist_group("desktop")]
 
 HERE = Path(__file__).resolve()
 ROOT = HERE.parents[2]  # written out: this file also runs as a script in a child process

@@ -16,7 +16,8 @@ from tests.support.paths import APP
 from tingji.dictation.global_hotkey import key_name
 from tingji.dictation.hotkey import MODIFIERS, Hotkey, HotkeyError, HotkeyMatcher, Resync, parse_hotkey
 
-pytestmark = pytest.mark.dictation
+# xdist: one worker runs the users of the virtual microphone and displays (tests/support/schedule.py)
+pytestmark = [pytest.mark.dictation, pytest.mark.xdist_group("desktop")]
 
 
 def _with_app(env: dict[str, str]) -> dict[str, str]:

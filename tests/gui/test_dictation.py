@@ -36,7 +36,8 @@ from tingji.gui.main_window import MainWindow
 from tingji.gui.settings import Settings
 from tingji.paths import settings_path
 
-pytestmark = [pytest.mark.gui, pytest.mark.dictation]
+# xdist: one worker runs the users of the virtual microphone and displays (tests/support/schedule.py)
+pytestmark = [pytest.mark.gui, pytest.mark.dictation, pytest.mark.xdist_group("desktop")]
 LOAD_TIMEOUT_MS = 120_000
 
 
