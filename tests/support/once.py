@@ -43,7 +43,11 @@ def built_once(request: pytest.FixtureRequest, name: str, build: Callable[[Path]
     factory: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
     if xdist_worker(request.config) is None:
         return build(factory.mktemp(name))
-    shared = factory.getbasetemp().parent / "built-once"
+    return build_shared(factory.getbasetemp().parent / "built-once", name, build)
+
+
+def build_shared(shared: Path, name: str, build: Callable[[Path], Path]) -> Path:
+    """`build(shared / name)`'s result, built by the first process to ask, under a lock in `shared`."""
     shared.mkdir(exist_ok=True)
     done = shared / f"{name}.done"
     with FileLock(shared / f"{name}.lock"):
