@@ -35,9 +35,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto`: one worker per CPU this process may run on (as tests/test_under_load.py counts them),
-    not xdist's count of physical cores, which is 1 on a 2-vCPU machine whose vCPUs are hyperthreads."""
+    not xdist's count of physical cores, which is 1 on a 2-vCPU machine whose vCPUs are hyperthreads.
+    PYTEST_XDIST_AUTO_NUM_WORKERS still says otherwise (left to xdist)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
