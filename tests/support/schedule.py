@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import pytest
 
-# Seconds per test file (setup included), from `python3 -m pytest -n 2 --durations=0` on the 2-core
-# machine under load, 2026-11-26; files under ~15 s are left out. Refresh when a file's cost moves a lot.
+# Seconds per test file (setup included): the slowest 60 of a full serial run's `--durations` on the
+# 2-core machine (3c5a897, 2026-11-26), summed per file; test_under_load.py from its own docstring. Files
+# under ~15 s are left out. Refresh when a file's cost moves a lot.
 SECONDS = {
     "tests/test_benchmarks.py": 640,
     "tests/models/test_official.py": 370,
