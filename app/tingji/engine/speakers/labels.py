@@ -9,6 +9,7 @@ gives every segment the speaker who covers most of it (`diarize.speaker_of`).
 Speakers are numbered in order of first appearance in the transcript and named
 "Speaker 1", "Speaker 2", ... (a GUI translates or renames them); `prints` then
 holds each named speaker's voice print (`voice_prints`), for a voice library.
+`rename_speaker` renames (or merges) a labelled transcript's speakers.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from . import diarize
 from .cluster import cluster
 
 if TYPE_CHECKING:
-    from ..transcript import Segment
+    from ..transcript import Segment, Transcript
     from .model import SpeakerModel
 
 DEFAULT_NAME = "Speaker {number}"
@@ -111,3 +112,42 @@ def voice_prints(embeddings: np.ndarray, labels: Sequence[int], order: dict[int,
     if any(p is None for p in prints):  # a speaker smoothing gave segments but no window of its own: no print
         return []
     return [p for p in prints if p is not None]
+
+
+def rename_speaker(transcript: Transcript, speaker: int, name: str) -> int:
+    """Rename a speaker in every segment of the transcript; returns the speaker's number afterwards.
+
+    A name another speaker of the transcript has (exactly) makes the two one speaker: the segments
+    join the other, its print becomes the mean of both weighed by their windows, and the numbers above
+    the renamed one move down, so they stay in order of first appearance with no gap.
+
+    Args:
+        transcript: A labelled transcript (changed in place).
+        speaker: The speaker's number (an index into `transcript.speakers`).
+        name: The new name, as `library.clean_name` leaves it.
+    """
+    names = transcript.speakers
+    if not 0 <= speaker < len(names):
+        raise IndexError(speaker)
+    other = next((i for i, n in enumerate(names) if n == name and i != speaker), None)
+    if other is None:
+        names[speaker] = name
+        return speaker
+    prints = transcript.voice_prints
+    if len(prints) == len(names):
+        a, b = prints[other], prints[speaker]
+        total = a.windows + b.windows
+        mean = ((a.embedding * a.windows + b.embedding * b.windows) / total).astype(np.float32)
+        prints[other] = VoicePrint(mean, total, a.model)
+    for seg in transcript.segments:
+        if seg.speaker == speaker:
+            seg.speaker = other
+    order: dict[int, int] = {}  # old number -> new, by first appearance
+    for seg in transcript.segments:
+        if seg.speaker is not None:
+            seg.speaker = order.setdefault(seg.speaker, len(order))
+    kept = sorted(order, key=order.__getitem__)
+    transcript.speakers = [names[i] for i in kept]
+    if len(prints) == len(names):
+        transcript.voice_prints = [prints[i] for i in kept]
+    return order[other]
