@@ -209,7 +209,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Identify speakers:"), self.speakers)
         form.addRow(self.speakers_reason)
         form.setRowVisible(self.speakers_reason, not available)
-        form.addRow(self.voices)
+        form.addRow(self.tr("Voice library:"), self.voices)
         return box, form
 
     def _build_interface(self) -> tuple[QGroupBox, QFormLayout]:

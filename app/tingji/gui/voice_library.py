@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QGroupBox,
     QHBoxLayout,
     QInputDialog,
     QLabel,
@@ -30,8 +29,8 @@ from .errors import localized
 VoiceIdRole = Qt.ItemDataRole.UserRole + 1
 
 
-class VoiceLibraryBox(QGroupBox):
-    """The list of voices with Rename… and Delete.
+class VoiceLibraryBox(QWidget):
+    """The list of voices with Rename… and Delete beside it, and a line saying what the list is for.
 
     Args:
         library: the voice library shown; None: the user data folder's.
@@ -39,13 +38,13 @@ class VoiceLibraryBox(QGroupBox):
 
     def __init__(self, library: VoiceLibrary | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setTitle(self.tr("Voice library"))
         self.library = library if library is not None else VoiceLibrary(voices_dir())
         self.name_dialog: QInputDialog | None = None  # the last rename asked for
         self.list = QListWidget()
         self.list.setObjectName("voiceList")
         self.list.itemSelectionChanged.connect(self._update_buttons)
         self.list.itemDoubleClicked.connect(lambda _item: self.ask_rename())
+        self.list.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 12)  # Settings must fit a laptop's screen
         self.hint = QLabel()
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
@@ -58,16 +57,18 @@ class VoiceLibraryBox(QGroupBox):
         self.delete_button = QPushButton(self.tr("Delete"))
         self.delete_button.setToolTip(self.tr("Forget this voice: its print is deleted from this computer"))
         self.delete_button.clicked.connect(self.ask_delete)
-        buttons = QHBoxLayout()
+        buttons = QVBoxLayout()
         buttons.addWidget(self.rename_button)
         buttons.addWidget(self.delete_button)
         buttons.addStretch(1)
+        row = QHBoxLayout()
+        row.addWidget(self.list, 1)
+        row.addLayout(buttons)
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(row)
         layout.addWidget(self.hint)
-        layout.addWidget(self.list)
         layout.addWidget(self.problem)
-        layout.addLayout(buttons)
-        self.list.setMaximumHeight(self.fontMetrics().lineSpacing() * 6 + 12)
         self.refresh()
 
     def refresh(self) -> None:

@@ -3559,6 +3559,11 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>识别说话人：</translation>
     </message>
     <message>
+        <location filename="../settings_dialog.py" line="212"/>
+        <source>Voice library:</source>
+        <translation>声纹库：</translation>
+    </message>
+    <message>
         <location filename="../settings_dialog.py" line="218"/>
         <source>System default</source>
         <translation>跟随系统</translation>
@@ -3968,54 +3973,49 @@ Text appears here as it is recognised.</source>
 <context>
     <name>VoiceLibraryBox</name>
     <message>
-        <location filename="../voice_library.py" line="42"/>
-        <source>Voice library</source>
-        <translation>声纹库</translation>
-    </message>
-    <message>
-        <location filename="../voice_library.py" line="56"/>
+        <location filename="../voice_library.py" line="55"/>
         <source>Rename…</source>
         <translation>重命名…</translation>
     </message>
     <message>
-        <location filename="../voice_library.py" line="58"/>
+        <location filename="../voice_library.py" line="57"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../voice_library.py" line="59"/>
+        <location filename="../voice_library.py" line="58"/>
         <source>Forget this voice: its print is deleted from this computer</source>
         <translation>忘记这个声音：它的声纹将从这台电脑上删除</translation>
     </message>
     <message>
-        <location filename="../voice_library.py" line="82"/>
+        <location filename="../voice_library.py" line="83"/>
         <source>Later files name the speakers whose voices are here (remembered from transcripts).</source>
         <translation>之后的文件会用这里的名字标注对应声音的说话人（从转写结果中记住）。</translation>
     </message>
     <message>
-        <location filename="../voice_library.py" line="84"/>
+        <location filename="../voice_library.py" line="85"/>
         <source>No voices yet: right-click a speaker in a transcript and choose Remember this voice.</source>
         <translation>还没有声音：在转写结果中右键点击说话人，选择“记住这个声音”。</translation>
     </message>
     <message>
-        <location filename="../voice_library.py" line="115"/>
-        <location filename="../voice_library.py" line="127"/>
+        <location filename="../voice_library.py" line="116"/>
+        <location filename="../voice_library.py" line="128"/>
         <source>Rename voice</source>
         <translation>重命名声音</translation>
     </message>
     <message>
-        <location filename="../voice_library.py" line="116"/>
+        <location filename="../voice_library.py" line="117"/>
         <source>New name for {0}:</source>
         <translation>{0} 的新名字：</translation>
     </message>
     <message>
-        <location filename="../voice_library.py" line="139"/>
-        <location filename="../voice_library.py" line="149"/>
+        <location filename="../voice_library.py" line="140"/>
+        <location filename="../voice_library.py" line="150"/>
         <source>Delete voice</source>
         <translation>删除声音</translation>
     </message>
     <message>
-        <location filename="../voice_library.py" line="140"/>
+        <location filename="../voice_library.py" line="141"/>
         <source>Forget the voice of {0}? Later files will not name it.</source>
         <translation>要忘记 {0} 的声音吗？之后的文件将不再用这个名字标注。</translation>
     </message>
