@@ -282,3 +282,92 @@ def test_without_a_speaker_model_the_files_menu_says_why(qtbot, home, tiny_model
         assert len(choices) == 1 + len(SPEAKER_CHOICES) and not any(a.isEnabled() for a in choices)
     finally:
         window.close()
+
+
+# -- the view and the words, without a run ------------------------------------------------------------
+
+
+def _contrast(a, b) -> float:
+    """WCAG's contrast ratio of two QColors."""
+
+    def luminance(c) -> float:
+        rgb = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in (c.redF(), c.greenF(), c.blueF())]
+        return 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_speaker_colours_are_readable_in_light_and_dark_mode(qapp):
+    from PySide6.QtGui import QPalette
+
+    from tingji.gui import theme
+    from tingji.gui.speakers import SPEAKER_COLORS, speaker_color
+
+    light = qapp.style().standardPalette()
+    assert not theme.is_dark(light) and theme.is_dark(theme.dark_palette())
+    worst = 99.0
+    for palette in (light, theme.dark_palette()):
+        for role in (QPalette.ColorRole.Base, QPalette.ColorRole.AlternateBase):
+            for n in range(len(SPEAKER_COLORS)):
+                worst = min(worst, _contrast(speaker_color(n, palette), palette.color(role)))
+    print(f"least contrast of a speaker's name with its background: {worst:.2f}")
+    assert worst >= 4.5  # WCAG AA for text
+    assert len({speaker_color(n, light).name() for n in range(len(SPEAKER_COLORS))}) == len(SPEAKER_COLORS)
+    assert speaker_color(len(SPEAKER_COLORS), light) == speaker_color(0, light)
+
+
+def test_panel_shows_names_copies_them_and_asks_for_a_rename(qtbot, qapp):
+    from PySide6.QtGui import QGuiApplication
+
+    from tingji.gui.files.storage import Job
+    from tingji.gui.files.transcript_view import TranscriptPanel
+
+    panel = TranscriptPanel()
+    qtbot.addWidget(panel)
+    job = Job(7, "/m/talk.wav", 1.0, Status.DONE)
+    t = Transcript(
+        [Segment(0, 1, "hello there", speaker=0), Segment(1, 2, "hi", speaker=1), Segment(2, 3, "bye", speaker=0)],
+        3.0,
+        "m",
+        "cpu",
+        "",
+        speakers=["Speaker 1", "Ann"],
+    )
+    panel.show_job(job, t)
+    assert not panel.table.isColumnHidden(SegmentModel.SPEAKER)
+    assert _shown_speakers(panel) == ["Speaker 1", "Ann", "Speaker 1"]
+    panel.copy_all()
+    assert QGuiApplication.clipboard().text() == "Speaker 1: hello there\nAnn: hi\nSpeaker 1: bye"
+    menu = panel.speaker_menu(1)
+    texts = [a.text() for a in menu.actions()]
+    assert texts[0] == "Rename Ann…" and not menu.actions()[1].isEnabled()  # no print: nothing to remember
+    asked = []
+    panel.speakerRenamed.connect(lambda *args: asked.append(args))
+    panel.table.doubleClicked.emit(panel.segments.index(2, SegmentModel.SPEAKER))
+    _answer(qtbot, panel.name_dialog, "Bo")
+    assert asked == [(7, 0, "Bo")]
+    panel.table.doubleClicked.emit(panel.segments.index(2, SegmentModel.TEXT))  # the text: no rename
+    assert asked == [(7, 0, "Bo")] and not panel.name_dialog.isVisible()
+
+    panel.show_job(job, Transcript([Segment(0, 1, "plain")], 1.0, "m", "cpu", ""))
+    assert panel.table.isColumnHidden(SegmentModel.SPEAKER)
+
+
+def test_default_names_and_a_bad_voice_file_in_the_ui_language(qtbot, qapp, home):
+    from tingji.gui.settings_dialog import SettingsDialog
+    from tingji.gui.speakers import speaker_name
+
+    (home / "voices").mkdir(parents=True)
+    (home / "voices" / "broken.json").write_text("{not json", encoding="utf-8")
+    try:
+        i18n.install(qapp, "zh_CN")
+        assert speaker_name("Speaker 2") == "说话人 2" and speaker_name("Ann") == "Ann"
+        dialog = SettingsDialog(Settings())
+        qtbot.addWidget(dialog)
+        problem = dialog.voices.problem
+        print(f"a broken voice file, in Chinese: {problem.text()}")
+        assert not problem.isHidden() and "已另存为 broken.json.bad-" in problem.text()
+        assert dialog.voices.names() == [] and not (home / "voices" / "broken.json").exists()
+    finally:
+        i18n.install(qapp, "en")
