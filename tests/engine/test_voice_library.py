@@ -152,3 +152,13 @@ def test_a_remembered_speaker_is_named_in_a_later_file(engine, two_voices, tmp_p
     assert again.speakers[0] == "Host" and again.speakers[1:] == first.speakers[1:]
     plain = engine.transcribe(two_voices)
     assert plain.voice_prints == [] and lib.name_speakers(plain, voices) == []
+
+
+def test_loading_a_speech_model_as_the_speaker_model_is_refused_and_keeps_the_one_loaded(engine):
+    from tingji.errors import ModelError
+
+    before = engine.speaker_model
+    with pytest.raises(ModelError) as info:
+        engine.load_speaker_model(DEMO)
+    assert info.value.code == "speakers.not_a_speaker_model" and "\n" not in str(info.value)
+    assert engine.speaker_model is before
