@@ -246,24 +246,21 @@ class Engine:
                 self.recognizer.close()
                 raise
         self.speaker_model: SpeakerModel | None = None
+        # How a speaker model is loaded, now or later (`load_speaker_model`): as the model itself.
+        self._speaker_options = {
+            "provider": provider,
+            "device": device,
+            "policy": policy,
+            "threads": threads,
+            "exact": exact,
+            "graph_cache": graph_cache,
+        }
         if speaker_model is not None:
-            from .speakers.model import SpeakerModel
-
             try:
-                self.speaker_model = SpeakerModel(
-                    speaker_model,
-                    provider=provider,
-                    device=device,
-                    policy=policy,
-                    threads=threads,
-                    exact=exact,
-                    check_hashes=False,  # sizes only, as for the model itself
-                    graph_cache=graph_cache,
-                )
+                self.load_speaker_model(speaker_model)
             except BaseException:
                 self.recognizer.close()
                 raise
-            self.warnings.extend(w for w in self.speaker_model.warnings if w not in self.warnings)
         self.files = Lane("files", self, parks=True)
         self.live = Lane("live", self)
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
@@ -298,6 +295,22 @@ class Engine:
     def device(self) -> str:
         """The graphics adapter the model runs on, as people know it (DirectML); "" on the CPU."""
         return self.recognizer.device
+
+    def load_speaker_model(self, folder: str | os.PathLike[str]) -> None:
+        """Load a speaker model (family `campplus`) for the transcriptions that ask for speaker labels, on the
+        model's provider; one loaded before is closed. The app loads it when the first file asks; the caller
+        makes sure no transcription runs meanwhile.
+
+        Raises:
+            ModelError: The folder is not a usable speaker model.
+        """
+        from .speakers.model import SpeakerModel
+
+        loaded = SpeakerModel(folder, check_hashes=False, **self._speaker_options)  # sizes only, as for the model
+        if self.speaker_model is not None:
+            self.speaker_model.close()
+        self.speaker_model = loaded
+        self.warnings.extend(w for w in loaded.warnings if w not in self.warnings)
 
     def close(self) -> None:
         """Free the lanes' state, then the model. The caller makes sure no lane is in use."""
@@ -443,6 +456,7 @@ class Engine:
         if speakers is not None:
             with stage(timings, "speakers"):
                 result.speakers, notes = speakers.label(result.segments)
+                result.voice_prints = speakers.prints
             result.warnings.extend(notes)
         self._finish(result, seen[0], t_start, options)
         if stream is not None and not stream.complete:  # a damaged file: keep the text, say what is missing
