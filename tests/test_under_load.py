@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PREBUILT_TINY_MODEL
+from tests.support.once import SHARED_ENV, shared_folder
 from tests.support.paths import ROOT
 
 MARKER = "load_sensitive"
@@ -66,11 +67,16 @@ def _outcomes(junit: Path) -> dict[str, list[str]]:
 @pytest.mark.xdist_group("desktop")  # xdist: its child plays into the virtual microphone (tests/support/schedule.py)
 @pytest.mark.timeout(1100)  # the child's bound below, and then some: under tests/conftest.py's hung-test watchdog
 @pytest.mark.skipif(sys.platform == "win32", reason="the hogs are stopped with SIGTERM")
-def test_load_sensitive_tests_pass_with_every_core_busy(tiny_model: Path, tmp_path: Path) -> None:
+def test_load_sensitive_tests_pass_with_every_core_busy(
+    tiny_model: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     """17 tests; 260 s on 2 cores the first time, with other sessions' jobs on the machine as well."""
     files = _marked_files()
     assert files, f"no test is marked {MARKER}"
     env = {**os.environ, PREBUILT_TINY_MODEL: str(tiny_model)}  # exported already: not again under load
+    shared = shared_folder(request)
+    if shared is not None:  # under xdist: the other models the workers built (tests/support/once.py)
+        env[SHARED_ENV] = str(shared)
     junit = tmp_path / "junit.xml"
     cmd = [sys.executable, "-m", "pytest", "-m", MARKER, "-p", "no:cacheprovider", "-q", "--durations=0"]
     cmd += ["--basetemp", str(tmp_path / "basetemp"), "--junitxml", str(junit), *files]

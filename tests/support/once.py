@@ -8,18 +8,23 @@ wait, then all read it. A `.done` file, written last, names the result: a build 
 killed is never taken for a finished one (the next worker to ask builds it again).
 
 Only for results that no test changes (a model folder, a WAV file): each worker still gets its own
-copy of anything mutable. Without xdist (a developer's targeted run, the child pytest of
-tests/test_under_load.py) it is a plain build into `tmp_path_factory.mktemp(name)`.
+copy of anything mutable. Without xdist (a developer's targeted run) it is a plain build into
+`tmp_path_factory.mktemp(name)`, unless SHARED_ENV names the folder of a run this session belongs to:
+the child pytest of tests/test_under_load.py takes what its parent's workers built (or waits for it)
+instead of exporting the same models again beside its busy loops.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from filelock import FileLock
+
+SHARED_ENV = "TINGJI_TEST_BUILT_ONCE"
 
 
 def xdist_worker(config: pytest.Config) -> str | None:
@@ -40,10 +45,19 @@ def built_once(request: pytest.FixtureRequest, name: str, build: Callable[[Path]
         name: a name unique among these artefacts (a folder and lock file are named after it).
         build: makes the artefact inside the folder it is given and returns its path.
     """
-    factory: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
-    if xdist_worker(request.config) is None:
-        return build(factory.mktemp(name))
-    return build_shared(factory.getbasetemp().parent / "built-once", name, build)
+    shared = shared_folder(request)
+    if shared is None:
+        return build(request.getfixturevalue("tmp_path_factory").mktemp(name))
+    return build_shared(shared, name, build)
+
+
+def shared_folder(request: pytest.FixtureRequest) -> Path | None:
+    """Where this run's artefacts are built once (None: this session builds its own)."""
+    if xdist_worker(request.config) is not None:
+        factory: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
+        return factory.getbasetemp().parent / "built-once"
+    inherited = os.environ.get(SHARED_ENV)
+    return Path(inherited) if inherited else None
 
 
 def build_shared(shared: Path, name: str, build: Callable[[Path], Path]) -> Path:
