@@ -282,6 +282,35 @@ def run_windows(windows: list[np.ndarray], run: Callable[[np.ndarray], dict[str,
     return {"wall_s": time.perf_counter() - t_all, "per_window": per_window}
 
 
+def paired(
+    tingji: Callable[[np.ndarray], Any], peer: Callable[[np.ndarray], Any], samples: np.ndarray, reps: int, name: str
+) -> dict[str, Any]:
+    """Tingji and a peer (`name`: "peer", "sherpa") taking turns on the same samples, `reps` pairs.
+
+    On a shared machine the load changes from minute to minute; the ratio of two runs made back
+    to back is steadier than that of two stages made minutes apart. Each side runs once untimed
+    first, and which goes first alternates from pair to pair. Returns each side's seconds per
+    run, their medians and the median of the per-pair speed-ups (the peer's seconds over Tingji's).
+    """
+    tingji(samples)
+    peer(samples)
+    pairs = []
+    for i in range(reps):
+        times = {}
+        for who in ("tingji", name) if i % 2 == 0 else (name, "tingji"):
+            t = time.perf_counter()
+            (tingji if who == "tingji" else peer)(samples)
+            times[who] = time.perf_counter() - t
+        pairs.append(times)
+    return {
+        "tingji_s": [round(p["tingji"], 4) for p in pairs],
+        f"{name}_s": [round(p[name], 4) for p in pairs],
+        "tingji_median_s": statistics.median(p["tingji"] for p in pairs),
+        f"{name}_median_s": statistics.median(p[name] for p in pairs),
+        "speedup_median": statistics.median(p[name] / p["tingji"] for p in pairs),
+    }
+
+
 def vm_hwm_mb() -> float:
     """Peak resident set of this process (VmHWM), MB."""
     try:

@@ -46,6 +46,7 @@ from common import (  # noqa: E402
     build_checkpoint,
     export_is_current,
     machine,
+    paired,
     rss_now_mb,
     run_child,
     strip_private,
@@ -313,23 +314,7 @@ def stage_paired(a: dict[str, Any]) -> dict[str, Any]:
     }
     out: dict[str, Any] = {"peer": a["peer"], "threads": THREADS, "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY")}
     for name, (samples, tingji, reps) in cases.items():
-        tingji(samples)
-        peer(samples)
-        pairs = []
-        for i in range(reps):
-            times = {}
-            for who in ("tingji", "peer") if i % 2 == 0 else ("peer", "tingji"):
-                t = time.perf_counter()
-                (tingji if who == "tingji" else peer)(samples)
-                times[who] = time.perf_counter() - t
-            pairs.append(times)
-        out[name] = {
-            "tingji_s": [round(p["tingji"], 4) for p in pairs],
-            "peer_s": [round(p["peer"], 4) for p in pairs],
-            "tingji_median_s": float(np.median([p["tingji"] for p in pairs])),
-            "peer_median_s": float(np.median([p["peer"] for p in pairs])),
-            "speedup_median": float(np.median([p["peer"] / p["tingji"] for p in pairs])),
-        }
+        out[name] = paired(tingji, peer, samples, reps, "peer")
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
     engine.close()
     return out

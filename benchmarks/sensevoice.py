@@ -41,6 +41,7 @@ from common import (
     build_checkpoint,
     export_is_current,
     machine,
+    paired,
     rss_now_mb,
     run_child,
     strip_private,  # noqa: E402
@@ -215,21 +216,7 @@ def stage_paired(a: dict[str, Any]) -> dict[str, Any]:
         "60s": (_audio(a["audio"], 60.0), engine.transcribe, a["reps_long"]),
     }
     for name, (samples, tingji, reps) in cases.items():
-        tingji(samples)
-        sherpa(samples)
-        pairs = []
-        for i in range(reps):
-            times = {}
-            for who in ("tingji", "sherpa") if i % 2 == 0 else ("sherpa", "tingji"):
-                t = time.perf_counter()
-                (tingji if who == "tingji" else sherpa)(samples)
-                times[who] = time.perf_counter() - t
-            pairs.append(times)
-        out[name] = {
-            "tingji_s": [round(p["tingji"], 4) for p in pairs],
-            "sherpa_s": [round(p["sherpa"], 4) for p in pairs],
-            "speedup_median": float(np.median([p["sherpa"] / p["tingji"] for p in pairs])),
-        }
+        out[name] = paired(tingji, sherpa, samples, reps, "sherpa")
     engine.close()
     return out
 
