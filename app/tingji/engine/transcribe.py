@@ -50,6 +50,7 @@ from .vad import SAMPLE_RATE, SileroVad
 from .windows import Window, WindowPlanner, trimmed
 
 if TYPE_CHECKING:
+    from .punctuation import Punctuator
     from .speakers.model import SpeakerModel
 
 CancelLike = Callable[[], bool] | threading.Event | None
@@ -236,34 +237,7 @@ class Engine:
         self.capabilities = self.recognizer.capabilities
         self.decoder_device = self.recognizer.decoder_device
         self.warnings = self.recognizer.warnings  # load-time problems; a later GPU fallback adds to it
-        self.punctuator = None
-        if punctuation is not None and not self.capabilities.punctuation:
-            from .punctuation import Punctuator
-
-            try:
-                self.punctuator = Punctuator(punctuation, threads)
-            except BaseException:
-                self.recognizer.close()
-                raise
-        self.speaker_model: SpeakerModel | None = None
-        if speaker_model is not None:
-            from .speakers.model import SpeakerModel
-
-            try:
-                self.speaker_model = SpeakerModel(
-                    speaker_model,
-                    provider=provider,
-                    device=device,
-                    policy=policy,
-                    threads=threads,
-                    exact=exact,
-                    check_hashes=False,  # sizes only, as for the model itself
-                    graph_cache=graph_cache,
-                )
-            except BaseException:
-                self.recognizer.close()
-                raise
-            self.warnings.extend(w for w in self.speaker_model.warnings if w not in self.warnings)
+        self._load_helpers(punctuation, speaker_model, options)
         self.files = Lane("files", self, parks=True)
         self.live = Lane("live", self)
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
@@ -281,6 +255,40 @@ class Engine:
         if tune_process:
             map_large_blocks()  # only after loading, whose many large blocks the heaps serve faster (engine.heap)
         self.load_s = time.perf_counter() - t0
+
+    def _load_helpers(
+        self,
+        punctuation: str | os.PathLike[str] | None,
+        speaker_model: str | os.PathLike[str] | None,
+        options: LoadOptions,
+    ) -> None:
+        """The punctuation model (for a model that writes no punctuation of its own) and the speaker model,
+        where the options name them, on the model's provider and threads; a failure closes the recognizer."""
+        self.punctuator: Punctuator | None = None
+        self.speaker_model: SpeakerModel | None = None
+        try:
+            if punctuation is not None and not self.capabilities.punctuation:
+                from .punctuation import Punctuator
+
+                self.punctuator = Punctuator(punctuation, options.threads)
+            if speaker_model is not None:
+                from .speakers.model import SpeakerModel
+
+                self.speaker_model = SpeakerModel(
+                    speaker_model,
+                    provider=options.provider,
+                    device=options.device,
+                    policy=options.policy,
+                    threads=options.threads,
+                    exact=options.exact,
+                    check_hashes=False,  # sizes only, as for the model itself
+                    graph_cache=options.graph_cache,
+                )
+        except BaseException:
+            self.recognizer.close()
+            raise
+        if self.speaker_model is not None:
+            self.warnings.extend(w for w in self.speaker_model.warnings if w not in self.warnings)
 
     def build_caches(self) -> None:
         """Build what later loads of this model reuse (the model manager calls it at install, beside
