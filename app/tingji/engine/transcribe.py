@@ -50,6 +50,7 @@ from .vad import SAMPLE_RATE, SileroVad
 from .windows import Window, WindowPlanner, trimmed
 
 if TYPE_CHECKING:
+    from .punctuation import Punctuator
     from .speakers.model import SpeakerModel
 
 CancelLike = Callable[[], bool] | threading.Event | None
@@ -236,31 +237,7 @@ class Engine:
         self.capabilities = self.recognizer.capabilities
         self.decoder_device = self.recognizer.decoder_device
         self.warnings = self.recognizer.warnings  # load-time problems; a later GPU fallback adds to it
-        self.punctuator = None
-        if punctuation is not None and not self.capabilities.punctuation:
-            from .punctuation import Punctuator
-
-            try:
-                self.punctuator = Punctuator(punctuation, threads)
-            except BaseException:
-                self.recognizer.close()
-                raise
-        self.speaker_model: SpeakerModel | None = None
-        # How a speaker model is loaded, now or later (`load_speaker_model`): as the model itself.
-        self._speaker_options = {
-            "provider": provider,
-            "device": device,
-            "policy": policy,
-            "threads": threads,
-            "exact": exact,
-            "graph_cache": graph_cache,
-        }
-        if speaker_model is not None:
-            try:
-                self.load_speaker_model(speaker_model)
-            except BaseException:
-                self.recognizer.close()
-                raise
+        self._load_helpers(punctuation, speaker_model, options)
         self.files = Lane("files", self, parks=True)
         self.live = Lane("live", self)
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
@@ -278,6 +255,36 @@ class Engine:
         if tune_process:
             map_large_blocks()  # only after loading, whose many large blocks the heaps serve faster (engine.heap)
         self.load_s = time.perf_counter() - t0
+
+    def _load_helpers(
+        self,
+        punctuation: str | os.PathLike[str] | None,
+        speaker_model: str | os.PathLike[str] | None,
+        options: LoadOptions,
+    ) -> None:
+        """The punctuation model (for a model that writes no punctuation of its own) and the speaker model,
+        when asked for, on the model's provider and threads; a failure closes the recognizer."""
+        self.punctuator: Punctuator | None = None
+        self.speaker_model: SpeakerModel | None = None
+        # How a speaker model is loaded, now or later (`load_speaker_model`): as the model itself.
+        self._speaker_options = {
+            "provider": options.provider,
+            "device": options.device,
+            "policy": options.policy,
+            "threads": options.threads,
+            "exact": options.exact,
+            "graph_cache": options.graph_cache,
+        }
+        try:
+            if punctuation is not None and not self.capabilities.punctuation:
+                from .punctuation import Punctuator
+
+                self.punctuator = Punctuator(punctuation, options.threads)
+            if speaker_model is not None:
+                self.load_speaker_model(speaker_model)
+        except BaseException:
+            self.recognizer.close()
+            raise
 
     def build_caches(self) -> None:
         """Build what later loads of this model reuse (the model manager calls it at install, beside
