@@ -25,14 +25,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", required=True, type=Path, help="folder for the checkpoint in the official layout")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--speakers", type=int, default=240, help="training voices")
-    ap.add_argument("--steps", type=int, default=200, help="optimizer steps of 64 windows")
+    ap.add_argument("--steps", type=int, default=180, help="optimizer steps of 64 windows")
+    ap.add_argument("--margin", type=float, default=0.2, help="the AAM-softmax margin reached (0: plain softmax)")
     args = ap.parse_args(argv)
     t = time.perf_counter()
 
     def log(line: str) -> None:
         print(f"[{time.perf_counter() - t:7.1f} s] {line}", flush=True)
 
-    run(args.out, args.work, seed=args.seed, speakers=args.speakers, steps=args.steps, log=log)
+    run(args.out, args.work, seed=args.seed, speakers=args.speakers, steps=args.steps, margin=args.margin, log=log)
     log(f"done: {args.out}")
     return 0
 
