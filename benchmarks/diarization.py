@@ -272,8 +272,8 @@ def voice_scores(recordings_per_voice: int = 3, seed: int = 5) -> dict[str, Any]
     pairs = list(itertools.combinations(range(len(who)), 2))
     same = np.array([cos[i, j] for i, j in pairs if who[i] == who[j]])
     diff = np.array([cos[i, j] for i, j in pairs if who[i] != who[j]])
-    threshold = float(np.ceil(100 * (diff.max() + same.min()) / 2) / 100)
-    threshold = max(threshold, float(np.ceil(100 * diff.max() + 1) / 100))  # above every different-voice pair
+    top, low = float(diff.max()), float(same.min())
+    threshold = max(round(np.ceil(100 * (top + low) / 2) / 100, 2), round(np.ceil(100 * top + 1) / 100, 2))
     return {
         "voices": len(held_out),
         "recordings_per_voice": recordings_per_voice,
