@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--speakers", type=int, default=240, help="training voices")
     ap.add_argument("--steps", type=int, default=180, help="optimizer steps of 64 windows")
-    ap.add_argument("--margin", type=float, default=0.2, help="the AAM-softmax margin reached (0: plain softmax)")
+    ap.add_argument("--margin", type=float, default=0.0, help="the AAM-softmax margin reached (0: plain softmax)")
     args = ap.parse_args(argv)
     t = time.perf_counter()
 
