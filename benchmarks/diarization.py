@@ -70,9 +70,13 @@ def build(cache: Path, quick: bool, file: Path, log: Callable[[str], None] = pri
         log: where progress lines go.
     """
     import soundfile as sf
-    from tiny_campplus import make_checkpoint
+    from tiny_campplus import WEIGHTS_NAME, make_checkpoint
 
-    ckpt = build_checkpoint(cache, make_checkpoint, quick, "CAM++", log)
+    ckpt = cache / "checkpoint"
+    if not (ckpt / WEIGHTS_NAME).is_file():  # common.build_checkpoint looks for a model.pt, which CAM++ has not
+        log(f"building {'tiny' if quick else 'full-size'} CAM++ checkpoint in {ckpt}")
+        shutil.rmtree(ckpt, ignore_errors=True)
+        make_checkpoint(ckpt, seed=0, full_size=not quick)
     model = cache / "model"
     if not (model / "manifest.json").is_file():
         shutil.rmtree(model, ignore_errors=True)
