@@ -38,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import diarization  # noqa: E402
 import funasr_runtime  # noqa: E402
 import int8_accuracy  # noqa: E402
 import paraformer  # noqa: E402
@@ -104,6 +105,9 @@ def build(cache: Path, quick: bool, sensevoice_too: bool = True, qwen3_too: bool
             paraformer.build(cache / "paraformer", quick, log, long_audio=built["audio"]) if sensevoice_too else None
         )
         built["qwen3_asr"] = qwen3_asr.build(cache, quick, log=log) if qwen3_too else None
+        built["diarization"] = (
+            diarization.build(cache / "campplus", quick, built["audio"], log) if sensevoice_too else None
+        )
         return built
 
     # Import what both sides use before they start: two threads importing one package at once
@@ -127,6 +131,8 @@ def build(cache: Path, quick: bool, sensevoice_too: bool = True, qwen3_too: bool
         side = pool.submit(others)
         built = build_nano(cache, quick, 2)
         built["sensevoice"], built["paraformer"], built["qwen3_asr"] = side.result()
+    # CAM++ after Nano's file exists: the speakers step is timed on that file.
+    built["diarization"] = diarization.build(cache / "campplus", quick, built["audio"], log) if sensevoice_too else None
     return built
 
 
@@ -369,6 +375,9 @@ def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = No
     summary.update(sensevoice.summary(res["sensevoice"]))
     res["paraformer"] = paraformer.measure(built["paraformer"], quick, log)
     summary.update(paraformer.summary(res["paraformer"]))
+    # Speaker labels beside Nano int8 on the same file (benchmarks/diarization.py).
+    res["diarization"] = diarization.measure(built["diarization"], models[PRIMARY], log)
+    summary.update(diarization.summary(res["diarization"]))
     res["summary"] = summary
     return res
 
@@ -475,7 +484,7 @@ def measure_peer_only(built: dict[str, Any], quick: bool, peer: dict[str, Any]) 
 
 def goals(summary: dict[str, Any]) -> dict[str, Any]:
     out = {}
-    optional = {**sensevoice.GOALS, **paraformer.GOALS}
+    optional = {**sensevoice.GOALS, **paraformer.GOALS, **diarization.GOALS}
     measured = {k: g for k, g in optional.items() if k in summary}  # sherpa-onnx is optional
     for key, (op, target) in {**GOALS, **measured}.items():
         v = summary[key]
@@ -647,6 +656,7 @@ def markdown(doc: dict[str, Any]) -> str:
     lines += peer_markdown(r)
     lines += sensevoice.markdown(r["sensevoice"], doc["summary"])
     lines += paraformer.markdown(r["paraformer"], doc["summary"])
+    lines += diarization.markdown(r["diarization"], doc["summary"])
     lines.append("")
     return "\n".join(lines)
 
@@ -745,6 +755,7 @@ def main(argv: list[str] | None = None) -> int:
         from stages import STAGES
 
         stages = {**STAGES, **sensevoice.STAGES, **paraformer.STAGES, **QWEN3_STAGES, **int8_accuracy.STAGES}
+        stages.update(diarization.STAGES)
         result = {**stages, **funasr_runtime.STAGES}[args.child](json.loads(args.child_args))
         Path(args.child_out).write_text(json.dumps(strip_private(result)))
         return 0

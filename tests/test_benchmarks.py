@@ -108,6 +108,12 @@ def test_quick_run_writes_all_keys(tmp_path):
         assert _positive(doc.get(key)), (key, doc.get(key))
     assert doc["punctuation_share_of_file"] < 1 and r["paraformer"]["file"]["punctuation_loaded"]
     assert "## Paraformer-zh" in md and "| paraformer_peak_rss_mb |" in md
+    # Speaker labels beside Nano int8 on the same file (issue 33).
+    for key in ("diarization_share_of_file", "diarization_60min_s", "diarization_peak_rss_delta_mb"):
+        assert isinstance(doc.get(key), (int, float)) and math.isfinite(doc[key]), (key, doc.get(key))
+    # (the tiny Nano transcribes faster than the tiny CAM++ labels: a quick run's share is above 1)
+    assert doc["diarization_share_of_file"] > 0 and doc["diarization_60min_s"] > 0
+    assert r["diarization"]["hour"]["windows"] > 20 and "## Speaker labels" in md
     # Each sherpa-onnx peer runs where its module finds what it needs (SenseVoice's also needs local copies of
     # two repositories), and otherwise says why in one line.
     import sherpa_paraformer

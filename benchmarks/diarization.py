@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""Speaker labels: their cost beside a transcription, a 60-minute file's speakers, and the voice-match threshold.
+
+    python benchmarks/diarization.py [--quick] [--write]   # this step alone; prints the summary
+    python benchmarks/diarization.py --voices [--write]    # same/different-voice scores of the demo speaker model
+    python benchmarks/run.py                               # everything, speakers included
+
+Builds (once, cached under benchmarks/.cache/{full,quick}/campplus/) a
+random-weight CAM++ checkpoint (the release's sizes; tiny with --quick) and
+its export. Each stage runs in its own child process with 2 threads:
+
+* the file: Fun-ASR-Nano int8 transcribing the 5-minute espeak-ng file (run.py's; 40 s with --quick), once
+  without a speaker model and once with it and speakers "auto": the speakers step's time (embedding each
+  window's speech as it goes by, clustering and labelling at the end) as a share of the plain
+  transcription's wall time, and the difference of the two processes' peak RSS;
+* 60 minutes: the same file twelve times over (two with --quick), cut into windows by the engine's VAD as
+  `Engine.transcribe` does, through the speakers step alone (`SpeakerLabels`: embeddings, then auto-count
+  clustering of every window): its time, and how much of it the clustering took.
+
+Random weights time the work the real model does (same graph, same window
+count); their labels mean nothing. `--voices` uses the trained demo speaker
+model (tests/fixtures/models/speaker-demo) on its held-out voices instead:
+voice prints of each voice in three recordings, the cosine of every
+same-voice and different-voice pair, and the voice library's threshold
+chosen from them (midway between the highest different-voice score and the
+lowest same-voice score; above the highest different-voice score, so no
+held-out voice is taken for another).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import BENCH, build_checkpoint, machine, rss_now_mb, run_child, strip_private, vm_hwm_mb  # noqa: E402
+
+THREADS = 2
+SAMPLE_RATE = 16000
+GOALS = {  # issue 33
+    "diarization_share_of_file": ("<=", 0.05),
+    "diarization_peak_rss_delta_mb": ("<=", 60.0),
+    "diarization_60min_s": ("<=", 15.0),
+}
+ROOT = Path(__file__).resolve().parents[1]
+SPEAKER_DEMO = ROOT / "tests" / "fixtures" / "models" / "speaker-demo"
+
+
+# -- building ---------------------------------------------------------------------------------
+
+
+def build(cache: Path, quick: bool, file: Path, log: Callable[[str], None] = print) -> dict[str, Any]:
+    """The CAM++ checkpoint and export (cached), and the long file repeated to 60 minutes (2 copies with quick).
+
+    Args:
+        cache: this step's cache folder.
+        quick: the tiny CAM++ instead of the release's size.
+        file: the file whose transcription the speakers step is compared with (run.py's 5-minute file).
+        log: where progress lines go.
+    """
+    import soundfile as sf
+    from tiny_campplus import WEIGHTS_NAME, make_checkpoint
+
+    ckpt = cache / "checkpoint"
+    if not (ckpt / WEIGHTS_NAME).is_file():  # common.build_checkpoint looks for a model.pt, which CAM++ has not
+        log(f"building {'tiny' if quick else 'full-size'} CAM++ checkpoint in {ckpt}")
+        shutil.rmtree(ckpt, ignore_errors=True)
+        make_checkpoint(ckpt, seed=0, full_size=not quick)
+    model = cache / "model"
+    if not (model / "manifest.json").is_file():
+        shutil.rmtree(model, ignore_errors=True)
+        log("exporting CAM++")
+        import subprocess
+
+        cmd = [sys.executable, "-m", "tingji", "export-model", "--source", str(ckpt), "--out", str(model)]
+        subprocess.run(cmd, check=True, capture_output=True)
+    copies = 2 if quick else 12
+    long = cache / f"long-x{copies}.wav"
+    if not long.is_file():
+        x, sr = sf.read(str(file), dtype="float32")
+        sf.write(str(long), np.tile(x, copies), sr)
+    return {"model": str(model), "file": str(file), "long": str(long), "quick": quick}
+
+
+# -- stages (child processes) -----------------------------------------------------------------
+
+
+def stage_file(a: dict[str, Any]) -> dict[str, Any]:
+    """Fun-ASR-Nano transcribing the file, with (speakers "auto") or without a speaker model."""
+    from tingji.engine import Engine, TranscribeOptions
+
+    engine = Engine(a["nano"], provider="cpu", threads=THREADS, speaker_model=a.get("speaker_model"))
+    options = TranscribeOptions(speakers="auto" if a.get("speaker_model") else "off")
+    t = time.perf_counter()
+    tr = engine.transcribe(a["file"], options)
+    wall = time.perf_counter() - t
+    out = {
+        "wall_s": round(wall, 3),
+        "audio_s": round(tr.duration, 2),
+        "speakers_s": round(tr.timings.get("speakers", 0.0), 4),
+        "speakers": len(tr.speakers),
+        "timings": {k: round(v, 4) for k, v in tr.timings.items()},
+        "peak_rss_mb": round(vm_hwm_mb(), 1),
+        "rss_end_mb": rss_now_mb(),
+    }
+    engine.close()
+    return out
+
+
+def stage_hour(a: dict[str, Any]) -> dict[str, Any]:
+    """The speakers step alone over the long file's VAD windows, as `Engine.transcribe` feeds it."""
+    import soundfile as sf
+
+    from tingji.engine.speakers.labels import SpeakerLabels
+    from tingji.engine.speakers.model import SpeakerModel
+    from tingji.engine.transcript import Segment
+    from tingji.engine.vad import SileroVad
+    from tingji.engine.windows import WindowPlanner
+
+    samples, _ = sf.read(a["long"], dtype="float32")
+    planner = WindowPlanner(SileroVad(), max_s=60.0)
+    windows = [*planner.feed(samples), *planner.finish()]
+    model = SpeakerModel(a["model"], provider="cpu", threads=THREADS)
+    labels = SpeakerLabels(model)
+    t = time.perf_counter()
+    for w in windows:
+        labels.add(w.samples, w.start, w.speech)
+    embed_s = time.perf_counter() - t
+    segments = [Segment(w.start_s + s, w.start_s + e, "x") for w in windows for s, e in w.speech]
+    t = time.perf_counter()
+    names, _ = labels.label(segments)
+    label_s = time.perf_counter() - t
+    return {
+        "audio_s": round(len(samples) / SAMPLE_RATE, 1),
+        "windows": len(labels.windows),
+        "speech_s": round(labels.speech_s, 1),
+        "embed_s": round(embed_s, 3),
+        "cluster_and_label_s": round(label_s, 3),
+        "total_s": round(embed_s + label_s, 3),
+        "speakers": len(names),
+    }
+
+
+STAGES = {"dz_file": stage_file, "dz_hour": stage_hour}
+
+
+# -- measuring and reporting ------------------------------------------------------------------
+
+
+def nano_int8(cache: Path, quick: bool, build_model: bool = True) -> tuple[Path | None, Path]:
+    """Fun-ASR-Nano's int8 export (run.py's PRIMARY, in run.py's cache folders; None without `build_model`) and
+    its long file, for a run of this step alone: the other two configurations are not built."""
+    import run
+    from export_probe import probe_export
+    from make_tiny_checkpoint import make_checkpoint
+    from speech import make_long
+
+    seconds = 40 if quick else 300
+    audio = make_long(cache / "audio" / f"long{seconds}.wav", seconds)
+    if not build_model:
+        return None, audio
+    ckpt = build_checkpoint(cache, make_checkpoint, quick, "Fun-ASR-Nano", run.log)
+    folder = cache / run.PRIMARY
+    precision, quant = run.CONFIGS[run.PRIMARY]
+    if not run.export_is_current(folder, precision):
+        shutil.rmtree(folder, ignore_errors=True)
+        run.log(f"exporting {run.PRIMARY}")
+        stats = probe_export(ckpt, folder, precision, quant)
+        if stats["returncode"] != 0:
+            raise RuntimeError("export failed:\n" + "\n".join(stats.get("stderr_tail", [])))
+    return folder, audio
+
+
+def measure(
+    built: dict[str, Any], nano: Path | None, log: Callable[[str], None] = print, hour_only: bool = False
+) -> dict[str, Any]:
+    """The three stages; `nano` is the Fun-ASR-Nano int8 model folder (with `hour_only`, the 60-minute stage only)."""
+    res: dict[str, Any] = {"weights": "tiny" if built["quick"] else "full-size"}
+    if not hour_only:
+        base = {"nano": str(nano), "file": built["file"]}
+        log("speakers: the file without speakers")
+        res["plain"] = run_child("dz_file", base, log=log)
+        log("speakers: the file with speakers (auto)")
+        res["labelled"] = run_child("dz_file", {**base, "speaker_model": built["model"]}, log=log)
+    log("speakers: the long file, speakers step alone")
+    res["hour"] = run_child("dz_hour", {"model": built["model"], "long": built["long"]}, log=log)
+    return res
+
+
+def summary(res: dict[str, Any]) -> dict[str, Any]:
+    """The figures latest.json carries at the top level; the 60-minute figure scaled from 2 copies with quick."""
+    hour = res["hour"]
+    per_hour = 3600.0 / hour["audio_s"]
+    out = {
+        "diarization_60min_s": hour["total_s"] * per_hour,
+        "diarization_60min_cluster_s": hour["cluster_and_label_s"] * per_hour,
+        "diarization_60min_windows": round(hour["windows"] * per_hour),
+    }
+    if "plain" in res:
+        plain, labelled = res["plain"], res["labelled"]
+        out["diarization_share_of_file"] = labelled["speakers_s"] / plain["wall_s"]
+        out["diarization_peak_rss_delta_mb"] = labelled["peak_rss_mb"] - plain["peak_rss_mb"]
+    return out
+
+
+def goals(summ: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for key, (op, target) in GOALS.items():
+        if key in summ:
+            v = summ[key]
+            out[key] = {"value": v, "goal": f"{op} {target}", "met": bool(v >= target if op == ">=" else v <= target)}
+    return out
+
+
+def markdown(res: dict[str, Any], summ: dict[str, Any]) -> list[str]:
+    hour = res["hour"]
+    lines = ["", f"## Speaker labels (CAM++, {res['weights']} random weights, 2 threads)", ""]
+    if "plain" in res:
+        plain, labelled = res["plain"], res["labelled"]
+        lines.append(
+            f"The {plain['audio_s']:.0f} s file with Fun-ASR-Nano int8: {plain['wall_s']:.2f} s without speakers; "
+            f"with speakers (auto) the speakers step took {labelled['speakers_s']:.2f} s = "
+            f"{summ['diarization_share_of_file']:.1%} of that; peak RSS {plain['peak_rss_mb']:.0f} -> "
+            f"{labelled['peak_rss_mb']:.0f} MB ({summ['diarization_peak_rss_delta_mb']:+.0f} MB)."
+        )
+    lines.append(
+        f"{hour['audio_s']:.0f} s of audio ({hour['windows']} windows): embeddings {hour['embed_s']:.2f} s, "
+        f"clustering and labels {hour['cluster_and_label_s']:.2f} s; 60 minutes: "
+        f"{summ['diarization_60min_s']:.1f} s (clustering {summ['diarization_60min_cluster_s']:.1f} s)."
+    )
+    return lines
+
+
+# -- the voice-match threshold (the trained demo speaker model) -------------------------------
+
+
+def voice_scores(recordings_per_voice: int = 3, seed: int = 5) -> dict[str, Any]:
+    """Cosines of the held-out voices' prints, same voice and different voices, and the threshold they give."""
+    from speaker_demo import voices
+
+    from tingji.engine.speakers import diarize
+    from tingji.engine.speakers.model import SpeakerModel
+    from tingji.engine.vad import SileroVad
+    from tingji.engine.windows import WindowPlanner
+
+    model = SpeakerModel(SPEAKER_DEMO, provider="cpu", threads=THREADS)
+    vad = SileroVad()
+    prints, who = [], []
+    held_out = voices.held_out_voices()
+    for v, recs in enumerate(voices.recordings(held_out, per_voice=recordings_per_voice, seed=seed)):
+        for samples in recs:
+            planner = WindowPlanner(vad, max_s=len(samples) / SAMPLE_RATE + 1)
+            spans = [
+                (w.start + round(a * SAMPLE_RATE), w.start + round(b * SAMPLE_RATE))
+                for w in [*planner.feed(samples), *planner.finish()]
+                for a, b in w.speech
+            ]
+            wins = diarize.windows(spans)
+            emb = model.embed([diarize.window_audio(samples, w, model.window_samples) for w in wins])
+            prints.append((emb / np.linalg.norm(emb, axis=1, keepdims=True)).mean(axis=0))
+            who.append(v)
+    unit = np.stack(prints)
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    cos = unit @ unit.T
+    pairs = list(itertools.combinations(range(len(who)), 2))
+    same = np.array([cos[i, j] for i, j in pairs if who[i] == who[j]])
+    diff = np.array([cos[i, j] for i, j in pairs if who[i] != who[j]])
+    top, low = float(diff.max()), float(same.min())
+    threshold = max(round(np.ceil(100 * (top + low) / 2) / 100, 2), round(np.ceil(100 * top + 1) / 100, 2))
+    return {
+        "voices": len(held_out),
+        "recordings_per_voice": recordings_per_voice,
+        "same_pairs": len(same),
+        "different_pairs": len(diff),
+        "same_min": round(float(same.min()), 4),
+        "same_median": round(float(np.median(same)), 4),
+        "different_max": round(float(diff.max()), 4),
+        "different_median": round(float(np.median(diff)), 4),
+        "same_histogram": np.histogram(same, bins=10, range=(-1, 1))[0].tolist(),
+        "different_histogram": np.histogram(diff, bins=10, range=(-1, 1))[0].tolist(),
+        "voice_match_threshold": threshold,
+        "false_accepts": int((diff >= threshold).sum()),
+        "false_rejects": int((same < threshold).sum()),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="tiny models, the 40 s file")
+    ap.add_argument("--voices", action="store_true", help="the voice-match scores of the demo speaker model instead")
+    ap.add_argument("--cache-dir", type=Path, default=BENCH / ".cache")
+    ap.add_argument(
+        "--hour-only", action="store_true", help="only the 60-minute speakers figure (needs no Fun-ASR-Nano build)"
+    )
+    ap.add_argument("--write", action="store_true", help="merge the figures into results/latest.json (not --quick)")
+    args = ap.parse_args(argv)
+    if args.voices:
+        summ = voice_scores()
+        section = "voice_match"
+        doc = {"machine": machine(), "date": time.strftime("%Y-%m-%d %H:%M"), **summ}
+        top = {"voice_match_threshold": summ["voice_match_threshold"]}
+    else:
+        import run
+
+        cache = args.cache_dir / ("quick" if args.quick else "full")
+        nano, audio = nano_int8(cache, args.quick, build_model=not args.hour_only)
+        built = build(cache / "campplus", args.quick, audio, run.log)
+        res = measure(built, nano, run.log, hour_only=args.hour_only)
+        summ = summary(res)
+        section = "diarization"
+        doc = {"machine": machine(), "load": os.getloadavg(), "summary": summ, "goals": goals(summ), "results": res}
+        doc["date"] = time.strftime("%Y-%m-%d %H:%M")
+        top = summ
+        print("\n".join(markdown(res, summ)))
+    print(json.dumps(strip_private(doc), indent=2, default=str))
+    if args.write and not args.quick:
+        path = BENCH / "results" / "latest.json"
+        latest = json.loads(path.read_text())
+        latest.update(top)
+        latest.setdefault("summary", {}).update(top)
+        latest[section] = strip_private(doc)
+        path.write_text(json.dumps(latest, indent=2, default=str) + "\n")
+        print(f"wrote {path}", file=sys.stderr)
+    elif args.write:
+        print("not written: --quick runs are checks, not figures", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
