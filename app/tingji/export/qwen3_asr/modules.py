@@ -40,6 +40,17 @@ from ..layers import MASK_BIAS, layer_norm
 CONV_PARTS = 32  # slices the chunk batch is convolved in (peak memory; see AudioTower.forward)
 
 
+def conv_parts(n: int | torch.SymInt) -> list[int | torch.SymInt]:
+    """Sizes of the CONV_PARTS slices of `n` chunks: (n + k) // CONV_PARTS for k = 0..CONV_PARTS-1.
+
+    They add up to n (Hermite's identity) and none is over ceil(n / CONV_PARTS), so peak memory is that of
+    equal slices. Each size is one floor division of n: the exporter's symbolic shapes reason about that
+    far faster than about `x[k * step : (k + 1) * step]`, whose size is a min/max of running offsets and
+    made the tiny model's dynamic export several times slower.
+    """
+    return [(n + k) // CONV_PARTS for k in range(CONV_PARTS)]
+
+
 @dataclass(frozen=True)
 class EncoderDims:
     """The sizes of a Qwen3-ASR audio tower (the checkpoint's `thinker_config.audio_config`)."""
@@ -145,7 +156,9 @@ class Windows:
         return F.pad(x, (0, 0, 0, self.pad)).unflatten(1, (self.groups, self.window)).flatten(0, 1)
 
     def merge(self, x: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
-        return x.unflatten(0, (-1, self.groups)).flatten(1, 2).narrow(1, 0, like.shape[1])
+        # Every size spelt out, no -1: the exporter need not divide symbolic sizes to infer one.
+        batch, rows, width = like.shape
+        return x.reshape(batch, self.groups * self.window, width).narrow(1, 0, rows)
 
 
 class AudioTower(nn.Module):
@@ -178,19 +191,20 @@ class AudioTower(nn.Module):
     def forward(self, mel: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor]:
         d = self.dims
         size = d.chunk_frames
-        frames = mel.shape[1]
+        batch, frames = mel.shape[0], mel.shape[1]
         chunks = (frames + size - 1) // size
         mask = F.pad(mask.float(), (0, chunks * size - frames))
         x = F.pad(mel, (0, 0, 0, chunks * size - frames)) * mask.unsqueeze(-1).to(mel.dtype)
-        # [B, C*F, M] -> [B*C, 1, M, F]: each chunk an image of mel bins x frames.
-        x = x.unflatten(1, (chunks, size)).flatten(0, 1).transpose(1, 2).unsqueeze(1)
+        # [B, C*F, M] -> [B*C, 1, M, F]: each chunk an image of mel bins x frames (contiguous, so that
+        # the exporter sees plain slices of it below; the graph holds no extra node for it).
+        x = x.unflatten(1, (chunks, size)).flatten(0, 1).transpose(1, 2).unsqueeze(1).contiguous()
         # The first convolution's output (480 channels at half the resolution each way) is 120 times
         # the mel: 368 MB for 60 s in fp32. Run the chunks in CONV_PARTS slices, one after the other,
         # so only a slice's intermediates are alive at once (a static count of slices: no loop in the graph).
-        step = (x.shape[0] + CONV_PARTS - 1) // CONV_PARTS
-        x = torch.cat([self.downsample(x[k * step : (k + 1) * step]) for k in range(CONV_PARTS)])
+        x = torch.cat([self.downsample(part) for part in torch.split(x, conv_parts(x.shape[0]))])
         x = self.conv_out(x.permute(0, 3, 1, 2).flatten(2)) + self.positions.to(x.dtype)
-        x = x.unflatten(0, (-1, chunks)).flatten(1, 2)  # [B, C*13, D]
+        # [B*C, 13, D] -> [B, C*13, D], the sizes spelt out: the slices' summed size is not divided by C.
+        x = x.reshape(batch, chunks * d.chunk_tokens, d.d_model)
         # Token j of a chunk is valid when frame 8j is (valid frames are a prefix of the chunk).
         tokens = mask.unflatten(1, (chunks, size))[:, :, ::8].flatten(1)  # [B, C*13]
         windows = Windows(tokens, (chunks + d.window_chunks - 1) // d.window_chunks, d.window_chunks * d.chunk_tokens)
