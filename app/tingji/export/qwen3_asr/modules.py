@@ -40,17 +40,6 @@ from ..layers import MASK_BIAS, layer_norm
 CONV_PARTS = 32  # slices the chunk batch is convolved in (peak memory; see AudioTower.forward)
 
 
-def conv_parts(n: int | torch.SymInt) -> list[int | torch.SymInt]:
-    """Sizes of the CONV_PARTS slices of `n` chunks: (n + k) // CONV_PARTS for k = 0..CONV_PARTS-1.
-
-    They add up to n (Hermite's identity) and none is over ceil(n / CONV_PARTS), so peak memory is that of
-    equal slices. Each size is one floor division of n: the exporter's symbolic shapes reason about that
-    far faster than about `x[k * step : (k + 1) * step]`, whose size is a min/max of running offsets and
-    made the tiny model's dynamic export several times slower.
-    """
-    return [(n + k) // CONV_PARTS for k in range(CONV_PARTS)]
-
-
 @dataclass(frozen=True)
 class EncoderDims:
     """The sizes of a Qwen3-ASR audio tower (the checkpoint's `thinker_config.audio_config`)."""
@@ -201,9 +190,13 @@ class AudioTower(nn.Module):
         # The first convolution's output (480 channels at half the resolution each way) is 120 times
         # the mel: 368 MB for 60 s in fp32. Run the chunks in CONV_PARTS slices, one after the other,
         # so only a slice's intermediates are alive at once (a static count of slices: no loop in the graph).
-        x = torch.cat([self.downsample(part) for part in torch.split(x, conv_parts(x.shape[0]))])
+        # (Slices, not torch.split with sizes computed from B*C: DirectML gets such a Split's outputs wrong
+        # when the graph runs at a pinned shorter length, tests/windows/test_dml_graphs.py.)
+        step = (x.shape[0] + CONV_PARTS - 1) // CONV_PARTS
+        x = torch.cat([self.downsample(x[k * step : (k + 1) * step]) for k in range(CONV_PARTS)])
         x = self.conv_out(x.permute(0, 3, 1, 2).flatten(2)) + self.positions.to(x.dtype)
-        # [B*C, 13, D] -> [B, C*13, D], the sizes spelt out: the slices' summed size is not divided by C.
+        # [B*C, 13, D] -> [B, C*13, D], the sizes spelt out (not -1): the exporter's symbolic shapes would
+        # otherwise carry the 32 slices' summed min/max sizes through every later op (several times slower).
         x = x.reshape(batch, chunks * d.chunk_tokens, d.d_model)
         # Token j of a chunk is valid when frame 8j is (valid frames are a prefix of the chunk).
         tokens = mask.unflatten(1, (chunks, size))[:, :, ::8].flatten(1)  # [B, C*13]
