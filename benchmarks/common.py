@@ -9,16 +9,19 @@ child's CPU time and how much CPU the rest of the machine used meanwhile
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -67,6 +70,20 @@ def strip_private(d: Any) -> Any:
     if isinstance(d, list):
         return [strip_private(v) for v in d]
     return d
+
+
+def read_audio(path: str, seconds: float | None = None) -> np.ndarray:
+    """The first `seconds` (None: all) of a 16 kHz file, float32 samples."""
+    import soundfile as sf
+
+    x, sr = sf.read(path, dtype="float32", frames=-1 if seconds is None else int(seconds * SAMPLE_RATE))
+    assert sr == SAMPLE_RATE
+    return x
+
+
+def timed_summary(t: dict[str, Any]) -> dict[str, Any]:
+    """A `timed` result for the record: without its private keys, floats to 5 places."""
+    return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in t.items() if not k.startswith("_")}
 
 
 def _proc_stat_busy() -> float:
@@ -152,9 +169,25 @@ def others_cores(seconds: float = 3.0) -> float:
     return (_proc_stat_busy() - b0) / (time.perf_counter() - t0)
 
 
-# Set by run.py --quiet-below / --quiet-wait; sample_s: how long each look at the other jobs lasts
-# (run.py --quick takes a shorter look when it does not wait for quiet: it only records the figure).
+# Set by the scripts' --quiet-below / --quiet-wait (add_quiet_options); sample_s: how long each look at the other
+# jobs lasts (run.py --quick takes a shorter look when it does not wait for quiet: it only records the figure).
 QUIET: dict[str, Any] = {"cores": None, "max_wait_s": 0.0, "sample_s": 3.0}
+
+
+def add_quiet_options(ap: argparse.ArgumentParser) -> None:
+    """A script's --quiet-below and --quiet-wait; `use_quiet_options` puts what was given into QUIET."""
+    ap.add_argument(
+        "--quiet-below",
+        type=float,
+        default=None,
+        metavar="CORES",
+        help="before each stage wait until other jobs use fewer than CORES cores",
+    )
+    ap.add_argument("--quiet-wait", type=float, default=300, metavar="S", help="longest wait per stage")
+
+
+def use_quiet_options(args: argparse.Namespace, sample_s: float = 3.0) -> None:
+    QUIET.update(cores=args.quiet_below, max_wait_s=args.quiet_wait, sample_s=sample_s)
 
 
 def wait_for_quiet(log: Callable[[str], None] = print) -> dict[str, Any]:
@@ -280,6 +313,71 @@ def run_windows(windows: list[np.ndarray], run: Callable[[np.ndarray], dict[str,
         wall = time.perf_counter() - t
         per_window.append({"audio_s": round(len(samples) / SAMPLE_RATE, 2), "wall_s": round(wall, 3), **figures})
     return {"wall_s": time.perf_counter() - t_all, "per_window": per_window}
+
+
+def paired(
+    tingji: Callable[[np.ndarray], Any], peer: Callable[[np.ndarray], Any], samples: np.ndarray, reps: int, name: str
+) -> dict[str, Any]:
+    """Tingji and a peer (`name`: "peer", "sherpa") taking turns on the same samples, `reps` pairs.
+
+    On a shared machine the load changes from minute to minute; the ratio of two runs made back
+    to back is steadier than that of two stages made minutes apart. Each side runs once untimed
+    first, and which goes first alternates from pair to pair. Returns each side's seconds per
+    run, their medians and the median of the per-pair speed-ups (the peer's seconds over Tingji's).
+    """
+    tingji(samples)
+    peer(samples)
+    pairs = []
+    for i in range(reps):
+        times = {}
+        for who in ("tingji", name) if i % 2 == 0 else (name, "tingji"):
+            t = time.perf_counter()
+            (tingji if who == "tingji" else peer)(samples)
+            times[who] = time.perf_counter() - t
+        pairs.append(times)
+    return {
+        "tingji_s": [round(p["tingji"], 4) for p in pairs],
+        f"{name}_s": [round(p[name], 4) for p in pairs],
+        "tingji_median_s": statistics.median(p["tingji"] for p in pairs),
+        f"{name}_median_s": statistics.median(p[name] for p in pairs),
+        "speedup_median": statistics.median(p[name] / p["tingji"] for p in pairs),
+    }
+
+
+def build_sherpa_peer(
+    peer: ModuleType, checkpoint: Path, folder: Path, built: dict[str, Any], log: Callable[[str], None], what: str
+) -> None:
+    """A sherpa-onnx peer (`peer`: sherpa_paraformer or sherpa_sensevoice) built from `checkpoint` into `folder`
+    (`what` it builds, for the log): its paths in built["sherpa"] where it can run here, else why not in
+    built["sherpa_skipped"] and the log."""
+    why = peer.unavailable()
+    if why is None:
+        try:
+            log(f"{what} (cached after the first run)")
+            built["sherpa"] = peer.build(checkpoint, folder)
+        except RuntimeError as exc:
+            why = str(exc)
+    if why is not None:
+        log(f"sherpa-onnx peer skipped: {why}")
+        built["sherpa_skipped"] = why
+
+
+def cached_build(out: Path) -> dict[str, Any] | None:
+    """What `keep_build` recorded in `out`, or None while there is no finished build there."""
+    done = out / "build.json"
+    return json.loads(done.read_text()) if done.is_file() else None
+
+
+def keep_build(work: Path, out: Path, names: Iterable[str], info: dict[str, Any]) -> dict[str, Any]:
+    """Move the files `names` of a finished build from `work` into a fresh `out`, drop `work`, and record `info`
+    there (`cached_build` returns it to later runs); returns `info`."""
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    for name in names:
+        shutil.move(str(work / name), out / name)
+    shutil.rmtree(work, ignore_errors=True)
+    (out / "build.json").write_text(json.dumps(info, indent=2))
+    return info
 
 
 def vm_hwm_mb() -> float:

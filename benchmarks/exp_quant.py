@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(child_speed(json.loads(args.child))))
         return 0
 
-    from stages import _long_audio
+    from common import read_audio
 
     from tests.support.cpu_paths import AVX2, NATIVE, run_graphs
     from tingji.engine.frontend import features
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             t = time.perf_counter()
             quantise(scheme, fp32, graphs[scheme])
             print(f"quantised {scheme} in {time.perf_counter() - t:.0f} s", flush=True)
-    feats60 = features(_long_audio(str(args.audio), 60.0))
+    feats60 = features(read_audio(str(args.audio), 60.0))
     np.save(args.work / "feats60.npy", feats60)
     clip = _speech_clip(args.work)
     cases = [{"lfr_feat": f[None], "mask": np.ones((1, len(f)), np.float32)} for f in (feats60, clip)]

@@ -44,6 +44,7 @@ Tingji's own decoder GGUF, unchanged.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -532,17 +533,18 @@ def stage(a: dict[str, Any]) -> dict[str, Any]:
         n_win = max(1, int(a.get("tingji_windows") or math.ceil(a["audio_s"] / a["window_s"])))
         chunk_n = math.ceil(n_samples / n_win)
         chunk_s = (chunk_n + 0.5) / SAMPLE_RATE  # the CLI truncates chunk*16000 to whole samples
-        e2e = run_cli(
+        whole_file = functools.partial(
+            run_cli,
             cli,
             encs[a["e2e_wtype"]],
             llm,
             a["audio"],
             cpus=cpus,
-            threads=threads,
             n_tokens=budget,
             ignore_eos=True,
             chunk_s=chunk_s,
         )
+        e2e = whole_file(threads=threads)
         out["e2e"] = {
             "encoder_wtype": a["e2e_wtype"],
             "wall_s": e2e["wall_s"],
@@ -559,17 +561,7 @@ def stage(a: dict[str, Any]) -> dict[str, Any]:
             "per_window": e2e["windows"],
         }
         if a.get("shipped_defaults"):  # the same file with the CLI's own thread counts, for the record
-            sd = run_cli(
-                cli,
-                encs[a["e2e_wtype"]],
-                llm,
-                a["audio"],
-                cpus=cpus,
-                threads=None,
-                n_tokens=budget,
-                ignore_eos=True,
-                chunk_s=chunk_s,
-            )
+            sd = whole_file(threads=None)
             out["e2e_shipped_threads"] = {"wall_s": sd["wall_s"], "peak_rss_mb": sd.get("peak_rss_mb")}
         # Text check: a clip in one window, end of text honoured, against `tingji transcribe --exact`.
         checks = []

@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import run
-from common import BENCH, QUIET, machine, run_child
+from common import BENCH, add_quiet_options, machine, run_child, use_quiet_options
 
 from tingji.engine.manifest import load_manifest
 
@@ -33,10 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES))
     ap.add_argument("--cache-dir", type=Path, default=BENCH / ".cache")
     ap.add_argument("--out", type=Path, default=BENCH / "results" / "nano-stages.json")
-    ap.add_argument("--quiet-below", type=float, default=None, metavar="CORES")
-    ap.add_argument("--quiet-wait", type=float, default=300, metavar="S")
+    add_quiet_options(ap)
     args = ap.parse_args(argv)
-    QUIET.update(cores=args.quiet_below, max_wait_s=args.quiet_wait)
+    use_quiet_options(args)
     t0 = time.perf_counter()
     built = run.build(args.cache_dir / "full", False, sensevoice_too=False)
     model = built["models"][run.PRIMARY]

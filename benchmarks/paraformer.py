@@ -44,12 +44,16 @@ from common import (  # noqa: E402
     BENCH,
     REFERENCE_ENV,
     build_checkpoint,
+    build_sherpa_peer,
     export_is_current,
     machine,
+    paired,
+    read_audio,
     rss_now_mb,
     run_child,
     strip_private,
     timed,
+    timed_summary,
     vm_hwm_mb,
 )
 
@@ -62,20 +66,6 @@ GOALS = {  # issue 36; checked only when the key was measured (the peers are opt
     "paraformer_peak_rss_mb": ("<=", 700.0),
     "punctuation_share_of_file": ("<=", 0.05),
 }
-
-
-def _audio(path: str, seconds: float) -> np.ndarray:
-    import soundfile as sf
-
-    x, sr = sf.read(path, dtype="float32", frames=int(seconds * SAMPLE_RATE))
-    assert sr == SAMPLE_RATE
-    return x
-
-
-def _summary_of(t: dict[str, Any]) -> dict[str, Any]:
-    return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in t.items() if not k.startswith("_")}
-
-
 # -- building ---------------------------------------------------------------------------
 
 
@@ -128,16 +118,9 @@ def build(
         "audio": str(make_long(cache / "long60.wav", 60)),
         "file": str(long_audio),
     }
-    why = sherpa_paraformer.unavailable()
-    if why is None:
-        try:
-            log("funasr's Paraformer export for sherpa-onnx (cached after the first run)")
-            built["sherpa"] = sherpa_paraformer.build(ckpt, cache / "sherpa")
-        except RuntimeError as exc:
-            why = str(exc)
-    if why is not None:
-        log(f"sherpa-onnx peer skipped: {why}")
-        built["sherpa_skipped"] = why
+    build_sherpa_peer(
+        sherpa_paraformer, ckpt, cache / "sherpa", built, log, "funasr's Paraformer export for sherpa-onnx"
+    )
     return built
 
 
@@ -219,18 +202,18 @@ def stage_tingji(a: dict[str, Any]) -> dict[str, Any]:
         "tokens": len(median[1].window_tokens[0]) if median[1].window_tokens else 0,
         "timings_of_median": {k: round(v, 4) for k, v in median[1].timings.items()},
     }
-    speech = _audio(a["audio"], 60.0)
+    speech = read_audio(a["audio"], 60.0)
     window = speech[: int(engine.manifest.window_seconds * SAMPLE_RATE)]
     recognize = _tingji_window(engine)
     w = timed(functools.partial(recognize, window), a["reps_long"])
     out["window_60s"] = {
-        **_summary_of(w),
+        **timed_summary(w),
         "tokens": len(w["_result"].tokens),
         "timings": {k: round(v, 4) for k, v in w["_result"].timings.items()},
     }
     t = timed(functools.partial(engine.transcribe, speech), a["reps_long"])
     out["audio_60s"] = {
-        **_summary_of(t),
+        **timed_summary(t),
         "windows": t["_result"].windows,
         "timings": {k: round(v, 3) for k, v in t["_result"].timings.items()},
     }
@@ -283,8 +266,8 @@ def stage_sherpa(a: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     decode = _sherpa(a["sherpa_model"], a["tokens"])
     out: dict[str, Any] = {"load_s": round(time.perf_counter() - t0, 3), "threads": THREADS}
-    out["dictation_3s"] = _summary_of(timed(functools.partial(decode, make_utterance(3.0)), a["reps_short"]))
-    out["audio_60s"] = _summary_of(timed(functools.partial(decode, _audio(a["audio"], 60.0)), a["reps_long"]))
+    out["dictation_3s"] = timed_summary(timed(functools.partial(decode, make_utterance(3.0)), a["reps_short"]))
+    out["audio_60s"] = timed_summary(timed(functools.partial(decode, read_audio(a["audio"], 60.0)), a["reps_long"]))
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
     return out
 
@@ -305,7 +288,7 @@ def stage_paired(a: dict[str, Any]) -> dict[str, Any]:
         peer = _sherpa(a["sherpa_model"], a["tokens"])
     else:
         peer = _funasr(a["checkpoint"])
-    speech = _audio(a["audio"], 60.0)
+    speech = read_audio(a["audio"], 60.0)
     window = speech[: int(engine.manifest.window_seconds * SAMPLE_RATE)]
     cases = {
         "3s": (make_utterance(3.0), _dictation(engine), a["reps_short"]),
@@ -313,23 +296,7 @@ def stage_paired(a: dict[str, Any]) -> dict[str, Any]:
     }
     out: dict[str, Any] = {"peer": a["peer"], "threads": THREADS, "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY")}
     for name, (samples, tingji, reps) in cases.items():
-        tingji(samples)
-        peer(samples)
-        pairs = []
-        for i in range(reps):
-            times = {}
-            for who in ("tingji", "peer") if i % 2 == 0 else ("peer", "tingji"):
-                t = time.perf_counter()
-                (tingji if who == "tingji" else peer)(samples)
-                times[who] = time.perf_counter() - t
-            pairs.append(times)
-        out[name] = {
-            "tingji_s": [round(p["tingji"], 4) for p in pairs],
-            "peer_s": [round(p["peer"], 4) for p in pairs],
-            "tingji_median_s": float(np.median([p["tingji"] for p in pairs])),
-            "peer_median_s": float(np.median([p["peer"] for p in pairs])),
-            "speedup_median": float(np.median([p["peer"] / p["tingji"] for p in pairs])),
-        }
+        out[name] = paired(tingji, peer, samples, reps, "peer")
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
     engine.close()
     return out

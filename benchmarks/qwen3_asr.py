@@ -44,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import (  # noqa: E402
     BENCH,
     REFERENCE_ENV,
+    add_quiet_options,
     export_is_current,
     machine,
     reference_windows,
@@ -51,6 +52,7 @@ from common import (  # noqa: E402
     run_child,
     run_windows,
     timed,
+    use_quiet_options,
     vm_hwm_mb,
 )
 
@@ -495,20 +497,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=None, help="length of the long file (default 300, quick 40)")
     ap.add_argument("--nano-model", type=Path, default=None, help="a Nano model folder for the same-run comparisons")
     ap.add_argument("--cache-dir", type=Path, default=BENCH / ".cache")
-    ap.add_argument(
-        "--quiet-below",
-        type=float,
-        default=None,
-        metavar="CORES",
-        help="before each stage wait until other jobs use fewer than CORES cores",
-    )
-    ap.add_argument("--quiet-wait", type=float, default=300, metavar="S", help="longest wait per stage")
+    add_quiet_options(ap)
     ap.add_argument("--json", type=Path, default=None, help="also write every figure here")
     args = ap.parse_args(argv)
-    from common import QUIET
     from speech import make_long
 
-    QUIET.update(cores=args.quiet_below, max_wait_s=args.quiet_wait)
+    use_quiet_options(args)
 
     cache = args.cache_dir / ("quick" if args.quick else "full")
     seconds = args.seconds or (40 if args.quick else 300)

@@ -46,12 +46,14 @@ import sensevoice  # noqa: E402
 from common import (
     BENCH,
     REFERENCE_ENV,
+    add_quiet_options,
     build_checkpoint,
     export_is_current,
     machine,
     run_child,
     strip_private,  # noqa: E402
     usable_cores,
+    use_quiet_options,
 )
 
 CONFIGS = {  # model folder name -> (encoder precision, decoder quant)
@@ -169,6 +171,18 @@ def build_nano(cache: Path, quick: bool, concurrent: int) -> dict[str, Any]:
 # -- measuring -------------------------------------------------------------------------
 
 
+def encoder_args(model: str, audio: str, flops: dict[str, Any], quick: bool) -> dict[str, Any]:
+    """The encoder stage's arguments: the model folder, the audio, the 60 s window's FLOPs, repetitions."""
+    return {
+        "model": model,
+        "audio": audio,
+        "reps_long": 2 if quick else 5,
+        "reps_short": 3 if quick else 15,
+        "flops_60s": flops["total"],
+        "probe_n": 512 if quick else 3072,
+    }
+
+
 def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = None) -> dict[str, Any]:
     from flops import ctc_flops, decoder_bytes_per_token, dims_from_checkpoint, encoder_flops
 
@@ -190,18 +204,7 @@ def measure(built: dict[str, Any], quick: bool, peer: dict[str, Any] | None = No
     for name in ("fp32-f16", "int8-q5_k"):
         prec = CONFIGS[name][0]
         log(f"encoder {prec}")
-        res["encoder"][prec] = run_child(
-            "encoder",
-            {
-                "model": models[name],
-                "audio": audio,
-                "reps_long": 2 if quick else 5,
-                "reps_short": 3 if quick else 15,
-                "flops_60s": flops["total"],
-                "probe_n": 512 if quick else 3072,
-            },
-            log=log,
-        )
+        res["encoder"][prec] = run_child("encoder", encoder_args(models[name], audio, flops, quick), log=log)
 
     log("int8 encoder vs fp32 (this CPU's int8 kernel)")
     res["int8_accuracy"] = run_child(
@@ -452,20 +455,7 @@ def measure_peer_only(built: dict[str, Any], quick: bool, peer: dict[str, Any]) 
     res: dict[str, Any] = {}
     log("encoder int8")
     flops = encoder_flops(dims_from_checkpoint(built["checkpoint"]), manifest.window_frames)
-    res["encoder"] = {
-        "int8": run_child(
-            "encoder",
-            {
-                "model": models[PRIMARY],
-                "audio": audio,
-                "reps_long": 2 if quick else 5,
-                "reps_short": 3 if quick else 15,
-                "flops_60s": flops["total"],
-                "probe_n": 512 if quick else 3072,
-            },
-            log=log,
-        )
-    }
+    res["encoder"] = {"int8": run_child("encoder", encoder_args(models[PRIMARY], audio, flops, quick), log=log)}
     log(f"tingji end to end ({PRIMARY})")
     res["tingji"] = run_child(
         "tingji",
@@ -720,14 +710,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="tiny model, few repetitions (CI)")
     ap.add_argument("--cache-dir", type=Path, default=BENCH / ".cache", help="where builds are cached")
     ap.add_argument("--results-dir", type=Path, default=BENCH / "results")
-    ap.add_argument(
-        "--quiet-below",
-        type=float,
-        default=None,
-        metavar="CORES",
-        help="before each stage wait until other jobs use fewer than CORES cores",
-    )
-    ap.add_argument("--quiet-wait", type=float, default=300, metavar="S", help="longest wait per stage")
+    add_quiet_options(ap)
     ap.add_argument(
         "--funasr-runtime",
         type=Path,
@@ -766,13 +749,7 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.child_out).write_text(json.dumps(strip_private(result)))
         return 0
 
-    from common import QUIET
-
-    QUIET.update(
-        cores=args.quiet_below,
-        max_wait_s=args.quiet_wait,
-        sample_s=0.5 if args.quick and args.quiet_below is None else 3.0,
-    )
+    use_quiet_options(args, sample_s=0.5 if args.quick and args.quiet_below is None else 3.0)
     t0 = time.perf_counter()
     load_start = os.getloadavg()
     cache = args.cache_dir / ("quick" if args.quick else "full")

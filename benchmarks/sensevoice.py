@@ -39,12 +39,16 @@ from common import (
     BENCH,
     REFERENCE_ENV,
     build_checkpoint,
+    build_sherpa_peer,
     export_is_current,
     machine,
+    paired,
+    read_audio,
     rss_now_mb,
     run_child,
     strip_private,  # noqa: E402
     timed,
+    timed_summary,
     vm_hwm_mb,
 )
 
@@ -56,20 +60,6 @@ GOALS = {  # key -> (op, target); checked only when the key was measured (sherpa
     "sensevoice_peak_rss_mb": ("<=", 600.0),
     "peak_rss_two_models_mb": ("<=", 1600.0),  # SenseVoice for dictation and Nano for files, one process
 }
-
-
-def _audio(path: str, seconds: float) -> np.ndarray:
-    import soundfile as sf
-
-    x, sr = sf.read(path, dtype="float32", frames=int(seconds * SAMPLE_RATE))
-    assert sr == SAMPLE_RATE
-    return x
-
-
-def _median(t: dict[str, Any]) -> dict[str, Any]:
-    return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in t.items() if not k.startswith("_")}
-
-
 # -- building ---------------------------------------------------------------------------
 
 
@@ -95,16 +85,7 @@ def build(cache: Path, quick: bool, log: Callable[[str], None] = print) -> dict[
         "export": json.loads(stats_path.read_text()),
         "audio": str(make_long(cache / "long60.wav", 60)),
     }
-    why = sherpa_sensevoice.unavailable()
-    if why is None:
-        try:
-            log("sherpa-onnx's SenseVoice export (cached after the first run)")
-            built["sherpa"] = sherpa_sensevoice.build(ckpt, cache / "sherpa")
-        except RuntimeError as exc:
-            why = str(exc)
-    if why is not None:
-        log(f"sherpa-onnx peer skipped: {why}")
-        built["sherpa_skipped"] = why
+    build_sherpa_peer(sherpa_sensevoice, ckpt, cache / "sherpa", built, log, "sherpa-onnx's SenseVoice export")
     return built
 
 
@@ -141,16 +122,16 @@ def stage_tingji(a: dict[str, Any]) -> dict[str, Any]:
         "timings_of_median": {k: round(v, 4) for k, v in runs[len(runs) // 2][1].timings.items()},
     }
     rec, window_s = engine.recognizer, engine.manifest.window_seconds
-    speech = _audio(a["audio"], 60.0)
+    speech = read_audio(a["audio"], 60.0)
     lane = engine.files.state
     window = functools.partial(rec.recognize, speech[: int(window_s * SAMPLE_RATE)], TranscribeOptions(), lane)
-    out[f"window_{window_s:g}s"] = _median(timed(window, a["reps_long"]))
+    out[f"window_{window_s:g}s"] = timed_summary(timed(window, a["reps_long"]))
     t = time.perf_counter()
     tr = engine.transcribe(speech)
     out["audio_60s"] = {
         "first_s": round(time.perf_counter() - t, 3),
         "windows": tr.windows,
-        **_median(timed(functools.partial(engine.transcribe, speech), a["reps_long"], warmup=0)),
+        **timed_summary(timed(functools.partial(engine.transcribe, speech), a["reps_long"], warmup=0)),
         "timings": {k: round(v, 3) for k, v in tr.timings.items()},
     }
     out["window_seconds"] = window_s
@@ -179,10 +160,10 @@ def stage_sherpa(a: dict[str, Any]) -> dict[str, Any]:
         "threads": THREADS,
         "model": Path(a["model"]).name,
     }
-    speech = _audio(a["audio"], 60.0)
-    out["dictation_3s"] = _median(timed(functools.partial(decode, make_utterance(3.0)), a["reps_short"]))
-    out["audio_10s"] = _median(timed(functools.partial(decode, speech[: 10 * SAMPLE_RATE]), a["reps_short"]))
-    out["audio_60s"] = _median(timed(functools.partial(decode, speech), a["reps_long"]))
+    speech = read_audio(a["audio"], 60.0)
+    out["dictation_3s"] = timed_summary(timed(functools.partial(decode, make_utterance(3.0)), a["reps_short"]))
+    out["audio_10s"] = timed_summary(timed(functools.partial(decode, speech[: 10 * SAMPLE_RATE]), a["reps_short"]))
+    out["audio_60s"] = timed_summary(timed(functools.partial(decode, speech), a["reps_long"]))
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
     return out
 
@@ -212,24 +193,10 @@ def stage_paired(a: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"threads": THREADS}
     cases = {
         "3s": (make_utterance(3.0), engine.live.transcribe, a["reps_short"]),
-        "60s": (_audio(a["audio"], 60.0), engine.transcribe, a["reps_long"]),
+        "60s": (read_audio(a["audio"], 60.0), engine.transcribe, a["reps_long"]),
     }
     for name, (samples, tingji, reps) in cases.items():
-        tingji(samples)
-        sherpa(samples)
-        pairs = []
-        for i in range(reps):
-            times = {}
-            for who in ("tingji", "sherpa") if i % 2 == 0 else ("sherpa", "tingji"):
-                t = time.perf_counter()
-                (tingji if who == "tingji" else sherpa)(samples)
-                times[who] = time.perf_counter() - t
-            pairs.append(times)
-        out[name] = {
-            "tingji_s": [round(p["tingji"], 4) for p in pairs],
-            "sherpa_s": [round(p["sherpa"], 4) for p in pairs],
-            "speedup_median": float(np.median([p["sherpa"] / p["tingji"] for p in pairs])),
-        }
+        out[name] = paired(tingji, sherpa, samples, reps, "sherpa")
     engine.close()
     return out
 
@@ -250,8 +217,8 @@ def stage_funasr(a: dict[str, Any]) -> dict[str, Any]:
         "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
     }
     # Each timed after one untimed run of the same input (timed's warm-up), as Tingji's stage is timed.
-    out["dictation_3s"] = _median(timed(functools.partial(ref.run, make_utterance(3.0)), a["reps_short"]))
-    out["audio_60s"] = _median(timed(functools.partial(ref.run, _audio(a["audio"], 60.0)), a["reps_long"]))
+    out["dictation_3s"] = timed_summary(timed(functools.partial(ref.run, make_utterance(3.0)), a["reps_short"]))
+    out["audio_60s"] = timed_summary(timed(functools.partial(ref.run, read_audio(a["audio"], 60.0)), a["reps_long"]))
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
     return out
 
@@ -264,7 +231,7 @@ def stage_two_models(a: dict[str, Any]) -> dict[str, Any]:
 
     files, live = Engine(a["nano_model"], provider="cpu"), Engine(a["model"], provider="cpu", threads=THREADS)
     out: dict[str, Any] = {"rss_after_load_mb": rss_now_mb()}
-    utt, speech = make_utterance(3.0), _audio(a["audio"], 60.0)
+    utt, speech = make_utterance(3.0), read_audio(a["audio"], 60.0)
     for _ in range(3):
         live.live.transcribe(utt)
     t = time.perf_counter()

@@ -34,6 +34,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from common import cached_build, keep_build
+
 FILES = ("model.onnx", "model_quant.onnx", "tokens.txt")
 
 
@@ -103,9 +105,8 @@ def _export(checkpoint: Path, work: Path) -> None:
 def build(checkpoint: Path, out: Path) -> dict[str, Any]:
     """funasr's export of `checkpoint` made loadable by sherpa-onnx, in `out` (cached); paths and timings."""
     out = out.resolve()
-    done = out / "build.json"
-    if done.is_file():
-        return json.loads(done.read_text())
+    if (cached := cached_build(out)) is not None:
+        return cached
     checkpoint = Path(checkpoint).resolve()
     work = out.with_name(out.name + ".partial")
     shutil.rmtree(work, ignore_errors=True)
@@ -128,21 +129,15 @@ def build(checkpoint: Path, out: Path) -> dict[str, Any]:
     for name in ("model.onnx", "model_quant.onnx"):
         _add_metadata(work / name, meta)
     (work / "tokens.txt").write_text(tokens_txt(checkpoint), encoding="utf-8")
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
-    for name in FILES:
-        shutil.move(str(work / name), out / name)
-    shutil.rmtree(work, ignore_errors=True)
     info = {
         "export_s": round(seconds, 1),
         "model": str(out / "model.onnx"),
         "model_int8": str(out / "model_quant.onnx"),
         "tokens": str(out / "tokens.txt"),
-        "model_int8_mb": round((out / "model_quant.onnx").stat().st_size / 1e6, 1),
+        "model_int8_mb": round((work / "model_quant.onnx").stat().st_size / 1e6, 1),
         "metadata": sorted(meta),
     }
-    done.write_text(json.dumps(info, indent=2))
-    return info
+    return keep_build(work, out, FILES, info)
 
 
 def main(argv: list[str] | None = None) -> int:

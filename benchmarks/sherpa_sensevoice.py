@@ -24,7 +24,6 @@ line saying what to provide.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -32,6 +31,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from common import cached_build, keep_build
 
 DEFAULT_MIRRORS = Path("/work/.mirror")
 SHERPA_SCRIPT = "scripts/sense-voice/export-onnx.py"
@@ -102,9 +103,8 @@ def unavailable() -> str | None:
 def build(checkpoint: Path, out: Path) -> dict[str, Any]:
     """Run sherpa-onnx's SenseVoice export on `checkpoint` into `out` (cached); returns paths and timings."""
     out = out.resolve()
-    done = out / "build.json"
-    if done.is_file():
-        return json.loads(done.read_text())
+    if (cached := cached_build(out)) is not None:
+        return cached
     files, why = sources()
     if files is None:
         raise RuntimeError(why)
@@ -123,11 +123,6 @@ def build(checkpoint: Path, out: Path) -> dict[str, Any]:
     seconds = time.perf_counter() - t
     if r.returncode != 0 or not (work / "model.int8.onnx").is_file():
         raise RuntimeError("sherpa-onnx export failed:\n" + "\n".join((r.stderr or r.stdout).splitlines()[-15:]))
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
-    for name in ("model.onnx", "model.int8.onnx", "tokens.txt"):
-        shutil.move(str(work / name), out / name)
-    shutil.rmtree(work, ignore_errors=True)
     info = {
         "export_s": round(seconds, 1),
         "model": str(out / "model.onnx"),
@@ -135,5 +130,4 @@ def build(checkpoint: Path, out: Path) -> dict[str, Any]:
         "tokens": str(out / "tokens.txt"),
         "edits": [f"{name}: {find.strip()!r}" for name, find, _ in EDITS],
     }
-    done.write_text(json.dumps(info, indent=2))
-    return info
+    return keep_build(work, out, ("model.onnx", "model.int8.onnx", "tokens.txt"), info)

@@ -15,23 +15,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import ROOT, reference_windows, rss_now_mb, run_windows, strip_private, timed, usable_cores, vm_hwm_mb
+from common import (
+    ROOT,
+    read_audio,
+    reference_windows,
+    rss_now_mb,
+    run_windows,
+    strip_private,
+    timed,
+    timed_summary,
+    usable_cores,
+    vm_hwm_mb,
+)
 
 SAMPLE_RATE = 16000
-
-
-def _long_audio(path: str, seconds: float | None = None) -> np.ndarray:
-    import soundfile as sf
-
-    x, sr = sf.read(path, dtype="float32", frames=-1 if seconds is None else int(seconds * SAMPLE_RATE))
-    assert sr == SAMPLE_RATE
-    return x
-
-
-def _summary(t: dict[str, Any]) -> dict[str, Any]:
-    return {k: (round(v, 5) if isinstance(v, float) else v) for k, v in t.items() if not k.startswith("_")}
-
-
 # -- machine limits -------------------------------------------------------------
 
 
@@ -53,7 +50,7 @@ def encoder(a: dict[str, Any]) -> dict[str, Any]:
 
     m = load_manifest(a["model"])
     win = m.window_frames
-    audio = _long_audio(a["audio"], 60.0)
+    audio = read_audio(a["audio"], 60.0)
     feats = {s: features(audio[: int(s * SAMPLE_RATE)]) for s in (3, 10, 60)}
     t = time.perf_counter()
     dyn = NanoEncoder(m, LoadOptions(provider="cpu", policy="dynamic"))
@@ -80,7 +77,7 @@ def encoder(a: dict[str, Any]) -> dict[str, Any]:
     for name, (enc, f, reps) in cases.items():
         if name == "60s_fixed":
             continue
-        out[name] = _summary(timed(functools.partial(enc.encode, f), reps))
+        out[name] = timed_summary(timed(functools.partial(enc.encode, f), reps))
     # The 60 s window paired with a GEMM probe just before each run: the same load hits both,
     # so their ratio (the fraction of the GEMM limit) is steadier than either alone.
     import limits as lim
@@ -106,9 +103,9 @@ def encoder(a: dict[str, Any]) -> dict[str, Any]:
     out["fraction_of_paired_gemm"] = float(np.median([a["flops_60s"] / t / (g * 1e9) for t, g in pairs]))
     if dyn.has_ctc:
         enc60 = dyn.encode(feats[60]).enc
-        out["ctc_60s_real"] = _summary(timed(functools.partial(dyn.ctc, enc60), r_long))
+        out["ctc_60s_real"] = timed_summary(timed(functools.partial(dyn.ctc, enc60), r_long))
         enc3 = dyn.encode(feats[3]).enc
-        out["ctc_3s_real"] = _summary(timed(functools.partial(dyn.ctc, enc3), r_short))
+        out["ctc_3s_real"] = timed_summary(timed(functools.partial(dyn.ctc, enc3), r_short))
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
     return out
 
@@ -198,13 +195,13 @@ def decoder(a: dict[str, Any]) -> dict[str, Any]:
         "load_s": round(load_s, 3),
         "prompt_tokens": n_prompt,
         "prompt_text_tokens": len(before) + len(after),
-        "prefill_cold": _summary(cold_t),
+        "prefill_cold": timed_summary(cold_t),
         "prefill_cold_tok_s": n_prompt / cold_t["median_s"],
-        "prefill_reused_prefix": _summary(warm_t),
+        "prefill_reused_prefix": timed_summary(warm_t),
         "llama_batch": {
             "rows": n_prompt,
             "threads": dec.n_threads,
-            **_summary(batch_t),
+            **timed_summary(batch_t),
             "rows_s": n_prompt / batch_t["median_s"],
         },
         "prefill_reused_tokens": len(before),
@@ -277,7 +274,7 @@ def tingji(a: dict[str, Any]) -> dict[str, Any]:
             "timings_of_median": {kk: round(v, 4) for kk, v in med_tr.timings.items()},
             "tokens_generated": [len(t) for t in first.window_tokens],
         }
-    duration = len(_long_audio(a["audio"])) / SAMPLE_RATE
+    duration = len(read_audio(a["audio"])) / SAMPLE_RATE
     out["audio_s"] = duration
     for name, budget, forced in a["e2e_runs"]:
         t = time.perf_counter()
@@ -410,7 +407,7 @@ def funasr(a: dict[str, Any]) -> dict[str, Any]:
     }
 
     # 5 minutes: the windows Tingji's planner cuts, trimmed to speech as Tingji trims them.
-    samples = _long_audio(a["audio"])
+    samples = read_audio(a["audio"])
     duration = len(samples) / SAMPLE_RATE
     windows, cut = reference_windows(samples, a["window_s"])
     last: dict[str, Any] = {}
@@ -445,7 +442,7 @@ def funasr(a: dict[str, Any]) -> dict[str, Any]:
         "per_window": per_window,
     }
     n_prompt = int(embeds.shape[1])
-    out["prefill"] = {"prompt_tokens": n_prompt, **_summary(pf), "tok_s": n_prompt / pf["median_s"]}
+    out["prefill"] = {"prompt_tokens": n_prompt, **timed_summary(pf), "tok_s": n_prompt / pf["median_s"]}
     gen_only = stages["llm_generate"] - prefill_total
     steps = gen_tokens - len(per_window)
     out["generation_tok_s"] = steps / gen_only if gen_only > 0 else None
@@ -459,7 +456,7 @@ def funasr(a: dict[str, Any]) -> dict[str, Any]:
             e, ol = model.audio_encoder(x, lens)
             model.audio_adaptor(e, ol)
 
-    out["encoder_60s"] = {"frames": int(x.shape[1]), **_summary(timed(enc60, a["reps_enc"]))}
+    out["encoder_60s"] = {"frames": int(x.shape[1]), **timed_summary(timed(enc60, a["reps_enc"]))}
     out["peak_rss_mb"] = round(vm_hwm_mb(), 1)
     return strip_private(out)
 

@@ -352,3 +352,28 @@ def test_sherpa_paraformer_peer_runs_the_same_model(pf_checkpoint, pf_reference,
     print(f"funasr {len(best)} slots; sherpa-onnx fp32 {len(found['model'])}, int8 {len(found['model_int8'])} tokens")
     assert found["model"] == expected  # fp32: the same model; int8's choices may differ with the CPU's kernel
     assert found["model_int8"] and set(found["model_int8"]) <= set(symbols)
+
+
+def test_paired_runs_take_turns_and_report_both_sides():
+    """benchmarks/common.paired: each side once untimed, then pairs whose first runner alternates; per-run
+    seconds and medians of both sides, under the peer's name, and the median speed-up."""
+    import time
+
+    from common import paired
+
+    calls = []
+
+    def side(name):
+        def run(samples):
+            time.sleep(0.001)  # a run takes some time: the speed-up divides by it
+            calls.append((name, len(samples)))
+
+        return run
+
+    out = paired(side("tingji"), side("sherpa"), [0.0] * 5, 3, "sherpa")
+    order = [name for name, _ in calls]
+    assert order == ["tingji", "sherpa", "tingji", "sherpa", "sherpa", "tingji", "tingji", "sherpa"]
+    assert all(n == 5 for _, n in calls)
+    assert set(out) == {"tingji_s", "sherpa_s", "tingji_median_s", "sherpa_median_s", "speedup_median"}
+    assert len(out["tingji_s"]) == len(out["sherpa_s"]) == 3
+    assert all(_positive(out[k]) for k in ("tingji_median_s", "sherpa_median_s", "speedup_median"))

@@ -18,6 +18,10 @@ live preview, over the app's window as it floats over any window.
 transcript made by a tiny Paraformer-zh with its tiny punctuation model
 (random weights: the characters are gibberish, the punctuation and
 timestamps are real).
+`--speakers` takes speaker labels: a three-voice conversation's transcript
+with named, coloured speakers, the rename dialog, and the voice library in
+Settings; with `--speaker-model DIR`, or the trained speaker model under
+tests/fixtures/models, else a random-weight one (draft shots: arbitrary labels).
 
 It starts its own Xvfb (1280x800, so the shots look like a laptop screen),
 runs the app on it through the normal xcb platform plugin (real fonts, real
@@ -38,6 +42,7 @@ card), then VAD, the engine and the history do their work.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import subprocess
@@ -548,6 +553,98 @@ def paraformer_shots(app, model: Path, out: Path, work: Path) -> None:
         s.close()
 
 
+# A conversation in the demo model's vocabulary: (speaker, words), three voices taking turns.
+# (Speaker labels need 15 s of speech at least, cluster.MIN_WINDOWS: eight turns of about two seconds.)
+CONVERSATION = [
+    (0, "hello thank you please call home"),
+    (1, "yes please call home today"),
+    (0, "new meeting today time nine"),
+    (2, "no thank you please save file"),
+    (1, "please save file open new file"),
+    (2, "red green blue left right"),
+    (0, "one two three four five six"),
+    (1, "yes thank you call home today"),
+]
+SPEAKER_NAMES = {"en": ("Dr. Chen", "Ann"), "zh": ("陈医生", "安娜")}
+
+
+def speaker_model_for_shots(work: Path, given: Path | None) -> tuple[Path, bool]:
+    """The speaker model the shots use, and whether it is a trained one: `given`, else one committed under
+    tests/fixtures/models (the demo speaker model), else a random-weight one built here (a draft: it tells
+    no voices apart, so the labels are arbitrary)."""
+    import json
+
+    if given is not None:
+        return given, True
+    for manifest in sorted((ROOT / "tests" / "fixtures" / "models").glob("*/manifest.json")):
+        if json.loads(manifest.read_text(encoding="utf-8")).get("family") == "campplus":
+            return manifest.parent, True
+    from tiny_campplus import make_checkpoint
+
+    from tingji.export import export_model
+
+    print("screenshots: no trained speaker model; a random-weight one makes these DRAFT shots", file=sys.stderr)
+    return Path(export_model(make_checkpoint(work / "ckpt" / "campplus", seed=0), work / "models" / "campplus")), False
+
+
+def speaker_shots(app, model: Path, out: Path, work: Path, speaker_model: Path | None = None) -> None:
+    """A conversation of three voices: its transcript with named, coloured speakers, the rename dialog, and
+    the voice library in Settings (English and Chinese)."""
+    import numpy as np
+    from demo_model.speech import Speaker, espeak_many
+
+    from tests.support.audio import write_wav
+    from tingji.gui.files.storage import Status
+
+    folder, trained = speaker_model_for_shots(work, speaker_model)
+    voices = [
+        Speaker("en-us", "m4", 140, 30, 1),
+        Speaker("en-gb-x-rp", "f3", 150, 80, 1),
+        Speaker("en-us", "m2", 140, 50, 0),
+    ]
+    clips = espeak_many([(text, voices[who]) for who, text in CONVERSATION])
+    # One turn a minute, as for the call in make_media: each window then holds one utterance (the demo
+    # model reads short ones), so each turn is a segment of its own.
+    minute = int(CALL_SPACING_S * 16000)
+    (work / "media").mkdir(parents=True, exist_ok=True)
+    media = write_wav(
+        work / "media" / "Team meeting 12 May.wav",
+        np.concatenate([np.pad(c, (8000, max(0, minute - 8000 - len(c)))) for c in clips]),
+    )
+    for lang, tag in (("en", "en"), ("zh_CN", "zh")):
+        s = Session(
+            app, model, lang, "light", work, installed={"campplus": folder}, speakers="auto" if trained else "3"
+        )
+        s.ready()
+        c = s.window.controller
+        s.window.files.add_paths([str(media)])
+        s.wait(lambda: bool(c.model.jobs()) and all(j.status.finished for j in c.model.jobs()), 300)
+        job = c.model.jobs()[0]
+        if job.status is not Status.DONE:
+            raise SystemExit(f"screenshots: the conversation was not transcribed ({job.error})")
+        s.window.files.queue.select_job(job.id)
+        first, second = SPEAKER_NAMES[tag]
+        c.rename_speaker(job.id, 0, first)
+        c.remember_voice(job.id, 0, first)
+        transcript = c.transcript(job.id)
+        if transcript is not None and len(transcript.speakers) > 1:
+            c.remember_voice(job.id, 1, second)
+        panel = s.window.files.panel
+        s.shot(out / f"speakers-{tag}.png")
+        panel.ask_rename(len(panel.segments.speakers) - 1)
+        s.wait(lambda: panel.name_dialog is not None and panel.name_dialog.isVisible(), 5)
+        s.wait(lambda: False, 0.5)
+        screen = app.primaryScreen()
+        frame = s.window.frameGeometry()
+        screen.grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height()).save(
+            str(out / f"speakers-rename-{tag}.png")
+        )
+        print(out / f"speakers-rename-{tag}.png")
+        panel.name_dialog.reject()
+        settings_shot(s, out / f"voices-{tag}.png")
+        s.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", type=Path, help="model folder (default: demo model, else a tiny one)")
@@ -560,6 +657,10 @@ def main() -> int:
     )
     parser.add_argument("--overlay", action="store_true", help="the dictation overlay (see above)")
     parser.add_argument(
+        "--speakers", action="store_true", help="speaker labels: a named transcript, the rename, the voice library"
+    )
+    parser.add_argument("--speaker-model", type=Path, help="speaker model folder for --speakers (default: see above)")
+    parser.add_argument(
         "--paraformer", action="store_true", help="Paraformer-zh in the picker and a punctuated transcript"
     )
     args = parser.parse_args()
@@ -571,7 +672,7 @@ def main() -> int:
     os.environ.pop("WAYLAND_DISPLAY", None)
     try:
         model = args.model or default_model(work)
-        if args.extra or args.models or args.overlay or args.paraformer:
+        if args.extra or args.models or args.overlay or args.paraformer or args.speakers:
             from tingji.gui.app import create_app
 
             os.environ["TINGJI_HOME"] = str(work / "home-boot")
@@ -581,6 +682,8 @@ def main() -> int:
                 shots = overlay_shots
             elif args.paraformer:
                 shots = paraformer_shots
+            elif args.speakers:
+                shots = functools.partial(speaker_shots, speaker_model=args.speaker_model)
             else:
                 shots = model_shots
             shots(create_app([sys.argv[0]]), model, args.out, work)

@@ -53,6 +53,12 @@ def recordings_dir() -> Path:
     return path
 
 
+def voices_dir() -> Path:
+    """The voice library: one JSON voice print per remembered speaker (tingji.engine.speakers.library); not
+    created here."""
+    return data_dir() / "voices"
+
+
 def settings_path() -> Path:
     return data_dir() / "settings.json"
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -20,28 +22,18 @@ from tests.support.paths import ROOT
 DEMO = ROOT / "tests" / "fixtures" / "models" / "demo"
 
 
+def demo_transcribe(audio: Path, out: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
+    """`tingji transcribe AUDIO --model DEMO --provider cpu ARGS --out OUT`, HOME the user's data folder."""
+    return tingji(
+        "transcribe", str(audio), "--model", str(DEMO), "--provider", "cpu", *args, "--out", str(out), home=home
+    )
+
+
 @pytest.mark.parametrize("speakers", ["2", "auto"])
 def test_cli_labels_every_segment_in_every_format(speaker_model, two_voices, tmp_path, speakers):
     out = tmp_path / "out"
-    r = tingji(
-        "transcribe",
-        str(two_voices),
-        "--model",
-        str(DEMO),
-        "--provider",
-        "cpu",
-        "--threads",
-        "2",
-        "--speakers",
-        speakers,
-        "--speaker-model",
-        str(speaker_model),
-        "--format",
-        "txt,srt,vtt,json",
-        "--out",
-        str(out),
-        home=tmp_path / "home",
-    )
+    args = ["--threads", "2", "--speakers", speakers, "--speaker-model", str(speaker_model)]
+    r = demo_transcribe(two_voices, out, tmp_path / "home", *args, "--format", "txt,srt,vtt,json")
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr
     data = json.loads((out / "two-voices.json").read_text(encoding="utf-8"))
@@ -61,20 +53,8 @@ def test_cli_labels_every_segment_in_every_format(speaker_model, two_voices, tmp
 
 
 def test_cli_speakers_off_writes_no_names(speaker_model, two_voices, tmp_path):
-    r = tingji(
-        "transcribe",
-        str(two_voices),
-        "--model",
-        str(DEMO),
-        "--provider",
-        "cpu",
-        "--speaker-model",
-        str(speaker_model),
-        "--format",
-        "txt,json",
-        "--out",
-        str(tmp_path),
-        home=tmp_path / "home",
+    r = demo_transcribe(
+        two_voices, tmp_path, tmp_path / "home", "--speaker-model", str(speaker_model), "--format", "txt,json"
     )
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "two-voices.json").read_text(encoding="utf-8"))
@@ -85,21 +65,7 @@ def test_cli_speakers_off_writes_no_names(speaker_model, two_voices, tmp_path):
 def test_cli_uses_the_installed_speaker_model(speaker_model, two_voices, tmp_path):
     home = tmp_path / "home"
     shutil.copytree(speaker_model, home / "models" / "campplus-tiny")
-    r = tingji(
-        "transcribe",
-        str(two_voices),
-        "--model",
-        str(DEMO),
-        "--provider",
-        "cpu",
-        "--speakers",
-        "1",
-        "--format",
-        "json",
-        "--out",
-        str(tmp_path),
-        home=home,
-    )
+    r = demo_transcribe(two_voices, tmp_path, home, "--speakers", "1", "--format", "json")
     assert r.returncode == 0, r.stderr
     data = json.loads((tmp_path / "two-voices.json").read_text(encoding="utf-8"))
     assert data["speakers"] == ["Speaker 1"] and {s["speaker"] for s in data["segments"]} == {"Speaker 1"}

@@ -25,22 +25,8 @@ RATE = 16000
 
 
 @pytest.fixture(scope="module")
-def cp_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tiny_campplus import make_checkpoint
-
-    return make_checkpoint(tmp_path_factory.mktemp("cp-ckpt") / "campplus-tiny", seed=0)
-
-
-@pytest.fixture(scope="module")
-def cp_model(cp_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tingji.export import export_model
-
-    return export_model(cp_checkpoint, tmp_path_factory.mktemp("cp-models") / "campplus-tiny")
-
-
-@pytest.fixture(scope="module")
-def cp_reference(cp_checkpoint: Path) -> CamPlusReference:
-    return CamPlusReference(cp_checkpoint)
+def cp_reference(speaker_checkpoint: Path) -> CamPlusReference:
+    return CamPlusReference(speaker_checkpoint)
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +48,7 @@ def clips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, np.ndarray]:
 # -- proof 1: funasr's CAMPPlus --------------------------------------------------------------------
 
 
-def test_embeddings_equal_funasr(cp_model, cp_reference, clips):
+def test_embeddings_equal_funasr(speaker_model, cp_reference, clips):
     """The graph on funasr's own features is funasr's network; end to end (our fbank) the direction is the same.
 
     The end-to-end absolute error is the front-end's: funasr computes fbank with
@@ -70,7 +56,7 @@ def test_embeddings_equal_funasr(cp_model, cp_reference, clips):
     on [-1, 1] samples (CAM++ takes no int16 scaling) quiet bands differ by a
     few 1e-4, which the network carries into the embedding.
     """
-    model = SpeakerModel(cp_model, provider="cpu")
+    model = SpeakerModel(speaker_model, provider="cpu")
     ours = model.embed(list(clips.values()))
     graph = model.embed_features([cp_reference.features(w) for w in clips.values()])
     worst = {"graph cos": 1.0, "graph err": 0.0, "e2e cos": 1.0, "e2e err": 0.0}
@@ -88,10 +74,10 @@ def test_embeddings_equal_funasr(cp_model, cp_reference, clips):
     assert worst["e2e cos"] >= 0.99999 and worst["e2e err"] <= 2e-3
 
 
-def test_padding_invariance(cp_model, clips):
+def test_padding_invariance(speaker_model, clips):
     """A clip zero-padded to the window (fixed twin, and the dynamic graph) embeds as at its real length."""
-    dynamic = SpeakerModel(cp_model, provider="cpu", policy="dynamic", exact=True)
-    fixed = SpeakerModel(cp_model, provider="cpu", policy="fixed", exact=True)
+    dynamic = SpeakerModel(speaker_model, provider="cpu", policy="dynamic", exact=True)
+    fixed = SpeakerModel(speaker_model, provider="cpu", policy="fixed", exact=True)
     assert fixed.graphs.policy == "fixed" and fixed.manifest.file("embedder_fixed") is not None
     worst = 0.0
     for name in ("speech 1.0 s", "noise 0.3 s", "speech 1.5 s"):
@@ -113,9 +99,9 @@ def test_padding_invariance(cp_model, clips):
     assert worst <= 1e-5
 
 
-def test_short_clip_and_batches(cp_model, clips):
+def test_short_clip_and_batches(speaker_model, clips):
     """Clips under the graph's least length are padded; a batch gives each clip's own embedding."""
-    model = SpeakerModel(cp_model, provider="cpu", exact=True)
+    model = SpeakerModel(speaker_model, provider="cpu", exact=True)
     feats = [clip_features(c, model.frontend) for c in clips.values()]
     one_by_one = np.stack([model.embed_features([f])[0] for f in feats] + [model.embed_features([feats[0][:2]])[0]])
     together = model.embed_features(feats + [feats[0][:2]])
@@ -126,21 +112,21 @@ def test_short_clip_and_batches(cp_model, clips):
     assert rel <= 1e-5
 
 
-def test_directml_lint(cp_model):
+def test_directml_lint(speaker_model):
     """No operator DirectML lacks, no value-dependent shape. The fixed twin is not yet fully static
     (traced shape queries that folding leaves); the count is printed, and making it 0 is open work."""
-    manifest = json.loads((cp_model / "manifest.json").read_text())
+    manifest = json.loads((speaker_model / "manifest.json").read_text())
     for role in ("embedder", "embedder_fixed"):
-        path = cp_model / manifest["files"][role]["path"]
+        path = speaker_model / manifest["files"][role]["path"]
         problems = lint_directml(path)
         print(f"{role}: {len(problems)} DirectML problems")
         assert problems == []
     print(f"embedder_fixed: {len(lint_directml(path, require_static=True))} dynamic dimensions left")
 
 
-def test_manifest_section_is_read_strictly(cp_model, tmp_path):
+def test_manifest_section_is_read_strictly(speaker_model, tmp_path):
     bad = tmp_path / "bad"
-    shutil.copytree(cp_model, bad)
+    shutil.copytree(speaker_model, bad)
     data = json.loads((bad / "manifest.json").read_text())
     for key, value, code in (
         ("embeding_size", 192, "manifest.unknown_key"),
@@ -158,15 +144,15 @@ def test_manifest_section_is_read_strictly(cp_model, tmp_path):
         assert err.value.code == code and f"campplus.{key}" in str(err.value)
 
 
-def test_speaker_model_is_not_a_recognizer(cp_model):
+def test_speaker_model_is_not_a_recognizer(speaker_model):
     from tingji.engine import Engine
 
     with pytest.raises(ModelError) as err:
-        Engine(cp_model, "cpu")
+        Engine(speaker_model, "cpu")
     assert err.value.code == "speakers.not_a_recognizer"
 
 
-def test_speaker_turns_of_a_file(cp_model, tmp_path):
+def test_speaker_turns_of_a_file(speaker_model, tmp_path):
     """The whole chain on a conversation: turns lie in the speech, in order, without overlap, <= the count.
 
     Random weights separate nobody, so who is who is not checked here (the
@@ -174,7 +160,7 @@ def test_speaker_turns_of_a_file(cp_model, tmp_path):
     """
     from tingji.engine.speakers.diarize import speaker_turns
 
-    model = SpeakerModel(cp_model, provider="cpu")
+    model = SpeakerModel(speaker_model, provider="cpu")
     a = espeak(tmp_path / "a.wav", "We should ship the first version next week, if the tests pass.", voice="en")
     b = espeak(tmp_path / "b.wav", "I agree, but the installer still needs work.", voice="en+f3", pitch=80)
     gap = np.zeros(RATE // 2, np.float32)

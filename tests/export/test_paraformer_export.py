@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from tests.support.audio import write_wav
+from tests.support.broken_checkpoints import assert_cli_refuses_a_truncated_model_pt, assert_export_refused, tingji_cli
 from tests.support.cpu_paths import NATIVE, PATHS, run_graphs
 from tests.support.int8_checks import MAX_REL_ERROR, rel_error
 from tests.support.paths import ROOT
@@ -29,19 +30,13 @@ from tingji.engine.families.paraformer import cif
 from tingji.engine.frontend import features, load_cmvn
 from tingji.engine.manifest import load_manifest, verify
 from tingji.errors import ModelError
-from tingji.export import detect_family, export_model
+from tingji.export import detect_family
 from tingji.export.lint import lint_directml
 from tingji.export.onnx_tools import check_int8_weights
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
 # The int8 decoder's best token per slot, against fp32's (teacher-forced: the same fp32 CIF embeddings).
 MIN_TOKEN_AGREEMENT = 0.9
-
-
-def _cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tingji", *args], capture_output=True, text=True, env=ENV, timeout=timeout
-    )
 
 
 def test_manifest_lists_every_file(pf_checkpoint, pf_model, pf_plain_checkpoint, pf_plain_model):
@@ -76,7 +71,9 @@ def test_manifest_lists_every_file(pf_checkpoint, pf_model, pf_plain_checkpoint,
 def pf_int8(pf_checkpoint, tmp_path_factory) -> Path:
     """The int8 export (dynamic graphs), through the command line as a user would make it."""
     out = tmp_path_factory.mktemp("pf-int8") / "int8"
-    r = _cli("export-model", "--source", str(pf_checkpoint), "--out", str(out), "--precision", "int8", "--no-fixed")
+    r = tingji_cli(
+        "export-model", "--source", str(pf_checkpoint), "--out", str(out), "--precision", "int8", "--no-fixed"
+    )
     assert r.returncode == 0, r.stderr
     return out
 
@@ -127,17 +124,6 @@ def test_int8_export_matches_fp32_on_every_cpu_path(pf_model, pf_int8, speech_en
     assert int8.section.encoder.precision == "int8" and (pf_int8 / "timestamp.fp32.onnx").is_file()
 
 
-def _broken_copy(source: Path, target: Path, name: str, content: bytes | None) -> Path:
-    """The checkpoint with one file replaced (None: removed); the rest linked, not copied."""
-    target.mkdir()
-    for item in source.iterdir():
-        if item.name != name:
-            os.symlink(item, target / item.name)
-    if content is not None:
-        (target / name).write_bytes(content)
-    return target
-
-
 def _config(checkpoint: Path, **changes) -> bytes:
     config = yaml.safe_load((checkpoint / "config.yaml").read_text(encoding="utf-8"))
     for key, value in changes.items():
@@ -178,24 +164,11 @@ def test_bad_checkpoints_are_one_clear_line(pf_checkpoint, tmp_path, case, name,
         "tokens.json not a list": b'{"<blank>": 0}',
         "am.mvn without numbers": b"<Nnet>\n<AddShift> 560 560\n</Nnet>\n",
     }[case]
-    broken = _broken_copy(pf_checkpoint, tmp_path / "ckpt", name, content)
-    out = tmp_path / "models" / "out"
-    with pytest.raises(ModelError) as info:
-        export_model(broken, out)
-    message = str(info.value)
-    print(f"{case}: {message}")
-    assert expected in message and name in message and "\n" not in message
-    assert not out.exists() and not any(p.name.startswith(".out.partial") for p in out.parent.iterdir())
+    assert_export_refused(pf_checkpoint, tmp_path, case, name, content, expected)
 
 
 def test_bad_checkpoint_through_the_cli(pf_checkpoint, tmp_path):
-    broken = _broken_copy(pf_checkpoint, tmp_path / "ckpt", "model.pt", b"PK\x03\x04 truncated")
-    r = _cli("export-model", "--source", str(broken), "--out", str(tmp_path / "out"))
-    lines = [line for line in r.stderr.splitlines() if line.startswith("tingji:")]
-    print(f"exit {r.returncode}: {lines}")
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert len(lines) == 1 and "model.pt" in lines[0]
-    assert not (tmp_path / "out").exists()
+    assert_cli_refuses_a_truncated_model_pt(pf_checkpoint, tmp_path)
 
 
 def test_a_damaged_model_folder_is_one_clear_line(pf_model, tmp_path):
@@ -217,7 +190,7 @@ def test_transcribe_cli_times_segments_and_warns(pf_model, speech_zh, tmp_path):
     """The CLI's JSON and SRT carry timed segments; --hotwords and --language en each get a warning."""
     audio = np.concatenate([speech_zh, np.zeros(16000, np.float32), speech_zh])
     clip = write_wav(tmp_path / "clip.wav", audio)
-    r = _cli(
+    r = tingji_cli(
         "transcribe",
         str(clip),
         "--model",

@@ -20,6 +20,7 @@ import pytest
 from demo_model.text import edit_distance
 
 from tests.support.audio import write_wav
+from tests.support.broken_checkpoints import assert_cli_refuses_a_truncated_model_pt, assert_export_refused, tingji_cli
 from tests.support.cpu_paths import NATIVE, PATHS, run_graphs
 from tests.support.int8_checks import MAX_CTC_PATH_EDIT_RATE, ctc_agreement
 from tests.support.paths import ROOT
@@ -29,18 +30,11 @@ from tingji.engine.families.sense_voice_small.recognizer import load as load_sen
 from tingji.engine.families.sense_voice_small.rich import query_ids
 from tingji.engine.frontend import features, load_cmvn
 from tingji.engine.manifest import load_manifest, verify
-from tingji.errors import ModelError
 from tingji.export import detect_family, export_model
 from tingji.export.lint import lint_directml
 from tingji.export.onnx_tools import check_int8_weights
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "app"))
-
-
-def _cli(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tingji", *args], capture_output=True, text=True, env=ENV, timeout=timeout
-    )
 
 
 def _log_probs(model: Path, wav: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -75,7 +69,7 @@ def test_manifest_lists_every_file(sv_checkpoint, sv_model):
 def sv_int8(sv_checkpoint, tmp_path_factory) -> Path:
     """The int8 export, through the command line as a user would make it."""
     out = tmp_path_factory.mktemp("sv-int8") / "int8"
-    r = _cli("export-model", "--source", str(sv_checkpoint), "--out", str(out), "--precision", "int8")
+    r = tingji_cli("export-model", "--source", str(sv_checkpoint), "--out", str(out), "--precision", "int8")
     assert r.returncode == 0, r.stderr
     return out
 
@@ -133,17 +127,6 @@ def test_fp16_export_stays_close_to_fp32(sv_checkpoint, sv_model, sv_int8, speec
             check_int8_weights(onnx.load(str(m.file("encoder"))))
 
 
-def _broken_copy(source: Path, target: Path, name: str, content: bytes | None) -> Path:
-    """The checkpoint with one file replaced (None: removed); the rest linked, not copied."""
-    target.mkdir()
-    for item in source.iterdir():
-        if item.name != name:
-            os.symlink(item, target / item.name)
-    if content is not None:
-        (target / name).write_bytes(content)
-    return target
-
-
 def _other_vocabulary(tmp_path: Path, tags: bool) -> bytes:
     """A real SentencePiece model, but not this checkpoint's vocabulary."""
     import sentencepiece as spm
@@ -186,29 +169,16 @@ def test_bad_checkpoints_are_one_clear_line(sv_checkpoint, tmp_path, case, name,
         "BPE file without SenseVoice's tags": _other_vocabulary(tmp_path, tags=False),
         "truncated model.pt": (sv_checkpoint / "model.pt").read_bytes()[:200_000],
     }[case]
-    broken = _broken_copy(sv_checkpoint, tmp_path / "ckpt", name, content)
-    out = tmp_path / "models" / "out"
-    with pytest.raises(ModelError) as info:
-        export_model(broken, out)
-    message = str(info.value)
-    print(f"{case}: {message}")
-    assert expected in message and name in message and "\n" not in message
-    assert not out.exists() and not any(p.name.startswith(".out.partial") for p in out.parent.iterdir())
+    assert_export_refused(sv_checkpoint, tmp_path, case, name, content, expected)
 
 
 def test_bad_checkpoint_through_the_cli(sv_checkpoint, tmp_path):
-    broken = _broken_copy(sv_checkpoint, tmp_path / "ckpt", "model.pt", b"PK\x03\x04 truncated")
-    r = _cli("export-model", "--source", str(broken), "--out", str(tmp_path / "out"))
-    lines = [line for line in r.stderr.splitlines() if line.startswith("tingji:")]
-    print(f"exit {r.returncode}: {lines}")
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert len(lines) == 1 and "model.pt" in lines[0]
-    assert not (tmp_path / "out").exists()
+    assert_cli_refuses_a_truncated_model_pt(sv_checkpoint, tmp_path)
 
 
 def test_transcribe_cli_reports_tags_and_warns_about_hotwords(sv_model, speech_en, tmp_path):
     clip = write_wav(tmp_path / "clip.wav", speech_en)
-    r = _cli(
+    r = tingji_cli(
         "transcribe",
         str(clip),
         "--model",

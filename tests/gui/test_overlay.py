@@ -18,6 +18,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from tests.support.gui import open_window
+from tests.support.preview_counts import previews_expected
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
 from tingji.gui.engine_host import EngineState
@@ -68,12 +69,15 @@ def test_overlay_is_a_floating_window_that_takes_no_focus_and_no_clicks(window) 
     assert not overlay.isVisible() and window.dictation.form.overlay_note.isHidden()
 
 
+@pytest.mark.load_sensitive  # how many preview runs fit the take depends on the machine's load
 def test_a_take_shows_the_overlay_states_in_order_and_the_tray_mirrors_them(window, qtbot, speech_en) -> None:
     host, panel, tray = window.dictation_host, window.dictation, window.tray
     overlay = host.overlay
     shown: list[tuple[str, str]] = []
     trays: list[str] = []
     overlay.stateShown.connect(lambda state, text: (shown.append((state, text)), trays.append(tray.dictation)))
+    run_s: list[float] = []
+    panel.bridge.event.connect(lambda e: run_s.append(e.timings["run_s"]) if e.kind == "preview" else None)
     mic = window.mics[-1]
     take = np.concatenate([speech_en, np.zeros(4000, np.float32), speech_en])[: 5 * 16000]
 
@@ -96,7 +100,7 @@ def test_a_take_shows_the_overlay_states_in_order_and_the_tray_mirrors_them(wind
         ["listening", "transcribing", "error", "hidden"],  # no display to paste into: said, the text is kept
     ), shown
     previews = [t for s, t in shown if s == "listening" and t]
-    assert len(previews) >= 4, shown
+    assert len(previews) >= previews_expected(len(take) / 16000, run_s), (shown, run_s)
     assert level_seen > 0.0  # the meter moved with the speech
     if collapsed[2] == "final":
         assert ("final", text) in shown

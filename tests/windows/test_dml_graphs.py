@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -100,6 +101,33 @@ def test_every_graph_runs_on_directml_as_on_the_linux_cpu(family, request, windo
     assert any(c["invariance"] is not None for c in report["cases"])
 
 
+class BothRuns(NamedTuple):
+    linux_out: Path
+    windows_out: Path
+    windows_stderr: str
+    seconds: float  # the Windows process's
+
+
+def cli_on_cpu_and_directml(windows_python, args: list, linux_out: Path, windows_out: Path) -> BothRuns:
+    """`python -m tingji ARGS` on the Linux CPU into `linux_out`, then under Windows on DirectML into
+    `windows_out` (both created here); each must succeed."""
+    linux_out.mkdir()
+    windows_out.mkdir()
+    linux = subprocess.run(
+        [sys.executable, "-m", "tingji", *map(str, args), "--provider", "cpu", "--out", str(linux_out)],
+        env=dict(os.environ, PYTHONPATH=str(APP)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert linux.returncode == 0, linux.stderr[-3000:]
+    start = time.perf_counter()
+    win = windows_python("-m", "tingji", *args, "--provider", "dml", "--device", "0", "--out", windows_out)
+    seconds = time.perf_counter() - start
+    assert win.returncode == 0, win.stderr[-3000:]
+    return BothRuns(linux_out, windows_out, win.stderr, seconds)
+
+
 @pytest.fixture(scope="module")
 def speech_file(speech_en, tmp_path_factory) -> Path:
     import soundfile as sf
@@ -119,27 +147,13 @@ def test_directml_transcript_is_the_linux_cpu_transcript(family, request, window
     punctuation (Paraformer) has its text punctuated on the CPU (under Windows too), the others ignore it;
     without one the CLI warns that none is installed."""
     model = tiny_model_of(family, request)
-    linux_out, windows_out = tmp_path / "linux", tmp_path / "windows 输出"
-    linux_out.mkdir()
-    windows_out.mkdir()
     punctuation = request.getfixturevalue("punc_model")
     common = ["transcribe", speech_file, "--model", model, "--format", "json", "--punctuation-model", punctuation]
-    linux = subprocess.run(
-        [sys.executable, "-m", "tingji", *map(str, common), "--provider", "cpu", "--out", str(linux_out)],
-        env=dict(os.environ, PYTHONPATH=str(APP)),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert linux.returncode == 0, linux.stderr[-3000:]
-    start = time.perf_counter()
-    win = windows_python("-m", "tingji", *common, "--provider", "dml", "--device", "0", "--out", windows_out)
-    seconds = time.perf_counter() - start
-    assert win.returncode == 0, win.stderr[-3000:]
-    expected = json.loads((linux_out / "hello 你好.json").read_text("utf-8"))
-    got = json.loads((windows_out / "hello 你好.json").read_text("utf-8"))
-    print(f"{family}: DirectML transcript {got['text']!r} ({got['device']}); process {seconds:.1f} s")
-    assert "warning" not in win.stderr, win.stderr
+    runs = cli_on_cpu_and_directml(windows_python, common, tmp_path / "linux", tmp_path / "windows 输出")
+    expected = json.loads((runs.linux_out / "hello 你好.json").read_text("utf-8"))
+    got = json.loads((runs.windows_out / "hello 你好.json").read_text("utf-8"))
+    print(f"{family}: DirectML transcript {got['text']!r} ({got['device']}); process {runs.seconds:.1f} s")
+    assert "warning" not in runs.windows_stderr, runs.windows_stderr
     assert got["provider"] == "dml" and got["device"]
     assert expected["provider"] == "cpu" and expected["device"] == ""
     assert got["text"] == expected["text"]
@@ -154,31 +168,17 @@ def test_directml_cli_labels_speakers(windows_python, two_voices, speaker_model,
     The speaker model has random weights, so which window goes to which speaker may differ between DirectML
     and the CPU where two clusters meet; that is printed, not asserted."""
     demo = APP.parent / "tests" / "fixtures" / "models" / "demo"
-    linux_out, windows_out = tmp_path / "linux", tmp_path / "windows"
-    linux_out.mkdir()
-    windows_out.mkdir()
     common = ["transcribe", two_voices, "--model", demo, "--format", "json,vtt", "--speakers", "2"]
     common += ["--speaker-model", speaker_model]
-    linux = subprocess.run(
-        [sys.executable, "-m", "tingji", *map(str, common), "--provider", "cpu", "--out", str(linux_out)],
-        env=dict(os.environ, PYTHONPATH=str(APP)),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert linux.returncode == 0, linux.stderr[-3000:]
-    start = time.perf_counter()
-    win = windows_python("-m", "tingji", *common, "--provider", "dml", "--device", "0", "--out", windows_out)
-    seconds = time.perf_counter() - start
-    assert win.returncode == 0, win.stderr[-3000:]
-    expected = json.loads((linux_out / "two-voices.json").read_text("utf-8"))
-    got = json.loads((windows_out / "two-voices.json").read_text("utf-8"))
+    runs = cli_on_cpu_and_directml(windows_python, common, tmp_path / "linux", tmp_path / "windows")
+    expected = json.loads((runs.linux_out / "two-voices.json").read_text("utf-8"))
+    got = json.loads((runs.windows_out / "two-voices.json").read_text("utf-8"))
     same = [s["speaker"] for s in got["segments"]] == [s["speaker"] for s in expected["segments"]]
     print(
         f"speakers on DirectML ({got['device']}): {got['speakers']}, labels "
-        f"{'equal to' if same else 'differ from'} the Linux CPU's; process {seconds:.1f} s"
+        f"{'equal to' if same else 'differ from'} the Linux CPU's; process {runs.seconds:.1f} s"
     )
     assert got["provider"] == "dml" and got["text"] == expected["text"]
     assert 1 <= len(got["speakers"]) <= 2 and all(s["speaker"] in got["speakers"] for s in got["segments"])
-    vtt = (windows_out / "two-voices.vtt").read_text("utf-8")
+    vtt = (runs.windows_out / "two-voices.vtt").read_text("utf-8")
     assert vtt.count("<v Speaker ") == len(got["segments"])

@@ -22,7 +22,7 @@ from . import messages
 from .progress import StatusLine
 
 if TYPE_CHECKING:  # for annotations; imported where it is used, like the rest of the engine here
-    from ..engine import Engine
+    from ..engine import Engine, TranscribeOptions
 
 
 def add_parser(subparsers: Any) -> None:
@@ -135,14 +135,11 @@ def _load_engine(args: argparse.Namespace, folder: Path, err: TextIO, speakers: 
     return engine
 
 
-def run(args: argparse.Namespace) -> int:
+def _options(args: argparse.Namespace) -> tuple[TranscribeOptions, Path | None]:
+    """What to ask of the model, and the speaker model's folder when speakers are asked for."""
     from ..engine import TranscribeOptions
     from ..models.installed import resolve_model, speaker_model
 
-    formats = parse_formats(args.format)
-    folder = resolve_model(args.model)
-    out_dir = Path(args.out)
-    _check_out_dir(out_dir)
     options = TranscribeOptions(
         language=args.language,
         hotwords=tuple(w.strip() for w in args.hotwords.split(",") if w.strip()),
@@ -150,11 +147,22 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         speakers=args.speakers,
     )
-    speakers = None
-    if options.speakers != "off":
-        speakers = resolve_model(args.speaker_model) if args.speaker_model else speaker_model()
-        if speakers is None:
-            raise TingjiError(messages.NO_SPEAKER_MODEL, speakers=options.speakers)
+    if options.speakers == "off":
+        return options, None
+    speakers = resolve_model(args.speaker_model) if args.speaker_model else speaker_model()
+    if speakers is None:
+        raise TingjiError(messages.NO_SPEAKER_MODEL, speakers=options.speakers)
+    return options, speakers
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..models.installed import resolve_model
+
+    formats = parse_formats(args.format)
+    folder = resolve_model(args.model)
+    out_dir = Path(args.out)
+    _check_out_dir(out_dir)
+    options, speakers = _options(args)
     err = sys.stderr
     started = time.perf_counter()
     engine = _load_engine(args, folder, err, speakers)

@@ -402,8 +402,8 @@ class DictationController:
         self._emit(DictationEvent.problem("error", error))
         self._post("mic_error")
 
-    def _on_preview(self, text: str) -> None:
-        self._emit(DictationEvent("preview", text=text))
+    def _on_preview(self, text: str, seconds: float) -> None:
+        self._emit(DictationEvent("preview", text=text, timings={"run_s": seconds}))
 
     def _on_preview_model(self, choice: PreviewChoice) -> None:
         self._emit(DictationEvent("preview_model", preview=choice))

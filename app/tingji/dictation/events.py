@@ -18,7 +18,8 @@ class DictationEvent:
 
     begin  - a take is starting (sent before the microphone opens: a UI shows itself at once)
     state  - `state` changed (idle / listening / transcribing)
-    preview - `text` is the take so far, re-transcribed while it records (show it, never paste it)
+    preview - `text` is the take so far, re-transcribed while it records (show it, never paste it);
+              `timings["run_s"]` the seconds that run took
     preview_model - `preview` says which model previews now, and why (preview.PreviewChoice)
     take   - `take` was stored (and inserted unless take.output == "failed")
     empty  - a take held no speech; nothing was inserted

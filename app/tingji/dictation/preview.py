@@ -1,6 +1,6 @@
 """Live preview: the take so far, re-transcribed every ~0.5 s while it records. Imports no Qt.
 
-    preview = LivePreview(engine.live, options, on_text=print)
+    preview = LivePreview(engine.live, options, on_text=lambda text, seconds: print(text))
     preview.begin()              # a take starts
     preview.feed(block)          # each 16 kHz block the take receives (microphone worker)
     preview.end()                # the key is released: a run in flight is cancelled, never awaited
@@ -80,7 +80,7 @@ class LivePreview:
         self,
         engine: Transcriber,
         options: TranscribeOptions,
-        on_text: Callable[[str], None],
+        on_text: Callable[[str, float], None],
         *,
         interval_s: float = INTERVAL_S,
         model: PreviewModel | None = None,
@@ -89,8 +89,9 @@ class LivePreview:
         engine: the dictation model's live lane (`engine.live`), where the preview runs unless `model` says
             otherwise.
         options: how to recognise the take (the final text's options; timestamps are skipped).
-        on_text: called on the preview thread with each run's text (not empty ones), under the
-            preview's lock so that nothing arrives after `end()`: it must return at once.
+        on_text: called on the preview thread with each run's text (not empty ones) and the seconds
+            that run took, under the preview's lock so that nothing arrives after `end()`: it must return
+            at once.
         interval_s: seconds from the start of one run to the start of the next (at least `GAP_S` after
             its end).
         model: which model previews (the measured rule, a faster model); None: always `engine`.
@@ -151,6 +152,7 @@ class LivePreview:
                     continue
                 audio = np.concatenate(self._parts)
                 self._parts = [audio]
+            started = time.monotonic()
             try:
                 options = replace(self.options, timestamps=False)
                 if self.model is not None:
@@ -168,7 +170,7 @@ class LivePreview:
                     return  # the take ended while this ran: its final text is what counts
                 self.runs += 1
                 if text:
-                    self.on_text(text)
+                    self.on_text(text, time.monotonic() - started)
 
 
 def preview_fits(cost_s: float, interval_s: float = INTERVAL_S) -> bool:

@@ -181,6 +181,13 @@ NO_SPEAKER_MODEL = WarningMessage(
     "speakers.no_model", "speaker labels were asked for but no speaker model is loaded; the segments have none"
 )
 NO_SPEECH_FOR_SPEAKERS = WarningMessage("speakers.no_speech", "no speech to tell speakers apart")
+VOICE_NAME = Message("voices.name", "a speaker's name must be one line of 1 to {most} characters, not {name!r}")
+VOICE_NAME_TAKEN = Message("voices.name_taken", "the voice library already has a voice named {name}")
+VOICE_GONE = Message("voices.gone", "the voice {name} is no longer in the voice library")
+VOICE_WRITE_FAILED = Message("voices.write_failed", "cannot save the voice library in {folder}: {reason}")
+VOICE_FILE_BAD = WarningMessage(
+    "voices.bad_file", "{file}: not a voice Tingji can read ({reason}); set aside as {kept}, not used"
+)
 FEWER_SPEAKERS = WarningMessage(
     "speakers.fewer",
     "{found} speaker(s) told apart, not the {asked} asked for: too little speech ({seconds:.0f} s) or voices too alike",

@@ -63,7 +63,11 @@ def import_onnxruntime():
     before anything else may): later imports are free.
     """
     if "onnxruntime" in sys.modules:
-        return sys.modules["onnxruntime"]
+        # An import statement, not the dict: while another thread is still importing it (two engines loading
+        # at once), sys.modules holds it half-made, and only the import waits for it to be whole.
+        import onnxruntime
+
+        return onnxruntime
     try:
         sys.stderr.flush()
         saved = os.dup(2)

@@ -50,6 +50,7 @@ from .vad import SAMPLE_RATE, SileroVad
 from .windows import Window, WindowPlanner, trimmed
 
 if TYPE_CHECKING:
+    from .punctuation import Punctuator
     from .speakers.model import SpeakerModel
 
 CancelLike = Callable[[], bool] | threading.Event | None
@@ -236,34 +237,7 @@ class Engine:
         self.capabilities = self.recognizer.capabilities
         self.decoder_device = self.recognizer.decoder_device
         self.warnings = self.recognizer.warnings  # load-time problems; a later GPU fallback adds to it
-        self.punctuator = None
-        if punctuation is not None and not self.capabilities.punctuation:
-            from .punctuation import Punctuator
-
-            try:
-                self.punctuator = Punctuator(punctuation, threads)
-            except BaseException:
-                self.recognizer.close()
-                raise
-        self.speaker_model: SpeakerModel | None = None
-        if speaker_model is not None:
-            from .speakers.model import SpeakerModel
-
-            try:
-                self.speaker_model = SpeakerModel(
-                    speaker_model,
-                    provider=provider,
-                    device=device,
-                    policy=policy,
-                    threads=threads,
-                    exact=exact,
-                    check_hashes=False,  # sizes only, as for the model itself
-                    graph_cache=graph_cache,
-                )
-            except BaseException:
-                self.recognizer.close()
-                raise
-            self.warnings.extend(w for w in self.speaker_model.warnings if w not in self.warnings)
+        self._load_helpers(punctuation, speaker_model, options)
         self.files = Lane("files", self, parks=True)
         self.live = Lane("live", self)
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
@@ -282,6 +256,36 @@ class Engine:
             map_large_blocks()  # only after loading, whose many large blocks the heaps serve faster (engine.heap)
         self.load_s = time.perf_counter() - t0
 
+    def _load_helpers(
+        self,
+        punctuation: str | os.PathLike[str] | None,
+        speaker_model: str | os.PathLike[str] | None,
+        options: LoadOptions,
+    ) -> None:
+        """The punctuation model (for a model that writes no punctuation of its own) and the speaker model,
+        when asked for, on the model's provider and threads; a failure closes the recognizer."""
+        self.punctuator: Punctuator | None = None
+        self.speaker_model: SpeakerModel | None = None
+        # How a speaker model is loaded, now or later (`load_speaker_model`): as the model itself.
+        self._speaker_options = {
+            "provider": options.provider,
+            "device": options.device,
+            "policy": options.policy,
+            "threads": options.threads,
+            "exact": options.exact,
+            "graph_cache": options.graph_cache,
+        }
+        try:
+            if punctuation is not None and not self.capabilities.punctuation:
+                from .punctuation import Punctuator
+
+                self.punctuator = Punctuator(punctuation, options.threads)
+            if speaker_model is not None:
+                self.load_speaker_model(speaker_model)
+        except BaseException:
+            self.recognizer.close()
+            raise
+
     def build_caches(self) -> None:
         """Build what later loads of this model reuse (the model manager calls it at install, beside
         the optimised graphs that loading saved): nothing without a `graph_cache`."""
@@ -298,6 +302,22 @@ class Engine:
     def device(self) -> str:
         """The graphics adapter the model runs on, as people know it (DirectML); "" on the CPU."""
         return self.recognizer.device
+
+    def load_speaker_model(self, folder: str | os.PathLike[str]) -> None:
+        """Load a speaker model (family `campplus`) for the transcriptions that ask for speaker labels, on the
+        model's provider; one loaded before is closed. The app loads it when the first file asks; the caller
+        makes sure no transcription runs meanwhile.
+
+        Raises:
+            ModelError: The folder is not a usable speaker model.
+        """
+        from .speakers.model import SpeakerModel
+
+        loaded = SpeakerModel(folder, check_hashes=False, **self._speaker_options)  # sizes only, as for the model
+        if self.speaker_model is not None:
+            self.speaker_model.close()
+        self.speaker_model = loaded
+        self.warnings.extend(w for w in loaded.warnings if w not in self.warnings)
 
     def close(self) -> None:
         """Free the lanes' state, then the model. The caller makes sure no lane is in use."""
@@ -443,6 +463,7 @@ class Engine:
         if speakers is not None:
             with stage(timings, "speakers"):
                 result.speakers, notes = speakers.label(result.segments)
+                result.voice_prints = speakers.prints
             result.warnings.extend(notes)
         self._finish(result, seen[0], t_start, options)
         if stream is not None and not stream.complete:  # a damaged file: keep the text, say what is missing

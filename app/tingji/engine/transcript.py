@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..errors import ErrorReport
 
 
@@ -31,6 +33,22 @@ class Segment:
     text: str
     window: int = 0
     speaker: int | None = None
+
+
+@dataclass(frozen=True)
+class VoicePrint:
+    """One speaker's voice in one file, as a speaker model heard it (never audio).
+
+    Attributes:
+        embedding: The mean of the speaker's windows' unit-length embeddings (float32).
+        windows: How many embedding windows it is the mean of (a merge weighs by it).
+        model: The speaker model's identity (`SpeakerModel.identity`): prints of
+            different models never compare.
+    """
+
+    embedding: np.ndarray
+    windows: int
+    model: str
 
 
 @dataclass
@@ -116,6 +134,8 @@ class Transcript:
             reason is in `warnings`).
         speakers: The speakers' names, indexed by `Segment.speaker` ("Speaker 1",
             ... until renamed); empty when speakers were not labelled.
+        voice_prints: Each speaker's `VoicePrint`, indexed like `speakers` (for
+            a voice library, `engine.speakers.library`); never written by the writers.
     """
 
     segments: list[Segment]
@@ -136,6 +156,7 @@ class Transcript:
     family: str = ""
     complete: bool = True  # False: the source could not be read to its end (the reason is in warnings)
     speakers: list[str] = field(default_factory=list)
+    voice_prints: list[VoicePrint] = field(default_factory=list)
 
     @property
     def text(self) -> str:

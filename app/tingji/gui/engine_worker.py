@@ -27,9 +27,10 @@ from PySide6.QtCore import QObject, Signal, Slot
 
 from ..engine.heap import release_free_heap
 from ..engine.options import TranscribeOptions
+from ..engine.speakers.library import VoiceLibrary, name_speakers
 from ..engine.transcript import Progress
 from ..errors import Cancelled, ErrorReport, TingjiError
-from ..paths import graph_cache_dir
+from ..paths import graph_cache_dir, voices_dir
 from . import messages
 from .errors import problem_of
 
@@ -154,7 +155,10 @@ class EngineWorker(QObject):
             self.progress.emit(req.job_id, float(fraction), list(p.segments))
 
         try:
+            self._speaker_model_for(req.options)
             transcript = self._engine.transcribe(req.path, req.options, on_progress=on_progress, cancel=req.cancel)
+            if transcript.speakers:
+                name_speakers(transcript, VoiceLibrary(voices_dir()))
         except Cancelled as exc:
             self.cancelled.emit(req.job_id, exc.partial)
         except Exception as exc:
@@ -163,6 +167,21 @@ class EngineWorker(QObject):
             self.failed.emit(req.job_id, problem_of(exc))
         else:
             self.finished.emit(req.job_id, transcript, time.perf_counter() - t0)
+
+    def _speaker_model_for(self, options: TranscribeOptions) -> None:
+        """A file asks for speaker labels: load the installed speaker model on the first one (none installed,
+        or one that fails to load: the transcript says so in a warning and has no labels)."""
+        from ..models.installed import speaker_model
+
+        if options.speakers == "off" or self._engine is None or self._engine.speaker_model is not None:
+            return
+        folder = speaker_model()
+        if folder is None:
+            return
+        try:
+            self._engine.load_speaker_model(folder)
+        except TingjiError as exc:
+            log.warning("speaker model %s: %s", folder, exc)
 
     @Slot()
     def close_engine(self) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 from .. import atomic
 from ..dictation.settings import DictationSettings
 from ..engine.languages import normalise as normalise_language
-from ..engine.options import TranscribeOptions
+from ..engine.options import MAX_SPEAKERS, TranscribeOptions
 from ..engine.sessions import PROVIDER_CHOICES
 from ..engine.writers import FORMATS
 from ..paths import settings_path
@@ -36,6 +36,8 @@ PAGES = ("files", "dictation")
 MAX_LANGUAGE_CHARS = 32
 MAX_DEVICE_CHARS = 128  # DXGI's adapter descriptions are at most 128 characters
 MAX_UNLOAD_AFTER_MIN = 24 * 60
+# "Identify speakers" for files: off, found from the audio, or a known count (one speaker needs no labels).
+SPEAKER_CHOICES = ("off", "auto", *(str(n) for n in range(2, MAX_SPEAKERS + 1)))
 
 
 @dataclass
@@ -65,10 +67,15 @@ class Settings:
     unload_after_min: float = 0.0
     punctuation: bool = True  # punctuate transcripts of models that write none, with the installed punctuation model
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
+    speakers: str = "off"  # files: label who spoke, one of SPEAKER_CHOICES (a file may have its own: the queue's)
 
     def transcribe_options(self) -> TranscribeOptions:
         """What every transcription asks of the model: files as they are, dictation without timestamps."""
         return TranscribeOptions(language=self.language or None, hotwords=tuple(self.hotwords), itn=self.itn)
+
+    def files_options(self, speakers: str | None = None) -> TranscribeOptions:
+        """A file's options: `transcribe_options()` with speaker labels (the file's own choice, else the setting)."""
+        return replace(self.transcribe_options(), speakers=speakers or self.speakers)
 
     def normalised(self) -> Settings:
         """A copy with every field forced into its allowed range."""
@@ -95,6 +102,7 @@ class Settings:
         s.page = s.page if s.page in PAGES else "files"
         s.tray_notice_shown = bool(s.tray_notice_shown)
         s.punctuation = bool(s.punctuation)
+        s.speakers = s.speakers if s.speakers in SPEAKER_CHOICES else "off"
         minutes = float(s.unload_after_min)
         s.unload_after_min = max(0.0, min(float(MAX_UNLOAD_AFTER_MIN), minutes)) if math.isfinite(minutes) else 0.0
         return s

@@ -36,7 +36,9 @@ from ..engine.writers import FORMATS
 from ..models.installed import list_models
 from . import theme
 from .languages import fill_language_menu
-from .settings import MAX_UNLOAD_AFTER_MIN, Settings
+from .settings import MAX_UNLOAD_AFTER_MIN, SPEAKER_CHOICES, Settings
+from .speakers import choice_label, no_model_reason, speakers_available
+from .voice_library import VoiceLibraryBox
 
 
 def graphics_adapters() -> list[str]:
@@ -81,13 +83,14 @@ class SettingsDialog(QDialog):
         self._build_speech_fields(adapters)
         speech, form = self._build_speech(show_device=bool(settings.device))
         output, out_form = self._build_output()
+        speakers, speakers_form = self._build_speakers()
         interface, ui_form = self._build_interface()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        _align_labels((form, out_form, ui_form))
+        _align_labels((form, out_form, speakers_form, ui_form))
         layout = QVBoxLayout(self)
-        for box in (speech, output, interface):
+        for box in (speech, output, speakers, interface):
             layout.addWidget(box)
         layout.addStretch(1)
         layout.addWidget(buttons)
@@ -188,6 +191,27 @@ class SettingsDialog(QDialog):
         out_form.addRow(self.tr("Formats:"), formats_row)
         return output, out_form
 
+    def _build_speakers(self) -> tuple[QGroupBox, QFormLayout]:
+        """Who spoke: the files' "Identify speakers" (greyed, with the reason, without a speaker model) and the
+        voice library."""
+        self.speakers = QComboBox()
+        for value in SPEAKER_CHOICES:
+            self.speakers.addItem(choice_label(value), value)
+        self.speakers.setToolTip(self.tr("Label each segment of a file with who spoke it; a file can have its own"))
+        available = speakers_available()
+        self.speakers.setEnabled(available)
+        self.speakers_reason = QLabel(no_model_reason())
+        self.speakers_reason.setWordWrap(True)
+        self.speakers_reason.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
+        self.voices = VoiceLibraryBox()
+        box = QGroupBox(self.tr("Speakers"))
+        form = QFormLayout(box)
+        form.addRow(self.tr("Identify speakers:"), self.speakers)
+        form.addRow(self.speakers_reason)
+        form.setRowVisible(self.speakers_reason, not available)
+        form.addRow(self.tr("Voice library:"), self.voices)
+        return box, form
+
     def _build_interface(self) -> tuple[QGroupBox, QFormLayout]:
         """The interface's language and appearance."""
         self.ui_language = QComboBox()
@@ -241,6 +265,7 @@ class SettingsDialog(QDialog):
             (self.provider, s.provider),
             (self.ui_language, s.ui_language),
             (self.appearance, s.appearance),
+            (self.speakers, s.speakers),
         ):
             combo.setCurrentIndex(max(0, combo.findData(value)))
         if s.device and self.device.findData(s.device) < 0:
@@ -271,6 +296,7 @@ class SettingsDialog(QDialog):
             appearance=str(self.appearance.currentData()),
             unload_after_min=self.unload_after.value(),
             punctuation=self.punctuation.isChecked(),
+            speakers=str(self.speakers.currentData()),
         ).normalised()
 
     def _provider_changed(self) -> None:

@@ -17,11 +17,13 @@ from . import theme
 class StatusLine(QLabel):
     def __init__(self, name: str, changed: SignalInstance, parent: QWidget | None = None) -> None:
         """`name`: the object name (tests and style sheets find the line by it); `changed`: the signal
-        after which the line is rendered again. The subclass renders it the first time."""
+        after which the line is rendered again. The line is rendered here the first time, so a subclass
+        sets what `refresh()` reads before it calls this."""
         super().__init__(parent)
         self.setObjectName(name)
         self.setTextFormat(Qt.TextFormat.RichText)
         changed.connect(self.refresh)
+        self.refresh()
 
     def refresh(self) -> None:
         """Render the line from what it follows (each subclass)."""

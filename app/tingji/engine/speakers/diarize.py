@@ -82,7 +82,8 @@ def window_audio(samples: np.ndarray, window: Window, size: int, offset: int = 0
     return clip
 
 
-def _relabel(labels: Sequence[int]) -> list[int]:
+def relabel(labels: Sequence[int]) -> list[int]:
+    """Cluster labels renumbered in order of first appearance, as the turns' speakers are."""
     seen: dict[int, int] = {}
     return [seen.setdefault(int(x), len(seen)) for x in labels]
 
@@ -102,7 +103,7 @@ def turns(wins: Sequence[Window], labels: Sequence[int], min_turn: float = MIN_T
     """Speaker turns from the windows (in time order) and their cluster labels."""
     if not wins:
         return []
-    res = _merge([Turn(w.start, w.end, s) for w, s in zip(wins, _relabel(labels))])
+    res = _merge([Turn(w.start, w.end, s) for w, s in zip(wins, relabel(labels))])
     for a, b in zip(res, res[1:]):
         if a.end > b.start + _TOUCH:  # two speakers' windows overlap: split at the middle
             a.end = b.start = (a.end + b.start) / 2

@@ -127,6 +127,12 @@ class SpeakerModel:
         return self.graphs.provider
 
     @property
+    def identity(self) -> str:
+        """Which weights embed: the embedder graph's SHA-256 (from the manifest). Voice prints of
+        different identities are not comparable."""
+        return self.manifest.files["embedder"].sha256
+
+    @property
     def window_samples(self) -> int:
         return round(self.window_seconds * self.frontend.sample_rate)
 

@@ -19,10 +19,10 @@ import onnx
 import torch
 
 from ...engine.frontend import FrontendConfig, num_fbank_frames
-from ...engine.manifest import Manifest, file_entry
+from ...engine.manifest import Manifest
 from ...engine.speakers.model import FAMILY, INPUTS, OUTPUTS, SHIFT_SECONDS, WINDOW_SECONDS, SpeakerSection
 from ...errors import ModelError
-from .. import messages
+from .. import folder_manifest, messages
 from ..onnx_tools import BATCH_FRAMES, OPSET, save_graph_files
 from .checkpoint import Checkpoint, load_checkpoint
 from .modules import CamPlusGraph
@@ -56,16 +56,8 @@ def convert(
         outputs=tuple(OUTPUTS),
         shift_seconds=SHIFT_SECONDS,
     )
-    return Manifest(
-        folder=work,
-        family=FAMILY,
-        files={role: file_entry(work, path) for role, path in files.items()},
-        window_seconds=WINDOW_SECONDS,
-        window_frames=window_frames,
-        frontend=cfg,
-        section=section,
-        source={"weights_sha256": ckpt.sha256, "folder": source.name},
-    )
+    origin = {"weights_sha256": ckpt.sha256, "folder": source.name}
+    return folder_manifest(work, FAMILY, files, (WINDOW_SECONDS, window_frames), cfg, section, origin)
 
 
 def build_graph(ckpt: Checkpoint) -> CamPlusGraph:

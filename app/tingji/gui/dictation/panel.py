@@ -26,20 +26,14 @@ through is tingji.gui.dictation.qt_clipboard.QtClipboard.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -50,7 +44,8 @@ from ...dictation.history import DictationHistory, DictationTake
 from ...dictation.settings import DictationSettings
 from ...errors import ErrorReport, TingjiError
 from .. import icons, theme
-from ..errors import localized, localized_stored, stored_report
+from ..errors import localized, stored_report
+from .history_table import RowAction, fill_history, history_table, row_buttons
 from .settings_form import DictationSettingsForm
 
 __all__ = ["DictationBridge", "DictationPanel", "hotkey_label"]
@@ -145,24 +140,7 @@ class DictationPanel(QWidget):
         if self._closed:
             return
         self._takes = self.history.recent(self._limit)
-        table = self.table
-        table.setRowCount(len(self._takes))
-        today = time.strftime("%Y-%m-%d")
-        for row, take in enumerate(self._takes):
-            day = time.strftime("%Y-%m-%d", time.localtime(take.created))
-            stamp = time.strftime("%H:%M:%S" if day == today else "%Y-%m-%d %H:%M", time.localtime(take.created))
-            when = QTableWidgetItem(stamp)
-            when.setToolTip(time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(take.created)))
-            text = QTableWidgetItem(take.text)
-            problem = localized_stored(take.error, take.error_code) if take.error else ""
-            text.setToolTip(f"{take.text}\n\n{problem}" if problem else take.text)
-            for item in (when, text):
-                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEditable)
-            table.setItem(row, 0, when)
-            table.setItem(row, 1, text)
-            table.setCellWidget(row, 2, self._row_buttons(take))
-        table.resizeColumnToContents(0)
-        table.resizeColumnToContents(2)
+        fill_history(self.table, self._takes, self._row_buttons)
         self.empty_label.setVisible(not self._takes)
 
     def status_text(self) -> str:
@@ -223,14 +201,7 @@ class DictationPanel(QWidget):
         self.history_title = QLabel(self)
         self.history_title.setObjectName("dictationHistoryTitle")
         history.addWidget(self.history_title)
-        self.table = QTableWidget(0, 3, self)
-        self.table.setObjectName("dictationHistory")
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setHighlightSections(False)
+        self.table = history_table(self)
         history.addWidget(self.table, 1)
         self.empty_label = QLabel(self)
         self.empty_label.setObjectName("dictationEmpty")
@@ -258,28 +229,13 @@ class DictationPanel(QWidget):
         super().changeEvent(event)
 
     def _row_buttons(self, take: DictationTake) -> QWidget:
-        box = QWidget(self.table)
-        row = QHBoxLayout(box)
-        row.setContentsMargins(2, 0, 2, 0)
-        row.setSpacing(2)
-        buttons = (
-            ("dictationPlay", self.tr("Play"), "play", lambda _=False, t=take: self.play_take(t)),
-            ("dictationCopy", self.tr("Copy"), "copy", lambda _=False, t=take: self.copy_take(t)),
-            ("dictationDelete", self.tr("Delete"), "remove", lambda _=False, t=take: self.delete_take(t)),
-        )
-        for name, text, glyph, slot in buttons:
-            b = QToolButton(box)
-            b.setObjectName(name)
-            b.setText(text)
-            b.setToolTip(text)
-            b.setIcon(icons.glyph(glyph, self.palette()))
-            b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-            b.setAutoRaise(True)
-            b.clicked.connect(slot)
-            row.addWidget(b)
-            if name == "dictationPlay":
-                b.setEnabled(self.history.recording_path(take) is not None)
-        return box
+        playable = self.history.recording_path(take) is not None
+        actions: list[RowAction] = [
+            ("dictationPlay", self.tr("Play"), "play", lambda _=False, t=take: self.play_take(t), playable),
+            ("dictationCopy", self.tr("Copy"), "copy", lambda _=False, t=take: self.copy_take(t), True),
+            ("dictationDelete", self.tr("Delete"), "remove", lambda _=False, t=take: self.delete_take(t), True),
+        ]
+        return row_buttons(self.table, actions, self.palette())
 
     # -- row actions ----------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 
 from ...dictation.preview import FasterModel, PreviewChoice, PreviewEngine
 from ...errors import TingjiError
@@ -60,49 +60,49 @@ def _catalog_languages() -> tuple[str, ...]:
     return ()
 
 
+# Settings' line per preview state ({0} the dictation model, {1} the faster one, {2} the seconds a refresh
+# took, {3} the refresh interval); "unmeasured" names the faster model only when there is one.
+_TEXTS = {
+    "faster": QT_TRANSLATE_NOOP(
+        "ModelUse",
+        "The preview runs on {1}: the dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s. "
+        "The inserted text still comes from {0}.",
+    ),
+    "loading": QT_TRANSLATE_NOOP(
+        "ModelUse",
+        "The dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s: the preview moves to {1} "
+        "after this take.",
+    ),
+    "failed": QT_TRANSLATE_NOOP(
+        "ModelUse",
+        "The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than "
+        "{3:.1f} s, and {1} could not be loaded (the log says why).",
+    ),
+    "slow": QT_TRANSLATE_NOOP(
+        "ModelUse",
+        "The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than "
+        "{3:.1f} s. With SenseVoice-Small installed, that would preview instead.",
+    ),
+    "fits": QT_TRANSLATE_NOOP(
+        "ModelUse", "The preview runs on the dictation model ({0}): {2:.2f} s per refresh, within {3:.1f} s."
+    ),
+    "unmeasured": QT_TRANSLATE_NOOP(
+        "ModelUse",
+        "The preview runs on the dictation model ({0}) while it keeps up with a refresh every {3:.1f} s, else on {1}.",
+    ),
+    "unmeasured, none faster": QT_TRANSLATE_NOOP(
+        "ModelUse", "The preview runs on the dictation model ({0}), less often when the model is slow."
+    ),
+}
+
+
 def preview_model_text(choice: PreviewChoice | None) -> str:
     """Settings' line naming the model the preview runs on, and why (empty: no dictation model)."""
     if choice is None or not choice.dictation:
         return ""
     own, faster = choice.dictation, choice.faster or ""
     cost, interval = choice.cost_s or 0.0, choice.interval_s
-    translate = QCoreApplication.translate
-    if choice.state == "faster":
-        text = translate(
-            "ModelUse",
-            "The preview runs on {1}: the dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s. "
-            "The inserted text still comes from {0}.",
-        )
-    elif choice.state == "loading":
-        text = translate(
-            "ModelUse",
-            "The dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s: the preview moves to {1} "
-            "after this take.",
-        )
-    elif choice.state == "failed":
-        text = translate(
-            "ModelUse",
-            "The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than "
-            "{3:.1f} s, and {1} could not be loaded (the log says why).",
-        )
-    elif choice.state == "slow":
-        text = translate(
-            "ModelUse",
-            "The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than "
-            "{3:.1f} s. With SenseVoice-Small installed, that would preview instead.",
-        )
-    elif choice.state == "fits":
-        text = translate(
-            "ModelUse", "The preview runs on the dictation model ({0}): {2:.2f} s per refresh, within {3:.1f} s."
-        )
-    elif faster:
-        text = translate(
-            "ModelUse",
-            "The preview runs on the dictation model ({0}) while it keeps up with a refresh every {3:.1f} s, "
-            "else on {1}.",
-        )
-    else:
-        text = translate(
-            "ModelUse", "The preview runs on the dictation model ({0}), less often when the model is slow."
-        )
-    return text.format(own, faster, cost, interval)
+    state = choice.state if choice.state in _TEXTS else "unmeasured"
+    if state == "unmeasured" and not faster:
+        state = "unmeasured, none faster"
+    return QCoreApplication.translate("ModelUse", _TEXTS[state]).format(own, faster, cost, interval)

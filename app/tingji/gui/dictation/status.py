@@ -20,9 +20,8 @@ from .panel import hotkey_label
 
 class DictationStatus(StatusLine):
     def __init__(self, host: DictationHost, parent: QWidget | None = None) -> None:
-        super().__init__("dictationState", host.stateChanged, parent)
         self.host = host
-        self.refresh()
+        super().__init__("dictationState", host.stateChanged, parent)
 
     def refresh(self) -> None:
         state, problem = self.host.state, self.host.hotkey_problem

@@ -39,12 +39,16 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
+from ...engine.speakers.labels import rename_speaker
+from ...engine.speakers.library import VoiceLibrary, clean_name
 from ...engine.transcript import Segment, Transcript
 from ...errors import ErrorReport, TingjiError
+from ...paths import voices_dir
 from ..engine_host import EngineHost, EngineState
 from ..engine_worker import Request
 from ..errors import localized
 from ..settings import Settings
+from ..speakers import speaker_name
 from ..threads import start_worker, stop_threads
 from .export import export_beside_source, save_to_folder
 from .folders import expand, has_folder
@@ -237,6 +241,54 @@ class QueueController(QObject):
         by_id = {j.id: j for j in self.model.jobs()}
         self.model.reorder([replace(by_id[i], position=float(n)) for n, i in enumerate(order, 1)])
 
+    # -- speakers ------------------------------------------------------------------------------
+
+    def set_speakers(self, job_ids: Sequence[int], speakers: str | None) -> None:
+        """Files' own "Identify speakers" ("off", "auto", "2".."8"; None: as in Settings), for their next run."""
+        self._persist("save a file's speaker choice", self.store.set_speakers, job_ids, speakers)
+        for job_id in job_ids:
+            self._show(job_id, speakers=speakers)
+
+    def rename_speaker(self, job_id: int, speaker: int, name: str) -> bool:
+        """Rename one speaker in every segment of a file's transcript (a name another speaker there has makes
+        them one), kept in the store; False (and a notice) when the name is not one."""
+        transcript = self.transcript(job_id)
+        if transcript is None or not 0 <= speaker < len(transcript.speakers):
+            return False
+        try:
+            rename_speaker(transcript, speaker, clean_name(name))
+        except TingjiError as exc:
+            self.notice.emit(localized(exc))
+            return False
+        self._keep_edit(job_id, transcript)
+        return True
+
+    def remember_voice(self, job_id: int, speaker: int, name: str) -> bool:
+        """Store a speaker's voice print in the voice library under `name` (and name the speaker so here);
+        False (and a notice) when it cannot be."""
+        transcript = self.transcript(job_id)
+        if transcript is None or not 0 <= speaker < len(transcript.voice_prints):
+            return False
+        try:
+            voice = VoiceLibrary(voices_dir()).remember(name, transcript.voice_prints[speaker])
+        except TingjiError as exc:
+            self.notice.emit(localized(exc))
+            return False
+        if transcript.speakers[speaker] != voice.name:
+            self.rename_speaker(job_id, speaker, voice.name)
+        self.notice.emit(self.tr("Remembered the voice of {0}: later files name it.").format(voice.name))
+        return True
+
+    def _keep_edit(self, job_id: int, transcript: Transcript) -> None:
+        """An edited transcript: into the store, else kept in memory with the unsaved ones."""
+        job = self.model.job_by_id(job_id)
+        if job is not None and job_id not in self._unsaved:
+            if self._persist("save a renamed speaker", self.store.save_transcript, job_id, transcript):
+                self.jobChanged.emit(job_id)
+                return
+        self._keep_unsaved(job_id, transcript)
+        self.jobChanged.emit(job_id)
+
     # -- what the views read ---------------------------------------------------------------
 
     def transcript(self, job_id: int) -> Transcript | None:
@@ -347,7 +399,7 @@ class QueueController(QObject):
         if state is not EngineState.READY:
             return
         self.engine.hold("files")
-        self._current = Request(job.id, job.path, self.settings.transcribe_options())
+        self._current = Request(job.id, job.path, self.settings.files_options(job.speakers))
         self._live[job.id] = []
         self._persist("start a file", self.store.start, job.id)
         self._show(job.id, status=Status.RUNNING, error=None, error_code=None, warning=None, warning_code=None)
@@ -382,6 +434,7 @@ class QueueController(QObject):
         if not self._done_with(job_id):
             return
         try:
+            transcript.speakers = [speaker_name(n) for n in transcript.speakers]  # "Speaker 2" in the UI's language
             # Committed before anything else happens; if the store cannot keep it, memory does.
             if self._persist("save a transcript", self.store.finish, job_id, transcript, elapsed):
                 self._store_unsaved()

@@ -89,6 +89,8 @@ class FilesPage(QWidget):
         self.controller.model.rowsRemoved.connect(lambda *_: self._update_actions())
         self.queue.selectionChanged.connect(self._selection_changed)
         self.panel.message.connect(lambda text: self.message.emit(text, 8000))
+        self.panel.speakerRenamed.connect(self.controller.rename_speaker)
+        self.panel.voiceRemembered.connect(self.controller.remember_voice)
         self.engine.stateChanged.connect(self._engine_changed)
         self.refresh_icons()
         self.retranslate()

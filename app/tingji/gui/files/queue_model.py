@@ -29,6 +29,7 @@ from PySide6.QtWidgets import QApplication, QStyle, QStyledItemDelegate, QStyleO
 
 from .. import theme
 from ..errors import localized_stored, localized_warnings
+from ..speakers import choice_label
 from ..timefmt import clock
 from .storage import Job, Status
 
@@ -202,6 +203,8 @@ class QueueModel(QAbstractTableModel):
                         localized_warnings(job.warning, job.warning_code)
                     )
                 )
+            if job.speakers is not None:
+                lines.append(self.tr("Identify speakers: {0}").format(choice_label(job.speakers)))
             if job.exported:
                 lines.append(self.tr("Saved as {0}").format(", ".join(Path(p).name for p in job.exported)))
             return "\n".join(lines)

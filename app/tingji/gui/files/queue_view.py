@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
 )
 
 from .. import icons, theme
+from ..settings import SPEAKER_CHOICES
+from ..speakers import choice_label, no_model_reason, speakers_available
 from .controller import QueueController
 from .queue_model import Column, ProgressDelegate, status_label
 from .storage import Job, Status
@@ -215,8 +217,32 @@ class QueuePanel(QWidget):
 
     def _context_menu(self, pos: QPoint) -> None:
         jobs = self.selected_jobs()
-        if not jobs:
-            return
+        if jobs:
+            self.context_menu(jobs).exec(self.table.viewport().mapToGlobal(pos))
+
+    def speakers_menu(self, jobs: list[Job]) -> QMenu:
+        """The files' own "Identify speakers" (for their next run), greyed with the reason when no speaker
+        model is installed."""
+        menu = QMenu(self.tr("Identify speakers"), self)
+        available = speakers_available()
+        if not available:
+            reason = menu.addAction(no_model_reason())
+            reason.setEnabled(False)
+            menu.addSeparator()
+        ids = [j.id for j in jobs]
+        current = {j.speakers for j in jobs}
+        setting = self.controller.settings.speakers
+        choices: list[tuple[str | None, str]] = [(None, self.tr("As in Settings ({0})").format(choice_label(setting)))]
+        choices += [(value, choice_label(value)) for value in SPEAKER_CHOICES]
+        for value, label in choices:
+            action = menu.addAction(label, lambda v=value: self.controller.set_speakers(ids, v))
+            action.setCheckable(True)
+            action.setChecked(current == {value})
+            action.setEnabled(available)
+        return menu
+
+    def context_menu(self, jobs: list[Job]) -> QMenu:
+        """What can be done with the selected files."""
         menu = QMenu(self)
         active = [j.id for j in jobs if j.status in (Status.WAITING, Status.RUNNING)]
         if active:
@@ -232,9 +258,10 @@ class QueuePanel(QWidget):
             menu.addAction(
                 self.tr("Open containing folder"), lambda: QDesktopServices.openUrl(QUrl.fromLocalFile(folder))
             )
+        menu.addMenu(self.speakers_menu(jobs))
         menu.addSeparator()
         menu.addAction(self.tr("Remove from list"), self.remove_selected)
-        menu.exec(self.table.viewport().mapToGlobal(pos))
+        return menu
 
     # -- looks ---------------------------------------------------------------------------
 

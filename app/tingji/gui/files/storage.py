@@ -15,6 +15,7 @@ into a write per second per file.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import sqlite3
@@ -25,12 +26,14 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ...engine import messages
-from ...engine.transcript import Segment, Transcript
+from ...engine.transcript import Segment, Transcript, VoicePrint
 from ...errors import ErrorReport, reports_to_json, warning
 from ..databases import check_readable
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -47,7 +50,8 @@ CREATE TABLE IF NOT EXISTS jobs (
     transcript  TEXT,
     warning     TEXT,
     exported    TEXT,
-    warning_code TEXT
+    warning_code TEXT,
+    speakers    TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_position ON jobs(position);
 CREATE TABLE IF NOT EXISTS written (
@@ -62,7 +66,7 @@ CREATE TABLE IF NOT EXISTS written (
 # Every column but the (possibly large) transcript: listing the queue must stay cheap.
 _JOB_COLUMNS = (
     "id, path, position, status, duration, error, added_at, finished_at, elapsed_s, error_code, warning, exported, "
-    "warning_code"
+    "warning_code, speakers"
 )
 
 
@@ -104,6 +108,8 @@ class Job:
     # The warnings behind `warning` as data (code and fields, `warning_columns`), so they are shown in
     # the UI language after a restart too; None: rows from before warnings had codes (shown as stored).
     warning_code: str | None = None
+    # "Identify speakers" for this file alone ("off", "auto", "2".."8"); None: as in Settings.
+    speakers: str | None = None
 
     @property
     def name(self) -> str:
@@ -117,7 +123,7 @@ class Job:
 
 def _job(row: Sequence[Any]) -> Job:
     exported = tuple(json.loads(row[11])) if row[11] else ()
-    return Job(row[0], row[1], row[2], Status(row[3]), *row[4:11], exported, row[12])
+    return Job(row[0], row[1], row[2], Status(row[3]), *row[4:11], exported, row[12], row[13])
 
 
 @dataclass(frozen=True)
@@ -185,6 +191,8 @@ class Store:
             self._db.execute("ALTER TABLE jobs ADD COLUMN exported TEXT")
         if "warning_code" not in columns:  # 4 -> 5: warnings as codes; older rows keep their English text
             self._db.execute("ALTER TABLE jobs ADD COLUMN warning_code TEXT")
+        if "speakers" not in columns:  # 5 -> 6: a file's own "Identify speakers"; older rows follow Settings
+            self._db.execute("ALTER TABLE jobs ADD COLUMN speakers TEXT")
         if self._db.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
@@ -256,7 +264,7 @@ class Store:
             "finished_at=?, elapsed_s=?, duration=COALESCE(duration, ?) WHERE id=?",
             (
                 Status.DONE.value,
-                json.dumps(transcript.to_dict(), ensure_ascii=False),
+                transcript_json(transcript),
                 text,
                 code,
                 time.time(),
@@ -277,11 +285,21 @@ class Store:
         """Mark cancelled, keeping whatever part was transcribed before the request."""
         data = None
         if partial is not None and partial.segments:
-            data = json.dumps(partial.to_dict(), ensure_ascii=False)
+            data = transcript_json(partial)
         self._write(
             "UPDATE jobs SET status=?, transcript=?, finished_at=? WHERE id=?",
             (Status.CANCELLED.value, data, time.time(), job_id),
         )
+
+    def save_transcript(self, job_id: int, transcript: Transcript) -> None:
+        """Keep an edited transcript (a speaker renamed) in place of the stored one; durable once this returns."""
+        self._write("UPDATE jobs SET transcript=? WHERE id=?", (transcript_json(transcript), job_id))
+
+    def set_speakers(self, job_ids: Sequence[int], speakers: str | None) -> None:
+        """A file's own "Identify speakers" ("off", "auto", "2".."8"), or None to follow Settings."""
+        with self._db:
+            self._db.execute("BEGIN")
+            self._db.executemany("UPDATE jobs SET speakers=? WHERE id=?", [(speakers, i) for i in job_ids])
 
     def requeue(self, job_ids: Sequence[int]) -> None:
         """Send failed/cancelled/done files back to waiting (a retry); keeps their place."""
@@ -339,6 +357,36 @@ class Store:
         return cur.rowcount
 
 
+def transcript_json(transcript: Transcript) -> str:
+    """What the store keeps of a transcript: `to_dict()` and the speakers' voice prints (for "Remember this
+    voice"; float32 bytes in base64), which no export writes."""
+    data = transcript.to_dict()
+    if transcript.voice_prints:
+        data["voice_prints"] = [
+            {
+                "embedding": base64.b64encode(np.asarray(p.embedding, "<f4").tobytes()).decode(),
+                "windows": p.windows,
+                "model": p.model,
+            }
+            for p in transcript.voice_prints
+        ]
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _voice_prints(data: dict[str, Any], speakers: int) -> list[VoicePrint]:
+    """The stored prints, one per speaker; none when they do not fit (an older row, a hand-edited one)."""
+    try:
+        prints = [
+            VoicePrint(
+                np.frombuffer(base64.b64decode(p["embedding"]), "<f4").copy(), int(p["windows"]), str(p["model"])
+            )
+            for p in data.get("voice_prints") or []
+        ]
+    except (KeyError, TypeError, ValueError):
+        return []
+    return prints if len(prints) == speakers else []
+
+
 def transcript_from_dict(data: dict[str, Any]) -> Transcript:
     """Rebuild a `Transcript` from `Transcript.to_dict()` output (what the store keeps).
 
@@ -368,6 +416,7 @@ def transcript_from_dict(data: dict[str, Any]) -> Transcript:
         family=str(data.get("family") or ""),
         complete=data.get("complete") is not False,
         speakers=speakers,
+        voice_prints=_voice_prints(data, len(speakers)),
     )
 
 

@@ -8,17 +8,18 @@ shows text long before it is done.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QPoint, Qt, Signal
 from PySide6.QtGui import QFont, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QMenu,
     QPushButton,
@@ -31,10 +32,11 @@ from PySide6.QtWidgets import (
 
 from ...engine.sessions import PROVIDER_NAMES
 from ...engine.transcript import Segment, Transcript
-from ...engine.writers import FORMATS, write
+from ...engine.writers import FORMATS, render, write
 from ...errors import TingjiError
 from .. import icons, theme
 from ..errors import localized, localized_stored, localized_warnings
+from ..speakers import speaker_color
 from ..timefmt import clock
 from .player import SegmentPlayer
 from .storage import Job, Status
@@ -43,18 +45,29 @@ AnyIndex = QModelIndex | QPersistentModelIndex
 
 
 class SegmentModel(QAbstractTableModel):
-    """Rows of (time, text); the playing row is shown bold."""
+    """Rows of (time, speaker, text); the playing row is shown bold, each speaker's name in its colour."""
+
+    TIME, SPEAKER, TEXT = range(3)
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.segments: list[Segment] = []
+        self.speakers: list[str] = []  # the transcript's speaker names, by Segment.speaker
         self.playing_row = -1
 
-    def set_segments(self, segments: Sequence[Segment]) -> None:
+    def set_segments(self, segments: Sequence[Segment], speakers: Sequence[str] = ()) -> None:
         self.beginResetModel()
         self.segments = list(segments)
+        self.speakers = list(speakers)
         self.playing_row = -1
         self.endResetModel()
+
+    def speaker_of(self, row: int) -> int | None:
+        """The speaker number of a row; None without one."""
+        if not 0 <= row < len(self.segments):
+            return None
+        who = self.segments[row].speaker
+        return who if who is not None and 0 <= who < len(self.speakers) else None
 
     def append(self, segments: Sequence[Segment]) -> None:
         if not segments:
@@ -68,25 +81,27 @@ class SegmentModel(QAbstractTableModel):
         old, self.playing_row = self.playing_row, row
         for r in {old, row}:
             if 0 <= r < len(self.segments):
-                self.dataChanged.emit(self.index(r, 0), self.index(r, 1))
+                self.dataChanged.emit(self.index(r, 0), self.index(r, self.TEXT))
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.segments)
 
     def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else 2
+        return 0 if parent.isValid() else 3
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return (self.tr("Time"), self.tr("Text"))[section]
+            return (self.tr("Time"), self.tr("Speaker"), self.tr("Text"))[section]
         return None
 
     def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        seg = self.segments[index.row()]
+        seg, col = self.segments[index.row()], index.column()
+        if col == self.SPEAKER:
+            return self._speaker_data(index.row(), role)
         if role == Qt.ItemDataRole.DisplayRole:
-            return clock(seg.start) if index.column() == 0 else seg.text.strip()
+            return clock(seg.start) if col == self.TIME else seg.text.strip()
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == 0:
             return f"{clock(seg.start, tenths=True)} – {clock(seg.end, tenths=True)}"
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 0:
@@ -99,15 +114,34 @@ class SegmentModel(QAbstractTableModel):
             return font
         return None
 
+    def _speaker_data(self, row: int, role: int) -> Any:
+        who = self.speaker_of(row)
+        if who is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.speakers[who]
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return speaker_color(who)
+        if role == Qt.ItemDataRole.FontRole:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tr("Double-click to rename {0} everywhere in this file").format(self.speakers[who])
+        return None
+
 
 class TranscriptPanel(QWidget):
     message = Signal(str)  # for the status bar
+    speakerRenamed = Signal(int, int, str)  # job id, speaker number, the new name
+    voiceRemembered = Signal(int, int, str)  # job id, speaker number, the name to remember it by
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.job: Job | None = None
         self.transcript: Transcript | None = None
         self.unsaved = False
+        self.name_dialog: QInputDialog | None = None  # the last name asked for (rename, remember)
         self.player = SegmentPlayer(self)
         self.segments = SegmentModel(self)
         self._build_header()
@@ -166,10 +200,14 @@ class TranscriptPanel(QWidget):
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(SegmentModel.TIME, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(SegmentModel.SPEAKER, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(SegmentModel.TEXT, QHeaderView.ResizeMode.Stretch)
         header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.table.clicked.connect(self._play_row)
+        self.table.doubleClicked.connect(self._double_clicked)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
         QShortcut(QKeySequence.StandardKey.Copy, self.table, self.copy_selected)
 
         self.placeholder = QLabel()
@@ -230,7 +268,8 @@ class TranscriptPanel(QWidget):
                 segments=list(live), duration=0.0, model="", provider="", decoder_device="", source=job.path
             )
         self.transcript = transcript
-        self.segments.set_segments(transcript.segments if transcript else [])
+        self.segments.set_segments(transcript.segments if transcript else [], transcript.speakers if transcript else [])
+        self.table.setColumnHidden(SegmentModel.SPEAKER, not self.segments.speakers)
         self._render()
 
     def append_live(self, segments: Sequence[Segment]) -> None:
@@ -320,7 +359,7 @@ class TranscriptPanel(QWidget):
         self.export_button.setText(self.tr("Export"))
         self.export_button.setToolTip(self.tr("Save the transcript as TXT, SRT, VTT or JSON"))
         self.stop_button.setText(self.tr("Stop"))
-        self.segments.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, 1)
+        self.segments.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, SegmentModel.TEXT)
         self._render()
         self._on_playing(self.player.is_playing())
 
@@ -340,7 +379,8 @@ class TranscriptPanel(QWidget):
 
     def copy_all(self) -> None:
         if self.transcript is not None:
-            QGuiApplication.clipboard().setText(self.transcript.text)
+            t = self.transcript  # with speakers: "Name: text" lines, as the TXT export
+            QGuiApplication.clipboard().setText(render(t, "txt").rstrip("\n") if t.speakers else t.text)
             self.message.emit(self.tr("Transcript copied to the clipboard."))
 
     def copy_selected(self) -> None:
@@ -381,6 +421,61 @@ class TranscriptPanel(QWidget):
             return None
         self.message.emit(self.tr("Saved {0}").format(written))
         return written
+
+    # -- speakers ---------------------------------------------------------------------------
+
+    def _double_clicked(self, index: QModelIndex) -> None:
+        if index.column() == SegmentModel.SPEAKER and self.segments.speaker_of(index.row()) is not None:
+            self.stop_playback()  # the double-click's first click started playing
+            self.ask_rename(self.segments.speaker_of(index.row()))
+
+    def _context_menu(self, pos: QPoint) -> None:
+        who = self.segments.speaker_of(self.table.indexAt(pos).row())
+        if who is None or self.job is None:
+            return
+        menu = self.speaker_menu(who)
+        menu.exec(self.table.viewport().mapToGlobal(pos))
+
+    def speaker_menu(self, speaker: int) -> QMenu:
+        """Rename the speaker, or remember its voice (only with its print, and not while the file runs)."""
+        name = self.segments.speakers[speaker]
+        menu = QMenu(self)
+        menu.addAction(self.tr("Rename {0}…").format(name), lambda: self.ask_rename(speaker))
+        remember = menu.addAction(self.tr("Remember this voice…"), lambda: self.ask_remember(speaker))
+        has_print = self.transcript is not None and speaker < len(self.transcript.voice_prints)
+        remember.setEnabled(has_print and self.job is not None and self.job.status is not Status.RUNNING)
+        remember.setToolTip(self.tr("Keep this speaker's voice print (never audio) so later files name it"))
+        return menu
+
+    def ask_rename(self, speaker: int) -> None:
+        """Ask for a speaker's new name (a non-modal dialog: `name_dialog`), then `speakerRenamed`."""
+        name = self.segments.speakers[speaker]
+        self._ask_name(
+            self.tr("Rename speaker"),
+            self.tr("New name for {0} (every segment of this file):").format(name),
+            name,
+            lambda text: self.speakerRenamed.emit(self.job.id, speaker, text) if self.job else None,
+        )
+
+    def ask_remember(self, speaker: int) -> None:
+        """Ask what name to remember a speaker's voice by, then `voiceRemembered`."""
+        name = self.segments.speakers[speaker]
+        self._ask_name(
+            self.tr("Remember this voice"),
+            self.tr("Name later files give this voice:"),
+            name,
+            lambda text: self.voiceRemembered.emit(self.job.id, speaker, text) if self.job else None,
+        )
+
+    def _ask_name(self, title: str, label: str, text: str, then: Callable[[str], object]) -> None:
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle(title)
+        dialog.setLabelText(label)
+        dialog.setTextValue(text)
+        dialog.textValueSelected.connect(lambda value: then(value) if value.strip() else None)
+        dialog.finished.connect(dialog.deleteLater)
+        self.name_dialog = dialog
+        dialog.open()
 
     def _play_row(self, index: QModelIndex) -> None:
         if self.job is None or not index.isValid():

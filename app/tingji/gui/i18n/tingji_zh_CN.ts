@@ -859,6 +859,31 @@ The details are in {1}.</source>
         <translation>没有可用于区分说话人的语音</translation>
     </message>
     <message>
+        <source>a speaker's name must be one line of 1 to {most} characters, not {name!r}</source>
+        <comment>voices.name</comment>
+        <translation>说话人的名字须是一行、1 到 {most} 个字符，而不是 {name!r}</translation>
+    </message>
+    <message>
+        <source>the voice library already has a voice named {name}</source>
+        <comment>voices.name_taken</comment>
+        <translation>声纹库中已有名为 {name} 的声音</translation>
+    </message>
+    <message>
+        <source>the voice {name} is no longer in the voice library</source>
+        <comment>voices.gone</comment>
+        <translation>声音 {name} 已不在声纹库中</translation>
+    </message>
+    <message>
+        <source>cannot save the voice library in {folder}: {reason}</source>
+        <comment>voices.write_failed</comment>
+        <translation>无法在 {folder} 保存声纹库：{reason}</translation>
+    </message>
+    <message>
+        <source>{file}: not a voice Tingji can read ({reason}); set aside as {kept}, not used</source>
+        <comment>voices.bad_file</comment>
+        <translation>{file}：听记无法读取的声音文件（{reason}）；已另存为 {kept}，不再使用</translation>
+    </message>
+    <message>
         <source>{found} speaker(s) told apart, not the {asked} asked for: too little speech ({seconds:.0f} s) or voices too alike</source>
         <comment>speakers.fewer</comment>
         <translation>只区分出 {found} 位说话人，而不是要求的 {asked} 位：语音太少（{seconds:.0f} 秒）或声音太相近</translation>
@@ -2138,54 +2163,54 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>FilesPage</name>
     <message>
-        <location filename="../files/page.py" line="117"/>
+        <location filename="../files/page.py" line="119"/>
         <source>No new audio or video files there.</source>
         <translation>那里没有新的音频或视频文件。</translation>
     </message>
     <message>
-        <location filename="../files/page.py" line="120"/>
+        <location filename="../files/page.py" line="122"/>
         <source>Audio and video files ({0})</source>
         <translation>音频和视频文件 ({0})</translation>
     </message>
     <message>
-        <location filename="../files/page.py" line="122"/>
-        <location filename="../files/page.py" line="215"/>
+        <location filename="../files/page.py" line="124"/>
+        <location filename="../files/page.py" line="217"/>
         <source>Add files</source>
         <translation>添加文件</translation>
     </message>
     <message>
-        <location filename="../files/page.py" line="128"/>
-        <location filename="../files/page.py" line="216"/>
+        <location filename="../files/page.py" line="130"/>
+        <location filename="../files/page.py" line="218"/>
         <source>Add folder</source>
         <translation>添加文件夹</translation>
     </message>
     <message>
-        <location filename="../files/page.py" line="215"/>
+        <location filename="../files/page.py" line="217"/>
         <source>Add audio or video files to the queue (Ctrl+O)</source>
         <translation>把音频或视频文件加入队列 (Ctrl+O)</translation>
     </message>
     <message>
-        <location filename="../files/page.py" line="216"/>
+        <location filename="../files/page.py" line="218"/>
         <source>Add every audio and video file in a folder</source>
         <translation>添加文件夹中的所有音频和视频文件</translation>
     </message>
     <message>
-        <location filename="../files/page.py" line="217"/>
+        <location filename="../files/page.py" line="219"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../files/page.py" line="217"/>
+        <location filename="../files/page.py" line="219"/>
         <source>Cancel the selected files</source>
         <translation>取消所选文件</translation>
     </message>
     <message>
-        <location filename="../files/page.py" line="218"/>
+        <location filename="../files/page.py" line="220"/>
         <source>Cancel all</source>
         <translation>全部取消</translation>
     </message>
     <message>
-        <location filename="../files/page.py" line="218"/>
+        <location filename="../files/page.py" line="220"/>
         <source>Cancel every file that is waiting or transcribing</source>
         <translation>取消所有等待中和转写中的文件</translation>
     </message>
@@ -2573,7 +2598,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
     </message>
     <message>
         <location filename="../models/manager.py" line="245"/>
-        <location filename="../models/manager.py" line="452"/>
+        <location filename="../models/manager.py" line="449"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
@@ -2613,7 +2638,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>要删除 {0} 已下载的部分（{1}）吗？下次下载将从头开始。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="324"/>
+        <location filename="../models/manager.py" line="322"/>
         <source>Remove model</source>
         <translation>移除模型</translation>
     </message>
@@ -2692,107 +2717,107 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>{0} 小时 {1} 分</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="377"/>
+        <location filename="../models/manager.py" line="374"/>
         <source>Installed {0}.</source>
         <translation>已安装 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="381"/>
+        <location filename="../models/manager.py" line="378"/>
         <source>{0}: not checked (no published SHA-256); pinned {1} now that the model verified. Later downloads must match it.</source>
         <translation>{0}：未校验（目录没有公布 SHA-256）；模型校验通过后已固定为 {1}。以后的下载必须与之一致。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="386"/>
+        <location filename="../models/manager.py" line="383"/>
         <source>{0}: all {1} files match their SHA-256.</source>
         <translation>{0}：全部 {1} 个文件与其 SHA-256 一致。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="393"/>
+        <location filename="../models/manager.py" line="390"/>
         <source>Removed {0}.</source>
         <translation>已移除 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="395"/>
+        <location filename="../models/manager.py" line="392"/>
         <source>Deleted the partial download of {0}.</source>
         <translation>已删除 {0} 已下载的部分。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="405"/>
+        <location filename="../models/manager.py" line="402"/>
         <source>{0} failed: {1}</source>
         <translation>{0}失败：{1}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="411"/>
+        <location filename="../models/manager.py" line="408"/>
         <source>Download of {0} cancelled; downloading it again resumes where it stopped.</source>
         <translation>已取消下载 {0}；再次下载时将从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="414"/>
+        <location filename="../models/manager.py" line="411"/>
         <source>{0} cancelled.</source>
         <translation>{0}已取消。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="419"/>
+        <location filename="../models/manager.py" line="416"/>
         <source>Download of {0}</source>
         <translation>下载 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="420"/>
+        <location filename="../models/manager.py" line="417"/>
         <source>Import of {0}</source>
         <translation>导入 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="421"/>
+        <location filename="../models/manager.py" line="418"/>
         <source>Verification of {0}</source>
         <translation>校验 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="422"/>
+        <location filename="../models/manager.py" line="419"/>
         <source>Removal of {0}</source>
         <translation>移除 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="423"/>
+        <location filename="../models/manager.py" line="420"/>
         <source>Deleting the partial download of {0}</source>
         <translation>删除 {0} 已下载的部分</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="437"/>
+        <location filename="../models/manager.py" line="434"/>
         <source>Speech models</source>
         <translation>语音模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="440"/>
+        <location filename="../models/manager.py" line="437"/>
         <source>Models Tingji can use. Downloads resume where they stopped; a file is checked against its SHA-256 where one is published or pinned (see the Hashes column), and every model is verified before it is installed.</source>
         <translation>Tingji 可用的模型。下载会从中断处继续；公布了或已固定 SHA-256 的文件会据此校验（见“哈希”列），每个模型在安装前都会经过校验。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="449"/>
+        <location filename="../models/manager.py" line="446"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="449"/>
+        <location filename="../models/manager.py" line="446"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="449"/>
+        <location filename="../models/manager.py" line="446"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="453"/>
+        <location filename="../models/manager.py" line="450"/>
         <source>Import folder…</source>
         <translation>导入文件夹…</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="454"/>
+        <location filename="../models/manager.py" line="451"/>
         <source>Verify</source>
         <translation>校验</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="455"/>
+        <location filename="../models/manager.py" line="452"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
@@ -2801,12 +2826,12 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">使用此模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="459"/>
+        <location filename="../models/manager.py" line="456"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="463"/>
+        <location filename="../models/manager.py" line="460"/>
         <source>Check every file of the model against its SHA-256</source>
         <translation>用 SHA-256 校验模型的每个文件</translation>
     </message>
@@ -2820,28 +2845,28 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="338"/>
+        <location filename="../models/manager.py" line="342"/>
         <source>Forget the {0} SHA-256 hashes pinned by the first download of {1}? The next download cannot be checked against them; it pins new ones once the model verifies.</source>
         <translation>要忘记 {1} 首次下载时固定的 {0} 个 SHA-256 哈希吗？下次下载将无法用它们校验；模型校验通过后会固定新的哈希。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="343"/>
-        <location filename="../models/manager.py" line="456"/>
+        <location filename="../models/manager.py" line="345"/>
+        <location filename="../models/manager.py" line="453"/>
         <source>Forget pinned hashes</source>
         <translation>忘记固定的哈希</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="398"/>
+        <location filename="../models/manager.py" line="395"/>
         <source>Forgot {0} pinned SHA-256 hashes of {1}; its next download pins new ones.</source>
         <translation>已忘记 {1} 的 {0} 个固定 SHA-256 哈希；下次下载时会固定新的哈希。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="424"/>
+        <location filename="../models/manager.py" line="421"/>
         <source>Forgetting the pinned hashes of {0}</source>
         <translation>忘记 {0} 的固定哈希</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="466"/>
+        <location filename="../models/manager.py" line="463"/>
         <source>Forget the SHA-256 hashes pinned by this model&apos;s first download (after a legitimate update of the model)</source>
         <translation>忘记此模型首次下载时固定的 SHA-256 哈希（在模型正当更新之后使用）</translation>
     </message>
@@ -2876,7 +2901,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>下载会用目录公布的 SHA-256 哈希校验。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="449"/>
+        <location filename="../models/manager.py" line="446"/>
         <source>Hashes</source>
         <translation>哈希</translation>
     </message>
@@ -2987,22 +3012,22 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>&lt;b&gt;无法加载听写模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="112"/>
+        <location filename="../settings_dialog.py" line="115"/>
         <source>A fast model (SenseVoice-Small) answers dictation sooner; a second model takes memory of its own</source>
         <translation>快速模型（SenseVoice-Small）听写响应更快；另用一个模型会额外占用内存</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="162"/>
+        <location filename="../settings_dialog.py" line="165"/>
         <source>Model for files:</source>
         <translation>文件转写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="163"/>
+        <location filename="../settings_dialog.py" line="166"/>
         <source>Model for dictation:</source>
         <translation>听写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="225"/>
+        <location filename="../settings_dialog.py" line="249"/>
         <source>Same as for files</source>
         <translation>与文件转写相同</translation>
     </message>
@@ -3022,42 +3047,42 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="358"/>
+        <location filename="../models/manager.py" line="355"/>
         <source>Dictation now uses {0}.</source>
         <translation>听写现在使用 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="363"/>
+        <location filename="../models/manager.py" line="360"/>
         <source>Files now use {0}.</source>
         <translation>文件转写现在使用 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="445"/>
+        <location filename="../models/manager.py" line="442"/>
         <source>Used for</source>
         <translation>用途</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="446"/>
+        <location filename="../models/manager.py" line="443"/>
         <source>Use for files</source>
         <translation>用于文件转写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="447"/>
+        <location filename="../models/manager.py" line="444"/>
         <source>Use for dictation</source>
         <translation>用于听写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="471"/>
+        <location filename="../models/manager.py" line="468"/>
         <source>Install a copy of a Tingji model folder or of a Fun-ASR-Nano GGUF release folder (CapsWriter-Offline), or convert an official checkpoint folder (Fun-ASR-Nano, SenseVoice-Small, Qwen3-ASR)</source>
         <translation>安装听记模型文件夹或 Fun-ASR-Nano GGUF 发布包文件夹（CapsWriter-Offline）的副本，或转换官方检查点文件夹（Fun-ASR-Nano、SenseVoice-Small、Qwen3-ASR）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="479"/>
+        <location filename="../models/manager.py" line="476"/>
         <source>Transcribe files (the queue) with this model</source>
         <translation>用此模型转写文件（队列）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="482"/>
+        <location filename="../models/manager.py" line="479"/>
         <source>Dictate with this model; a fast one answers sooner</source>
         <translation>用此模型听写；快速模型响应更快</translation>
     </message>
@@ -3143,12 +3168,12 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>更改…</translation>
     </message>
     <message>
-        <location filename="../files/page.py" line="257"/>
+        <location filename="../files/page.py" line="259"/>
         <source>Model: none installed yet</source>
         <translation>模型：尚未安装</translation>
     </message>
     <message>
-        <location filename="../files/page.py" line="258"/>
+        <location filename="../files/page.py" line="260"/>
         <source>Model: &lt;b&gt;{0}&lt;/b&gt;</source>
         <translation>模型：&lt;b&gt;{0}&lt;/b&gt;</translation>
     </message>
@@ -3156,17 +3181,22 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>QueueController</name>
     <message>
-        <location filename="../files/controller.py" line="345"/>
+        <location filename="../files/controller.py" line="279"/>
+        <source>Remembered the voice of {0}: later files name it.</source>
+        <translation>已记住 {0} 的声音：之后的文件会用这个名字标注。</translation>
+    </message>
+    <message>
+        <location filename="../files/controller.py" line="397"/>
         <source>Loading the model again for {0}…</source>
         <translation>正在为 {0} 重新加载模型…</translation>
     </message>
     <message>
-        <location filename="../files/controller.py" line="417"/>
+        <location filename="../files/controller.py" line="470"/>
         <source>{0} was not exported: {1}</source>
         <translation>{0} 未能导出：{1}</translation>
     </message>
     <message>
-        <location filename="../files/controller.py" line="423"/>
+        <location filename="../files/controller.py" line="476"/>
         <source>Saved {0} beside {1}</source>
         <translation>已在 {1} 旁保存 {0}</translation>
     </message>
@@ -3174,32 +3204,37 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>QueueModel</name>
     <message>
-        <location filename="../files/queue_model.py" line="177"/>
+        <location filename="../files/queue_model.py" line="178"/>
         <source>File</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="177"/>
+        <location filename="../files/queue_model.py" line="178"/>
         <source>Duration</source>
         <translation>时长</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="177"/>
+        <location filename="../files/queue_model.py" line="178"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="177"/>
+        <location filename="../files/queue_model.py" line="178"/>
         <source>Progress</source>
         <translation>进度</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="201"/>
+        <location filename="../files/queue_model.py" line="202"/>
         <source>Only part of this file was transcribed: {0}</source>
         <translation>此文件只转写了一部分：{0}</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="206"/>
+        <location filename="../files/queue_model.py" line="207"/>
+        <source>Identify speakers: {0}</source>
+        <translation>识别说话人：{0}</translation>
+    </message>
+    <message>
+        <location filename="../files/queue_model.py" line="209"/>
         <source>Saved as {0}</source>
         <translation>已保存为 {0}</translation>
     </message>
@@ -3207,92 +3242,102 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>QueuePanel</name>
     <message>
-        <location filename="../files/queue_view.py" line="202"/>
+        <location filename="../files/queue_view.py" line="204"/>
         <source>Files: {0} · Done: {1}</source>
         <translation>文件：{0} · 完成：{1}</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="204"/>
+        <location filename="../files/queue_view.py" line="206"/>
         <source>Failed: {0}</source>
         <translation>失败：{0}</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="223"/>
+        <location filename="../files/queue_view.py" line="226"/>
+        <source>Identify speakers</source>
+        <translation>识别说话人</translation>
+    </message>
+    <message>
+        <location filename="../files/queue_view.py" line="235"/>
+        <source>As in Settings ({0})</source>
+        <translation>同设置（{0}）</translation>
+    </message>
+    <message>
+        <location filename="../files/queue_view.py" line="249"/>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="225"/>
+        <location filename="../files/queue_view.py" line="251"/>
         <source>Transcribe again</source>
         <translation>重新转写</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="227"/>
+        <location filename="../files/queue_view.py" line="253"/>
         <source>Move up</source>
         <translation>上移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="229"/>
+        <location filename="../files/queue_view.py" line="255"/>
         <source>Move down</source>
         <translation>下移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="233"/>
+        <location filename="../files/queue_view.py" line="259"/>
         <source>Open containing folder</source>
         <translation>打开所在文件夹</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="236"/>
+        <location filename="../files/queue_view.py" line="263"/>
         <source>Remove from list</source>
         <translation>从列表中移除</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="242"/>
+        <location filename="../files/queue_view.py" line="269"/>
         <source>Up</source>
         <translation>上移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="243"/>
+        <location filename="../files/queue_view.py" line="270"/>
         <source>Move the selected file up the queue</source>
         <translation>把所选文件在队列中上移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="244"/>
+        <location filename="../files/queue_view.py" line="271"/>
         <source>Down</source>
         <translation>下移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="245"/>
+        <location filename="../files/queue_view.py" line="272"/>
         <source>Move the selected file down the queue</source>
         <translation>把所选文件在队列中下移</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="246"/>
+        <location filename="../files/queue_view.py" line="273"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="247"/>
+        <location filename="../files/queue_view.py" line="274"/>
         <source>Remove the selected files from the list (Del)</source>
         <translation>从列表中移除所选文件 (Del)</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="248"/>
+        <location filename="../files/queue_view.py" line="275"/>
         <source>Retry</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="249"/>
+        <location filename="../files/queue_view.py" line="276"/>
         <source>Transcribe the selected files again</source>
         <translation>重新转写所选文件</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="250"/>
+        <location filename="../files/queue_view.py" line="277"/>
         <source>Drop audio or video files here</source>
         <translation>把音频或视频文件拖到这里</translation>
     </message>
     <message>
-        <location filename="../files/queue_view.py" line="251"/>
+        <location filename="../files/queue_view.py" line="278"/>
         <source>or folders, or use Add files / Add folder above</source>
         <translation>也可以拖入文件夹，或使用上方的“添加文件”/“添加文件夹”</translation>
     </message>
@@ -3318,55 +3363,65 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>SegmentModel</name>
     <message>
-        <location filename="../files/transcript_view.py" line="81"/>
+        <location filename="../files/transcript_view.py" line="94"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="81"/>
+        <location filename="../files/transcript_view.py" line="94"/>
         <source>Text</source>
         <translation>文本</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="94"/>
+        <source>Speaker</source>
+        <translation>说话人</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="130"/>
+        <source>Double-click to rename {0} everywhere in this file</source>
+        <translation>双击可在整个文件中重命名 {0}</translation>
     </message>
 </context>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../settings_dialog.py" line="77"/>
+        <location filename="../settings_dialog.py" line="79"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="103"/>
+        <location filename="../settings_dialog.py" line="106"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="104"/>
+        <location filename="../settings_dialog.py" line="107"/>
         <source>Use a Tingji model folder anywhere on this computer</source>
         <translation>使用本机任意位置的听记模型文件夹</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="106"/>
+        <location filename="../settings_dialog.py" line="109"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="119"/>
+        <location filename="../settings_dialog.py" line="122"/>
         <source>Automatic (GPU when available)</source>
         <translation>自动（有 GPU 时使用 GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="120"/>
+        <location filename="../settings_dialog.py" line="123"/>
         <source>DirectML (Windows GPU)</source>
         <translation>DirectML（Windows GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="121"/>
+        <location filename="../settings_dialog.py" line="124"/>
         <source>CUDA (NVIDIA GPU)</source>
         <translation>CUDA（NVIDIA GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="122"/>
+        <location filename="../settings_dialog.py" line="125"/>
         <source>CPU only</source>
         <translation>仅 CPU</translation>
     </message>
@@ -3395,27 +3450,27 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">韩文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="134"/>
+        <location filename="../settings_dialog.py" line="137"/>
         <source>Names and terms to favour, one per line</source>
         <translation>需要优先识别的人名和术语，每行一个</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="140"/>
+        <location filename="../settings_dialog.py" line="143"/>
         <source>Never</source>
         <translation>从不</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="141"/>
+        <location filename="../settings_dialog.py" line="144"/>
         <source> min idle</source>
         <translation> 分钟后</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="144"/>
+        <location filename="../settings_dialog.py" line="147"/>
         <source>Free the model&apos;s memory when Tingji has had nothing to transcribe for this long; the next file or dictation loads it again</source>
         <translation>听记在这么长时间内没有转写任务时释放模型占用的内存；下一个文件或听写会重新加载它</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="160"/>
+        <location filename="../settings_dialog.py" line="163"/>
         <source>Speech recognition</source>
         <translation>语音识别</translation>
     </message>
@@ -3424,155 +3479,203 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="164"/>
+        <location filename="../settings_dialog.py" line="167"/>
         <source>Run on:</source>
         <translation>运行设备：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="127"/>
+        <location filename="../settings_dialog.py" line="130"/>
         <source>The graphics adapter DirectML runs the model on</source>
         <translation>DirectML 运行模型所用的显卡</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="128"/>
+        <location filename="../settings_dialog.py" line="131"/>
         <source>Automatic (high-performance GPU)</source>
         <translation>自动（高性能显卡）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="165"/>
+        <location filename="../settings_dialog.py" line="168"/>
         <source>Graphics adapter:</source>
         <translation>显卡：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="247"/>
+        <location filename="../settings_dialog.py" line="272"/>
         <source>{0} (not found)</source>
         <translation>{0}（未找到）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="168"/>
+        <location filename="../settings_dialog.py" line="171"/>
         <source>Language spoken:</source>
         <translation>说话语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="169"/>
+        <location filename="../settings_dialog.py" line="172"/>
         <source>Hotwords:</source>
         <translation>热词：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="174"/>
+        <location filename="../settings_dialog.py" line="177"/>
         <source>Unload the model after:</source>
         <translation>空闲时卸载模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="179"/>
+        <location filename="../settings_dialog.py" line="182"/>
         <source>Save transcripts next to each source file when done</source>
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="149"/>
+        <location filename="../settings_dialog.py" line="152"/>
         <source>Add punctuation where the model writes none</source>
         <translation>模型不输出标点时自动加标点</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="151"/>
+        <location filename="../settings_dialog.py" line="154"/>
         <source>Paraformer writes no punctuation; the punctuation model installed with it adds it</source>
         <translation>Paraformer 不输出标点；随它安装的标点模型会加上标点</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="185"/>
+        <location filename="../settings_dialog.py" line="188"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="188"/>
+        <location filename="../settings_dialog.py" line="191"/>
         <source>Formats:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="194"/>
+        <location filename="../settings_dialog.py" line="200"/>
+        <source>Label each segment of a file with who spoke it; a file can have its own</source>
+        <translation>为文件的每一段标注说话人；单个文件可另行设置</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="207"/>
+        <source>Speakers</source>
+        <translation>说话人</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="209"/>
+        <source>Identify speakers:</source>
+        <translation>识别说话人：</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="212"/>
+        <source>Voice library:</source>
+        <translation>声纹库：</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="218"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="198"/>
+        <location filename="../settings_dialog.py" line="222"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="199"/>
+        <location filename="../settings_dialog.py" line="223"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="200"/>
+        <location filename="../settings_dialog.py" line="224"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="203"/>
+        <location filename="../settings_dialog.py" line="227"/>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="205"/>
+        <location filename="../settings_dialog.py" line="229"/>
         <source>Language:</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="206"/>
+        <location filename="../settings_dialog.py" line="230"/>
         <source>Appearance:</source>
         <translation>外观：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="207"/>
+        <location filename="../settings_dialog.py" line="231"/>
         <source>Language and appearance change at once.</source>
         <translation>语言和外观会立即生效。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="224"/>
+        <location filename="../settings_dialog.py" line="248"/>
         <source>Automatic (first installed model)</source>
         <translation>自动（第一个已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="230"/>
+        <location filename="../settings_dialog.py" line="254"/>
         <source>{0} (incomplete)</source>
         <translation>{0}（不完整）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="285"/>
+        <location filename="../settings_dialog.py" line="311"/>
         <source>Choose a Tingji model folder</source>
         <translation>选择听记模型文件夹</translation>
     </message>
 </context>
 <context>
+    <name>Speakers</name>
+    <message>
+        <location filename="../speakers.py" line="45"/>
+        <source>Speaker {0}</source>
+        <translation>说话人 {0}</translation>
+    </message>
+    <message>
+        <location filename="../speakers.py" line="51"/>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <location filename="../speakers.py" line="53"/>
+        <source>Automatic (count found from the audio)</source>
+        <translation>自动（从音频判断人数）</translation>
+    </message>
+    <message>
+        <location filename="../speakers.py" line="54"/>
+        <source>{0} speakers</source>
+        <translation>{0} 位说话人</translation>
+    </message>
+    <message>
+        <location filename="../speakers.py" line="59"/>
+        <source>No speaker model is installed: add one in Manage models to identify speakers.</source>
+        <translation>尚未安装说话人模型：请在“管理模型”中添加一个，才能识别说话人。</translation>
+    </message>
+</context>
+<context>
     <name>Status</name>
     <message>
-        <location filename="../files/queue_model.py" line="61"/>
+        <location filename="../files/queue_model.py" line="62"/>
         <source>Done with warnings</source>
         <translation>完成（有警告）</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="63"/>
+        <location filename="../files/queue_model.py" line="64"/>
         <source>Waiting</source>
         <translation>等待中</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="64"/>
+        <location filename="../files/queue_model.py" line="65"/>
         <source>Transcribing</source>
         <translation>转写中</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="65"/>
+        <location filename="../files/queue_model.py" line="66"/>
         <source>Done</source>
         <translation>完成</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="66"/>
+        <location filename="../files/queue_model.py" line="67"/>
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../files/queue_model.py" line="67"/>
+        <location filename="../files/queue_model.py" line="68"/>
         <source>Cancelled</source>
         <translation>已取消</translation>
     </message>
@@ -3648,138 +3751,173 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>TranscriptPanel</name>
     <message>
-        <location filename="../files/transcript_view.py" line="126"/>
+        <location filename="../files/transcript_view.py" line="160"/>
         <source>Cannot play this file: {0}</source>
         <translation>无法播放此文件：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="251"/>
+        <location filename="../files/transcript_view.py" line="290"/>
         <source>Transcript</source>
         <translation>转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="258"/>
+        <location filename="../files/transcript_view.py" line="297"/>
         <source>⚠ Only part of this file was transcribed: {0}</source>
         <translation>⚠ 此文件只转写了一部分：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="262"/>
+        <location filename="../files/transcript_view.py" line="301"/>
         <source>⚠ Not in Tingji&apos;s queue database (it could not be written); the files saved beside the source have this transcript.</source>
         <translation>⚠ 未写入听记的队列数据库（无法写入）；保存在源文件旁的文件中有这份转写稿。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="269"/>
+        <location filename="../files/transcript_view.py" line="308"/>
         <source>⚠ Not saved: Tingji could not write this transcript to its queue database. Export it to keep it.</source>
         <translation>⚠ 未保存：听记无法将此转写稿写入队列数据库。请导出以保留它。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="275"/>
+        <location filename="../files/transcript_view.py" line="314"/>
         <source>Saved beside the source as {0}</source>
         <translation>已保存在源文件旁：{0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="283"/>
+        <location filename="../files/transcript_view.py" line="322"/>
         <source>Select a file in the queue to see its transcript.</source>
         <translation>在队列中选择一个文件，即可查看转写结果。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="285"/>
+        <location filename="../files/transcript_view.py" line="324"/>
         <source>Waiting to be transcribed.</source>
         <translation>等待转写。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="287"/>
+        <location filename="../files/transcript_view.py" line="326"/>
         <source>Transcribing…
 Text appears here as it is recognised.</source>
         <translation>正在转写…
 识别出的文字会陆续显示在这里。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="289"/>
+        <location filename="../files/transcript_view.py" line="328"/>
         <source>This file could not be transcribed:
 {0}</source>
         <translation>无法转写此文件：
 {0}</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="293"/>
+        <location filename="../files/transcript_view.py" line="332"/>
         <source>Cancelled before any text was recognised.</source>
         <translation>在识别出任何文字之前已取消。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="295"/>
+        <location filename="../files/transcript_view.py" line="334"/>
         <source>No speech was found in this file.</source>
         <translation>此文件中没有发现语音。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="312"/>
+        <location filename="../files/transcript_view.py" line="351"/>
         <source>transcribed in {0:.1f} s</source>
         <translation>用时 {0:.1f} 秒</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="314"/>
+        <location filename="../files/transcript_view.py" line="353"/>
         <source>cancelled: partial transcript</source>
         <translation>已取消：部分结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="318"/>
+        <location filename="../files/transcript_view.py" line="357"/>
         <source>Copy all</source>
         <translation>全部复制</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="319"/>
+        <location filename="../files/transcript_view.py" line="358"/>
         <source>Copy the whole transcript to the clipboard</source>
         <translation>把全部转写结果复制到剪贴板</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="320"/>
+        <location filename="../files/transcript_view.py" line="359"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="321"/>
+        <location filename="../files/transcript_view.py" line="360"/>
         <source>Save the transcript as TXT, SRT, VTT or JSON</source>
         <translation>把转写结果保存为 TXT、SRT、VTT 或 JSON</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="322"/>
+        <location filename="../files/transcript_view.py" line="361"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="344"/>
+        <location filename="../files/transcript_view.py" line="384"/>
         <source>Transcript copied to the clipboard.</source>
         <translation>转写结果已复制到剪贴板。</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="365"/>
+        <location filename="../files/transcript_view.py" line="405"/>
         <source>Plain text (*.txt)</source>
         <translation>纯文本 (*.txt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="366"/>
+        <location filename="../files/transcript_view.py" line="406"/>
         <source>SubRip subtitles (*.srt)</source>
         <translation>SubRip 字幕 (*.srt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="367"/>
+        <location filename="../files/transcript_view.py" line="407"/>
         <source>WebVTT subtitles (*.vtt)</source>
         <translation>WebVTT 字幕 (*.vtt)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="368"/>
+        <location filename="../files/transcript_view.py" line="408"/>
         <source>JSON with timings (*.json)</source>
         <translation>带时间信息的 JSON (*.json)</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="371"/>
+        <location filename="../files/transcript_view.py" line="411"/>
         <source>Export transcript</source>
         <translation>导出转写结果</translation>
     </message>
     <message>
-        <location filename="../files/transcript_view.py" line="382"/>
+        <location filename="../files/transcript_view.py" line="422"/>
         <source>Saved {0}</source>
         <translation>已保存 {0}</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="443"/>
+        <source>Rename {0}…</source>
+        <translation>重命名 {0}…</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="444"/>
+        <source>Remember this voice…</source>
+        <translation>记住这个声音…</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="447"/>
+        <source>Keep this speaker&apos;s voice print (never audio) so later files name it</source>
+        <translation>保存此说话人的声纹（不保存音频），之后的文件会用这个名字标注</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="454"/>
+        <source>Rename speaker</source>
+        <translation>重命名说话人</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="455"/>
+        <source>New name for {0} (every segment of this file):</source>
+        <translation>{0} 的新名字（本文件的所有段落）：</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="464"/>
+        <source>Remember this voice</source>
+        <translation>记住这个声音</translation>
+    </message>
+    <message>
+        <location filename="../files/transcript_view.py" line="465"/>
+        <source>Name later files give this voice:</source>
+        <translation>之后的文件给这个声音标注的名字：</translation>
     </message>
 </context>
 <context>
@@ -3830,6 +3968,56 @@ Text appears here as it is recognised.</source>
         <location filename="../tray.py" line="79"/>
         <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
         <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
+    </message>
+</context>
+<context>
+    <name>VoiceLibraryBox</name>
+    <message>
+        <location filename="../voice_library.py" line="55"/>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <location filename="../voice_library.py" line="57"/>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location filename="../voice_library.py" line="58"/>
+        <source>Forget this voice: its print is deleted from this computer</source>
+        <translation>忘记这个声音：它的声纹将从这台电脑上删除</translation>
+    </message>
+    <message>
+        <location filename="../voice_library.py" line="83"/>
+        <source>Later files name the speakers whose voices are here (remembered from transcripts).</source>
+        <translation>之后的文件会用这里的名字标注对应声音的说话人（从转写结果中记住）。</translation>
+    </message>
+    <message>
+        <location filename="../voice_library.py" line="85"/>
+        <source>No voices yet: right-click a speaker in a transcript and choose Remember this voice.</source>
+        <translation>还没有声音：在转写结果中右键点击说话人，选择“记住这个声音”。</translation>
+    </message>
+    <message>
+        <location filename="../voice_library.py" line="116"/>
+        <location filename="../voice_library.py" line="128"/>
+        <source>Rename voice</source>
+        <translation>重命名声音</translation>
+    </message>
+    <message>
+        <location filename="../voice_library.py" line="117"/>
+        <source>New name for {0}:</source>
+        <translation>{0} 的新名字：</translation>
+    </message>
+    <message>
+        <location filename="../voice_library.py" line="140"/>
+        <location filename="../voice_library.py" line="150"/>
+        <source>Delete voice</source>
+        <translation>删除声音</translation>
+    </message>
+    <message>
+        <location filename="../voice_library.py" line="141"/>
+        <source>Forget the voice of {0}? Later files will not name it.</source>
+        <translation>要忘记 {0} 的声音吗？之后的文件将不再用这个名字标注。</translation>
     </message>
 </context>
 <context>

@@ -36,9 +36,8 @@ class EngineStatus(StatusLine):
     """The status bar's line about the models."""
 
     def __init__(self, engine: EngineHost, parent: QWidget | None = None) -> None:
-        super().__init__("engineStatus", engine.stateChanged, parent)
         self.engine = engine
-        self.refresh()
+        super().__init__("engineStatus", engine.stateChanged, parent)
 
     def refresh(self) -> None:
         e = self.engine
