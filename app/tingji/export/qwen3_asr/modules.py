@@ -145,7 +145,9 @@ class Windows:
         return F.pad(x, (0, 0, 0, self.pad)).unflatten(1, (self.groups, self.window)).flatten(0, 1)
 
     def merge(self, x: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
-        return x.unflatten(0, (-1, self.groups)).flatten(1, 2).narrow(1, 0, like.shape[1])
+        # Every size spelt out, no -1: the exporter need not divide symbolic sizes to infer one.
+        batch, rows, width = like.shape
+        return x.reshape(batch, self.groups * self.window, width).narrow(1, 0, rows)
 
 
 class AudioTower(nn.Module):
@@ -178,19 +180,24 @@ class AudioTower(nn.Module):
     def forward(self, mel: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor]:
         d = self.dims
         size = d.chunk_frames
-        frames = mel.shape[1]
+        batch, frames = mel.shape[0], mel.shape[1]
         chunks = (frames + size - 1) // size
         mask = F.pad(mask.float(), (0, chunks * size - frames))
         x = F.pad(mel, (0, 0, 0, chunks * size - frames)) * mask.unsqueeze(-1).to(mel.dtype)
-        # [B, C*F, M] -> [B*C, 1, M, F]: each chunk an image of mel bins x frames.
-        x = x.unflatten(1, (chunks, size)).flatten(0, 1).transpose(1, 2).unsqueeze(1)
+        # [B, C*F, M] -> [B*C, 1, M, F]: each chunk an image of mel bins x frames (contiguous, so that
+        # the exporter sees plain slices of it below; the graph holds no extra node for it).
+        x = x.unflatten(1, (chunks, size)).flatten(0, 1).transpose(1, 2).unsqueeze(1).contiguous()
         # The first convolution's output (480 channels at half the resolution each way) is 120 times
         # the mel: 368 MB for 60 s in fp32. Run the chunks in CONV_PARTS slices, one after the other,
         # so only a slice's intermediates are alive at once (a static count of slices: no loop in the graph).
+        # (Slices, not torch.split with sizes computed from B*C: DirectML gets such a Split's outputs wrong
+        # when the graph runs at a pinned shorter length, tests/windows/test_dml_graphs.py.)
         step = (x.shape[0] + CONV_PARTS - 1) // CONV_PARTS
         x = torch.cat([self.downsample(x[k * step : (k + 1) * step]) for k in range(CONV_PARTS)])
         x = self.conv_out(x.permute(0, 3, 1, 2).flatten(2)) + self.positions.to(x.dtype)
-        x = x.unflatten(0, (-1, chunks)).flatten(1, 2)  # [B, C*13, D]
+        # [B*C, 13, D] -> [B, C*13, D], the sizes spelt out (not -1): the exporter's symbolic shapes would
+        # otherwise carry the 32 slices' summed min/max sizes through every later op (several times slower).
+        x = x.reshape(batch, chunks * d.chunk_tokens, d.d_model)
         # Token j of a chunk is valid when frame 8j is (valid frames are a prefix of the chunk).
         tokens = mask.unflatten(1, (chunks, size))[:, :, ::8].flatten(1)  # [B, C*13]
         windows = Windows(tokens, (chunks + d.window_chunks - 1) // d.window_chunks, d.window_chunks * d.chunk_tokens)
