@@ -439,3 +439,13 @@ def build_checkpoint(
         partial.rename(ckpt)
         (cache / "checkpoint.json").write_text(json.dumps({"seconds": round(time.perf_counter() - t, 1)}))
     return ckpt
+
+
+def goals_met(summary: dict[str, Any], table: dict[str, tuple[str, float]]) -> dict[str, Any]:
+    """Each goal of `table` ({key: (">=" or "<=", target)}) that `summary` measured: value, goal, met."""
+    out = {}
+    for key, (op, target) in table.items():
+        if key in summary:
+            v = summary[key]
+            out[key] = {"value": v, "goal": f"{op} {target}", "met": bool(v >= target if op == ">=" else v <= target)}
+    return out

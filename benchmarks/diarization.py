@@ -44,7 +44,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import BENCH, build_checkpoint, machine, rss_now_mb, run_child, strip_private, vm_hwm_mb  # noqa: E402
+from common import BENCH, build_checkpoint, goals_met, machine, rss_now_mb, run_child, strip_private, vm_hwm_mb  # noqa: E402
 
 THREADS = 2
 SAMPLE_RATE = 16000
@@ -215,12 +215,8 @@ def summary(res: dict[str, Any]) -> dict[str, Any]:
 
 
 def goals(summ: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for key, (op, target) in GOALS.items():
-        if key in summ:
-            v = summ[key]
-            out[key] = {"value": v, "goal": f"{op} {target}", "met": bool(v >= target if op == ">=" else v <= target)}
-    return out
+    """Each measured goal: value, goal and whether it was met."""
+    return goals_met(summ, GOALS)
 
 
 def markdown(res: dict[str, Any], summ: dict[str, Any]) -> list[str]:

@@ -46,6 +46,7 @@ from common import (  # noqa: E402
     build_checkpoint,
     build_sherpa_peer,
     export_is_current,
+    goals_met,
     machine,
     paired,
     read_audio,
@@ -396,12 +397,7 @@ def summary(res: dict[str, Any]) -> dict[str, Any]:
 
 def goals(summ: dict[str, Any]) -> dict[str, Any]:
     """Each measured goal: value, goal and whether it was met."""
-    out = {}
-    for key, (op, target) in GOALS.items():
-        if key in summ:
-            v = summ[key]
-            out[key] = {"value": v, "goal": f"{op} {target}", "met": bool(v >= target if op == ">=" else v <= target)}
-    return out
+    return goals_met(summ, GOALS)
 
 
 def markdown(res: dict[str, Any], summ: dict[str, Any]) -> list[str]:
