@@ -449,3 +449,15 @@ def goals_met(summary: dict[str, Any], table: dict[str, tuple[str, float]]) -> d
             v = summary[key]
             out[key] = {"value": v, "goal": f"{op} {target}", "met": bool(v >= target if op == ">=" else v <= target)}
     return out
+
+
+def write_latest(summary: dict[str, Any], section: str, doc: dict[str, Any]) -> None:
+    """Merge a lone benchmark's run into results/latest.json: its summary keys at the top and in "summary",
+    its whole document (private keys stripped) under `section`."""
+    path = BENCH / "results" / "latest.json"
+    latest = json.loads(path.read_text())
+    latest.update(summary)
+    latest.setdefault("summary", {}).update(summary)
+    latest[section] = strip_private(doc)
+    path.write_text(json.dumps(latest, indent=2, default=str) + "\n")
+    print(f"wrote {path}", file=sys.stderr)

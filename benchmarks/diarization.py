@@ -44,7 +44,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import BENCH, build_checkpoint, goals_met, machine, rss_now_mb, run_child, strip_private, vm_hwm_mb  # noqa: E402
+from common import (  # noqa: E402
+    BENCH,
+    build_checkpoint,
+    goals_met,
+    machine,
+    rss_now_mb,
+    run_child,
+    strip_private,
+    vm_hwm_mb,
+    write_latest,
+)
 
 THREADS = 2
 SAMPLE_RATE = 16000
@@ -321,13 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(markdown(res, summ)))
     print(json.dumps(strip_private(doc), indent=2, default=str))
     if args.write and not args.quick:
-        path = BENCH / "results" / "latest.json"
-        latest = json.loads(path.read_text())
-        latest.update(top)
-        latest.setdefault("summary", {}).update(top)
-        latest[section] = strip_private(doc)
-        path.write_text(json.dumps(latest, indent=2, default=str) + "\n")
-        print(f"wrote {path}", file=sys.stderr)
+        write_latest(top, section, doc)
     elif args.write:
         print("not written: --quick runs are checks, not figures", file=sys.stderr)
     return 0

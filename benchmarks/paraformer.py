@@ -56,6 +56,7 @@ from common import (  # noqa: E402
     timed,
     timed_summary,
     vm_hwm_mb,
+    write_latest,
 )
 
 THREADS = 2
@@ -470,13 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(text + "\n")
     if args.write and not args.quick and args.reps is None:
-        path = BENCH / "results" / "latest.json"
-        latest = json.loads(path.read_text())
-        latest.update(summ)
-        latest.setdefault("summary", {}).update(summ)
-        latest["paraformer"] = strip_private(doc) | {"date": time.strftime("%Y-%m-%d %H:%M")}
-        path.write_text(json.dumps(latest, indent=2, default=str) + "\n")
-        print(f"wrote {path}", file=sys.stderr)
+        write_latest(summ, "paraformer", doc | {"date": time.strftime("%Y-%m-%d %H:%M")})
     elif args.write:
         print("not written: --quick and --reps runs are checks, not figures", file=sys.stderr)
     return 0
