@@ -120,3 +120,30 @@ def test_speaker_of_segment():
     assert diarize.speaker_of(5.0, 8.5, turns) == 0  # 1.5 s of speaker 0 over 1 s of speaker 1
     assert diarize.speaker_of(6.2, 6.4, turns) == 1  # in a gap: the nearer turn
     assert diarize.speaker_of(1.0, 2.0, []) is None
+
+
+def test_clustering_does_not_depend_on_blas_threads(monkeypatch):
+    """The eigensolver runs on one BLAS thread whatever the caller set: a multi-threaded OpenBLAS splits its
+    sums by thread count (1 and 2 threads gave eigenvalues 3e-15 apart here), so the eigenvectors, and on a
+    close call the labels, would depend on the cores and on what ran earlier in the process."""
+    import scipy.linalg
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    seen: list[tuple[list[int], np.ndarray]] = []
+    eigh = scipy.linalg.eigh
+
+    def spy(a, *args, **kwargs):
+        threads = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+        values, vectors = eigh(a, *args, **kwargs)
+        seen.append((threads, values))
+        return values, vectors
+
+    monkeypatch.setattr(scipy.linalg, "eigh", spy)
+    x, _ = _blobs([300, 250, 280], seed=11, spread=1.0)
+    labels = []
+    for threads in (1, 4):
+        with threadpool_limits(limits=threads, user_api="blas"):
+            labels.append(clustering.cluster(x, None))
+    print(f"BLAS threads inside the eigensolver: {[t for t, _ in seen]}")
+    assert all(t and max(t) == 1 for t, _ in seen)
+    assert np.array_equal(seen[0][1], seen[1][1]) and np.array_equal(labels[0], labels[1])

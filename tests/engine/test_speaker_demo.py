@@ -1,7 +1,7 @@
 """Issue 33's proof 3: the demo speaker model tells voices it never heard apart, end to end.
 
 The model (tests/fixtures/models/speaker-demo, trained by
-tools/train_speaker_model.py; its README says how) is a small CAM++ in the
+tools/speaker_demo/gpu_train.py; its README says how) is a small CAM++ in the
 official layout. Every voice here is one of `speaker_demo.voices.held_out_voices()`,
 made from espeak-ng voice variants that training never used.
 
@@ -15,17 +15,16 @@ made from espeak-ng voice variants that training never used.
   of each reference boundary (its `collar=0.5` is the total width, as NIST's
   md-eval) and overlapped speech scored (`skip_overlap=False`): the overlaps
   count as missed speech for the quieter speaker, since one label per
-  moment is what the product gives.
+  moment is what the product gives. Issue 33's goals are asserted: DER <= 10 %
+  with the count found, <= 5 % with it given.
 * Voice library: each held-out voice in three separate recordings; a voice
   print is the mean of a recording's unit-length window embeddings, as the
-  library stores it. At `VOICE_MATCH_THRESHOLD` (measured by
-  benchmarks/diarization.py --voices) no two different voices match.
-
-Issue 33's goals (DER <= 10 % auto, <= 5 % with the count; a returning voice
-named) are NOT met by this model: it was trained for minutes on a busy
-2-core machine with its front kept at random weights (see its README). The
-tests print each figure against its goal and assert what holds on any CPU and
-load: on two voices the labels beat putting every speech turn under one speaker.
+  library stores it. The library remembers the first recording of every
+  low-pitched voice and is asked about every other recording: each returning
+  voice gets its own name, and no voice it does not hold gets one (each of
+  those shares its espeak-ng variant with a stored voice, at another pitch)
+  at the product's `MATCH_COSINE`, which benchmarks/diarization.py --voices
+  chose from these scores.
 """
 
 from __future__ import annotations
@@ -41,15 +40,10 @@ from tests.support.paths import ROOT
 DEMO = ROOT / "tests" / "fixtures" / "models" / "demo"
 SPEAKER_DEMO = ROOT / "tests" / "fixtures" / "models" / "speaker-demo"
 COLLAR = 0.5  # pyannote's collar is the whole width: 0.25 s each side of a reference boundary
-# The least cosine between two voice prints for them to be the same voice (benchmarks/diarization.py --voices).
-VOICE_MATCH_THRESHOLD = 0.98
 
 from speaker_demo import voices  # noqa: E402  (tools/ is on sys.path: pyproject's pythonpath)
 
-GOAL_AUTO, GOAL_KNOWN = 0.10, 0.05  # issue 33's goals: printed, met or not
-# The committed model does not meet the goals yet (tests/fixtures/models/speaker-demo/README.md: 14-44 % DER);
-# the test prints the DER against them and, on two voices, asserts that the labels beat the trivial answer,
-# every speech turn under one speaker, on the same turns (a bound from this run's own data: any CPU, any load).
+GOAL_AUTO, GOAL_KNOWN = 0.10, 0.05  # issue 33's goals (measured 0.2-0.3 %: the fixture's README)
 # (speakers, seconds, seed): one conversation per case.
 CASES = [(2, 60, 2), (3, 90, 3), (4, 120, 4)]
 
@@ -127,11 +121,8 @@ def test_conversation_der(engine, conversation, mode):
         conversation.turns, [SimpleNamespace(start=t.start, end=t.end, speaker=0) for t in turns], conversation.seconds
     )
     print(f"  everything under one speaker: DER {100 * one_speaker:.1f}%")
-    if truth == 2:  # where the model separates voices; with 3-4 it is within a few points of one speaker, and
-        # a run beside another worker moved the 4-voice DER by 5.6 points: printed there, not asserted
-        assert error < one_speaker
-    if count is not None:
-        assert found == truth and len(transcript.speakers) <= truth
+    assert error <= goal
+    assert found == truth and len(transcript.speakers) <= truth
     assert transcript.speakers and all(s.speaker is not None for s in transcript.segments)
 
 
@@ -152,7 +143,10 @@ def prints(engine) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(rows), np.asarray(who)
 
 
-def test_voice_library_names_returning_voices_and_no_other(prints):
+def test_voice_print_scores(prints):
+    """Every same-voice pair scores above the match threshold, every different-voice pair below it."""
+    from tingji.engine.speakers.library import MATCH_COSINE
+
     emb, who = prints
     unit = emb / np.linalg.norm(emb, axis=1, keepdims=True)
     cos = unit @ unit.T
@@ -162,14 +156,37 @@ def test_voice_library_names_returning_voices_and_no_other(prints):
     print(
         f"same voice: {len(same)} pairs, cosine min {same.min():.3f} median {np.median(same):.3f}; "
         f"different voices: {len(different)} pairs, max {different.max():.3f} median {np.median(different):.3f}; "
-        f"threshold {VOICE_MATCH_THRESHOLD}: false accepts {(different >= VOICE_MATCH_THRESHOLD).sum()}, "
-        f"false rejects {(same < VOICE_MATCH_THRESHOLD).sum()}"
+        f"threshold {MATCH_COSINE}: false accepts {(different >= MATCH_COSINE).sum()}, "
+        f"false rejects {(same < MATCH_COSINE).sum()}"
     )
-    assert (different >= VOICE_MATCH_THRESHOLD).sum() == 0
-    # The model hears voices apart on the whole (a weak one: see the fixture's README) ...
-    assert np.median(same) > np.median(different) + 0.2
-    # ... and a recording's best match among the others (the library holding them all) is often its own voice.
-    np.fill_diagonal(cos, -1.0)
-    own = float((who[cos.argmax(axis=1)] == who).mean())
-    print(f"best match is the same voice for {own:.0%} of recordings")
-    assert own >= 0.1  # measured 0.17 and 0.21 in two runs; chance is 2 in 47
+    assert (different >= MATCH_COSINE).sum() == 0 and (same < MATCH_COSINE).sum() == 0
+
+
+def test_voice_library_names_returning_voices_and_no_other(prints, engine, tmp_path):
+    from tingji.engine.speakers.library import VoiceLibrary
+    from tingji.engine.transcript import VoicePrint
+
+    emb, who = prints
+    identity = engine.speaker_model.identity
+    library = VoiceLibrary(tmp_path)
+    stored = {}  # voice index -> name: the low-pitched voice of each variant (held_out_voices() alternates)
+    for row in range(len(who)):
+        if who[row] % 2 == 0 and who[row] not in stored:
+            stored[who[row]] = library.remember(f"Voice {who[row]}", VoicePrint(emb[row], 10, identity)).name
+    named = wrong = accepted = 0
+    for row in range(len(who)):
+        if who[row] in stored and row == min(np.flatnonzero(who == who[row])):
+            continue  # the recording the library holds
+        match = library.match([VoicePrint(emb[row], 10, identity)])[0]
+        if who[row] in stored:
+            named += match is not None and match.name == stored[who[row]]
+            wrong += match is not None and match.name != stored[who[row]]
+        else:
+            accepted += match is not None
+    returning = sum(1 for row in range(len(who)) if who[row] in stored) - len(stored)
+    unknown = int(sum(who[row] not in stored for row in range(len(who))))
+    print(
+        f"{len(stored)} voices stored; {named} of {returning} recordings of them named right, {wrong} wrong; "
+        f"{accepted} of {unknown} recordings of other voices named (false accepts)"
+    )
+    assert named == returning and wrong == 0 and accepted == 0

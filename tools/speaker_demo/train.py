@@ -177,11 +177,12 @@ def train_xvector(
     _measure_bn(xv, all_windows, lambda b, m: xv(b, m.expand(len(b), 1, -1)))
 
 
-def write_checkpoint(model, folder: Path) -> Path:
+def write_checkpoint(model, folder: Path, dims=None) -> Path:
+    """The official layout (config.yaml, configuration.json, the state dict); `dims` default: the tiny sizes."""
     from tiny_campplus import TINY, WEIGHTS_NAME, config_yaml, configuration_json
 
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.yaml").write_text(config_yaml(TINY), encoding="utf-8")
+    (folder / "config.yaml").write_text(config_yaml(dims or TINY), encoding="utf-8")
     (folder / "configuration.json").write_text(configuration_json(), encoding="utf-8")
     torch.save({k: v.detach().clone() for k, v in model.state_dict().items()}, folder / WEIGHTS_NAME)
     return folder
@@ -191,6 +192,20 @@ def export(checkpoint: Path, out: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "tingji", "export-model", "--source", str(checkpoint), "--out", str(out)], check=True
     )
+
+
+def from_gpu(weights: Path, out: Path, work: Path) -> Path:
+    """The state dict `gpu_train.py` wrote (a plain .npz, no pickle) in the official layout, exported to `out`."""
+    from tingji.export.campplus.modules import CamPlusGraph
+
+    from .gpu_train import DIMS
+
+    model = CamPlusGraph(DIMS)
+    with np.load(weights) as saved:
+        model.load_state_dict({k: torch.from_numpy(saved[k]) for k in saved.files})
+    model.eval()
+    export(write_checkpoint(model, work / "checkpoint", DIMS), out)
+    return out
 
 
 def run(out: Path, work: Path, *, seed: int, speakers: int, steps: int, margin: float, log: Log = print) -> Path:

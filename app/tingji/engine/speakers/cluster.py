@@ -17,7 +17,10 @@ funasr's k-means is scikit-learn's (k-means++ starts, the best of 10 runs);
 here it is scipy's `kmeans2` with k-means++ starts, seeded 0 to 9, the run of
 least inertia kept - the same step, so one file always gives the same labels,
 without scikit-learn's ~70 MB (with the parts of scipy it pulls in) in the
-frozen app; scipy alone is what funasr's eigensolver already was. Beyond 2048 windows with no count,
+frozen app; scipy alone is what funasr's eigensolver already was. All of it runs with BLAS on one
+thread: a multi-threaded OpenBLAS splits the eigensolver's sums by thread count, so the eigenvectors
+(and, on a close call, the k-means labels) would depend on the machine's cores and on whatever set
+the thread count earlier in the process. Beyond 2048 windows with no count,
 funasr runs UMAP + HDBSCAN (the `umap-learn` package, with numba); here the
 count is found by the spectral step on `COUNT_SAMPLE` evenly spaced windows
 and all windows are then k-means'd with it, as funasr does with a known count.
@@ -135,7 +138,15 @@ def cluster(embeddings: np.ndarray, count: int | None = None) -> np.ndarray:
         embeddings: [N, E] window embeddings in time order.
         count: the number of speakers when known (1 or more); None: found from the data.
     """
-    x = np.asarray(embeddings, np.float64)
+    import scipy.cluster.vq  # noqa: F401 - loaded before the limit below, which applies to loaded libraries
+    import scipy.linalg  # noqa: F401
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _cluster(np.asarray(embeddings, np.float64), count)
+
+
+def _cluster(x: np.ndarray, count: int | None) -> np.ndarray:
     n = x.shape[0]
     if n < MIN_WINDOWS:
         return np.zeros(n, dtype=np.int64)
