@@ -7,6 +7,16 @@ the models); the modules here are shared by all three and import none of them
 other (tests/test_architecture.py). Qt-free modules are marked: they are
 usable and testable without a display.
 
+Ownership: every QObject has ONE owner, its Qt parent or else Python. PySide
+leaves two kinds of widget Python's although Qt parents them too: a widget put
+in a layout that no widget holds yet (a row built before it is nested), and a
+dialog after `exec()`. At the interpreter's exit PySide deletes whatever Python
+owns, in no set order, and such double owners crashed it ("shared QObject was
+deleted directly", then SIGSEGV). So a widget gets its parent when it is made,
+a nested layout is added to its installed parent before it is filled, and an
+`exec()`ed dialog is `deleteLater()`ed when it returns (tests/gui/test_exit.py
+checks the window and its dialogs).
+
     app.py              the one place the parts are made and joined; run_app() is `tingji` with no arguments
     main_window.py      the frame: toolbar, banners, the pages, status bar, settings, tray, quit
     engine_host.py      EngineHost: a model per use (files, dictation), one ModelEngine per model

@@ -178,8 +178,10 @@ class MainWindow(QMainWindow):
     def open_settings(self) -> None:
         dialog = SettingsDialog(self.settings, self, languages=self.files.files_languages())
         dialog.manageModelsRequested.connect(lambda: self.models.open_manager(dialog))
-        if dialog.exec():
-            self.apply_settings(dialog.settings())
+        settings = dialog.settings() if dialog.exec() else None
+        dialog.deleteLater()  # exec() leaves it Python's and the window's: Qt alone deletes it (gui/__init__.py)
+        if settings is not None:
+            self.apply_settings(settings)
 
     def apply_settings(self, new: Settings) -> None:
         """Save, then each page and host applies what is its own (a model reload in the background, the

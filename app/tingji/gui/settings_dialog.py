@@ -100,13 +100,14 @@ class SettingsDialog(QDialog):
 
     def _build_speech_fields(self, adapters: Sequence[str] | None) -> None:
         """The speech recognition group's fields: the models, where they run, what is spoken, memory."""
-        self.model = QComboBox()
+        # Widgets placed in a row layout before the row is in the form get their parent now (gui/__init__.py).
+        self.model = QComboBox(self)
         self.model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.model.setMinimumContentsLength(24)
-        self.browse = QPushButton(self.tr("Browse…"))
+        self.browse = QPushButton(self.tr("Browse…"), self)
         self.browse.setToolTip(self.tr("Use a Tingji model folder anywhere on this computer"))
         self.browse.clicked.connect(self._browse_model)
-        self.manage = QPushButton(self.tr("Manage models…"))
+        self.manage = QPushButton(self.tr("Manage models…"), self)
         self.manage.clicked.connect(self.manageModelsRequested)
         self.dictation_model = QComboBox()
         self.dictation_model.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -138,7 +139,7 @@ class SettingsDialog(QDialog):
         self.hotwords.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
         self.hotwords.setTabChangesFocus(True)
 
-        self.unload_after = QSpinBox()
+        self.unload_after = QSpinBox(self)
         self.unload_after.setRange(0, MAX_UNLOAD_AFTER_MIN)
         self.unload_after.setSpecialValueText(self.tr("Never"))
         self.unload_after.setSuffix(self.tr(" min idle"))
@@ -180,7 +181,7 @@ class SettingsDialog(QDialog):
     def _build_output(self) -> tuple[QGroupBox, QFormLayout]:
         """What is saved when a file is done."""
         self.auto_export = QCheckBox(self.tr("Save transcripts next to each source file when done"))
-        self.formats = {fmt: QCheckBox(fmt.upper()) for fmt in FORMATS}
+        self.formats = {fmt: QCheckBox(fmt.upper(), self) for fmt in FORMATS}
         formats_row = QHBoxLayout()
         for box in self.formats.values():
             formats_row.addWidget(box)

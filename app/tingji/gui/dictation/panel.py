@@ -153,14 +153,15 @@ class DictationPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 6, 4, 4)
         self._build_header(layout)
+        # Each nested layout goes into its installed parent before it is filled (gui/__init__.py on ownership).
         body = QHBoxLayout()
+        layout.addLayout(body, 1)
         body.setSpacing(12)
-        body.addLayout(self._build_history(), 1)
+        self._build_history(body)
         settings_column = QVBoxLayout()
+        body.addLayout(settings_column)
         settings_column.addWidget(self.form)
         settings_column.addStretch(1)
-        body.addLayout(settings_column)
-        layout.addLayout(body, 1)
         self.refresh_icons()
 
     def _build_header(self, layout: QVBoxLayout) -> None:
@@ -195,9 +196,10 @@ class DictationPanel(QWidget):
         self.hotkey_label.hide()
         layout.addWidget(self.hotkey_label)
 
-    def _build_history(self) -> QVBoxLayout:
+    def _build_history(self, body: QHBoxLayout) -> None:
         """The takes, newest first, each with Play, Copy and Delete; a line in their place while there are none."""
         history = QVBoxLayout()
+        body.addLayout(history, 1)
         self.history_title = QLabel(self)
         self.history_title.setObjectName("dictationHistoryTitle")
         history.addWidget(self.history_title)
@@ -208,7 +210,6 @@ class DictationPanel(QWidget):
         self.empty_label.setWordWrap(True)
         self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         history.addWidget(self.empty_label)
-        return history
 
     def retranslate(self) -> None:
         self.history_title.setText(self.tr("History"))

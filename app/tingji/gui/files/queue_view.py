@@ -133,7 +133,7 @@ class QueuePanel(QWidget):
         """Up, Down, Remove and Retry for the selected rows, and the queue's summary."""
 
         def button(name: str, slot) -> QToolButton:
-            b = QToolButton()
+            b = QToolButton(self)  # parented now: see gui/__init__.py on ownership
             b.setProperty("glyph", name)
             b.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
             b.setAutoRaise(True)
@@ -144,7 +144,7 @@ class QueuePanel(QWidget):
         self.down_button = button("down", lambda: self._move(1))
         self.remove_button = button("remove", self.remove_selected)
         self.retry_button = button("retry", lambda: self.controller.retry(self.selected_ids()))
-        self.summary = QLabel()
+        self.summary = QLabel(self)
         footer = QHBoxLayout()
         footer.setContentsMargins(0, 0, 0, 0)
         footer.setSpacing(2)

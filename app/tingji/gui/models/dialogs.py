@@ -35,6 +35,7 @@ class ModelDialogs(QObject):
         self._settings = settings
         self._apply = apply
         self.picker = None  # the model picker while it is open (models/picker.py)
+        self.manager = None  # the model manager while it is open (models/manager.py)
 
     def offer_picker(self) -> None:
         """Nothing configured and nothing installed (a first start): open the model picker."""
@@ -76,7 +77,14 @@ class ModelDialogs(QObject):
         chosen: list[str] = []
         dialog.modelChosen.connect(lambda name, use: chosen.append(use))
         dialog.modelChosen.connect(self.use_model)
-        dialog.exec()
+        self.manager = dialog
+        try:
+            dialog.exec()
+        finally:
+            self.manager = None
+            # exec() leaves the dialog Python's although the window owns it too: Qt alone deletes it now
+            # (gui/__init__.py on ownership); one left behind per opening crashed the interpreter's exit.
+            dialog.deleteLater()
         if dialog.models_changed:
             self.engine.reload()
         if settings_dialog is not None:  # opened from Settings: its model lists are stale now
@@ -101,7 +109,9 @@ class ModelDialogs(QObject):
         self._apply(replace(settings, model=name, dictation_model=dictation))
 
     def shutdown(self) -> None:
-        """The app is ending: a task the picker runs is cancelled and waited for."""
+        """The app is ending: a task the picker or the manager runs is cancelled and waited for."""
         if self.picker is not None:
             self.picker.shutdown()
             self.picker = None
+        if self.manager is not None:  # its exec() returns once the app's loop ends; open_manager deletes it
+            self.manager.shutdown()

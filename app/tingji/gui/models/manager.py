@@ -136,7 +136,7 @@ class ModelManagerDialog(ModelTaskDialog):
             if slot is None:
                 row.addStretch(1)
                 continue
-            button = QPushButton()
+            button = QPushButton(self)  # parented now: see gui/__init__.py on ownership
             button.clicked.connect(slot)
             button.setAutoDefault(False)
             row.addWidget(button)

@@ -122,10 +122,10 @@ class ModelPickerDialog(ModelTaskDialog):
         self.outcome.setTextFormat(Qt.TextFormat.RichText)
         self.outcome.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self.outcome.hide()
-        self.import_button = QPushButton()
+        self.import_button = QPushButton(self)  # parented now: see gui/__init__.py on ownership
         self.import_button.setAutoDefault(False)
         self.import_button.clicked.connect(self.import_dialog)
-        self.close_button = QPushButton()
+        self.close_button = QPushButton(self)
         self.close_button.clicked.connect(self.reject)
         buttons = QHBoxLayout()
         buttons.addWidget(self.import_button)

@@ -53,10 +53,10 @@ class TaskProgress(QWidget):
         super().__init__(parent)
         self.stage_label = QLabel()
         self.stage_label.setWordWrap(True)
-        self.progress_bar = QProgressBar()
+        self.progress_bar = QProgressBar(self)  # parented now: see gui/__init__.py on ownership
         self.progress_bar.setTextVisible(False)
-        self.speed_label = QLabel()
-        self.cancel_button = QPushButton()
+        self.speed_label = QLabel(self)
+        self.cancel_button = QPushButton(self)
         row = QHBoxLayout()
         row.addWidget(self.progress_bar, 1)
         row.addWidget(self.speed_label)
