@@ -15,7 +15,6 @@ import signal
 import subprocess
 import sys
 import time
-import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -100,12 +99,6 @@ def test_load_sensitive_tests_pass_with_every_core_busy(
     outcomes = _outcomes(junit)
     print(f"passed {len(outcomes['passed'])}, skipped: {outcomes['skipped']}")
     assert outcomes["passed"] and not outcomes["failed"], run.stdout[-8000:]
-    # A signal after the report is the process dying while Python shuts down, which is not a matter of
-    # load: tests/gui/test_models.py::test_download_cancel_resume_and_use_from_the_main_window alone
-    # ends that way in most runs, busy machine or not ("QObject: shared QObject was deleted directly",
-    # then SIGSEGV or SIGABRT; seen on 06199fc too). Said here, and left to that test's owners.
-    if run.returncode < 0:
-        died = f"the child pytest died by signal {-run.returncode} after its report: {run.stderr[-500:]}"
-        warnings.warn(died, stacklevel=1)
-    else:
-        assert run.returncode == 0, run.stdout[-8000:] + run.stderr[-2000:]
+    # A signal after the report would be the process dying while Python shuts down (it did, before the
+    # GUI gave every QObject one owner: tests/gui/test_exit.py).
+    assert run.returncode == 0, run.stdout[-8000:] + run.stderr[-2000:]

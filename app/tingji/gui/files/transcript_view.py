@@ -222,9 +222,9 @@ class TranscriptPanel(QWidget):
 
     def _build_buttons(self) -> QHBoxLayout:
         """Copy, Export (a menu of formats), the play hint and Stop."""
-        self.copy_button = QPushButton()
+        self.copy_button = QPushButton(self)  # parented now: see gui/__init__.py on ownership
         self.copy_button.clicked.connect(self.copy_all)
-        self.export_button = QToolButton()
+        self.export_button = QToolButton(self)
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.export_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.export_menu = QMenu(self)
@@ -232,10 +232,10 @@ class TranscriptPanel(QWidget):
         for fmt, action in self.export_actions.items():
             action.triggered.connect(lambda _=False, f=fmt: self.export(f))
         self.export_button.setMenu(self.export_menu)
-        self.stop_button = QPushButton()
+        self.stop_button = QPushButton(self)
         self.stop_button.clicked.connect(self.stop_playback)
         self.stop_button.setVisible(False)
-        self.play_hint = QLabel()
+        self.play_hint = QLabel(self)
         self.play_hint.setObjectName("playHint")
 
         buttons = QHBoxLayout()
