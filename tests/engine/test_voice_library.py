@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 from tests.support.paths import ROOT
+from tests.support.speakers import three_speakers
 from tingji.engine import TranscribeOptions
 from tingji.engine.speakers import library as lib
-from tingji.engine.transcript import Segment, Transcript, VoicePrint
+from tingji.engine.transcript import VoicePrint
 from tingji.errors import TingjiError
 
 DEMO = ROOT / "tests" / "fixtures" / "models" / "demo"
@@ -114,15 +115,7 @@ def test_name_speakers_renames_matches_and_keeps_the_rest(tmp_path: Path):
     voices = lib.VoiceLibrary(tmp_path)
     voices.remember("Ann", _print(_unit(1)))
     voices.remember("Speaker 1", _print(_unit(2)))  # named like another speaker of the file: not given
-    t = Transcript(
-        [Segment(0, 1, "a", speaker=0), Segment(1, 2, "b", speaker=1), Segment(2, 3, "c", speaker=2)],
-        3.0,
-        "m",
-        "cpu",
-        "",
-        speakers=["Speaker 1", "Speaker 2", "Speaker 3"],
-        voice_prints=[_print(_unit(0)), _print(_unit(1)), _print(_unit(2))],
-    )
+    t = three_speakers([_print(_unit(0)), _print(_unit(1)), _print(_unit(2))])
     assert lib.name_speakers(t, voices) == ["Ann"]
     assert t.speakers == ["Speaker 1", "Ann", "Speaker 3"]
     assert "voice" not in json.dumps(t.to_dict())  # prints are never written out with a transcript

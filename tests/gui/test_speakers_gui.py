@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.support.gui import drop_files
 from tests.support.paths import DEMO_MODEL
+from tests.support.speakers import three_speakers
 from tingji.engine.transcript import Segment, Transcript, VoicePrint
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
@@ -102,15 +103,7 @@ def test_renames_merge_and_prints_survive_the_store(tmp_path: Path):
     from tingji.engine.speakers.labels import rename_speaker
 
     e = np.eye(4, dtype=np.float32)
-    t = Transcript(
-        [Segment(0, 1, "a", speaker=0), Segment(1, 2, "b", speaker=1), Segment(2, 3, "c", speaker=2)],
-        3.0,
-        "m",
-        "cpu",
-        "",
-        speakers=["Speaker 1", "Speaker 2", "Speaker 3"],
-        voice_prints=[VoicePrint(e[i], 10 * (i + 1), "m1") for i in range(3)],
-    )
+    t = three_speakers([VoicePrint(e[i], 10 * (i + 1), "m1") for i in range(3)])
     assert rename_speaker(t, 1, "Ann") == 1 and t.speakers == ["Speaker 1", "Ann", "Speaker 3"]
     assert rename_speaker(t, 0, "Ann") == 0  # named like another: one speaker, numbered by first appearance
     assert t.speakers == ["Ann", "Speaker 3"] and [s.speaker for s in t.segments] == [0, 0, 1]
