@@ -52,6 +52,25 @@ def encoder_flops(dims, frames: int) -> dict[str, float]:
     return parts
 
 
+def sanm_encoder_flops(folder: str | Path, frames: int) -> dict[str, float]:
+    """FLOPs of a funasr SAN-M encoder (Paraformer's; SenseVoice's with its tp blocks) over `frames` LFR frames.
+
+    A lower bound on any runtime's work for the encoder: the predictor, decoder and timestamp head
+    come on top.
+    """
+    import yaml
+
+    cfg = yaml.safe_load((Path(folder) / "config.yaml").read_text(encoding="utf-8"))
+    enc, fe = cfg["encoder_conf"], cfg.get("frontend_conf") or {}
+    d, ffn, kernel = int(enc["output_size"]), int(enc["linear_units"]), int(enc.get("kernel_size", 11))
+    parts = _sanm_layer(frames, int(fe.get("n_mels", 80)) * int(fe.get("lfr_m", 7)), d, ffn, kernel)
+    for _ in range(int(enc["num_blocks"]) - 1 + int(enc.get("tp_blocks", 0))):
+        for key, value in _sanm_layer(frames, d, d, ffn, kernel).items():
+            parts[key] += value
+    parts["total"] = parts["linear"] + parts["attention"] + parts["conv"]
+    return parts
+
+
 def ctc_flops(dims, frames: int) -> float:
     """FLOPs of the CTC head (ctc.onnx) for one window."""
     t, d = frames, dims.encoder_dim

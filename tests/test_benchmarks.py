@@ -107,6 +107,10 @@ def test_quick_run_writes_all_keys(tmp_path):
     ):
         assert _positive(doc.get(key)), (key, doc.get(key))
     assert doc["punctuation_share_of_file"] < 1 and r["paraformer"]["file"]["punctuation_loaded"]
+    # The encoder's arithmetic at the machine's best GEMM speed is a floor no run can go under.
+    assert _positive(doc.get("paraformer_gemm_limit_gops")) and _positive(doc.get("paraformer_60s_encoder_floor_s"))
+    assert 0 < doc["paraformer_60s_floor_fraction"] <= 1, doc["paraformer_60s_floor_fraction"]
+    assert doc["paraformer_speedup_vs_funasr_60s_ceiling"] > doc["paraformer_speedup_vs_funasr_60s"]
     assert "## Paraformer-zh" in md and "| paraformer_peak_rss_mb |" in md
     # Speaker labels beside Nano int8 on the same file (issue 33).
     for key in ("diarization_share_of_file", "diarization_60min_s", "diarization_peak_rss_delta_mb"):
@@ -171,6 +175,26 @@ def test_encoder_flop_count_matches_torch():
         model(torch.randn(1, t, dims.input_size), torch.ones(1, t))
     counted = counter.get_total_flops()
     ours = encoder_flops(dims, t)["total"]
+    assert abs(ours - counted) / counted < 0.02, (ours, counted)
+
+
+@pytest.mark.parametrize("family", ["paraformer", "sensevoice"])
+def test_sanm_encoder_flop_count_matches_torch(family, request):
+    """benchmarks/flops.py's SAN-M count from config.yaml against FlopCounterMode on funasr's own encoder
+    (Paraformer's SANMEncoder; SenseVoice's with its tp blocks)."""
+    import torch
+    from flops import sanm_encoder_flops
+    from torch.utils.flop_counter import FlopCounterMode
+
+    prefix = {"paraformer": "pf", "sensevoice": "sv"}[family]
+    checkpoint = request.getfixturevalue(f"{prefix}_checkpoint")
+    reference = request.getfixturevalue(f"{prefix}_reference")
+    t = 40
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        reference.model.encoder(torch.randn(1, t, 80 * 7), torch.tensor([t]))  # n_mels x lfr_m
+    counted = counter.get_total_flops()
+    ours = sanm_encoder_flops(checkpoint, t)["total"]
+    print(f"{family} encoder over {t} frames: {ours:.4g} FLOPs counted from config.yaml, {counted:.4g} by torch")
     assert abs(ours - counted) / counted < 0.02, (ours, counted)
 
 
