@@ -109,11 +109,13 @@ class CountingEngine:
         self.live = self  # the lane dictation uses: counted, then passed to the real live lane
         self.calls: list[np.ndarray] = []
         self.options: list[TranscribeOptions | None] = []
+        self.vad_probs: list[np.ndarray | None] = []
 
-    def transcribe(self, samples, options=None, *, cancel=None):
+    def transcribe(self, samples, options=None, *, cancel=None, vad_probs=None):
         self.calls.append(np.array(samples, copy=True))
         self.options.append(options)
-        return self.engine.live.transcribe(samples, options, cancel=cancel)
+        self.vad_probs.append(vad_probs)
+        return self.engine.live.transcribe(samples, options, cancel=cancel, vad_probs=vad_probs)
 
 
 def expected_text(engine: Engine, samples: np.ndarray) -> str:
@@ -249,6 +251,8 @@ def test_dictation_take_is_stored_then_inserted(tmp_path, engine, speech_en) -> 
     kept, rate = sf.read(str(h.recording_path(newest)), dtype="float32")
     assert rate == 16000 and np.array_equal(kept, rig.engine.calls[-1])
     assert newest.text == expected_text(engine, kept) and newest.text
+    # the speech check's VAD probabilities go with it: the engine does not run the VAD over the take again
+    assert np.array_equal(rig.engine.vad_probs[-1], engine.vad.probabilities(kept, tail=True))
     # retention 1: only the newest take still has its WAV
     assert [h.recording_path(t) is not None for t in h.recent()] == [True, False]
     assert rig.clipboard.text() == "previous"

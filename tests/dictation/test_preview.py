@@ -82,12 +82,12 @@ class StuckPreview(CountingEngine):
         self.preview_started = threading.Event()
         self.preview_cancelled: list[bool] = []
 
-    def transcribe(self, samples, options=None, *, cancel=None):
+    def transcribe(self, samples, options=None, *, cancel=None, vad_probs=None):
         if self.recording():
             self.preview_started.set()
             self.preview_cancelled.append(cancel.wait(60))
             raise Cancelled()
-        return super().transcribe(samples, options, cancel=cancel)
+        return super().transcribe(samples, options, cancel=cancel, vad_probs=vad_probs)
 
 
 def test_a_preview_in_flight_is_cancelled_when_the_key_is_released(tmp_path, engine, five_seconds) -> None:

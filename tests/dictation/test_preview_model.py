@@ -47,8 +47,8 @@ class RecordingEngine:
         self.runs: list[tuple[np.ndarray, str]] = []
         self.closed = False
 
-    def transcribe(self, samples, options=None, *, cancel=None):
-        result = self.engine.live.transcribe(samples, options, cancel=cancel)
+    def transcribe(self, samples, options=None, *, cancel=None, vad_probs=None):
+        result = self.engine.live.transcribe(samples, options, cancel=cancel, vad_probs=vad_probs)
         self.runs.append((np.array(samples, copy=True), result.text.strip()))
         return result
 

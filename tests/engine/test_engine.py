@@ -106,6 +106,31 @@ def test_windows_are_cut_in_pauses(tiny_model, long_speech):
         assert tail.max() < 0.01
 
 
+def test_given_vad_probabilities_replace_the_vad(engine, long_speech):
+    """Probabilities a caller already has (dictation's speech check) give the windows and text the engine's own
+    VAD gives, without running it again; all-quiet ones give no speech at all, so they are really used."""
+    _, audio = long_speech
+    audio = audio[: 70 * 16000 + 300]  # two windows, and a partial last VAD frame
+    probs = engine.vad.probabilities(audio, tail=True)
+    assert len(probs) == -(-len(audio) // 512)
+    own = engine.live.transcribe(audio)
+    calls = []
+    run = engine.vad.session.run
+    engine.vad.session.run = lambda *a, **k: calls.append(1) or run(*a, **k)
+    try:
+        given = engine.live.transcribe(audio, vad_probs=probs)
+        quiet = engine.live.transcribe(audio, vad_probs=np.zeros_like(probs))
+    finally:
+        del engine.vad.session.run
+    print(f"{own.windows} windows, {len(own.segments)} segments; VAD frames run with probabilities given: {len(calls)}")
+    assert own.windows == 2 and given.windows == own.windows and given.window_tokens == own.window_tokens
+    assert [(s.start, s.end, s.text) for s in given.segments] == [(s.start, s.end, s.text) for s in own.segments]
+    print(f"all quiet: {quiet.windows} windows, {quiet.skipped_windows} skipped")
+    assert calls == [] and quiet.segments == [] and quiet.skipped_windows == quiet.windows == 2
+    with pytest.raises(ValueError, match="vad_probs"):
+        engine.live.transcribe(audio[:-2000], vad_probs=probs)
+
+
 def test_silence_only_gives_no_text(engine):
     t = engine.transcribe(np.zeros(16000 * 5, np.float32))
     assert t.segments == [] and t.text == ""

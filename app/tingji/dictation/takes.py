@@ -27,7 +27,7 @@ import numpy as np
 
 from ..engine.options import TranscribeOptions
 from ..engine.transcript import Transcript
-from ..engine.vad import SileroVad, SpeechParams, VadStream, speech_spans
+from ..engine.vad import FRAME, SileroVad, SpeechParams, speech_spans
 from ..errors import TingjiError
 from . import messages
 from .capture import TakeAudio
@@ -47,7 +47,12 @@ class Transcriber(Protocol):
     """
 
     def transcribe(
-        self, source: np.ndarray, options: TranscribeOptions | None = None, *, cancel: Any = None
+        self,
+        source: np.ndarray,
+        options: TranscribeOptions | None = None,
+        *,
+        cancel: Any = None,
+        vad_probs: np.ndarray | None = None,
     ) -> Transcript: ...
 
 
@@ -98,7 +103,8 @@ def process_take(
     wav, samples = _keep_wav(history, samples)
     # 2. Silence-only takes (an accidental press) produce nothing.
     t0 = time.monotonic()
-    spans = _speech_spans(vad, samples, s)
+    probs = vad.probabilities(samples, tail=True)  # the engine takes them too: the VAD runs once a take
+    spans = _speech_spans(probs[: len(samples) // FRAME], s)
     timings["vad_s"] = time.monotonic() - t0
     if not spans:
         _nothing(f, emit, "no speech heard" if f.audio.error is None else str(f.audio.error), wav)
@@ -106,7 +112,7 @@ def process_take(
     # 3. Transcribe exactly what is kept.
     t0 = time.monotonic()
     # Live lane: a file being transcribed meanwhile pauses instead of making the user wait.
-    transcript = engine.transcribe(samples, replace(options, timestamps=False), cancel=cancel)
+    transcript = engine.transcribe(samples, replace(options, timestamps=False), cancel=cancel, vad_probs=probs)
     timings["transcribe_s"] = time.monotonic() - t0
     text = transcript.text.strip()
     if not text:
@@ -162,8 +168,7 @@ def _keep_wav(history: DictationHistory, samples: np.ndarray) -> tuple[Path, np.
     return wav, sf.read(str(wav), dtype="float32")[0]
 
 
-def _speech_spans(vad: SileroVad, samples: np.ndarray, s: DictationSettings) -> list[tuple[float, float]]:
-    probs = VadStream(vad).feed(samples)
+def _speech_spans(probs: np.ndarray, s: DictationSettings) -> list[tuple[float, float]]:
     return speech_spans(probs, SpeechParams(threshold=s.vad_threshold, neg_threshold=max(0.05, s.vad_threshold - 0.15)))
 
 

@@ -46,7 +46,7 @@ from .options import TranscribeOptions
 from .sessions import import_onnxruntime
 from .threads import single_thread_blas
 from .transcript import Progress, Segment, Transcript, WindowInfo
-from .vad import SAMPLE_RATE, SileroVad
+from .vad import FRAME, SAMPLE_RATE, SileroVad
 from .windows import Window, WindowPlanner, trimmed
 
 if TYPE_CHECKING:
@@ -106,9 +106,10 @@ class Lane:
         *,
         on_progress: Callable[[Progress], None] | None = None,
         cancel: CancelLike = None,
+        vad_probs: np.ndarray | None = None,
     ) -> Transcript:
         """`Engine.transcribe` on this lane: the same arguments, the same result."""
-        return self.engine._transcribe_on(self, source, options or TranscribeOptions(), on_progress, cancel)
+        return self.engine._transcribe_on(self, source, options or TranscribeOptions(), on_progress, cancel, vad_probs)
 
     def close(self) -> None:
         if self._state is not None:
@@ -336,6 +337,7 @@ class Engine:
         *,
         on_progress: Callable[[Progress], None] | None = None,
         cancel: CancelLike = None,
+        vad_probs: np.ndarray | None = None,
     ) -> Transcript:
         """Transcribe a media file or samples on the files lane (dictation uses `engine.live.transcribe`).
 
@@ -348,6 +350,9 @@ class Engine:
                 `Progress`: how far the transcription is and the window's segments.
             cancel: A `threading.Event`, or a function that returns True, to stop
                 at the next window or decoding step.
+            vad_probs: For samples whose speech the caller has already found:
+                `engine.vad.probabilities(samples, tail=True)`, so the VAD does
+                not run twice (dictation checks a take for speech first).
 
         Returns:
             The `Transcript`. A file damaged part-way gives the text of the part
@@ -357,7 +362,7 @@ class Engine:
             AudioError: The source cannot be read (missing, empty, not media).
             Cancelled: `cancel` was set; its `partial` is the transcript so far.
         """
-        return self.files.transcribe(source, options, on_progress=on_progress, cancel=cancel)
+        return self.files.transcribe(source, options, on_progress=on_progress, cancel=cancel, vad_probs=vad_probs)
 
     def _transcribe_on(
         self,
@@ -366,14 +371,19 @@ class Engine:
         choices: TranscribeOptions,
         on_progress: Callable[[Progress], None] | None,
         cancel: CancelLike,
+        vad_probs: np.ndarray | None = None,
     ) -> Transcript:
         user_cancel = _cancel_check(cancel)
         options, warnings = self._options(choices)
+        if vad_probs is not None:
+            frames = -(-len(source) // FRAME) if isinstance(source, np.ndarray) else -1
+            if len(vad_probs) != frames:
+                raise ValueError(f"vad_probs: {len(vad_probs)} frames for a source of {frames}; samples only")
         if lane is self.live and self.capabilities.live_lane:
             with lane.lock:
                 self._live_idle.clear()
                 try:
-                    return self._run(source, options, warnings, on_progress, user_cancel, lane)
+                    return self._run(source, options, warnings, on_progress, user_cancel, lane, vad_probs)
                 finally:
                     self._live_idle.set()
 
@@ -383,7 +393,7 @@ class Engine:
 
         lane = self.files  # a family without a live lane serves dictation on the files lane
         with lane.lock:
-            return self._run(source, options, warnings, on_progress, check, lane)
+            return self._run(source, options, warnings, on_progress, check, lane, vad_probs)
 
     def _options(self, choices: TranscribeOptions) -> tuple[TranscribeOptions, list[ErrorReport]]:
         """The caller's choices as this model can take them, and a warning for each it cannot."""
@@ -412,6 +422,7 @@ class Engine:
         on_progress: Callable[[Progress], None] | None,
         cancelled: Callable[[], bool] | None,
         lane: Lane,
+        vad_probs: np.ndarray | None = None,
     ) -> Transcript:
         t_start = time.perf_counter()
         timings = dict.fromkeys(("read", "vad", *self.recognizer.stages), 0.0)
@@ -436,7 +447,7 @@ class Engine:
             warnings=file_warnings + list(self.warnings) + warnings,
             family=self.family,
         )
-        planner = WindowPlanner(self.vad, max_s=self.manifest.window_seconds)
+        planner = WindowPlanner(self.vad, max_s=self.manifest.window_seconds, probs=vad_probs)
         seen = [0]  # samples read so far
         speakers = None
         if options.speakers != "off" and self.speaker_model is not None:

@@ -68,10 +68,18 @@ class SileroVad:
     def stream(self) -> VadStream:
         return VadStream(self)
 
-    def probabilities(self, samples: np.ndarray) -> np.ndarray:
-        """Speech probability of each complete 32 ms frame of `samples` (16 kHz mono)."""
+    def probabilities(self, samples: np.ndarray, *, tail: bool = False) -> np.ndarray:
+        """Speech probability of each complete 32 ms frame of `samples` (16 kHz mono).
+
+        Args:
+            tail: Also decide the last partial frame, zero-padded, as the engine does at the end of a
+                source: what `Engine.transcribe(samples, vad_probs=...)` takes.
+        """
         s = self.stream()
-        return s.feed(samples)
+        probs = s.feed(samples)
+        if tail and len(s.pending):
+            probs = np.concatenate([probs, s.feed(np.zeros(FRAME - len(s.pending), np.float32))])
+        return probs
 
 
 class VadStream:

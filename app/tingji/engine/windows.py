@@ -44,7 +44,16 @@ class Window:
 
 
 class WindowPlanner:
-    """Feed 16 kHz blocks in order; get windows in order."""
+    """Feed 16 kHz blocks in order; get windows in order.
+
+    Args:
+        vad: Decides speech as the blocks come; None: no VAD, windows cut at `max_s`.
+        max_s: The longest window.
+        search_s: How far back from `max_s` a quiet cut point is looked for.
+        params: How probabilities become speech regions.
+        probs: The whole source's frame probabilities, already decided
+            (`SileroVad.probabilities(samples, tail=True)`), used instead of running `vad`.
+    """
 
     def __init__(
         self,
@@ -53,14 +62,17 @@ class WindowPlanner:
         max_s: float = 60.0,
         search_s: float = 15.0,
         params: SpeechParams = SpeechParams(),
+        probs: np.ndarray | None = None,
     ) -> None:
         self.max = int(round(max_s * SAMPLE_RATE))
         self.search = int(round(search_s * SAMPLE_RATE))
         self.params = params
-        self.vad: VadStream | None = vad.stream() if vad is not None else None
+        self.vad: VadStream | None = vad.stream() if vad is not None and probs is None else None
+        self.speech_known = probs is not None or self.vad is not None
         self.buffer = np.zeros(0, np.float32)
         self.buffer_start = 0  # file sample index of buffer[0]
-        self.probs = np.zeros(0, np.float32)  # VAD probability of every frame since file start
+        # VAD probability of every frame since file start
+        self.probs = np.zeros(0, np.float32) if probs is None else np.asarray(probs, np.float32)
         self.index = 0
 
     def feed(self, block: np.ndarray) -> Iterator[Window]:
@@ -90,7 +102,7 @@ class WindowPlanner:
     def _cut_point(self) -> int:
         """Buffer offset to cut at: quiet, within [max - search, max]."""
         lo, hi = self.max - self.search, self.max
-        if self.vad is None:
+        if not self.speech_known:
             return hi
         first_frame = -(-(self.buffer_start + lo) // FRAME)
         last_frame = (self.buffer_start + hi) // FRAME
@@ -119,7 +131,7 @@ class WindowPlanner:
     def _emit(self, cut: int) -> Window:
         samples = self.buffer[:cut].copy()
         probs = self._frame_probs(0, cut)
-        spans = speech_spans(probs, self.params) if self.vad is not None else [(0.0, cut / SAMPLE_RATE)]
+        spans = speech_spans(probs, self.params) if self.speech_known else [(0.0, cut / SAMPLE_RATE)]
         # The VAD's frame grid starts at the file start, not the window start.
         shift = (self.buffer_start % FRAME) / SAMPLE_RATE
         duration = cut / SAMPLE_RATE

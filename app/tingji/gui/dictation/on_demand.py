@@ -43,11 +43,16 @@ class _LiveLane:
         self._owner = owner
 
     def transcribe(
-        self, source: np.ndarray, options: TranscribeOptions | None = None, *, cancel: Any = None
+        self,
+        source: np.ndarray,
+        options: TranscribeOptions | None = None,
+        *,
+        cancel: Any = None,
+        vad_probs: np.ndarray | None = None,
     ) -> Transcript:
         engine = self._owner.acquire(cancel)
         try:
-            return engine.live.transcribe(source, options, cancel=cancel)
+            return engine.live.transcribe(source, options, cancel=cancel, vad_probs=vad_probs)
         finally:
             self._owner.release()
 
