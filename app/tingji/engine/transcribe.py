@@ -376,9 +376,10 @@ class Engine:
         user_cancel = _cancel_check(cancel)
         options, warnings = self._options(choices)
         if vad_probs is not None:
-            frames = -(-len(source) // FRAME) if isinstance(source, np.ndarray) else -1
-            if len(vad_probs) != frames:
-                raise ValueError(f"vad_probs: {len(vad_probs)} frames for a source of {frames}; samples only")
+            if not isinstance(source, np.ndarray):
+                raise ValueError("vad_probs go with samples, not with a file")
+            if len(vad_probs) != -(-len(source) // FRAME):
+                raise ValueError(f"vad_probs: {len(vad_probs)} frames for {len(source)} samples")
         if lane is self.live and self.capabilities.live_lane:
             with lane.lock:
                 self._live_idle.clear()
