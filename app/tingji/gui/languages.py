@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPoint, QRect, QSize
+from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
 
 CONTEXT = "Languages"
 SPOKEN_NAMES = {
@@ -72,3 +72,26 @@ def fill_language_menu(combo: QComboBox, codes: Sequence[str] | None, current: s
         combo.setCurrentIndex(max(0, combo.findData(current)))
     finally:
         combo.blockSignals(False)
+
+
+class FittingComboBox(QComboBox):
+    """A combo box as wide as its items, with room for the longest as the style draws it.
+
+    AdjustToContents sizes the box for the text plus the style's frame and arrow, but the
+    Windows styles draw the text inset inside a narrower field: under Wine the last character
+    of a short item ("自动识别") was cut. The hint grows until the field holds the text and
+    an average character's room on each side.
+    """
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        opt = QStyleOptionComboBox()
+        self.initStyleOption(opt)
+        opt.rect = QRect(QPoint(0, 0), hint)
+        field = self.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, opt, QStyle.SubControl.SC_ComboBoxEditField, self
+        )
+        fm = self.fontMetrics()
+        text = max((fm.horizontalAdvance(self.itemText(i)) for i in range(self.count())), default=0)
+        short = text + 2 * fm.averageCharWidth() - field.width()
+        return hint if short <= 0 else QSize(hint.width() + short, hint.height())

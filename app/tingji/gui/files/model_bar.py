@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
-from ..languages import fill_language_menu
+from ..languages import FittingComboBox, fill_language_menu
 
 
 class FilesModelBar(QWidget):
@@ -29,7 +29,7 @@ class FilesModelBar(QWidget):
         self.model_label.setTextFormat(Qt.TextFormat.RichText)
         self.model_label.linkActivated.connect(lambda _: self.modelsRequested.emit())
         self.language_label = QLabel()
-        self.language = QComboBox()
+        self.language = FittingComboBox()
         self.language.setObjectName("filesLanguage")
         self.language.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.language.setMaxVisibleItems(16)
