@@ -61,6 +61,8 @@ def ort_gemm_gops(threads: int, int8: bool, m: int = 1000, k: int = 512, n: int 
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
 
+    from tingji.engine.sessions import session_options
+
     rng = np.random.default_rng(0)
     w = rng.standard_normal((k, n)).astype(np.float32)
     x = rng.standard_normal((m, k)).astype(np.float32)
@@ -85,10 +87,7 @@ def ort_gemm_gops(threads: int, int8: bool, m: int = 1000, k: int = 512, n: int 
     model = helper.make_model(
         graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
     )
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = threads
-    so.inter_op_num_threads = 1
-    so.add_session_config_entry("session.intra_op.allow_spinning", "0")  # as Tingji's sessions run
+    so = session_options("cpu", threads)  # as Tingji's own sessions run
     sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
     return 2.0 * m * k * n / best_seconds(lambda: sess.run(None, {"x": x}), reps) / 1e9
 
