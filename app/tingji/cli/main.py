@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 
 from .. import __version__
+from ..engine.heap import limit_heaps
 from ..errors import TingjiError
 from . import devices, export, models, transcribe
 
@@ -58,6 +59,7 @@ def tolerant_streams() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    limit_heaps()  # first: before any thread has made a heap of its own (engine.heap)
     tolerant_streams()
     if not argv:
         return gui_main([])
@@ -105,6 +107,7 @@ def gui_main(files: list[str] | None = None) -> int:
             Windows starts as `tingji-gui.exe FILE` from "Open with" - takes them from this process's
             command line, after Qt's own options such as `-platform offscreen`.
     """
+    limit_heaps()  # first: before Qt's threads make heaps of their own (engine.heap)
     try:
         from ..gui.app import run_app
     except ImportError as exc:

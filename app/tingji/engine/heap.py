@@ -21,6 +21,15 @@ made the start slower, where the heap hands the same pages round again
 (benchmarks/README.md#load-and-unload-again-and-again-2026-11-25-amd-epyc-2-threads).
 Smaller blocks are still served by the heaps, so the per-window churn of
 small arrays costs no system calls.
+
+Each heap's own fragmentation remains, and glibc gives a process up to
+eight heaps per core, a new one for each new thread while it may. Each
+load starts new threads, so an unload still left a few MB behind in
+whichever heaps that load's threads had used. `limit_heaps` caps the
+process at `HEAPS` heaps before the first load: the same small live blocks
+then pin pages in fewer places. The engine's hot loops allocate from
+ONNX Runtime's arena and llama.cpp's buffers, not malloc, so the threads
+hardly queue on the shared heaps' locks.
 """
 
 from __future__ import annotations
@@ -44,7 +53,23 @@ def _glibc(name: str) -> Callable[..., int] | None:
 
 
 LARGE_BLOCK = 4 << 20  # bytes: blocks this big and larger are mapped on their own
-_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter number (malloc.h)
+HEAPS = 2  # glibc heaps (arenas) for the whole process, the main one included
+_M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter numbers (malloc.h)
+_M_ARENA_MAX = -8
+
+
+@functools.lru_cache(maxsize=1)
+def limit_heaps() -> bool:
+    """From now on, let new threads share the heaps there are once there are `HEAPS` glibc heaps.
+
+    glibc settles its own limit (eight heaps per core) once a process has
+    more than eight heaps; this works when called before that: at the
+    start of the program or of the first load. Called by the first `Engine`
+    made with `tune_process=True`, before it loads; True when it took
+    effect, False where the C library is not glibc.
+    """
+    mallopt = _glibc("mallopt")
+    return mallopt is not None and mallopt(_M_ARENA_MAX, HEAPS) == 1
 
 
 @functools.lru_cache(maxsize=1)

@@ -39,7 +39,7 @@ from . import audio, messages
 from .align import MAX_SEGMENT_S, speech_char_times, timed_sentences
 from .families import family_module
 from .families.base import LaneState, LoadOptions, Recognizer, stage
-from .heap import map_large_blocks
+from .heap import limit_heaps, map_large_blocks
 from .languages import normalise
 from .manifest import load_manifest, verify
 from .options import TranscribeOptions
@@ -187,13 +187,14 @@ class Engine:
                 LLM decoder's default prompt prefix) are kept between runs
                 (`ort_cache`; the app passes `tingji.paths.graph_cache_dir()`):
                 a later load then skips optimising them. None: optimise at every load.
-            tune_process: Make two process-wide changes that keep the engine fast
+            tune_process: Make three process-wide changes that keep the engine fast
                 and its memory returnable: NumPy's BLAS on one thread
-                (`threads.single_thread_blas`), and, once the model has loaded,
-                glibc's mmap threshold fixed at 4 MB (`heap.map_large_blocks`,
-                Linux). Both last for the life of the process and apply to all
-                of its code; pass False when the program needs NumPy's threads
-                or its own malloc settings.
+                (`threads.single_thread_blas`), glibc's threads sharing two
+                heaps (`heap.limit_heaps`, Linux), and, once the model has
+                loaded, glibc's mmap threshold fixed at 4 MB
+                (`heap.map_large_blocks`, Linux). All last for the life of the
+                process and apply to all of its code; pass False when the
+                program needs NumPy's threads or its own malloc settings.
             punctuation: A punctuation model folder (`engine.punctuation`), used
                 only when the model writes no punctuation of its own
                 (`Capabilities.punctuation`). None: no punctuation is added.
@@ -212,6 +213,7 @@ class Engine:
         verify(self.manifest, check_hashes=False)  # sizes only: hashing GBs at every start is too slow
         if tune_process:
             single_thread_blas()  # before the first window: its BLAS workers would spin through the encoder runs
+            limit_heaps()  # before the load starts its threads (engine.heap)
         self.exact = exact
         self.model_name = self.model_path.name
         options = LoadOptions(
