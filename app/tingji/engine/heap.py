@@ -25,9 +25,9 @@ small arrays costs no system calls.
 Each heap's own fragmentation remains, and glibc gives a process up to
 eight heaps per core, a new one for each new thread while it may. Each
 load starts new threads, so an unload still left a few MB behind in
-whichever heaps that load's threads had used. `limit_heaps` caps the
-process at `HEAPS` heaps before the first load: the same small live blocks
-then pin pages in fewer places. The engine's hot loops allocate from
+whichever heaps that load's threads had used. `limit_heaps`, called as the
+`tingji` programs start, stops glibc at `HEAPS` heaps: the same small live
+blocks then pin pages in fewer places. The engine's hot loops allocate from
 ONNX Runtime's arena and llama.cpp's buffers, not malloc, so the threads
 hardly queue on the shared heaps' locks.
 """
@@ -60,13 +60,14 @@ _M_ARENA_MAX = -8
 
 @functools.lru_cache(maxsize=1)
 def limit_heaps() -> bool:
-    """From now on, let new threads share the heaps there are once there are `HEAPS` glibc heaps.
+    """Stop glibc making more than `HEAPS` heaps: later threads share the ones there are.
 
     glibc settles its own limit (eight heaps per core) once a process has
-    more than eight heaps; this works when called before that: at the
-    start of the program or of the first load. Called by the first `Engine`
-    made with `tune_process=True`, before it loads; True when it took
-    effect, False where the C library is not glibc.
+    more than eight heaps, so this works when called before that; it does
+    most when called before any thread starts. Called first by the
+    `tingji` programs (`cli.main`), then by the first `Engine` made with
+    `tune_process=True`, before it loads. True when it took effect, False
+    where the C library is not glibc.
     """
     mallopt = _glibc("mallopt")
     return mallopt is not None and mallopt(_M_ARENA_MAX, HEAPS) == 1
