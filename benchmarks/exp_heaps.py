@@ -30,30 +30,18 @@ from common import ROOT, emit_json  # noqa: E402
 
 # Replaces the test script's rss_mb: the same figure, plus glibc's view and each heap's resident pages.
 _PROBE = """
-import ctypes, os
+import ctypes
+from tests.support.heaps import glibc_heaps
 _NAMES = "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost"
 class _Info(ctypes.Structure):
     _fields_ = [(n, ctypes.c_size_t) for n in _NAMES.split()]
 _libc = ctypes.CDLL(None)
 _libc.mallinfo2.restype = _Info
 STEPS = []
-def _heap_pages():
-    heaps, current = {}, None
-    with open("/proc/self/smaps") as f:
-        for line in f:
-            fields = line.split()
-            if "-" in fields[0] and not fields[0].endswith(":"):
-                low = int(fields[0].split("-")[0], 16)
-                anonymous = len(fields) == 5
-                current = "main" if fields[-1] == "[heap]" else (
-                    "%x" % low if anonymous and low % (64 << 20) == 0 else None)
-            elif fields[0] == "Rss:" and current:
-                heaps[current] = heaps.get(current, 0) + int(fields[1]) / 1024
-    return heaps
 def rss_mb():
     info = _libc.mallinfo2()
     STEPS.append({"in_use_mb": info.uordblks / 2**20, "free_in_heaps_mb": info.fordblks / 2**20,
-                  "heaps_mb": _heap_pages()})
+                  "heaps_mb": glibc_heaps()})
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) / 1024 for line in f if line.startswith("VmRSS:"))
 """

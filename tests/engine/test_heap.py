@@ -9,26 +9,20 @@ import sys
 
 import pytest
 
-from tests.support.paths import APP
+from tests.support.paths import APP, ROOT
 from tingji.engine import heap
 
 pytestmark = pytest.mark.skipif(heap._glibc("mallopt") is None, reason="glibc's malloc only (Linux)")
 
-# Eight threads alive at once, each allocating from C (ctypes) and from Python; then the process's
-# heaps are counted in /proc/self/maps. glibc reserves each thread heap as a 64 MB-aligned anonymous
-# mapping (HEAP_MAX_SIZE), which no other allocation here makes.
+# Eight threads alive at once, each allocating from C (ctypes); then the process's thread heaps are
+# counted (tests.support.heaps).
 _SCRIPT = """
 import ctypes, json, sys, threading
+from tests.support.heaps import glibc_heaps
 from tingji.engine import heap
 
 def heaps():
-    count = 0
-    with open("/proc/self/maps") as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) == 5 and int(fields[0].split("-")[0], 16) % (64 << 20) == 0:
-                count += 1
-    return count
+    return len(glibc_heaps().keys() - {"main"})
 
 if sys.argv[1] == "limit":
     assert heap.limit_heaps()
@@ -54,7 +48,8 @@ print(json.dumps({"before": before, "after": heaps()}))
 
 
 def _new_heaps(mode: str) -> int:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(APP), os.environ.get("PYTHONPATH")]))}
+    path = [str(APP), str(ROOT), os.environ.get("PYTHONPATH")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, path))}
     env.pop("MALLOC_ARENA_MAX", None)
     env.pop("GLIBC_TUNABLES", None)
     out = subprocess.run([sys.executable, "-c", _SCRIPT, mode], env=env, capture_output=True, text=True, timeout=120)
