@@ -82,8 +82,10 @@ def test_a_take_shows_the_overlay_states_in_order_and_the_tray_mirrors_them(wind
     take = np.concatenate([speech_en, np.zeros(4000, np.float32), speech_en])[: 5 * 16000]
 
     panel.record_button.click()
-    qtbot.waitUntil(lambda: mic.recording, timeout=10_000)
-    assert overlay.isVisible() and overlay.state == "listening"
+    # The overlay hears "begin" through the GUI thread's queue: mic.recording can be true before that queue
+    # has run (the test has not yet yielded to the event loop), so wait for both.
+    qtbot.waitUntil(lambda: mic.recording and overlay.isVisible(), timeout=10_000)
+    assert overlay.state == "listening"
     speaker = _speak_in_real_time(mic, take)
     qtbot.waitUntil(lambda: not speaker.is_alive(), timeout=60_000)
     assert tray.dictation == "listening"
