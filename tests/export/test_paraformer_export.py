@@ -121,7 +121,43 @@ def test_int8_export_matches_fp32_on_every_cpu_path(pf_model, pf_int8, speech_en
     for role in ("encoder", "decoder"):
         assert lint_directml(int8.file(role)) == [], role
         check_int8_weights(onnx.load(str(int8.file(role))))
-    assert int8.section.encoder.precision == "int8" and (pf_int8 / "timestamp.fp32.onnx").is_file()
+    assert int8.section.encoder.precision == "int8" and int8.file("timestamp").name == "timestamp.int8.onnx"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.name)
+def test_int8_timestamp_head_moves_the_times_less_than_the_int8_encoder(pf_model, pf_int8, speech_en, speech_zh, path):
+    """The int8 export's timestamp head (int8 LSTM weights) on this CPU's kernels and on AVX2 without
+    VNNI: on the fp32 encoder's states its weights stay closer to the fp32 head's than the fp32 head's
+    own weights on the int8 encoder's states, and it gives the fp32 head's token times within one
+    timing frame (20 ms)."""
+    cases = _cases(pf_model, [speech_en, speech_zh])
+    fp32, int8 = load_manifest(pf_model), load_manifest(pf_int8)
+    graph = onnx.load(str(int8.file("timestamp")))
+    assert [n.op_type for n in graph.graph.node if "LSTM" in n.op_type] == ["DynamicQuantizeLSTM"]
+    check_int8_weights(graph)
+    ref = run_graphs(NATIVE, [fp32.file("encoder"), fp32.file("timestamp")], cases)
+    head8 = run_graphs(path, [fp32.file("encoder"), int8.file("timestamp")], cases)
+    enc8 = run_graphs(path, [int8.file("encoder"), fp32.file("timestamp")], cases)
+    c = fp32.section.cif
+    frame_ms = 1000 * c.frame_seconds / c.upsample_times
+
+    def times(weights: np.ndarray, tokens: int) -> np.ndarray:
+        alphas, peaks = cif.upsampled_peaks(weights, tokens)
+        return np.array(cif.token_times(alphas, peaks, ["x"] * tokens, c.frame_seconds, c.upsample_times))
+
+    for name, (enc, ts32), (_, ts_head8), (_, ts_enc8) in zip(("en", "zh"), ref.outputs, head8.outputs, enc8.outputs):
+        w32 = ts32["weights"][0]
+        head_err = float(np.abs(ts_head8["weights"][0] - w32).max())
+        enc_err = float(np.abs(ts_enc8["weights"][0] - w32).max())
+        tokens = cif.fire_loop(enc["alphas"][0], enc["enc"][0], c.tail_threshold).token_count
+        t32, t8 = times(w32, tokens), times(ts_head8["weights"][0], tokens)
+        moved = int(np.abs(t8 - t32).max(initial=0)) if t8.shape == t32.shape else None
+        print(
+            f"{path.name} ({head8.kernel}), {name}: timestamp weights moved {head_err:.2e} by the int8 head, "
+            f"{enc_err:.2e} by the int8 encoder; {len(t32)} token times, the largest move {moved} ms"
+        )
+        assert head_err < enc_err
+        assert len(t32) > 0 and moved is not None and moved <= frame_ms
 
 
 def _config(checkpoint: Path, **changes) -> bytes:

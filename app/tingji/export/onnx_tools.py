@@ -150,9 +150,15 @@ def _name_dims(proto: onnx.ModelProto, input_axes: Mapping[str, Mapping[int, str
 INT8_WEIGHT_LIMIT = 64
 
 
-def to_int8(proto: onnx.ModelProto) -> onnx.ModelProto:
-    """Dynamic int8 quantisation of the MatMul weights (activations quantised per call),
-    with 7-bit weights so that the result does not depend on the CPU (see INT8_WEIGHT_LIMIT)."""
+def to_int8(proto: onnx.ModelProto, ops: tuple[str, ...] = ("MatMul",)) -> onnx.ModelProto:
+    """Dynamic int8 quantisation of the weights of `ops` (activations quantised per call),
+    with 7-bit weights so that the result does not depend on the CPU (see INT8_WEIGHT_LIMIT).
+
+    Args:
+        proto: An fp32 graph.
+        ops: The op types whose weights become int8: MatMul (DynamicQuantizeMatMul) and
+            LSTM (DynamicQuantizeLSTM, whose input and recurrent weights both become int8).
+    """
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -164,7 +170,7 @@ def to_int8(proto: onnx.ModelProto) -> onnx.ModelProto:
                 str(src),
                 str(dst),
                 weight_type=QuantType.QInt8,
-                op_types_to_quantize=["MatMul"],
+                op_types_to_quantize=list(ops),
                 per_channel=False,
                 reduce_range=True,
                 extra_options={"MatMulConstBOnly": True},
@@ -181,14 +187,18 @@ def check_int8_weights(proto: onnx.ModelProto) -> None:
     ship a model that is wrong only on some users' CPUs)."""
     weights = {t.name: t for t in proto.graph.initializer}
     for node in proto.graph.node:
-        if node.op_type not in ("MatMulInteger", "DynamicQuantizeMatMul") or len(node.input) < 2:
-            continue
-        tensor = weights.get(node.input[1])
-        if tensor is None or tensor.data_type != onnx.TensorProto.INT8:
-            continue
-        peak = int(np.abs(numpy_helper.to_array(tensor).astype(np.int16)).max(initial=0))
-        if peak > INT8_WEIGHT_LIMIT:
-            raise ModelError(messages.INT8_SATURATES, tensor=tensor.name, peak=peak, limit=INT8_WEIGHT_LIMIT)
+        for name in node.input[1 : 1 + _INT8_WEIGHT_INPUTS.get(node.op_type, 0)]:
+            tensor = weights.get(name)
+            if tensor is None or tensor.data_type != onnx.TensorProto.INT8:
+                continue
+            peak = int(np.abs(numpy_helper.to_array(tensor).astype(np.int16)).max(initial=0))
+            if peak > INT8_WEIGHT_LIMIT:
+                raise ModelError(messages.INT8_SATURATES, tensor=tensor.name, peak=peak, limit=INT8_WEIGHT_LIMIT)
+
+
+# Per int8 op type, how many inputs after the first are weights a CPU kernel multiplies
+# (DynamicQuantizeLSTM: W and R).
+_INT8_WEIGHT_INPUTS = {"MatMulInteger": 1, "DynamicQuantizeMatMul": 1, "DynamicQuantizeLSTM": 2}
 
 
 def quantize_graphs(

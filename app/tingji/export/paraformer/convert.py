@@ -2,7 +2,7 @@
 
 Output: the encoder + CIF weights graph and the decoder graph at real
 length (CPU, CUDA) with their fixed 60 s twins for DirectML, each pair
-sharing one weight file; for BiCifParaformer the timestamp head (fp32, CPU,
+sharing one weight file; for BiCifParaformer the timestamp head (CPU,
 real length); `am.mvn` as released and `tokens.json` as read (the engine
 reads both); and a manifest whose family section (`ParaformerSection`) holds the
 CIF settings and special ids.

@@ -7,9 +7,10 @@ Roles (manifest file roles, file names):
     decoder           decoder.<p>.onnx                  enc, mask, acoustic [B,N,D], slot_mask [B,N]
                                                         -> log_probs [B,N], ids [B,N] (the best token per slot)
     decoder_fixed     decoder.<p>.fixed<W>x<W+1>.onnx    the same at T = W, N = W + 1 slots, fully static
-    timestamp         timestamp.fp32.onnx               enc [1,T,D] -> weights [1, 3T] (BiCIF only; CPU only,
+    timestamp         timestamp.<h>.onnx                enc [1,T,D] -> weights [1, 3T] (BiCIF only; CPU only,
                                                         always the real length: its backward LSTM must not
-                                                        start in padding), in fp32 whatever the precision
+                                                        start in padding); <h> is int8 (the LSTM's weights)
+                                                        in an int8 export, fp32 otherwise
     encoder_data, decoder_data, timestamp_data          each group's weights, stored once
 
 The decoder's symbolic slot axis is named "tokens", so a session can pin
@@ -73,7 +74,7 @@ def export_graphs(
 ) -> dict[str, Path]:
     """Every graph of the model (with `fixed`, the static twins too); returns {role: path}.
 
-    The order matters: the fp32 timestamp head first, then the graphs that
+    The order matters: the timestamp head first (from fp32 weights), then the graphs that
     `precision` may turn to fp16 in place.
     """
     d = model.dims.encoder_dim
@@ -81,11 +82,18 @@ def export_graphs(
     if model.dims.timestamp_head:
         say("exporting the timestamp head (dynamic shapes)")
         proto = _export_timestamp_head(TimestampGraph(model), d)
+        # Its LSTM is a matrix-vector product per upsampled frame and direction: int8 weights are
+        # a quarter of the bytes to read each step and use the CPU's int8 dot products. ONNX
+        # Runtime has no fp16 LSTM on the CPU, so the fp16 export keeps the head fp32.
+        head = "int8" if precision == "int8" else "fp32"
+        if head == "int8":
+            say("quantizing the timestamp head's LSTM to int8")
+            proto = to_int8(proto, ops=("LSTM",))
         files |= save_graph_files(
             {"timestamp": proto},
-            {"timestamp": out_dir / "timestamp.fp32.onnx"},
+            {"timestamp": out_dir / f"timestamp.{head}.onnx"},
             "timestamp_data",
-            out_dir / "timestamp.fp32.data",
+            out_dir / f"timestamp.{head}.data",
         )
     if precision == "fp16":
         model.decoder.half()

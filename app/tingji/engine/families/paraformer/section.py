@@ -23,7 +23,8 @@ class ParaformerEncoderInfo:
     """The encoder + CIF weights graph (and the decoder, exported at the same precision).
 
     Args:
-        precision: Of the encoder and decoder graphs (the timestamp head is always fp32).
+        precision: Of the encoder and decoder graphs (the timestamp head's LSTM is int8 in an int8
+            export, the rest of it fp32).
         input_size: Feature width (80 mels x LFR 7).
         encoder_dim: Width of the encoder states and the CIF embeddings.
     """
