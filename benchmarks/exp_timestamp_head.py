@@ -57,8 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     wav = sf.read(str(cache / "long300.wav"), dtype="float32")[0]
 
     def times(weights: np.ndarray, tokens: int) -> np.ndarray:
-        alphas, peaks = cif.upsampled_peaks(weights, tokens)
-        return np.array(cif.token_times(alphas, peaks, ["x"] * tokens, c.frame_seconds, c.upsample_times))
+        return np.array(cif.head_token_times(weights, tokens, ["x"] * tokens, c.frame_seconds, c.upsample_times))
 
     windows = []
     for start in range(0, len(wav) - 16000 * 5, 16000 * WINDOW_S):

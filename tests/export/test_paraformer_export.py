@@ -142,8 +142,7 @@ def test_int8_timestamp_head_moves_the_times_less_than_the_int8_encoder(pf_model
     frame_ms = 1000 * c.frame_seconds / c.upsample_times
 
     def times(weights: np.ndarray, tokens: int) -> np.ndarray:
-        alphas, peaks = cif.upsampled_peaks(weights, tokens)
-        return np.array(cif.token_times(alphas, peaks, ["x"] * tokens, c.frame_seconds, c.upsample_times))
+        return np.array(cif.head_token_times(weights, tokens, ["x"] * tokens, c.frame_seconds, c.upsample_times))
 
     for name, (enc, ts32), (_, ts_head8), (_, ts_enc8) in zip(("en", "zh"), ref.outputs, head8.outputs, enc8.outputs):
         w32 = ts32["weights"][0]

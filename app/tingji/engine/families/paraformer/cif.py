@@ -149,6 +149,15 @@ def upsampled_peaks(weights: np.ndarray, token_count: int) -> tuple[np.ndarray, 
     return scaled, fire_weights(scaled, PEAK)
 
 
+def head_token_times(
+    weights: np.ndarray, token_count: int, tokens: list[str], frame_seconds: float, upsample: int
+) -> list[list[int]]:
+    """[start_ms, end_ms] per token from BiCIF's timestamp head: its [upsample x T] weights scaled to
+    the CIF's `token_count`, then `token_times` (the other arguments are token_times')."""
+    alphas, peaks = upsampled_peaks(weights, token_count)
+    return token_times(alphas, peaks, tokens, frame_seconds, upsample)
+
+
 def token_times(
     alphas: np.ndarray, peaks: np.ndarray, tokens: list[str], frame_seconds: float, upsample: int
 ) -> list[list[int]]:

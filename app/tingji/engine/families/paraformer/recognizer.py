@@ -188,8 +188,7 @@ class Paraformer(GraphsOnly):
         if self.timestamp_graphs is None:  # plain Paraformer: the CIF weights' own fires
             return cif.token_times(fired.alphas, fired.peaks, tokens, step, 1)
         (weights,) = self.timestamp_graphs.run("timestamp", {"enc": enc}, len(enc), other={})
-        us_alphas, us_peaks = cif.upsampled_peaks(weights[0], fired.token_count)
-        return cif.token_times(us_alphas, us_peaks, tokens, step, self.section.cif.upsample_times)
+        return cif.head_token_times(weights[0], fired.token_count, tokens, step, self.section.cif.upsample_times)
 
 
 def _char_times(words: Words) -> list[TimedChar]:
