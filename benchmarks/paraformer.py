@@ -78,9 +78,7 @@ def _export(ckpt: Path, cache: Path, what: str, log: Callable[[str], None]) -> t
     from export_probe import probe_export
 
     model, stats_path = cache / "int8", cache / "export-int8.json"
-    # An int8 export from before its timestamp head was int8 measures a head the exporter no longer makes.
-    old_head = (model / "timestamp.fp32.onnx").is_file()
-    if not export_is_current(model, "int8") or not stats_path.is_file() or old_head:
+    if not export_is_current(model, "int8") or not stats_path.is_file():
         shutil.rmtree(model, ignore_errors=True)
         log(f"exporting {what} (int8)")
         stats = probe_export(ckpt, model, "int8", "f16")  # the decoder quantisation does not apply here
