@@ -32,11 +32,40 @@ NOT_NANO = Message("export.not_nano", "{folder}: not a Fun-ASR-Nano checkpoint (
 YAML_UNREADABLE = Message("export.yaml_unreadable", "{path}: unreadable YAML ({reason})")
 WRONG_MODEL = Message("export.wrong_model", "{path}: model is {model}, expected FunASRNano")
 DOWNSAMPLE = Message("export.downsample", "audio adaptor downsample_rate other than 1 is not supported")
-NO_ENCODER_WEIGHTS = Message("export.no_encoder_weights", "model.pt has no audio encoder weights")
-ENCODER_SIZES = Message("export.encoder_sizes", "encoder weights {shape} do not match config.yaml sizes")
+NO_ENCODER_WEIGHTS = Message("export.no_encoder_weights", "{path}: no audio encoder weights")
+ENCODER_SIZES = Message("export.encoder_sizes", "{path}: encoder weights {shape} do not match config.yaml sizes")
 CMVN = Message("export.cmvn", "checkpoints with CMVN statistics are not Fun-ASR-Nano; not supported")
 NO_LLM_WEIGHTS = Message("export.no_llm_weights", "model.pt has no LLM weights (llm.model.embed_tokens.weight)")
 NO_LM_HEAD = Message("export.no_lm_head", "config says untied embeddings but model.pt has no lm_head")
+
+# -- reading model.pt without torch (pt_reader.py) -------------------------------------------------
+PT_LEGACY = Message(
+    "export.pt_legacy", "{path}: a PyTorch file in the legacy format (before torch 1.6); save it again with torch.save"
+)
+PT_NOT_ZIP = Message("export.pt_not_zip", "{path}: not a PyTorch checkpoint (no zip archive)")
+PT_DAMAGED = Message("export.pt_damaged", "{path}: damaged or truncated checkpoint ({reason})")
+PT_NO_RECORD = Message("export.pt_no_record", "{path}: not a PyTorch checkpoint (no {record} in the archive)")
+PT_VERSION = Message("export.pt_version", "{path}: PyTorch file format version {version!r} is not supported")
+PT_COMPRESSED = Message(
+    "export.pt_compressed", "{path}: {member} is compressed or encrypted (torch.save stores it plain)"
+)
+PT_BYTEORDER = Message("export.pt_byteorder", "{path}: byte order {order!r} is not supported (only little-endian)")
+PT_GLOBAL = Message("export.pt_global", "{path}: refused global {name} in the pickle (a checkpoint holds only tensors)")
+PT_INSTRUCTION = Message(
+    "export.pt_instruction", "{path}: refused pickle instruction {opcode} (a checkpoint holds only tensors)"
+)
+PT_TENSOR_STATE = Message(
+    "export.pt_tensor_state", "{path}: refused a tensor with hooks or extra state (a checkpoint holds only tensors)"
+)
+PT_MALFORMED = Message("export.pt_malformed", "{path}: malformed checkpoint pickle ({reason})")
+PT_DTYPE = Message("export.pt_dtype", "{path}: tensor type {name} is not supported")
+PT_STORAGE_MISSING = Message("export.pt_storage_missing", "{path}: tensor storage {key!r} missing from the archive")
+PT_STORAGE_SIZE = Message(
+    "export.pt_storage_size", "{path}: tensor storage {key!r} has {size} bytes, the pickle says {expected}"
+)
+PT_STORAGE_SHORT = Message(
+    "export.pt_storage_short", "{path}: tensor storage {key!r} has {size} bytes, its tensors need {needed}"
+)
 
 # -- writing the graphs (onnx_tools.py, fun_asr_nano/graphs.py, gguf_tools.py) -----------------------
 UNKNOWN_PRECISION = Message("export.unknown_precision", "unknown precision {precision!r} (choose {choices})")
@@ -216,4 +245,26 @@ CAMPPLUS_VARIANT = Message(
 CAMPPLUS_MISMATCH = Message(
     "export.campplus_mismatch",
     "{path}: the weights do not fit config.yaml's CAM++ (missing {missing}, unexpected {unexpected}, shapes {shapes})",
+)
+
+# -- graphs from templates, without torch (templates.py) --------------------------------------------
+NO_TEMPLATE_FAMILY = Message(
+    "export.no_template_family",
+    "this app has no graph templates for {family} ({role}); convert it where torch is installed",
+)
+NO_TEMPLATE = Message(
+    "export.no_template", "no graph template for this {family} checkpoint's {role}: it differs in {differences}"
+)
+TEMPLATE_TENSOR_MISSING = Message(
+    "export.template_tensor_missing", "the checkpoint has no tensor {tensor}, which the graph template needs"
+)
+TEMPLATE_TENSOR_EXTRA = Message(
+    "export.template_tensor_extra",
+    "the checkpoint has {count} tensor(s) its config does not describe ({tensors}): another architecture",
+)
+TEMPLATE_TENSOR_SHAPE = Message(
+    "export.template_tensor_shape", "tensor {tensor} has shape {shape}; the graph template needs {expected}"
+)
+TEMPLATE_UNSTABLE = Message(
+    "export.template_unstable", "cannot make a template of {family}'s {role}: {what} depends on the weights"
 )

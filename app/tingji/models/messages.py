@@ -31,6 +31,10 @@ NO_MIRRORS = Message("models.no_mirrors", "{name}: the catalog lists no per-file
 ARCHIVE_LACKS = Message("models.archive_lacks", "{name}: the archive lacks {file}")
 ARCHIVE_FILE_HASH = Message("models.archive_file_hash", "{name}: {file} fails its SHA-256 check")
 COULD_NOT_DOWNLOAD = Message("models.could_not_download", "{name}: could not download ({reasons})")
+NO_WHOLE_MIRROR = Message(
+    "models.no_whole_mirror",
+    "{name}: no mirror served every file ({reasons}); files of two mirrors are never mixed in one install",
+)
 NO_DISK_SPACE = Message("models.no_disk_space", "not enough disk space: need {need}, {free} free in {folder}")
 
 # -- the catalog (catalog.py) -------------------------------------------------------------------

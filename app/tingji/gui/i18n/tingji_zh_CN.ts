@@ -44,107 +44,107 @@ The details are in {1}.</source>
 <context>
     <name>DictationPanel</name>
     <message>
-        <location filename="../dictation/panel.py" line="243"/>
+        <location filename="../dictation/panel.py" line="215"/>
         <source>History</source>
         <translation>历史记录</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="244"/>
+        <location filename="../dictation/panel.py" line="216"/>
         <source>Nothing dictated yet. What you dictate is kept here, with its recording.</source>
         <translation>还没有听写记录。听写的内容会连同录音保存在这里。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="245"/>
+        <location filename="../dictation/panel.py" line="217"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="245"/>
+        <location filename="../dictation/panel.py" line="217"/>
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="402"/>
+        <location filename="../dictation/panel.py" line="359"/>
         <source>{0}. Use the Dictate button instead.</source>
         <translation>{0}。可以改用“开始听写”按钮。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="360"/>
+        <location filename="../dictation/panel.py" line="317"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="266"/>
+        <location filename="../dictation/panel.py" line="235"/>
         <source>Play</source>
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="267"/>
+        <location filename="../dictation/panel.py" line="236"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="268"/>
+        <location filename="../dictation/panel.py" line="237"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="359"/>
+        <location filename="../dictation/panel.py" line="316"/>
         <source>Dictation starts once the speech model is ready.</source>
         <translation>语音模型就绪后即可听写。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="361"/>
+        <location filename="../dictation/panel.py" line="318"/>
         <source>Listening… speak now</source>
         <translation>正在聆听…请说话</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="365"/>
+        <location filename="../dictation/panel.py" line="322"/>
         <source>The recording of this take was deleted.</source>
         <translation>这段录音已被删除。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="364"/>
+        <location filename="../dictation/panel.py" line="321"/>
         <source>Copied.</source>
         <translation>已复制。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="362"/>
+        <location filename="../dictation/panel.py" line="319"/>
         <source>Transcribing…</source>
         <translation>正在转写…</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="363"/>
+        <location filename="../dictation/panel.py" line="320"/>
         <source>Nothing was said.</source>
         <translation>没有听到说话。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="372"/>
+        <location filename="../dictation/panel.py" line="329"/>
         <source>Hold {0} in any application and speak; let go and the text is inserted where your cursor is.</source>
         <translation>在任意应用中按住 {0} 说话，松开后文字会输入到光标所在位置。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="375"/>
+        <location filename="../dictation/panel.py" line="332"/>
         <source>Press {0} in any application and speak; a pause ends the take and the text is inserted where your cursor is.</source>
         <translation>在任意应用中按一下 {0} 开始说话，停顿即结束，文字会输入到光标所在位置。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="379"/>
+        <location filename="../dictation/panel.py" line="336"/>
         <source>Press {0} to start listening; after each pause what you said is inserted where your cursor is. Press it again to stop.</source>
         <translation>按一下 {0} 开始聆听，每次停顿后说的话会输入到光标所在位置；再按一下停止。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="389"/>
+        <location filename="../dictation/panel.py" line="346"/>
         <source>Inserted: {0}</source>
         <translation>已输入：{0}</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="397"/>
+        <location filename="../dictation/panel.py" line="354"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="397"/>
+        <location filename="../dictation/panel.py" line="354"/>
         <source>Dictate</source>
         <translation>开始听写</translation>
     </message>
@@ -300,32 +300,32 @@ The details are in {1}.</source>
 <context>
     <name>DictationStatus</name>
     <message>
-        <location filename="../dictation/status.py" line="32"/>
+        <location filename="../dictation/status.py" line="31"/>
         <source>Dictation: waiting for the model</source>
         <translation>听写：等待模型</translation>
     </message>
     <message>
-        <location filename="../dictation/status.py" line="33"/>
+        <location filename="../dictation/status.py" line="32"/>
         <source>Dictation: press {0}</source>
         <translation>听写：按 {0}</translation>
     </message>
     <message>
-        <location filename="../dictation/status.py" line="34"/>
+        <location filename="../dictation/status.py" line="33"/>
         <source>Dictation: hotkey unavailable</source>
         <translation>听写：快捷键不可用</translation>
     </message>
     <message>
-        <location filename="../dictation/status.py" line="35"/>
+        <location filename="../dictation/status.py" line="34"/>
         <source>Dictation: listening…</source>
         <translation>听写：正在聆听…</translation>
     </message>
     <message>
-        <location filename="../dictation/status.py" line="36"/>
+        <location filename="../dictation/status.py" line="35"/>
         <source>Dictation: transcribing…</source>
         <translation>听写：正在转写…</translation>
     </message>
     <message>
-        <location filename="../dictation/status.py" line="43"/>
+        <location filename="../dictation/status.py" line="42"/>
         <source>Open the dictation page</source>
         <translation>打开听写页面</translation>
     </message>
@@ -333,22 +333,22 @@ The details are in {1}.</source>
 <context>
     <name>EngineBanner</name>
     <message>
-        <location filename="../models/status.py" line="94"/>
+        <location filename="../models/status.py" line="93"/>
         <source>Settings…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="106"/>
+        <location filename="../models/status.py" line="105"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="112"/>
+        <location filename="../models/status.py" line="111"/>
         <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="129"/>
+        <location filename="../models/status.py" line="128"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -356,27 +356,27 @@ The details are in {1}.</source>
 <context>
     <name>EngineStatus</name>
     <message>
-        <location filename="../models/status.py" line="49"/>
+        <location filename="../models/status.py" line="48"/>
         <source>Loading model {0}…</source>
         <translation>正在加载模型 {0}…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="55"/>
+        <location filename="../models/status.py" line="54"/>
         <source>Ready · {0} on {1}</source>
         <translation>就绪 · {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="57"/>
+        <location filename="../models/status.py" line="56"/>
         <source>Model failed to load: {0}</source>
         <translation>模型加载失败：{0}</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="60"/>
+        <location filename="../models/status.py" line="59"/>
         <source>Model {0} unloaded to free memory (idle) · it loads again for the next file or dictation</source>
         <translation>模型 {0} 因空闲已卸载以释放内存 · 下一个文件或听写时会重新加载</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="63"/>
+        <location filename="../models/status.py" line="62"/>
         <source>No speech model installed</source>
         <translation>尚未安装语音模型</translation>
     </message>
@@ -964,14 +964,14 @@ The details are in {1}.</source>
         <translation>不支持 downsample_rate 不为 1 的音频适配器</translation>
     </message>
     <message>
-        <source>model.pt has no audio encoder weights</source>
+        <source>{path}: no audio encoder weights</source>
         <comment>export.no_encoder_weights</comment>
-        <translation>model.pt 中没有音频编码器权重</translation>
+        <translation>{path}：没有音频编码器权重</translation>
     </message>
     <message>
-        <source>encoder weights {shape} do not match config.yaml sizes</source>
+        <source>{path}: encoder weights {shape} do not match config.yaml sizes</source>
         <comment>export.encoder_sizes</comment>
-        <translation>编码器权重 {shape} 与 config.yaml 中的尺寸不符</translation>
+        <translation>{path}：编码器权重 {shape} 与 config.yaml 中的尺寸不符</translation>
     </message>
     <message>
         <source>checkpoints with CMVN statistics are not Fun-ASR-Nano; not supported</source>
@@ -987,6 +987,81 @@ The details are in {1}.</source>
         <source>config says untied embeddings but model.pt has no lm_head</source>
         <comment>export.no_lm_head</comment>
         <translation>配置写明嵌入未绑定，但 model.pt 中没有 lm_head</translation>
+    </message>
+    <message>
+        <source>{path}: a PyTorch file in the legacy format (before torch 1.6); save it again with torch.save</source>
+        <comment>export.pt_legacy</comment>
+        <translation>{path}：旧格式（torch 1.6 之前）的 PyTorch 文件；请用 torch.save 重新保存</translation>
+    </message>
+    <message>
+        <source>{path}: not a PyTorch checkpoint (no zip archive)</source>
+        <comment>export.pt_not_zip</comment>
+        <translation>{path}：不是 PyTorch 检查点（不是 zip 归档）</translation>
+    </message>
+    <message>
+        <source>{path}: damaged or truncated checkpoint ({reason})</source>
+        <comment>export.pt_damaged</comment>
+        <translation>{path}：检查点已损坏或不完整（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: not a PyTorch checkpoint (no {record} in the archive)</source>
+        <comment>export.pt_no_record</comment>
+        <translation>{path}：不是 PyTorch 检查点（归档中没有 {record}）</translation>
+    </message>
+    <message>
+        <source>{path}: PyTorch file format version {version!r} is not supported</source>
+        <comment>export.pt_version</comment>
+        <translation>{path}：不支持 PyTorch 文件格式版本 {version!r}</translation>
+    </message>
+    <message>
+        <source>{path}: {member} is compressed or encrypted (torch.save stores it plain)</source>
+        <comment>export.pt_compressed</comment>
+        <translation>{path}：{member} 经过压缩或加密（torch.save 按原样存储它）</translation>
+    </message>
+    <message>
+        <source>{path}: byte order {order!r} is not supported (only little-endian)</source>
+        <comment>export.pt_byteorder</comment>
+        <translation>{path}：不支持字节序 {order!r}（仅支持小端序）</translation>
+    </message>
+    <message>
+        <source>{path}: refused global {name} in the pickle (a checkpoint holds only tensors)</source>
+        <comment>export.pt_global</comment>
+        <translation>{path}：已拒绝 pickle 中的全局对象 {name}（检查点只应包含张量）</translation>
+    </message>
+    <message>
+        <source>{path}: refused pickle instruction {opcode} (a checkpoint holds only tensors)</source>
+        <comment>export.pt_instruction</comment>
+        <translation>{path}：已拒绝 pickle 指令 {opcode}（检查点只应包含张量）</translation>
+    </message>
+    <message>
+        <source>{path}: refused a tensor with hooks or extra state (a checkpoint holds only tensors)</source>
+        <comment>export.pt_tensor_state</comment>
+        <translation>{path}：已拒绝带钩子或额外状态的张量（检查点只应包含张量）</translation>
+    </message>
+    <message>
+        <source>{path}: malformed checkpoint pickle ({reason})</source>
+        <comment>export.pt_malformed</comment>
+        <translation>{path}：检查点的 pickle 数据格式有误（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: tensor type {name} is not supported</source>
+        <comment>export.pt_dtype</comment>
+        <translation>{path}：不支持张量类型 {name}</translation>
+    </message>
+    <message>
+        <source>{path}: tensor storage {key!r} missing from the archive</source>
+        <comment>export.pt_storage_missing</comment>
+        <translation>{path}：归档中缺少张量存储 {key!r}</translation>
+    </message>
+    <message>
+        <source>{path}: tensor storage {key!r} has {size} bytes, the pickle says {expected}</source>
+        <comment>export.pt_storage_size</comment>
+        <translation>{path}：张量存储 {key!r} 有 {size} 字节，pickle 中记载的是 {expected} 字节</translation>
+    </message>
+    <message>
+        <source>{path}: tensor storage {key!r} has {size} bytes, its tensors need {needed}</source>
+        <comment>export.pt_storage_short</comment>
+        <translation>{path}：张量存储 {key!r} 只有 {size} 字节，其张量需要 {needed} 字节</translation>
     </message>
     <message>
         <source>unknown precision {precision!r} (choose {choices})</source>
@@ -1354,6 +1429,36 @@ The details are in {1}.</source>
         <translation>{path}：权重与 config.yaml 的 CAM++ 结构不符（缺少 {missing}，多出 {unexpected}，形状不符 {shapes}）</translation>
     </message>
     <message>
+        <source>this app has no graph templates for {family} ({role}); convert it where torch is installed</source>
+        <comment>export.no_template_family</comment>
+        <translation>此版本的听记没有 {family}（{role}）的计算图模板；请在装有 torch 的环境中转换</translation>
+    </message>
+    <message>
+        <source>no graph template for this {family} checkpoint's {role}: it differs in {differences}</source>
+        <comment>export.no_template</comment>
+        <translation>此 {family} 检查点的 {role} 没有对应的计算图模板：不同之处在于 {differences}</translation>
+    </message>
+    <message>
+        <source>the checkpoint has no tensor {tensor}, which the graph template needs</source>
+        <comment>export.template_tensor_missing</comment>
+        <translation>检查点缺少计算图模板所需的张量 {tensor}</translation>
+    </message>
+    <message>
+        <source>the checkpoint has {count} tensor(s) its config does not describe ({tensors}): another architecture</source>
+        <comment>export.template_tensor_extra</comment>
+        <translation>检查点有 {count} 个配置未描述的张量（{tensors}）：属于另一种架构</translation>
+    </message>
+    <message>
+        <source>tensor {tensor} has shape {shape}; the graph template needs {expected}</source>
+        <comment>export.template_tensor_shape</comment>
+        <translation>张量 {tensor} 的形状为 {shape}；计算图模板需要 {expected}</translation>
+    </message>
+    <message>
+        <source>cannot make a template of {family}'s {role}: {what} depends on the weights</source>
+        <comment>export.template_unstable</comment>
+        <translation>无法为 {family} 的 {role} 制作模板：{what} 随权重而变</translation>
+    </message>
+    <message>
         <source>bad model name {name!r}: use letters, digits, '.', '_' or '-' (at most 64, not starting with '.')</source>
         <comment>models.bad_name</comment>
         <translation>模型名称 {name!r} 无效：只能使用字母、数字、“.”、“_”或“-”（最多 64 个字符，不能以“.”开头）</translation>
@@ -1432,6 +1537,11 @@ The details are in {1}.</source>
         <source>{name}: could not download ({reasons})</source>
         <comment>models.could_not_download</comment>
         <translation>{name}：无法下载（{reasons}）</translation>
+    </message>
+    <message>
+        <source>{name}: no mirror served every file ({reasons}); files of two mirrors are never mixed in one install</source>
+        <comment>models.no_whole_mirror</comment>
+        <translation>{name}：没有一个镜像能提供全部文件（{reasons}）；一次安装绝不混用两个镜像的文件</translation>
     </message>
     <message>
         <source>not enough disk space: need {need}, {free} free in {folder}</source>
@@ -2381,7 +2491,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../main_window.py" line="218"/>
+        <location filename="../main_window.py" line="220"/>
         <source>Tingji</source>
         <translation>听记 Tingji</translation>
     </message>
@@ -2390,38 +2500,38 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请在终端运行 &lt;code&gt;{0}&lt;/code&gt;，或在“设置”中选择一个模型文件夹。现在添加的文件会排队等待，模型就绪后开始转写。</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="209"/>
+        <location filename="../main_window.py" line="211"/>
         <source>The settings could not be saved: {0}</source>
         <translation>无法保存设置：{0}</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="219"/>
+        <location filename="../main_window.py" line="221"/>
         <source>Files</source>
         <translation>文件</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="220"/>
+        <location filename="../main_window.py" line="222"/>
         <source>Transcribe audio and video files</source>
         <translation>转写音频和视频文件</translation>
     </message>
     <message>
         <location filename="../main_window.py" line="176"/>
-        <location filename="../main_window.py" line="221"/>
+        <location filename="../main_window.py" line="223"/>
         <source>Dictation</source>
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="222"/>
+        <location filename="../main_window.py" line="224"/>
         <source>Speak into any application with a hotkey</source>
         <translation>用快捷键在任意应用中语音输入</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="223"/>
+        <location filename="../main_window.py" line="225"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../main_window.py" line="224"/>
+        <location filename="../main_window.py" line="226"/>
         <source>Model, language, output formats, appearance</source>
         <translation>模型、语言、输出格式、外观</translation>
     </message>
@@ -2434,127 +2544,146 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelCard</name>
     <message>
-        <location filename="../models/facts.py" line="38"/>
+        <location filename="../models/facts.py" line="51"/>
         <source>about {0}</source>
         <translation>约 {0}</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="39"/>
+        <location filename="../models/facts.py" line="52"/>
         <source>size shown once the download starts</source>
         <translation>开始下载后显示大小</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="44"/>
+        <location filename="../models/facts.py" line="57"/>
         <source>Fastest</source>
         <translation>最快</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="45"/>
+        <location filename="../models/facts.py" line="58"/>
         <source>Fast</source>
         <translation>快</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="46"/>
+        <location filename="../models/facts.py" line="59"/>
         <source>Moderate</source>
         <translation>中等</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="47"/>
+        <location filename="../models/facts.py" line="60"/>
         <source>Slower</source>
         <translation>较慢</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="52"/>
+        <location filename="../models/facts.py" line="65"/>
         <source>, </source>
         <translation>、</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="57"/>
+        <location filename="../models/facts.py" line="70"/>
         <source>dictation</source>
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="58"/>
+        <location filename="../models/facts.py" line="71"/>
         <source>quick drafts</source>
         <translation>快速草稿</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="64"/>
+        <location filename="../models/facts.py" line="77"/>
         <source>Chinese files with exact timestamps</source>
         <translation>带精确时间戳的中文文件</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="65"/>
+        <location filename="../models/facts.py" line="78"/>
         <source>punctuation for models that write none</source>
         <translation>为不输出标点的模型加标点</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="59"/>
+        <location filename="../models/facts.py" line="109"/>
+        <source>Downloaded from: {0}</source>
+        <translation>下载自：{0}</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="121"/>
+        <source>Timestamps: per word (CTC head)</source>
+        <translation>时间戳：逐词（CTC 头）</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="122"/>
+        <source>Timestamps: none - this copy has no CTC head (the Hugging Face model.pt); the ModelScope copy has one</source>
+        <translation>时间戳：无——此副本没有 CTC 头（Hugging Face 的 model.pt）；ModelScope 的副本有</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="72"/>
         <source>transcribing files</source>
         <translation>文件转写</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="60"/>
+        <location filename="../models/facts.py" line="73"/>
         <source>names and terms (hotwords)</source>
         <translation>人名和术语（热词）</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="61"/>
+        <location filename="../models/facts.py" line="74"/>
         <source>many languages</source>
         <translation>多种语言</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="62"/>
+        <location filename="../models/facts.py" line="75"/>
         <source>the best accuracy</source>
         <translation>最高的准确率</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="63"/>
+        <location filename="../models/facts.py" line="76"/>
         <source>no conversion needed</source>
         <translation>无需转换</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="75"/>
+        <location filename="../models/facts.py" line="88"/>
         <source>{0} languages: {1}, …</source>
         <translation>{0} 种语言：{1} 等</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="83"/>
+        <location filename="../models/facts.py" line="96"/>
         <source>Downloaded ready to use.</source>
         <translation>下载后即可使用。</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="84"/>
+        <location filename="../models/facts.py" line="98"/>
+        <source>This build of Tingji cannot convert {0}, so it cannot be downloaded here.</source>
+        <translation>此版本的听记无法转换 {0}，因此不能在这里下载。</translation>
+    </message>
+    <message>
+        <location filename="../models/facts.py" line="101"/>
         <source>Downloaded from the publisher and converted on this computer.</source>
         <translation>从发布方下载，在本机转换。</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="86"/>
         <source>Converting needs the export extra, which this installation lacks ({0}).</source>
-        <translation>转换需要 export 扩展，本安装没有（{0}）。</translation>
+        <translation type="vanished">转换需要 export 扩展，本安装没有（{0}）。</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="96"/>
+        <location filename="../models/facts.py" line="132"/>
         <source>Speed</source>
         <translation>速度</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="97"/>
+        <location filename="../models/facts.py" line="133"/>
         <source>Languages</source>
         <translation>语言</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="98"/>
+        <location filename="../models/facts.py" line="134"/>
         <source>Best for</source>
         <translation>适合</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="88"/>
+        <location filename="../models/picker.py" line="89"/>
         <source>Installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="88"/>
+        <location filename="../models/picker.py" line="89"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
@@ -2562,83 +2691,83 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelManagerDialog</name>
     <message>
-        <location filename="../models/manager.py" line="155"/>
+        <location filename="../models/manager.py" line="160"/>
         <source>The model catalog could not be read: {0}</source>
         <translation>无法读取模型目录：{0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="195"/>
+        <location filename="../models/manager.py" line="200"/>
         <source>Installed · in use</source>
         <translation>已安装 · 正在使用</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="195"/>
+        <location filename="../models/manager.py" line="200"/>
         <source>Installed</source>
         <translation>已安装</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="197"/>
+        <location filename="../models/manager.py" line="202"/>
         <source>Damaged (verify or remove it)</source>
         <translation>已损坏（请校验或移除）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="199"/>
+        <location filename="../models/manager.py" line="204"/>
         <source>Partially downloaded ({0}), resumable</source>
         <translation>已下载一部分（{0}），可续传</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="200"/>
+        <location filename="../models/manager.py" line="205"/>
         <source>Not installed</source>
         <translation>未安装</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="245"/>
+        <location filename="../models/manager.py" line="252"/>
         <source>Resume download</source>
         <translation>继续下载</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="245"/>
-        <location filename="../models/manager.py" line="449"/>
+        <location filename="../models/manager.py" line="252"/>
+        <location filename="../models/manager.py" line="473"/>
         <source>Download</source>
         <translation>下载</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="274"/>
+        <location filename="../models/manager.py" line="287"/>
         <source>Folder: {0}</source>
         <translation>文件夹：{0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="289"/>
+        <location filename="../models/manager.py" line="313"/>
         <source>Choose a model folder to import</source>
         <translation>选择要导入的模型文件夹</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="293"/>
+        <location filename="../models/manager.py" line="317"/>
         <source>Import model</source>
         <translation>导入模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="293"/>
+        <location filename="../models/manager.py" line="317"/>
         <source>Install it under the name:</source>
         <translation>安装为以下名称：</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="311"/>
+        <location filename="../models/manager.py" line="335"/>
         <source>Delete the model {0} from this computer?</source>
         <translation>要从这台电脑上删除模型 {0} 吗？</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="313"/>
+        <location filename="../models/manager.py" line="337"/>
         <source>Tingji is using it now; another installed model will be used instead.</source>
         <translation>听记正在使用它；删除后将改用另一个已安装的模型。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="317"/>
+        <location filename="../models/manager.py" line="341"/>
         <source>Delete the partial download of {0} ({1})? The next download starts from the beginning.</source>
         <translation>要删除 {0} 已下载的部分（{1}）吗？下次下载将从头开始。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="322"/>
+        <location filename="../models/manager.py" line="346"/>
         <source>Remove model</source>
         <translation>移除模型</translation>
     </message>
@@ -2717,107 +2846,107 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>{0} 小时 {1} 分</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="374"/>
+        <location filename="../models/manager.py" line="398"/>
         <source>Installed {0}.</source>
         <translation>已安装 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="378"/>
+        <location filename="../models/manager.py" line="402"/>
         <source>{0}: not checked (no published SHA-256); pinned {1} now that the model verified. Later downloads must match it.</source>
         <translation>{0}：未校验（目录没有公布 SHA-256）；模型校验通过后已固定为 {1}。以后的下载必须与之一致。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="383"/>
+        <location filename="../models/manager.py" line="407"/>
         <source>{0}: all {1} files match their SHA-256.</source>
         <translation>{0}：全部 {1} 个文件与其 SHA-256 一致。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="390"/>
+        <location filename="../models/manager.py" line="414"/>
         <source>Removed {0}.</source>
         <translation>已移除 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="392"/>
+        <location filename="../models/manager.py" line="416"/>
         <source>Deleted the partial download of {0}.</source>
         <translation>已删除 {0} 已下载的部分。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="402"/>
+        <location filename="../models/manager.py" line="426"/>
         <source>{0} failed: {1}</source>
         <translation>{0}失败：{1}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="408"/>
+        <location filename="../models/manager.py" line="432"/>
         <source>Download of {0} cancelled; downloading it again resumes where it stopped.</source>
         <translation>已取消下载 {0}；再次下载时将从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="411"/>
+        <location filename="../models/manager.py" line="435"/>
         <source>{0} cancelled.</source>
         <translation>{0}已取消。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="416"/>
+        <location filename="../models/manager.py" line="440"/>
         <source>Download of {0}</source>
         <translation>下载 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="417"/>
+        <location filename="../models/manager.py" line="441"/>
         <source>Import of {0}</source>
         <translation>导入 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="418"/>
+        <location filename="../models/manager.py" line="442"/>
         <source>Verification of {0}</source>
         <translation>校验 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="419"/>
+        <location filename="../models/manager.py" line="443"/>
         <source>Removal of {0}</source>
         <translation>移除 {0}</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="420"/>
+        <location filename="../models/manager.py" line="444"/>
         <source>Deleting the partial download of {0}</source>
         <translation>删除 {0} 已下载的部分</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="434"/>
+        <location filename="../models/manager.py" line="458"/>
         <source>Speech models</source>
         <translation>语音模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="437"/>
+        <location filename="../models/manager.py" line="461"/>
         <source>Models Tingji can use. Downloads resume where they stopped; a file is checked against its SHA-256 where one is published or pinned (see the Hashes column), and every model is verified before it is installed.</source>
         <translation>Tingji 可用的模型。下载会从中断处继续；公布了或已固定 SHA-256 的文件会据此校验（见“哈希”列），每个模型在安装前都会经过校验。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="446"/>
+        <location filename="../models/manager.py" line="470"/>
         <source>Model</source>
         <translation>模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="446"/>
+        <location filename="../models/manager.py" line="470"/>
         <source>Size</source>
         <translation>大小</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="446"/>
+        <location filename="../models/manager.py" line="470"/>
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="450"/>
+        <location filename="../models/manager.py" line="474"/>
         <source>Import folder…</source>
         <translation>导入文件夹…</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="451"/>
+        <location filename="../models/manager.py" line="475"/>
         <source>Verify</source>
         <translation>校验</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="452"/>
+        <location filename="../models/manager.py" line="476"/>
         <source>Remove</source>
         <translation>移除</translation>
     </message>
@@ -2826,12 +2955,12 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">使用此模型</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="456"/>
+        <location filename="../models/manager.py" line="480"/>
         <source>Close</source>
         <translation>关闭</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="460"/>
+        <location filename="../models/manager.py" line="484"/>
         <source>Check every file of the model against its SHA-256</source>
         <translation>用 SHA-256 校验模型的每个文件</translation>
     </message>
@@ -2845,63 +2974,63 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="342"/>
+        <location filename="../models/manager.py" line="366"/>
         <source>Forget the {0} SHA-256 hashes pinned by the first download of {1}? The next download cannot be checked against them; it pins new ones once the model verifies.</source>
         <translation>要忘记 {1} 首次下载时固定的 {0} 个 SHA-256 哈希吗？下次下载将无法用它们校验；模型校验通过后会固定新的哈希。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="345"/>
-        <location filename="../models/manager.py" line="453"/>
+        <location filename="../models/manager.py" line="369"/>
+        <location filename="../models/manager.py" line="477"/>
         <source>Forget pinned hashes</source>
         <translation>忘记固定的哈希</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="395"/>
+        <location filename="../models/manager.py" line="419"/>
         <source>Forgot {0} pinned SHA-256 hashes of {1}; its next download pins new ones.</source>
         <translation>已忘记 {1} 的 {0} 个固定 SHA-256 哈希；下次下载时会固定新的哈希。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="421"/>
+        <location filename="../models/manager.py" line="445"/>
         <source>Forgetting the pinned hashes of {0}</source>
         <translation>忘记 {0} 的固定哈希</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="463"/>
+        <location filename="../models/manager.py" line="487"/>
         <source>Forget the SHA-256 hashes pinned by this model&apos;s first download (after a legitimate update of the model)</source>
         <translation>忘记此模型首次下载时固定的 SHA-256 哈希（在模型正当更新之后使用）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="207"/>
+        <location filename="../models/manager.py" line="212"/>
         <source>None published</source>
         <translation>未公布</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="209"/>
+        <location filename="../models/manager.py" line="214"/>
         <source>Pinned by you</source>
         <translation>由你固定</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="210"/>
+        <location filename="../models/manager.py" line="215"/>
         <source>Published</source>
         <translation>已公布</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="217"/>
+        <location filename="../models/manager.py" line="222"/>
         <source>The catalog publishes no SHA-256 for {0} of its {1} files: downloading this model cannot check them. Their hashes are pinned once the model verifies, and later downloads must match.</source>
         <translation>目录没有公布其 {1} 个文件中 {0} 个的 SHA-256：下载此模型时无法校验这些文件。模型校验通过后会固定它们的哈希，以后的下载必须与之一致。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="223"/>
+        <location filename="../models/manager.py" line="228"/>
         <source>Downloads are checked against SHA-256 hashes pinned by your first download, not published by the catalog.</source>
         <translation>下载会用你首次下载时固定的 SHA-256 哈希校验，而不是目录公布的哈希。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="226"/>
+        <location filename="../models/manager.py" line="231"/>
         <source>Downloads are checked against the SHA-256 hashes the catalog publishes.</source>
         <translation>下载会用目录公布的 SHA-256 哈希校验。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="446"/>
+        <location filename="../models/manager.py" line="470"/>
         <source>Hashes</source>
         <translation>哈希</translation>
     </message>
@@ -2914,82 +3043,82 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelPickerDialog</name>
     <message>
-        <location filename="../models/picker.py" line="152"/>
+        <location filename="../models/picker.py" line="153"/>
         <source>The model catalog could not be read: {0}</source>
         <translation>无法读取模型目录：{0}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="186"/>
+        <location filename="../models/picker.py" line="187"/>
         <source>Choose a model folder to import</source>
         <translation>选择要导入的模型文件夹</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="199"/>
+        <location filename="../models/picker.py" line="200"/>
         <source>Installing {0}…</source>
         <translation>正在安装 {0}…</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="201"/>
+        <location filename="../models/picker.py" line="202"/>
         <source>Importing {0} as {1}…</source>
         <translation>正在把 {0} 导入为 {1}…</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="213"/>
+        <location filename="../models/picker.py" line="214"/>
         <source>&lt;b&gt;{0} is installed.&lt;/b&gt; Tingji is loading it and is then ready: drop audio or video files on the window, or dictate with the hotkey. Settings chooses a model for files and another for dictation.</source>
         <translation>&lt;b&gt;{0} 已安装。&lt;/b&gt;听记正在加载它，加载完即可使用：把音频或视频文件拖到窗口上，或用快捷键听写。在“设置”中可以为文件转写和听写分别选择模型。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="223"/>
+        <location filename="../models/picker.py" line="224"/>
         <source>Download of {0}</source>
         <translation>下载 {0}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="225"/>
+        <location filename="../models/picker.py" line="226"/>
         <source>Import of {0}</source>
         <translation>导入 {0}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="227"/>
+        <location filename="../models/picker.py" line="228"/>
         <source>{0} failed: {1}</source>
         <translation>{0} 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="232"/>
+        <location filename="../models/picker.py" line="233"/>
         <source>Download cancelled; downloading again resumes where it stopped.</source>
         <translation>下载已取消；再次下载会从中断处继续。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="234"/>
+        <location filename="../models/picker.py" line="235"/>
         <source>Import cancelled.</source>
         <translation>导入已取消。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="256"/>
+        <location filename="../models/picker.py" line="257"/>
         <source>Choose a speech model</source>
         <translation>选择语音模型</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="260"/>
+        <location filename="../models/picker.py" line="261"/>
         <source>Tingji turns speech into text on this computer, with a speech model you download once. Pick one to start; you can add others later in Settings and use one for files and another for dictation.</source>
         <translation>听记在本机把语音转成文字，所用的语音模型只需下载一次。先选一个开始使用；以后可以在“设置”中添加其他模型，文件转写和听写可以各用一个。</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="264"/>
+        <location filename="../models/picker.py" line="265"/>
         <source>Import a folder…</source>
         <translation>导入文件夹…</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="267"/>
+        <location filename="../models/picker.py" line="268"/>
         <source>A Tingji model folder, a pre-converted release, or an official checkpoint folder you downloaded yourself</source>
         <translation>听记模型文件夹、已转换好的发布包，或你自己下载的官方检查点文件夹</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="271"/>
+        <location filename="../models/picker.py" line="272"/>
         <source>Start using Tingji</source>
         <translation>开始使用听记</translation>
     </message>
     <message>
-        <location filename="../models/picker.py" line="271"/>
+        <location filename="../models/picker.py" line="272"/>
         <source>Later</source>
         <translation>稍后</translation>
     </message>
@@ -2997,92 +3126,92 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelUse</name>
     <message>
-        <location filename="../models/status.py" line="99"/>
+        <location filename="../models/status.py" line="98"/>
         <source>&lt;b&gt;No speech model installed.&lt;/b&gt; Choose one to download, or import a model folder you have. Files you add now wait until a model is ready.</source>
         <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请选择一个下载，或导入已有的模型文件夹。现在添加的文件会等到模型就绪后再转写。</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="105"/>
+        <location filename="../models/status.py" line="104"/>
         <source>Choose a model…</source>
         <translation>选择模型…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="120"/>
+        <location filename="../models/status.py" line="119"/>
         <source>&lt;b&gt;The dictation model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载听写模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="115"/>
+        <location filename="../settings_dialog.py" line="116"/>
         <source>A fast model (SenseVoice-Small) answers dictation sooner; a second model takes memory of its own</source>
         <translation>快速模型（SenseVoice-Small）听写响应更快；另用一个模型会额外占用内存</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="165"/>
+        <location filename="../settings_dialog.py" line="166"/>
         <source>Model for files:</source>
         <translation>文件转写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="166"/>
+        <location filename="../settings_dialog.py" line="167"/>
         <source>Model for dictation:</source>
         <translation>听写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="249"/>
+        <location filename="../settings_dialog.py" line="250"/>
         <source>Same as for files</source>
         <translation>与文件转写相同</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="186"/>
+        <location filename="../models/manager.py" line="191"/>
         <source>Files and dictation</source>
         <translation>文件转写和听写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="188"/>
+        <location filename="../models/manager.py" line="193"/>
         <source>Files</source>
         <translation>文件转写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="190"/>
+        <location filename="../models/manager.py" line="195"/>
         <source>Dictation</source>
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="355"/>
+        <location filename="../models/manager.py" line="379"/>
         <source>Dictation now uses {0}.</source>
         <translation>听写现在使用 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="360"/>
+        <location filename="../models/manager.py" line="384"/>
         <source>Files now use {0}.</source>
         <translation>文件转写现在使用 {0}。</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="442"/>
+        <location filename="../models/manager.py" line="466"/>
         <source>Used for</source>
         <translation>用途</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="443"/>
+        <location filename="../models/manager.py" line="467"/>
         <source>Use for files</source>
         <translation>用于文件转写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="444"/>
+        <location filename="../models/manager.py" line="468"/>
         <source>Use for dictation</source>
         <translation>用于听写</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="468"/>
+        <location filename="../models/manager.py" line="492"/>
         <source>Install a copy of a Tingji model folder or of a Fun-ASR-Nano GGUF release folder (CapsWriter-Offline), or convert an official checkpoint folder (Fun-ASR-Nano, SenseVoice-Small, Qwen3-ASR)</source>
         <translation>安装听记模型文件夹或 Fun-ASR-Nano GGUF 发布包文件夹（CapsWriter-Offline）的副本，或转换官方检查点文件夹（Fun-ASR-Nano、SenseVoice-Small、Qwen3-ASR）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="476"/>
+        <location filename="../models/manager.py" line="500"/>
         <source>Transcribe files (the queue) with this model</source>
         <translation>用此模型转写文件（队列）</translation>
     </message>
     <message>
-        <location filename="../models/manager.py" line="479"/>
+        <location filename="../models/manager.py" line="503"/>
         <source>Dictate with this model; a fast one answers sooner</source>
         <translation>用此模型听写；快速模型响应更快</translation>
     </message>
@@ -3113,37 +3242,37 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>文件转写：{0} · 听写：{1}</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="71"/>
+        <location filename="../dictation/preview_source.py" line="66"/>
         <source>The preview runs on {1}: the dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s. The inserted text still comes from {0}.</source>
         <translation>预览改用 {1}：听写模型（{0}）每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒。插入的文字仍来自 {0}。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="77"/>
+        <location filename="../dictation/preview_source.py" line="71"/>
         <source>The dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s: the preview moves to {1} after this take.</source>
         <translation>听写模型（{0}）每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒：这次听写之后，预览改用 {1}。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="83"/>
+        <location filename="../dictation/preview_source.py" line="76"/>
         <source>The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than {3:.1f} s, and {1} could not be loaded (the log says why).</source>
         <translation>预览使用听写模型（{0}），刷新会少一些：每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒，而 {1} 无法加载（原因见日志）。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="89"/>
+        <location filename="../dictation/preview_source.py" line="81"/>
         <source>The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than {3:.1f} s. With SenseVoice-Small installed, that would preview instead.</source>
         <translation>预览使用听写模型（{0}），刷新会少一些：每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒。安装 SenseVoice-Small 后，将改由它预览。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="95"/>
+        <location filename="../dictation/preview_source.py" line="86"/>
         <source>The preview runs on the dictation model ({0}): {2:.2f} s per refresh, within {3:.1f} s.</source>
         <translation>预览使用听写模型（{0}）：每次刷新用时 {2:.2f} 秒，不超过 {3:.1f} 秒。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="99"/>
+        <location filename="../dictation/preview_source.py" line="89"/>
         <source>The preview runs on the dictation model ({0}) while it keeps up with a refresh every {3:.1f} s, else on {1}.</source>
         <translation>预览使用听写模型（{0}），只要它能每 {3:.1f} 秒刷新一次；跟不上时改用 {1}。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="105"/>
+        <location filename="../dictation/preview_source.py" line="93"/>
         <source>The preview runs on the dictation model ({0}), less often when the model is slow.</source>
         <translation>预览使用听写模型（{0}）；模型较慢时刷新会少一些。</translation>
     </message>
@@ -3391,37 +3520,37 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="106"/>
+        <location filename="../settings_dialog.py" line="107"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="107"/>
+        <location filename="../settings_dialog.py" line="108"/>
         <source>Use a Tingji model folder anywhere on this computer</source>
         <translation>使用本机任意位置的听记模型文件夹</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="109"/>
+        <location filename="../settings_dialog.py" line="110"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="122"/>
+        <location filename="../settings_dialog.py" line="123"/>
         <source>Automatic (GPU when available)</source>
         <translation>自动（有 GPU 时使用 GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="123"/>
+        <location filename="../settings_dialog.py" line="124"/>
         <source>DirectML (Windows GPU)</source>
         <translation>DirectML（Windows GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="124"/>
+        <location filename="../settings_dialog.py" line="125"/>
         <source>CUDA (NVIDIA GPU)</source>
         <translation>CUDA（NVIDIA GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="125"/>
+        <location filename="../settings_dialog.py" line="126"/>
         <source>CPU only</source>
         <translation>仅 CPU</translation>
     </message>
@@ -3450,27 +3579,27 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">韩文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="137"/>
+        <location filename="../settings_dialog.py" line="138"/>
         <source>Names and terms to favour, one per line</source>
         <translation>需要优先识别的人名和术语，每行一个</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="143"/>
+        <location filename="../settings_dialog.py" line="144"/>
         <source>Never</source>
         <translation>从不</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="144"/>
+        <location filename="../settings_dialog.py" line="145"/>
         <source> min idle</source>
         <translation> 分钟后</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="147"/>
+        <location filename="../settings_dialog.py" line="148"/>
         <source>Free the model&apos;s memory when Tingji has had nothing to transcribe for this long; the next file or dictation loads it again</source>
         <translation>听记在这么长时间内没有转写任务时释放模型占用的内存；下一个文件或听写会重新加载它</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="163"/>
+        <location filename="../settings_dialog.py" line="164"/>
         <source>Speech recognition</source>
         <translation>语音识别</translation>
     </message>
@@ -3479,142 +3608,142 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="167"/>
+        <location filename="../settings_dialog.py" line="168"/>
         <source>Run on:</source>
         <translation>运行设备：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="130"/>
+        <location filename="../settings_dialog.py" line="131"/>
         <source>The graphics adapter DirectML runs the model on</source>
         <translation>DirectML 运行模型所用的显卡</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="131"/>
+        <location filename="../settings_dialog.py" line="132"/>
         <source>Automatic (high-performance GPU)</source>
         <translation>自动（高性能显卡）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="168"/>
+        <location filename="../settings_dialog.py" line="169"/>
         <source>Graphics adapter:</source>
         <translation>显卡：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="272"/>
+        <location filename="../settings_dialog.py" line="273"/>
         <source>{0} (not found)</source>
         <translation>{0}（未找到）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="171"/>
+        <location filename="../settings_dialog.py" line="172"/>
         <source>Language spoken:</source>
         <translation>说话语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="172"/>
+        <location filename="../settings_dialog.py" line="173"/>
         <source>Hotwords:</source>
         <translation>热词：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="177"/>
+        <location filename="../settings_dialog.py" line="178"/>
         <source>Unload the model after:</source>
         <translation>空闲时卸载模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="182"/>
+        <location filename="../settings_dialog.py" line="183"/>
         <source>Save transcripts next to each source file when done</source>
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="152"/>
+        <location filename="../settings_dialog.py" line="153"/>
         <source>Add punctuation where the model writes none</source>
         <translation>模型不输出标点时自动加标点</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="154"/>
+        <location filename="../settings_dialog.py" line="155"/>
         <source>Paraformer writes no punctuation; the punctuation model installed with it adds it</source>
         <translation>Paraformer 不输出标点；随它安装的标点模型会加上标点</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="188"/>
+        <location filename="../settings_dialog.py" line="189"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="191"/>
+        <location filename="../settings_dialog.py" line="192"/>
         <source>Formats:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="200"/>
+        <location filename="../settings_dialog.py" line="201"/>
         <source>Label each segment of a file with who spoke it; a file can have its own</source>
         <translation>为文件的每一段标注说话人；单个文件可另行设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="207"/>
+        <location filename="../settings_dialog.py" line="208"/>
         <source>Speakers</source>
         <translation>说话人</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="209"/>
+        <location filename="../settings_dialog.py" line="210"/>
         <source>Identify speakers:</source>
         <translation>识别说话人：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="212"/>
+        <location filename="../settings_dialog.py" line="213"/>
         <source>Voice library:</source>
         <translation>声纹库：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="218"/>
+        <location filename="../settings_dialog.py" line="219"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="222"/>
+        <location filename="../settings_dialog.py" line="223"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="223"/>
+        <location filename="../settings_dialog.py" line="224"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="224"/>
+        <location filename="../settings_dialog.py" line="225"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="227"/>
+        <location filename="../settings_dialog.py" line="228"/>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="229"/>
+        <location filename="../settings_dialog.py" line="230"/>
         <source>Language:</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="230"/>
+        <location filename="../settings_dialog.py" line="231"/>
         <source>Appearance:</source>
         <translation>外观：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="231"/>
+        <location filename="../settings_dialog.py" line="232"/>
         <source>Language and appearance change at once.</source>
         <translation>语言和外观会立即生效。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="248"/>
+        <location filename="../settings_dialog.py" line="249"/>
         <source>Automatic (first installed model)</source>
         <translation>自动（第一个已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="254"/>
+        <location filename="../settings_dialog.py" line="255"/>
         <source>{0} (incomplete)</source>
         <translation>{0}（不完整）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="311"/>
+        <location filename="../settings_dialog.py" line="312"/>
         <source>Choose a Tingji model folder</source>
         <translation>选择听记模型文件夹</translation>
     </message>
