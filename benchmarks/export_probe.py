@@ -48,9 +48,16 @@ def _rss_kb(pid: int) -> tuple[int, int]:
 
 
 def probe_export(
-    source: Path, out: Path, precision: str, decoder_quant: str, *, fixed: bool = True, echo: bool = False
+    source: Path,
+    out: Path,
+    precision: str,
+    decoder_quant: str,
+    *,
+    fixed: bool = True,
+    echo: bool = False,
+    env: dict[str, str] | None = None,
 ) -> dict:
-    """Export `source` to `out` in a child process; return timings, memory and sizes."""
+    """Export `source` to `out` in a child process (its environment plus `env`); return timings, memory and sizes."""
     cmd = [
         sys.executable,
         "-m",
@@ -72,7 +79,11 @@ def probe_export(
     # This checkout's exporter, not whichever `tingji` happens to be installed.
     path = os.pathsep.join(p for p in (str(ROOT / "app"), os.environ.get("PYTHONPATH", "")) if p)
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=path)
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {}), "PYTHONPATH": path},
     )
     steps: list[dict] = []  # {"step", "start_s", "peak_rss_mb"}
     current = {"step": "start", "start_s": 0.0, "peak_rss_mb": 0.0, "peak_anon_mb": 0.0}

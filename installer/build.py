@@ -257,6 +257,11 @@ def check_bundle(app: Path) -> None:
         "model catalog": internal / "tingji" / "assets" / "models.json",
         "app icon": internal / "tingji" / "assets" / "icon.svg",
         "Chinese UI translation": internal / "tingji" / "gui" / "i18n" / "tingji_zh_CN.qm",
+        # converting official checkpoints without torch (tingji.export.templates)
+        "graph templates": internal / "tingji" / "export" / "graph_templates" / "index.json",
+        "onnx (filling graph templates)": internal / "onnx",
+        "gguf (writing LLM decoders)": internal / "gguf",
+        "yaml (reading funasr's config.yaml)": internal / "yaml",
     }
     missing = [f"{what} ({path})" for what, path in need.items() if not path.exists()]
     libs = (
@@ -271,7 +276,7 @@ def check_bundle(app: Path) -> None:
     if IS_WIN and not (internal / "onnxruntime" / "capi" / "DirectML.dll").is_file():
         missing.append("DirectML.dll (onnxruntime-directml)")
     unwanted = [
-        name for name in ("torch", "onnx", "transformers", "gguf", "funasr", "tests") if (internal / name).exists()
+        name for name in ("torch", "onnxscript", "transformers", "funasr", "tests") if (internal / name).exists()
     ]
     if IS_WIN:
         # Built under Wine, none of Wine's own DLLs may slip in; and the MSVC runtime the binaries

@@ -155,7 +155,8 @@ def test_encoder_flop_count_matches_torch():
     from flops import encoder_flops
     from torch.utils.flop_counter import FlopCounterMode
 
-    from tingji.export.fun_asr_nano.modules import AudioDims, EncoderGraph
+    from tingji.export.fun_asr_nano.dims import AudioDims
+    from tingji.export.fun_asr_nano.modules import EncoderGraph
 
     dims = AudioDims(
         encoder_dim=64,

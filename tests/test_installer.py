@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -113,13 +114,16 @@ def test_bundle_is_complete_and_lean(frozen: Path, tmp_path: Path):
     assert (internal / "tingji" / "assets" / "models.json").is_file()
     assert (internal / "tingji" / "gui" / "i18n" / "tingji_zh_CN.qm").is_file()
     assert (internal / "scipy" / "cluster").is_dir()  # speaker labels' clustering (engine/speakers/cluster.py)
+    # converting official checkpoints without torch (issue 44): the templates and what fills them
+    assert (internal / "tingji" / "export" / "graph_templates" / "index.json").is_file()
+    for needed in ("onnx", "gguf", "yaml"):
+        assert (internal / needed).is_dir(), f"{needed} is not bundled"
     names = {p.name.lower() for p in internal.rglob("*")}
     for banned in (
         "sklearn",
         "torch",
-        "onnx",
+        "onnxscript",
         "transformers",
-        "gguf",
         "funasr",
         "huggingface_hub",
         "qtwebengine",
@@ -187,6 +191,46 @@ def test_frozen_cli_transcribes_like_the_engine(frozen: Path, tiny_model: Path, 
             assert data["provider"] == "cpu"
     finally:
         engine.close()
+
+
+@pytest.mark.slow
+def test_frozen_cli_converts_an_official_checkpoint_without_torch(
+    frozen: Path, tiny_checkpoint: Path, speech_en, tmp_path: Path
+):
+    """Issue 44: the frozen app (no torch in it) converts an official-layout checkpoint from graph
+    templates - `models import` with the catalog's defaults, `export-model` with int8 + q8_0 - into
+    the files the torch exporter makes, and the installed model transcribes alike."""
+    from tingji.engine import Engine
+    from tingji.export import export_model, templates
+
+    made = tmp_path / "templates"
+    references = {}
+    with templates.recording(made):
+        references["default"] = export_model(tiny_checkpoint, tmp_path / "torch-default")
+        references["int8"] = export_model(
+            tiny_checkpoint, tmp_path / "torch-int8", precision="int8", decoder_quant="q8_0"
+        )
+    home = tmp_path / "home"
+    env = _env(home, **{templates.ENV_FOLDERS: str(made)})
+    run = partial(subprocess.run, capture_output=True, text=True, env=env, timeout=900)
+    r = run([str(frozen / f"tingji{EXE}"), "models", "import", str(tiny_checkpoint), "--name", "nano"])
+    assert r.returncode == 0, r.stderr
+    args = ["export-model", "--source", str(tiny_checkpoint), "--out", str(tmp_path / "frozen-int8")]
+    r = run([str(frozen / f"tingji{EXE}"), *args, "--precision", "int8", "--decoder-quant", "q8_0"])
+    assert r.returncode == 0, r.stderr
+    installed = next(p for p in (home / "models").rglob("manifest.json")).parent
+    for mine, reference in ((installed, references["default"]), (tmp_path / "frozen-int8", references["int8"])):
+        files = [json.loads((f / "manifest.json").read_text(encoding="utf-8"))["files"] for f in (mine, reference)]
+        assert files[0] == files[1], mine.name
+    wav = write_wav(tmp_path / "talk.wav", speech_en)
+    texts = []
+    for folder in (installed, references["default"]):
+        engine = Engine(folder, "cpu")
+        try:
+            texts.append(engine.transcribe(wav).text)
+        finally:
+            engine.close()
+    assert texts[0] and texts[0] == texts[1]
 
 
 @pytest.mark.slow

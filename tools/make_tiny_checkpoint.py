@@ -48,10 +48,12 @@ from pathlib import Path
 import torch
 
 try:
-    from tingji.export.fun_asr_nano.modules import AudioDims, CtcGraph, EncoderGraph
+    from tingji.export.fun_asr_nano.dims import AudioDims
+    from tingji.export.fun_asr_nano.modules import CtcGraph, EncoderGraph
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
-    from tingji.export.fun_asr_nano.modules import AudioDims, CtcGraph, EncoderGraph
+    from tingji.export.fun_asr_nano.dims import AudioDims
+    from tingji.export.fun_asr_nano.modules import CtcGraph, EncoderGraph
 
 # Qwen2/Qwen3's pre-tokenizer split (llama.cpp's "qwen2" pre-tokenizer uses the same).
 QWEN_SPLIT = (

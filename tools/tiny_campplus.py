@@ -22,10 +22,12 @@ from pathlib import Path
 import torch
 
 try:
-    from tingji.export.campplus.modules import CamPlusDims, CamPlusGraph
+    from tingji.export.campplus.dims import CamPlusDims
+    from tingji.export.campplus.modules import CamPlusGraph
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
-    from tingji.export.campplus.modules import CamPlusDims, CamPlusGraph
+    from tingji.export.campplus.dims import CamPlusDims
+    from tingji.export.campplus.modules import CamPlusGraph
 
 WEIGHTS_NAME = "campplus_cn_common.bin"
 TINY = CamPlusDims(growth_rate=8, bn_size=2, init_channels=32)

@@ -26,10 +26,12 @@ from pathlib import Path
 import torch
 
 try:
-    from tingji.export.ct_punc.modules import CtTransformer, PuncDims
+    from tingji.export.ct_punc.dims import PuncDims
+    from tingji.export.ct_punc.modules import CtTransformer
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
-    from tingji.export.ct_punc.modules import CtTransformer, PuncDims
+    from tingji.export.ct_punc.dims import PuncDims
+    from tingji.export.ct_punc.modules import CtTransformer
 
 PUNC_LIST = ["<unk>", "_", "，", "。", "？", "、"]
 # Decoder biases per mark: <unk> never, then about 65% none, 18% sentence ends, 16% commas.

@@ -32,10 +32,12 @@ import numpy as np
 import torch
 
 try:
-    from tingji.export.paraformer.modules import Paraformer, ParaformerDims
+    from tingji.export.paraformer.dims import ParaformerDims
+    from tingji.export.paraformer.modules import Paraformer
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
-    from tingji.export.paraformer.modules import Paraformer, ParaformerDims
+    from tingji.export.paraformer.dims import ParaformerDims
+    from tingji.export.paraformer.modules import Paraformer
 
 VARIANTS = {"plain": ("Paraformer", "CifPredictorV2"), "bicif": ("BiCifParaformer", "CifPredictorV3")}
 FULL_VOCAB = 8404

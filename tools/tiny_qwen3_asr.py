@@ -27,10 +27,12 @@ import torch
 from make_tiny_checkpoint import build_tokenizer, llm_state
 
 try:
-    from tingji.export.qwen3_asr.modules import AudioTower, EncoderDims
+    from tingji.export.qwen3_asr.dims import EncoderDims
+    from tingji.export.qwen3_asr.modules import AudioTower
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
-    from tingji.export.qwen3_asr.modules import AudioTower, EncoderDims
+    from tingji.export.qwen3_asr.dims import EncoderDims
+    from tingji.export.qwen3_asr.modules import AudioTower
 
 AUDIO_SPECIALS = ("<|audio_start|>", "<|audio_end|>", "<|audio_pad|>")
 ASR_TEXT = "<asr_text>"

@@ -26,10 +26,12 @@ import numpy as np
 import torch
 
 try:
-    from tingji.export.sense_voice_small.modules import SenseVoiceDims, SenseVoiceGraph
+    from tingji.export.sense_voice_small.dims import SenseVoiceDims
+    from tingji.export.sense_voice_small.modules import SenseVoiceGraph
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
-    from tingji.export.sense_voice_small.modules import SenseVoiceDims, SenseVoiceGraph
+    from tingji.export.sense_voice_small.dims import SenseVoiceDims
+    from tingji.export.sense_voice_small.modules import SenseVoiceGraph
 
 BPE_NAME = "chn_jpn_yue_eng_ko_spectok.bpe.model"
 FULL_VOCAB = 25055

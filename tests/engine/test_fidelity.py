@@ -123,7 +123,8 @@ def test_sliced_ctc_head_matches_funasr(tiny_checkpoint, reference, speech_en, t
     """
     from tingji.export.fun_asr_nano.checkpoint import load_checkpoint
     from tingji.export.fun_asr_nano.graphs import CTC_INPUTS, CTC_OUTPUTS, build_ctc
-    from tingji.export.onnx_tools import BATCH_FRAMES, export_graph, save_sharing_weights
+    from tingji.export.onnx_tools import BATCH_FRAMES, save_sharing_weights
+    from tingji.export.torch_export import export_graph
 
     ckpt = load_checkpoint(tiny_checkpoint)
     vocab = ckpt.dims.ctc_vocab

@@ -43,7 +43,7 @@ def _damage(kind: str, folder: Path) -> tuple[str, str]:
         return "export.campplus_incomplete", "campplus_cn_common.bin"
     if kind == "truncated weights":
         weights.write_bytes(weights.read_bytes()[:5000])
-        return "export.weights_unreadable", "campplus_cn_common.bin"
+        return "export.pt_damaged", "campplus_cn_common.bin"
     if kind == "prelu variant":
         _config(folder, config_str="batchnorm-prelu")
         return "export.campplus_variant", "config_str"

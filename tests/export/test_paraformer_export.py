@@ -174,7 +174,7 @@ def _config(checkpoint: Path, **changes) -> bytes:
 @pytest.mark.parametrize(
     "case, name, expected",
     [
-        ("truncated model.pt", "model.pt", "cannot read weights"),
+        ("truncated model.pt", "model.pt", "damaged or truncated checkpoint"),
         ("missing am.mvn", "am.mvn", "am.mvn missing"),
         ("missing tokens.json", "tokens.json", "tokens.json missing"),
         ("config naming an unknown predictor", "config.yaml", "predictor 'CifPredictorV9' is not supported"),

@@ -157,7 +157,7 @@ BPE = "chn_jpn_yue_eng_ko_spectok.bpe.model"
         ("BPE file is a tiktoken vocabulary", BPE, "not a SentencePiece model"),
         ("BPE file of another vocabulary size", BPE, "not this model's vocabulary"),
         ("BPE file without SenseVoice's tags", BPE, "not SenseVoice's vocabulary"),
-        ("truncated model.pt", "model.pt", "cannot read weights"),
+        ("truncated model.pt", "model.pt", "damaged or truncated checkpoint"),
     ],
 )
 def test_bad_checkpoints_are_one_clear_line(sv_checkpoint, tmp_path, case, name, expected):

@@ -229,7 +229,7 @@ def packing_init(model, sharpness: float = 8.0) -> None:
 
 
 def audio_dims(dims: Dims, ctc_vocab: int):
-    from tingji.export.fun_asr_nano.modules import AudioDims
+    from tingji.export.fun_asr_nano.dims import AudioDims
 
     return AudioDims(
         encoder_dim=dims.encoder_dim,

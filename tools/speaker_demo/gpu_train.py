@@ -46,7 +46,8 @@ for extra in (HERE.parent, HERE.parents[1] / "app"):  # tools/ and the app, when
         sys.path.append(str(extra))
 
 from speaker_demo import features  # noqa: E402
-from tingji.export.campplus.modules import CamPlusDims, CamPlusGraph  # noqa: E402
+from tingji.export.campplus.dims import CamPlusDims  # noqa: E402
+from tingji.export.campplus.modules import CamPlusGraph  # noqa: E402
 
 FRAMES = 148  # the product's 1.5 s window
 SILENCE = float(np.log(np.finfo(np.float32).eps))  # fbank of digital silence (every bin)

@@ -1,12 +1,14 @@
 """The `export` extra: which modules it provides, and the one error for when it is missing.
 
-The exporter imports torch, onnx, gguf and yaml only when it runs, so a plain
-install and the frozen app (which leave the extra out) still start. Both ways
-into the exporter, the `tingji export-model` command and the model manager
-converting a downloaded checkpoint, wrap it in `needs_export_extra`, so the
-user gets the same one-line answer from either. Only the extra's own modules
-count: any other missing module is a broken install or a bug, and installing
-the extra would not fix it.
+The extra is the torch exporter: it makes the graph templates that every
+install converts with (`export.templates`), so a plain install and the frozen
+app convert the released checkpoints without it. It is needed only where
+graphs are asked of torch (`TINGJI_GRAPHS=torch`). Both ways into the
+exporter, the `tingji export-model` command and the model manager converting
+a downloaded checkpoint, wrap it in `needs_export_extra`, so the user gets the
+same one-line answer from either. Only the extra's own modules count: any
+other missing module is a broken install or a bug, and installing the extra
+would not fix it.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ from contextlib import contextmanager
 
 from ..errors import Message, ModelError
 
-# Import names of the packages listed under [project.optional-dependencies] export
-# (pyyaml installs `yaml`); tests/export/test_export.py checks the two lists agree.
-EXTRA_MODULES = frozenset({"torch", "onnx", "onnxscript", "gguf", "yaml", "tokenizers"})
+# Import names of the packages listed under [project.optional-dependencies] export;
+# tests/export/test_export.py checks the two lists agree.
+EXTRA_MODULES = frozenset({"torch", "onnxscript"})
 INSTALL_HINT = 'pip install "tingji[export]"'  # double quotes: cmd.exe does not strip single ones
 
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 import ctypes
 import json
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from ..errors import ModelError
 from . import messages
@@ -57,7 +57,7 @@ def _tokenizer_vocab(path: Path, vocab_size: int) -> tuple[list[str], list[int],
 
 
 def write_gguf(
-    tensors: dict[str, torch.Tensor], cfg: dict[str, Any], tokenizer: Path, out: Path, *, dtype: str = "f32", name: str
+    tensors: Mapping[str, np.ndarray], cfg: dict[str, Any], tokenizer: Path, out: Path, *, dtype: str = "f32", name: str
 ) -> Path:
     """Write an f32 or f16 GGUF of a Qwen3 LLM from its transformers-named tensors and config."""
     import gguf
@@ -99,7 +99,7 @@ def write_gguf(
         gg_name = names.get_name(hf_name, try_suffixes=(".weight", ".bias"))
         if gg_name is None:
             raise ModelError(messages.NO_GGUF_NAME, tensor=hf_name)
-        array = tensor.detach().to(torch.float32).numpy()
+        array = np.asarray(tensor, dtype=np.float32)  # bf16 and fp16 widen exactly
         # Norm vectors stay f32 (llama.cpp expects that); matrices take the file's type.
         if dtype == "f16" and array.ndim == 2:
             array = array.astype(np.float16)
@@ -129,7 +129,7 @@ def quantize_gguf(src: Path, dst: Path, quant: str, threads: int = 0) -> Path:
 
 
 def export_decoder(
-    tensors: dict[str, torch.Tensor],
+    tensors: Mapping[str, np.ndarray],
     cfg: dict[str, Any],
     tokenizer: Path,
     out_dir: Path,

@@ -1,30 +1,26 @@
-"""PyTorch modules to ONNX files: export, int8 quantisation, shared weight files.
+"""ONNX graphs to files, without torch: int8 quantisation, Reshape clean-up, shared weight files.
 
-The families' exporters all go through here, so every graph is made the same
-way: torch.export-based ONNX export at opset 18 (no Python control flow leaks
-into the graph), named symbolic dimensions (so a session can pin them for
-DirectML), dynamic int8 quantisation of the MatMul weights (with the same
-result on every x86 kernel path), and big tensors written once to an aligned
-external-data file that several graphs share.
+Every graph, whether the torch exporter made it (`torch_export`) or it was
+filled from a template (`templates`), goes through here the same way: dynamic
+int8 quantisation of the MatMul weights (with the same result on every x86
+kernel path), and big tensors written once to an aligned external-data file
+that several graphs share.
 """
 
 from __future__ import annotations
 
 import hashlib
-import logging
 import tempfile
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
 import onnx
-import torch
 from onnx import numpy_helper
 
 from ..errors import ModelError
 from . import messages
-from .layers import HalfPrecision
 
 OPSET = 18
 # Tensors below this size stay inside the .onnx file; above it they go to the
@@ -33,55 +29,18 @@ EXTERNAL_MIN_BYTES = 1024
 ALIGN = 4096
 # Symbolic dimensions every graph of ours names alike: batch and frames.
 BATCH_FRAMES: dict[int, str] = {0: "batch", 1: "frames"}
-_DIM_MAX = {"batch": 64}
 
 
-def export_graph(
-    model: torch.nn.Module,
-    args: tuple[torch.Tensor, ...],
-    inputs: list[str],
-    outputs: list[str],
-    dynamic: Sequence[Mapping[int, str]] | None,
-) -> onnx.ModelProto:
-    """torch.export-based ONNX export (the dynamo path: no Python control flow leaks in).
-
-    `dynamic` gives, per input, which axes are symbolic and their names (one
-    name, one dimension: inputs sharing "frames" must agree on it); None
-    exports a fully static graph at the example's shapes. Output axes 0 and 1
-    get the names batch/frames where they stayed symbolic.
-    """
-    dynamic_shapes = None
-    if dynamic is not None:
-        dims: dict[str, torch.export.Dim] = {}
-        for axes in dynamic:
-            for name in axes.values():
-                if name not in dims:
-                    dims[name] = torch.export.Dim(name, min=1, max=_DIM_MAX.get(name, 100_000))
-        dynamic_shapes = [{axis: dims[name] for axis, name in axes.items()} for axes in dynamic]
-    exporter_log = logging.getLogger("torch.onnx")
-    level = exporter_log.level
-    exporter_log.setLevel(logging.ERROR)  # "torchvision is not installed" etc. are noise here
-    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        path = Path(tmp) / "model.onnx"
-        with torch.no_grad():
-            program = torch.onnx.export(
-                model,
-                args,
-                dynamo=True,
-                opset_version=OPSET,
-                input_names=inputs,
-                output_names=outputs,
-                dynamic_shapes=dynamic_shapes,
-                verbose=False,
-                optimize=True,
-            )
-        program.save(str(path))
-        proto = onnx.load(str(path), load_external_data=True)
-    exporter_log.setLevel(level)
-    if dynamic is not None:
-        _name_dims(proto, dict(zip(inputs, dynamic)), outputs)
-    plain_reshapes(proto)
+def strip_debug_metadata(proto: onnx.ModelProto) -> onnx.ModelProto:
+    """Drop the exporter's debugging notes: each node's stack trace (absolute source paths and line
+    numbers), module names and rewrite rules, and the values' origins. They change nothing the graph
+    computes, but would make a model's files - and their SHA-256 - depend on where the code and torch
+    were installed, and they are most of a graph template's size."""
+    for node in proto.graph.node:
+        del node.metadata_props[:]
+        node.ClearField("doc_string")
+    for value in (*proto.graph.value_info, *proto.graph.input, *proto.graph.output, *proto.graph.initializer):
+        del value.metadata_props[:]
     return proto
 
 
@@ -115,21 +74,6 @@ def plain_reshapes(proto: onnx.ModelProto) -> int:
             node.attribute.extend(keep)
             changed += 1
     return changed
-
-
-def _name_dims(proto: onnx.ModelProto, input_axes: Mapping[str, Mapping[int, str]], outputs: list[str]) -> None:
-    """Give the symbolic dims stable names, so sessions can pin them (free dimension overrides)."""
-    for value in list(proto.graph.input) + list(proto.graph.output):
-        if value.name in input_axes:
-            labels = input_axes[value.name]
-        elif value.name in outputs:
-            labels = BATCH_FRAMES
-        else:
-            continue
-        dims = value.type.tensor_type.shape.dim
-        for i, label in labels.items():
-            if len(dims) > i and not dims[i].HasField("dim_value"):
-                dims[i].dim_param = label
 
 
 # int8 weights lie in [-64, 64] ("reduce range", 7 bits), so that no int8 kernel of ONNX
@@ -212,12 +156,6 @@ def quantize_graphs(
         say(f"quantizing {role} to int8")
         out[role] = to_int8(proto)
     return out
-
-
-def for_precision(model: torch.nn.Module, precision: str) -> torch.nn.Module:
-    """fp16 graphs are exported from half-precision modules: weights in fp16, while the
-    modules keep softmax and LayerNorm statistics in fp32 and the graph's I/O stays fp32."""
-    return HalfPrecision(model) if precision == "fp16" else model
 
 
 def save_sharing_weights(models: dict[Path, onnx.ModelProto], data_path: Path) -> None:

@@ -1,8 +1,9 @@
 """CAM++ speaker embeddings (3D-Speaker; ModelScope iic/speech_campplus_sv_zh-cn_16k-common) -> a model folder.
 
 The speaker model is a companion model: it labels who spoke, after any family
-transcribed. `checkpoint` reads and checks the release, `modules` is our
-PyTorch definition with a frame mask, `convert` exports and writes the folder.
+transcribed. `checkpoint` reads and checks the release (against `dims`, without
+torch), `modules` is our PyTorch definition with a frame mask, `convert` exports
+and writes the folder.
 """
 
 from ...engine.speakers.model import FAMILY

@@ -4,7 +4,7 @@ ModelScope's iic/speech_campplus_sv_zh-cn_16k-common, as funasr loads it,
 holds `config.yaml` (`model: CAMPPlus` and `model_conf`), `configuration.json`
 (whose `file_path_metas.init_param` names the weights) and
 `campplus_cn_common.bin`, a plain state dict. Only plain tensors are read
-(`weights_only=True`); the weights must fit config.yaml's sizes exactly.
+(`pt_reader`: a checkpoint is data, never code); the weights must fit config.yaml's sizes exactly.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
+import numpy as np
 import yaml
 
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
-from ..torch_state import load_state_dict
-from .modules import CamPlusDims, CamPlusGraph
+from ..torch_state import read_state
+from .dims import CamPlusDims, expected_shapes
 
 MODEL_CLASS = "CAMPPlus"
 DEFAULT_WEIGHTS = "campplus_cn_common.bin"
@@ -35,7 +35,7 @@ class Checkpoint:
     folder: Path
     config: dict[str, Any]
     weights_path: Path
-    state: dict[str, torch.Tensor]
+    state: dict[str, np.ndarray]
     dims: CamPlusDims
     sha256: str
 
@@ -76,7 +76,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     weights_path = folder / weights_name(folder)
     if not weights_path.is_file():
         raise ModelError(messages.CAMPPLUS_INCOMPLETE, folder=folder, file=weights_path.name)
-    state = load_state_dict(weights_path)
+    state = read_state(weights_path)
     check_weights(state, dims, weights_path)
     return Checkpoint(
         folder=folder,
@@ -113,9 +113,9 @@ def campplus_dims(config: dict[str, Any], path: Path) -> CamPlusDims:
     return CamPlusDims(**sizes)
 
 
-def check_weights(state: dict[str, torch.Tensor], dims: CamPlusDims, path: Path) -> None:
-    """Every tensor of our definition is there with its shape, and nothing else is."""
-    expected = {k: tuple(v.shape) for k, v in CamPlusGraph(dims).state_dict().items()}
+def check_weights(state: dict[str, np.ndarray], dims: CamPlusDims, path: Path) -> None:
+    """Every tensor of our definition (`modules.CamPlusGraph`) is there with its shape, and nothing else is."""
+    expected = expected_shapes(dims)
     missing = sorted(set(expected) - set(state))
     unexpected = sorted(set(state) - set(expected))
     shapes = sorted(k for k in set(expected) & set(state) if tuple(state[k].shape) != expected[k])

@@ -6,17 +6,28 @@ weight file, and a manifest whose `campplus` section the engine reads
 strictly (`engine/speakers/model.py`). The graph is always float32: CAM++ is
 7 M parameters of convolutions, and the int8 scheme of the other families
 quantises MatMul weights, of which it has none.
+
+A batch norm that reads only a convolution's output is merged into it here,
+with NumPy (`fold_norms`), before the torch export: torch's exporter would
+merge it with torch's square root, which is not correctly rounded (MKL's:
+1 ulp off for about one value in six on an AVX-512 machine, and not
+necessarily the same on another CPU), so a graph made without torch could not
+give its bits. The module gets the merged weights and a norm that only adds
+the merged bias, which the exporter merges exactly: the same nodes and names
+as torch's own merge, the merged weights rounded as IEEE fp32 does.
 """
 
 from __future__ import annotations
 
 import tempfile
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import numpy as np
 import onnx
-import torch
 
 from ...engine.frontend import FrontendConfig, num_fbank_frames
 from ...engine.manifest import Manifest
@@ -24,10 +35,17 @@ from ...engine.speakers.model import FAMILY, INPUTS, OUTPUTS, SHIFT_SECONDS, WIN
 from ...errors import ModelError
 from .. import folder_manifest, messages
 from ..onnx_tools import BATCH_FRAMES, OPSET, save_graph_files
+from ..templates import GraphKey, make_graph
 from .checkpoint import Checkpoint, load_checkpoint
-from .modules import CamPlusGraph
+from .dims import NORM_EPS, CamPlusDims, folded_norms
 
-__all__ = ["convert", "frontend_config", "build_graph", "export_graphs"]
+if TYPE_CHECKING:
+    import torch
+
+    from .modules import CamPlusGraph
+
+__all__ = ["convert", "frontend_config", "fold_norms", "embedder_graph", "export_graphs"]
+Weights = Mapping[str, np.ndarray]
 
 
 def frontend_config(feat_dim: int) -> FrontendConfig:
@@ -60,35 +78,78 @@ def convert(
     return folder_manifest(work, FAMILY, files, (WINDOW_SECONDS, window_frames), cfg, section, origin)
 
 
-def build_graph(ckpt: Checkpoint) -> CamPlusGraph:
-    model = CamPlusGraph(ckpt.dims)
-    missing, unexpected = model.load_state_dict({k: v.float() for k, v in ckpt.state.items()}, strict=False)
-    if missing or unexpected:  # load_checkpoint checked already; a changed definition would land here
-        raise ModelError(
-            messages.CAMPPLUS_MISMATCH,
-            path=ckpt.weights_path,
-            missing=missing[:3],
-            unexpected=unexpected[:3],
-            shapes=[],
-        )
-    return model.eval()
+def fold_norms(state: Weights, dims: CamPlusDims) -> dict[str, np.ndarray]:
+    """`state` with each batch norm of `folded_norms(dims)` merged into its convolution, in fp32 with one
+    rounding per operation: the weight times gamma / sqrt(var + eps) per output channel, and the norm's
+    `folded_bias`, beta - mean * that (+ 0.0: never a negative zero); the norm's other floats dropped."""
+    out = dict(state)
+    for conv, norm in folded_norms(dims):
+        var = np.asarray(out.pop(f"{norm}.running_var"), dtype=np.float32)
+        mean = np.asarray(out.pop(f"{norm}.running_mean"), dtype=np.float32)
+        gamma = np.asarray(out.pop(f"{norm}.weight", np.ones_like(var)), dtype=np.float32)
+        beta = np.asarray(out.pop(f"{norm}.bias", np.zeros_like(var)), dtype=np.float32)
+        scale = gamma / np.sqrt(var + np.float32(NORM_EPS))
+        weight = np.asarray(out[f"{conv}.weight"], dtype=np.float32)
+        out[f"{conv}.weight"] = weight * scale.reshape((-1,) + (1,) * (weight.ndim - 1))
+        out[f"{norm}.folded_bias"] = (beta - mean * scale) + np.float32(0.0)
+    return out
+
+
+def embedder_graph(dims: CamPlusDims, frames: int | None, path: Path) -> Callable[[Weights], onnx.ModelProto]:
+    """The torch export of the embedder from `fold_norms`' weights: symbolic batch and frames, or fixed
+    at `frames` (one row); `path` is the weight file named when the weights do not fit the module."""
+
+    def build(weights: Weights) -> onnx.ModelProto:
+        import torch
+
+        from ..torch_export import to_torch
+        from .modules import CamPlusGraph
+
+        model = CamPlusGraph(dims)
+        state = to_torch(weights)
+        # Each merged norm adds its folded bias and nothing else: mean -bias, variance 1 - eps (in fp32,
+        # 1 - eps + eps is 1.0 exactly), gamma 1 and beta 0, so the exporter's merge is exact.
+        variance = float(np.float32(1.0) - np.float32(NORM_EPS))
+        for _conv, norm in folded_norms(dims):
+            bias = state.pop(f"{norm}.folded_bias")
+            module = model.get_submodule(norm)
+            assert module.eps == NORM_EPS, norm
+            state[f"{norm}.running_mean"] = -bias
+            state[f"{norm}.running_var"] = torch.full_like(bias, variance)
+            if module.affine:
+                state[f"{norm}.weight"] = torch.ones_like(bias)
+                state[f"{norm}.bias"] = torch.zeros_like(bias)
+        missing, unexpected = model.load_state_dict(state, strict=False)
+        if missing or unexpected:  # load_checkpoint checked already; a changed definition would land here
+            raise ModelError(
+                messages.CAMPPLUS_MISMATCH, path=path, missing=missing[:3], unexpected=unexpected[:3], shapes=[]
+            )
+        model.eval()
+        if frames is not None:
+            args = (torch.randn(1, frames, dims.feat_dim), torch.ones(1, frames))
+            return traced_graph(model, args, dynamic=False)
+        # Example inputs with T > 1 and B > 1 so nothing specialises on 1; T over one 100-frame segment.
+        mask = torch.ones(2, 237)
+        mask[1, 180:] = 0
+        return traced_graph(model, (torch.randn(2, 237, dims.feat_dim), mask), dynamic=True)
+
+    return build
 
 
 def export_graphs(
     ckpt: Checkpoint, out_dir: Path, *, window_frames: int, fixed: bool, say: Callable[[str], None]
 ) -> dict[str, Path]:
     """The dynamic graph and (with `fixed`) its static one-window twin; returns {role: path}."""
-    model = build_graph(ckpt)
-    d = ckpt.dims.feat_dim
-    # Example inputs with T > 1 and B > 1 so nothing specialises on 1; T over one 100-frame segment.
-    mask = torch.ones(2, 237)
-    mask[1, 180:] = 0
+    config = {"dims": asdict(ckpt.dims)}
+    weights = fold_norms(ckpt.state, ckpt.dims)
     say("exporting the speaker embedding graph (dynamic shapes)")
-    graphs = {"embedder": traced_graph(model, (torch.randn(2, 237, d), mask), dynamic=True)}
+    key = GraphKey(FAMILY, "embedder", "fp32", config)
+    graphs = {"embedder": make_graph(key, weights, embedder_graph(ckpt.dims, None, ckpt.weights_path))}
     if fixed:
         say(f"exporting the speaker embedding graph (fixed {window_frames} frames)")
-        args = (torch.randn(1, window_frames, d), torch.ones(1, window_frames))
-        graphs["embedder_fixed"] = traced_graph(model, args, dynamic=False)
+        key = GraphKey(FAMILY, "embedder_fixed", "fp32", {**config, "frames": window_frames})
+        build = embedder_graph(ckpt.dims, window_frames, ckpt.weights_path)
+        graphs["embedder_fixed"] = make_graph(key, weights, build)
     paths = {
         "embedder": out_dir / "embedder.fp32.onnx",
         "embedder_fixed": out_dir / f"embedder.fp32.fixed{window_frames}.onnx",
@@ -107,6 +168,8 @@ def traced_graph(model: CamPlusGraph, args: tuple[torch.Tensor, ...], *, dynamic
     every graph of ours uses; the fixed twin is traced at its shape, so all of
     its shapes fold to constants.
     """
+    import torch
+
     axes = {name: dict(BATCH_FRAMES) for name in INPUTS} if dynamic else None
     if dynamic:
         axes[OUTPUTS[0]] = {0: "batch"}

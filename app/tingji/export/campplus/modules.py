@@ -15,27 +15,14 @@ Only the released configuration, `batchnorm-relu` non-linearities, is built.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .dims import BLOCKS, CamPlusDims
+
 SEG_LEN = 100  # frames per segment of the context-aware masking's segment pooling
-BLOCKS = ((12, 3, 1), (24, 3, 2), (16, 3, 2))  # (layers, kernel, dilation) of the three dense blocks
 _EPS = 1e-6  # a floor under frame counts: a fully padded row or segment gives 0, not NaN
-
-
-@dataclass(frozen=True)
-class CamPlusDims:
-    """The sizes config.yaml's `model_conf` sets (the defaults are the release's)."""
-
-    feat_dim: int = 80
-    embedding_size: int = 192
-    growth_rate: int = 32
-    bn_size: int = 4
-    init_channels: int = 128
-    m_channels: int = 32  # FCM's width (fixed in the reference)
 
 
 def _bn_relu(channels: int) -> nn.Sequential:

@@ -2,6 +2,7 @@
 
 convert.py      the conversion: the graph, tokens, manifest
 checkpoint.py   reading and checking config.yaml, tokens.json and model.pt
+dims.py         its sizes and the tensors they give (no torch)
 modules.py      token embedding + SAN-M encoder + mark classifier in PyTorch
 """
 

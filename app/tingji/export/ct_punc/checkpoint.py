@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
+import numpy as np
 
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
 from ..funasr_release import read_config, read_token_list, release_file_names
-from ..sanm import encoder_sizes
-from ..torch_state import load_state_dict
-from .modules import CtTransformer, PuncDims
+from ..sanm_dims import encoder_sizes
+from ..torch_state import read_state
+from .dims import PuncDims, expected_shapes
 
 FILES = {"tokens": ("tokenizer_conf", "token_list", "tokens.json"), "jieba": ("model_conf", "jieba_usr_dict", "")}
 REQUIRED_MARKS = ("_", "，", "。", "？")
@@ -35,7 +35,8 @@ class Checkpoint:
     tokens: list[str]
     marks: list[str]
     sentence_end_id: int
-    model: CtTransformer
+    state: dict[str, np.ndarray]
+    dims: PuncDims
     sha256: str
 
 
@@ -69,7 +70,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     tokens = read_token_list(tokens_path)
     if "<unk>" not in tokens:
         raise ModelError(messages.NOT_TOKEN_LIST, path=tokens_path, reason="no <unk> token")
-    state = load_state_dict(folder / "model.pt")
+    state = read_state(folder / "model.pt")
     embed = state.get("embed.weight")
     if embed is None:
         raise ModelError(
@@ -89,21 +90,20 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
         tokens=tokens,
         marks=[str(m) for m in marks],
         sentence_end_id=int(model_conf.get("sentence_end_id", 3)),
-        model=_build(d, state, folder / "model.pt"),
+        state=_checked(d, state, folder / "model.pt"),
+        dims=d,
         sha256=sha256_file(folder / "model.pt"),
     )
 
 
-def _build(d: PuncDims, state: dict[str, torch.Tensor], path: Path) -> CtTransformer:
-    model = CtTransformer(d)
-    expected = model.state_dict()
-    weights = {k: v.float() for k, v in state.items()}
-    missing = sorted(set(expected) - set(weights))
-    unexpected = sorted(set(weights) - set(expected))
-    wrong = [k for k in expected if k in weights and tuple(weights[k].shape) != tuple(expected[k].shape)]
+def _checked(d: PuncDims, state: dict[str, np.ndarray], path: Path) -> dict[str, np.ndarray]:
+    """`state`, once every tensor of `modules.CtTransformer(d)` is in it with its shape, and nothing else."""
+    expected = expected_shapes(d)
+    missing = sorted(set(expected) - set(state))
+    unexpected = sorted(set(state) - set(expected))
+    wrong = [k for k in expected if k in state and tuple(state[k].shape) != expected[k]]
     if missing or unexpected or wrong:
         raise ModelError(
             messages.PUNC_MISMATCH, path=path, missing=missing[:3], unexpected=unexpected[:3], wrong=wrong[:3]
         )
-    model.load_state_dict(weights, strict=True)
-    return model.eval()
+    return state

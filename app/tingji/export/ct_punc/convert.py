@@ -12,21 +12,25 @@ core says so with zeros and an empty front-end.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import onnx
-import torch
 
 from ...engine.families.ct_punc import FAMILY, NoFrontend, PunctuationSection
 from ...engine.manifest import Manifest
-from .. import folder_manifest
-from ..onnx_tools import export_graph, save_graph_files, to_int8
+from ...errors import ModelError
+from .. import folder_manifest, messages
+from ..onnx_tools import save_graph_files, to_int8
+from ..templates import GraphKey, make_graph
 from .checkpoint import is_punc_config, load_checkpoint
-from .modules import PunctuationGraph
+from .dims import PuncDims
 
 TOKENS = {0: "batch", 1: "tokens"}
+Weights = Mapping[str, np.ndarray]
 
 
 def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
@@ -43,15 +47,9 @@ def convert(
     ckpt = load_checkpoint(source)
     precision = "int8" if precision == "int8" else "fp32"
     say("exporting the punctuation graph")
-    ids = torch.randint(0, ckpt.model.dims.vocab, (2, 23))
-    mask = torch.ones(2, 23)
-    mask[1, 17:] = 0
-    graph = PunctuationGraph(ckpt.model, int8_embedding=precision == "int8")
-    proto = export_graph(graph, (ids, mask), ["ids", "mask"], ["marks"], [TOKENS, TOKENS])
-    for value in proto.graph.output:  # name the output's token axis like the inputs'
-        dims = value.type.tensor_type.shape.dim
-        if len(dims) > 1 and not dims[1].HasField("dim_value"):
-            dims[1].dim_param = "tokens"
+    int8_embedding = precision == "int8"
+    key = GraphKey(FAMILY, "punc", "fp32", {"dims": asdict(ckpt.dims), "int8_embedding": int8_embedding})
+    proto = make_graph(key, ckpt.state, punc_graph(ckpt.dims, int8_embedding, source / "model.pt"))
     if precision == "int8":
         say("quantizing the punctuation graph to int8")
         proto = to_int8(proto)
@@ -71,3 +69,33 @@ def convert(
     say("hashing files")
     source_info = {"model_pt_sha256": ckpt.sha256, "folder": source.name, "model": "CTTransformer"}
     return folder_manifest(work, FAMILY, files, (0, 0), NoFrontend(), section, source_info)
+
+
+def punc_graph(dims: PuncDims, int8_embedding: bool, path: Path) -> Callable[[Weights], onnx.ModelProto]:
+    """The torch export of the punctuation graph (token table as int8 rows with `int8_embedding`), at the
+    real length; `path` is the model.pt named when the weights do not fit the module."""
+
+    def build(weights: Weights) -> onnx.ModelProto:
+        import torch
+
+        from ..torch_export import export_graph, to_torch
+        from .modules import CtTransformer, PunctuationGraph
+
+        model = CtTransformer(dims)
+        missing, unexpected = model.load_state_dict(to_torch(weights), strict=False)
+        if missing or unexpected:  # load_checkpoint checked already; a changed definition would land here
+            raise ModelError(
+                messages.PUNC_MISMATCH, path=path, missing=missing[:3], unexpected=unexpected[:3], wrong=[]
+            )
+        ids = torch.randint(0, dims.vocab, (2, 23))
+        mask = torch.ones(2, 23)
+        mask[1, 17:] = 0
+        graph = PunctuationGraph(model.eval(), int8_embedding=int8_embedding)
+        proto = export_graph(graph, (ids, mask), ["ids", "mask"], ["marks"], [TOKENS, TOKENS])
+        for value in proto.graph.output:  # name the output's token axis like the inputs'
+            axes = value.type.tensor_type.shape.dim
+            if len(axes) > 1 and not axes[1].HasField("dim_value"):
+                axes[1].dim_param = "tokens"
+        return proto
+
+    return build

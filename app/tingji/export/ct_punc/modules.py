@@ -11,28 +11,12 @@ length, so the mask only keeps batches of different lengths exact.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 from torch import nn
 
 from ..layers import masks
-from ..sanm import SanmDims, SanmEncoder
-
-
-@dataclass(frozen=True)
-class PuncDims(SanmDims):
-    """Sizes of a CT-Transformer (config.yaml's model_conf and encoder_conf, cross-checked with model.pt)."""
-
-    input_size: int = 256  # embed_unit
-    encoder_dim: int = 256  # att_unit
-    encoder_heads: int = 8
-    encoder_ffn: int = 1024
-    encoder_blocks: int = 4
-    tp_blocks: int = 0
-    norm_eps: float = 1e-12
-    vocab: int = 272727
-    classes: int = 6
+from ..sanm import SanmEncoder
+from .dims import PuncDims
 
 
 class CtTransformer(nn.Module):

@@ -4,7 +4,7 @@ The release folder holds `config.yaml` (architecture and front-end settings),
 `model.pt` (one state dict: encoder, adaptor, CTC head and the Qwen3 LLM), the
 LLM's config and tokenizer in a `Qwen3-0.6B/` sub-folder and the CTC
 vocabulary `multilingual.tiktoken`. Only plain tensors are read from
-`model.pt` (`weights_only=True`): a checkpoint is data, never code.
+`model.pt` (`pt_reader`): a checkpoint is data, never code.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
+import numpy as np
 import yaml
 
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
-from ..sanm import encoder_sizes
-from ..torch_state import load_state_dict
-from .modules import AudioDims
+from ..sanm_dims import encoder_sizes
+from ..torch_state import read_state
+from .dims import AudioDims
 
 
 @dataclass
@@ -31,7 +31,7 @@ class Checkpoint:
 
     folder: Path
     config: dict[str, Any]
-    state: dict[str, torch.Tensor]
+    state: dict[str, np.ndarray]
     llm_dir: Path
     llm_config: dict[str, Any]
     ctc_vocab: Path | None
@@ -39,7 +39,7 @@ class Checkpoint:
 
     @property
     def dims(self) -> AudioDims:
-        return audio_dims(self.config, self.llm_config, self.state)
+        return audio_dims(self.config, self.llm_config, self.state, self.folder / "model.pt")
 
     def frontend_conf(self) -> dict[str, Any]:
         return dict(self.config.get("frontend_conf") or {})
@@ -74,7 +74,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
         raise ModelError(messages.WRONG_MODEL, path=config_path, model=repr(config.get("model")))
     llm_dir = _find_llm_dir(folder, config)
     llm_config = json.loads((llm_dir / "config.json").read_text(encoding="utf-8"))
-    state = load_state_dict(weights)
+    state = read_state(weights)
     vocab = folder / "multilingual.tiktoken"
     return Checkpoint(
         folder=folder,
@@ -87,7 +87,9 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     )
 
 
-def audio_dims(config: dict[str, Any], llm_config: dict[str, Any], state: dict[str, torch.Tensor]) -> AudioDims:
+def audio_dims(
+    config: dict[str, Any], llm_config: dict[str, Any], state: dict[str, np.ndarray], path: Path
+) -> AudioDims:
     """Architecture sizes from config.yaml, cross-checked against the tensors present."""
     enc = config.get("audio_encoder_conf") or {}
     ada = config.get("audio_adaptor_conf") or {}
@@ -115,7 +117,7 @@ def audio_dims(config: dict[str, Any], llm_config: dict[str, Any], state: dict[s
     )
     got = state.get("audio_encoder.encoders0.0.self_attn.linear_q_k_v.weight")
     if got is None:
-        raise ModelError(messages.NO_ENCODER_WEIGHTS)
+        raise ModelError(messages.NO_ENCODER_WEIGHTS, path=path)
     if tuple(got.shape) != (3 * encoder_dim, input_size):
-        raise ModelError(messages.ENCODER_SIZES, shape=tuple(got.shape))
+        raise ModelError(messages.ENCODER_SIZES, path=path, shape=tuple(got.shape))
     return dims

@@ -7,8 +7,8 @@ the prompt pieces and special tokens the engine must use.
 
 `nano_manifest` is the one writer of a Fun-ASR-Nano manifest: the converter
 and the peer-release adopter (`tingji.models.peer`) both fill a `NanoSection`
-and hand it here. This module imports torch only inside `convert`, so the
-adopter runs on an install without the export extra.
+and hand it here. Nothing here imports torch: without it the graphs come from templates
+(`export.templates`).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ...engine.families.fun_asr_nano.prompt import build_prompt, pieces_from_config
 from ...engine.families.fun_asr_nano.section import NanoCtc, NanoDecoderInfo, NanoEncoderInfo, NanoSection
 from ...engine.families.llm import SpecialTokens
@@ -30,8 +32,6 @@ from .. import messages
 from ..funasr_frontend import frontend_settings
 
 if TYPE_CHECKING:
-    import torch
-
     from .checkpoint import Checkpoint
 
 FAMILY = "fun-asr-nano"
@@ -147,7 +147,7 @@ def _frontend(conf: dict[str, Any]) -> FrontendConfig:
     return frontend_settings(conf)
 
 
-def _llm_tensors(ckpt: Checkpoint) -> dict[str, torch.Tensor]:
+def _llm_tensors(ckpt: Checkpoint) -> dict[str, np.ndarray]:
     """The Qwen3 LLM's tensors under their transformers names, from the checkpoint's `llm.` entries."""
     tensors = {k[len("llm.") :]: v for k, v in ckpt.state.items() if k.startswith("llm.")}
     if "model.embed_tokens.weight" not in tensors:

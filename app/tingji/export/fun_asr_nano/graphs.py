@@ -10,19 +10,26 @@ file instead of doubling the model's size on disk.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import numpy as np
 import onnx
-import torch
 
 from ...errors import ModelError
 from .. import messages
 from ..choices import PRECISIONS
-from ..layers import split_state
-from ..onnx_tools import BATCH_FRAMES, export_graph, for_precision, quantize_graphs, save_graph_files
-from .modules import AudioDims, CtcGraph, EncoderGraph
+from ..onnx_tools import BATCH_FRAMES, quantize_graphs, save_graph_files
+from ..templates import GraphKey, make_graph
+from ..torch_state import split_state
+from .dims import AudioDims
 
+if TYPE_CHECKING:
+    from .modules import CtcGraph, EncoderGraph
+
+FAMILY = "fun-asr-nano"
 ENCODER_INPUTS = ["lfr_feat", "mask"]
 ENCODER_OUTPUTS = ["enc_output", "adaptor_output"]
 CTC_INPUTS = ["enc_output", "mask"]
@@ -30,32 +37,78 @@ CTC_OUTPUTS = ["topk_log_probs", "topk_indices"]
 # Vocabulary rows per slice of the CTC projection: a 60 s window (1000 frames) then
 # holds [1000, 4096] floats at a time (16 MB) instead of [1000, 60515] twice (~480 MB).
 CTC_SLICE_ROWS = 4096
+# The checkpoint's top-level modules each graph is made from.
+ENCODER_PARTS = ("audio_encoder", "audio_adaptor")
+CTC_PARTS = ("ctc_decoder", "ctc")
+Weights = Mapping[str, np.ndarray]
 
 
-def build_encoder(dims: AudioDims, state: dict[str, torch.Tensor]) -> EncoderGraph:
+def build_encoder(dims: AudioDims, weights: Weights) -> EncoderGraph:
+    """The torch encoder + adaptor with the checkpoint's weights."""
+    from ..torch_export import to_torch
+    from .modules import EncoderGraph
+
     model = EncoderGraph(dims)
-    weights = {k: v.float() for k, v in split_state(state, ("audio_encoder", "audio_adaptor")).items()}
-    missing, unexpected = model.load_state_dict(weights, strict=False)
+    missing, unexpected = model.load_state_dict(to_torch(split_state(weights, ENCODER_PARTS)), strict=False)
     if missing or unexpected:
         raise ModelError(messages.ENCODER_MISMATCH, missing=missing[:3], unexpected=unexpected[:3])
     return model.eval()
 
 
-def build_ctc(
-    dims: AudioDims, state: dict[str, torch.Tensor], top_k: int, slice_rows: int = CTC_SLICE_ROWS
-) -> CtcGraph:
+def build_ctc(dims: AudioDims, weights: Weights, top_k: int, slice_rows: int = CTC_SLICE_ROWS) -> CtcGraph:
+    """The torch CTC head with the checkpoint's weights, its projection computed in slices."""
+    from ..torch_export import to_torch
+    from .modules import CtcGraph
+
     model = CtcGraph(dims, top_k=top_k)
-    weights = {k: v.float() for k, v in split_state(state, ("ctc_decoder", "ctc")).items()}
-    missing, unexpected = model.load_state_dict(weights, strict=False)
+    missing, unexpected = model.load_state_dict(to_torch(split_state(weights, CTC_PARTS)), strict=False)
     if missing or unexpected:
         raise ModelError(messages.CTC_MISMATCH, missing=missing[:3], unexpected=unexpected[:3])
     model.slice_projection(slice_rows)
     return model.eval()
 
 
+def encoder_graph(dims: AudioDims, precision: str, frames: int | None) -> Callable[[Weights], onnx.ModelProto]:
+    """The torch export of encoder + adaptor: symbolic batch and frames, or fixed at `frames` (one row)."""
+
+    def build(weights: Weights) -> onnx.ModelProto:
+        import torch
+
+        from ..torch_export import export_graph, for_precision
+
+        model = for_precision(build_encoder(dims, weights), precision)
+        if frames is not None:
+            args = (torch.randn(1, frames, dims.input_size), torch.ones(1, frames))
+            return export_graph(model, args, ENCODER_INPUTS, ENCODER_OUTPUTS, None)
+        # Example inputs with T > 1 and B > 1 so nothing specialises on 1.
+        mask = torch.ones(2, 37)
+        mask[1, 30:] = 0
+        args = (torch.randn(2, 37, dims.input_size), mask)
+        return export_graph(model, args, ENCODER_INPUTS, ENCODER_OUTPUTS, [BATCH_FRAMES] * 2)
+
+    return build
+
+
+def ctc_graph(dims: AudioDims, precision: str, top_k: int, slice_rows: int) -> Callable[[Weights], onnx.ModelProto]:
+    """The torch export of the CTC head: top-k log-probabilities, the projection in slices."""
+
+    def build(weights: Weights) -> onnx.ModelProto:
+        import torch
+
+        from ..torch_export import export_graph, for_precision
+
+        model = for_precision(build_ctc(dims, weights, top_k, slice_rows), precision)
+        mask = torch.ones(2, 37)
+        mask[1, 30:] = 0
+        args = (torch.randn(2, 37, dims.encoder_dim), mask)
+        return export_graph(model, args, CTC_INPUTS, CTC_OUTPUTS, [BATCH_FRAMES] * 2)
+
+    return build
+
+
 def export_audio(
     dims: AudioDims,
-    state: dict[str, torch.Tensor],
+    state: Weights,
     out_dir: Path,
     *,
     precision: str = "fp32",
@@ -73,25 +126,23 @@ def export_audio(
     out_dir.mkdir(parents=True, exist_ok=True)
     if precision not in PRECISIONS:
         raise ModelError(messages.UNKNOWN_PRECISION, precision=precision, choices=", ".join(PRECISIONS))
-    encoder = for_precision(build_encoder(dims, state), precision)
-    # Example inputs with T > 1 and B > 1 so nothing specialises on 1.
-    feat = torch.randn(2, 37, dims.input_size)
-    mask = torch.ones(2, 37)
-    mask[1, 30:] = 0
+    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs below
+    # The encoder's graph is the same with or without a CTC head (the Hugging Face and ModelScope copies).
+    config = {"dims": {k: v for k, v in asdict(dims).items() if not k.startswith("ctc_")}}
+    encoder = split_state(state, ENCODER_PARTS)
     say("exporting encoder (dynamic shapes)")
     graphs: dict[str, onnx.ModelProto] = {
-        "encoder": export_graph(encoder, (feat, mask), ENCODER_INPUTS, ENCODER_OUTPUTS, [BATCH_FRAMES] * 2)
+        "encoder": make_graph(GraphKey(FAMILY, "encoder", made, config), encoder, encoder_graph(dims, made, None))
     }
     if fixed:
         say(f"exporting encoder (fixed {window_frames} frames)")
-        args = (torch.randn(1, window_frames, dims.input_size), torch.ones(1, window_frames))
-        graphs["encoder_fixed"] = export_graph(encoder, args, ENCODER_INPUTS, ENCODER_OUTPUTS, None)
-    del encoder
+        key = GraphKey(FAMILY, "encoder_fixed", made, {**config, "frames": window_frames})
+        graphs["encoder_fixed"] = make_graph(key, encoder, encoder_graph(dims, made, window_frames))
     if dims.has_ctc:
         say("exporting CTC head")
-        ctc = for_precision(build_ctc(dims, state, ctc_top_k), precision)
-        args = (torch.randn(2, 37, dims.encoder_dim), mask)
-        graphs["ctc"] = export_graph(ctc, args, CTC_INPUTS, CTC_OUTPUTS, [BATCH_FRAMES] * 2)
+        key = GraphKey(FAMILY, "ctc", made, {"dims": asdict(dims), "top_k": ctc_top_k, "slice_rows": CTC_SLICE_ROWS})
+        ctc = split_state(state, CTC_PARTS)
+        graphs["ctc"] = make_graph(key, ctc, ctc_graph(dims, made, ctc_top_k, CTC_SLICE_ROWS))
     graphs = quantize_graphs(graphs, precision, say)
     paths = {
         "encoder": out_dir / f"encoder.{precision}.onnx",

@@ -9,7 +9,9 @@ missing one of them, holding the wrong file under one of the names, or
 whose config names a part Tingji does not implement (another predictor, a
 SeACo or streaming model) is refused with one line naming the file, before
 anything is written. Only plain tensors are read from `model.pt`
-(`weights_only=True`).
+(`pt_reader`, without torch): a checkpoint is data, never code. Every tensor
+the graphs need is checked for its place and shape here, against the sizes
+alone (`dims.expected_shapes`), so no module is built before the export.
 """
 
 from __future__ import annotations
@@ -18,16 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
+import numpy as np
 
 from ...engine.frontend import Cmvn
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
 from ..funasr_release import check_cmvn_width, read_cmvn, read_config, read_token_list, release_paths
-from ..sanm import encoder_sizes
-from ..torch_state import load_state_dict
-from .modules import Paraformer, ParaformerDims
+from ..sanm_dims import encoder_sizes
+from ..torch_state import read_state
+from .dims import ParaformerDims, expected_shapes
 
 # model class -> (variant, its predictor class)
 MODELS = {"Paraformer": ("plain", "CifPredictorV2"), "BiCifParaformer": ("bicif", "CifPredictorV3")}
@@ -45,12 +47,9 @@ class Checkpoint:
     cmvn_path: Path
     cmvn: Cmvn
     tokens: list[str]
-    model: Paraformer
+    state: dict[str, np.ndarray]  # every tensor of `modules.Paraformer(dims)`, checked
+    dims: ParaformerDims
     sha256: str
-
-    @property
-    def dims(self) -> ParaformerDims:
-        return self.model.dims
 
     def frontend_conf(self) -> dict[str, Any]:
         return dict(self.config.get("frontend_conf") or {})
@@ -75,7 +74,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     paths = release_paths(folder, FILES, ("cmvn", "tokens"), messages.PARAFORMER_INCOMPLETE)
     cmvn = read_cmvn(paths["cmvn"])
     tokens = read_token_list(paths["tokens"])
-    state = load_state_dict(folder / "model.pt")
+    state = read_state(folder / "model.pt")
     dims = paraformer_dims(config, variant, state, folder / "model.pt")
     if len(tokens) != dims.vocab:
         raise ModelError(messages.PARAFORMER_VOCAB, path=paths["tokens"], tokens=len(tokens), outputs=dims.vocab)
@@ -87,7 +86,8 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
         cmvn_path=paths["cmvn"],
         cmvn=cmvn,
         tokens=tokens,
-        model=build_model(dims, state, folder / "model.pt", str(config["model"])),
+        state=checked_state(dims, state, folder / "model.pt", str(config["model"])),
+        dims=dims,
         sha256=sha256_file(folder / "model.pt"),
     )
 
@@ -142,7 +142,7 @@ REQUIRED_TENSORS = (
 )
 
 
-def paraformer_dims(config: dict[str, Any], variant: str, state: dict[str, torch.Tensor], path: Path) -> ParaformerDims:
+def paraformer_dims(config: dict[str, Any], variant: str, state: dict[str, np.ndarray], path: Path) -> ParaformerDims:
     """Architecture sizes from config.yaml, cross-checked against the tensors of model.pt."""
     for name in REQUIRED_TENSORS:
         if name not in state:
@@ -190,17 +190,16 @@ def paraformer_dims(config: dict[str, Any], variant: str, state: dict[str, torch
     return d
 
 
-def build_model(d: ParaformerDims, state: dict[str, torch.Tensor], path: Path, name: str) -> Paraformer:
-    """Our module with the checkpoint's weights; every tensor must have its place and its shape.
+def checked_state(d: ParaformerDims, state: dict[str, np.ndarray], path: Path, name: str) -> dict[str, np.ndarray]:
+    """The tensors of `modules.Paraformer(d)`; every one must be in `state` with its shape, and nothing else.
 
     funasr's CTC head (when a config trains one) is not used at inference and is left out.
     """
-    model = Paraformer(d)
-    weights = {k: v.float() for k, v in state.items() if not k.startswith("ctc.")}
-    expected = model.state_dict()
+    weights = {k: v for k, v in state.items() if not k.startswith("ctc.")}
+    expected = expected_shapes(d)
     missing = sorted(set(expected) - set(weights))
     unexpected = sorted(set(weights) - set(expected))
-    wrong = [k for k in expected if k in weights and tuple(weights[k].shape) != tuple(expected[k].shape)]
+    wrong = [k for k in expected if k in weights and tuple(weights[k].shape) != expected[k]]
     if missing or unexpected:
         raise ModelError(
             messages.PARAFORMER_MISMATCH, path=path, model=name, missing=missing[:3], unexpected=unexpected[:3]
@@ -211,7 +210,6 @@ def build_model(d: ParaformerDims, state: dict[str, torch.Tensor], path: Path, n
             path=path,
             tensor=wrong[0],
             found=list(weights[wrong[0]].shape),
-            expected=list(expected[wrong[0]].shape),
+            expected=list(expected[wrong[0]]),
         )
-    model.load_state_dict(weights, strict=True)
-    return model.eval()
+    return weights

@@ -27,9 +27,8 @@ from ...engine.manifest import Manifest
 from .. import folder_manifest
 from ..funasr_frontend import frontend_settings
 from .checkpoint import is_paraformer_config, load_checkpoint
-from .graphs import export_graphs
+from .graphs import FAMILY, export_graphs
 
-FAMILY = "paraformer"
 WINDOW_SECONDS = 60
 WINDOW_REASON = (
     "60 s: FunASR's own long-audio pipeline cuts at most 60 s segments for Paraformer-zh "
@@ -74,7 +73,9 @@ def convert(
         ),
         window_reason=WINDOW_REASON,
     )
-    files = export_graphs(ckpt.model, work, precision=precision, window_frames=window_frames, fixed=fixed, say=say)
+    files = export_graphs(
+        ckpt.dims, ckpt.state, work, precision=precision, window_frames=window_frames, fixed=fixed, say=say
+    )
     shutil.copyfile(ckpt.cmvn_path, work / "am.mvn")
     files["cmvn"] = work / "am.mvn"
     (work / "tokens.json").write_text(json.dumps(ckpt.tokens, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -19,19 +19,26 @@ it (free dimension override) to a slot bucket as it pins "frames".
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
 import onnx
-import torch
 
-from ..onnx_tools import BATCH_FRAMES, OPSET, export_graph, for_precision, save_graph_files, to_int8
-from .modules import DecoderGraph, EncoderGraph, Paraformer, TimestampGraph
+from ..onnx_tools import BATCH_FRAMES, OPSET, quantize_graphs, save_graph_files, to_int8
+from ..templates import GraphKey, make_graph
+from ..torch_state import split_state
+from .dims import ParaformerDims
 
+FAMILY = "paraformer"
 ENCODER_INPUTS, ENCODER_OUTPUTS = ["speech", "mask"], ["enc", "alphas"]
 DECODER_INPUTS, DECODER_OUTPUTS = ["enc", "mask", "acoustic", "slot_mask"], ["log_probs", "ids"]
 TIMESTAMP_INPUTS, TIMESTAMP_OUTPUTS = ["enc"], ["weights"]
 SLOTS = {0: "batch", 1: "tokens"}
+# Each graph's checkpoint tensors, by their top-level module.
+PARTS = {"encoder": ("encoder", "predictor"), "decoder": ("decoder",), "timestamp": ("predictor",)}
+Weights = Mapping[str, np.ndarray]
 
 
 def _name_output_axis(proto: onnx.ModelProto, axis: int, label: str) -> None:
@@ -42,46 +49,125 @@ def _name_output_axis(proto: onnx.ModelProto, axis: int, label: str) -> None:
             dims[axis].dim_param = label
 
 
-def _export_timestamp_head(head: TimestampGraph, dim: int) -> onnx.ModelProto:
-    """The timestamp head through torch's TorchScript exporter.
+def encoder_graph(dims: ParaformerDims, precision: str, frames: int | None) -> Callable[[Weights], onnx.ModelProto]:
+    """The torch export of encoder + CIF weights: symbolic batch and frames, or fixed at `frames` (one row)."""
+
+    def build(weights: Weights) -> onnx.ModelProto:
+        import torch
+
+        from ..torch_export import export_graph, for_precision, to_torch
+        from .modules import EncoderGraph
+
+        model = EncoderGraph(dims)
+        model.load_state_dict(to_torch(weights), strict=True)
+        model = for_precision(model.eval(), precision)
+        if frames is not None:
+            args = (torch.randn(1, frames, dims.input_size), torch.ones(1, frames))
+            return export_graph(model, args, ENCODER_INPUTS, ENCODER_OUTPUTS, None)
+        # Examples with T > 1 and B > 1, so nothing specialises on them.
+        mask = torch.ones(2, 37)
+        mask[1, 30:] = 0
+        args = (torch.randn(2, 37, dims.input_size), mask)
+        return export_graph(model, args, ENCODER_INPUTS, ENCODER_OUTPUTS, [BATCH_FRAMES, BATCH_FRAMES])
+
+    return build
+
+
+def decoder_graph(dims: ParaformerDims, precision: str, frames: int | None) -> Callable[[Weights], onnx.ModelProto]:
+    """The torch export of the decoder: symbolic batch, frames and slots, or fixed at `frames` and
+    `frames + 1` slots (one row). In fp16 its weights are fp16 and its inputs cast inside the graph."""
+
+    def build(weights: Weights) -> onnx.ModelProto:
+        import torch
+
+        from ..torch_export import export_graph, to_torch
+        from .modules import DecoderGraph
+
+        model = DecoderGraph(dims)
+        model.load_state_dict(to_torch(weights), strict=True)
+        model.eval()
+        if precision == "fp16":
+            model.decoder.half()
+        d = dims.encoder_dim
+        if frames is not None:
+            args = (
+                torch.randn(1, frames, d),
+                torch.ones(1, frames),
+                torch.randn(1, frames + 1, d),
+                torch.ones(1, frames + 1),
+            )
+            return export_graph(model, args, DECODER_INPUTS, DECODER_OUTPUTS, None)
+        # Examples with T, N > 1, B > 1 and N != T, so nothing specialises on them.
+        mask = torch.ones(2, 37)
+        mask[1, 30:] = 0
+        slots = torch.ones(2, 11)
+        slots[1, 7:] = 0
+        args = (torch.randn(2, 37, d), mask, torch.randn(2, 11, d), slots)
+        proto = export_graph(model, args, DECODER_INPUTS, DECODER_OUTPUTS, [BATCH_FRAMES, BATCH_FRAMES, SLOTS, SLOTS])
+        _name_output_axis(proto, 1, "tokens")
+        return proto
+
+    return build
+
+
+def timestamp_graph(dims: ParaformerDims) -> Callable[[Weights], onnx.ModelProto]:
+    """The timestamp head (fp32) through torch's TorchScript exporter.
 
     Both exporters give the same graph (one ONNX LSTM node, no loop), but the
     torch.export path spends ~50 s tracing a one-layer LSTM even at test
     sizes, where this takes about one. The head runs on the CPU only, so the
     DirectML rules the rest of the export follows do not apply to it.
     """
-    import io
-    import warnings
 
-    buf = io.BytesIO()
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            head,
-            (torch.randn(1, 37, dim),),
-            buf,
-            dynamo=False,
-            opset_version=OPSET,
-            input_names=TIMESTAMP_INPUTS,
-            output_names=TIMESTAMP_OUTPUTS,
-            dynamic_axes={"enc": BATCH_FRAMES, "weights": {0: "batch", 1: "upsampled"}},
-        )
-    return onnx.load_from_string(buf.getvalue())
+    def build(weights: Weights) -> onnx.ModelProto:
+        import io
+        import warnings
+
+        import torch
+
+        from ..torch_export import to_torch
+        from .modules import TimestampGraph
+
+        head = TimestampGraph(dims)
+        head.load_state_dict(to_torch(weights), strict=True)
+        head.eval()
+        buf = io.BytesIO()
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                head,
+                (torch.randn(1, 37, dims.encoder_dim),),
+                buf,
+                dynamo=False,
+                opset_version=OPSET,
+                input_names=TIMESTAMP_INPUTS,
+                output_names=TIMESTAMP_OUTPUTS,
+                dynamic_axes={"enc": BATCH_FRAMES, "weights": {0: "batch", 1: "upsampled"}},
+            )
+        return onnx.load_from_string(buf.getvalue())
+
+    return build
 
 
 def export_graphs(
-    model: Paraformer, out_dir: Path, *, precision: str, window_frames: int, fixed: bool, say: Callable[[str], None]
+    dims: ParaformerDims,
+    state: Weights,
+    out_dir: Path,
+    *,
+    precision: str,
+    window_frames: int,
+    fixed: bool,
+    say: Callable[[str], None],
 ) -> dict[str, Path]:
-    """Every graph of the model (with `fixed`, the static twins too); returns {role: path}.
-
-    The order matters: the timestamp head first (from fp32 weights), then the graphs that
-    `precision` may turn to fp16 in place.
-    """
-    d = model.dims.encoder_dim
+    """Every graph of the model (with `fixed`, the static twins too) from the checkpoint's tensors;
+    returns {role: path}."""
+    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs below
+    config = {"dims": asdict(dims)}
     files: dict[str, Path] = {}
-    if model.dims.timestamp_head:
+    if dims.timestamp_head:
         say("exporting the timestamp head (dynamic shapes)")
-        proto = _export_timestamp_head(TimestampGraph(model), d)
+        key = GraphKey(FAMILY, "timestamp", "fp32", config)
+        proto = make_graph(key, split_state(state, PARTS["timestamp"]), timestamp_graph(dims))
         # Its LSTM is a matrix-vector product per upsampled frame and direction: int8 weights are
         # a quarter of the bytes to read each step and use the CPU's int8 dot products. ONNX
         # Runtime has no fp16 LSTM on the CPU, so the fp16 export keeps the head fp32.
@@ -95,52 +181,26 @@ def export_graphs(
             "timestamp_data",
             out_dir / f"timestamp.{head}.data",
         )
-    if precision == "fp16":
-        model.decoder.half()
-    # Examples with T, N > 1, B > 1 and N != T, so nothing specialises on them.
-    mask = torch.ones(2, 37)
-    mask[1, 30:] = 0
-    slots = torch.ones(2, 11)
-    slots[1, 7:] = 0
-    decoder = DecoderGraph(model)
+
+    weights = split_state(state, PARTS["decoder"])
     say("exporting the decoder (dynamic shapes)")
-    graphs = {
-        "decoder": export_graph(
-            decoder,
-            (torch.randn(2, 37, d), mask, torch.randn(2, 11, d), slots),
-            DECODER_INPUTS,
-            DECODER_OUTPUTS,
-            [BATCH_FRAMES, BATCH_FRAMES, SLOTS, SLOTS],
-        )
-    }
-    _name_output_axis(graphs["decoder"], 1, "tokens")
+    key = GraphKey(FAMILY, "decoder", made, config)
+    graphs = {"decoder": make_graph(key, weights, decoder_graph(dims, made, None))}
     if fixed:
         say(f"exporting the decoder (fixed {window_frames} frames, {window_frames + 1} token slots)")
-        args = (
-            torch.randn(1, window_frames, d),
-            torch.ones(1, window_frames),
-            torch.randn(1, window_frames + 1, d),
-            torch.ones(1, window_frames + 1),
-        )
-        graphs["decoder_fixed"] = export_graph(decoder, args, DECODER_INPUTS, DECODER_OUTPUTS, None)
+        key = GraphKey(FAMILY, "decoder_fixed", made, {**config, "frames": window_frames, "slots": window_frames + 1})
+        graphs["decoder_fixed"] = make_graph(key, weights, decoder_graph(dims, made, window_frames))
     files |= _save(graphs, out_dir, "decoder", precision, f"fixed{window_frames}x{window_frames + 1}", say)
-    del graphs, decoder
+    del graphs
 
-    encoder = for_precision(EncoderGraph(model), precision)
+    weights = split_state(state, PARTS["encoder"])
     say("exporting the encoder + CIF weights (dynamic shapes)")
-    graphs = {
-        "encoder": export_graph(
-            encoder,
-            (torch.randn(2, 37, model.dims.input_size), mask),
-            ENCODER_INPUTS,
-            ENCODER_OUTPUTS,
-            [BATCH_FRAMES, BATCH_FRAMES],
-        )
-    }
+    key = GraphKey(FAMILY, "encoder", made, config)
+    graphs = {"encoder": make_graph(key, weights, encoder_graph(dims, made, None))}
     if fixed:
         say(f"exporting the encoder + CIF weights (fixed {window_frames} frames)")
-        args = (torch.randn(1, window_frames, model.dims.input_size), torch.ones(1, window_frames))
-        graphs["encoder_fixed"] = export_graph(encoder, args, ENCODER_INPUTS, ENCODER_OUTPUTS, None)
+        key = GraphKey(FAMILY, "encoder_fixed", made, {**config, "frames": window_frames})
+        graphs["encoder_fixed"] = make_graph(key, weights, encoder_graph(dims, made, window_frames))
     files |= _save(graphs, out_dir, "encoder", precision, f"fixed{window_frames}", say)
     return files
 
@@ -148,10 +208,7 @@ def export_graphs(
 def _save(
     graphs: dict[str, onnx.ModelProto], out_dir: Path, name: str, precision: str, fixed_tag: str, say
 ) -> dict[str, Path]:
-    if precision == "int8":
-        for role in list(graphs):
-            say(f"quantizing {role} to int8")
-            graphs[role] = to_int8(graphs[role])
+    graphs = quantize_graphs(graphs, precision, say)
     paths = {
         name: out_dir / f"{name}.{precision}.onnx",
         f"{name}_fixed": out_dir / f"{name}.{precision}.{fixed_tag}.onnx",

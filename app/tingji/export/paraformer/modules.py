@@ -27,38 +27,13 @@ being known in advance:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from ..layers import MASK_BIAS, layer_norm, masks
-from ..sanm import SanmDims, SanmEncoder
-
-FUNASR_NORM_EPS = 1e-12  # funasr.models.transformer.layer_norm.LayerNorm
-
-
-@dataclass(frozen=True)
-class ParaformerDims(SanmDims):
-    """Sizes of a Paraformer / BiCifParaformer (read from a checkpoint's config.yaml and tensors)."""
-
-    tp_blocks: int = 0
-    norm_eps: float = FUNASR_NORM_EPS
-    vocab: int = 8404
-    decoder_blocks: int = 16  # att_layer_num: blocks with FSMN + cross-attention
-    decoder_heads: int = 4
-    decoder_ffn: int = 2048
-    decoder_kernel: int = 11
-    decoder_sanm_shift: int = 0
-    predictor_left: int = 1  # l_order
-    predictor_right: int = 1  # r_order
-    smooth_factor: float = 1.0
-    noise_threshold: float = 0.0
-    timestamp_head: bool = False  # CifPredictorV3's upsample + BLSTM head (BiCifParaformer)
-    upsample_times: int = 3
-    smooth_factor2: float = 0.25
-    noise_threshold2: float = 0.01
+from ..sanm import SanmEncoder
+from .dims import ParaformerDims
 
 
 class Predictor(nn.Module):
@@ -197,7 +172,7 @@ class Decoder(nn.Module):
 
 
 class Paraformer(nn.Module):
-    """All the parts under their checkpoint names; the graphs below each use some of them."""
+    """All the parts under their checkpoint names (the tiny checkpoints are made from its state dict)."""
 
     def __init__(self, d: ParaformerDims) -> None:
         super().__init__()
@@ -208,12 +183,15 @@ class Paraformer(nn.Module):
 
 
 class EncoderGraph(nn.Module):
-    """(speech [B,T,D_in], mask [B,T]) -> (encoder states [B,T,D] zero on padding, alphas [B,T])."""
+    """(speech [B,T,D_in], mask [B,T]) -> (encoder states [B,T,D] zero on padding, alphas [B,T]).
 
-    def __init__(self, model: Paraformer) -> None:
+    Its state dict is the checkpoint's `encoder.*` and `predictor.*` tensors.
+    """
+
+    def __init__(self, d: ParaformerDims) -> None:
         super().__init__()
-        self.encoder = model.encoder
-        self.predictor = model.predictor
+        self.encoder = SanmEncoder(d)
+        self.predictor = Predictor(d)
 
     def forward(self, speech: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         keep, bias = masks(mask, speech.dtype)
@@ -222,11 +200,14 @@ class EncoderGraph(nn.Module):
 
 
 class DecoderGraph(nn.Module):
-    """(enc [B,T,D], mask [B,T], acoustic [B,N,D], slot_mask [B,N]) -> (best log-prob [B,N], best id [B,N])."""
+    """(enc [B,T,D], mask [B,T], acoustic [B,N,D], slot_mask [B,N]) -> (best log-prob [B,N], best id [B,N]).
 
-    def __init__(self, model: Paraformer) -> None:
+    Its state dict is the checkpoint's `decoder.*` tensors.
+    """
+
+    def __init__(self, d: ParaformerDims) -> None:
         super().__init__()
-        self.decoder = model.decoder
+        self.decoder = Decoder(d)
 
     def forward(
         self, enc: torch.Tensor, mask: torch.Tensor, acoustic: torch.Tensor, slot_mask: torch.Tensor
@@ -240,11 +221,14 @@ class DecoderGraph(nn.Module):
 
 
 class TimestampGraph(nn.Module):
-    """(enc [1,T,D]) -> upsampled timestamp weights [1, 3T] (BiCifParaformer; always the real length)."""
+    """(enc [1,T,D]) -> upsampled timestamp weights [1, 3T] (BiCifParaformer; always the real length).
 
-    def __init__(self, model: Paraformer) -> None:
+    Its state dict is the checkpoint's `predictor.*` tensors.
+    """
+
+    def __init__(self, d: ParaformerDims) -> None:
         super().__init__()
-        self.predictor = model.predictor
+        self.predictor = Predictor(d)
 
     def forward(self, enc: torch.Tensor) -> torch.Tensor:
         return self.predictor.timestamp_alphas(enc)

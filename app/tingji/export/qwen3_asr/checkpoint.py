@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
+import numpy as np
 
 from ...engine.languages import NAMES
 from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
-from ..safetensors_file import load_checkpoint_tensors
-from .modules import EncoderDims
+from ..safetensors_file import load_checkpoint_arrays
+from .dims import EncoderDims
 
 AUDIO_PREFIX = "thinker.audio_tower."
 LLM_PREFIX = "thinker."
@@ -47,7 +47,7 @@ class Checkpoint:
     config: dict[str, Any]
     audio_config: dict[str, Any]
     text_config: dict[str, Any]
-    state: dict[str, torch.Tensor]
+    state: dict[str, np.ndarray]  # views of the memory-mapped safetensors (bf16 as ml_dtypes.bfloat16)
     added_tokens: dict[str, int]  # content -> id
     eos_ids: list[int]
     weights: list[Path]
@@ -148,7 +148,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
         raise ModelError(
             messages.AUDIO_PAD_MISMATCH, folder=folder, config_id=pad, tokenizer_id=tokens["<|audio_pad|>"]
         )
-    state, weights = load_checkpoint_tensors(folder)
+    state, weights = load_checkpoint_arrays(folder)
     return Checkpoint(
         folder=folder,
         config=config,
@@ -203,11 +203,11 @@ def encoder_dims(ckpt: Checkpoint) -> EncoderDims:
     return dims
 
 
-def audio_tensors(ckpt: Checkpoint) -> dict[str, torch.Tensor]:
+def audio_tensors(ckpt: Checkpoint) -> dict[str, np.ndarray]:
     return {k[len(AUDIO_PREFIX) :]: v for k, v in ckpt.state.items() if k.startswith(AUDIO_PREFIX)}
 
 
-def llm_tensors(ckpt: Checkpoint) -> dict[str, torch.Tensor]:
+def llm_tensors(ckpt: Checkpoint) -> dict[str, np.ndarray]:
     """The Qwen3 LLM's tensors under their transformers names (`model.*`, `lm_head.weight` when untied)."""
     tensors = {
         k[len(LLM_PREFIX) :]: v
@@ -219,9 +219,19 @@ def llm_tensors(ckpt: Checkpoint) -> dict[str, torch.Tensor]:
         raise ModelError(messages.QWEN3_ASR_NO_LLM, folder=ckpt.folder)
     head = tensors.pop("lm_head.weight", None)
     # A tied release stores the embedding twice; an untied one needs its own output matrix.
-    if head is not None and not torch.equal(head, embed):
+    if head is not None and not same_values(head, embed):
         tensors["lm_head.weight"] = head
     return tensors
+
+
+def same_values(a: np.ndarray, b: np.ndarray, rows: int = 4096) -> bool:
+    """Equal shapes and equal values (as torch.equal: NaN equals nothing, -0 equals 0), compared in
+    blocks of rows so a 151936-row embedding never needs a full-size temporary."""
+    if a.shape != b.shape:
+        return False
+    if a.ndim == 0:
+        return bool(a == b)
+    return all(np.array_equal(a[i : i + rows], b[i : i + rows]) for i in range(0, a.shape[0], rows))
 
 
 def language_codes(names: list[str]) -> dict[str, str]:

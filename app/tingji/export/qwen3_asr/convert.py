@@ -4,7 +4,8 @@ Output: the audio tower as ONNX (real-length graph + fixed 60 s twin sharing
 one weight file), the Qwen3 LLM and its tokenizer as GGUF, and a manifest
 whose `qwen3-asr` section carries what the engine needs: the model's
 languages (the GUI lists them), its special token ids and stop ids, and the
-prompt pieces.
+prompt pieces. Nothing here imports torch: the checkpoint is read as NumPy, and
+without torch the graphs come from templates (`export.templates`).
 """
 
 from __future__ import annotations
@@ -30,9 +31,8 @@ from .checkpoint import (
     load_checkpoint,
     tokenizer_json,
 )
-from .graphs import INPUTS, OUTPUTS, export_encoder
+from .graphs import FAMILY, INPUTS, OUTPUTS, export_encoder
 
-FAMILY = "qwen3-asr"
 WINDOW_SECONDS = 60
 
 

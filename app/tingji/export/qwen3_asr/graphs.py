@@ -5,34 +5,65 @@ Inputs `mel` [batch, frames, n_mels] (the engine's log-mel, any length) and
 tokens, llm_dim] with the valid rows first (see `modules.py`). The fixed
 graph is fully static at 6000 frames (60 s: 60 chunks, 780 audio rows, the
 attention in 8 windows of 104). Both graphs hold the same weights, written
-once to a shared data file.
+once to a shared data file. Without torch both come from templates (`export.templates`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from pathlib import Path
 
+import numpy as np
 import onnx
-import torch
 
 from ...errors import ModelError
 from .. import messages
-from ..onnx_tools import BATCH_FRAMES, export_graph, for_precision, quantize_graphs, save_graph_files
+from ..onnx_tools import BATCH_FRAMES, quantize_graphs, save_graph_files
+from ..templates import GraphKey, make_graph
+from .dims import CONV_PARTS, EncoderDims, tower_tensors
 from .int8_conv import convs_to_int8
-from .modules import AudioTower, EncoderDims
 
+FAMILY = "qwen3-asr"
 INPUTS = ["mel", "mask"]
 OUTPUTS = ["audio_rows"]
+Weights = Mapping[str, np.ndarray]
 
 
-def build_tower(dims: EncoderDims, tensors: dict[str, torch.Tensor]) -> AudioTower:
-    model = AudioTower(dims)
-    weights = {k: v.float() for k, v in tensors.items()}
-    missing, unexpected = model.load_state_dict(weights, strict=False)
+def check_tensors(dims: EncoderDims, tensors: Weights) -> None:
+    """The audio tower's tensors are exactly those the tower of `dims` loads (with or without torch)."""
+    expected = tower_tensors(dims)
+    missing, unexpected = sorted(expected - set(tensors)), sorted(set(tensors) - expected)
     if missing or unexpected:
         raise ModelError(messages.AUDIO_TOWER_MISMATCH, missing=missing[:3], unexpected=unexpected[:3])
-    return model.eval()
+
+
+def encoder_graph(dims: EncoderDims, precision: str, frames: int | None) -> Callable[[Weights], onnx.ModelProto]:
+    """The torch export of the audio tower: symbolic batch and frames, or fixed at `frames` (one row)."""
+
+    def build(weights: Weights) -> onnx.ModelProto:
+        import torch
+
+        from ..torch_export import export_graph, for_precision, to_torch
+        from .modules import AudioTower
+
+        model = AudioTower(dims)
+        missing, unexpected = model.load_state_dict(to_torch(weights), strict=False)
+        if missing or unexpected:
+            raise ModelError(messages.AUDIO_TOWER_MISMATCH, missing=missing[:3], unexpected=unexpected[:3])
+        model = for_precision(model.eval(), precision)
+        if frames is not None:
+            args = (torch.randn(1, frames, dims.n_mels), torch.ones(1, frames))
+            return export_graph(model, args, INPUTS, OUTPUTS, None)
+        # Two rows and a length that is not a whole number of chunks, so nothing specialises.
+        mel = torch.randn(2, 2 * dims.chunk_frames + 37, dims.n_mels)
+        mask = torch.ones(2, mel.shape[1])
+        mask[1, 150:] = 0
+        proto = export_graph(model, (mel, mask), INPUTS, OUTPUTS, [BATCH_FRAMES] * 2)
+        _name_token_axis(proto)
+        return proto
+
+    return build
 
 
 def conv_inputs(dims: EncoderDims) -> dict[str, tuple[int, int]]:
@@ -51,7 +82,7 @@ def _name_token_axis(proto: onnx.ModelProto) -> None:
 
 def export_encoder(
     dims: EncoderDims,
-    tensors: dict[str, torch.Tensor],
+    tensors: Weights,
     out_dir: Path,
     *,
     precision: str,
@@ -59,21 +90,22 @@ def export_encoder(
     fixed: bool = True,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Path]:
-    """Write `encoder` (+ `encoder_fixed`) and their shared `encoder_data`; returns {role: path}."""
+    """Write `encoder` (+ `encoder_fixed`) and their shared `encoder_data`; returns {role: path}.
+
+    `tensors` are the audio tower's (`checkpoint.audio_tensors`, NumPy); the graphs come from the
+    torch exporter or, without torch, from its templates (`export.templates`).
+    """
     say = progress or (lambda _msg: None)
-    model = for_precision(build_tower(dims, tensors), precision)
-    # Two rows and a length that is not a whole number of chunks, so nothing specialises.
-    mel = torch.randn(2, 2 * dims.chunk_frames + 37, dims.n_mels)
-    mask = torch.ones(2, mel.shape[1])
-    mask[1, 150:] = 0
+    check_tensors(dims, tensors)
+    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs below
+    config = {"dims": asdict(dims), "conv_parts": CONV_PARTS}
     say("exporting audio encoder (dynamic shapes)")
-    graphs = {"encoder": export_graph(model, (mel, mask), INPUTS, OUTPUTS, [BATCH_FRAMES] * 2)}
-    _name_token_axis(graphs["encoder"])
+    key = GraphKey(FAMILY, "encoder", made, config)
+    graphs = {"encoder": make_graph(key, tensors, encoder_graph(dims, made, None))}
     if fixed:
         say(f"exporting audio encoder (fixed {window_frames} frames)")
-        args = (torch.randn(1, window_frames, dims.n_mels), torch.ones(1, window_frames))
-        graphs["encoder_fixed"] = export_graph(model, args, INPUTS, OUTPUTS, None)
-    del model
+        key = GraphKey(FAMILY, "encoder_fixed", made, {**config, "frames": window_frames})
+        graphs["encoder_fixed"] = make_graph(key, tensors, encoder_graph(dims, made, window_frames))
     graphs = quantize_graphs(graphs, precision, say)
     if precision == "int8":
         say("rewriting the encoder's convolutions as int8 matrix products")

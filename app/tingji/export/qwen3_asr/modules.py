@@ -29,42 +29,13 @@ fixed 60 s input gives exactly the unpadded result.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from ..layers import MASK_BIAS, layer_norm
-
-CONV_PARTS = 32  # slices the chunk batch is convolved in (peak memory; see AudioTower.forward)
-
-
-@dataclass(frozen=True)
-class EncoderDims:
-    """The sizes of a Qwen3-ASR audio tower (the checkpoint's `thinker_config.audio_config`)."""
-
-    n_mels: int = 128
-    d_model: int = 896
-    layers: int = 18
-    heads: int = 14
-    ffn: int = 3584
-    conv_channels: int = 480  # downsample_hidden_size
-    output_dim: int = 1024  # the LLM's hidden size
-    chunk_frames: int = 100  # 2 * n_window
-    window_chunks: int = 8  # n_window_infer // chunk_frames
-
-    @property
-    def chunk_tokens(self) -> int:
-        """Tokens per full chunk: three stride-2 convolutions (13 for 100 frames)."""
-        return -(-self.chunk_frames // 8)
-
-    @property
-    def freq_bins(self) -> int:
-        n = self.n_mels
-        for _ in range(3):
-            n = (n + 1) // 2
-        return n
+from .dims import CONV_PARTS, EncoderDims
 
 
 def gelu(x: torch.Tensor) -> torch.Tensor:

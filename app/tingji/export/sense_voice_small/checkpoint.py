@@ -6,7 +6,7 @@ FunAudioLLM/SenseVoiceSmall) holds `config.yaml`, `configuration.json`,
 SentencePiece vocabulary) and `model.pt`. A folder missing one of them, or
 holding the wrong file under one of the names, is refused with one line
 naming the file, before anything is written. Only plain tensors are read
-from `model.pt` (`weights_only=True`).
+from `model.pt` (`pt_reader`, without torch): a checkpoint is data, never code.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import torch
+import numpy as np
 
 from ...engine.families.sense_voice_small.tokens import PieceTable
 from ...engine.frontend import Cmvn
@@ -23,10 +23,10 @@ from ...engine.manifest import sha256_file
 from ...errors import ModelError
 from .. import messages
 from ..funasr_release import check_cmvn_width, read_cmvn, read_config, release_paths
-from ..sanm import encoder_sizes
-from ..torch_state import load_state_dict
+from ..sanm_dims import encoder_sizes
+from ..torch_state import read_state
 from .bpe import read_model
-from .modules import SenseVoiceDims
+from .dims import SenseVoiceDims
 
 MODEL_CLASS = "SenseVoiceSmall"
 # role -> where configuration.json names it (file_path_metas section, key) and the release's name.
@@ -46,7 +46,7 @@ class Checkpoint:
     cmvn: Cmvn
     bpe_path: Path
     bpe: PieceTable
-    state: dict[str, torch.Tensor]
+    state: dict[str, np.ndarray]
     dims: SenseVoiceDims
     sha256: str
 
@@ -65,7 +65,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     missing = [t for t in REQUIRED_TAGS if t not in set(bpe.pieces)]
     if missing:
         raise ModelError(messages.NOT_SENSE_VOICE_VOCAB, path=paths["bpe"], pieces=", ".join(missing))
-    state = load_state_dict(folder / "model.pt")
+    state = read_state(folder / "model.pt")
     dims = sense_voice_dims(config, state, folder / "model.pt")
     if len(bpe.pieces) != dims.vocab:
         raise ModelError(messages.VOCAB_SIZE_MISMATCH, path=paths["bpe"], pieces=len(bpe.pieces), outputs=dims.vocab)
@@ -83,7 +83,7 @@ def load_checkpoint(folder: str | Path) -> Checkpoint:
     )
 
 
-def sense_voice_dims(config: dict[str, Any], state: dict[str, torch.Tensor], path: Path) -> SenseVoiceDims:
+def sense_voice_dims(config: dict[str, Any], state: dict[str, np.ndarray], path: Path) -> SenseVoiceDims:
     """Architecture sizes from config.yaml, cross-checked against the tensors of model.pt."""
     enc = config.get("encoder_conf") or {}
     fe = config.get("frontend_conf") or {}
@@ -94,7 +94,7 @@ def sense_voice_dims(config: dict[str, Any], state: dict[str, torch.Tensor], pat
     head, embed = state.get("ctc.ctc_lo.weight"), state.get("embed.weight")
     if first is None or head is None or embed is None:
         raise ModelError(messages.NOT_SENSE_VOICE_WEIGHTS, path=path)
-    if tuple(first.shape) != (3 * dim, input_size) or head.shape[1] != dim or embed.shape[1] != input_size:
+    if tuple(first.shape) != (3 * dim, input_size) or head.shape[1:] != (dim,) or embed.shape[1:] != (input_size,):
         raise ModelError(messages.SENSE_VOICE_SHAPES, path=path)
     if embed.shape[0] < 16:
         raise ModelError(messages.QUERY_TABLE_ROWS, path=path, rows=embed.shape[0])

@@ -5,17 +5,22 @@ Output: the encoder+CTC graph at real length (CPU, CUDA) and its fixed
 engine's front-end reads it); `tokens.json`, the SentencePiece pieces with
 their types, from which the engine detokenises without sentencepiece; and a
 manifest whose family section holds the query rows and CTC settings.
+
+Nothing here imports torch: where it is installed the graphs are exported from
+`modules` (inside `encoder_graph`'s build), without it they are filled from
+templates (`export.templates`).
 """
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import onnx
-import torch
 
 from ...engine.families.sense_voice_small.rich import QueryRows
 from ...engine.families.sense_voice_small.section import SenseVoiceCtc, SenseVoiceEncoderInfo, SenseVoiceSection
@@ -24,10 +29,11 @@ from ...engine.manifest import Manifest
 from ...errors import ModelError
 from .. import folder_manifest, messages
 from ..funasr_frontend import frontend_settings
-from ..layers import split_state
-from ..onnx_tools import BATCH_FRAMES, export_graph, for_precision, save_sharing_weights, to_int8
+from ..onnx_tools import BATCH_FRAMES, quantize_graphs, save_graph_files
+from ..templates import GraphKey, make_graph
+from ..torch_state import split_state
 from .checkpoint import Checkpoint, load_checkpoint
-from .modules import SenseVoiceGraph
+from .dims import SenseVoiceDims
 
 FAMILY = "sense-voice-small"
 WINDOW_SECONDS = 30
@@ -38,6 +44,7 @@ WINDOW_REASON = (
 )
 INPUTS = ["speech", "mask", "query"]
 OUTPUTS = ["query_log_probs", "query_ids", "log_probs", "ids"]
+Weights = Mapping[str, np.ndarray]
 
 
 def is_checkpoint(folder: Path, config: dict[str, Any]) -> bool:
@@ -80,49 +87,56 @@ def convert(
     return folder_manifest(work, FAMILY, files, (WINDOW_SECONDS, window_frames), frontend, section, origin)
 
 
-def build_graph(ckpt: Checkpoint) -> SenseVoiceGraph:
-    model = SenseVoiceGraph(ckpt.dims)
-    weights = {k: v.float() for k, v in split_state(ckpt.state, ("embed", "encoder", "ctc")).items()}
-    missing, unexpected = model.load_state_dict(weights, strict=False)
-    if missing or unexpected:
-        raise ModelError(
-            messages.SENSE_VOICE_MISMATCH, path=ckpt.folder / "model.pt", missing=missing[:3], unexpected=unexpected[:3]
-        )
-    return model.eval()
+def encoder_graph(
+    dims: SenseVoiceDims, precision: str, frames: int | None, path: Path
+) -> Callable[[Weights], onnx.ModelProto]:
+    """The torch export of query rows + encoder + CTC head: symbolic batch and frames, or fixed at
+    `frames` (one row); `path` is the model.pt named when the weights do not fit the module."""
+
+    def build(weights: Weights) -> onnx.ModelProto:
+        import torch
+
+        from ..torch_export import export_graph, for_precision, to_torch
+        from .modules import SenseVoiceGraph
+
+        model = SenseVoiceGraph(dims)
+        missing, unexpected = model.load_state_dict(to_torch(weights), strict=False)
+        if missing or unexpected:
+            raise ModelError(messages.SENSE_VOICE_MISMATCH, path=path, missing=missing[:3], unexpected=unexpected[:3])
+        model = for_precision(model.eval(), precision)
+        d = dims.input_size
+        query = torch.tensor([[0, 1, 2, 14], [4, 1, 2, 15]])
+        if frames is not None:
+            args = (torch.randn(1, frames, d), torch.ones(1, frames), query[:1])
+            return export_graph(model, args, INPUTS, OUTPUTS, None)
+        # Example inputs with T > 1 and B > 1 so nothing specialises on 1.
+        mask = torch.ones(2, 37)
+        mask[1, 30:] = 0
+        args = (torch.randn(2, 37, d), mask, query)
+        return export_graph(model, args, INPUTS, OUTPUTS, [BATCH_FRAMES, BATCH_FRAMES, {0: "batch"}])
+
+    return build
 
 
 def export_graphs(
     ckpt: Checkpoint, out_dir: Path, *, precision: str, window_frames: int, fixed: bool, say: Callable[[str], None]
 ) -> dict[str, Path]:
     """The dynamic graph and (with `fixed`) its static window-length twin; returns {role: path}."""
-    model = for_precision(build_graph(ckpt), precision)
-    d = ckpt.dims.input_size
-    # Example inputs with T > 1 and B > 1 so nothing specialises on 1.
-    mask = torch.ones(2, 37)
-    mask[1, 30:] = 0
-    query = torch.tensor([[0, 1, 2, 14], [4, 1, 2, 15]])
+    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs below
+    config = {"dims": asdict(ckpt.dims)}
+    weights = split_state(ckpt.state, ("embed", "encoder", "ctc"))
+    model_pt = ckpt.folder / "model.pt"
     say("exporting encoder + CTC (dynamic shapes)")
-    graphs = {
-        "encoder": export_graph(
-            model, (torch.randn(2, 37, d), mask, query), INPUTS, OUTPUTS, [BATCH_FRAMES, BATCH_FRAMES, {0: "batch"}]
-        )
-    }
+    key = GraphKey(FAMILY, "encoder", made, config)
+    graphs = {"encoder": make_graph(key, weights, encoder_graph(ckpt.dims, made, None, model_pt))}
     if fixed:
         say(f"exporting encoder + CTC (fixed {window_frames} frames)")
-        args = (torch.randn(1, window_frames, d), torch.ones(1, window_frames), query[:1])
-        graphs["encoder_fixed"] = export_graph(model, args, INPUTS, OUTPUTS, None)
-    del model
-    if precision == "int8":
-        for role in list(graphs):
-            say(f"quantizing {role} to int8")
-            graphs[role] = to_int8(graphs[role])
+        key = GraphKey(FAMILY, "encoder_fixed", made, {**config, "frames": window_frames})
+        graphs["encoder_fixed"] = make_graph(key, weights, encoder_graph(ckpt.dims, made, window_frames, model_pt))
+    graphs = quantize_graphs(graphs, precision, say)
     paths = {
         "encoder": out_dir / f"encoder.{precision}.onnx",
         "encoder_fixed": out_dir / f"encoder.{precision}.fixed{window_frames}.onnx",
     }
     say("writing ONNX files")
-    data = out_dir / f"encoder.{precision}.data"
-    save_sharing_weights({paths[role]: proto for role, proto in graphs.items()}, data)
-    for role in graphs:
-        onnx.checker.check_model(str(paths[role]), full_check=False)
-    return {**{role: paths[role] for role in graphs}, "encoder_data": data}
+    return save_graph_files(graphs, paths, "encoder_data", out_dir / f"encoder.{precision}.data")

@@ -22,23 +22,14 @@ second ~50 MB buffer per 30 s window, plus a top-k pass over it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 from torch import nn
 
 from ..layers import CtcProjection, masks
-from ..sanm import SanmDims, SanmEncoder
+from ..sanm import SanmEncoder
+from .dims import SenseVoiceDims
 
 N_QUERIES = 4  # language, event, emotion, text normalisation
-
-
-@dataclass(frozen=True)
-class SenseVoiceDims(SanmDims):
-    """The encoder's sizes plus the vocabulary and the query table (read from the checkpoint)."""
-
-    vocab: int = 25055
-    query_rows: int = 16  # 7 + len(lid_dict) + len(textnorm_dict) in the reference
 
 
 class SenseVoiceGraph(nn.Module):

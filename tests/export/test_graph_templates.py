@@ -1,0 +1,52 @@
+"""The graph templates the app ships (app/tingji/export/graph_templates/) are current and complete.
+
+They are made by tools/build_templates.py from the exporter's torch modules at full size. A change
+to a module, to the code that exports it or to the template format changes the sources' digest;
+this test then fails until the templates are built again, so a stale template can never ship.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from build_templates import INDEX, RELEASES, source_files, sources_digest
+
+from tingji.export import templates
+from tingji.models.catalog import load_catalog
+
+SHIPPED = templates.BUILTIN
+
+
+def _keys() -> list[dict]:
+    return [json.loads(p.read_text(encoding="utf-8"))["key"] for p in sorted(SHIPPED.glob("*.json")) if p.name != INDEX]
+
+
+def test_the_shipped_templates_come_from_this_exporter_and_this_torch():
+    index = json.loads((SHIPPED / INDEX).read_text(encoding="utf-8"))
+    print(f"\n{len(_keys())} templates, from {len(source_files())} exporter sources, torch {index['torch']}")
+    assert index["format"] == templates.FORMAT
+    assert index["torch"] == torch.__version__.split("+")[0], "the templates were made with another torch"
+    assert index["sources"] == sources_digest(), "the exporter changed: run python3 tools/build_templates.py"
+    for key in _keys():
+        assert key["format"] == templates.FORMAT
+
+
+@pytest.mark.parametrize("family", sorted({family for family, _ in RELEASES.values()}))
+def test_every_released_family_has_fp32_and_fp16_templates(family: str, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv(templates.ENV_FOLDERS, raising=False)
+    keys = [k for k in _keys() if k["family"] == family]
+    precisions = {k["precision"] for k in keys}
+    print(f"\n{family}: {len(keys)} templates ({', '.join(sorted({k['role'] for k in keys}))})")
+    assert "fp32" in precisions
+    if family not in ("ct-punc", "campplus"):  # these two convert every precision from fp32 graphs
+        assert "fp16" in precisions
+
+
+def test_every_catalog_checkpoint_is_a_released_configuration():
+    catalog = load_catalog()
+    families = {family for family, _ in RELEASES.values()}
+    for entry in catalog:
+        if entry.kind == "official-checkpoint":
+            assert entry.about.family in families, entry.name
