@@ -321,6 +321,12 @@ def official_entry(base: str, files: dict[str, bytes]) -> dict:
     }
 
 
+def cached_checkpoint(home: Path, rel: str) -> Path:
+    """`rel` in the download cache of catalog model "nano": in the folder of the one mirror it came from."""
+    (folder,) = (home / "cache" / "nano" / "files").iterdir()
+    return folder / rel
+
+
 def serve_checkpoint(server: FileServer, files: dict[str, bytes]) -> None:
     for rel, data in files.items():
         server.files["/ckpt/" + rel] = data
@@ -347,8 +353,10 @@ def test_official_checkpoint_download_pins_hashes_and_converts(server, tmp_path,
     assert stages.index("verifying") < stages.index("loading")
     assert verify("nano").section.decoder.quant == "f32"
     no_leftovers()
-    # The checkpoint stays cached: converting again does not download it again.
-    assert (data_dir() / "cache" / "nano" / "files" / "model.pt").read_bytes() == files["model.pt"]
+    # The checkpoint stays cached, in its mirror's folder: converting again does not download it again.
+    assert cached_checkpoint(data_dir(), "model.pt").read_bytes() == files["model.pt"]
+    # The installed model names the mirror its checkpoint came from.
+    assert verify("nano").source["mirror_url"] == server.url("/ckpt/{path}")
 
     # The pins live in the user's overrides and are applied to the catalog from now on.
     overrides = json.loads((data_dir() / "catalog-overrides.json").read_text())
@@ -399,7 +407,7 @@ def test_official_checkpoint_needs_the_export_extra(server, tmp_path, tiny_check
     assert list_models() == []
     no_leftovers()
     # The checkpoint stays cached: installing the extra and retrying does not download it again.
-    assert (home / "cache" / "nano" / "files" / "model.pt").read_bytes() == files["model.pt"]
+    assert cached_checkpoint(home, "model.pt").read_bytes() == files["model.pt"]
     print(f"without torch: {last}")
 
 
@@ -418,8 +426,8 @@ def test_cancel_catalog_download_leaves_nothing_visible(server, tmp_path, tiny_c
     assert list_models() == []
     assert [p.name for p in models_dir().iterdir()] == []  # no model, no staging folder
     # Only the partial download remains, in the cache, ready to resume.
-    assert (data_dir() / "cache" / "nano" / "files" / "model.pt.part").is_file()
-    assert not (data_dir() / "cache" / "nano" / "files" / "model.pt").exists()
+    assert cached_checkpoint(data_dir(), "model.pt.part").is_file()
+    assert not cached_checkpoint(data_dir(), "model.pt").exists()
 
 
 def test_peer_release_from_archive(server, tmp_path, peer_release):
@@ -456,10 +464,14 @@ def test_builtin_catalog_is_valid():
     catalog = load_catalog()
     official = catalog.get("fun-asr-nano-2512")
     assert official.kind == "official-checkpoint"
+    # ModelScope's copy first: its model.pt has the CTC head, Hugging Face's has none (FunASR #3496).
     assert official.urls_for("Qwen3-0.6B/vocab.json") == [
-        "https://huggingface.co/FunAudioLLM/Fun-ASR-Nano-2512/resolve/main/Qwen3-0.6B/vocab.json",
         "https://www.modelscope.cn/models/FunAudioLLM/Fun-ASR-Nano-2512/resolve/master/Qwen3-0.6B/vocab.json",
+        "https://huggingface.co/FunAudioLLM/Fun-ASR-Nano-2512/resolve/main/Qwen3-0.6B/vocab.json",
     ]
+    assert official.about.download_mb * 1_000_000 > 2_127_426_538  # ModelScope's model.pt and the rest
+    for entry in catalog:
+        assert "extra" not in entry.description and "pip" not in entry.description, entry.name
     assert {c.options[0].path for c in official.files} >= {"config.yaml", "model.pt", "multilingual.tiktoken"}
     peer = catalog.get("fun-asr-nano-gguf")
     assert peer.kind == "peer-release"

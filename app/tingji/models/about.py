@@ -17,6 +17,8 @@ with them.
 
 `download_mb` is approximate (what a user needs to know before starting a
 download); the exact sizes, where known, are the files' own `size` fields.
+Where an entry's mirrors hold different copies (Fun-ASR-Nano's model.pt), it
+is the size of the first mirror's, the copy an install takes when it can.
 """
 
 from __future__ import annotations

@@ -32,7 +32,10 @@ Catalog format (format 1)::
 `{path}` in a mirror is the file's relative path URL-quoted with `/` kept;
 `{path_q}` is quoted completely (for `?FilePath=` style APIs). Archives, when
 listed, are tried before per-file mirrors; the extracted archive must hold one
-of each file choice.
+of each file choice. Mirrors are tried in their order, and one install takes
+every file from one mirror (`store`): two mirrors may hold different copies of
+a release (Fun-ASR-Nano's model.pt on Hugging Face lacks the CTC head that
+ModelScope's has), and a mix of the two is neither.
 """
 
 from __future__ import annotations
@@ -126,9 +129,7 @@ class CatalogModel:
 
     def urls_for(self, path: str) -> list[str]:
         """The per-file mirror URLs of `path`, in order."""
-        return [
-            m.replace("{path}", quote(path, safe="/")).replace("{path_q}", quote(path, safe="")) for m in self.mirrors
-        ]
+        return [mirror_url(m, path) for m in self.mirrors]
 
     @property
     def export_options(self) -> dict[str, Any]:
@@ -153,6 +154,11 @@ class CatalogModel:
         if not sizes or any(s is None for s in sizes):
             return None
         return sum(sizes)  # type: ignore[arg-type]
+
+
+def mirror_url(mirror: str, path: str) -> str:
+    """One mirror's URL of the file `path` (the mirror's `{path}` or `{path_q}` filled in)."""
+    return mirror.replace("{path}", quote(path, safe="/")).replace("{path_q}", quote(path, safe=""))
 
 
 class Catalog:

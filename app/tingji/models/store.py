@@ -9,12 +9,20 @@ interrupted download resumes on the next try (`cache`).
 is a short text such as "model.pt (3/9)", "extracting", "converting",
 "verifying"; `total` may be None when unknown.
 
+A catalog entry's per-file mirrors are tried in order, and one install takes
+every file from one mirror: a mirror that lacks a file, or fails one, is
+given up and the next one starts over (each mirror's files are kept in a
+folder of their own in the cache, so nothing of two copies is mixed and each
+resumes on its own). The mirror is named in the installed manifest's `source`
+(`mirror`, `mirror_url`); the model manager shows it.
+
 The operations on installed folders (list, resolve, verify, remove, the
 overview) are `installed`; this module only adds models.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -31,7 +39,7 @@ from ..errors import Cancelled, ModelError
 from ..paths import models_dir
 from . import archive, messages
 from .cache import cache_subdir, discard_cached
-from .catalog import Catalog, CatalogArchive, CatalogFile, CatalogModel, load_catalog
+from .catalog import Catalog, CatalogArchive, CatalogFile, CatalogModel, load_catalog, mirror_url
 from .download import DownloadResult, NotFound, download
 from .installed import validate_name
 from .peer import looks_like_peer_release, manifest_for_peer_release
@@ -62,9 +70,10 @@ def _export(src: Path, out: Path, progress: StageProgress | None = None, options
 
     `out` does not exist yet; the exporter creates it (its own temporary files
     are siblings inside the staging folder). Its text progress messages become
-    stages ("converting: <message>"). The exporter imports torch & co. only
-    when it runs, so a missing module surfaces here: the export extra is not
-    installed (or, in the packaged app, not bundled).
+    stages ("converting: <message>"). Without torch the graphs are filled
+    from the app's templates (`export.templates`); the export extra's modules
+    are needed only where graphs are asked of torch, and one missing then is
+    the extra's one-line error.
     """
     from ..export import messages as export_messages
     from ..export.extra import needs_export_extra
@@ -230,19 +239,21 @@ def _download_one(
     if entry.kind == "official-checkpoint":
         # The checkpoint stays in the cache: a failed or repeated conversion
         # does not download it again (`clear_cache` drops it).
-        src = cache_subdir(entry.name, "files")
-        learned = _fetch_files(entry, src, fetch)
+        got = _fetch_files(entry, cache_subdir(entry.name, "files"), fetch)
+        src = got.folder
         with Staging(target) as staging:
             if progress is not None:
                 progress("converting", 0, None, 0.0)
             options = {**entry.export_options, **(export_options or {})}
             folder = _export(src, staging.model, progress, options)
+            _record_source(folder, got.url)
             check_cancel(cancel)
             final = staging.commit(folder, progress)
-        return InstallResult(target, final, None, _pin(catalog, entry, learned))
+        return InstallResult(target, final, None, _pin(catalog, entry, got.learned))
 
     with Staging(target) as staging:
-        src, learned = _fetch_sources(entry, staging, fetch)
+        got = _fetch_sources(entry, staging, fetch)
+        src, learned = got.folder, got.learned
         if entry.kind == "peer-release" and not (src / mf.MANIFEST_NAME).is_file():
             # Our own download (extracted in staging, or in the cache): linking saves a copy.
             folder = manifest_for_peer_release(src, staging.model, link=True, progress=progress, cancel=cancel)
@@ -253,10 +264,20 @@ def _download_one(
             else:
                 copy_listed(src, staging.model, manifest, progress, cancel)
                 folder = staging.model
+        _record_source(folder, got.url)
         check_cancel(cancel)
         final = staging.commit(folder, progress)
     discard_cached(entry.name)
     return InstallResult(target, final, None, _pin(catalog, entry, learned))
+
+
+def _record_source(folder: Path, url: str | None) -> None:
+    """Name in the new model's manifest (`source`) the mirror or archive URL its files came from."""
+    if url is None:
+        return
+    manifest = mf.load_manifest(folder)
+    manifest.source = {**manifest.source, "mirror": urlsplit(url).netloc, "mirror_url": url}
+    mf.save_manifest(manifest)
 
 
 @dataclass(frozen=True)
@@ -290,12 +311,55 @@ class _Fetch:
         )
 
 
-def _fetch_files(entry: CatalogModel, folder: Path, fetch: _Fetch) -> dict[str, _Learned]:
-    """Per-file download of every file choice into `folder` (kept there for resuming).
+@dataclass(frozen=True)
+class _Fetched:
+    """Where an entry's files are, which mirror (or archive URL) they all came from, the hashes learned."""
 
-    Returns the hashes learned for files the catalog gives none (by catalog key)."""
+    folder: Path
+    url: str | None  # the mirror's URL template or the archive's URL; None: an archive kept from before
+    learned: dict[str, _Learned]
+
+
+def _fetch_files(entry: CatalogModel, root: Path, fetch: _Fetch) -> _Fetched:
+    """Every file choice from one mirror, into that mirror's folder under `root` (kept for resuming).
+
+    Mirrors are tried in the catalog's order; a mirror that fails a file is given up and the next
+    starts over in its own folder, so the files of one install all come from one mirror. Once one
+    mirror served every file, the other mirrors' folders are deleted."""
     if not entry.mirrors:
         raise ModelError(messages.NO_MIRRORS, name=entry.name)
+    failures: list[str] = []
+    for mirror in entry.mirrors:
+        folder = _mirror_folder(root, mirror)
+        try:
+            learned = _fetch_from(entry, mirror, folder, fetch)
+        except ModelError as exc:
+            if len(entry.mirrors) == 1 or exc.message == messages.NO_DISK_SPACE:
+                raise
+            failures.append(f"{urlsplit(mirror).netloc}: {exc}")
+            continue
+        for other in root.iterdir():  # other mirrors' files, and a cache from before mirrors had folders
+            if other == folder:
+                continue
+            if other.is_dir():
+                shutil.rmtree(other, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    other.unlink()
+        return _Fetched(folder, mirror, learned)
+    raise ModelError(messages.NO_WHOLE_MIRROR, name=entry.name, reasons="; ".join(failures))
+
+
+def _mirror_folder(root: Path, mirror: str) -> Path:
+    """One mirror's folder under `root`: its host (for a reader) and a digest of its URL template."""
+    host = re.sub(r"[^A-Za-z0-9.-]+", "_", urlsplit(mirror).netloc)[:40] or "mirror"
+    return root / f"{host}-{hashlib.sha256(mirror.encode()).hexdigest()[:8]}"
+
+
+def _fetch_from(entry: CatalogModel, mirror: str, folder: Path, fetch: _Fetch) -> dict[str, _Learned]:
+    """Every file choice from `mirror` into `folder` (the first option the mirror has).
+
+    Returns the hashes learned for files the catalog gives none (by catalog key)."""
     learned: dict[str, _Learned] = {}
     count = len(entry.files)
     for index, choice in enumerate(entry.files, 1):
@@ -303,7 +367,7 @@ def _fetch_files(entry: CatalogModel, folder: Path, fetch: _Fetch) -> dict[str, 
             check_cancel(fetch.cancel)
             label = f"{option.path} ({index}/{count})"
             try:
-                result = fetch.get(entry.urls_for(option.path), folder / option.path, option, label)
+                result = fetch.get([mirror_url(mirror, option.path)], folder / option.path, option, label)
             except NotFound:
                 if n < len(choice.options):
                     continue
@@ -314,10 +378,8 @@ def _fetch_files(entry: CatalogModel, folder: Path, fetch: _Fetch) -> dict[str, 
     return learned
 
 
-def _fetch_archive(
-    entry: CatalogModel, spec: CatalogArchive, staging: Staging, fetch: _Fetch
-) -> tuple[Path, dict[str, _Learned]]:
-    """Download and extract one archive; returns its content folder and the hashes learned."""
+def _fetch_archive(entry: CatalogModel, spec: CatalogArchive, staging: Staging, fetch: _Fetch) -> _Fetched:
+    """Download and extract one archive; returns its content folder, its URL and the hashes learned."""
     learned: dict[str, _Learned] = {}
     result = fetch.get(list(spec.urls), cache_subdir(entry.name, "archives") / spec.name, spec, spec.name)
     if spec.sha256 is None:
@@ -337,10 +399,10 @@ def _fetch_archive(
             raise ModelError(messages.ARCHIVE_FILE_HASH, name=spec.name, file=option.path)
         if option.sha256 is None:
             learned[option.key] = _Learned(option.path, actual, (root / option.path).stat().st_size)
-    return root, learned
+    return _Fetched(root, result.url_used, learned)
 
 
-def _fetch_sources(entry: CatalogModel, staging: Staging, fetch: _Fetch) -> tuple[Path, dict[str, _Learned]]:
+def _fetch_sources(entry: CatalogModel, staging: Staging, fetch: _Fetch) -> _Fetched:
     """Archives first, then per-file mirrors; the first that works gives the source folder.
 
     Only the hashes learned from that source are returned: a source that failed
@@ -354,9 +416,10 @@ def _fetch_sources(entry: CatalogModel, staging: Staging, fetch: _Fetch) -> tupl
                 raise
             errors.append(str(exc))
     if entry.mirrors:
-        folder = cache_subdir(entry.name, "files")
         try:
-            return folder, _fetch_files(entry, folder, fetch)
+            return _fetch_files(entry, cache_subdir(entry.name, "files"), fetch)
         except ModelError as exc:
+            if not errors:  # the only source: its own error says it all
+                raise
             errors.append(str(exc))
     raise ModelError(messages.COULD_NOT_DOWNLOAD, name=entry.name, reasons="; ".join(errors))

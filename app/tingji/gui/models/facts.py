@@ -8,12 +8,14 @@ words in both places (translation context "ModelCard").
 from __future__ import annotations
 
 import html
-import importlib.util
+from collections.abc import Collection, Mapping
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QPalette
 
-from ...export.extra import EXTRA_MODULES, INSTALL_HINT
+from ...engine.families.fun_asr_nano.section import NanoSection
+from ...engine.families.fun_asr_nano.section import timestamps as nano_timestamps
+from ...engine.manifest import Manifest
 from ...models.about import ModelAbout
 from ...models.catalog import CatalogModel
 from ...models.diskspace import format_bytes
@@ -23,9 +25,21 @@ from ..languages import language_name
 SHOWN_LANGUAGES = 6  # more than this: the first ones and a count, the rest in the tooltip
 
 
-def export_extra_present() -> bool:
-    """Whether this installation can convert official checkpoints (the export extra's modules exist)."""
-    return all(importlib.util.find_spec(name) is not None for name in sorted(EXTRA_MODULES))
+def convertible(
+    entry: CatalogModel, catalog: Mapping[str, CatalogModel] | None = None, installed: Collection[str] = ()
+) -> bool:
+    """Whether this build of Tingji can install `entry`: a ready-made model, or an official checkpoint
+    whose family it can convert (`export.templates.can_convert`), with the companions that come with
+    it (those in `catalog` and not `installed` yet). An entry that names no family is not refused
+    here: its converter says what it lacks."""
+    from ...export.templates import can_convert  # onnx: loaded when a catalog is shown, not at start
+
+    if entry.kind != "official-checkpoint":
+        return True
+    if entry.about is not None and not can_convert(entry.about.family):
+        return False
+    companions = [(catalog or {}).get(name) for name in entry.companions if name not in installed]
+    return all(convertible(c) for c in companions if c is not None)
 
 
 def short_title(entry: CatalogModel) -> str:
@@ -78,15 +92,37 @@ def languages_text(about: ModelAbout) -> tuple[str, str]:
 
 
 def how_text(entry: CatalogModel, convertible: bool) -> str:
-    """How the model arrives: converted here (and whether this installation can), or ready to use."""
+    """How the model arrives: converted here (or that this build cannot convert it), or ready to use."""
     if entry.kind != "official-checkpoint":
         return QCoreApplication.translate("ModelCard", "Downloaded ready to use.")
-    how = QCoreApplication.translate("ModelCard", "Downloaded from the publisher and converted on this computer.")
     if not convertible:
-        how += " " + QCoreApplication.translate(
-            "ModelCard", "Converting needs the export extra, which this installation lacks ({0})."
-        ).format(INSTALL_HINT)
-    return how
+        return QCoreApplication.translate(
+            "ModelCard", "This build of Tingji cannot convert {0}, so it cannot be downloaded here."
+        ).format(short_title(entry))
+    return QCoreApplication.translate("ModelCard", "Downloaded from the publisher and converted on this computer.")
+
+
+def source_text(manifest: Manifest) -> str:
+    """Where an installed model's files were downloaded from (the mirror's host), or "" when not recorded."""
+    host = manifest.source.get("mirror")
+    if not isinstance(host, str) or not host:
+        return ""
+    return QCoreApplication.translate("ModelCard", "Downloaded from: {0}").format(host)
+
+
+def timestamps_text(manifest: Manifest) -> str:
+    """Whether an installed Fun-ASR-Nano times its words, or "" for other families.
+
+    The recognizer's own rule (`fun_asr_nano.section.timestamps`): Hugging Face's model.pt has no CTC
+    head (FunASR issue #3496), so a model converted from it times no words."""
+    if not isinstance(manifest.section, NanoSection):
+        return ""
+    if nano_timestamps(manifest) == "tokens":
+        return QCoreApplication.translate("ModelCard", "Timestamps: per word (CTC head)")
+    return QCoreApplication.translate(
+        "ModelCard",
+        "Timestamps: none - this copy has no CTC head (the Hugging Face model.pt); the ModelScope copy has one",
+    )
 
 
 def facts_html(about: ModelAbout, palette: QPalette) -> str:

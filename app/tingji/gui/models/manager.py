@@ -14,6 +14,11 @@ they emit `modelChosen(name, use)`, and the main window applies it through
 the same path as the Settings dialog (save, then load in the background).
 The "Used for" column says which installed model runs which use. `models_changed` tells the
 window whether installs or removals happened, so it reloads only when needed.
+
+An installed model's details say which mirror its files came from (the manifest's
+`source`) and, for a Fun-ASR-Nano, whether it times its words (the copy on
+Hugging Face has no CTC head). An official checkpoint this build cannot convert
+(`facts.convertible`) says so, and its Download button stays off.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ...engine.manifest import Manifest
+from ...engine.manifest import Manifest, load_manifest
 from ...errors import TingjiError
 from ...models.catalog import CatalogModel, load_catalog
 from ...models.diskspace import format_bytes
@@ -48,7 +53,7 @@ from ...models.installed import ModelStatus, overview
 from ...models.store import InstallResult
 from .. import theme
 from ..errors import localized
-from .facts import export_extra_present, facts_html, how_text, short_title
+from .facts import convertible, facts_html, how_text, short_title, source_text, timestamps_text
 from .task_dialog import ModelTaskDialog
 from .worker import Task
 
@@ -240,7 +245,9 @@ class ModelManagerDialog(ModelTaskDialog):
     def _update(self) -> None:
         row = self.selected()
         idle = self.idle
-        self.buttons["download"].setEnabled(idle and row is not None and row.kind is not None and not row.installed)
+        self.buttons["download"].setEnabled(
+            idle and row is not None and row.kind is not None and not row.installed and self._convertible(row)
+        )
         self.buttons["download"].setText(
             self.tr("Resume download") if row is not None and row.state == "partial" else self.tr("Download")
         )
@@ -255,6 +262,12 @@ class ModelManagerDialog(ModelTaskDialog):
         self.table.setEnabled(self._close_result is None)
         self._show_details(row)
 
+    def _convertible(self, row: ModelStatus) -> bool:
+        """Whether this build can install the catalog model of `row` (see `facts.convertible`)."""
+        entry = self.entries.get(row.name)
+        installed = {r.name for r in self.rows if r.installed}
+        return entry is None or convertible(entry, self.entries, installed)
+
     def _show_details(self, row: ModelStatus | None) -> None:
         if row is None:
             self.details.setText("")
@@ -264,7 +277,7 @@ class ModelManagerDialog(ModelTaskDialog):
             parts = [
                 f"<b>{html.escape(short_title(entry))}</b>",
                 facts_html(entry.about, self.palette()),
-                html.escape(how_text(entry, export_extra_present())),
+                html.escape(how_text(entry, self._convertible(row))),
             ]
         else:
             parts = [f"<b>{html.escape(row.title or row.name)}</b>"]
@@ -272,11 +285,22 @@ class ModelManagerDialog(ModelTaskDialog):
                 parts.append(html.escape(row.description))
         if row.path is not None:
             parts.append(self.tr("Folder: {0}").format(html.escape(str(row.path))))
+        if row.state == "installed" and row.path is not None:
+            parts += [html.escape(line) for line in self._installed_lines(row.path)]
         if row.problem:
             parts.append(html.escape(localized(row.problem)))
         if row.hashes is not None:
             parts.append(html.escape(self.hash_details(row)))
         self.details.setText("<br>".join(parts))
+
+    @staticmethod
+    def _installed_lines(folder: Path) -> list[str]:
+        """What an installed model's manifest says of its copy: the mirror it came from, its timestamps."""
+        try:
+            manifest = load_manifest(folder)
+        except TingjiError:
+            return []  # the row says what is wrong with it
+        return [line for line in (source_text(manifest), timestamps_text(manifest)) if line]
 
     # -- actions -----------------------------------------------------------------------------------
 

@@ -11,9 +11,10 @@ installed `modelInstalled` tells the window, which loads it, and the dialog
 says that Tingji is ready. Nothing here is modal: the window behind stays
 usable (files dropped meanwhile wait for the model).
 
-Official checkpoints are converted on this computer and need the export
-extra; where it is missing (the packaged app) their cards say so and offer
-no download that would fail at the end.
+Official checkpoints are converted on this computer, without torch, from
+the graph templates the app ships (`export.templates`); a model whose family
+this build has no templates for says so on its card and offers no download
+that would fail at the end.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from ...models.installed import list_models
 from ...models.store import InstallResult
 from .. import theme
 from ..errors import localized
-from .facts import export_extra_present, facts_html, how_text, languages_text, short_title, size_text
+from .facts import convertible, facts_html, how_text, languages_text, short_title, size_text
 from .manager import default_import_name
 from .task_dialog import ModelTaskDialog
 from .worker import Task
@@ -151,14 +152,13 @@ class ModelPickerDialog(ModelTaskDialog):
             catalog = []
             self.problem.setText(self.tr("The model catalog could not be read: {0}").format(localized(exc)))
             self.problem.show()
-        convertible = export_extra_present()
+        self.catalog = {m.name: m for m in catalog}
         entries = sorted(
             ((m, m.about) for m in catalog if m.about is not None and not m.about.companion),
             key=lambda e: (e[1].rank, e[0].name),
         )
         for entry, about in entries:
             card = ModelCard(entry, about)
-            card.convertible = convertible or entry.kind != "official-checkpoint"
             card.button.clicked.connect(lambda _=False, name=entry.name: self.download(name))
             self.cards_layout.addWidget(card)
             self.cards.append(card)
@@ -173,6 +173,7 @@ class ModelPickerDialog(ModelTaskDialog):
         idle = self.idle
         for card in self.cards:
             card.installed = card.entry.name in installed
+            card.convertible = convertible(card.entry, self.catalog, installed)
             card.button.setEnabled(idle and not card.installed and card.convertible)
             card.retranslate()
         self.import_button.setEnabled(idle)

@@ -24,7 +24,7 @@ from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
 from ..llm import LlmFamily
 from .encoder import NanoEncoder, num_adaptor_rows
 from .prompt import LANGUAGE_WORDS, build_prompt
-from .section import NanoSection
+from .section import NanoSection, timestamps
 
 FAMILY = "fun-asr-nano"
 FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "ctc", "ctc_data", "decoder", "tokens")
@@ -46,7 +46,7 @@ class FunAsrNano(LlmFamily):
         self.encoder: NanoEncoder
         super().__init__(manifest, options, lambda: NanoEncoder(manifest, options))
         tokens = manifest.file("tokens")
-        self.ctc_tokens = load_ctc_tokens(tokens) if tokens is not None and self.encoder.has_ctc else None
+        self.ctc_tokens = load_ctc_tokens(tokens) if timestamps(manifest) == "tokens" else None
         self.ctc_blank = section.ctc.blank_id
         self.ctc_frame_s = section.ctc.frame_seconds
         self.llm_input_dtype = section.decoder.input_dtype
@@ -57,7 +57,7 @@ class FunAsrNano(LlmFamily):
             detects_language=False,
             hotwords=True,
             itn=True,
-            timestamps="tokens" if self.ctc_tokens is not None else "window",
+            timestamps=timestamps(manifest),
             live_lane=True,
         )
 

@@ -8,11 +8,15 @@ adopted peer releases) writes it as `dataclasses.asdict` of `NanoSection`;
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ...frontend import FrontendConfig, check_input_size
 from ...schema import entry
 from ..llm import DecoderInfo, SpecialTokens
 from .prompt import PromptPieces
+
+if TYPE_CHECKING:
+    from ...manifest import Manifest
 
 # How a graph's inputs may be typed (our exports: fp32; peer releases: fp16 too).
 INPUT_DTYPES = ("fp32", "fp16")
@@ -66,3 +70,10 @@ class NanoSection:
     def check_frontend(self, frontend: FrontendConfig) -> None:
         """The encoder must take the rows the front-end makes (`schema.Invalid` otherwise)."""
         check_input_size(self.encoder.input_size, frontend)
+
+
+def timestamps(manifest: Manifest) -> str:
+    """The timestamps a Fun-ASR-Nano model folder gives (its `Capabilities.timestamps`): per token with
+    the CTC head - its graph and its token list -, else per window. Hugging Face's model.pt has no CTC
+    head (FunASR issue #3496), so a folder converted from it has none; the model manager says so too."""
+    return "tokens" if manifest.file("ctc") is not None and manifest.file("tokens") is not None else "window"
