@@ -115,9 +115,9 @@ def test_bundle_is_complete_and_lean(frozen: Path, tmp_path: Path):
     assert (internal / "tingji" / "gui" / "i18n" / "tingji_zh_CN.qm").is_file()
     assert (internal / "scipy" / "cluster").is_dir()  # speaker labels' clustering (engine/speakers/cluster.py)
     # converting official checkpoints without torch (issue 44): the templates and what fills them
+    # (gguf and yaml are pure Python, in the archive: test_frozen_cli_converts_... uses them)
     assert (internal / "tingji" / "export" / "graph_templates" / "index.json").is_file()
-    for needed in ("onnx", "gguf", "yaml"):
-        assert (internal / needed).is_dir(), f"{needed} is not bundled"
+    assert (internal / "onnx").is_dir(), "onnx is not bundled"
     names = {p.name.lower() for p in internal.rglob("*")}
     for banned in (
         "sklearn",

@@ -46,29 +46,13 @@ def apply(recipe: Mapping[str, Any], weights: Weights) -> np.ndarray:
     several tensors (`_apply_pieces`)."""
     if "pieces" in recipe:
         return _apply_pieces(recipe, weights)
-    name = recipe["tensor"]
-    if name not in weights:
-        raise ModelError(messages.TEMPLATE_TENSOR_MISSING, tensor=name)
-    source = weights[name]
-    if list(source.shape) != recipe["source_shape"]:
-        raise ModelError(
-            messages.TEMPLATE_TENSOR_SHAPE,
-            tensor=name,
-            shape=tuple(source.shape),
-            expected=tuple(recipe["source_shape"]),
-        )
+    source = _source(recipe, weights)
     if "derive" in recipe:
-        values = DERIVED[recipe["derive"]](np.asarray(source, dtype=np.float32), recipe["part"])
-        return values.astype(helper.tensor_dtype_to_np_dtype(recipe["dtype"]), copy=False).reshape(recipe["shape"])
+        return _finish(DERIVED[recipe["derive"]](np.asarray(source, dtype=np.float32), recipe["part"]), recipe)
     matrix = _matrix(source)
     (r0, r1), (c0, c1) = recipe["rows"], recipe["cols"]
     part = matrix[r0:r1, c0:c1]
-    if recipe["transpose"]:
-        part = part.T
-    values = np.asarray(part, dtype=np.float32)
-    for step in recipe.get("via", ()):  # a weight the exporter rounded to fp16 and widened again
-        values = values.astype(step)
-    return values.astype(helper.tensor_dtype_to_np_dtype(recipe["dtype"]), copy=False).reshape(recipe["shape"])
+    return _finish(np.asarray(part.T if recipe["transpose"] else part, dtype=np.float32), recipe)
 
 
 def _apply_pieces(recipe: Mapping[str, Any], weights: Weights) -> np.ndarray:
@@ -76,21 +60,29 @@ def _apply_pieces(recipe: Mapping[str, Any], weights: Weights) -> np.ndarray:
     row-major order, one after another, then cast and reshaped as `apply` does. (The ONNX LSTM's W, R
     and B are such joins: each direction's gate blocks of torch's weights, reordered, the directions
     stacked, and for B both biases of a direction joined.)"""
-    parts = []
-    for piece in recipe["pieces"]:
-        name = piece["tensor"]
-        if name not in weights:
-            raise ModelError(messages.TEMPLATE_TENSOR_MISSING, tensor=name)
-        source = weights[name]
-        if list(source.shape) != piece["source_shape"]:
-            raise ModelError(
-                messages.TEMPLATE_TENSOR_SHAPE,
-                tensor=name,
-                shape=tuple(source.shape),
-                expected=tuple(piece["source_shape"]),
-            )
-        parts.append(np.asarray(source.reshape(-1)[piece["start"] : piece["stop"]], dtype=np.float32))
-    values = np.concatenate(parts)
+    parts = [
+        np.asarray(_source(piece, weights).reshape(-1)[piece["start"] : piece["stop"]], dtype=np.float32)
+        for piece in recipe["pieces"]
+    ]
+    return _finish(np.concatenate(parts), recipe)
+
+
+def _source(part: Mapping[str, Any], weights: Weights) -> np.ndarray:
+    """The checkpoint tensor a recipe (or one of its pieces) reads, in the shape it was recorded with."""
+    name = part["tensor"]
+    if name not in weights:
+        raise ModelError(messages.TEMPLATE_TENSOR_MISSING, tensor=name)
+    source = weights[name]
+    if list(source.shape) != part["source_shape"]:
+        raise ModelError(
+            messages.TEMPLATE_TENSOR_SHAPE, tensor=name, shape=tuple(source.shape), expected=tuple(part["source_shape"])
+        )
+    return source
+
+
+def _finish(values: np.ndarray, recipe: Mapping[str, Any]) -> np.ndarray:
+    """fp32 values through the recipe's roundings (`via`: a weight the exporter rounded to fp16 and
+    widened again) to its type and shape."""
     for step in recipe.get("via", ()):
         values = values.astype(step)
     return values.astype(helper.tensor_dtype_to_np_dtype(recipe["dtype"]), copy=False).reshape(recipe["shape"])
