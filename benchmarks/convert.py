@@ -3,7 +3,7 @@
 
     python3 benchmarks/convert.py [--only nano qwen3-1.7b ...] [--write]
 
-Each release's full-size random checkpoint (made once under benchmarks/cache/convert/) is converted
+Each release's full-size random checkpoint (made once under benchmarks/.cache/convert/) is converted
 twice in the same run, each in a child process measured by `export_probe` (wall time, peak RSS from
 the kernel): by the torch exporter (`TINGJI_GRAPHS=torch`) and from the app's shipped templates
 (`TINGJI_GRAPHS=templates`, torch never imported). The two folders' manifests must list the same
@@ -24,7 +24,7 @@ from typing import Any
 from common import BENCH, ROOT, machine, write_latest
 from export_probe import probe_export
 
-CACHE = BENCH / "cache" / "convert"
+CACHE = BENCH / ".cache" / "convert"
 # name -> (make_tiny_checkpoint.py arguments, precision, decoder quantisation, goals {key: (op, value)})
 RELEASES: dict[str, tuple[list[str], str, str, dict[str, tuple[str, float]]]] = {
     "nano": (
