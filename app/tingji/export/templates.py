@@ -91,7 +91,11 @@ def source() -> str:
     chosen = os.environ.get(ENV_SOURCE, "").strip().lower()
     if chosen in ("torch", "templates"):
         return chosen
-    return "torch" if importlib.util.find_spec("torch") is not None else "templates"
+    try:
+        found = importlib.util.find_spec("torch") is not None
+    except (ImportError, ValueError):  # a finder that refuses torch, or sys.modules["torch"] = None
+        found = False
+    return "torch" if found else "templates"
 
 
 @dataclass
