@@ -94,6 +94,17 @@ def for_precision(model: torch.nn.Module, precision: str) -> torch.nn.Module:
     return HalfPrecision(model) if precision == "fp16" else model
 
 
+def frame_examples(dim: int, frames: int | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Example (features, mask) for exporting a graph over frames: fixed, one row of `frames`; else two
+    rows of 37 frames, the second padded after 30, so nothing specialises on 1 row or on a full mask.
+    A dynamic export names both inputs' axes `BATCH_FRAMES`."""
+    if frames is not None:
+        return torch.randn(1, frames, dim), torch.ones(1, frames)
+    mask = torch.ones(2, 37)
+    mask[1, 30:] = 0
+    return torch.randn(2, 37, dim), mask
+
+
 def to_torch(weights: Mapping[str, np.ndarray]) -> dict[str, torch.Tensor]:
     """NumPy weights as torch tensors for `load_state_dict`: float ones as fp32 copies (bf16 and fp16
     widened, as the converters' `.float()` did), others as they are."""

@@ -21,13 +21,6 @@ def read_state(path: Path) -> dict[str, np.ndarray]:
     return read_state_dict(path)
 
 
-def load_state_dict(path: Path) -> dict:
-    """The checkpoint's tensors as torch tensors (float arrays as fp32 copies)."""
-    from .torch_export import to_torch
-
-    return to_torch(read_state(path))
-
-
 def split_state(state: Mapping[str, np.ndarray], prefixes: tuple[str, ...]) -> dict[str, np.ndarray]:
     """The entries of a checkpoint state dict that belong to the given top-level modules."""
     return {k: v for k, v in state.items() if k.split(".", 1)[0] in prefixes}

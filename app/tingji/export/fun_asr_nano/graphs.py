@@ -72,19 +72,11 @@ def encoder_graph(dims: AudioDims, precision: str, frames: int | None) -> Callab
     """The torch export of encoder + adaptor: symbolic batch and frames, or fixed at `frames` (one row)."""
 
     def build(weights: Weights) -> onnx.ModelProto:
-        import torch
-
-        from ..torch_export import export_graph, for_precision
+        from ..torch_export import export_graph, for_precision, frame_examples
 
         model = for_precision(build_encoder(dims, weights), precision)
-        if frames is not None:
-            args = (torch.randn(1, frames, dims.input_size), torch.ones(1, frames))
-            return export_graph(model, args, ENCODER_INPUTS, ENCODER_OUTPUTS, None)
-        # Example inputs with T > 1 and B > 1 so nothing specialises on 1.
-        mask = torch.ones(2, 37)
-        mask[1, 30:] = 0
-        args = (torch.randn(2, 37, dims.input_size), mask)
-        return export_graph(model, args, ENCODER_INPUTS, ENCODER_OUTPUTS, [BATCH_FRAMES] * 2)
+        dynamic = None if frames is not None else [BATCH_FRAMES] * 2
+        return export_graph(model, frame_examples(dims.input_size, frames), ENCODER_INPUTS, ENCODER_OUTPUTS, dynamic)
 
     return build
 
@@ -93,15 +85,10 @@ def ctc_graph(dims: AudioDims, precision: str, top_k: int, slice_rows: int) -> C
     """The torch export of the CTC head: top-k log-probabilities, the projection in slices."""
 
     def build(weights: Weights) -> onnx.ModelProto:
-        import torch
-
-        from ..torch_export import export_graph, for_precision
+        from ..torch_export import export_graph, for_precision, frame_examples
 
         model = for_precision(build_ctc(dims, weights, top_k, slice_rows), precision)
-        mask = torch.ones(2, 37)
-        mask[1, 30:] = 0
-        args = (torch.randn(2, 37, dims.encoder_dim), mask)
-        return export_graph(model, args, CTC_INPUTS, CTC_OUTPUTS, [BATCH_FRAMES] * 2)
+        return export_graph(model, frame_examples(dims.encoder_dim, None), CTC_INPUTS, CTC_OUTPUTS, [BATCH_FRAMES] * 2)
 
     return build
 

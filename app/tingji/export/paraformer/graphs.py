@@ -53,22 +53,14 @@ def encoder_graph(dims: ParaformerDims, precision: str, frames: int | None) -> C
     """The torch export of encoder + CIF weights: symbolic batch and frames, or fixed at `frames` (one row)."""
 
     def build(weights: Weights) -> onnx.ModelProto:
-        import torch
-
-        from ..torch_export import export_graph, for_precision, to_torch
+        from ..torch_export import export_graph, for_precision, frame_examples, to_torch
         from .modules import EncoderGraph
 
         model = EncoderGraph(dims)
         model.load_state_dict(to_torch(weights), strict=True)
         model = for_precision(model.eval(), precision)
-        if frames is not None:
-            args = (torch.randn(1, frames, dims.input_size), torch.ones(1, frames))
-            return export_graph(model, args, ENCODER_INPUTS, ENCODER_OUTPUTS, None)
-        # Examples with T > 1 and B > 1, so nothing specialises on them.
-        mask = torch.ones(2, 37)
-        mask[1, 30:] = 0
-        args = (torch.randn(2, 37, dims.input_size), mask)
-        return export_graph(model, args, ENCODER_INPUTS, ENCODER_OUTPUTS, [BATCH_FRAMES, BATCH_FRAMES])
+        dynamic = None if frames is not None else [BATCH_FRAMES, BATCH_FRAMES]
+        return export_graph(model, frame_examples(dims.input_size, frames), ENCODER_INPUTS, ENCODER_OUTPUTS, dynamic)
 
     return build
 

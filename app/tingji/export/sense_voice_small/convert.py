@@ -96,7 +96,7 @@ def encoder_graph(
     def build(weights: Weights) -> onnx.ModelProto:
         import torch
 
-        from ..torch_export import export_graph, for_precision, to_torch
+        from ..torch_export import export_graph, for_precision, frame_examples, to_torch
         from .modules import SenseVoiceGraph
 
         model = SenseVoiceGraph(dims)
@@ -104,16 +104,12 @@ def encoder_graph(
         if missing or unexpected:
             raise ModelError(messages.SENSE_VOICE_MISMATCH, path=path, missing=missing[:3], unexpected=unexpected[:3])
         model = for_precision(model.eval(), precision)
-        d = dims.input_size
         query = torch.tensor([[0, 1, 2, 14], [4, 1, 2, 15]])
+        features, mask = frame_examples(dims.input_size, frames)
         if frames is not None:
-            args = (torch.randn(1, frames, d), torch.ones(1, frames), query[:1])
-            return export_graph(model, args, INPUTS, OUTPUTS, None)
-        # Example inputs with T > 1 and B > 1 so nothing specialises on 1.
-        mask = torch.ones(2, 37)
-        mask[1, 30:] = 0
-        args = (torch.randn(2, 37, d), mask, query)
-        return export_graph(model, args, INPUTS, OUTPUTS, [BATCH_FRAMES, BATCH_FRAMES, {0: "batch"}])
+            return export_graph(model, (features, mask, query[:1]), INPUTS, OUTPUTS, None)
+        dynamic = [BATCH_FRAMES, BATCH_FRAMES, {0: "batch"}]
+        return export_graph(model, (features, mask, query), INPUTS, OUTPUTS, dynamic)
 
     return build
 
