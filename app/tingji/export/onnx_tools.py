@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import tempfile
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -145,17 +145,10 @@ def check_int8_weights(proto: onnx.ModelProto) -> None:
 _INT8_WEIGHT_INPUTS = {"MatMulInteger": 1, "DynamicQuantizeMatMul": 1, "DynamicQuantizeLSTM": 2}
 
 
-def quantize_graphs(
-    graphs: dict[str, onnx.ModelProto], precision: str, say: Callable[[str], None]
-) -> dict[str, onnx.ModelProto]:
-    """The graphs as `precision` asks: int8 graphs are quantised after export (fp16 is made before)."""
-    if precision != "int8":
-        return graphs
-    out = {}
-    for role, proto in graphs.items():
-        say(f"quantizing {role} to int8")
-        out[role] = to_int8(proto)
-    return out
+def int8_ops(precision: str) -> tuple[str, ...]:
+    """The op types whose weights an int8 model's graphs quantise (`templates.make_graph(int8=...)`);
+    none for fp32 and fp16 (fp16 is made before the export)."""
+    return ("MatMul",) if precision == "int8" else ()
 
 
 def save_sharing_weights(models: dict[Path, onnx.ModelProto], data_path: Path) -> None:

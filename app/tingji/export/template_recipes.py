@@ -10,6 +10,7 @@ all that filling a template needs (`templates.fill`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -38,12 +39,15 @@ class Template:
     weights: dict[str, list[int]]
 
 
-def apply(recipe: Mapping[str, Any], weights: Weights) -> np.ndarray:
+def apply(recipe: Mapping[str, Any], weights: Weights, cache: dict[str, Any] | None = None) -> np.ndarray:
     """One initializer's values: `weights[tensor]` as a 2-D matrix, the recipe's rows and columns of
     it, transposed or not, reshaped and cast (through fp32, as the exporter's `.float()` then `.half()`;
     `via` names any rounding on the way, such as fp16 statistics widened back to fp32). A recipe with
     `derive` computes it from the whole tensor instead (`DERIVED`); one with `pieces` joins runs of
-    several tensors (`_apply_pieces`)."""
+    several tensors (`_apply_pieces`); one with `quantize` is a part of the int8 quantisation of another
+    recipe's values (`cache` keeps that quantisation for the other parts of the same weight)."""
+    if "quantize" in recipe:
+        return _finish(_quantized(recipe["quantize"], weights, cache)[recipe["part"]], recipe)
     if "pieces" in recipe:
         return _apply_pieces(recipe, weights)
     source = _source(recipe, weights)
@@ -65,6 +69,27 @@ def _apply_pieces(recipe: Mapping[str, Any], weights: Weights) -> np.ndarray:
         for piece in recipe["pieces"]
     ]
     return _finish(np.concatenate(parts), recipe)
+
+
+def int8_weight(values: np.ndarray) -> dict[str, np.ndarray]:
+    """ONNX Runtime's own quantisation of one weight, as `onnx_tools.to_int8` has it made: per tensor,
+    symmetric int8 in [-64, 64] (reduce_range). Parts "quantized", "scale" and "zero_point" - the
+    initializers its quantiser names `<weight>_quantized`, `_scale` and `_zero_point`."""
+    from onnxruntime.quantization.quant_utils import quantize_data
+
+    zero_point, scale, quantized = quantize_data(values.reshape(-1), onnx.TensorProto.INT8, True, reduce_range=True)
+    return {"quantized": quantized.reshape(values.shape), "scale": scale, "zero_point": zero_point}
+
+
+def _quantized(base: Mapping[str, Any], weights: Weights, cache: dict[str, Any] | None) -> dict[str, np.ndarray]:
+    key = json.dumps(base, sort_keys=True)
+    if cache is not None and key in cache:
+        return cache[key]
+    parts = int8_weight(apply(base, weights))
+    if cache is not None:
+        cache.clear()  # a weight's parts are made one after another: keep one weight's, not the graph's
+        cache[key] = parts
+    return parts
 
 
 def _source(part: Mapping[str, Any], weights: Weights) -> np.ndarray:

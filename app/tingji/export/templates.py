@@ -17,7 +17,9 @@ shapes it (`GraphKey`). What `make_graph` does depends on where it runs:
   (positions, shapes); both probes must give it alike, and the rest of the
   graph too, or the template is refused, naming what differed;
 - from templates (no torch): the template for `key` is loaded and filled
-  from `weights` - the same graph, byte for byte, as the exporter's.
+  from `weights` - the same graph, byte for byte, as the exporter's. An int8
+  graph has a template of its own, recorded from ONNX Runtime's quantisation
+  of the fp32 one (`template_int8`).
 
 Templates are looked up in the folders of `TINGJI_TEMPLATES` (os.pathsep
 separated), then in the app's own `graph_templates/`. `TINGJI_GRAPHS=torch`
@@ -43,6 +45,7 @@ import onnx
 
 from ..errors import ModelError
 from . import messages
+from .resident import release
 from .template_recipes import Template, apply, record
 
 FORMAT = 1  # bump when a template's files or recipes change meaning
@@ -61,8 +64,8 @@ class GraphKey:
     Args:
         family: The manifest family (`"fun-asr-nano"`).
         role: The graph's role in the model folder (`"encoder"`, `"encoder_fixed"`).
-        precision: The graph's weights as exported: `"fp32"` or `"fp16"` (int8 is made
-            from the fp32 graph after filling, the same way with or without torch).
+        precision: The graph's weights: `"fp32"` or `"fp16"` as exported, `"int8"` for the fp32
+            graph quantised (`int8_key`).
         config: The sizes and options the graph depends on (JSON values).
     """
 
@@ -131,33 +134,96 @@ def recording(folder: str | os.PathLike[str], *, check: bool = True) -> Iterator
         _recording.remove(recorder)
 
 
-def make_graph(key: GraphKey, weights: Weights, build: Callable[[Weights], onnx.ModelProto]) -> onnx.ModelProto:
+def make_graph(
+    key: GraphKey,
+    weights: Weights,
+    build: Callable[[Weights], onnx.ModelProto],
+    *,
+    int8: tuple[str, ...] = (),
+) -> onnx.ModelProto:
     """The graph `key` names, with `weights`: exported by `build` (torch) or filled from its template.
 
     Args:
-        key: The graph and its settings.
+        key: The graph and its settings (precision fp32 or fp16, as exported).
         weights: The tensors `build` makes the graph from, by name (NumPy arrays).
         build: The torch export: weights -> graph. Never called without torch.
+        int8: Op types whose weights become int8 (`onnx_tools.to_int8`), if any: the fp32 graph
+            quantised - with torch, after the export; without, from its own template
+            (`template_int8`), which never holds the fp32 graph.
     """
+    if int8:
+        return _make_int8(key, weights, build, int8)
     if source() == "templates":
         return fill(load_template(key), weights)
     if not _recording:
         return build(weights)
     recorder = _recording[-1]
-    saved = recorder.folder / f"{key.digest}{SUFFIX}"
-    if saved.is_file():  # made already in this folder (the int8 export reuses the fp32 graphs)
+    filled = fill(_recorded(recorder, key, weights, build), weights)
+    if not recorder.check:
+        return filled
+    return _checked(key, filled, _exported(recorder, key, weights, build))
+
+
+def int8_key(key: GraphKey, ops: tuple[str, ...]) -> GraphKey:
+    """The key of `key`'s fp32 graph quantised to int8 by `onnx_tools.to_int8(graph, ops)`."""
+    return GraphKey(key.family, key.role, "int8", {**key.config, "int8_ops": list(ops)})
+
+
+def _make_int8(
+    key: GraphKey, weights: Weights, build: Callable[[Weights], onnx.ModelProto], ops: tuple[str, ...]
+) -> onnx.ModelProto:
+    from .onnx_tools import to_int8
+    from .template_int8 import record_int8
+
+    key8 = int8_key(key, ops)
+    if source() == "templates":
+        found = _find(key8)
+        if found is None:  # templates recorded before int8 ones existed: the same bytes, more time and memory
+            return to_int8(fill(load_template(key), weights), ops)
+        return fill(_read(found), weights)
+    if not _recording:
+        return to_int8(build(weights), ops)
+    recorder = _recording[-1]
+    saved = recorder.folder / f"{key8.digest}{SUFFIX}"
+    if saved.is_file():
         template = _read(saved)
     else:
-        template = record(key.family, key.role, weights, build, probes=2 if recorder.check else 1)
-        save_template(recorder.folder, key, template)
+        fp32 = _recorded(recorder, key, weights, build)
+        template = record_int8(key.family, key.role, fp32, weights, ops, fill, probes=2 if recorder.check else 1)
+        save_template(recorder.folder, key8, template)
     filled = fill(template, weights)
     if not recorder.check:
         return filled
+    return _checked(key8, filled, to_int8(_exported(recorder, key, weights, build), ops))
+
+
+def _recorded(
+    recorder: _Recorder, key: GraphKey, weights: Weights, build: Callable[[Weights], onnx.ModelProto]
+) -> Template:
+    """`key`'s template in the recorder's folder: made there already (the int8 export reuses the fp32
+    graphs), or recorded now."""
+    saved = recorder.folder / f"{key.digest}{SUFFIX}"
+    if saved.is_file():
+        return _read(saved)
+    template = record(key.family, key.role, weights, build, probes=2 if recorder.check else 1)
+    save_template(recorder.folder, key, template)
+    return template
+
+
+def _exported(
+    recorder: _Recorder, key: GraphKey, weights: Weights, build: Callable[[Weights], onnx.ModelProto]
+) -> onnx.ModelProto:
+    """The torch export of `key` with `weights`, once per recording (a copy: callers edit graphs in place)."""
     memo = (key.digest, _fingerprint(weights))
     if memo not in recorder.exported:
         recorder.exported[memo] = build(weights)
     exported = onnx.ModelProto()
-    exported.CopyFrom(recorder.exported[memo])  # the caller may name axes in place
+    exported.CopyFrom(recorder.exported[memo])
+    return exported
+
+
+def _checked(key: GraphKey, filled: onnx.ModelProto, exported: onnx.ModelProto) -> onnx.ModelProto:
+    """The exported graph, once the filled template is found to be it, byte for byte."""
     if filled.SerializeToString(deterministic=True) != exported.SerializeToString(deterministic=True):
         raise ModelError(messages.TEMPLATE_UNSTABLE, family=key.family, role=key.role, what="the filled graph")
     return exported
@@ -192,11 +258,18 @@ def save_template(folder: Path, key: GraphKey, template: Template) -> Path:
 
 def load_template(key: GraphKey) -> Template:
     """The template for `key`; a coded error naming how the nearest one differs when there is none."""
+    found = _find(key)
+    if found is None:
+        raise _no_template(key)
+    return _read(found)
+
+
+def _find(key: GraphKey) -> Path | None:
     for folder in folders():
         path = folder / f"{key.digest}{SUFFIX}"
         if path.is_file():
-            return _read(path)
-    raise _no_template(key)
+            return path
+    return None
 
 
 def _read(path: Path) -> Template:
@@ -247,10 +320,18 @@ def fill(template: Template, weights: Weights) -> onnx.ModelProto:
     _check_weights(template, weights)
     graph = onnx.ModelProto()
     graph.CopyFrom(template.graph)
+    cache: dict[str, Any] = {}  # an int8 weight's quantisation, for its scale and zero point
     for tensor in graph.graph.initializer:
         recipe = template.recipes.get(tensor.name)
-        if recipe is not None:
-            tensor.raw_data = np.ascontiguousarray(apply(recipe, weights)).tobytes()
+        if recipe is None:
+            continue
+        values = apply(recipe, weights, cache)
+        storage = recipe.get("storage")
+        if storage is None:
+            tensor.raw_data = np.ascontiguousarray(values).tobytes()
+        else:  # "float_data" or "int32_data", as the recorded graph held it
+            getattr(tensor, storage).extend(values.reshape(-1).tolist())
+    release(weights.values())  # the checkpoint's pages this graph read (a twin reads them again, cached)
     return graph
 
 

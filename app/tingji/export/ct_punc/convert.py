@@ -24,7 +24,7 @@ from ...engine.families.ct_punc import FAMILY, NoFrontend, PunctuationSection
 from ...engine.manifest import Manifest
 from ...errors import ModelError
 from .. import folder_manifest, messages
-from ..onnx_tools import save_graph_files, to_int8
+from ..onnx_tools import int8_ops, save_graph_files
 from ..templates import GraphKey, make_graph
 from .checkpoint import is_punc_config, load_checkpoint
 from .dims import PuncDims
@@ -49,15 +49,15 @@ def convert(
     say("exporting the punctuation graph")
     int8_embedding = precision == "int8"
     key = GraphKey(FAMILY, "punc", "fp32", {"dims": asdict(ckpt.dims), "int8_embedding": int8_embedding})
-    proto = make_graph(key, ckpt.state, punc_graph(ckpt.dims, int8_embedding, source / "model.pt"))
-    if precision == "int8":
-        say("quantizing the punctuation graph to int8")
-        proto = to_int8(proto)
+    build = punc_graph(ckpt.dims, int8_embedding, source / "model.pt")
+    proto = make_graph(key, ckpt.state, build, int8=int8_ops(precision))
     files = save_graph_files(
         {"punc": proto}, {"punc": work / f"punc.{precision}.onnx"}, "punc_data", work / f"punc.{precision}.data"
     )
     onnx.checker.check_model(str(files["punc"]), full_check=False)
-    (work / "tokens.json").write_text(json.dumps(ckpt.tokens, ensure_ascii=False) + "\n", encoding="utf-8")
+    (work / "tokens.json").write_text(
+        json.dumps(ckpt.tokens, ensure_ascii=False) + "\n", encoding="utf-8", newline="\n"
+    )
     files["tokens"] = work / "tokens.json"
     section = PunctuationSection(
         precision=precision,

@@ -21,7 +21,7 @@ import onnx
 from ...errors import ModelError
 from .. import messages
 from ..choices import PRECISIONS
-from ..onnx_tools import BATCH_FRAMES, quantize_graphs, save_graph_files
+from ..onnx_tools import BATCH_FRAMES, int8_ops, save_graph_files
 from ..templates import GraphKey, make_graph
 from ..torch_state import split_state
 from .dims import AudioDims
@@ -113,24 +113,26 @@ def export_audio(
     out_dir.mkdir(parents=True, exist_ok=True)
     if precision not in PRECISIONS:
         raise ModelError(messages.UNKNOWN_PRECISION, precision=precision, choices=", ".join(PRECISIONS))
-    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs below
+    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs
+    int8 = int8_ops(precision)
     # The encoder's graph is the same with or without a CTC head (the Hugging Face and ModelScope copies).
     config = {"dims": {k: v for k, v in asdict(dims).items() if not k.startswith("ctc_")}}
     encoder = split_state(state, ENCODER_PARTS)
     say("exporting encoder (dynamic shapes)")
     graphs: dict[str, onnx.ModelProto] = {
-        "encoder": make_graph(GraphKey(FAMILY, "encoder", made, config), encoder, encoder_graph(dims, made, None))
+        "encoder": make_graph(
+            GraphKey(FAMILY, "encoder", made, config), encoder, encoder_graph(dims, made, None), int8=int8
+        )
     }
     if fixed:
         say(f"exporting encoder (fixed {window_frames} frames)")
         key = GraphKey(FAMILY, "encoder_fixed", made, {**config, "frames": window_frames})
-        graphs["encoder_fixed"] = make_graph(key, encoder, encoder_graph(dims, made, window_frames))
+        graphs["encoder_fixed"] = make_graph(key, encoder, encoder_graph(dims, made, window_frames), int8=int8)
     if dims.has_ctc:
         say("exporting CTC head")
         key = GraphKey(FAMILY, "ctc", made, {"dims": asdict(dims), "top_k": ctc_top_k, "slice_rows": CTC_SLICE_ROWS})
         ctc = split_state(state, CTC_PARTS)
-        graphs["ctc"] = make_graph(key, ctc, ctc_graph(dims, made, ctc_top_k, CTC_SLICE_ROWS))
-    graphs = quantize_graphs(graphs, precision, say)
+        graphs["ctc"] = make_graph(key, ctc, ctc_graph(dims, made, ctc_top_k, CTC_SLICE_ROWS), int8=int8)
     paths = {
         "encoder": out_dir / f"encoder.{precision}.onnx",
         "encoder_fixed": out_dir / f"encoder.{precision}.fixed{window_frames}.onnx",

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 
-from ..onnx_tools import BATCH_FRAMES, OPSET, quantize_graphs, save_graph_files, to_int8
+from ..onnx_tools import BATCH_FRAMES, OPSET, int8_ops, save_graph_files, to_int8
 from ..templates import GraphKey, make_graph
 from ..torch_state import split_state
 from .dims import ParaformerDims
@@ -153,7 +153,8 @@ def export_graphs(
 ) -> dict[str, Path]:
     """Every graph of the model (with `fixed`, the static twins too) from the checkpoint's tensors;
     returns {role: path}."""
-    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs below
+    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs
+    int8 = int8_ops(precision)
     config = {"dims": asdict(dims)}
     files: dict[str, Path] = {}
     if dims.timestamp_head:
@@ -177,22 +178,22 @@ def export_graphs(
     weights = split_state(state, PARTS["decoder"])
     say("exporting the decoder (dynamic shapes)")
     key = GraphKey(FAMILY, "decoder", made, config)
-    graphs = {"decoder": make_graph(key, weights, decoder_graph(dims, made, None))}
+    graphs = {"decoder": make_graph(key, weights, decoder_graph(dims, made, None), int8=int8)}
     if fixed:
         say(f"exporting the decoder (fixed {window_frames} frames, {window_frames + 1} token slots)")
         key = GraphKey(FAMILY, "decoder_fixed", made, {**config, "frames": window_frames, "slots": window_frames + 1})
-        graphs["decoder_fixed"] = make_graph(key, weights, decoder_graph(dims, made, window_frames))
+        graphs["decoder_fixed"] = make_graph(key, weights, decoder_graph(dims, made, window_frames), int8=int8)
     files |= _save(graphs, out_dir, "decoder", precision, f"fixed{window_frames}x{window_frames + 1}", say)
     del graphs
 
     weights = split_state(state, PARTS["encoder"])
     say("exporting the encoder + CIF weights (dynamic shapes)")
     key = GraphKey(FAMILY, "encoder", made, config)
-    graphs = {"encoder": make_graph(key, weights, encoder_graph(dims, made, None))}
+    graphs = {"encoder": make_graph(key, weights, encoder_graph(dims, made, None), int8=int8)}
     if fixed:
         say(f"exporting the encoder + CIF weights (fixed {window_frames} frames)")
         key = GraphKey(FAMILY, "encoder_fixed", made, {**config, "frames": window_frames})
-        graphs["encoder_fixed"] = make_graph(key, weights, encoder_graph(dims, made, window_frames))
+        graphs["encoder_fixed"] = make_graph(key, weights, encoder_graph(dims, made, window_frames), int8=int8)
     files |= _save(graphs, out_dir, "encoder", precision, f"fixed{window_frames}", say)
     return files
 
@@ -200,7 +201,6 @@ def export_graphs(
 def _save(
     graphs: dict[str, onnx.ModelProto], out_dir: Path, name: str, precision: str, fixed_tag: str, say
 ) -> dict[str, Path]:
-    graphs = quantize_graphs(graphs, precision, say)
     paths = {
         name: out_dir / f"{name}.{precision}.onnx",
         f"{name}_fixed": out_dir / f"{name}.{precision}.{fixed_tag}.onnx",

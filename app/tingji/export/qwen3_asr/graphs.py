@@ -19,7 +19,7 @@ import onnx
 
 from ...errors import ModelError
 from .. import messages
-from ..onnx_tools import BATCH_FRAMES, quantize_graphs, save_graph_files
+from ..onnx_tools import BATCH_FRAMES, int8_ops, save_graph_files
 from ..templates import GraphKey, make_graph
 from .dims import CONV_PARTS, EncoderDims, tower_tensors
 from .int8_conv import convs_to_int8
@@ -97,16 +97,16 @@ def export_encoder(
     """
     say = progress or (lambda _msg: None)
     check_tensors(dims, tensors)
-    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs below
+    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs
+    int8 = int8_ops(precision)
     config = {"dims": asdict(dims), "conv_parts": CONV_PARTS}
     say("exporting audio encoder (dynamic shapes)")
     key = GraphKey(FAMILY, "encoder", made, config)
-    graphs = {"encoder": make_graph(key, tensors, encoder_graph(dims, made, None))}
+    graphs = {"encoder": make_graph(key, tensors, encoder_graph(dims, made, None), int8=int8)}
     if fixed:
         say(f"exporting audio encoder (fixed {window_frames} frames)")
         key = GraphKey(FAMILY, "encoder_fixed", made, {**config, "frames": window_frames})
-        graphs["encoder_fixed"] = make_graph(key, tensors, encoder_graph(dims, made, window_frames))
-    graphs = quantize_graphs(graphs, precision, say)
+        graphs["encoder_fixed"] = make_graph(key, tensors, encoder_graph(dims, made, window_frames), int8=int8)
     if precision == "int8":
         say("rewriting the encoder's convolutions as int8 matrix products")
         convs_to_int8(graphs["encoder"], conv_inputs(dims))

@@ -29,7 +29,7 @@ from ...engine.manifest import Manifest
 from ...errors import ModelError
 from .. import folder_manifest, messages
 from ..funasr_frontend import frontend_settings
-from ..onnx_tools import BATCH_FRAMES, quantize_graphs, save_graph_files
+from ..onnx_tools import BATCH_FRAMES, int8_ops, save_graph_files
 from ..templates import GraphKey, make_graph
 from ..torch_state import split_state
 from .checkpoint import Checkpoint, load_checkpoint
@@ -63,7 +63,7 @@ def convert(
     files = export_graphs(ckpt, work, precision=precision, window_frames=window_frames, fixed=fixed, say=say)
     shutil.copyfile(ckpt.cmvn_path, work / "am.mvn")
     files["cmvn"] = work / "am.mvn"
-    (work / "tokens.json").write_text(ckpt.bpe.to_json() + "\n", encoding="utf-8")
+    (work / "tokens.json").write_text(ckpt.bpe.to_json() + "\n", encoding="utf-8", newline="\n")
     files["tokens"] = work / "tokens.json"
     say("hashing files")
     section = SenseVoiceSection(
@@ -118,18 +118,19 @@ def export_graphs(
     ckpt: Checkpoint, out_dir: Path, *, precision: str, window_frames: int, fixed: bool, say: Callable[[str], None]
 ) -> dict[str, Path]:
     """The dynamic graph and (with `fixed`) its static window-length twin; returns {role: path}."""
-    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs below
+    made = "fp16" if precision == "fp16" else "fp32"  # int8 is quantised from the fp32 graphs
+    int8 = int8_ops(precision)
     config = {"dims": asdict(ckpt.dims)}
     weights = split_state(ckpt.state, ("embed", "encoder", "ctc"))
     model_pt = ckpt.folder / "model.pt"
     say("exporting encoder + CTC (dynamic shapes)")
     key = GraphKey(FAMILY, "encoder", made, config)
-    graphs = {"encoder": make_graph(key, weights, encoder_graph(ckpt.dims, made, None, model_pt))}
+    graphs = {"encoder": make_graph(key, weights, encoder_graph(ckpt.dims, made, None, model_pt), int8=int8)}
     if fixed:
         say(f"exporting encoder + CTC (fixed {window_frames} frames)")
         key = GraphKey(FAMILY, "encoder_fixed", made, {**config, "frames": window_frames})
-        graphs["encoder_fixed"] = make_graph(key, weights, encoder_graph(ckpt.dims, made, window_frames, model_pt))
-    graphs = quantize_graphs(graphs, precision, say)
+        build = encoder_graph(ckpt.dims, made, window_frames, model_pt)
+        graphs["encoder_fixed"] = make_graph(key, weights, build, int8=int8)
     paths = {
         "encoder": out_dir / f"encoder.{precision}.onnx",
         "encoder_fixed": out_dir / f"encoder.{precision}.fixed{window_frames}.onnx",
