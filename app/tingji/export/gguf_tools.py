@@ -25,6 +25,7 @@ import numpy as np
 from ..errors import ModelError
 from . import messages
 from .choices import QUANTS
+from .resident import release
 
 
 def _tokenizer_vocab(path: Path, vocab_size: int) -> tuple[list[str], list[int], list[str], dict[str, int]]:
@@ -94,20 +95,37 @@ def write_gguf(
     writer.add_bos_token_id(int(pad))
     writer.add_add_bos_token(False)
 
+    # Tensor by tensor: each is converted as it is written, so that no more than one is held (the
+    # writer's `add_tensor` would keep every converted tensor until the end: 1.2 GB for Qwen3-0.6B).
     names = gguf.get_tensor_name_map(gguf.MODEL_ARCH.QWEN3, n_layer)
+    plan: list[tuple[np.ndarray, np.dtype]] = []
     for hf_name, tensor in tensors.items():
         gg_name = names.get_name(hf_name, try_suffixes=(".weight", ".bias"))
         if gg_name is None:
             raise ModelError(messages.NO_GGUF_NAME, tensor=hf_name)
-        array = np.asarray(tensor, dtype=np.float32)  # bf16 and fp16 widen exactly
         # Norm vectors stay f32 (llama.cpp expects that); matrices take the file's type.
-        if dtype == "f16" and array.ndim == 2:
-            array = array.astype(np.float16)
-        writer.add_tensor(gg_name, np.ascontiguousarray(array))
+        kind = np.dtype(np.float16 if dtype == "f16" and tensor.ndim == 2 else np.float32)
+        writer.add_tensor_info(gg_name, tensor.shape, kind, int(np.prod(tensor.shape)) * kind.itemsize)
+        plan.append((tensor, kind))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
+    writer.write_ti_data_to_file()
+    for tensor, kind in plan:
+        writer.write_tensor_data(_converted(tensor, kind))
+        release([tensor])
     writer.close()
+    return out
+
+
+def _converted(tensor: np.ndarray, kind: np.dtype, rows: int = 8192) -> np.ndarray:
+    """`tensor` as `kind`, through fp32 (bf16 and fp16 widen exactly), a block of rows at a time so
+    that the widened copy of a large table (Qwen3's 151936-row embedding) is never made whole."""
+    out = np.empty(tensor.shape, kind)
+    if tensor.ndim < 2:
+        out[...] = np.asarray(tensor, dtype=np.float32)
+        return out
+    for start in range(0, tensor.shape[0], rows):
+        out[start : start + rows] = np.asarray(tensor[start : start + rows], dtype=np.float32)
     return out
 
 
