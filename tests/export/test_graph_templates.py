@@ -36,6 +36,8 @@ def test_the_shipped_templates_come_from_this_exporter_and_this_torch():
 # Graphs no int8 template serves: CAM++ has no int8 model; Paraformer's timestamp head quantises only
 # its LSTM, from the small filled fp32 graph (`paraformer.graphs`).
 NO_INT8 = {("campplus", "embedder"), ("campplus", "embedder_fixed"), ("paraformer", "timestamp")}
+# ONNX Runtime has no fp16 LSTM on the CPU: Paraformer's timestamp head stays fp32 in an fp16 model.
+NO_FP16 = {("paraformer", "timestamp")}
 
 
 @pytest.mark.parametrize("family", sorted({family for family, _ in RELEASES.values()}))
@@ -48,7 +50,7 @@ def test_every_released_family_has_templates_for_each_precision(family: str, mon
     print(f"\n{family}: {len(keys)} templates; " + "; ".join(f"{p}: {', '.join(sorted(r))}" for p, r in roles.items()))
     assert roles["fp32"]
     if family not in ("ct-punc", "campplus"):  # these two convert every precision from fp32 graphs
-        assert roles["fp16"] == roles["fp32"]
+        assert roles["fp16"] == {r for r in roles["fp32"] if (family, r) not in NO_FP16}
     assert roles["int8"] == {r for r in roles["fp32"] if (family, r) not in NO_INT8}
 
 
