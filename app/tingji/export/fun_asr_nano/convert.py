@@ -170,7 +170,7 @@ def _write_ctc_tokens(vocab: Path, n_total: int, out: Path) -> int:
             n_text += 1
     for i in range(n_text, n_total):  # special tokens and blank: no text
         lines.append(f"{base64.b64encode(b'').decode()} {i}")
-    out.write_text("\n".join(lines) + "\n", encoding="ascii")
+    out.write_text("\n".join(lines) + "\n", encoding="ascii", newline="\n")  # LF on Windows too: the same file
     return n_text
 
 

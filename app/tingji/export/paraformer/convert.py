@@ -78,7 +78,9 @@ def convert(
     )
     shutil.copyfile(ckpt.cmvn_path, work / "am.mvn")
     files["cmvn"] = work / "am.mvn"
-    (work / "tokens.json").write_text(json.dumps(ckpt.tokens, ensure_ascii=False) + "\n", encoding="utf-8")
+    (work / "tokens.json").write_text(
+        json.dumps(ckpt.tokens, ensure_ascii=False) + "\n", encoding="utf-8", newline="\n"
+    )
     files["tokens"] = work / "tokens.json"
     say("hashing files")
     source_info = {"model_pt_sha256": ckpt.sha256, "folder": source.name, "model": ckpt.config.get("model")}
