@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     summary: dict[str, Any] = {}
     for name in args.only or list(RELEASES):
         result = measure(name)
+        result["measured"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         doc["releases"][name] = result
         summary[f"convert_{name}_s"] = result["templates"]["wall_s"]
         summary[f"convert_{name}_peak_rss_mb"] = result["templates"]["peak_rss_mb"]
@@ -106,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({name: {k: v for k, v in result.items() if k != "machine"}}, indent=1, default=str))
     doc["summary"] = summary
     if args.write:
+        # A run of some releases keeps the others' last figures (each result says when it was measured).
+        before = json.loads((BENCH / "results" / "latest.json").read_text()).get("convert") or {}
+        doc["releases"] = {**(before.get("releases") or {}), **doc["releases"]}
+        doc["summary"] = {**(before.get("summary") or {}), **summary}
         write_latest(summary, "convert", doc)
     return 0
 

@@ -26,7 +26,7 @@ from onnx import numpy_helper
 
 from ..errors import ModelError
 from . import messages
-from .template_recipes import PROBE_SEEDS, Template, _skeleton, apply, int8_weight, probe
+from .template_recipes import PROBE_SEEDS, Template, _skeleton, apply, probe
 
 Weights = Mapping[str, np.ndarray]
 # The quantiser's initializer names: `<weight><suffix>` -> the part of `int8_weight`.
@@ -95,5 +95,3 @@ def _trace(tensor: onnx.TensorProto, fp32: Mapping[str, dict[str, Any]]) -> dict
             return recipe | ({"storage": stored[0]} if stored else {})
     return None
 
-
-__all__ = ["record_int8", "int8_weight"]
