@@ -24,7 +24,8 @@ made from espeak-ng voice variants that training never used.
   voice gets its own name, and no voice it does not hold gets one (each of
   those shares its espeak-ng variant with a stored voice, at another pitch)
   at the product's `MATCH_COSINE`, which benchmarks/diarization.py --voices
-  chose from these scores.
+  fitted on other voices and recordings (its `calibration_voices`), so this
+  test can fail.
 """
 
 from __future__ import annotations

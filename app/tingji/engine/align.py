@@ -189,11 +189,26 @@ def _split_by_time(text: str, a: int, b: int, times: list[tuple[float, float]], 
     return out
 
 
+WordTimes = list[tuple[float, float, str]]  # (start, end, text) per word, seconds relative to the window
+
+
 def timed_sentences(
     text: str, span: tuple[float, float], ctc: Sequence[TimedChar] | None, max_s: float | None = None
 ) -> list[tuple[float, float, str]]:
     """Sentences of `text` with (start, end) seconds relative to the window; with `max_s`, timed
     pieces longer than that are split (by their character times)."""
+    return [(a, b, piece) for a, b, piece, _ in timed_pieces(text, span, ctc, max_s)]
+
+
+def timed_pieces(
+    text: str,
+    span: tuple[float, float],
+    ctc: Sequence[TimedChar] | None,
+    max_s: float | None = None,
+    words: bool = False,
+) -> list[tuple[float, float, str, WordTimes | None]]:
+    """`timed_sentences` with, when `words` and `ctc` are given, each sentence's timed words
+    (`sentence_words`); None in their place otherwise."""
     text = text.strip()
     if not text:
         return []
@@ -212,13 +227,58 @@ def timed_sentences(
             spoken = [i for i, ch in enumerate(piece) if _norm(ch)]
             lead = spoken[0] if spoken else len(piece) - len(piece.lstrip())
             last = spoken[-1] if spoken else len(piece.rstrip()) - 1
-            out.append((times[a + lead][0], times[a + last][1], piece.strip()))
+            timed = sentence_words(piece, times[a:b]) if words else None
+            out.append((times[a + lead][0], times[a + last][1], piece.strip(), timed))
         return out
     # Window-level: share the speech span by sentence length.
     total = sum(b - a for a, b in ranges)
     out, t = [], span[0]
     for a, b in ranges:
         d = (span[1] - span[0]) * (b - a) / total
-        out.append((t, t + d, text[a:b].strip()))
+        out.append((t, t + d, text[a:b].strip(), None))
         t += d
+    return out
+
+
+def _ideograph(ch: str) -> bool:
+    """A character that is a word of its own: CJK ideographs, kana, hangul (not their punctuation)."""
+    return ("\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\ufaff") and bool(_norm(ch))
+
+
+def sentence_words(piece: str, times: Sequence[tuple[float, float]]) -> WordTimes:
+    """The words of a sentence with their times: runs of letters and digits between spaces, each
+    ideograph alone; punctuation goes with the word before it (the first word takes leading marks).
+
+    Args:
+        piece: The sentence's text.
+        times: (start, end) of each of its characters (`char_times`).
+    """
+    spans: list[list[int]] = []  # [first char, end char] of each word
+    open_word = False
+    for i, ch in enumerate(piece):
+        if ch.isspace():
+            open_word = False
+        elif not _norm(ch):  # a mark: part of the word it follows
+            if spans:
+                spans[-1][1] = i + 1
+            else:
+                spans.append([i, i + 1])
+                open_word = True
+        elif _ideograph(ch):
+            if spans and open_word and not any(_norm(c) for c in piece[spans[-1][0] : spans[-1][1]]):
+                spans[-1][1] = i + 1  # leading marks join the first word
+            else:
+                spans.append([i, i + 1])
+            open_word = False
+        elif open_word and spans and not _ideograph(piece[spans[-1][1] - 1]):
+            spans[-1][1] = i + 1
+        else:
+            spans.append([i, i + 1])
+            open_word = True
+    out: WordTimes = []
+    for a, b in spans:
+        spoken = [i for i in range(a, b) if _norm(piece[i])]
+        if not spoken:  # marks alone (a sentence of none but marks): no time of their own
+            continue
+        out.append((times[spoken[0]][0], times[spoken[-1]][1], piece[a:b]))
     return out

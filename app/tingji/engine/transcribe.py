@@ -36,7 +36,7 @@ import numpy as np
 
 from ..errors import Cancelled, ErrorReport, warning
 from . import audio, messages
-from .align import MAX_SEGMENT_S, speech_char_times, timed_sentences
+from .align import MAX_SEGMENT_S, speech_char_times, timed_pieces
 from .families import family_module
 from .families.base import LaneState, LoadOptions, Recognizer, stage
 from .heap import limit_heaps, map_large_blocks
@@ -45,7 +45,7 @@ from .manifest import load_manifest, verify
 from .options import TranscribeOptions
 from .sessions import import_onnxruntime
 from .threads import single_thread_blas
-from .transcript import Progress, Segment, Transcript, WindowInfo
+from .transcript import Progress, Segment, Transcript, WindowInfo, Word
 from .vad import FRAME, SAMPLE_RATE, SileroVad
 from .windows import Window, WindowPlanner, trimmed
 
@@ -478,6 +478,8 @@ class Engine:
             with stage(timings, "speakers"):
                 result.speakers, notes = speakers.label(result.segments)
                 result.voice_prints = speakers.prints
+                timed = self.capabilities.word_speakers and options.timestamps  # segments have words
+                result.speaker_granularity = "words" if timed else "segments"
             result.warnings.extend(notes)
         self._finish(result, seen[0], t_start, options)
         if stream is not None and not stream.complete:  # a damaged file: keep the text, say what is missing
@@ -535,9 +537,16 @@ class Engine:
             shift = a / SAMPLE_RATE
             spans = [(max(0.0, s - shift), min(span[1], e - shift)) for s, e in window.speech if e > shift]
             chars, max_s = speech_char_times(text, spans or [span]), MAX_SEGMENT_S
+        timed_words = recognized.char_times is not None  # the model's own token times: words of their own
         return [
-            Segment(offset + s, offset + e, piece, window.index)
-            for s, e, piece in timed_sentences(text, span, chars, max_s)
+            Segment(
+                offset + s,
+                offset + e,
+                piece,
+                window.index,
+                words=None if words is None else [Word(offset + a, offset + b, w) for a, b, w in words],
+            )
+            for s, e, piece, words in timed_pieces(text, span, chars, max_s, words=timed_words)
         ]
 
 

@@ -16,6 +16,29 @@ from ..errors import ErrorReport
 
 
 @dataclass
+class Word:
+    """A word (a character, in Chinese or Japanese) with its own time, where the model times tokens.
+
+    Attributes:
+        start: Seconds from the start of the source.
+        end: Seconds from the start of the source.
+        text: The word, with the punctuation that follows it.
+        speaker: Who spoke it, as `Segment.speaker` numbers speakers; None when speakers were not labelled.
+    """
+
+    start: float
+    end: float
+    text: str
+    speaker: int | None = None
+
+    def to_dict(self, names: list[str]) -> dict[str, Any]:
+        item: dict[str, Any] = {"start": round(self.start, 3), "end": round(self.end, 3), "text": self.text}
+        if names:
+            item["speaker"] = names[self.speaker] if self.speaker is not None and self.speaker < len(names) else None
+        return item
+
+
+@dataclass
 class Segment:
     """A timed piece of the transcript, about a sentence long.
 
@@ -26,6 +49,9 @@ class Segment:
         window: The index of the window it was recognised in.
         speaker: Who spoke it, as an index into `Transcript.speakers` (in
             order of first appearance); None when speakers were not labelled.
+        words: Its words with their times, where the model times tokens
+            (`Capabilities.timestamps` "tokens"); None otherwise. A speaker
+            change inside a segment splits it at a word (`speakers.labels`).
     """
 
     start: float
@@ -33,6 +59,7 @@ class Segment:
     text: str
     window: int = 0
     speaker: int | None = None
+    words: list[Word] | None = None
 
 
 @dataclass(frozen=True)
@@ -136,6 +163,9 @@ class Transcript:
             ... until renamed); empty when speakers were not labelled.
         voice_prints: Each speaker's `VoicePrint`, indexed like `speakers` (for
             a voice library, `engine.speakers.library`); never written by the writers.
+        speaker_granularity: How finely speakers were labelled: `"words"` (a segment is
+            split where the speaker changes, each word labelled), `"segments"` (one label
+            per sentence: the model does not time its tokens); "" when not labelled.
     """
 
     segments: list[Segment]
@@ -157,6 +187,7 @@ class Transcript:
     complete: bool = True  # False: the source could not be read to its end (the reason is in warnings)
     speakers: list[str] = field(default_factory=list)
     voice_prints: list[VoicePrint] = field(default_factory=list)
+    speaker_granularity: str = ""
 
     @property
     def text(self) -> str:
@@ -178,8 +209,12 @@ class Transcript:
             item: dict[str, Any] = {"start": round(s.start, 3), "end": round(s.end, 3), "text": s.text}
             if self.speakers:
                 item["speaker"] = self.speaker_name(s)
+            if s.words is not None:
+                item["words"] = [w.to_dict(self.speakers) for w in s.words]
             segments.append(item)
-        speakers = {"speakers": list(self.speakers)} if self.speakers else {}
+        speakers = (
+            {"speakers": list(self.speakers), "speaker_granularity": self.speaker_granularity} if self.speakers else {}
+        )
         return {
             "text": self.text,
             "segments": segments,

@@ -87,6 +87,12 @@ class Capabilities:
     tags: tuple[str, ...] = ()
     punctuation: bool = True
 
+    @property
+    def word_speakers(self) -> bool:
+        """Whether speaker labels go down to words (a segment split where the speaker changes): only with
+        the model's own token times; other models label whole sentences."""
+        return self.timestamps == "tokens"
+
 
 @dataclass(frozen=True)
 class LoadOptions:

@@ -11,6 +11,9 @@
 * `speaker_of(start, end, turns)`: the speaker a segment is labelled with -
   the one whose turns cover most of it (talk over another speaker stays with
   the dominant one); a segment no turn covers takes the nearest turn's.
+* `split_at_turns(segments, turns)`: a segment with timed words gets a
+  speaker per word (`speaker_of` the word) and is cut where the speaker
+  changes, each part one speaker's words; one without keeps one speaker.
 
 `speaker_turns(model, samples, spans, count)` runs the whole chain on a file.
 """
@@ -19,10 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import replace as copy_with
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..transcript import Segment, join_texts
 from .cluster import cluster
 
 if TYPE_CHECKING:
@@ -136,6 +141,42 @@ def speaker_of(start: float, end: float, turn_list: Sequence[Turn]) -> int | Non
         return max(cover, key=lambda s: (cover[s], -s))
     nearest = min(turn_list, key=lambda t: max(t.start - end, start - t.end))
     return nearest.speaker
+
+
+def split_at_turns(segments: Sequence[Segment], turn_list: Sequence[Turn]) -> list[Segment]:
+    """The segments labelled with the turns' speakers, those with words cut where the speaker changes.
+
+    A part's text is its words' text (joined as `transcript.join_texts` joins: no space
+    between CJK characters); its times are its first word's start and last word's end.
+    """
+    out: list[Segment] = []
+    for seg in segments:
+        if not seg.words:
+            out.append(copy_with(seg, speaker=speaker_of(seg.start, seg.end, turn_list)))
+            continue
+        words = [copy_with(w, speaker=speaker_of(w.start, w.end, turn_list)) for w in seg.words]
+        runs: list[list] = [[words[0]]]
+        for w in words[1:]:
+            if w.speaker == runs[-1][-1].speaker:
+                runs[-1].append(w)
+            else:
+                runs.append([w])
+        if len(runs) == 1:
+            out.append(copy_with(seg, speaker=words[0].speaker, words=words))
+            continue
+        # The parts meet where the later speaker's turn starts, kept between the two words: the cue
+        # of a part lasts until the next begins, as the sentence's did.
+        cuts = [seg.start]
+        for before, after in zip(runs, runs[1:]):
+            lo, hi = before[-1].end, max(before[-1].end, after[0].start)
+            turn = next((t for t in turn_list if t.speaker == after[0].speaker and t.start <= hi), None)
+            starts = [t.start for t in turn_list if t.speaker == after[0].speaker and t.start <= hi]
+            cuts.append(min(hi, max(lo, max(starts))) if turn is not None else (lo + hi) / 2)
+        cuts.append(seg.end)
+        for run, start, end in zip(runs, cuts, cuts[1:]):
+            text = join_texts([w.text for w in run])
+            out.append(Segment(start, max(start, end), text, seg.window, run[0].speaker, run))
+    return out
 
 
 def speaker_turns(

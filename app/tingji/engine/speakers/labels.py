@@ -75,17 +75,26 @@ class SpeakerLabels:
         self._embeddings.append(self.model.embed([diarize.window_audio(samples, w, size, start) for w in wins]))
         self.windows += wins
 
-    def label(self, segments: Sequence[Segment]) -> tuple[list[str], list[ErrorReport]]:
-        """Give each segment its `speaker`; return the speakers' names and what the user should know."""
+    def label(self, segments: list[Segment]) -> tuple[list[str], list[ErrorReport]]:
+        """Give each segment its `speaker`, and each timed word its own: a segment whose words two speakers
+        said is replaced by one segment per speaker's run of words (`diarize.split_at_turns`). Returns the
+        speakers' names and what the user should know.
+
+        Args:
+            segments: The transcript's segments, in time order (changed in place).
+        """
         if not self.windows:
             return [], [warning(messages.NO_SPEECH_FOR_SPEAKERS)]
         embeddings = np.concatenate(self._embeddings)
         labels = cluster(embeddings, self.count)
         turns = diarize.turns(self.windows, labels)
+        segments[:] = diarize.split_at_turns(segments, turns)
         order: dict[int, int] = {}  # a turn's speaker -> the number it gets: first to speak in the transcript first
         for seg in segments:
-            who = diarize.speaker_of(seg.start, seg.end, turns)
+            who = seg.speaker
             seg.speaker = None if who is None else order.setdefault(who, len(order))
+            for w in seg.words or ():
+                w.speaker = None if w.speaker is None else order.setdefault(w.speaker, len(order))
         notes = []
         if self.count is not None and 0 < len(order) < self.count:
             notes.append(warning(messages.FEWER_SPEAKERS, found=len(order), asked=self.count, seconds=self.speech_s))

@@ -33,8 +33,10 @@ from ..transcript import Transcript, VoicePrint
 
 # The least cosine between a speaker's print and a stored voice for the speaker to get the voice's name:
 # benchmarks/diarization.py --voices, midway between the highest different-voice score and the lowest
-# same-voice score of the demo speaker model's held-out voices (benchmarks/README.md has the figures).
-MATCH_COSINE = 0.65
+# same-voice score of the demo speaker model's calibration voices - never-trained espeak-ng variants at accents
+# and pitches the tests' voices do not have, in other recordings - so test_speaker_demo.py judges it on voices
+# it was not fitted on (benchmarks/README.md has the figures).
+MATCH_COSINE = 0.67
 FORMAT = 1  # the voice files' format number
 MAX_NAME_CHARS = 64
 SUFFIX = ".json"
