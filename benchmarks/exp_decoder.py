@@ -61,8 +61,8 @@ VARIANTS = ["baseline", "threads1", "flash_off", "flash_on", "kv_q8_0", "kv_f32"
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tingji.engine.decoder import DecodeOptions
     from tingji.engine.families.fun_asr_nano.prompt import build_prompt
+    from tingji.engine.generation import DecodeOptions
     from tingji.engine.manifest import load_manifest
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
 
     import tingji.engine.pages as pages
-    from tingji.engine.decoder import DecodeOptions, open_decoder
+    from tingji.engine.decoder import open_decoder
+    from tingji.engine.generation import DecodeOptions
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gguf", type=Path, required=True)

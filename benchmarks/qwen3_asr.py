@@ -208,7 +208,8 @@ def _gen_pairs(
 ) -> dict[str, float]:
     """Generation steps/s of each decoder after a prompt of `prompt_rows` embedding rows (forced tokens),
     both decoders open, in turns."""
-    from tingji.engine.decoder import DecodeOptions, open_decoder
+    from tingji.engine.decoder import open_decoder
+    from tingji.engine.generation import DecodeOptions
 
     opts = DecodeOptions(max_tokens=tokens, guard=False, ignore_eos=True)
     decoders = {name: open_decoder(path, eos_ids=[], n_ctx=1024, n_threads=threads) for name, path in ggufs.items()}

@@ -115,8 +115,9 @@ def encoder(a: dict[str, Any]) -> dict[str, Any]:
 
 def decoder(a: dict[str, Any]) -> dict[str, Any]:
     """llama.cpp prefill and generation speed with a forced token count (EOS disabled, no loop guard)."""
-    from tingji.engine.decoder import DecodeOptions, LlamaContext, open_decoder
+    from tingji.engine.decoder import LlamaContext, open_decoder
     from tingji.engine.families.fun_asr_nano.prompt import build_prompt
+    from tingji.engine.generation import DecodeOptions
     from tingji.engine.manifest import load_manifest
 
     m = load_manifest(a["model"])

@@ -71,7 +71,8 @@ def test_single_core_machine_has_no_tuner(monkeypatch) -> None:
 @pytest.mark.load_sensitive
 def test_switching_threads_mid_generation_keeps_the_tokens(tiny_model: Path) -> None:
     """A tuned decoder (forced to switch often) generates exactly what a fixed one does."""
-    from tingji.engine.decoder import DecodeOptions, open_decoder
+    from tingji.engine.decoder import open_decoder
+    from tingji.engine.generation import DecodeOptions
     from tingji.engine.manifest import load_manifest
 
     gguf = tiny_model / load_manifest(tiny_model).files["decoder"].path

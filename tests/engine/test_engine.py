@@ -12,10 +12,11 @@ import pytest
 from tests.support.audio import espeak, write_wav
 from tests.support.paths import ROOT
 from tingji.engine import Cancelled, Engine, Lane, TranscribeOptions, transcribe
-from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.decoder import open_decoder
 from tingji.engine.families.base import LoadOptions
 from tingji.engine.families.fun_asr_nano.encoder import NanoEncoder
 from tingji.engine.families.fun_asr_nano.prompt import build_prompt
+from tingji.engine.generation import DecodeOptions
 from tingji.engine.manifest import load_manifest
 
 
@@ -378,9 +379,16 @@ def test_the_files_lane_parks_after_a_file_and_the_live_lane_does_not(exact_engi
 
 
 def test_a_text_only_take_skips_the_ctc_pass_and_keeps_the_text(exact_engine, speech_en):
-    """Dictation asks for text only (timestamps=False): the CTC head, which only times characters, is not run."""
+    """Dictation asks for text only (timestamps=False): with drafting off the CTC head, which then only times
+    characters, is not run; with it on (issue 46) its text is the decoder's draft, and the text is the same."""
     timed = exact_engine.live.transcribe(speech_en)
-    text_only = exact_engine.live.transcribe(speech_en, TranscribeOptions(timestamps=False))
+    exact_engine.recognizer.drafting = False
+    try:
+        text_only = exact_engine.live.transcribe(speech_en, TranscribeOptions(timestamps=False))
+    finally:
+        exact_engine.recognizer.drafting = True
+    drafted = exact_engine.live.transcribe(speech_en, TranscribeOptions(timestamps=False))
+    assert drafted.window_tokens == timed.window_tokens and drafted.timings["ctc"] > 0
     print(f"ctc {timed.timings['ctc'] * 1000:.1f} ms with timestamps, {text_only.timings['ctc'] * 1000:.1f} without")
     assert text_only.window_tokens == timed.window_tokens and text_only.text == timed.text
     assert timed.timings["ctc"] > 0 and text_only.timings["ctc"] == 0

@@ -15,10 +15,11 @@ import onnxruntime as ort
 import pytest
 import torch
 
-from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.decoder import open_decoder
 from tingji.engine.families.fun_asr_nano.encoder import num_adaptor_rows
 from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.engine.frontend import features
+from tingji.engine.generation import DecodeOptions
 from tingji.engine.manifest import load_manifest
 from tingji.export.lint import lint_directml
 

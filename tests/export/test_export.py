@@ -26,9 +26,10 @@ from tests.support.int8_checks import (
     rel_error,
 )
 from tests.support.paths import ROOT
-from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.decoder import open_decoder
 from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.engine.frontend import features
+from tingji.engine.generation import DecodeOptions
 from tingji.engine.manifest import load_manifest, verify
 from tingji.errors import ModelError
 from tingji.export import export_model

@@ -34,6 +34,10 @@ APT_PACKAGES = (
     "libwayland-client0",
     "libx11-xcb1",
     "libelf1",
+    # llama.cpp's Vulkan backend (vulkan_build.py): the shader compiler and the headers it builds with.
+    "glslc",
+    "libvulkan-dev",
+    "spirv-headers",
 )
 WINE_MAJOR = "8"  # bookworm's wine; its own d3d12 (vkd3d 1.6) computes garbage, hence the DLLs below
 
@@ -105,3 +109,39 @@ CJK_FACE = "Noto Sans CJK SC"
 # Qt reads the monitor's colour profile through mscms.WcsCreateIccProfile, a Wine stub: without the
 # profile Qt skips the call.
 COLOR_PROFILE = "windows/system32/spool/drivers/color/srgb color space profile.icm"
+
+# llama.cpp's Vulkan backend (vulkan_build.py): the same source and CPU flags, built a second time with
+# GGML_VULKAN into its own folder (llama_cpp/lib-vulkan), so that a machine without a Vulkan loader
+# (vulkan-1.dll comes with the GPU driver) still loads the CPU set. Bookworm's glslc 2023.2 cannot
+# build the cooperative-matrix, integer-dot and bf16 shader variants: the build leaves them out.
+LLAMA_VULKAN_CMAKE_ARGS = ("-DGGML_VULKAN=ON",)
+LLAMA_VULKAN_DLLS = (*LLAMA_DLLS, "ggml-vulkan.dll")
+LLAMA_VULKAN_FOLDER = "lib-vulkan"  # beside llama_cpp/lib; engine/decoder_device.py looks for it
+# (file under vendor/llama.cpp, old text, new text, why): the text after is the text before inside an
+# `#ifdef VK_EXT_layer_settings`, with the plain instance info in its #else.
+_LAYER_SETTINGS = """\
+    std::vector<vk::LayerSettingEXT> settings = {
+        {
+            "VK_LAYER_KHRONOS_validation",
+            "validate_best_practices",
+            vk::LayerSettingTypeEXT::eBool32,
+            1,
+            &enable_best_practice
+        },
+    };
+    vk::LayerSettingsCreateInfoEXT layer_setting_info(settings);
+    vk::InstanceCreateInfo instance_create_info(vk::InstanceCreateFlags{}, &app_info, layers, extensions, &layer_setting_info);
+"""  # noqa: E501 - llama.cpp's own line, matched as it is
+LLAMA_VULKAN_PATCHES = (
+    (
+        "ggml/src/ggml-vulkan/ggml-vulkan.cpp",
+        _LAYER_SETTINGS,
+        "#ifdef VK_EXT_layer_settings\n"
+        + _LAYER_SETTINGS
+        + "#else\n"
+        + "    (void) enable_best_practice;\n"
+        + "    vk::InstanceCreateInfo instance_create_info(vk::InstanceCreateFlags{}, &app_info, layers, extensions);\n"
+        + "#endif\n",
+        "bookworm's Vulkan-Hpp 1.3.239 lacks VK_EXT_layer_settings, which only the validation build uses",
+    ),
+)

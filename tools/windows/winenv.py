@@ -404,7 +404,7 @@ def _imported_dlls(dll: Path) -> list[str]:
     return [line.split("DLL Name:")[1].strip().lower() for line in out.splitlines() if "DLL Name:" in line]
 
 
-def build_python(root: Path, embed_sdist: Path, wheels: Path, llama: Path) -> Path:
+def build_python(root: Path, embed_sdist: Path, wheels: Path, llama: Path, llama_vulkan: Path) -> Path:
     requirements = HERE / "requirements-windows.txt"
     hook = HERE / "site_hook.py"
 
@@ -429,10 +429,14 @@ def build_python(root: Path, embed_sdist: Path, wheels: Path, llama: Path) -> Pa
         cmd += ["--platform", "win_amd64", "--python-version", "3.11", "--implementation", "cp", "--only-binary=:all:"]
         _run([*cmd, "--require-hashes", "-r", str(requirements)], "installing the Windows wheels")
         shutil.copytree(llama / "llama_cpp", site / "llama_cpp")
+        # The Vulkan set beside the CPU one (vulkan_build.py); tingji.engine.decoder_device loads it when asked.
+        shutil.copytree(llama_vulkan, site / "llama_cpp" / recipe.LLAMA_VULKAN_FOLDER)
         shutil.copy(hook, site / "_tingji_wine.py")
         (site / "_tingji_wine.pth").write_text("import _tingji_wine\n")
 
-    key = _digest(recipe.PYTHON_EMBED_SHA256, requirements.read_bytes(), hook.read_bytes(), llama.name)
+    key = _digest(
+        recipe.PYTHON_EMBED_SHA256, requirements.read_bytes(), hook.read_bytes(), llama.name, llama_vulkan.name
+    )
     return _component(root, "python", key, build)
 
 
@@ -505,6 +509,8 @@ class Env:
             VK_ICD_FILENAMES=str(self.mesa / "lvp_icd.json"),
         )
         env.setdefault("WINEDEBUG", "-all")
+        # lavapipe's compiled shaders (llama.cpp's Vulkan backend: minutes the first time), kept with the environment.
+        env.setdefault("MESA_SHADER_CACHE_DIR", str(self.root / "mesa-shader-cache"))
         if self.user:
             env["USER"] = env["LOGNAME"] = self.user  # Wine names the profile folder after $USER
         lib = str(self.mesa / "usr/lib/x86_64-linux-gnu")
@@ -582,11 +588,14 @@ def _assemble(root: Path, *, look_only: bool) -> Env:
     d3d12 = build_d3d12(root, debs)
     mesa = build_mesa(root, debs)
     llama = build_llama(root, llama_sdist)
-    python_dir = build_python(root, embed, wheels, llama)
+    import vulkan_build  # it imports this module
+
+    llama_vulkan = vulkan_build.build_windows(root, llama_sdist)
+    python_dir = build_python(root, embed, wheels, llama, llama_vulkan)
     icu = build_icu(root, python_dir / "Lib/site-packages/PySide6/Qt6Core.dll")
     fonts = build_fonts(root)
     prefix = build_prefix(root, wine_version, d3d12, icu)
-    parts = (d3d12, mesa, llama, python_dir, icu, fonts, prefix)
+    parts = (d3d12, mesa, llama, llama_vulkan, python_dir, icu, fonts, prefix)
     return Env(root, prefix, python_dir, mesa, fonts, wine_version=wine_version, components=parts)
 
 

@@ -11,10 +11,9 @@ task, hotwords); their KV cache is kept and only what follows is recomputed.
 `LlamaModel` holds the weights and vocabulary, `LlamaContext` one KV cache:
 a lane of the engine (files, or live dictation) owns one context.
 
-Decoding is greedy, as the reference's `generate()` is. Greedy decoding can
-fall into a loop; with the guard on, a run whose recent tokens cycle through a
-handful of ids is stopped and retried with a little temperature, as peers do.
-`guard=False` is the reference mode.
+How tokens are generated - greedy steps, verified drafts, the loop guard -
+is `generation.py`; a context gives it `decode_block` (logits at every
+position of a block) and `rollback` (KV positions past a point removed).
 """
 
 from __future__ import annotations
@@ -23,48 +22,24 @@ import ctypes
 import logging
 import os
 import threading
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import Cancelled, ModelError
+from ..errors import ModelError
 from . import messages
+from .generation import CancelCheck, DecodeOptions, DecodeResult, forward_logits, generate
 from .heap import release_free_heap
 from .pages import LargePages, map_in_large_pages
 from .threads import ThreadTuner, decoder_threads
 from .token_rows import TokenRows
 
+if TYPE_CHECKING:
+    from .draft import Drafter
+
 log = logging.getLogger(__name__)
-
-CancelCheck = Callable[[], bool]
-
-
-@dataclass(frozen=True)
-class DecodeOptions:
-    max_tokens: int = 512
-    guard: bool = True
-    ignore_eos: bool = False  # generate exactly max_tokens (work-matched benchmark runs)
-    loop_window: int = 30  # a loop: the last `loop_window` tokens hold
-    loop_distinct: int = 3  # at most this many distinct ids
-    retries: int = 2
-    retry_temperature: float = 0.4
-    seed: int = 1234
-
-
-@dataclass
-class DecodeResult:
-    tokens: list[int]
-    text: str
-    stop: str  # "eos", "limit", "loop"
-    prompt_tokens: int
-    reused_tokens: int
-    prefill_s: float
-    generate_s: float
-    retries: int = 0
-    attempts: list[list[int]] = field(default_factory=list)
 
 
 # llama.cpp logs through one process-wide C callback; the Python function must
@@ -101,17 +76,42 @@ class LlamaModel:
     lane; the weights are mapped once.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, gpu_layers: int = 0) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        gpu_layers: int = 0,
+        device_name: str | None = None,
+        fault: str | None = None,
+    ) -> None:
+        """Load the weights (`decoder_device.load` decides where for the families).
+
+        Args:
+            path: The GGUF file.
+            gpu_layers: Layers offloaded to llama.cpp's GPU device (999: all, with the KV cache);
+                0 keeps everything on the CPU, even in a process that loaded the Vulkan build.
+            device_name: How transcripts name where it runs (`vulkan:0 (...)`); "cpu" or "gpu" when None.
+            fault: `decoder_device`'s injected fault for tests (`nan`, `nan-after:K`); None in real use.
+        """
         import llama_cpp
 
         self._ll = llama_cpp
         _init_llama()
         self.path = Path(path)
         self.gpu_layers = gpu_layers
+        self.on_gpu = gpu_layers > 0
+        self.device_name = device_name or ("gpu" if self.on_gpu else "cpu")
+        self.fault = fault or None
+        self.warnings: list = []  # ErrorReports: why a GPU that was asked for does not hold these weights
         # Weights streamed by the CPU for every token: in 2 MB pages where the system allows (see pages.py).
         self.large_pages: LargePages | None = None if gpu_layers else map_in_large_pages(self.path)
         mparams = llama_cpp.llama_model_default_params()
         mparams.n_gpu_layers = gpu_layers
+        if not gpu_layers:
+            # No devices at all, not "every device": a process with the Vulkan build would otherwise
+            # still hand large batches' matrix products to the GPU (llama.cpp's op offload).
+            self._no_devices = (ctypes.c_void_p * 1)()
+            mparams.devices = ctypes.addressof(self._no_devices)
         # No "extra" CPU buffer types (AMX tiles, repacked weights): llama-cpp-python
         # 0.3.36 built on an AMX CPU crashes inside ggml_backend_amx_mul_mat for
         # q8_0 weights (SIGSEGV, seen on this project's Xeon build machine), and
@@ -428,10 +428,21 @@ class LlamaContext:
 
     # -- batches --------------------------------------------------------------
 
-    def _decode(self, pos0: int, *, tokens: Sequence[int] | None = None, embd: np.ndarray | None = None) -> None:
-        """Feed tokens or embedding rows at positions pos0.., logits for the last row only."""
+    def _decode(
+        self,
+        pos0: int,
+        *,
+        tokens: Sequence[int] | None = None,
+        embd: np.ndarray | None = None,
+        every: bool = False,
+    ) -> list[np.ndarray]:
+        """Feed tokens or embedding rows at positions pos0.., logits for the last row only.
+
+        With `every`, logits for every row: returned as copies, one array per batch.
+        """
         ll = self._ll
         n = len(tokens) if tokens is not None else int(embd.shape[0])
+        out: list[np.ndarray] = []
         for start in range(0, n, self._batch_rows):
             stop = min(n, start + self._batch_rows)
             m = stop - start
@@ -447,21 +458,78 @@ class LlamaContext:
                     batch.pos[i] = pos0 + start + i
                     batch.n_seq_id[i] = 1
                     batch.seq_id[i][0] = 0
-                    batch.logits[i] = 1 if (stop == n and i == m - 1) else 0
+                    batch.logits[i] = 1 if (every or (stop == n and i == m - 1)) else 0
                 batch.n_tokens = m
                 rc = ll.llama_decode(self._ctx, batch)
             finally:
                 ll.llama_batch_free(batch)
             if rc != 0:
                 raise ModelError(messages.DECODE_STEP_FAILED, status=rc)
+            if every:
+                rows = np.ctypeslib.as_array(ll.llama_get_logits(self._ctx), shape=(m, self.n_vocab))
+                out.append(rows.copy())
+        return out
 
     def _logits(self) -> np.ndarray:
         ptr = self._ll.llama_get_logits_ith(self._ctx, -1)
-        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,))
+        return self.check_finite(np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)))
+
+    def check_finite(self, logits: np.ndarray) -> np.ndarray:
+        """`logits` as they are when finite; ModelError (decoder.not_finite) when the GPU's are not.
+
+        Only a model on a GPU is checked (llama.cpp issue 18969: NaN from some iGPU drivers), and
+        one with an injected fault; `decoder_device.Fallback` then redoes the window on the CPU.
+        """
+        model = self.model
+        if not model.on_gpu and model.fault is None:
+            return logits
+        if model.fault is not None:
+            self._reads = getattr(self, "_reads", 0) + 1
+            after = int(model.fault.partition(":")[2] or 1)
+            if model.fault.startswith("nan") and self._reads >= after:
+                logits = np.full_like(logits, np.nan)
+        if not np.isfinite(logits).all():
+            raise ModelError(messages.DECODER_NOT_FINITE, device=model.device_name)
+        return logits
 
     def _truncate(self, n_keep: int) -> None:
         mem = self._ll.llama_get_memory(self._ctx)
         self._ll.llama_memory_seq_rm(mem, 0, n_keep, -1)
+
+    def last_logits(self) -> np.ndarray:
+        """The logits of the last row decoded (a view, valid until the next decode)."""
+        return self._logits()
+
+    def decode_block(self, pos: int, tokens: Sequence[int]) -> np.ndarray:
+        """Feed `tokens` at positions pos.. in one batch; their logits, shape (len(tokens), n_vocab).
+
+        Row i predicts the token after `tokens[i]`. Verifying a draft costs one
+        block instead of one step per token: a token in a block of 32 costs a
+        fraction of one alone (benchmarks/README.md#draft-verified-decoding).
+
+        Args:
+            pos: The KV position of the first token; the cache must hold exactly 0..pos-1
+                (`rollback` first otherwise).
+            tokens: The token ids, at least one.
+        """
+        self.ensure_context(pos + len(tokens))
+        return self.check_finite(np.concatenate(self._decode(pos, tokens=tokens, every=True)))
+
+    def rollback(self, n_keep: int) -> None:
+        """Remove KV positions >= `n_keep` (a rejected draft's), so the next decode continues at `n_keep`.
+
+        Args:
+            n_keep: How many positions stay; a cached prompt prefix longer than that is cut too.
+        """
+        self._join_ahead()
+        self._truncate(n_keep)
+        del self._cached[n_keep:]
+
+    def set_threads(self, n_threads: int) -> None:
+        """Decode on `n_threads` threads from the next batch on (the thread tuner's choice)."""
+        if n_threads != self.n_threads:
+            self._ll.llama_set_n_threads(self._ctx, n_threads, n_threads)
+            self.n_threads = n_threads
 
     def prefill(self, before: Sequence[int], audio: np.ndarray, after: Sequence[int]) -> tuple[int, int]:
         """Put prompt + audio into the KV cache, reusing the cached common token prefix.
@@ -507,7 +575,7 @@ class LlamaContext:
         self._cached = before
         return pos, reuse
 
-    # -- generation -----------------------------------------------------------
+    # -- generation (generation.py) --------------------------------------------
 
     def generate(
         self,
@@ -516,130 +584,39 @@ class LlamaContext:
         after: Sequence[int],
         opts: DecodeOptions = DecodeOptions(),
         cancel: CancelCheck | None = None,
+        drafter: Drafter | None = None,
     ) -> DecodeResult:
-        # Room for the prompt and the first tokens at once: growing copies the cells, holding both
-        # contexts at its peak; generation grows it further as it goes.
-        self.ensure_context(len(before) + len(audio) + len(after) + 1 + min(opts.max_tokens, 128))
-        t0 = time.perf_counter()
-        n_prompt, reused = self.prefill(before, audio, after)
-        t1 = time.perf_counter()
-        first_logits = self._logits().copy()
-        attempts: list[list[int]] = []
-        rng = np.random.default_rng(opts.seed)
-        result_tokens, stop = [], "limit"
-        for attempt in range(opts.retries + 1 if opts.guard else 1):
-            temperature = 0.0 if attempt == 0 else opts.retry_temperature
-            if attempt:
-                self._truncate(n_prompt)
-            tokens, stop = self._run(first_logits, n_prompt, opts, temperature, rng, cancel)
-            attempts.append(tokens)
-            result_tokens = tokens
-            if stop != "loop":
-                break
-        if stop == "loop":
-            # Every attempt looped: keep the one with the most text before its loop took over.
-            result_tokens = max((_cut_loop(a, opts.loop_window) for a in attempts), key=len)
-        t2 = time.perf_counter()
-        return DecodeResult(
-            tokens=result_tokens,
-            text=self.detokenize([t for t in result_tokens if t not in self.eos_ids]),
-            stop=stop,
-            prompt_tokens=n_prompt,
-            reused_tokens=reused,
-            prefill_s=t1 - t0,
-            generate_s=t2 - t1,
-            retries=len(attempts) - 1,
-            attempts=attempts,
-        )
-
-    def _run(
-        self,
-        logits: np.ndarray,
-        pos: int,
-        opts: DecodeOptions,
-        temperature: float,
-        rng: np.random.Generator,
-        cancel: CancelCheck | None,
-    ) -> tuple[list[int], str]:
-        tokens: list[int] = []
-        while len(tokens) < opts.max_tokens:
-            if cancel is not None and cancel():
-                raise Cancelled()
-            if temperature > 0:
-                z = logits.astype(np.float64) / temperature
-                p = np.exp(z - z.max())
-                token = int(rng.choice(len(p), p=p / p.sum()))
-            else:
-                token = int(np.argmax(logits))
-            if token in self.eos_ids and not opts.ignore_eos:
-                return tokens, "eos"
-            tokens.append(token)
-            if opts.guard and _is_loop(tokens, opts.loop_window, opts.loop_distinct):
-                return tokens, "loop"
-            if len(tokens) == opts.max_tokens:
-                break
-            self.ensure_context(pos + 1)
-            if self.tuner is None:
-                self._decode(pos, tokens=[token])
-            else:
-                self._tuned_decode(pos, token)
-            pos += 1
-            logits = self._logits()
-        return tokens, "limit"
-
-    def _tuned_decode(self, pos: int, token: int) -> None:
-        """One generation step on the thread count the tuner picks, timed for it."""
-        assert self.tuner is not None
-        start = time.perf_counter()
-        threads = self.tuner.next_threads(start)
-        if threads != self.n_threads:
-            self._ll.llama_set_n_threads(self._ctx, threads, threads)
-            self.n_threads = threads
-        self._decode(pos, tokens=[token])
-        end = time.perf_counter()
-        self.tuner.record(threads, end - start, end)
+        """`generation.generate` on this context."""
+        return generate(self, before, audio, after, opts, cancel, drafter)
 
     def forward_logits(
         self, before: Sequence[int], audio: np.ndarray, after: Sequence[int], forced: Sequence[int]
     ) -> np.ndarray:
-        """Logits at every step of a forced continuation (for equivalence tests and scoring)."""
-        self.ensure_context(len(before) + len(audio) + len(after) + len(forced) + 1)
-        pos, _ = self.prefill(before, audio, after)
-        rows = [self._logits().copy()]
-        for token in forced:
-            self._decode(pos, tokens=[int(token)])
-            pos += 1
-            rows.append(self._logits().copy())
-        return np.stack(rows)
-
-
-def _is_loop(tokens: list[int], window: int, distinct: int) -> bool:
-    return len(tokens) >= window and len(set(tokens[-window:])) <= distinct
-
-
-def _cut_loop(tokens: list[int], window: int) -> list[int]:
-    """Drop the repeating tail: keep tokens up to the first occurrence of the looping pattern."""
-    tail = set(tokens[-window:])
-    cut = len(tokens)
-    while cut > 0 and tokens[cut - 1] in tail:
-        cut -= 1
-    # Keep one pass of the repeated material: it is usually a real word said once.
-    return tokens[: cut + len(tail)]
+        """`generation.forward_logits` on this context."""
+        return forward_logits(self, before, audio, after, forced)
 
 
 def load_for_provider(path: str | os.PathLike[str], provider: str, gpu_layers: int | None = None) -> LlamaModel:
-    """A family's decoder weights: offloaded whole when a GPU provider runs the encoder and
-    llama.cpp was built with GPU support, on the CPU otherwise; `gpu_layers` overrides."""
-    if gpu_layers is None:
-        gpu_layers = 0
-        if provider != "cpu":
-            try:
-                import llama_cpp
+    """A family's decoder weights where `decoder_device` places them (the process's
+    `--decoder-device`: a Vulkan GPU that passed its self-check, else the CPU); `gpu_layers` overrides.
 
-                gpu_layers = 999 if llama_cpp.llama_supports_gpu_offload() else 0
-            except Exception:
-                gpu_layers = 0
-    return LlamaModel(path, gpu_layers=gpu_layers)
+    A llama.cpp built for another GPU (CUDA, Metal) and no Vulkan choice: offloaded whole when a
+    GPU provider runs the encoder, as before the Vulkan build existed.
+    """
+    from . import decoder_device
+
+    if gpu_layers is not None:
+        return LlamaModel(path, gpu_layers=gpu_layers)
+    here = decoder_device.placement()
+    if here.device is None and here.choice.kind == "auto" and not here.warnings and provider != "cpu":
+        try:
+            import llama_cpp
+
+            if llama_cpp.llama_supports_gpu_offload():
+                return LlamaModel(path, gpu_layers=999)
+        except Exception:
+            pass
+    return decoder_device.load(path)
 
 
 def open_decoder(path: str | os.PathLike[str], *, gpu_layers: int = 0, **context_options) -> LlamaContext:

@@ -141,6 +141,23 @@ DECODE_STEP_FAILED = Message("decoder.decode_failed", "llama.cpp decode failed (
 EMBEDDINGS_SHAPE = Message(
     "decoder.embeddings_shape", "audio embeddings have shape {shape}, decoder expects [n, {width}]"
 )
+DECODER_NOT_FINITE = Message("decoder.not_finite", "the decoder's logits on {device} are not finite numbers")
+# -- where the decoder runs (decoder_device.py) ---------------------------------------------------
+DECODER_DEVICE_CHOICE = Message("decoder.device_choice", "decoder device '{value}': use auto, cpu, vulkan or vulkan:N")
+NO_VULKAN_DEVICE = Message(
+    "decoder.no_vulkan_device", "there is no Vulkan device {index}: the driver lists {count} (numbered from 0)"
+)
+DECODER_ON_CPU = WarningMessage("decoder.gpu_unused", "the decoder runs on the CPU, not on {adapter}: {reason}")
+DECODER_GPU_NAN = WarningMessage(
+    "decoder.gpu_nan", "{adapter} gave the decoder numbers that are not finite; the rest runs on the CPU"
+)
+# Why a GPU is not used (the `reason` of DECODER_ON_CPU).
+GPU_NO_BUILD = Message("decoder.reason_no_build", "this installation has no Vulkan build of llama.cpp")
+GPU_NO_LOADER = Message("decoder.reason_no_loader", "no Vulkan driver is installed")
+GPU_LOADED_BEFORE = Message("decoder.reason_loaded_before", "llama.cpp was loaded for the CPU first; restart Tingji")
+GPU_NOT_FINITE = Message("decoder.reason_not_finite", "its self-check gave numbers that are not finite")
+GPU_ARGMAX_DIFFERS = Message("decoder.reason_argmax", "its self-check chose token {gpu} where the CPU chose {cpu}")
+GPU_CHECK_FAILED = Message("decoder.reason_check_failed", "its self-check failed ({detail})")
 
 # -- writing transcripts (writers.py) -------------------------------------------------------------
 UNKNOWN_FORMAT = Message("writer.unknown_format", "unknown output format {format!r} (choose {choices})")

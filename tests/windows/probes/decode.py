@@ -11,7 +11,8 @@ import time
 
 import numpy as np
 
-from tingji.engine.decoder import DecodeOptions, open_decoder
+from tingji.engine.decoder import open_decoder
+from tingji.engine.generation import DecodeOptions
 
 BEFORE = "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n语音转写："
 AFTER = "<|im_end|>\n<|im_start|>assistant\n"

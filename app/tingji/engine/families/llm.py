@@ -5,7 +5,8 @@ how they hold the decoder: its weights loaded once, beside the encoder
 (offloaded when a GPU provider runs the encoder), one context per lane, the
 default prompt's prefix decoded ahead as the warm-up, each
 choice of prompt tokenised once, the reference's stop tokens and plain
-greedy decoding in exact mode, the loop guard otherwise. A family subclasses
+greedy decoding in exact mode, the loop guard otherwise; a family's draft of
+the answer verified in blocks (`generation`, `draft`), with the same tokens. A family subclasses
 `LlmFamily`, hands it a function that builds its encoder, and supplies
 `_prompt(options)`. Its manifest section holds `special_tokens` (`SpecialTokens`)
 and `decoder` (`DecoderInfo`, or a subclass).
@@ -21,8 +22,10 @@ from typing import Protocol
 
 import numpy as np
 
-from .. import prefix_cache
-from ..decoder import DecodeOptions, DecodeResult, LlamaContext, LlamaModel, load_for_provider
+from .. import decoder_device, prefix_cache
+from ..decoder import LlamaContext, LlamaModel, load_for_provider
+from ..draft import Drafter, DraftPolicy
+from ..generation import DecodeOptions, DecodeResult
 from ..manifest import Manifest
 from ..options import TranscribeOptions
 from ..schema import entry
@@ -76,18 +79,27 @@ class LlmFamily(OnnxFamily):
         self.encoder, self.llm = load_together(manifest.file("decoder"), options, make_encoder)
         self.graphs = self.encoder.graphs
         self.stop_ids = list(special.eos_ids if options.exact else special.stop_ids or special.eos_ids)
-        self.decoder_device = "gpu" if self.llm.gpu_layers > 0 else "cpu"
+        # Where the decoder runs (decoder_device): a window whose GPU logits are not finite is redone on the CPU.
+        self.graphs.warnings.extend(w for w in self.llm.warnings if w not in self.graphs.warnings)
+        self.fallback = decoder_device.Fallback(self.llm, self._context, self.graphs.warnings)
+        self.decoder_device = self.llm.device_name
         self._prompts: dict[Hashable, tuple[list[int], list[int]]] = {}
         self.cores_free = busy.cores_free()
+        # Verify the family's draft of each answer in blocks (same tokens; False: one token per step).
+        self.drafting = True
+        self.draft_policy = DraftPolicy()
         # Where the default prompt's prefix cells are kept between runs (prefix_cache): beside the
         # optimised graphs, for a decoder on the CPU (a GPU's cells are its own business).
         self._manifest = manifest
-        self._cells_cache = options.graph_cache if self.decoder_device == "cpu" else None
+        self._cells_cache = options.graph_cache if not self.llm.on_gpu else None
         self._cells_to_store = self._cells_cache is not None
 
     def open_lane(self) -> LlamaContext:
+        return self._context(self.llm)
+
+    def _context(self, llm: LlamaModel) -> LlamaContext:
         return LlamaContext(
-            self.llm,
+            llm,
             eos_ids=self.stop_ids,
             n_ctx=self.n_ctx,
             n_threads=self.threads,
@@ -127,6 +139,7 @@ class LlmFamily(OnnxFamily):
         return prefix_cache.entry_fields(self._manifest, before, self.exact)
 
     def close(self) -> None:
+        self.fallback.close()
         self.llm.close()
 
     def _prompt(self, options: TranscribeOptions) -> tuple[list[int], list[int]]:
@@ -146,15 +159,26 @@ class LlmFamily(OnnxFamily):
         options: TranscribeOptions,
         timings: dict[str, float],
         cancel: CancelCheck | None,
+        draft: Sequence[int] = (),
     ) -> DecodeResult:
-        """Greedy tokens after the prompt around `rows`; adds the prefill and generation seconds to `timings`."""
+        """Greedy tokens after the prompt around `rows`; adds the prefill and generation seconds to `timings`.
+
+        A `draft` (the answer guessed in the decoder's tokens) is verified in blocks (`generation`):
+        the tokens are the same, and `timings` gets `draft_tokens` fed and `draft_accepted`.
+        """
         before, after = self._prompt(options)
         opts = DecodeOptions(
             max_tokens=options.max_tokens, guard=not (self.exact or options.ignore_eos), ignore_eos=options.ignore_eos
         )
-        decoded = lane.generate(before, rows, after, opts, cancel=cancel)
+        drafter = Drafter(draft, self.llm.token_bytes, self.draft_policy) if draft else None
+        decoded = self.fallback.run(
+            lane, lambda ctx: ctx.generate(before, rows, after, opts, cancel=cancel, drafter=drafter)
+        )
         timings["prefill"] = decoded.prefill_s
         timings["generate"] = decoded.generate_s
+        if drafter is not None:
+            timings["draft_tokens"] = float(decoded.drafted)
+            timings["draft_accepted"] = float(decoded.accepted)
         if self._cells_to_store and self._cells_cache is not None and before == self._prompt(TranscribeOptions())[0]:
             # Once per model and machine: this window's prefix cells serve every later load.
             self._cells_to_store = False
@@ -176,7 +200,7 @@ def load_together(
     provider came up (a GPU that falls back to the CPU keeps the LLM there too).
     """
     known = options.decoder_gpu_layers
-    if known is None and pick_provider(options.provider) == "cpu":
+    if known is None and pick_provider(options.provider) == "cpu" and decoder_device.placement().device is None:
         known = 0
     if known is None:
         encoder = make_encoder()

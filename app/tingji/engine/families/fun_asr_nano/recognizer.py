@@ -2,7 +2,9 @@
 
 One window: Kaldi fbank + LFR features -> encoder (+ CTC head) -> the first
 `num_adaptor_rows` adaptor rows -> ChatML prompt around them -> greedy
-tokens from llama.cpp -> text, with character times from the CTC path.
+tokens from llama.cpp -> text, with character times from the CTC path. The CTC
+head's greedy text, in the LLM's tokens, is the draft the decoder verifies in
+blocks (`engine.generation`): the same tokens, fewer llama.cpp calls.
 
 `exact` is the reference mode used by the equivalence tests: the reference's
 stop token only, plain greedy decoding (no loop guard), f32 KV cache, basic
@@ -17,6 +19,7 @@ import numpy as np
 
 from ...align import ctc_greedy, load_ctc_tokens
 from ...decoder import LlamaContext
+from ...draft import ctc_text
 from ...frontend import FrontendConfig, features
 from ...manifest import Manifest
 from ...options import TranscribeOptions
@@ -48,6 +51,7 @@ class FunAsrNano(LlmFamily):
         tokens = manifest.file("tokens")
         self.ctc_tokens = load_ctc_tokens(tokens) if timestamps(manifest) == "tokens" else None
         self.ctc_blank = section.ctc.blank_id
+        self.ctc_text_tokens = section.ctc.text_tokens
         self.ctc_frame_s = section.ctc.frame_seconds
         self.llm_input_dtype = section.decoder.input_dtype
         self.prompt_pieces = section.prompt
@@ -81,13 +85,19 @@ class FunAsrNano(LlmFamily):
             return WindowResult("", language=options.language, timings=timings)
         with stage(timings, "encode"):
             out = self.encoder.encode(feats)
-        ctc_chars = None
-        if self.ctc_tokens is not None and options.timestamps:  # the CTC head only times characters
+        ctc_chars, draft = None, []
+        # The CTC head times characters and drafts the answer (Hugging Face's checkpoint has none).
+        if self.ctc_tokens is not None and (options.timestamps or self.drafting):
             with stage(timings, "ctc"):
                 _, ids = self.encoder.ctc(out.enc)
-                ctc_chars = ctc_greedy(ids, self.ctc_blank, self.ctc_tokens, self.ctc_frame_s)
+                if options.timestamps:
+                    ctc_chars = ctc_greedy(ids, self.ctc_blank, self.ctc_tokens, self.ctc_frame_s)
+                if self.drafting:
+                    best = ids[:, 0] if ids.ndim == 2 else ids
+                    text = ctc_text(best, self.ctc_blank, self.ctc_tokens, self.ctc_text_tokens)
+                    draft = self.llm.tokenize(text) if text else []
         rows = round_to(out.adaptor[: num_adaptor_rows(out.frames)], self.llm_input_dtype)
-        decoded = self.decode(lane, rows, options, timings, cancel)
+        decoded = self.decode(lane, rows, options, timings, cancel, draft)
         text = clean_text(decoded.text)
         return WindowResult(text, decoded.tokens, ctc_chars, language=options.language, timings=timings)
 

@@ -1,0 +1,231 @@
+"""Drafts for verified decoding: what the LLM is likely to say next, and how much of it to feed at once.
+
+A draft is a guess at the answer in the LLM's own tokens; for Fun-ASR-Nano
+it is the window's CTC greedy text (`ctc_text`), which Tingji computes for
+timestamps anyway, re-tokenised. `generation._run` feeds the token the LLM
+chose plus the next k draft tokens as one block and keeps the prefix the LLM
+agrees with; the output is the LLM's greedy text whatever the draft says, so
+a draft only changes the speed.
+
+`Drafter` keeps the draft's place and picks k:
+
+- **Place.** Each token the LLM emits is compared with the draft token at
+  the draft's place. Equal: the place moves on. Different: the rule
+  (`DraftPolicy.realign`) decides. The LLM writes punctuation the CTC text
+  lacks (an insertion: the draft keeps its place) and corrects words (a
+  substitution: it moves on): `"classify"`. `"search"` first looks near the
+  place (a few tokens back, `search` ahead) for where the draft's tokens
+  end the way the LLM's last tokens do, longest match first, nearest next:
+  that finds tokens the CTC text had extra or lacked, and a substitution
+  that was an insertion after all. Measured in benchmarks/draft.py
+  (realign); the default is the best there.
+- **Block size.** Acceptance is estimated per emitted token from decayed
+  counts of agreements and differences (every emitted token counts, also in
+  plain steps, where comparing costs nothing). The block size maximises the
+  expected tokens per block over the block's cost relative to one plain step
+  (`BLOCK_COST`, measured by benchmarks/draft.py); plain steps win where no
+  block pays (the break-even), and drafting comes back when the draft agrees again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+# Cost of one llama_decode of a block of n tokens (logits at every position), relative to a
+# single token, on the CPU: Qwen3-0.6B q5_k, 2 threads (benchmarks/draft.py, "block cost").
+# A token alone streams all the weights for one row of work; a block streams them once.
+# The longest block is 63: from 64 rows on, llama.cpp's CPU flash attention takes another
+# kernel, and block logits differ from one token's further (benchmarks/draft.py, "exactness").
+BLOCK_COST: dict[int, float] = {1: 1.0, 2: 1.45, 4: 2.77, 8: 3.86, 16: 4.51, 32: 7.66, 63: 11.1}
+
+REALIGN_RULES = ("advance", "keep", "classify", "search")
+_SUFFIX = 8  # the most of the LLM's last tokens "search" matches
+_BACK = 2  # how far back of the place "search" looks (a token taken for a substitution was an insertion)
+
+
+@dataclass(frozen=True)
+class DraftPolicy:
+    """How a `Drafter` estimates acceptance and sizes blocks.
+
+    Args:
+        prior: Acceptance assumed before the first token (drafting starts in blocks).
+        prior_weight: How many tokens' worth of evidence the prior is.
+        decay: Per-token decay of the evidence: ~1 / (1 - decay) recent tokens decide.
+        realign: What a difference does to the draft's place: one of `REALIGN_RULES`.
+        search: How far ahead the `"search"` rule looks for the LLM's last tokens.
+        costs: Relative block costs by block size (see `BLOCK_COST`).
+        tie_margin: A block's choice whose top two logits are closer than this is made again from
+            one token's logits (`generation`): above the largest batch-vs-single logit difference
+            measured: 0.14-0.19 on a full-size q5_k decoder from 8 rows on (benchmarks/draft.py,
+            "exactness"; tests/engine/test_draft.py prints the tiny models').
+    """
+
+    prior: float = 0.9
+    prior_weight: float = 4.0
+    decay: float = 0.9
+    realign: str = "search"
+    search: int = 4
+    costs: tuple[tuple[int, float], ...] = tuple(BLOCK_COST.items())
+    tie_margin: float = 0.25
+
+    def __post_init__(self) -> None:
+        if self.realign not in REALIGN_RULES:
+            raise ValueError(f"realign must be one of {REALIGN_RULES}, got {self.realign!r}")
+
+
+def expected_tokens(accept: float, n: int) -> float:
+    """Tokens one block of the chosen token + `n` draft tokens yields, at per-token acceptance `accept`."""
+    if accept >= 1.0:
+        return float(n + 1)
+    return 1.0 + accept * (1.0 - accept**n) / (1.0 - accept)
+
+
+def block_cost(size: int, costs: Sequence[tuple[int, float]] = tuple(BLOCK_COST.items())) -> float:
+    """A block of `size` tokens' cost relative to one token, interpolated between measured sizes."""
+    sizes, values = zip(*sorted(costs))
+    return float(np.interp(size, sizes, values, right=values[-1] * size / sizes[-1]))
+
+
+def best_draft_length(accept: float, limit: int, policy: DraftPolicy = DraftPolicy()) -> int:
+    """How many draft tokens to verify after the chosen token (0: a plain step), at most `limit`.
+
+    Args:
+        accept: Estimated probability that a draft token equals the LLM's choice.
+        limit: The most draft tokens available (what is left of the draft, of the token budget).
+    """
+    best_n, best_rate = 0, 1.0  # a plain step: one token for one token's cost
+    for size, _ in policy.costs:
+        n = min(size - 1, limit)
+        if n <= 0:
+            continue
+        rate = expected_tokens(accept, n) / block_cost(n + 1, policy.costs)
+        if rate > best_rate:
+            best_n, best_rate = n, rate
+    return best_n
+
+
+class Drafter:
+    """One window's draft: its place, the acceptance seen so far, and what was fed and accepted.
+
+    Args:
+        draft: The draft in the LLM's token ids.
+        piece: A token id's bytes (`LlamaModel.token_bytes`): tells punctuation from words.
+        policy: Estimation and block-size settings.
+    """
+
+    def __init__(
+        self, draft: Sequence[int], piece: Callable[[int], bytes], policy: DraftPolicy = DraftPolicy()
+    ) -> None:
+        self.draft = [int(t) for t in draft]
+        self.policy = policy
+        self._piece = piece
+        self._insertion: dict[int, bool] = {}
+        self.place = 0  # the draft token expected next
+        self._said: list[int] = []  # the LLM's last tokens (what "search" matches the draft against)
+        self._agree = policy.prior * policy.prior_weight
+        self._differ = (1.0 - policy.prior) * policy.prior_weight
+        self.drafted = 0
+        self.accepted = 0
+        self.blocks: list[int] = []
+        self.differences = 0
+        self.ties = 0  # block choices made again from one token's logits (counted by `generation`)
+
+    @property
+    def acceptance(self) -> float:
+        """The current estimate of the probability that the next draft token is accepted."""
+        return self._agree / (self._agree + self._differ)
+
+    def _count(self, agreed: int, differed: int) -> None:
+        d = self.policy.decay
+        self._agree = self._agree * d**agreed + (1 - d**agreed) / (1 - d)
+        self._differ *= d**agreed
+        if differed:
+            self._agree *= d
+            self._differ = self._differ * d + 1
+
+    def propose(self, token: int, room: int) -> list[int]:
+        """The LLM chose `token`: move the draft's place past it and return the draft tokens to verify after it.
+
+        Args:
+            token: The LLM's greedy choice, about to be fed.
+            room: The most tokens the answer may still add after `token`.
+        """
+        self._said = [*self._said[-(_SUFFIX - 1) :], token]
+        if self.place < len(self.draft):
+            if self.draft[self.place] == token:
+                self._count(1, 0)
+                self.place += 1
+            else:
+                self._count(0, 1)
+                self.differences += 1
+                self.place = self._realign(token)
+        n = best_draft_length(self.acceptance, min(room, len(self.draft) - self.place), self.policy)
+        if n <= 0:
+            return []
+        self.drafted += n
+        self.blocks.append(n + 1)
+        return self.draft[self.place : self.place + n]
+
+    def record(self, agreed: int) -> None:
+        """The LLM agreed with the first `agreed` tokens of the last proposal."""
+        self.accepted += agreed
+        if agreed:
+            self._said = [*self._said, *self.draft[self.place : self.place + agreed]][-_SUFFIX:]
+            self._count(agreed, 0)
+        self.place += agreed
+
+    def _realign(self, token: int) -> int:
+        """The draft's place after the LLM emitted `token` where the draft expected another."""
+        rule, here = self.policy.realign, self.place
+        if rule == "advance":
+            return here + 1
+        if rule == "keep":
+            return here
+        if rule == "search":
+            found = self._search(here)
+            if found is not None:
+                return found
+        if self.is_insertion(token):
+            return here
+        return here + 1
+
+    def _search(self, here: int) -> int | None:
+        """The place near `here` after which the draft ends as the LLM's last tokens do (None: nowhere)."""
+        best, best_len = None, 0
+        lo, hi = max(1, here - _BACK), min(len(self.draft), here + 1 + self.policy.search)
+        for place in sorted(range(lo, hi + 1), key=lambda p: abs(p - here - 1)):  # nearest first
+            n = 0
+            while n < min(len(self._said), place) and self.draft[place - 1 - n] == self._said[-1 - n]:
+                n += 1
+            if n > best_len:
+                best, best_len = place, n
+        return best
+
+    def is_insertion(self, token: int) -> bool:
+        """True for a token the CTC text never holds: punctuation or spacing only."""
+        if token not in self._insertion:
+            text = self._piece(token).decode("utf-8", "replace")
+            self._insertion[token] = not any(ch.isalnum() for ch in text)
+        return self._insertion[token]
+
+
+def ctc_text(best: np.ndarray, blank: int, pieces: Sequence[bytes], text_tokens: int | None = None) -> str:
+    """The CTC head's greedy text: the best path with repeats collapsed, blanks and tags dropped.
+
+    Args:
+        best: The best id per frame.
+        blank: The blank id.
+        pieces: Each id's bytes (the model's tokens.txt).
+        text_tokens: Ids at or above this are tags, not text (None: every id is text).
+    """
+    out = bytearray()
+    prev = -1
+    for token in np.asarray(best).tolist():
+        if token != prev and token != blank and 0 <= token < len(pieces):
+            if text_tokens is None or token < text_tokens:
+                out += pieces[token]
+        prev = token
+    return out.decode("utf-8", "ignore").strip()

@@ -1,0 +1,263 @@
+"""How tokens are generated after a prefilled prompt: greedy steps, verified drafts, the loop guard.
+
+Decoding is greedy, as the reference's `generate()` is. Greedy decoding can
+fall into a loop; with the guard on, a run whose recent tokens cycle through a
+handful of ids is stopped and retried with a little temperature, as peers do.
+`guard=False` is the reference mode.
+
+With a draft (`draft.Drafter`: for Fun-ASR-Nano the window's CTC text in the
+LLM's tokens) a greedy attempt goes in blocks: the token the LLM chose and
+the draft's next k tokens are fed in one `LlamaContext.decode_block`, which
+gives logits at every position. The longest prefix of the draft that equals
+the LLM's own argmax is accepted, the argmax after it is the next token, and
+the rejected positions leave the KV cache (`LlamaContext.rollback`). Every
+emitted token is the LLM's greedy choice, so the text is plain decoding's;
+the eos, loop and limit checks run token by token as in plain decoding. A
+block's logits differ from one token's in the last bits (other kernels), so
+a choice whose top two logits are closer than `DraftPolicy.tie_margin` is
+taken from that position decoded alone, as plain decoding takes it. The
+block size follows the draft's recent acceptance, down to plain one-token
+steps where drafts do not pay (`draft.DraftPolicy`).
+
+The functions take the `LlamaContext` that holds the KV cache (decoder.py); it
+keeps thin delegates (`LlamaContext.generate`, `forward_logits`) for callers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import Cancelled
+
+if TYPE_CHECKING:
+    from .decoder import LlamaContext
+    from .draft import Drafter
+
+CancelCheck = Callable[[], bool]
+
+
+@dataclass(frozen=True)
+class DecodeOptions:
+    max_tokens: int = 512
+    guard: bool = True
+    ignore_eos: bool = False  # generate exactly max_tokens (work-matched benchmark runs)
+    loop_window: int = 30  # a loop: the last `loop_window` tokens hold
+    loop_distinct: int = 3  # at most this many distinct ids
+    retries: int = 2
+    retry_temperature: float = 0.4
+    seed: int = 1234
+
+
+@dataclass
+class DecodeResult:
+    tokens: list[int]
+    text: str
+    stop: str  # "eos", "limit", "loop"
+    prompt_tokens: int
+    reused_tokens: int
+    prefill_s: float
+    generate_s: float
+    retries: int = 0
+    attempts: list[list[int]] = field(default_factory=list)
+    drafted: int = 0  # draft tokens fed for verification
+    accepted: int = 0  # of those, the ones the LLM agreed with
+    blocks: list[int] = field(default_factory=list)  # the size of each verified block, in order
+    ties: int = 0  # choices in a block too close to call, made from one token's logits instead
+
+
+def generate(
+    ctx: LlamaContext,
+    before: Sequence[int],
+    audio: np.ndarray,
+    after: Sequence[int],
+    opts: DecodeOptions = DecodeOptions(),
+    cancel: CancelCheck | None = None,
+    drafter: Drafter | None = None,
+) -> DecodeResult:
+    """Prefill the prompt around `audio` and generate; `drafter` (optional) speeds up the greedy attempt.
+
+    Args:
+        ctx: The lane's context; its KV cache is reused for the common prompt prefix.
+        before: Prompt token ids before the audio rows.
+        audio: Audio embedding rows [n, n_embd].
+        after: Prompt token ids after the audio rows.
+        opts: Token budget, loop guard and its retries.
+        cancel: Polled before every step or block; True raises `Cancelled`.
+        drafter: A draft of the answer; the output does not depend on it, only the speed.
+    """
+    # Room for the prompt and the first tokens at once: growing copies the cells, holding both
+    # contexts at its peak; generation grows it further as it goes.
+    ctx.ensure_context(len(before) + len(audio) + len(after) + 1 + min(opts.max_tokens, 128))
+    t0 = time.perf_counter()
+    n_prompt, reused = ctx.prefill(before, audio, after)
+    t1 = time.perf_counter()
+    first_logits = ctx.last_logits().copy()
+    attempts: list[list[int]] = []
+    rng = np.random.default_rng(opts.seed)
+    result_tokens, stop = [], "limit"
+    for attempt in range(opts.retries + 1 if opts.guard else 1):
+        temperature = 0.0 if attempt == 0 else opts.retry_temperature
+        if attempt:
+            ctx.rollback(n_prompt)
+        # Drafts verify greedy choices only: a sampled retry goes one token at a time.
+        tokens, stop = _run(
+            ctx, first_logits, n_prompt, opts, temperature, rng, cancel, drafter if not attempt else None
+        )
+        attempts.append(tokens)
+        result_tokens = tokens
+        if stop != "loop":
+            break
+    if stop == "loop":
+        # Every attempt looped: keep the one with the most text before its loop took over.
+        result_tokens = max((_cut_loop(a, opts.loop_window) for a in attempts), key=len)
+    t2 = time.perf_counter()
+    return DecodeResult(
+        tokens=result_tokens,
+        text=ctx.detokenize([t for t in result_tokens if t not in ctx.eos_ids]),
+        stop=stop,
+        prompt_tokens=n_prompt,
+        reused_tokens=reused,
+        prefill_s=t1 - t0,
+        generate_s=t2 - t1,
+        retries=len(attempts) - 1,
+        attempts=attempts,
+        drafted=drafter.drafted if drafter else 0,
+        accepted=drafter.accepted if drafter else 0,
+        blocks=list(drafter.blocks) if drafter else [],
+        ties=drafter.ties if drafter else 0,
+    )
+
+
+class _Tokens:
+    """The tokens of one attempt, with plain decoding's stop checks applied as each one is added."""
+
+    def __init__(self, ctx: LlamaContext, opts: DecodeOptions) -> None:
+        self.ids: list[int] = []
+        self.stop: str | None = None
+        self._eos = frozenset() if opts.ignore_eos else ctx.eos_ids
+        self._opts = opts
+
+    def add(self, token: int) -> bool:
+        """Add `token` unless it ends the answer; False once the attempt is over (`stop` says why)."""
+        opts = self._opts
+        if token in self._eos:
+            self.stop = "eos"
+            return False
+        self.ids.append(token)
+        if opts.guard and _is_loop(self.ids, opts.loop_window, opts.loop_distinct):
+            self.stop = "loop"
+            return False
+        if len(self.ids) >= opts.max_tokens:
+            self.stop = "limit"
+            return False
+        return True
+
+
+def _run(
+    ctx: LlamaContext,
+    logits: np.ndarray,
+    pos: int,
+    opts: DecodeOptions,
+    temperature: float,
+    rng: np.random.Generator,
+    cancel: CancelCheck | None,
+    drafter: Drafter | None = None,
+) -> tuple[list[int], str]:
+    """One attempt from the prompt's last logits at KV position `pos`; returns (tokens, stop)."""
+    out = _Tokens(ctx, opts)
+    if opts.max_tokens <= 0:
+        return [], "limit"
+    while True:
+        if cancel is not None and cancel():
+            raise Cancelled()
+        if temperature > 0:
+            z = logits.astype(np.float64) / temperature
+            p = np.exp(z - z.max())
+            token = int(rng.choice(len(p), p=p / p.sum()))
+        else:
+            token = int(np.argmax(logits))
+        if not out.add(token):
+            return out.ids, out.stop or "limit"
+        proposal = drafter.propose(token, opts.max_tokens - len(out.ids)) if drafter is not None else []
+        ctx.ensure_context(pos + 1 + len(proposal))
+        if not proposal:
+            logits = _step(ctx, pos, token)
+            pos += 1
+            continue
+        block = [token, *proposal]
+        rows = ctx.decode_block(pos, block)
+        # rows[i] predicts what follows block[i]; proposal[i] is block[i + 1].
+        chosen = rows.argmax(axis=1)
+        agreed = 0
+        while agreed < len(proposal) and int(chosen[agreed]) == proposal[agreed]:
+            agreed += 1
+        tie = _first_near_tie(rows[: agreed + 1], chosen[: agreed + 1], drafter.policy.tie_margin)
+        if tie is not None:
+            # A block's logits differ from one token's in the last bits: where two choices are that
+            # close, the choice is made from block[tie] decoded alone, as plain decoding makes it.
+            agreed = tie
+            drafter.ties += 1
+        drafter.record(agreed)
+        for t in proposal[:agreed]:
+            if not out.add(t):
+                return out.ids, out.stop or "limit"
+        if tie is None:
+            ctx.rollback(pos + 1 + agreed)
+            logits = rows[agreed]
+        else:
+            ctx.rollback(pos + agreed)
+            logits = ctx.decode_block(pos + agreed, [block[agreed]])[0]
+        pos += 1 + agreed
+
+
+def _first_near_tie(rows: np.ndarray, chosen: np.ndarray, margin: float) -> int | None:
+    """The first row whose best logit is within `margin` of another, or None."""
+    best = rows[np.arange(len(rows)), chosen]
+    close = (rows >= (best - margin)[:, None]).sum(axis=1) > 1
+    return int(np.argmax(close)) if close.any() else None
+
+
+def _step(ctx: LlamaContext, pos: int, token: int) -> np.ndarray:
+    """One plain generation step: the logits after `token` at `pos` (on the tuned thread count)."""
+    tuner = ctx.tuner
+    if tuner is None:
+        return ctx.decode_block(pos, [token])[0]
+    start = time.perf_counter()
+    ctx.set_threads(tuner.next_threads(start))
+    threads = ctx.n_threads
+    logits = ctx.decode_block(pos, [token])[0]
+    end = time.perf_counter()
+    tuner.record(threads, end - start, end)
+    return logits
+
+
+def forward_logits(
+    ctx: LlamaContext, before: Sequence[int], audio: np.ndarray, after: Sequence[int], forced: Sequence[int]
+) -> np.ndarray:
+    """Logits at every step of a forced continuation, one token at a time (for equivalence tests and scoring)."""
+    ctx.ensure_context(len(before) + len(audio) + len(after) + len(forced) + 1)
+    pos, _ = ctx.prefill(before, audio, after)
+    rows = [ctx.last_logits().copy()]
+    for token in forced:
+        rows.append(ctx.decode_block(pos, [int(token)])[0])
+        pos += 1
+    return np.stack(rows)
+
+
+def _is_loop(tokens: list[int], window: int, distinct: int) -> bool:
+    return len(tokens) >= window and len(set(tokens[-window:])) <= distinct
+
+
+def _cut_loop(tokens: list[int], window: int) -> list[int]:
+    """Drop the repeating tail: keep tokens up to the first occurrence of the looping pattern."""
+    tail = set(tokens[-window:])
+    cut = len(tokens)
+    while cut > 0 and tokens[cut - 1] in tail:
+        cut -= 1
+    # Keep one pass of the repeated material: it is usually a real word said once.
+    return tokens[: cut + len(tail)]

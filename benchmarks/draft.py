@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Draft-verified decoding (issue 46): block costs, parallel sequences, and generation speed by acceptance.
+
+    nice python3 benchmarks/draft.py [--quick] [--tokens 240] [--rounds 2] [--threads 2] [--no-write]
+        [--parts blocks,exactness,sequences,generation,realign,demo] [--quiet-below CORES]
+
+Full size: a random-weight Qwen3-0.6B-shaped decoder (hidden 1024, 28 layers,
+vocabulary 151,936) written from NumPy by Tingji's GGUF writer and quantised by
+llama.cpp to q5_k (and q8_0 for the parallel-sequences figure), cached under
+benchmarks/.cache/full/draft/. `--quick` uses a small one (plumbing only).
+
+- **blocks**: one sequence, `--threads` threads: ms per token for one
+  `LlamaContext.decode_block` of k = 1, 2, 4, 8, 16, 32, 64 tokens (logits at every
+  position) after a 60 s window's prompt, each followed by a rollback. The
+  relative costs are what `engine.draft.BLOCK_COST` holds.
+- **exactness**: the largest |block logits - one-token logits| by block size
+  over 126 greedy tokens (bit for bit up to 63 on q5_k; see draft.BLOCK_COST).
+- **sequences**: one thread, S = 1, 4, 8 sequences in one context, one token
+  each per `llama_decode`: tokens per second relative to S = 1 (batching windows).
+- **generation**: `--tokens` greedy tokens (EOS off, no guard) after a prompt
+  with random audio rows; then the same with the plain output as the draft,
+  corrupted (a random other token) at 0, 10, 25, 50 and 100 % of positions:
+  forced acceptance 100, 90, 75, 50 and 0 %. Speedup = plain generation
+  seconds / drafted, per round, rounds interleaved; the tokens must be plain
+  decoding's (a differing position is reported with its top-2 margin).
+- **realign**: acceptance and speed at 90 % for each re-alignment rule, with
+  corruptions that are substitutions, insertions and deletions in equal parts.
+- **demo**: the demo model's CTC drafts on test_demo_model's 40 held-out clips:
+  acceptance for each rule (the real draft a trained CTC head gives).
+
+Results: benchmarks/results/draft-<date>.json, and latest.json's
+`draft_gen_speedup_{100,90,75,50,0}`, `demo_draft_acceptance` and section `draft`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import BENCH, ROOT, add_quiet_options, machine, use_quiet_options, wait_for_quiet, write_latest  # noqa: E402
+
+ACCEPTANCE = (100, 90, 75, 50, 0)
+BLOCKS = (1, 2, 4, 8, 16, 32, 63, 64)  # 63: the longest block drafting uses (draft.BLOCK_COST)
+GOALS = {"draft_gen_speedup_100": (">=", 3.0), "draft_gen_speedup_90": (">=", 1.7), "draft_gen_speedup_0": (">=", 0.95)}
+
+
+# -- the model ---------------------------------------------------------------------------------------------
+
+
+def _weights(cfg: dict[str, Any], seed: int) -> dict[str, np.ndarray]:
+    """Random Qwen3 weights by transformers name, fp16, scaled as `tools/make_tiny_checkpoint.llm_state`."""
+    rng = np.random.default_rng(seed)
+    h, i, hd = cfg["hidden_size"], cfg["intermediate_size"], cfg["head_dim"]
+    nq, nkv, v = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["vocab_size"]
+
+    def lin(rows: int, cols: int) -> np.ndarray:
+        return (rng.standard_normal((rows, cols), dtype=np.float32) / cols**0.5).astype(np.float16)
+
+    def norm(n: int) -> np.ndarray:
+        return (1.0 + 0.1 * rng.standard_normal(n, dtype=np.float32)).astype(np.float32)
+
+    out = {"model.embed_tokens.weight": lin(v, h), "model.norm.weight": norm(h)}
+    for n in range(cfg["num_hidden_layers"]):
+        p = f"model.layers.{n}."
+        out |= {
+            p + "self_attn.q_proj.weight": lin(nq * hd, h),
+            p + "self_attn.k_proj.weight": lin(nkv * hd, h),
+            p + "self_attn.v_proj.weight": lin(nkv * hd, h),
+            p + "self_attn.o_proj.weight": lin(h, nq * hd),
+            p + "self_attn.q_norm.weight": norm(hd),
+            p + "self_attn.k_norm.weight": norm(hd),
+            p + "mlp.gate_proj.weight": lin(i, h),
+            p + "mlp.up_proj.weight": lin(i, h),
+            p + "mlp.down_proj.weight": lin(h, i),
+            p + "input_layernorm.weight": norm(h),
+            p + "post_attention_layernorm.weight": norm(h),
+        }
+    return out
+
+
+def build_decoders(cache: Path, quick: bool, quants: tuple[str, ...]) -> dict[str, Path]:
+    """decoder.<quant>.gguf for each quant, built once into `cache` (random weights, seed 0)."""
+    from make_tiny_checkpoint import build_tokenizer, llm_config, write_llm_folder
+
+    from tingji.export.gguf_tools import quantize_gguf, write_gguf
+
+    cache.mkdir(parents=True, exist_ok=True)
+    paths = {q: cache / f"decoder.{q}.gguf" for q in quants}
+    if all(p.is_file() for p in paths.values()):
+        return paths
+    tok = build_tokenizer(vocab_size=1200 if not quick else 700)
+    cfg = llm_config(tok, full_size=not quick)
+    write_llm_folder(cache / "llm", tok, cfg)
+    f16 = cache / "decoder.f16.gguf"
+    if not f16.is_file():
+        t = time.perf_counter()
+        write_gguf(_weights(cfg, 0), cfg, cache / "llm" / "tokenizer.json", f16, dtype="f16", name="draft-bench")
+        print(f"  wrote {f16.name} in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    for q, p in paths.items():
+        if not p.is_file():
+            t = time.perf_counter()
+            quantize_gguf(f16, p, q, threads=2)
+            print(f"  quantised {p.name} in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    f16.unlink()
+    return paths
+
+
+def _prompt(ctx, rows: int, seed: int = 0) -> tuple[list[int], np.ndarray, list[int]]:
+    """A 60 s window's prompt shape: ChatML around `rows` audio rows (random, at the embeddings' scale)."""
+    before = ctx.tokenize("<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n语音转写：")
+    after = ctx.tokenize("<|im_end|>\n<|im_start|>assistant\n")
+    audio = np.random.default_rng(seed).standard_normal((rows, ctx.n_embd)).astype(np.float32) / ctx.n_embd**0.5
+    return before, audio, after
+
+
+# -- parts -----------------------------------------------------------------------------------------------------
+
+
+def block_costs(gguf: Path, threads: int, reps: int) -> dict[str, Any]:
+    from tingji.engine.decoder import open_decoder
+
+    ctx = open_decoder(gguf, eos_ids=[], n_threads=threads, n_ctx=512)
+    before, audio, after = _prompt(ctx, 125)
+    pos, _ = ctx.prefill(before, audio, after)
+    rng = np.random.default_rng(1)
+    times: dict[int, list[float]] = {k: [] for k in BLOCKS}
+    for _ in range(reps):  # sizes interleaved, so load on the machine hits all alike
+        for k in BLOCKS:
+            tokens = rng.integers(0, ctx.n_vocab, k).tolist()
+            t = time.perf_counter()
+            ctx.decode_block(pos, tokens)
+            times[k].append(time.perf_counter() - t)
+            ctx.rollback(pos)
+    ctx.close()
+    ms = {k: 1000 * statistics.median(v) / k for k, v in times.items()}
+    return {
+        "ms_per_token": {str(k): round(v, 2) for k, v in ms.items()},
+        "relative_block_cost": {str(k): round(ms[k] * k / ms[1], 2) for k in BLOCKS},
+        "reps": reps,
+        "threads": threads,
+    }
+
+
+def exactness(gguf: Path, threads: int, n: int = 126) -> dict[str, Any]:
+    """Largest |block logits - one-token logits| over `n` greedy tokens fed in blocks of each size."""
+    from tingji.engine.decoder import open_decoder
+    from tingji.engine.generation import DecodeOptions
+
+    ctx = open_decoder(gguf, eos_ids=[], n_threads=threads, n_ctx=512)
+    before, audio, after = _prompt(ctx, 40, seed=3)
+    plain = ctx.generate(before, audio, after, DecodeOptions(max_tokens=n, guard=False, ignore_eos=True))
+    single = ctx.forward_logits(before, audio, after, plain.tokens)[1 : n + 1]
+    out = {}
+    for k in BLOCKS[1:]:
+        pos, _ = ctx.prefill(before, audio, after)
+        rows = np.concatenate([ctx.decode_block(pos + s, plain.tokens[s : s + k]) for s in range(0, n, k)])
+        out[str(k)] = float(np.abs(rows - single).max())
+    ctx.close()
+    return {"max_abs_logit_difference": out, "logit_scale": float(np.abs(single).max()), "tokens": n}
+
+
+def parallel_sequences(gguf: Path, steps: int) -> dict[str, Any]:
+    """Tokens/s of S sequences decoded together (one token each per batch), 1 thread, relative to S = 1."""
+    import llama_cpp
+
+    from tingji.engine.decoder import LlamaModel
+
+    model = LlamaModel(gguf)
+    out: dict[str, float] = {}
+    for seqs in (1, 4, 8):
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx, params.n_batch, params.n_ubatch, params.n_seq_max = 256 * seqs, 64, 64, seqs
+        params.n_threads = params.n_threads_batch = 1
+        params.no_perf = True
+        ctx = llama_cpp.llama_init_from_model(model._model, params)
+        prompt = model.tokenize("<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n")
+        batch = llama_cpp.llama_batch_init(max(len(prompt), seqs), 0, seqs)
+
+        for s in range(seqs):
+            _feed(ctx, batch, [(t, p, s) for p, t in enumerate(prompt)])
+        rng = np.random.default_rng(seqs)
+        t = time.perf_counter()
+        for step in range(steps):
+            _feed(ctx, batch, [(int(rng.integers(0, model.n_vocab)), len(prompt) + step, s) for s in range(seqs)])
+        out[str(seqs)] = seqs * steps / (time.perf_counter() - t)
+        llama_cpp.llama_batch_free(batch)
+        llama_cpp.llama_free(ctx)
+    model.close()
+    return {
+        "tokens_per_s": {k: round(v, 2) for k, v in out.items()},
+        "vs_one": {k: round(v / out["1"], 2) for k, v in out.items()},
+    }
+
+
+def _feed(ctx, batch, items: list[tuple[int, int, int]]) -> None:
+    """One llama_decode of (token, position, sequence) items, logits for each."""
+    import llama_cpp
+
+    for j, (token, pos, seq) in enumerate(items):
+        batch.token[j], batch.pos[j], batch.n_seq_id[j], batch.seq_id[j][0] = token, pos, 1, seq
+        batch.logits[j] = 1
+    batch.n_tokens = len(items)
+    if llama_cpp.llama_decode(ctx, batch) != 0:
+        raise RuntimeError("llama_decode failed")
+
+
+def corrupt(
+    tokens: list[int], fraction: float, n_vocab: int, seed: int, kinds: tuple[str, ...] = ("sub",)
+) -> list[int]:
+    """`tokens` with `fraction` of positions wrong: a random other token (sub), an extra token before it
+    (ins), or the token dropped (del), the kind drawn from `kinds`."""
+    rng = np.random.default_rng(seed)
+    out: list[int] = []
+    for t in tokens:
+        if rng.random() >= fraction:
+            out.append(t)
+            continue
+        kind = kinds[int(rng.integers(len(kinds)))]
+        other = int(rng.integers(0, n_vocab - 1))
+        other += other >= t
+        if kind == "sub":
+            out.append(other)
+        elif kind == "ins":
+            out += [other, t]
+    return out
+
+
+def generation(gguf: Path, threads: int, n_tokens: int, rounds: int, rules: tuple[str, ...]) -> dict[str, Any]:
+    from tingji.engine.decoder import open_decoder
+    from tingji.engine.draft import Drafter, DraftPolicy
+    from tingji.engine.generation import DecodeOptions
+
+    ctx = open_decoder(gguf, eos_ids=[], n_threads=threads, n_ctx=1024)
+    before, audio, after = _prompt(ctx, 125)
+    opts = DecodeOptions(max_tokens=n_tokens, guard=False, ignore_eos=True)
+    plain = ctx.generate(before, audio, after, opts)
+    logits = ctx.forward_logits(before, audio, after, plain.tokens)[:n_tokens]
+    top = np.sort(logits, axis=1)[:, -2:]
+    margins = top[:, 1] - top[:, 0]
+    cases: dict[str, tuple[list[int], DraftPolicy]] = {
+        f"{a}": (corrupt(plain.tokens, 1 - a / 100, ctx.n_vocab, seed=a), DraftPolicy()) for a in ACCEPTANCE
+    }
+    # The same perfect draft without the tie guard: what blocks alone give (the tokens may then differ).
+    cases["100-unguarded"] = (plain.tokens, DraftPolicy(tie_margin=0.0))
+    mixed = corrupt(plain.tokens, 0.1, ctx.n_vocab, seed=7, kinds=("sub", "ins", "del"))
+    for rule in rules:
+        cases[f"90-mixed-{rule}"] = (mixed, DraftPolicy(realign=rule))
+    plain_s: list[float] = []
+    seconds: dict[str, list[float]] = {name: [] for name in cases}
+    info: dict[str, dict[str, Any]] = {}
+    for _ in range(rounds):
+        wait_for_quiet(lambda m: print(m, file=sys.stderr))
+        plain_s.append(ctx.generate(before, audio, after, opts).generate_s)
+        for name, (draft, policy) in cases.items():
+            out = ctx.generate(before, audio, after, opts, drafter=Drafter(draft, ctx.model.token_bytes, policy))
+            seconds[name].append(out.generate_s)
+            differ = [i for i, (a, b) in enumerate(zip(plain.tokens, out.tokens)) if a != b]
+            info[name] = {
+                "accepted": out.accepted,
+                "drafted": out.drafted,
+                "acceptance": round(out.accepted / max(out.drafted, 1), 3),
+                "blocks": {str(k): out.blocks.count(k) for k in sorted(set(out.blocks))},
+                "ties": out.ties,
+                "same_tokens": not differ,
+                "first_difference": None
+                if not differ
+                else {"position": differ[0], "top2_margin": float(margins[differ[0]])},
+            }
+    ctx.close()
+    p = statistics.median(plain_s)
+    for name in cases:
+        info[name]["generate_s"] = round(statistics.median(seconds[name]), 3)
+        info[name]["speedup"] = round(statistics.median(a / b for a, b in zip(plain_s, seconds[name])), 2)
+    return {
+        "tokens": n_tokens,
+        "threads": threads,
+        "plain_generate_s": round(p, 3),
+        "near_ties": int((margins <= DraftPolicy().tie_margin).sum()),  # plain's choices within the tie margin
+        "cases": info,
+        "rounds": rounds,
+    }
+
+
+def demo_acceptance(rules: tuple[str, ...]) -> dict[str, Any]:
+    """The demo model's CTC drafts on the held-out clips: acceptance (draft tokens accepted / fed) per rule."""
+    from demo_model import speech
+
+    from tingji.engine import Engine
+    from tingji.engine.draft import DraftPolicy
+    from tingji.engine.options import TranscribeOptions
+
+    clips = [u.samples for u in speech.held_out_set(40, seed=424242)]
+    engine = Engine(ROOT / "tests" / "fixtures" / "models" / "demo", threads=2)
+    out: dict[str, Any] = {}
+    try:
+        for rule in rules:
+            engine.recognizer.draft_policy = DraftPolicy(realign=rule)
+            fed = accepted = 0
+            with engine.files.lock:
+                for clip in clips:
+                    timings = engine.recognizer.recognize(clip, TranscribeOptions(), engine.files.state).timings
+                    fed += int(timings.get("draft_tokens", 0))
+                    accepted += int(timings.get("draft_accepted", 0))
+            out[rule] = {"fed": fed, "accepted": accepted, "acceptance": round(accepted / max(fed, 1), 3)}
+    finally:
+        engine.close()
+    return out
+
+
+# -- main --------------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    from tingji.engine.draft import REALIGN_RULES, DraftPolicy
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="a small random decoder: plumbing only")
+    ap.add_argument("--tokens", type=int, default=240, help="tokens per generation (a 60 s window's worth)")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--reps", type=int, default=5, help="repetitions per block size")
+    ap.add_argument("--parts", default="blocks,exactness,sequences,generation,realign,demo")
+    ap.add_argument("--no-write", action="store_true", help="print only; write no results")
+    add_quiet_options(ap)
+    args = ap.parse_args(argv)
+    use_quiet_options(args)
+    parts = set(args.parts.split(","))
+    quants = ("q5_k", "q8_0") if "sequences" in parts else ("q5_k",)
+    paths = build_decoders(BENCH / ".cache" / ("quick" if args.quick else "full") / "draft", args.quick, quants)
+    doc: dict[str, Any] = {"model": "random Qwen3-0.6B-shaped" if not args.quick else "random small Qwen3"}
+    doc["machine"] = machine()
+    doc["date"] = time.strftime("%Y-%m-%d %H:%M")
+    doc["default_policy"] = {"realign": DraftPolicy().realign, "block_cost": dict(DraftPolicy().costs)}
+    doc["load_before"] = wait_for_quiet(lambda m: print(m, file=sys.stderr))
+    if "blocks" in parts:
+        doc["blocks_q5_k"] = block_costs(paths["q5_k"], args.threads, args.reps)
+        print(json.dumps(doc["blocks_q5_k"]), file=sys.stderr)
+    if "exactness" in parts:
+        doc["exactness_q5_k"] = exactness(paths["q5_k"], args.threads)
+        print(json.dumps(doc["exactness_q5_k"]), file=sys.stderr)
+    if "sequences" in parts:
+        doc["sequences"] = {q: parallel_sequences(paths[q], steps=16) for q in ("q5_k", "q8_0")}
+        print(json.dumps(doc["sequences"]), file=sys.stderr)
+    if "generation" in parts:
+        rules = REALIGN_RULES if "realign" in parts else ()
+        doc["generation_q5_k"] = gen = generation(paths["q5_k"], args.threads, args.tokens, args.rounds, rules)
+        print(json.dumps(gen, indent=1), file=sys.stderr)
+    if "demo" in parts:
+        doc["demo"] = demo_acceptance(REALIGN_RULES)
+        print(json.dumps(doc["demo"]), file=sys.stderr)
+    doc["load_after"] = wait_for_quiet(lambda m: print(m, file=sys.stderr))
+    summary: dict[str, Any] = {}
+    if "generation_q5_k" in doc:
+        for a in ACCEPTANCE:
+            summary[f"draft_gen_speedup_{a}"] = doc["generation_q5_k"]["cases"][str(a)]["speedup"]
+    if "demo" in doc:
+        summary["demo_draft_acceptance"] = doc["demo"][DraftPolicy().realign]["acceptance"]
+    doc["summary"] = summary
+    doc["goals"] = {
+        k: {"value": summary[k], "goal": f"{op} {v}", "met": summary[k] >= v}
+        for k, (op, v) in GOALS.items()
+        if k in summary
+    }
+    text = json.dumps(doc, indent=2, default=str)
+    print(text)
+    if not args.no_write and not args.quick:
+        (BENCH / "results" / f"draft-{time.strftime('%Y-%m-%d')}.json").write_text(text + "\n")
+        write_latest(summary, "draft", doc)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
