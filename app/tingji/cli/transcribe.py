@@ -42,6 +42,13 @@ def add_parser(subparsers: Any) -> None:
         help="DirectML's graphics adapter: its number in `tingji devices` or part of its name "
         "(default: the high-performance GPU)",
     )
+    p.add_argument(
+        "--decoder-device",
+        default=None,
+        metavar="auto|cpu|vulkan[:N]",
+        help="where an LLM decoder runs: auto (a Vulkan GPU the driver lists, checked at load, else the CPU), "
+        "cpu, vulkan (the first Vulkan device) or vulkan:N (default: auto)",
+    )
     p.add_argument("--language", default=None, help="language spoken, e.g. zh, en, ja (default: detect)")
     p.add_argument("--hotwords", default="", help="comma-separated words to favour, e.g. names and terms")
     p.add_argument("--no-itn", action="store_true", help="keep numbers as spoken words (no text normalisation)")
@@ -59,9 +66,18 @@ def add_parser(subparsers: Any) -> None:
         default="off",
         metavar="off|auto|N",
         help="label each segment with its speaker: off, auto (count found from the audio) or the number "
-        "of speakers, 1 to 8 (default: off)",
+        "of speakers, 1 to 8 (default: off). Models that time their tokens (SenseVoice, Paraformer, Fun-ASR-Nano "
+        "with its CTC head) split a segment where the speaker changes and label each word; others label whole "
+        "sentences",
     )
     p.add_argument("--speaker-model", default=None, help="speaker model name or folder (default: the installed one)")
+    p.add_argument(
+        "--voice-library",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="name returning speakers after the voices remembered in the app's voice library, as the app does "
+        "(default: on)",
+    )
     p.add_argument("--max-tokens", type=int, default=512, help="token limit per 60 s window (default 512)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: usable cores, at most 8)")
     p.add_argument(
@@ -114,6 +130,10 @@ def _load_engine(args: argparse.Namespace, folder: Path, err: TextIO, speakers: 
     from ..engine import Engine
     from ..models.installed import punctuation_model, resolve_model
 
+    if args.decoder_device is not None:
+        from ..engine import decoder_device
+
+        decoder_device.configure(args.decoder_device)  # the process's choice, before llama.cpp loads
     punctuation = None
     if args.punctuation:
         punctuation = resolve_model(args.punctuation_model) if args.punctuation_model else punctuation_model()
@@ -155,6 +175,14 @@ def _options(args: argparse.Namespace) -> tuple[TranscribeOptions, Path | None]:
     return options, speakers
 
 
+def _name_speakers(transcript: Any) -> None:
+    """Returning voices named from the user's voice library: the app's own step (`library.name_speakers`)."""
+    from ..engine.speakers.library import VoiceLibrary, name_speakers
+    from ..paths import voices_dir
+
+    name_speakers(transcript, VoiceLibrary(voices_dir()))
+
+
 def run(args: argparse.Namespace) -> int:
     from ..models.installed import resolve_model
 
@@ -177,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
                 transcript = engine.transcribe(
                     path, options, on_progress=lambda p, label=label: status.show(_bar(label, p.fraction, p.done_s))
                 )
+                if transcript.speakers and args.voice_library:
+                    _name_speakers(transcript)
                 written = [write(transcript, target.with_name(target.name + "." + fmt), fmt) for fmt in formats]
             except Cancelled:
                 raise KeyboardInterrupt from None

@@ -94,4 +94,3 @@ def _trace(tensor: onnx.TensorProto, fp32: Mapping[str, dict[str, Any]]) -> dict
             recipe = {"quantize": fp32[base], "part": part, "shape": list(tensor.dims), "dtype": tensor.data_type}
             return recipe | ({"storage": stored[0]} if stored else {})
     return None
-

@@ -774,6 +774,61 @@ The details are in {1}.</source>
         <translation>音频嵌入的形状为 {shape}，解码器需要 [n, {width}]</translation>
     </message>
     <message>
+        <source>the decoder's logits on {device} are not finite numbers</source>
+        <comment>decoder.not_finite</comment>
+        <translation>解码器在 {device} 上的 logits 不是有限数值</translation>
+    </message>
+    <message>
+        <source>decoder device '{value}': use auto, cpu, vulkan or vulkan:N</source>
+        <comment>decoder.device_choice</comment>
+        <translation>解码设备“{value}”无效：请用 auto、cpu、vulkan 或 vulkan:N</translation>
+    </message>
+    <message>
+        <source>there is no Vulkan device {index}: the driver lists {count} (numbered from 0)</source>
+        <comment>decoder.no_vulkan_device</comment>
+        <translation>没有 Vulkan 设备 {index}：驱动列出了 {count} 个（从 0 开始编号）</translation>
+    </message>
+    <message>
+        <source>the decoder runs on the CPU, not on {adapter}: {reason}</source>
+        <comment>decoder.gpu_unused</comment>
+        <translation>解码器在 CPU 上运行，而不是在 {adapter} 上：{reason}</translation>
+    </message>
+    <message>
+        <source>{adapter} gave the decoder numbers that are not finite; the rest runs on the CPU</source>
+        <comment>decoder.gpu_nan</comment>
+        <translation>{adapter} 给解码器算出了非有限的数值；其余部分改在 CPU 上运行</translation>
+    </message>
+    <message>
+        <source>this installation has no Vulkan build of llama.cpp</source>
+        <comment>decoder.reason_no_build</comment>
+        <translation>此安装没有 llama.cpp 的 Vulkan 版本</translation>
+    </message>
+    <message>
+        <source>no Vulkan driver is installed</source>
+        <comment>decoder.reason_no_loader</comment>
+        <translation>没有安装 Vulkan 驱动</translation>
+    </message>
+    <message>
+        <source>llama.cpp was loaded for the CPU first; restart Tingji</source>
+        <comment>decoder.reason_loaded_before</comment>
+        <translation>llama.cpp 已先以 CPU 版本加载；请重新启动听记</translation>
+    </message>
+    <message>
+        <source>its self-check gave numbers that are not finite</source>
+        <comment>decoder.reason_not_finite</comment>
+        <translation>它的自检得出了非有限的数值</translation>
+    </message>
+    <message>
+        <source>its self-check chose token {gpu} where the CPU chose {cpu}</source>
+        <comment>decoder.reason_argmax</comment>
+        <translation>它的自检选出了词元 {gpu}，而 CPU 选出的是 {cpu}</translation>
+    </message>
+    <message>
+        <source>its self-check failed ({detail})</source>
+        <comment>decoder.reason_check_failed</comment>
+        <translation>它的自检失败了（{detail}）</translation>
+    </message>
+    <message>
         <source>unknown output format {format!r} (choose {choices})</source>
         <comment>writer.unknown_format</comment>
         <translation>未知的输出格式 {format!r}（可选 {choices}）</translation>
