@@ -60,15 +60,7 @@ def engine():
 
 def pick_voices(count: int, seed: int) -> list:
     """`count` held-out voices with different variants (two voices of one variant differ in pitch only)."""
-    rng = np.random.default_rng([seed, 7])
-    pool = voices.held_out_voices()
-    chosen: list = []
-    for i in rng.permutation(len(pool)):
-        if all(pool[i].variant != v.variant for v in chosen):
-            chosen.append(pool[i])
-        if len(chosen) == count:
-            break
-    return chosen
+    return voices.pick_distinct(voices.held_out_voices(), count, seed)
 
 
 def vad_spans(engine, samples: np.ndarray) -> list[tuple[int, int]]:

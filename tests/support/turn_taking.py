@@ -48,15 +48,7 @@ def pick_voices(count: int, seed: int) -> list:
     from demo_model.recipe import TRAIN_BASES
     from speaker_demo import voices
 
-    rng = np.random.default_rng([seed, 7])
-    pool = [v for v in voices.held_out_voices() if v.base in TRAIN_BASES]
-    chosen: list = []
-    for i in rng.permutation(len(pool)):
-        if all(pool[i].variant != v.variant for v in chosen):
-            chosen.append(pool[i])
-        if len(chosen) == count:
-            break
-    return chosen
+    return voices.pick_distinct([v for v in voices.held_out_voices() if v.base in TRAIN_BASES], count, seed)
 
 
 def conversation(count: int, seconds: float, seed: int, workers: int = 2) -> Talk:
@@ -94,13 +86,8 @@ def conversation(count: int, seconds: float, seed: int, workers: int = 2) -> Tal
             pos += int(rng.uniform(0.2, 1.0) * RATE)
         placed.append(pos)
         pos += len(clip)
-    out = np.zeros(pos + int(0.5 * RATE), np.float64)
-    turns = []
-    for who, clip, start in zip(order, clips, placed):
-        out[start : start + len(clip)] += clip / (np.abs(clip).max() + 1e-9) * rng.uniform(0.3, 0.6)
-        turns.append((start / RATE, (start + len(clip)) / RATE, who))
-    out += 10 ** (-50 / 20) * np.random.default_rng(int(rng.integers(2**31))).standard_normal(len(out)) * 0.3
-    return Talk(turns, texts, np.clip(out, -1, 1).astype(np.float32))
+    turns, audio = voices.mix_turns(order, clips, placed, pos, rng)
+    return Talk(turns, texts, audio)
 
 
 def _reference_frames(turns: list[tuple[float, float, int]], seconds: float) -> np.ndarray:

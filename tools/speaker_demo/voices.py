@@ -147,13 +147,35 @@ def _mix(
             pos += int(rng.uniform(0.2, 0.8) * RATE) if i else 0
         starts.append(pos)
         pos += len(clip)
-    out = np.zeros(pos + int(0.5 * RATE), np.float64)
+    turns, audio = mix_turns(order, clips, starts, pos, rng)
+    return Conversation(list(voices), turns, audio)
+
+
+def mix_turns(
+    order: Sequence[int], clips: Sequence[np.ndarray], starts: Sequence[int], end: int, rng: np.random.Generator
+) -> tuple[list[tuple[float, float, int]], np.ndarray]:
+    """Clips placed at `starts` (samples), each at a random level, over faint noise, with 0.5 s after
+    `end`: the reference turns (start s, end s, speaker) and the audio."""
+    out = np.zeros(end + int(0.5 * RATE), np.float64)
     turns = []
     for who, clip, start in zip(order, clips, starts):
         out[start : start + len(clip)] += clip / (np.abs(clip).max() + 1e-9) * rng.uniform(0.3, 0.6)
         turns.append((start / RATE, (start + len(clip)) / RATE, who))
     out += 10 ** (-50 / 20) * np.random.default_rng(int(rng.integers(2**31))).standard_normal(len(out)) * 0.3
-    return Conversation(list(voices), turns, np.clip(out, -1, 1).astype(np.float32))
+    return turns, np.clip(out, -1, 1).astype(np.float32)
+
+
+def pick_distinct(pool: Sequence[Speaker], count: int, seed: int) -> list[Speaker]:
+    """`count` voices of `pool` with different variants (two voices of one variant differ in pitch only),
+    chosen by `seed`."""
+    rng = np.random.default_rng([seed, 7])
+    chosen: list[Speaker] = []
+    for i in rng.permutation(len(pool)):
+        if all(pool[i].variant != v.variant for v in chosen):
+            chosen.append(pool[i])
+        if len(chosen) == count:
+            break
+    return chosen
 
 
 def recordings(speakers: Sequence[Speaker], per_voice: int, seed: int, workers: int = 2) -> list[list[np.ndarray]]:
