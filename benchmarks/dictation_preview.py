@@ -139,6 +139,7 @@ def load_faster(preview) -> None:
 def measure_model(model: Path, audio: np.ndarray, takes: int, home: Path, faster: Path | None = None) -> dict[str, Any]:
     from tests.support.dictation import Keys
     from tingji.dictation.controller import DictationController
+    from tingji.dictation.events import NothingSaid, PreviewText, TakeStored
     from tingji.dictation.history import DictationHistory
     from tingji.dictation.output import MemoryClipboard
     from tingji.dictation.settings import DictationSettings
@@ -180,10 +181,10 @@ def measure_model(model: Path, audio: np.ndarray, takes: int, home: Path, faster
             controller.wait_idle(120)
             # Random full-size weights can decode to no text (Fun-ASR-Nano's LLM ends at once): the take is then
             # "empty", nothing is pasted, and its latency is the key release to that event, in both modes alike.
-            t_end, end = next((t, e) for t, e in events if e.kind in ("take", "empty"))
-            previews = [t for t, e in events if e.kind == "preview"]
+            t_end, end = next((t, e) for t, e in events if isinstance(e, (TakeStored, NothingSaid)))
+            previews = [t for t, e in events if isinstance(e, PreviewText)]
             if i >= 2:
-                if end.kind == "take":
+                if isinstance(end, TakeStored):
                     latency[mode].append(end.take.latency_s)
                     texts[mode].add(end.take.text)
                 else:

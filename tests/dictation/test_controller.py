@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
 import numpy as np
 import pytest
@@ -23,13 +24,16 @@ from tingji.dictation import messages
 from tingji.dictation.capture import TakeAudio
 from tingji.dictation.controller import DictationController
 from tingji.dictation.devices import MicrophoneError
-from tingji.dictation.events import DictationEvent
+from tingji.dictation.events import DictationEvent, NothingSaid, Problem, StateChanged, TakeStored
 from tingji.dictation.history import DictationHistory
 from tingji.dictation.output import MemoryClipboard, TextOutput
 from tingji.dictation.settings import DictationSettings
+from tingji.dictation.states import DictationState
 from tingji.engine import Engine, TranscribeOptions
 
 pytestmark = pytest.mark.dictation
+
+E = TypeVar("E", bound=DictationEvent)
 
 
 class FakeMic:
@@ -155,10 +159,10 @@ class Rig:
         with c._cond:
             assert c._cond.wait_for(lambda: c._pending == 0, timeout=120), "the controller never got to its commands"
 
-    def kinds(self, kind: str) -> list[DictationEvent]:
-        return [e for e in self.events if e.kind == kind]
+    def kinds(self, kind: type[E]) -> list[E]:
+        return [e for e in self.events if isinstance(e, kind)]
 
-    def wait_for(self, kind: str, n: int = 1, timeout: float = 120.0) -> list[DictationEvent]:
+    def wait_for(self, kind: type[E], n: int = 1, timeout: float = 120.0) -> list[E]:
         deadline = time.monotonic() + timeout
         while len(self.kinds(kind)) < n:
             assert time.monotonic() < deadline, f"no {kind} event: {self.events}"
@@ -208,7 +212,7 @@ def test_dictation_silence_only_take_yields_nothing(tmp_path, engine, silence, q
         rig.mic.feed(audio)
         rig.c.end_take()
         assert rig.c.wait_idle()
-    assert len(rig.kinds("empty")) == 2
+    assert len(rig.kinds(NothingSaid)) == 2
     assert rig.keys.pasted == [] and rig.engine.calls == []  # not even transcribed
     assert rig.history.count() == 0 and not list((tmp_path / "rec").glob("*.wav"))
     assert rig.clipboard.text() == "previous"
@@ -243,7 +247,7 @@ def test_dictation_take_is_stored_then_inserted(tmp_path, engine, speech_en) -> 
         rig.c.end_take()
         assert rig.c.wait_idle()
     assert order == ["row", "insert", "retention"] * 2
-    takes = rig.wait_for("take", 2)
+    takes = rig.wait_for(TakeStored, 2)
     newest = h.recent()[0]
     assert rig.keys.pasted == [t.take.text for t in takes]
     assert newest.output == "paste" and newest.latency_s is not None and newest.latency_s >= 0
@@ -256,7 +260,11 @@ def test_dictation_take_is_stored_then_inserted(tmp_path, engine, speech_en) -> 
     # retention 1: only the newest take still has its WAV
     assert [h.recording_path(t) is not None for t in h.recent()] == [True, False]
     assert rig.clipboard.text() == "previous"
-    assert {e.state for e in rig.kinds("state")} >= {"listening", "transcribing", "idle"}
+    assert {e.state for e in rig.kinds(StateChanged)} >= {
+        DictationState.LISTENING,
+        DictationState.TRANSCRIBING,
+        DictationState.IDLE,
+    }
     rig.c.close()
 
 
@@ -268,7 +276,7 @@ def test_dictation_output_failure_keeps_text_in_history(tmp_path, engine, speech
     rig.mic.feed(speech_en)
     rig.c.end_take()
     assert rig.c.wait_idle()
-    (err,) = rig.kinds("error")
+    (err,) = rig.kinds(Problem)
     assert "no X display" in err.message and "history" in err.message
     assert err.error.code == "insert.not_inserted" and err.error.fields["problem"].code == "insert.cannot_send_keys"
     stored = rig.history.recent()[0]
@@ -284,8 +292,8 @@ def test_dictation_unplugged_mid_take_reports_and_keeps_partial(tmp_path, engine
     rig.wait_recording()
     rig.mic.feed(speech_en[: len(speech_en) // 2])
     rig.mic.unplug()
-    take = rig.wait_for("take")[0].take
-    (event,) = rig.kinds("error")
+    take = rig.wait_for(TakeStored)[0].take
+    (event,) = rig.kinds(Problem)
     assert "microphone disconnected" in event.message and event.error.code == "microphone.disconnected"
     assert take.error and "disconnected" in take.error  # stored, marked partial
     assert json.loads(rig.history.get(take.id).error_code)["code"] == "microphone.disconnected"  # and its code
@@ -297,7 +305,7 @@ def test_dictation_unplugged_mid_take_reports_and_keeps_partial(tmp_path, engine
     rig.mic.feed(speech_en)
     rig.c.end_take()
     assert rig.c.wait_idle()
-    assert len(rig.kinds("take")) == 2 and rig.history.recent()[0].error is None
+    assert len(rig.kinds(TakeStored)) == 2 and rig.history.recent()[0].error is None
     rig.c.close()
 
 
@@ -306,15 +314,21 @@ def test_dictation_no_microphone_is_an_event_not_a_crash(tmp_path, engine) -> No
     rig.mic.fail_open = MicrophoneError(messages.NO_MICROPHONE)
     rig.c.begin_take()
     assert rig.c.wait_idle()
-    assert rig.kinds("error")[0].message == "no microphone found (no default input device)"
-    assert rig.kinds("error")[0].error is rig.mic.fail_open  # the error itself travels, for a UI to translate
-    assert rig.c.state == "idle"
+    assert rig.kinds(Problem)[0].message == "no microphone found (no default input device)"
+    assert rig.kinds(Problem)[0].error is rig.mic.fail_open  # the error itself travels, for a UI to translate
+    assert rig.c.state is DictationState.IDLE
     rig.mic.fail_open = None
     rig.c.toggle()
     rig.wait_recording()
     rig.c.toggle()
-    assert rig.c.wait_idle() and rig.c.state == "idle"
+    assert rig.c.wait_idle() and rig.c.state is DictationState.IDLE
+    # Stale commands (the coordinator refuses them: nothing records) change nothing and report nothing.
+    problems = len(rig.kinds(Problem))
+    rig.c.end_take("silence")
+    rig.c.apply_settings(rig.c.settings)  # and a legal one after them still runs
+    assert rig.c.wait_idle() and rig.c.state is DictationState.IDLE and len(rig.kinds(Problem)) == problems
     rig.c.close()
+    assert rig.kinds(StateChanged)[-1] == StateChanged(DictationState.OFF)
 
 
 @pytest.mark.load_sensitive
@@ -324,7 +338,7 @@ def test_dictation_toggle_mode_ends_after_silence(tmp_path, engine, speech_en) -
     rig.c.toggle()
     rig.wait_recording()
     rig.mic.feed(np.concatenate([pad, speech_en, np.zeros(16000 * 3, np.float32)]))
-    take = rig.wait_for("take")[0]
+    take = rig.wait_for(TakeStored)[0]
     assert not rig.mic.recording and rig.mic.begins == 1
     # the take ended ~silence_s after the speech, not at the end of the fed audio
     assert take.take.duration_s < (len(pad) + len(speech_en)) / 16000 + 1.3
@@ -338,7 +352,7 @@ def test_dictation_toggle_mode_gives_up_when_nothing_is_said(tmp_path, engine) -
     rig.c.toggle()
     rig.wait_recording()
     rig.mic.feed(np.zeros(16000 * 3, np.float32))
-    rig.wait_for("empty")
+    rig.wait_for(NothingSaid)
     assert not rig.mic.recording and rig.keys.pasted == []
     rig.c.close()
 
@@ -350,11 +364,11 @@ def test_dictation_continuous_mode_inserts_each_utterance(tmp_path, engine, spee
     rig.c.toggle()
     rig.wait_recording()
     rig.mic.feed(np.concatenate([speech_en, gap, speech_en[: 16000 * 2], gap]))
-    rig.wait_for("take", 2)
+    rig.wait_for(TakeStored, 2)
     assert rig.mic.recording  # still listening
     rig.c.toggle()
     assert rig.c.wait_idle()
-    assert len(rig.keys.pasted) == 2 and not rig.kinds("empty")
+    assert len(rig.keys.pasted) == 2 and not rig.kinds(NothingSaid)
     # each utterance's text is what the engine makes of that utterance's recording
     for take in rig.history.recent():
         kept = sf.read(str(rig.history.recording_path(take)), dtype="float32")[0]
@@ -370,7 +384,7 @@ def test_dictation_hold_mode_follows_the_hotkey(tmp_path, engine, speech_en) -> 
     rig.mic.feed(np.concatenate([speech_en, np.zeros(16000 * 2, np.float32)]))
     assert rig.mic.recording  # silence does not end a hold-to-talk take
     rig.c._hotkey_up()
-    rig.wait_for("take")
+    rig.wait_for(TakeStored)
     # the hotkey's modifiers going down/up open/release the microphone early
     rig.c._hotkey_arm(True)
     rig.c._hotkey_arm(False)

@@ -16,7 +16,7 @@ import pytest
 from tests.support.dictation import Keys
 from tests.support.paths import DEMO_MODEL
 from tingji.dictation.controller import DictationController
-from tingji.dictation.events import DictationEvent
+from tingji.dictation.events import DictationEvent, NothingSaid, TakeStored
 from tingji.dictation.history import DictationHistory
 from tingji.dictation.output import MemoryClipboard
 from tingji.dictation.settings import DictationSettings
@@ -63,13 +63,13 @@ def test_dictation_demo_model_recognises_live_speech(tmp_path) -> None:
         c.toggle()
         mic.play(wav)
         deadline = time.monotonic() + 60
-        while not any(e.kind in ("take", "empty") for e in events):
+        while not any(isinstance(e, (TakeStored, NothingSaid)) for e in events):
             assert time.monotonic() < deadline, events
             time.sleep(0.05)
     finally:
         c.close()
         mic.stop()
-    (take,) = [e for e in events if e.kind == "take"]
+    (take,) = [e for e in events if isinstance(e, TakeStored)]
     heard = set(_words(take.take.text))
     said = set(_words(PHRASE))
     print(

@@ -88,6 +88,7 @@ def app_main(model: str, home: str) -> int:
     from dataclasses import replace
 
     import tingji
+    from tests.support.dictation_events import event_json
     from tingji.dictation.controller import DictationController
     from tingji.dictation.history import DictationHistory
     from tingji.dictation.settings import DictationSettings
@@ -101,22 +102,7 @@ def app_main(model: str, home: str) -> int:
             print(json.dumps(data | {"t": time.time()}, ensure_ascii=False), flush=True)
 
     def on_event(ev) -> None:
-        take = ev.take
-        say(
-            kind=ev.kind,
-            message=ev.message,
-            state=ev.state,
-            timings=ev.timings,
-            take=None
-            if take is None
-            else {
-                "text": take.text,
-                "recording": take.recording,
-                "error": take.error,
-                "output": take.output,
-                "latency_s": take.latency_s,
-            },
-        )
+        say(**event_json(ev))
 
     engine = Engine(model)
     history = DictationHistory(Path(home) / "dictation.sqlite3", Path(home) / "recordings")

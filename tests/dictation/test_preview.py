@@ -16,6 +16,8 @@ import pytest
 
 from tests.dictation.test_controller import CountingEngine, Rig
 from tests.support.preview_counts import previews_expected
+from tingji.dictation.events import PreviewText, StateChanged, TakeStored
+from tingji.dictation.states import DictationState
 from tingji.errors import Cancelled
 
 pytestmark = pytest.mark.dictation
@@ -37,7 +39,7 @@ def _take(rig: Rig, samples: np.ndarray) -> str:
     rig.mic.feed(samples, block=BLOCK, pace=BLOCK / 16000)
     rig.c.end_take()
     assert rig.c.wait_idle(120)
-    takes = rig.wait_for("take", timeout=120)
+    takes = rig.wait_for(TakeStored, timeout=120)
     assert rig.keys.pasted[-1] == takes[-1].take.text
     return rig.keys.pasted[-1]
 
@@ -46,8 +48,8 @@ def _take(rig: Rig, samples: np.ndarray) -> str:
 def test_preview_updates_while_speaking_and_the_pasted_text_is_the_same(tmp_path, engine, five_seconds) -> None:
     with_preview = Rig(tmp_path / "on", engine, preview=True)
     pasted_on = _take(with_preview, five_seconds)
-    kinds = [e.kind for e in with_preview.events]
-    previews = with_preview.kinds("preview")
+    kinds = [type(e) for e in with_preview.events]
+    previews = with_preview.kinds(PreviewText)
     with_preview.c.close()
     with_preview.c.preview.join(30)
 
@@ -55,13 +57,15 @@ def test_preview_updates_while_speaking_and_the_pasted_text_is_the_same(tmp_path
     pasted_off = _take(without, five_seconds)
     without.c.close()
 
-    run_s = [e.timings["run_s"] for e in previews]
+    run_s = [e.run_s for e in previews]
     assert len(previews) >= previews_expected(len(five_seconds) / 16000, run_s), (kinds, run_s)
     assert all(e.text for e in previews)
     # Every preview came while the take was recording, none after the release.
-    assert kinds.index("take") > max(i for i, k in enumerate(kinds) if k == "preview")
-    first_transcribing = next(i for i, e in enumerate(with_preview.events) if e.state == "transcribing")
-    assert all(i < first_transcribing for i, k in enumerate(kinds) if k == "preview")
+    assert kinds.index(TakeStored) > max(i for i, k in enumerate(kinds) if k is PreviewText)
+    first_transcribing = next(
+        i for i, e in enumerate(with_preview.events) if e == StateChanged(DictationState.TRANSCRIBING)
+    )
+    assert all(i < first_transcribing for i, k in enumerate(kinds) if k is PreviewText)
     # Never pasted: one paste, and it is exactly what dictation pastes with the preview off.
     assert with_preview.keys.pasted == [pasted_on] and pasted_on == pasted_off and pasted_on
     # The preview ran on the live lane (several calls), the final on the whole kept take (the last call).
@@ -100,11 +104,11 @@ def test_a_preview_in_flight_is_cancelled_when_the_key_is_released(tmp_path, eng
     rig.mic.feed(five_seconds[: 2 * 16000], block=BLOCK, pace=BLOCK / 16000)
     assert stuck.preview_started.wait(60)
     rig.c.end_take()
-    takes = rig.wait_for("take", timeout=120)
+    takes = rig.wait_for(TakeStored, timeout=120)
     assert rig.c.wait_idle(60)
     rig.c.preview.join(30)
     rig.c.close()
     # The release cancelled the hung run (it did not wait its 60 s out) and the final take ran on.
     assert stuck.preview_cancelled == [True]
     assert rig.keys.pasted == [takes[0].take.text] and takes[0].take.text
-    assert rig.kinds("preview") == []
+    assert rig.kinds(PreviewText) == []

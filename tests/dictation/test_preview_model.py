@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from tests.dictation.test_controller import Rig, expected_text
+from tingji.dictation.events import PreviewModelChanged, PreviewText, TakeStored
 from tingji.dictation.preview import FasterModel, PreviewChoice, PreviewModel, preview_fits
 from tingji.engine import Engine, TranscribeOptions
 from tingji.errors import Cancelled
@@ -77,7 +78,7 @@ def _take(rig: Rig, samples: np.ndarray) -> str:
     rig.mic.feed(samples, block=BLOCK, pace=BLOCK / 16000)
     rig.c.end_take()
     assert rig.c.wait_idle(120)
-    takes = rig.wait_for("take", timeout=120)
+    takes = rig.wait_for(TakeStored, timeout=120)
     return takes[-1].take.text
 
 
@@ -85,10 +86,10 @@ def _wait_choice(rig: Rig, state: str, n: int = 1, timeout: float = 120.0) -> Pr
     """The `n`-th "preview_model" event whose choice is `state`."""
     deadline = time.monotonic() + timeout
     while True:
-        choices = [e.preview for e in rig.kinds("preview_model") if e.preview is not None and e.preview.state == state]
+        choices = [e.choice for e in rig.kinds(PreviewModelChanged) if e.choice.state == state]
         if len(choices) >= n:
             return choices[n - 1]
-        assert time.monotonic() < deadline, f"no {state} choice: {rig.kinds('preview_model')}"
+        assert time.monotonic() < deadline, f"no {state} choice: {rig.kinds(PreviewModelChanged)}"
         time.sleep(0.01)
 
 
@@ -145,7 +146,7 @@ def test_a_dictation_model_that_fits_previews_itself_and_nothing_else_loads(tmp_
     rig.c.preview.join(30)
     assert fits.cost_s is not None and fits.cost_s > 0 and fits.model == engine.model_name
     assert loader.loaded == []  # the faster model never loaded: memory only when needed
-    previews = rig.kinds("preview")
+    previews = rig.kinds(PreviewText)
     assert previews and len(rig.engine.calls) >= len(previews) + 1  # the previews ran on the dictation model
     assert pasted == expected_text(engine, rig.engine.calls[-1]) and pasted
 
@@ -158,21 +159,23 @@ def test_a_slow_dictation_model_hands_the_preview_to_the_faster_model(tmp_path, 
     # Take 1: the dictation model previews and is timed; the verdict comes at the release, and the faster model
     # loads only after the take was transcribed and pasted.
     first = _take(rig, five_seconds)
-    assert rig.kinds("preview") and len(rig.engine.calls) > 1
+    assert rig.kinds(PreviewText) and len(rig.engine.calls) > 1
     loading = _wait_choice(rig, "loading")
     assert loading.cost_s is not None and loading.cost_s > 0 and loading.model == engine.model_name
     faster = _wait_choice(rig, "faster")
     assert faster.model == "sv" and len(loader.loaded) == 1
-    kinds = [e.kind for e in rig.events]
-    assert kinds.index("take") < next(i for i, e in enumerate(rig.events) if e.preview is faster)
+    kinds = [type(e) for e in rig.events]
+    assert kinds.index(TakeStored) < next(
+        i for i, e in enumerate(rig.events) if isinstance(e, PreviewModelChanged) and e.choice is faster
+    )
 
     # Take 2: every preview comes from the faster model, on its own engine; the dictation model runs the final
     # take only, on the whole kept recording.
     sv = loader.loaded[0]
     rig.c.preview.join(30)  # take 1's preview thread has ended: what the dictation model is asked now is take 2's
-    calls_before, previews_before = len(rig.engine.calls), len(rig.kinds("preview"))
+    calls_before, previews_before = len(rig.engine.calls), len(rig.kinds(PreviewText))
     second = _take(rig, five_seconds)
-    previews = [e.text for e in rig.kinds("preview")[previews_before:]]
+    previews = [e.text for e in rig.kinds(PreviewText)[previews_before:]]
     assert previews and sv.runs
     assert set(previews) <= {text for _, text in sv.runs}
     assert len(rig.engine.calls) == calls_before + 1

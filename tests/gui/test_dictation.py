@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.support.audio import write_wav
 from tests.support.gui import ScriptedMicrophone, StallMeter, drop_files, excuse_queue_writes, open_window
+from tingji.dictation.states import DictationState
 from tingji.engine import Engine, TranscribeOptions
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
@@ -100,7 +101,7 @@ def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(
     qtbot.waitUntil(lambda: host.controller is not None, timeout=10_000)
     controller = host.controller
     assert controller.engine.current is window.engine.loaded_of("files").engine  # the very Engine object the queue uses
-    assert host.state == "idle" and "Dictation" in window.dictation_label.text()
+    assert host.state is DictationState.IDLE and "Dictation" in window.dictation_label.text()
     mic = window.mics[-1]
     panel = window.dictation
     assert panel.table.rowCount() == 0
@@ -108,7 +109,7 @@ def test_dictation_uses_the_worker_engine_and_takes_reach_the_history(
     panel.record_button.click()  # start a take as the user would
     qtbot.waitUntil(lambda: mic.recording, timeout=5000)
     qtbot.waitUntil(lambda: panel.record_button.text() == "Stop", timeout=5000)
-    assert host.state == "listening" and "listening" in window.dictation_label.text()
+    assert host.state is DictationState.LISTENING and "listening" in window.dictation_label.text()
     mic.speak(np.concatenate([np.zeros(4000, np.float32), speech_en, np.zeros(8000, np.float32)]))
     panel.record_button.click()  # and stop it
     qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=60_000)
@@ -211,7 +212,7 @@ def test_model_reload_restarts_dictation_on_the_new_engine(window: MainWindow, q
     qtbot.waitUntil(lambda: host.controller is not None, timeout=10_000)
     first, first_engine = host.controller, window.engine.loaded_of("files").engine
     window.engine.reload()
-    assert host.controller is None and host.state == "waiting"  # closed before the engine goes
+    assert host.controller is None and host.state is DictationState.OFF  # closed before the engine goes
     qtbot.waitUntil(
         lambda: window.engine.state_of("files") is EngineState.READY and host.controller is not None,
         timeout=LOAD_TIMEOUT_MS,

@@ -13,10 +13,12 @@ from PySide6.QtCore import QMimeData  # noqa: E402
 from PySide6.QtGui import QGuiApplication  # noqa: E402
 
 from tingji.dictation import messages  # noqa: E402
-from tingji.dictation.events import DictationEvent  # noqa: E402
+from tingji.dictation.devices import MicrophoneError  # noqa: E402
+from tingji.dictation.events import Problem, StateChanged, TakeStored  # noqa: E402
 from tingji.dictation.history import DictationHistory, DictationTake  # noqa: E402
 from tingji.dictation.hotkey import HotkeyError  # noqa: E402
 from tingji.dictation.settings import DictationSettings  # noqa: E402
+from tingji.dictation.states import DictationState  # noqa: E402
 from tingji.gui.dictation.panel import DictationPanel  # noqa: E402
 from tingji.gui.dictation.qt_clipboard import QtClipboard  # noqa: E402
 
@@ -37,7 +39,7 @@ class FakeController:
     def __init__(self) -> None:
         self.applied: list[DictationSettings] = []
         self.toggles = 0
-        self.state = "idle"
+        self.state = DictationState.IDLE
         self.on_event = None
         self.hotkey_unavailable = HotkeyError(messages.HOTKEY_UNAVAILABLE, reason=HotkeyError(messages.NO_X_DISPLAY))
 
@@ -102,14 +104,14 @@ def test_dictation_panel_shows_events_from_worker_threads(qtbot, history) -> Non
     panel.attach(FakeController())
 
     def worker() -> None:
-        panel.bridge.post(DictationEvent("state", state="listening"))
-        panel.bridge.post(DictationEvent("error", "microphone disconnected or stopped working"))
+        panel.bridge.post(StateChanged(DictationState.LISTENING))
+        panel.bridge.post(Problem(MicrophoneError(messages.DISCONNECTED)))
 
     threading.Thread(target=worker).start()
     qtbot.waitUntil(lambda: "disconnected" in panel.status_text(), timeout=30_000)  # bounds a hang only
     assert panel.record_button.text() == "Stop"
     take = history.add(DictationTake("new words", 0.5))
-    panel.bridge.post(DictationEvent("take", take=take))
+    panel.bridge.post(TakeStored(take))
     qtbot.waitUntil(lambda: panel.table.rowCount() == 3, timeout=30_000)
 
 

@@ -19,8 +19,11 @@ from PySide6.QtWidgets import QApplication
 
 from tests.support.gui import open_window
 from tests.support.preview_counts import previews_expected
+from tingji.dictation.events import PreviewText
+from tingji.dictation.states import DictationState
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
+from tingji.gui.dictation.overlay import OverlayPhase
 from tingji.gui.engine_host import EngineState
 from tingji.gui.settings import Settings
 
@@ -74,10 +77,12 @@ def test_a_take_shows_the_overlay_states_in_order_and_the_tray_mirrors_them(wind
     host, panel, tray = window.dictation_host, window.dictation, window.tray
     overlay = host.overlay
     shown: list[tuple[str, str]] = []
-    trays: list[str] = []
-    overlay.stateShown.connect(lambda state, text: (shown.append((state, text)), trays.append(tray.dictation)))
+    trays: list[DictationState] = []
+    overlay.stateShown.connect(
+        lambda phase, state, text: (shown.append((_label(phase, state), text)), trays.append(tray.dictation))
+    )
     run_s: list[float] = []
-    panel.bridge.event.connect(lambda e: run_s.append(e.timings["run_s"]) if e.kind == "preview" else None)
+    panel.bridge.event.connect(lambda e: run_s.append(e.run_s) if isinstance(e, PreviewText) else None)
     mic = window.mics[-1]
     take = np.concatenate([speech_en, np.zeros(4000, np.float32), speech_en])[: 5 * 16000]
 
@@ -85,14 +90,14 @@ def test_a_take_shows_the_overlay_states_in_order_and_the_tray_mirrors_them(wind
     # The overlay hears "begin" through the GUI thread's queue: mic.recording can be true before that queue
     # has run (the test has not yet yielded to the event loop), so wait for both.
     qtbot.waitUntil(lambda: mic.recording and overlay.isVisible(), timeout=10_000)
-    assert overlay.state == "listening"
+    assert overlay.showing(DictationState.LISTENING)
     speaker = _speak_in_real_time(mic, take)
     qtbot.waitUntil(lambda: not speaker.is_alive(), timeout=60_000)
-    assert tray.dictation == "listening"
+    assert tray.dictation is DictationState.LISTENING
     level_seen = overlay.level
     panel.record_button.click()
     qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=120_000)
-    qtbot.waitUntil(lambda: overlay.state == "hidden", timeout=30_000)
+    qtbot.waitUntil(lambda: overlay.phase is OverlayPhase.HIDDEN, timeout=30_000)
 
     states = [s for s, _ in shown]
     collapsed = [s for i, s in enumerate(states) if i == 0 or s != states[i - 1]]
@@ -107,8 +112,13 @@ def test_a_take_shows_the_overlay_states_in_order_and_the_tray_mirrors_them(wind
     if collapsed[2] == "final":
         assert ("final", text) in shown
     # The tray's dot: red while listening, amber while transcribing, gone after.
-    assert trays[0] == "listening" or trays[1] == "listening"
-    assert "transcribing" in trays and tray.dictation == "idle"
+    assert DictationState.LISTENING in trays[:2]
+    assert DictationState.TRANSCRIBING in trays and tray.dictation is DictationState.IDLE
+
+
+def _label(phase: OverlayPhase, state: DictationState) -> str:
+    """What the overlay shows, in one word: the take's state while it is live, else the phase."""
+    return state.value if phase is OverlayPhase.LIVE else phase.value
 
 
 def test_overlay_settings_live_on_the_dictation_page(window, qtbot, speech_en) -> None:
@@ -136,7 +146,7 @@ def test_overlay_settings_live_on_the_dictation_page(window, qtbot, speech_en) -
     mic = window.mics[-1]
     panel.record_button.click()
     qtbot.waitUntil(lambda: mic.recording, timeout=10_000)
-    qtbot.waitUntil(lambda: window.tray.dictation == "listening", timeout=10_000)
+    qtbot.waitUntil(lambda: window.tray.dictation is DictationState.LISTENING, timeout=10_000)
     assert not host.overlay.isVisible()
     mic.speak(speech_en)
     panel.record_button.click()

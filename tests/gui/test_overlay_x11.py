@@ -87,11 +87,13 @@ def app_main(model: str, home: str) -> int:
     quitter = Quit()
     quitter.requested.connect(app.quit, Qt.ConnectionType.QueuedConnection)
     import tingji
+    from tests.support.dictation_events import event_json
     from tingji.dictation.controller import DictationController
     from tingji.dictation.history import DictationHistory
     from tingji.dictation.settings import DictationSettings
+    from tingji.dictation.states import DictationState
     from tingji.engine import Engine
-    from tingji.gui.dictation.overlay import DictationOverlay
+    from tingji.gui.dictation.overlay import DictationOverlay, OverlayPhase
     from tingji.gui.dictation.panel import DictationBridge
     from tingji.gui.dictation.qt_clipboard import QtClipboard
 
@@ -110,21 +112,13 @@ def app_main(model: str, home: str) -> int:
 
     def on_event(ev) -> None:
         overlay.on_event(ev)
-        take = ev.take
-        say(
-            kind=ev.kind,
-            state=ev.state,
-            text=ev.text,
-            message=ev.message,
-            timings=ev.timings,
-            take=None if take is None else {"text": take.text, "recording": take.recording, "output": take.output},
-        )
+        say(**event_json(ev))
 
-    def shown(state: str, text: str) -> None:
+    def shown(phase: OverlayPhase, dictation: DictationState, text: str) -> None:
         g = overlay.frameGeometry()
         say(
             kind="overlay",
-            state=state,
+            state=dictation.value if phase is OverlayPhase.LIVE else phase.value,  # listening, transcribing, final...
             text=text,
             visible=overlay.isVisible(),
             rect=[g.x(), g.y(), g.width(), g.height()],

@@ -65,6 +65,32 @@ class TakeAudio:
         return len(self.samples) / RATE
 
 
+# What the worker thread's queue carries (None: quit). Take boundaries travel with the blocks, so a
+# take holds exactly the audio captured before its end; `done` is set once the worker handled one.
+@dataclass(frozen=True)
+class _Block:
+    gen: int  # the stream it came from: a block of a closed stream is dropped
+    data: np.ndarray
+    t: float
+
+
+@dataclass(frozen=True)
+class _Begin:
+    done: threading.Event
+
+
+@dataclass(frozen=True)
+class _End:
+    done: threading.Event
+    box: list[TakeAudio]  # the worker puts the take's audio here
+
+
+@dataclass(frozen=True)
+class _Lost:
+    gen: int
+    error: MicrophoneError
+
+
 class Microphone:
     """One input device, opened on demand, with a pre-roll ring buffer."""
 
@@ -95,7 +121,7 @@ class Microphone:
         self.overflows = 0
 
         self._lock = threading.RLock()
-        self._queue: queue.SimpleQueue[tuple] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Block | _Begin | _End | _Lost | None] = queue.SimpleQueue()
         self._stream: Any = None
         self._gen = 0  # stream generation: blocks of a closed stream are ignored
         self._closing_gen = -1
@@ -161,7 +187,7 @@ class Microphone:
                 self._taking = False
                 raise
         done = threading.Event()
-        self._queue.put(("begin", done))
+        self._queue.put(_Begin(done))
         done.wait(2.0)
 
     def end(self, tail_s: float | None = None) -> TakeAudio:
@@ -175,7 +201,7 @@ class Microphone:
             time.sleep(tail_s)
         box: list[TakeAudio] = []
         done = threading.Event()
-        self._queue.put(("end", done, box))
+        self._queue.put(_End(done, box))
         done.wait(5.0)
         self._taking = False
         self._maybe_linger()
@@ -211,7 +237,7 @@ class Microphone:
         with self._lock:
             self._cancel_linger()
             self._close_stream()
-        self._queue.put(("quit",))
+        self._queue.put(None)
         self._worker.join(5.0)
 
     # -- stream handling ----------------------------------------------------------
@@ -223,13 +249,13 @@ class Microphone:
         def callback(indata: np.ndarray, frames: int, t: Any, status: Any) -> None:
             if status and status.input_overflow:
                 self.overflows += 1
-            self._queue.put(("block", gen, indata.copy(), time.monotonic()))
+            self._queue.put(_Block(gen, indata.copy(), time.monotonic()))
 
         def finished() -> None:
             # Runs on PortAudio's thread when the stream ends: normal after our
             # own stop(), a failure otherwise (device unplugged, server gone).
             if self._closing_gen != gen:
-                self._queue.put(("lost", gen, MicrophoneError(messages.DISCONNECTED)))
+                self._queue.put(_Lost(gen, MicrophoneError(messages.DISCONNECTED)))
 
         opened = open_input_stream(self.device, callback, finished)
         rate, channels = opened.rate, opened.channels
@@ -301,24 +327,23 @@ class Microphone:
             except queue.Empty:
                 self._check_stall()
                 continue
-            kind = item[0]
-            if kind == "quit":
+            if item is None:
                 return
             try:
-                if kind == "block":
-                    self._on_block(item[1], item[2], item[3])
-                elif kind == "begin":
-                    self._on_begin()
-                    item[1].set()
-                elif kind == "end":
-                    item[2].append(self._on_end())
-                    item[1].set()
-                elif kind == "lost":
-                    self._on_lost(item[1], item[2])
+                match item:
+                    case _Block(gen, data, t):
+                        self._on_block(gen, data, t)
+                    case _Begin():
+                        self._on_begin()
+                    case _End(box=box):
+                        box.append(self._on_end())
+                    case _Lost(gen, error):
+                        self._on_lost(gen, error)
             except Exception:  # noqa: BLE001 - the worker must survive a bad block or callback
                 log.exception("microphone worker")
-                if kind in ("begin", "end"):
-                    item[1].set()
+            finally:
+                if isinstance(item, (_Begin, _End)):
+                    item.done.set()  # whoever waits for the boundary goes on, handled or not
 
     def _on_block(self, gen: int, block: np.ndarray, t: float) -> None:
         if gen != self._gen or self._dead:

@@ -23,12 +23,14 @@ Threads, and why there are three besides the caller's:
   * the take worker writes the WAV, checks for speech, transcribes, stores
     and inserts the text, one take at a time and in order, so the user can
     start the next take while the previous one is transcribed.
-The live VAD runs on the microphone's worker thread (it is cheap: vad.SileroVad).
+The live VAD runs on the microphone's worker thread (it is cheap: vad.SileroVad),
+in recording.TakeRecorder, which also ends a take the audio asks to end.
 
-What happens to a finished take, in which order (nothing dictated is lost),
-is takes.py; the WAVs a crash leaves behind are recovery.py. This module is
-the take state machine: commands, the microphone, when a take begins and ends.
-The settings are settings.py, the events events.py.
+What happens to a finished take (nothing dictated is lost) is takes.py; the
+WAVs a crash leaves behind are recovery.py. Which command is legal in which
+state, and the state it leads to, is coordinator.py's table: this module
+queues the commands (commands.py), feeds them to the coordinator on the
+command thread and runs the action each legal one names.
 
 Everything the user should see arrives as a `DictationEvent` through the
 `on_event` callback, from whatever thread produced it: a GUI must forward it
@@ -42,52 +44,35 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
-
-import numpy as np
+from typing import Any
 
 from ..engine.options import TranscribeOptions
 from ..engine.vad import SileroVad
-from ..errors import Cancelled, TingjiError
-from . import messages
-from .capture import Microphone, TakeAudio
+from ..errors import TingjiError
+from . import commands, messages
+from .capture import Microphone
+from .commands import Command, Trigger
+from .coordinator import Action, DictationCoordinator, Rule
 from .devices import MicrophoneError
-from .events import DictationEvent
+from .engine_api import DictationEngine
+from .events import DictationEvent, HotkeyStatus, PreviewModelChanged, PreviewText, Problem, StateChanged
 from .global_hotkey import GlobalHotkey
 from .history import DictationHistory
 from .hotkey import HotkeyError
-from .live_vad import LiveVad
 from .output import Clipboard, KeySender, TextOutput
 from .preview import LivePreview, PreviewChoice, PreviewModel
+from .recording import AudioInput, TakeRecorder
 from .recovery import recover_orphans
-from .resample import RATE
 from .settings import DictationSettings
-from .takes import DictationEngine, FinishedTake, process_take
+from .states import DictationState
+from .takes import FinishedTake, TakeWorker, process_take, reason_of
 
-__all__ = ["STATES", "AudioInput", "DictationController"]
+__all__ = ["DictationController"]
 
 log = logging.getLogger(__name__)
 
-STATES = ("idle", "listening", "transcribing")
-
-
-class AudioInput(Protocol):
-    """What the controller needs from capture.Microphone (tests substitute a fake)."""
-
-    on_audio: Callable[[np.ndarray], None] | None
-    on_error: Callable[[MicrophoneError], None] | None
-
-    def open(self) -> None: ...
-
-    def prepare(self, armed: bool = True) -> None: ...
-
-    def begin(self) -> None: ...
-
-    def end(self, tail_s: float | None = None) -> TakeAudio: ...
-
-    def set_options(self, **kwargs: Any) -> None: ...
-
-    def close(self) -> None: ...
+# Why a take ended, for the commands that end one without saying (takes.py keeps no tail after an error).
+_END_REASONS = {Trigger.TOGGLE: "stopped", Trigger.MIC_LOST: "microphone error", Trigger.QUIT: "closing"}
 
 
 class DictationController:
@@ -130,25 +115,30 @@ class DictationController:
             if microphone is not None
             else Microphone(s.device, pre_roll_s=s.pre_roll_s, keep_open=s.keep_mic_open)
         )
-        self.mic.on_audio = self._on_audio
         self.mic.on_error = self._on_mic_error
         self.use_hotkey = use_hotkey
         self.hotkey: GlobalHotkey | None = None
         self.hotkey_unavailable: HotkeyError | None = None
+        self._make_parts(engine, preview_model)
 
-        self.state = "idle"
-        self.level = 0.0  # RMS of the last block the take received (a level meter polls it)
+    def _make_parts(self, engine: DictationEngine, preview_model: PreviewModel | None) -> None:
+        """The state machine, the preview, the recorder, the threads' queues."""
+        self.coordinator = DictationCoordinator()  # the state and the legal transitions
+        self._shown = self.coordinator.state  # the state the last StateChanged said
         self.preview_model = preview_model if preview_model is not None else PreviewModel(self.model_name)
         self.preview_model.on_change = self._on_preview_model
         self.preview = LivePreview(engine.live, self.options, self._on_preview, model=self.preview_model)
-        self._recording = False
-        self._live: LiveVad | None = None
-        self._take_samples = 0
-        self._segments = 0
-        self._end_requested = False
-        self._commands: queue.SimpleQueue[tuple] = queue.SimpleQueue()
-        self._takes: queue.SimpleQueue[FinishedTake | tuple | None] = queue.SimpleQueue()
-        self._busy = 0  # takes queued or being processed
+        self.recorder = TakeRecorder(
+            self.mic,
+            self.vad,
+            self.preview,
+            settings=lambda: self.settings,
+            options=lambda: self.options,
+            post=self._post,
+            emit=self._emit,
+        )
+        self._commands: queue.SimpleQueue[Command] = queue.SimpleQueue()
+        self._takes = TakeWorker(self._process, self.recover_orphans, self._take_done, self._emit)
         self._pending = 0  # commands queued or being handled
         self._cond = threading.Condition()
         self._cancel = threading.Event()
@@ -167,16 +157,18 @@ class DictationController:
             return
         self._started = True
         self._cancel.clear()
-        for target, name in ((self._run_commands, "tingji-dictation"), (self._run_takes, "tingji-dictation-takes")):
+        self._feed(commands.Start())  # a controller closed before is a session again
+        self._publish()
+        for target, name in ((self._run_commands, "tingji-dictation"), (self._takes.run, "tingji-dictation-takes")):
             t = threading.Thread(target=target, name=name, daemon=True)
             t.start()
             self._threads.append(t)
         if self.use_hotkey:
             self._start_hotkey()
         if self.settings.keep_mic_open:
-            self._post("open")
+            self._post(commands.OpenMicrophone())
         if recover:
-            self._takes.put(("recover",))
+            self._takes.recover()
 
     def close(self) -> None:
         """Stop listening, finish nothing new, and release the devices."""
@@ -184,12 +176,12 @@ class DictationController:
             self.hotkey.stop()
             self.hotkey = None
         if self._threads:
-            self._post("quit")  # ends a running take: it is queued like any other
+            self._post(commands.Quit())  # ends a running take: it is queued like any other
             self._threads[0].join(10.0)
             # A take still being transcribed is cancelled; its WAV stays and
             # recover_orphans() stores its text on the next start.
             self._cancel.set()
-            self._takes.put(None)
+            self._takes.stop()
             self._threads[1].join(10.0)
         self.preview.end()
         self.preview_model.close()  # the faster preview model, if one was loaded
@@ -199,19 +191,29 @@ class DictationController:
 
     # -- commands (any thread; they return at once) ----------------------------------
 
+    @property
+    def state(self) -> DictationState:
+        """The session's state now (the coordinator's)."""
+        return self.coordinator.state
+
+    @property
+    def level(self) -> float:
+        """RMS of the last block the take received (a level meter polls it; 0 between takes)."""
+        return self.recorder.level
+
     def begin_take(self) -> None:
-        self._post("begin")
+        self._post(commands.BeginTake())
 
     def end_take(self, reason: str = "stopped") -> None:
-        self._post("end", reason)
+        self._post(commands.EndTake(reason))
 
     def toggle(self) -> None:
-        self._post("toggle")
+        self._post(commands.ToggleTake())
 
     def apply_settings(self, settings: DictationSettings) -> None:
         """Validate now (raises TingjiError), apply on the command thread."""
         settings.validate()
-        self._post("settings", settings)
+        self._post(commands.ApplySettings(settings))
 
     def apply_options(self, options: TranscribeOptions) -> None:
         """Recognise the next take with these options (a take being transcribed keeps its own)."""
@@ -221,7 +223,7 @@ class DictationController:
         """Block until no take is recording, queued or being processed (tests, shutdown)."""
         deadline = time.monotonic() + timeout
         with self._cond:
-            while self._recording or self._busy or self._pending:
+            while self.coordinator.busy or self._pending:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -231,128 +233,94 @@ class DictationController:
     # -- hotkey -------------------------------------------------------------------------
 
     def _start_hotkey(self) -> None:
+        problem: HotkeyError | None
         try:
-            hk = GlobalHotkey(
+            hk: GlobalHotkey | None = GlobalHotkey(
                 self.settings.hotkey,
                 on_activate=self._hotkey_down,
                 on_deactivate=self._hotkey_up,
                 on_arm=self._hotkey_arm,
             )
         except HotkeyError as exc:
-            self.hotkey_unavailable = exc
-            self._emit(DictationEvent.problem("hotkey", exc))
-            return
-        if hk.start():
-            self.hotkey = hk
-            self.hotkey_unavailable = None
-            self._emit(DictationEvent.problem("hotkey", None))
+            hk, problem = None, exc
         else:
-            self.hotkey_unavailable = hk.unavailable  # set whenever start() fails
-            self._emit(DictationEvent.problem("hotkey", hk.unavailable))
+            problem = None if hk.start() else hk.unavailable  # set whenever start() fails
+        self.hotkey, self.hotkey_unavailable = (hk if problem is None else None), problem
+        self._emit(HotkeyStatus(problem))
 
     def _hotkey_down(self) -> None:
-        self._post("begin" if self.settings.mode == "hold" else "toggle")
+        self._post(commands.BeginTake() if self.settings.mode == "hold" else commands.ToggleTake())
 
     def _hotkey_up(self) -> None:
         if self.settings.mode == "hold":
-            self._post("end", "key released")
+            self._post(commands.EndTake("key released"))
 
     def _hotkey_arm(self, armed: bool) -> None:
-        self._post("arm", armed)
+        self._post(commands.ArmMicrophone(armed))
 
     # -- command thread -------------------------------------------------------------------
 
-    def _post(self, *cmd: Any) -> None:
+    def _post(self, command: Command) -> None:
         with self._cond:
             self._pending += 1
-        self._commands.put(cmd)
+        self._commands.put(command)
 
     def _run_commands(self) -> None:
         while True:
-            cmd = self._commands.get()
+            command = self._commands.get()
             try:
-                if cmd[0] == "quit":
-                    if self._recording:
-                        self._end("closing")
-                    return
-                self._handle(cmd)
+                self._handle(command)
             except Exception as exc:  # noqa: BLE001 - a bug here must not stop dictation
-                log.exception("dictation command %s", cmd[0])
-                self._emit(DictationEvent.problem("error", TingjiError(messages.COMMAND_FAILED, reason=_reason(exc))))
+                log.exception("dictation command %s", command.trigger.value)
+                self._emit(Problem(TingjiError(messages.COMMAND_FAILED, reason=reason_of(exc))))
             finally:
                 with self._cond:
                     self._pending -= 1
                     self._cond.notify_all()
+            if command.trigger is Trigger.QUIT:
+                return
 
-    def _handle(self, cmd: tuple) -> None:
-        kind = cmd[0]
-        if kind == "begin":
-            if not self._recording:
-                self._begin()
-        elif kind == "end":
-            if self._recording:
-                self._end(cmd[1])
-        elif kind == "toggle":
-            if self._recording:
-                self._end("stopped")
-            else:
-                self._begin()
-        elif kind == "segment":  # continuous mode: close this segment, keep listening
-            if self._recording:
-                quiet = bool(cmd[2]) if len(cmd) > 2 else False
-                self._end(cmd[1], quiet=quiet, restart=True)
-        elif kind == "arm":
-            if not self._recording:
-                self.mic.prepare(cmd[1])
-        elif kind == "open":
+    def _feed(self, command: Command) -> Rule | None:
+        """The coordinator takes `command` (None: refused, a stale command) and waiters hear of it."""
+        with self._cond:
+            rule = self.coordinator.feed(command)
+            self._cond.notify_all()
+        return rule
+
+    def _handle(self, command: Command) -> None:
+        """Run what the coordinator's table says `command` does now; then say the state, if it changed."""
+        rule = self._feed(command)
+        if rule is None:
+            return
+        action = rule.action
+        if action is Action.BEGIN:
+            self._begin()
+        elif action is Action.END:
+            self._end(command.reason if isinstance(command, commands.EndTake) else _END_REASONS[command.trigger])
+        elif action is Action.SEGMENT and isinstance(command, commands.EndSegment):
+            self._end(command.reason, quiet=command.quiet, restart=True)
+        elif action is Action.PREPARE and isinstance(command, commands.ArmMicrophone):
+            self.mic.prepare(command.armed)
+        elif action is Action.OPEN:
             try:
                 self.mic.open()
             except MicrophoneError as exc:
-                self._emit(DictationEvent.problem("error", exc))
-        elif kind == "mic_error":
-            if self._recording:
-                self._end("microphone error")
-        elif kind == "settings":
-            self._apply(cmd[1])
+                self._emit(Problem(exc))
+        elif action is Action.APPLY and isinstance(command, commands.ApplySettings):
+            self._apply(command.settings)
+        self._publish()
 
-    def _begin(self, *, segment: bool = False) -> None:
-        if not segment:
-            self._segments = 0  # segments of this continuous-mode session
-            self._emit(DictationEvent("begin"))  # before the microphone opens, which may take 100+ ms
-        self._live = LiveVad(self.vad, self.settings)
-        self._take_samples = 0
-        self._end_requested = False
-        self._recording = True
-        try:
-            self.mic.begin()
-        except MicrophoneError as exc:
-            self._recording = False
-            self._live = None
-            self._emit(DictationEvent.problem("error", exc))
-            self._set_state()
-            return
-        if self.settings.preview:
-            self.preview.options = self.options
-            self.preview.begin()
-        self._set_state()
+    def _begin(self) -> None:
+        """Start a take (the coordinator is LISTENING already); a microphone that fails is BeginFailed."""
+        if not self.recorder.begin():
+            self._feed(commands.BeginFailed())
 
     def _end(self, reason: str, *, quiet: bool = False, restart: bool = False) -> None:
-        ended_at, ended_wall = time.monotonic(), time.time()
-        if self.settings.mode == "continuous":
-            # Stopping after some utterances: the trailing pause is not worth a "nothing said" message.
-            quiet = quiet or (self._segments > 0 and not restart)
-            self._segments += 1
-        self.preview.end()  # a preview in flight is cancelled: the final take runs at once
-        audio = self.mic.end(tail_s=0.0 if reason in ("silence", "microphone error") else None)
-        self._recording = False
-        self._live = None
-        self.level = 0.0
-        with self._cond:
-            self._busy += 1
-        self._takes.put(FinishedTake(audio, ended_at, ended_wall, reason, quiet))
-        if restart and audio.error is None:
-            self._begin(segment=True)
-        self._set_state()
+        """End the take and queue it (the coordinator counted it); `restart`: the next segment begins."""
+        take = self.recorder.end(reason, quiet=quiet, restart=restart)
+        self._takes.put(take)
+        if restart and not (take.audio.error is None and self.recorder.begin(segment=True)):
+            self._feed(commands.BeginFailed())  # the microphone failed: no next segment
 
     def _apply(self, new: DictationSettings) -> None:
         old, self.settings = self.settings, new
@@ -370,71 +338,26 @@ class DictationController:
                 self.hotkey = None
             self._start_hotkey()
 
-    # -- microphone callbacks (microphone worker thread) ------------------------------------
-
-    def _on_audio(self, block: np.ndarray) -> None:
-        live = self._live
-        if live is None or self._end_requested:
-            return
-        self.level = float(np.sqrt(np.mean(block * block))) if len(block) else 0.0
-        if self.settings.preview:
-            self.preview.feed(block)
-        self._take_samples += len(block)
-        s = self.settings
-        if self._take_samples > s.max_take_s * RATE:
-            self._request_end("maximum length")
-            return
-        if s.mode == "hold":
-            return
-        if live.feed(block):
-            self._request_end("silence")
-        elif not live.heard_speech and live.seconds >= s.no_speech_timeout_s > 0:
-            self._request_end("no speech", quiet=s.mode == "continuous")
-
-    def _request_end(self, reason: str, quiet: bool = False) -> None:
-        self._end_requested = True
-        if self.settings.mode == "continuous" and reason in ("silence", "no speech"):
-            self._post("segment", reason, quiet)
-        else:
-            self._post("end", reason)
+    # -- callbacks (the microphone's and the preview's threads) ------------------------------
 
     def _on_mic_error(self, error: MicrophoneError) -> None:
-        self._emit(DictationEvent.problem("error", error))
-        self._post("mic_error")
+        self._emit(Problem(error))
+        self._post(commands.MicrophoneLost())
 
     def _on_preview(self, text: str, seconds: float) -> None:
-        self._emit(DictationEvent("preview", text=text, timings={"run_s": seconds}))
+        self._emit(PreviewText(text, seconds))
 
     def _on_preview_model(self, choice: PreviewChoice) -> None:
-        self._emit(DictationEvent("preview_model", preview=choice))
+        self._emit(PreviewModelChanged(choice))
 
     # -- take worker ----------------------------------------------------------------------
 
-    def _run_takes(self) -> None:
-        while True:
-            item = self._takes.get()
-            if item is None:
-                return
-            try:
-                if isinstance(item, tuple) and item[0] == "recover":
-                    self.recover_orphans()
-                elif isinstance(item, FinishedTake):
-                    self._set_state()
-                    self._process(item)
-            except Cancelled:
-                pass
-            except Exception as exc:  # noqa: BLE001 - report, keep the WAV, keep running
-                log.exception("dictation take")
-                self._emit(DictationEvent.problem("error", TingjiError(messages.TAKE_FAILED, reason=_reason(exc))))
-            finally:
-                if isinstance(item, FinishedTake):
-                    with self._cond:
-                        self._busy -= 1
-                        idle = not (self._busy or self._recording)
-                        self._cond.notify_all()
-                    if idle and self.settings.preview:
-                        self.preview_model.prepare(self.options)  # a faster preview model loads between takes
-                self._set_state()
+    def _take_done(self) -> None:
+        """A take was processed (or failed, or was cancelled): the coordinator counts it off."""
+        self._feed(commands.TakeDone())
+        if self.state is DictationState.IDLE and self.settings.preview:
+            self.preview_model.prepare(self.options)  # a faster preview model loads between takes
+        self._publish()
 
     def _process(self, f: FinishedTake) -> None:
         process_take(
@@ -464,13 +387,13 @@ class DictationController:
 
     # -- events -----------------------------------------------------------------------------
 
-    def _set_state(self) -> None:
+    def _publish(self) -> None:
+        """A StateChanged when the state differs from the one last said (both threads call this)."""
         with self._cond:
-            state = "listening" if self._recording else ("transcribing" if self._busy else "idle")
-            changed = state != self.state
-            self.state = state
+            state, changed = self.coordinator.state, self.coordinator.state is not self._shown
+            self._shown = state
         if changed:
-            self._emit(DictationEvent("state", state=state))
+            self._emit(StateChanged(state))
 
     def _emit(self, event: DictationEvent) -> None:
         if self.on_event is None:
@@ -479,8 +402,3 @@ class DictationController:
             self.on_event(event)
         except Exception:  # noqa: BLE001 - a broken listener must not stop dictation
             log.exception("dictation event listener")
-
-
-def _reason(exc: Exception) -> TingjiError | str:
-    """An error of ours stays one (a UI translates it); anything else is a bug, said as Python says it."""
-    return exc if isinstance(exc, TingjiError) else str(exc)

@@ -57,8 +57,8 @@ from ..engine.languages import normalise
 from ..engine.options import TranscribeOptions
 from ..engine.transcript import Transcript
 from ..errors import Cancelled
+from .engine_api import Transcriber
 from .resample import RATE
-from .takes import Transcriber
 
 if TYPE_CHECKING:
     from ..engine.families.base import Capabilities

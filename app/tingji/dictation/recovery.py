@@ -18,10 +18,10 @@ from dataclasses import replace
 from ..engine.options import TranscribeOptions
 from ..errors import Cancelled, TingjiError
 from . import messages
-from .events import DictationEvent
+from .engine_api import Transcriber
+from .events import DictationEvent, TakeStored
 from .history import DictationHistory, DictationTake
 from .resample import RATE
-from .takes import Transcriber
 
 log = logging.getLogger(__name__)
 
@@ -65,5 +65,5 @@ def recover_orphans(
         take.note(TingjiError(messages.RECOVERED))
         history.add(take)
         stored += 1
-        emit(DictationEvent("take", take=take))
+        emit(TakeStored(take))
     return stored

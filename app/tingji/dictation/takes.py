@@ -4,7 +4,7 @@ Nothing dictated is lost:
   1. its audio is written to a WAV under recordings_dir() (fsynced before the
      rename that publishes it) and read back, so what is transcribed is
      exactly what is kept;
-  2. no speech in it (VAD) -> the WAV is deleted, an "empty" event, nothing
+  2. no speech in it (VAD) -> the WAV is deleted, a NothingSaid event, nothing
      typed: an accidental key press yields nothing;
   3. transcription; an empty text is treated like 2;
   4. the history row is committed (text + WAV name);
@@ -12,56 +12,35 @@ Nothing dictated is lost:
   6. only now may the retention setting delete old recordings.
 If the app dies between 1 and 4 the WAV stays without a row and
 `recovery.recover_orphans()` transcribes it into the history on the next start.
+`TakeWorker` is the thread that runs these, one take at a time and in order.
 """
 
 from __future__ import annotations
 
+import logging
+import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
 
 import numpy as np
 
 from ..engine.options import TranscribeOptions
-from ..engine.transcript import Transcript
 from ..engine.vad import FRAME, SileroVad, SpeechParams, speech_spans
-from ..errors import TingjiError
+from ..errors import Cancelled, TingjiError
 from . import messages
 from .capture import TakeAudio
-from .events import DictationEvent
+from .engine_api import Transcriber
+from .events import DictationEvent, NothingSaid, Problem, TakeStored
 from .global_hotkey import GlobalHotkey
 from .history import DictationHistory, DictationTake
 from .output import TextOutput
 from .resample import RATE
 from .settings import DictationSettings
 
-
-class Transcriber(Protocol):
-    """What takes need from the engine: its live lane (`tingji.engine.Lane`, i.e. `engine.live`).
-
-    Dictation always runs on the live lane: a take never waits for a file the
-    queue is transcribing, and the file pauses between decoding steps instead.
-    """
-
-    def transcribe(
-        self,
-        source: np.ndarray,
-        options: TranscribeOptions | None = None,
-        *,
-        cancel: Any = None,
-        vad_probs: np.ndarray | None = None,
-    ) -> Transcript: ...
-
-
-class DictationEngine(Protocol):
-    """What the controller needs from `tingji.engine.Engine`: the live lane, the VAD, the model's name."""
-
-    live: Transcriber
-    vad: SileroVad
-    model_name: str
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -135,15 +114,15 @@ def process_take(
     history.update(take)
     # 6. Only now may old recordings go.
     history.apply_retention(s.keep_recordings)
-    emit(DictationEvent("take", take=take, timings=timings))
+    emit(TakeStored(take, timings))
 
 
 def _nothing(f: FinishedTake, emit: Callable[[DictationEvent], None], why: str, wav: Path | None = None) -> None:
-    """A take that yields no text: its WAV goes, and an "empty" event says why (not for a quiet segment)."""
+    """A take that yields no text: its WAV goes, and a NothingSaid event says why (not for a quiet segment)."""
     if wav is not None:
         wav.unlink(missing_ok=True)
     if not f.quiet:
-        emit(DictationEvent("empty", why))
+        emit(NothingSaid(why))
 
 
 def _note_latency(
@@ -186,4 +165,62 @@ def _insert(
         take.output = "failed"
         error = TingjiError(messages.NOT_INSERTED, problem=exc)
         take.note(error)
-        emit(DictationEvent.problem("error", error))
+        emit(Problem(error))
+
+
+def reason_of(exc: Exception) -> TingjiError | str:
+    """An error of ours stays one (a UI translates it); anything else is a bug, said as Python says it."""
+    return exc if isinstance(exc, TingjiError) else str(exc)
+
+
+class TakeWorker:
+    """The take thread's queue: finished takes one at a time and in order, and the crash leftovers' recovery.
+
+    A take that fails is reported (a Problem event) and its WAV kept; the thread keeps running.
+    """
+
+    _RECOVER = "recover"
+
+    def __init__(
+        self,
+        process: Callable[[FinishedTake], None],
+        recover: Callable[[], object],
+        done: Callable[[], None],
+        emit: Callable[[DictationEvent], None],
+    ) -> None:
+        """Args:
+        process: runs one finished take (the controller's `process_take` call).
+        recover: stores the WAVs a crash left (`recovery.recover_orphans`).
+        done: called after each take, however it ended.
+        emit: sends a Problem event when a take failed.
+        """
+        self._process, self._recover, self._done, self._emit = process, recover, done, emit
+        self._queue: queue.SimpleQueue[FinishedTake | str | None] = queue.SimpleQueue()
+
+    def put(self, take: FinishedTake) -> None:
+        self._queue.put(take)
+
+    def recover(self) -> None:
+        """Recover crash leftovers after the takes queued before this."""
+        self._queue.put(self._RECOVER)
+
+    def stop(self) -> None:
+        """End `run` after what is queued (a take being processed is cancelled by its own `cancel`)."""
+        self._queue.put(None)
+
+    def run(self) -> None:
+        """The thread's body: until `stop`."""
+        while (item := self._queue.get()) is not None:
+            try:
+                if isinstance(item, FinishedTake):
+                    self._process(item)
+                else:
+                    self._recover()
+            except Cancelled:
+                pass
+            except Exception as exc:  # noqa: BLE001 - report, keep the WAV, keep running
+                log.exception("dictation take")
+                self._emit(Problem(TingjiError(messages.TAKE_FAILED, reason=reason_of(exc))))
+            finally:
+                if isinstance(item, FinishedTake):
+                    self._done()

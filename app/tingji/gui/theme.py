@@ -16,6 +16,8 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+from ..dictation.states import DictationState
+
 _light_palette: QPalette | None = None
 
 
@@ -138,12 +140,15 @@ def engine_color(state: str, palette: QPalette | None = None) -> QColor:
     return tone_color(table.get(state, "quiet"), palette)
 
 
-def dictation_color(state: str, palette: QPalette | None = None) -> QColor:
-    """The dot of the dictation status: listening is red (a microphone is recording)."""
-    if state == "listening":
+_DICTATION_TONES = {DictationState.TRANSCRIBING: "busy", DictationState.IDLE: "good", DictationState.OFF: "quiet"}
+
+
+def dictation_color(state: DictationState, palette: QPalette | None = None, *, problem: bool = False) -> QColor:
+    """The dot of the dictation status: listening is red (a microphone is recording); `problem` (the hotkey
+    does not work, an error shown) is amber, unless it listens."""
+    if state is DictationState.LISTENING:
         return QColor("#ff6b6b" if is_dark(palette) else "#d93025")
-    table = {"transcribing": "busy", "idle": "good", "unavailable": "caution"}
-    return tone_color(table.get(state, "quiet"), palette)
+    return tone_color("caution" if problem else _DICTATION_TONES[state], palette)
 
 
 def banner_colors(kind: str, palette: QPalette | None = None) -> tuple[QColor, QColor, QColor]:

@@ -16,6 +16,11 @@ from PySide6.QtCore import QObject, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter
 from PySide6.QtWidgets import QMenu, QMessageBox, QSystemTrayIcon, QWidget
 
+from ..dictation.states import DictationState
+
+# The dot on the icon while dictation is live: red while a microphone records, amber while a take is transcribed.
+_DOTS = {DictationState.LISTENING: "#d93025", DictationState.TRANSCRIBING: "#f29900"}
+
 
 class Tray(QObject):
     showRequested = Signal()
@@ -25,7 +30,7 @@ class Tray(QObject):
         super().__init__(parent)
         self.base_icon = icon
         self.recording = False
-        self.dictation = "idle"  # the state the icon's dot shows
+        self.dictation = DictationState.IDLE  # the state the icon's dot shows (IDLE: no dot)
         self.icon = QSystemTrayIcon(icon, self)
         # Parented to the window when there is one: a parentless menu outlives the
         # QApplication at exit and crashes the interpreter's shutdown.
@@ -52,13 +57,13 @@ class Tray(QObject):
     def set_status(self, text: str) -> None:
         self.icon.setToolTip(f"{self.tr('Tingji')} — {text}" if text else self.tr("Tingji"))
 
-    def show_activity(self, running: str | None, dictation: str) -> None:
+    def show_activity(self, running: str | None, dictation: DictationState) -> None:
         """The tooltip names the file being transcribed (`running`) and what dictation does (its host's
         state); the red dot shows while it listens."""
         parts = [self.tr("transcribing {0}").format(running)] if running else []
-        if dictation == "listening":
+        if dictation is DictationState.LISTENING:
             parts.append(self.tr("dictation: listening"))
-        elif dictation == "transcribing":
+        elif dictation is DictationState.TRANSCRIBING:
             parts.append(self.tr("dictation: transcribing"))
         self.set_status(" · ".join(parts))
         self.set_dictation(dictation)
@@ -90,20 +95,20 @@ class Tray(QObject):
     def supports_messages(self) -> bool:
         return self.icon.supportsMessages()
 
-    def set_dictation(self, state: str) -> None:
+    def set_dictation(self, state: DictationState) -> None:
         """The dot for dictation's `state`: red while listening, amber while transcribing, none otherwise."""
-        state = state if state in ("listening", "transcribing") else "idle"
-        if state == self.dictation:
+        state = state if state in _DOTS else DictationState.IDLE
+        if state is self.dictation:
             return
-        self.dictation, self.recording = state, state == "listening"
-        if state == "idle":
+        self.dictation, self.recording = state, state is DictationState.LISTENING
+        if state not in _DOTS:
             self.icon.setIcon(self.base_icon)
             return
         pixmap = self.base_icon.pixmap(64, 64)
         painter = QPainter(pixmap)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(QColor("white"))
-        painter.setBrush(QColor("#d93025" if state == "listening" else "#f29900"))
+        painter.setBrush(QColor(_DOTS[state]))
         painter.drawEllipse(QPointF(48, 48), 14, 14)
         painter.end()
         self.icon.setIcon(QIcon(pixmap))

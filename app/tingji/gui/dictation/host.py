@@ -34,7 +34,7 @@ model that previews, after each `preview_model` event); the faster model is
 unloaded with the dictation engine, idle unload included.
 
 The host also sums up what dictation is doing for the status bar and tray:
-`state` is "waiting" (no engine), "idle", "listening" or "transcribing", and
+`state` is a DictationState (OFF while no controller runs: it waits for the model), and
 `hotkey_problem` says why the global hotkey does not work, if it does not
 (an error: the window shows it in the UI language).
 """
@@ -50,11 +50,20 @@ from dataclasses import replace
 from PySide6.QtCore import QCoreApplication, QObject, Signal, Slot
 
 from ...dictation import messages
-from ...dictation.controller import AudioInput, DictationController
+from ...dictation.controller import DictationController
 from ...dictation.cues import play_cue
-from ...dictation.events import DictationEvent
+from ...dictation.events import (
+    DictationEvent,
+    HotkeyStatus,
+    PreviewModelChanged,
+    Problem,
+    StateChanged,
+    TakeBegun,
+)
 from ...dictation.preview import INTERVAL_S, PreviewChoice, PreviewModel
+from ...dictation.recording import AudioInput
 from ...dictation.settings import DictationSettings
+from ...dictation.states import DictationState
 from ...errors import TingjiError
 from ..engine_host import EngineHost, EngineState, ModelEngine
 from ..settings import Settings
@@ -109,7 +118,7 @@ class DictationHost(QObject):
         self.settings = settings
         self.controller: DictationController | None = None
         self.engine_handle: OnDemandEngine | None = None  # what the controller uses as its engine
-        self.state = "waiting"
+        self.state = DictationState.OFF
         self.hotkey_problem: TingjiError | None = None
         self._make_microphone = microphone
         self._use_hotkey = use_hotkey
@@ -241,9 +250,9 @@ class DictationHost(QObject):
         except Exception:  # noqa: BLE001
             log.exception("closing dictation")
         handle.detach()  # and nothing still transcribes on the engine when this returns
-        self._set_state("waiting")
+        self._set_state(DictationState.OFF)
         if self.overlay is not None:
-            self.overlay.on_event(DictationEvent("state", state="idle"))
+            self.overlay.on_event(StateChanged(DictationState.OFF))
 
     def shutdown(self) -> None:
         """The app is ending: close the controller and end the starter's thread."""
@@ -286,29 +295,30 @@ class DictationHost(QObject):
         if self.overlay is not None:
             self.overlay.on_event(event)
         self._cue(event)
-        if event.kind == "state":
-            self._set_state(event.state)
-        elif event.kind == "hotkey":
-            self.hotkey_problem = event.error
-            self.stateChanged.emit()
-        elif event.kind == "error" and event.error is not None:  # a take not inserted is one too
-            self.problem.emit(event.error)
-        elif event.kind == "preview_model":
-            self.show_model()
+        match event:
+            case StateChanged(state=state):
+                self._set_state(state)
+            case HotkeyStatus(error=error):
+                self.hotkey_problem = error
+                self.stateChanged.emit()
+            case Problem(error=error):  # a take not inserted is one too
+                self.problem.emit(error)
+            case PreviewModelChanged():
+                self.show_model()
 
     def _cue(self, event: DictationEvent) -> None:
         """The start/stop sounds, when the user has them on (off by default)."""
         if not self.settings.dictation.sounds:
             return
-        if event.kind == "begin":
+        listening = DictationState.LISTENING
+        if isinstance(event, TakeBegun):
             play_cue("start")
-        elif event.kind == "state" and self.state == "listening" and event.state != "listening":
+        elif isinstance(event, StateChanged) and self.state is listening and event.state is not listening:
             play_cue("stop")
 
-    def _set_state(self, state: str) -> None:
-        if state != self.state:
-            self.state = state
-        if state in ("listening", "transcribing") and self.controller is not None:
+    def _set_state(self, state: DictationState) -> None:
+        self.state = state
+        if state in (DictationState.LISTENING, DictationState.TRANSCRIBING) and self.controller is not None:
             self.engine.hold("dictation")  # not idle while a take is recorded or transcribed
             self.engine.ensure_loaded("dictation")  # unloaded: it loads while the user speaks
         else:

@@ -7,15 +7,16 @@ empty X input shape; `WA_TransparentForMouseEvents` inside Qt), has no taskbar
 entry (a tool window) and stays on top. It sits near the bottom (or top) centre
 of the screen that holds the mouse cursor.
 
-States, driven by the controller's events (`on_event`, GUI thread):
-  listening     a level meter from the take's RMS (polled, ~30 Hz) and the live preview text,
-                newest words visible (the start is elided)
-  transcribing  the last preview greyed
-  final         the inserted text, for a moment
-  error         the problem in one line, a little longer
-  hidden
+What it shows (`phase`), driven by the controller's events (`on_event`, GUI thread):
+  LIVE      the take, as `dictation` (a DictationState) says:
+              LISTENING     a level meter from the take's RMS (polled, ~30 Hz) and the live preview
+                            text, newest words visible (the start is elided)
+              TRANSCRIBING  the last preview greyed
+  FINAL     the inserted text, for a moment
+  ERROR     the problem in one line, a little longer
+  HIDDEN
 
-A "begin" event shows it before the microphone opens (which can take 100+ ms), so
+A TakeBegun event shows it before the microphone opens (which can take 100+ ms), so
 it appears as the hotkey is pressed. Where a window cannot float over others
 (Wayland), `overlay_supported()` is False: the host does not show it and the
 tray icon alone says what dictation does.
@@ -25,16 +26,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from enum import Enum
 
 from PySide6.QtCore import QRectF, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QColor, QCursor, QFont, QFontMetrics, QGuiApplication, QPainter, QPainterPath, QRegion
 from PySide6.QtWidgets import QWidget
 
-from ...dictation.events import DictationEvent
+from ...dictation.events import DictationEvent, NothingSaid, PreviewText, Problem, StateChanged, TakeBegun, TakeStored
+from ...dictation.states import DictationState
 from .. import theme
 from ..errors import localized
 
-__all__ = ["DictationOverlay", "overlay_supported"]
+__all__ = ["DictationOverlay", "OverlayPhase", "overlay_supported"]
+
+LISTENING, TRANSCRIBING = DictationState.LISTENING, DictationState.TRANSCRIBING
 
 WIDTH, HEIGHT = 440, 64
 MARGIN = 56  # from the screen's edge (clear of a taskbar at the bottom)
@@ -49,10 +54,19 @@ def overlay_supported() -> bool:
     return not QGuiApplication.platformName().startswith("wayland")
 
 
+class OverlayPhase(Enum):
+    """What the overlay shows: the take (LIVE: its DictationState), its outcome, or nothing."""
+
+    HIDDEN = "hidden"
+    LIVE = "live"
+    FINAL = "final"
+    ERROR = "error"
+
+
 class DictationOverlay(QWidget):
     """The floating indicator; `on_event` takes the controller's events (see the module docstring)."""
 
-    stateShown = Signal(str, str)  # state, text: each change (tests and screenshots follow it)
+    stateShown = Signal(object, object, str)  # OverlayPhase, DictationState, text: each change (tests follow it)
 
     def __init__(self, level: Callable[[], float] | None = None, position: str = "bottom") -> None:
         """Args:
@@ -77,7 +91,8 @@ class DictationOverlay(QWidget):
         self.setMask(QRegion(path.toFillPolygon().toPolygon()))  # rounded without a compositor too
         self.level_source = level
         self.position = position
-        self.state = "hidden"
+        self.phase = OverlayPhase.HIDDEN
+        self.dictation = DictationState.IDLE  # the take's state while LIVE
         self.text = ""  # the preview, the final text or the error line
         self.level = 0.0  # shown level, smoothed
         self._level_timer = QTimer(self)
@@ -85,51 +100,60 @@ class DictationOverlay(QWidget):
         self._level_timer.timeout.connect(self._poll_level)
         self._hide_timer = QTimer(self)
         self._hide_timer.setSingleShot(True)
-        self._hide_timer.timeout.connect(lambda: self._set("hidden"))
+        self._hide_timer.timeout.connect(lambda: self._set(OverlayPhase.HIDDEN))
+
+    def showing(self, state: DictationState) -> bool:
+        """Whether it shows a take in `state` now."""
+        return self.phase is OverlayPhase.LIVE and self.dictation is state
 
     # -- events -----------------------------------------------------------------------------
 
     @Slot(object)
     def on_event(self, event: DictationEvent) -> None:
-        kind = event.kind
-        if kind == "begin" or (kind == "state" and event.state == "listening" and self.state != "listening"):
-            self._set("listening", "")
-        elif kind == "preview" and self.state == "listening":
-            self._set("listening", event.text)
-        elif kind == "state" and event.state == "transcribing" and self.state == "listening":
-            self._set("transcribing", self.text)
-        elif kind == "state" and event.state == "idle" and self.state in ("listening", "transcribing"):
-            self._set("hidden")
-        elif kind == "take" and event.take is not None:
-            take = event.take
-            if take.output == "failed":
-                self._set("error", self.tr("Not inserted; the text is in the dictation history."), ERROR_MS)
-            else:
-                self._set("final", take.text, FINAL_MS)
-        elif kind == "empty":
-            self._set("final", self.tr("Nothing was said."), FINAL_MS)
-        elif kind == "error":
-            self._set("error", localized(event.error) if event.error is not None else event.message, ERROR_MS)
+        live = self.phase is OverlayPhase.LIVE
+        match event:
+            case TakeBegun():
+                self._live(LISTENING, "")
+            case StateChanged(state=DictationState.LISTENING) if not self.showing(LISTENING):
+                self._live(LISTENING, "")
+            case PreviewText(text=text) if self.showing(LISTENING):
+                self._live(LISTENING, text)
+            case StateChanged(state=DictationState.TRANSCRIBING) if self.showing(LISTENING):
+                self._live(TRANSCRIBING, self.text)
+            case StateChanged(state=DictationState.IDLE | DictationState.OFF) if live:
+                self._set(OverlayPhase.HIDDEN)
+            case TakeStored(take=take) if take.output == "failed":
+                self._set(OverlayPhase.ERROR, self.tr("Not inserted; the text is in the dictation history."), ERROR_MS)
+            case TakeStored(take=take):
+                self._set(OverlayPhase.FINAL, take.text, FINAL_MS)
+            case NothingSaid():
+                self._set(OverlayPhase.FINAL, self.tr("Nothing was said."), FINAL_MS)
+            case Problem(error=error):
+                self._set(OverlayPhase.ERROR, localized(error), ERROR_MS)
 
     def set_position(self, position: str) -> None:
         self.position = position
         if position == "off":
-            self._set("hidden")
+            self._set(OverlayPhase.HIDDEN)
         elif self.isVisible():
             self._place()
 
     # -- showing ------------------------------------------------------------------------------
 
-    def _set(self, state: str, text: str = "", hide_after_ms: int = 0) -> None:
+    def _live(self, state: DictationState, text: str) -> None:
+        self.dictation = state
+        self._set(OverlayPhase.LIVE, text)
+
+    def _set(self, phase: OverlayPhase, text: str = "", hide_after_ms: int = 0) -> None:
         self._hide_timer.stop()
-        self.state, self.text = state, text
-        if state == "listening":
+        self.phase, self.text = phase, text
+        if self.showing(LISTENING):
             if not self._level_timer.isActive():
                 self.level = 0.0
                 self._level_timer.start()
         else:
             self._level_timer.stop()
-        if state == "hidden" or self.position == "off":
+        if phase is OverlayPhase.HIDDEN or self.position == "off":
             self.hide()
         else:
             if not self.isVisible():
@@ -139,7 +163,7 @@ class DictationOverlay(QWidget):
             self.update()
         if hide_after_ms:
             self._hide_timer.start(hide_after_ms)
-        self.stateShown.emit(state, text)
+        self.stateShown.emit(phase, self.dictation, text)
 
     def _place(self) -> None:
         screen = QGuiApplication.screenAt(QCursor.pos()) or QGuiApplication.primaryScreen()
@@ -165,10 +189,13 @@ class DictationOverlay(QWidget):
         p.setPen(border)
         p.setBrush(background)
         p.drawRoundedRect(QRectF(0.5, 0.5, WIDTH - 1, HEIGHT - 1), 14, 14)
-        dot = {"listening": "listening", "transcribing": "transcribing", "final": "idle", "error": "unavailable"}
-        color = theme.dictation_color(dot.get(self.state, "idle"))
+        phase, listening = self.phase, self.showing(LISTENING)
+        live = phase is OverlayPhase.LIVE
+        color = theme.dictation_color(
+            self.dictation if live else DictationState.IDLE, problem=phase is OverlayPhase.ERROR
+        )
         left = 16
-        if self.state == "listening":
+        if listening:
             self._paint_meter(p, color, left)
         else:
             p.setPen(Qt.PenStyle.NoPen)
@@ -176,12 +203,8 @@ class DictationOverlay(QWidget):
             p.drawEllipse(QRectF(left + 12, HEIGHT / 2 - 7, 14, 14))
         text_x = left + 58
         width = WIDTH - text_x - 16
-        title = {
-            "listening": self.tr("Listening…"),
-            "transcribing": self.tr("Transcribing…"),
-            "final": "",
-            "error": "",
-        }.get(self.state, "")
+        titles = {LISTENING: self.tr("Listening…"), TRANSCRIBING: self.tr("Transcribing…")}
+        title = titles.get(self.dictation, "") if live else ""
         font = QFont(self.font())
         small = QFont(font)
         small.setPointSizeF(max(7.0, font.pointSizeF() * 0.85))
@@ -189,9 +212,9 @@ class DictationOverlay(QWidget):
             p.setFont(small)
             p.setPen(QColor(170, 170, 175))
             p.drawText(QRectF(text_x, 8, width, 18), Qt.AlignmentFlag.AlignVCenter, title)
-            self._paint_text(p, font, fg if self.state == "listening" else QColor(185, 185, 190), text_x, 28, width)
+            self._paint_text(p, font, fg if listening else QColor(185, 185, 190), text_x, 28, width)
         else:
-            color = QColor(255, 180, 170) if self.state == "error" else fg
+            color = QColor(255, 180, 170) if phase is OverlayPhase.ERROR else fg
             self._paint_text(p, font, color, text_x, 0, width, title or self.text, HEIGHT)
         p.end()
 

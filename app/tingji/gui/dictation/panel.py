@@ -39,9 +39,10 @@ from PySide6.QtWidgets import (
 )
 
 from ...dictation.controller import DictationController
-from ...dictation.events import DictationEvent
+from ...dictation.events import DictationEvent, HotkeyStatus, NothingSaid, Problem, StateChanged, TakeStored
 from ...dictation.history import DictationHistory, DictationTake
 from ...dictation.settings import DictationSettings
+from ...dictation.states import DictationState
 from ...errors import ErrorReport, TingjiError
 from .. import icons, theme
 from ..errors import localized, stored_report
@@ -87,16 +88,17 @@ class DictationPanel(QWidget):
         self._play = play
         self._limit = limit
         self._takes: list[DictationTake] = []
-        self._state = "idle"
-        # What the status line says: ("key", name) for our own texts, ("error", a TingjiError or
-        # ErrorReport, or an English line) for problems, ("take", text) after an insertion.
-        self._status: tuple[str, object] = ("key", "waiting")
+        self._state = DictationState.IDLE
+        # What the status line says, rendered in the UI language at each `_render` (a language switch);
+        # `_status_live`: it says the take's state, which the next StateChanged replaces.
+        self._status: Callable[[], str] = lambda: self._state_texts()[DictationState.OFF]
         self._status_is_error = False
+        self._status_live = False
         self._hotkey_problem: TingjiError | None = None
         self._closed = False
         self.form = DictationSettingsForm(settings or DictationSettings(), self)
         self.form.edited.connect(self._on_settings_edited)
-        self.form.rejected.connect(lambda exc: self._set_status("error", exc, error=True))
+        self.form.rejected.connect(self._show_error)
         self._build()
         self.retranslate()
         self.refresh()
@@ -119,16 +121,15 @@ class DictationPanel(QWidget):
             controller.on_event = self.bridge.post
         self.record_button.setEnabled(True)
         self._state = controller.state
-        self._set_status("key", "ready")
+        self._say_state(DictationState.IDLE)
         self._show_hotkey(controller.hotkey_unavailable)
 
     def detach(self) -> None:
         """The controller is going (the model reloads, the app quits): back to browsing only."""
         self.controller = None
-        self._state = "idle"
+        self._state = DictationState.IDLE
         self.record_button.setEnabled(False)
-        self._set_status("key", "waiting")
-        self._render()
+        self._say_state(DictationState.OFF)
 
     def close_history(self) -> None:
         """The app is ending: close the history database; the page shows what it has until it goes."""
@@ -218,7 +219,9 @@ class DictationPanel(QWidget):
         self._render()
 
     def refresh_icons(self) -> None:
-        self.record_button.setIcon(icons.glyph("stop" if self._state == "listening" else "mic", self.palette()))
+        self.record_button.setIcon(
+            icons.glyph("stop" if self._state is DictationState.LISTENING else "mic", self.palette())
+        )
         self._render()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
@@ -243,7 +246,7 @@ class DictationPanel(QWidget):
     def play_take(self, take: DictationTake) -> None:
         path = self.history.recording_path(take)
         if path is None:
-            self._set_status("key", "deleted", error=True)
+            self._set_status(lambda: self.tr("The recording of this take was deleted."), error=True)
             return
         try:
             if self._play is not None:
@@ -253,11 +256,11 @@ class DictationPanel(QWidget):
 
                 play_file(str(path))
         except TingjiError as exc:
-            self._set_status("error", exc, error=True)
+            self._show_error(exc)
 
     def copy_take(self, take: DictationTake) -> None:
         QGuiApplication.clipboard().setText(take.text)
-        self._set_status("key", "copied")
+        self._set_status(lambda: self.tr("Copied."))
 
     def delete_take(self, take: DictationTake) -> None:
         if take.id is not None:
@@ -283,43 +286,49 @@ class DictationPanel(QWidget):
     def _on_event(self, event: DictationEvent) -> None:
         if self.controller is None:
             return  # the last words of a controller that was detached
-        if event.kind == "state":
-            self._state = event.state
-            if event.state != "idle":
-                self._set_status("key", event.state)
-            elif self._status in (("key", "listening"), ("key", "transcribing")):
-                self._set_status("key", "ready")  # but keep what the take's outcome said
-            self.refresh_icons()
-        elif event.kind == "take":
-            self.refresh()
-            take = event.take
-            if take is not None and take.output == "failed":
-                self._set_status("error", stored_report(take.error, take.error_code), error=True)
-            elif take is not None and take.output in ("paste", "type"):
-                self._set_status("take", take.text)
-        elif event.kind == "empty":
-            self._set_status("key", "empty")
-        elif event.kind == "error":
-            self._set_status("error", event.error or event.message, error=True)
-        elif event.kind == "hotkey":
-            self._show_hotkey(event.error)
+        match event:
+            case StateChanged(state=state):
+                self._state = state
+                if state is not DictationState.IDLE or self._status_live:  # but keep what a take's outcome said
+                    self._say_state(state)
+                self.refresh_icons()
+            case TakeStored(take=take):
+                self.refresh()
+                if take.output == "failed":
+                    self._show_error(stored_report(take.error, take.error_code))
+                elif take.output in ("paste", "type"):
+                    self._set_status(lambda: self.tr("Inserted: {0}").format(take.text))
+            case NothingSaid():
+                self._set_status(lambda: self.tr("Nothing was said."))
+            case Problem(error=error):
+                self._show_error(error)
+            case HotkeyStatus(error=error):
+                self._show_hotkey(error)
 
     # -- rendering -----------------------------------------------------------------------------------
 
-    def _set_status(self, kind: str, value: object, *, error: bool = False) -> None:
-        self._status = (kind, value)
-        self._status_is_error = error
+    def _set_status(self, text: Callable[[], str], *, error: bool = False, live: bool = False) -> None:
+        """Args:
+        text: the status line in the UI language (called again after a language switch).
+        error: it is a problem (shown in the alarm colour).
+        live: it says the take's state.
+        """
+        self._status, self._status_is_error, self._status_live = text, error, live
         self._render()
 
-    def _status_texts(self) -> dict[str, str]:
+    def _say_state(self, state: DictationState) -> None:
+        live = state in (DictationState.LISTENING, DictationState.TRANSCRIBING)
+        self._set_status(lambda: self._state_texts()[state], live=live)
+
+    def _show_error(self, error: TingjiError | ErrorReport) -> None:
+        self._set_status(lambda: localized(error), error=True)
+
+    def _state_texts(self) -> dict[DictationState, str]:
         return {
-            "waiting": self.tr("Dictation starts once the speech model is ready."),
-            "ready": self.tr("Ready"),
-            "listening": self.tr("Listening… speak now"),
-            "transcribing": self.tr("Transcribing…"),
-            "empty": self.tr("Nothing was said."),
-            "copied": self.tr("Copied."),
-            "deleted": self.tr("The recording of this take was deleted."),
+            DictationState.OFF: self.tr("Dictation starts once the speech model is ready."),
+            DictationState.IDLE: self.tr("Ready"),
+            DictationState.LISTENING: self.tr("Listening… speak now"),
+            DictationState.TRANSCRIBING: self.tr("Transcribing…"),
         }
 
     def _hint(self) -> str:
@@ -339,26 +348,24 @@ class DictationPanel(QWidget):
         }.get(self.settings.mode, "").format(key)
 
     def _render(self) -> None:
-        kind, value = self._status
-        if kind == "key":
-            text = self._status_texts().get(str(value), str(value))
-        elif kind == "take":
-            text = self.tr("Inserted: {0}").format(value)
-        else:  # an error, or the English line of an event that carries none
-            text = localized(value) if isinstance(value, (TingjiError, ErrorReport)) else str(value)
-        self.status_label.setText(text)
-        color = theme.dictation_color("listening" if self._status_is_error else self._state, self.palette())
-        weight = "600" if self._state == "listening" or self._status_is_error else "normal"
-        colored = self._status_is_error or self._state in ("listening", "transcribing")
+        self.status_label.setText(self._status())
+        listening = self._state is DictationState.LISTENING
+        # A problem is as loud as a live microphone: the same red.
+        color = theme.dictation_color(
+            DictationState.LISTENING if self._status_is_error else self._state, self.palette()
+        )
+        weight = "600" if listening or self._status_is_error else "normal"
+        colored = self._status_is_error or self._state in (DictationState.LISTENING, DictationState.TRANSCRIBING)
         self.status_label.setStyleSheet(f"color: {color.name()}; font-weight: {weight};" if colored else "")
-        self.record_button.setText(self.tr("Stop") if self._state == "listening" else self.tr("Dictate"))
+        self.record_button.setText(self.tr("Stop") if listening else self.tr("Dictate"))
         self.hint_label.setText(self._hint())
         self.hint_label.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
         if self._hotkey_problem:
             self.hotkey_label.setText(
                 self.tr("{0}. Use the Dictate button instead.").format(localized(self._hotkey_problem))
             )
-            self.hotkey_label.setStyleSheet(f"color: {theme.dictation_color('unavailable', self.palette()).name()};")
+            color = theme.dictation_color(DictationState.IDLE, self.palette(), problem=True)
+            self.hotkey_label.setStyleSheet(f"color: {color.name()};")
         self.hotkey_label.setVisible(bool(self._hotkey_problem))
         self.hint_label.setVisible(not self._hotkey_problem)
 

@@ -11,6 +11,7 @@ import html
 
 from PySide6.QtWidgets import QWidget
 
+from ...dictation.states import DictationState
 from .. import theme
 from ..errors import localized
 from ..status_line import StatusLine
@@ -25,18 +26,19 @@ class DictationStatus(StatusLine):
 
     def refresh(self) -> None:
         state, problem = self.host.state, self.host.hotkey_problem
-        state = "unavailable" if state == "idle" and problem else state
+        unavailable = state is DictationState.IDLE and problem is not None  # only the Dictate button works
         key = hotkey_label(self.host.panel.settings.hotkey)
         text = {
-            "waiting": self.tr("Dictation: waiting for the model"),
-            "idle": self.tr("Dictation: press {0}").format(key),
-            "unavailable": self.tr("Dictation: hotkey unavailable"),
-            "listening": self.tr("Dictation: listening…"),
-            "transcribing": self.tr("Dictation: transcribing…"),
-        }.get(state, state)
+            DictationState.OFF: self.tr("Dictation: waiting for the model"),
+            DictationState.IDLE: self.tr("Dictation: press {0}").format(key),
+            DictationState.LISTENING: self.tr("Dictation: listening…"),
+            DictationState.TRANSCRIBING: self.tr("Dictation: transcribing…"),
+        }[state]
+        if unavailable:
+            text = self.tr("Dictation: hotkey unavailable")
         link = self.palette().color(self.palette().ColorRole.WindowText).name()
         self.show_state(
-            theme.dictation_color(state, self.palette()),
+            theme.dictation_color(state, self.palette(), problem=unavailable),
             f'<a href="dictation" style="color:{link}; text-decoration:none;">{html.escape(text)}</a>',
         )
         self.setToolTip(localized(problem) if problem else self.tr("Open the dictation page"))
