@@ -285,7 +285,7 @@ def test_manifest_section_is_read_strictly(pf_model, tmp_path):
         "paraformer.variant": (lambda d: d.update(variant="seaco"), "manifest.key_not_a_choice"),
         "paraformer.cif.threshold": (lambda d: d["cif"].update(threshold="1"), "manifest.key_not_number"),
         "paraformer.tokens.vocab_size": (lambda d: d["tokens"].pop("vocab_size"), "manifest.missing_key"),
-        "paraformer.tokens.blank_id": (lambda d: d["tokens"].update(blank_id=10**6), "manifest.key_above"),
+        "paraformer.tokens.blank_id": (lambda d: d["tokens"].update(blank_id=10**6), "manifest.id_out_of_range"),
     }
     for n, (key, (change, code)) in enumerate(cases.items()):
         data = json.loads(json.dumps(good))

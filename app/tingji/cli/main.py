@@ -19,7 +19,9 @@ from collections.abc import Callable
 from .. import __version__
 from ..engine.heap import limit_heaps
 from ..errors import TingjiError
+from ..system_libraries import missing_from
 from . import devices, export, models, transcribe
+from . import messages as cli_messages
 
 log = logging.getLogger(__name__)
 
@@ -110,8 +112,12 @@ def gui_main(files: list[str] | None = None) -> int:
     limit_heaps()  # first: before Qt's threads make heaps of their own (engine.heap)
     try:
         from ..gui.app import run_app
-    except ImportError as exc:
-        print(f"tingji: the desktop app cannot start ({exc})", file=sys.stderr)
+    except ImportError as exc:  # a library Qt itself links (libEGL.so.1, ...): named with its package
+        lib = missing_from(exc)
+        if lib is not None and lib.package:
+            _say(str(TingjiError(cli_messages.GUI_LIBRARY_MISSING, library=lib.soname, package=lib.package)))
+        else:
+            print(f"tingji: the desktop app cannot start ({exc})", file=sys.stderr)
         return 1
     if files is None:
         return run_app(argv=sys.argv)

@@ -17,3 +17,8 @@ NO_SPEAKER_MODEL = Message(
     "cli.no_speaker_model",
     "--speakers {speakers} needs a speaker model: none is installed (name one with --speaker-model)",
 )
+# The desktop app's Qt libraries link one the system lacks (tingji.system_libraries): which, and its package.
+GUI_LIBRARY_MISSING = Message(
+    "cli.gui_library_missing",
+    "the desktop app cannot start: Qt needs {library}, which is missing or broken (package {package})",
+)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TingjiError
+from ..system_libraries import PORTAUDIO, missing_from
 from . import messages
 
 
@@ -34,11 +35,25 @@ class OpenedStream:
 
 
 def sounddevice() -> Any:
+    """The sounddevice module, imported at first use so the app starts without PortAudio.
+
+    Raises MicrophoneError naming the missing library and its package (`portaudio_missing`)."""
     try:
         import sounddevice as sd
-    except OSError as exc:  # PortAudio shared library missing
-        raise MicrophoneError(messages.INPUT_UNAVAILABLE, reason=str(exc)) from None
+    except OSError as exc:
+        raise portaudio_missing(exc) from None
     return sd
+
+
+def portaudio_missing(exc: BaseException) -> MicrophoneError:
+    """What dictation says when sounddevice cannot load PortAudio (or a library PortAudio links).
+
+    sounddevice raises OSError "PortAudio library not found" when the loader cannot find it at
+    all, and the loader's own text (which names the file) when one is there but does not load."""
+    lib = missing_from(exc) or PORTAUDIO
+    if not lib.package:
+        return MicrophoneError(messages.INPUT_UNAVAILABLE, reason=oneline(exc))
+    return MicrophoneError(messages.INPUT_LIBRARY_MISSING, library=lib.soname, package=lib.package)
 
 
 def refresh_devices() -> None:
@@ -53,12 +68,6 @@ def refresh_devices() -> None:
         sd._terminate()
     finally:
         sd._initialize()
-
-
-def input_devices() -> list[str]:
-    """Names of the input devices PortAudio knows (for a settings combo box)."""
-    sd = sounddevice()
-    return [d["name"] for d in sd.query_devices() if d.get("max_input_channels", 0) > 0]
 
 
 def open_input_stream(

@@ -10,6 +10,10 @@ from ..errors import Message
 
 # -- the microphone (devices.py, capture.py) ----------------------------------------------------------
 INPUT_UNAVAILABLE = Message("microphone.input_unavailable", "audio input unavailable: {reason}")
+# PortAudio (or what it links) missing: which library, and the package that installs it (tingji.system_libraries).
+INPUT_LIBRARY_MISSING = Message(
+    "microphone.library_missing", "audio needs {library}, which is missing or broken (package {package})"
+)
 NO_MICROPHONE = Message("microphone.none", "no microphone found (no default input device)")
 MICROPHONE_NOT_FOUND = Message("microphone.not_found", "microphone {device!r} not found ({reason})")
 NOT_AN_INPUT = Message("microphone.not_an_input", "{name}: not an input device")

@@ -5,7 +5,8 @@ Each part of `manifest.json` that code reads by key - a family's section, the
 value its key takes (bool, int, float, str, `X | None`, `tuple[X, ...]` for a
 list, `dict[str, X]` for an object, another such dataclass for a nested object);
 `entry(...)` gives its default and what else a value must be (a range, one of
-some choices, not empty, a template's placeholders, keys an object must have).
+some choices, not empty, a template's placeholders, keys an object must have, a
+token id of the vocabulary a sibling field sizes).
 
 `parse` reads a JSON object into the dataclass and refuses anything else with
 one coded `ModelError` naming the manifest and the key: an unknown or
@@ -26,7 +27,7 @@ import dataclasses
 import json
 import string
 import types
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar, Union, get_args, get_origin, get_type_hints
@@ -50,6 +51,7 @@ def entry(
     nonempty: bool = False,
     placeholders: Iterable[str] | None = None,
     keys: Iterable[str] = (),
+    id_of: str | None = None,
 ) -> Any:
     """A dataclass field with its rules; no default and no factory: the key is required.
 
@@ -63,6 +65,10 @@ def entry(
         nonempty: an empty string, list or object is refused.
         placeholders: a template (str.format) may use only these `{names}`.
         keys: keys an object must hold.
+        id_of: the value (or each item) is a token id: below the sibling field of this name, a
+            vocabulary size or a list of the classes (not checked while that field is None).
+            The one declaration of which manifest fields are ids (issue 47: a CTC blank_id
+            outside the vocabulary loaded and transcribed without a word).
     """
     rules: dict[str, Any] = {}
     for name, value in (("min", min), ("max", max), ("above", above)):
@@ -76,6 +82,8 @@ def entry(
         rules["placeholders"] = frozenset(placeholders)
     if keys:
         rules["keys"] = tuple(keys)
+    if id_of is not None:
+        rules["id_of"] = id_of
     return dataclasses.field(default=default, default_factory=factory, metadata={RULES: rules})
 
 
@@ -133,6 +141,11 @@ def parse(cls: type[T], raw: Any, *, path: Path, key: str = "") -> T:
             message, sub, fields = problem
             raise ModelError(message, path=path, key=join(here, sub), **fields)
         values[name] = value
+    problem = _id_problem(cls, lambda name: values[name] if name in values else _default(known[name]))
+    if problem is not None:
+        name, message, fields = problem
+        fields["size_key"] = join(key, fields["size_key"])
+        raise ModelError(message, path=path, key=join(key, name), **fields)
     try:
         return cls(**values)
     except Invalid as exc:
@@ -146,6 +159,40 @@ def check(obj: Any) -> None:
         if problem is not None:
             message, sub, fields = problem
             raise Invalid(join(f.name, sub), message, **fields)
+    problem = _id_problem(type(obj), lambda name: getattr(obj, name))
+    if problem is not None:
+        name, message, fields = problem
+        raise Invalid(name, message, **fields)
+
+
+def id_fields(cls: type) -> dict[str, str]:
+    """The fields of `cls` that hold token ids, each with the field that sizes its vocabulary."""
+    return {f.name: r["id_of"] for f in dataclasses.fields(cls) if "id_of" in (r := rules(f))}
+
+
+def _default(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    return f.default_factory() if f.default_factory is not dataclasses.MISSING else None
+
+
+def _id_problem(cls: type, value_of: Callable[[str], Any]) -> tuple[str, Message, dict[str, Any]] | None:
+    """The first token id of `cls` (values by `value_of`) outside its vocabulary: (key, message, fields)."""
+    for name, size_key in id_fields(cls).items():
+        size = value_of(size_key)
+        if size is None:
+            continue
+        count = size if isinstance(size, int) else len(size)
+        value = value_of(name)
+        items = enumerate(value) if isinstance(value, tuple) else [(None, value)]
+        for i, item in items:
+            if item is not None and item >= count:
+                return (
+                    name if i is None else f"{name}[{i}]",
+                    messages.ID_OUT_OF_RANGE,
+                    {"value": shown(item), "least": 0, "most": count - 1, "size_key": size_key, "size": count},
+                )
+    return None
 
 
 def join(key: str, name: str) -> str:

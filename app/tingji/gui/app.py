@@ -25,12 +25,12 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QLockFile, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from ..dictation.controller import AudioInput
 from ..dictation.history import DictationHistory
+from ..dictation.recording import AudioInput
 from ..dictation.settings import DictationSettings
 from ..models.staging import cleanup_incoming
 from ..paths import database_path, dictation_database_path, gui_lock_path, gui_log_path
-from . import gc_guard, i18n, icons, theme
+from . import gc_guard, i18n, icons, startup, theme
 from . import settings as settings_mod
 from .databases import open_or_set_aside
 from .dictation.host import DictationHost
@@ -161,6 +161,13 @@ def run_app(files: Sequence[str] = (), argv: Sequence[str] | None = None) -> int
             (`-platform offscreen`, `-style fusion`); the other arguments are queued too.
     """
     setup_logging()
+    if QApplication.instance() is None:
+        # Qt aborts the process when its platform plugin cannot load: say why in one line first.
+        problem = startup.platform_problem(list(argv) if argv is not None else sys.argv[:1])
+        if problem is not None:
+            log.error("start-up: %s", problem)
+            print(f"tingji: {problem}", file=sys.stderr)
+            return 1
     app = create_app(argv)
     if argv is not None:
         files = [*files, *command_line_files(argv, app.arguments())]

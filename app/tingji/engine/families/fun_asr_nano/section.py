@@ -41,7 +41,7 @@ class NanoCtc:
     """The CTC head that times characters (the defaults describe a model without one)."""
 
     vocab_size: int | None = entry(None, min=1)
-    blank_id: int = entry(-1, min=-1)  # -1: no blank
+    blank_id: int = entry(-1, min=-1, id_of="vocab_size")  # -1: no blank
     text_tokens: int | None = entry(None, min=0)  # ids below this are text; the rest are tags and the blank
     frame_seconds: float = entry(0.06, above=0)
     top_k: int | None = entry(None, min=1)

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from ... import messages
 from ...frontend import FrontendConfig, check_input_size
 from ...schema import Invalid, entry
+from ..kit import PRECISIONS
 
 VARIANTS = ("plain", "bicif")
-PRECISIONS = ("fp32", "fp16", "int8")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,14 +67,9 @@ class ParaformerTokens:
     """
 
     vocab_size: int = entry(min=1)
-    blank_id: int = entry(0, min=0)
-    sos_id: int = entry(1, min=0)
-    eos_id: int = entry(2, min=0)
-
-    def __post_init__(self) -> None:
-        for name in ("blank_id", "sos_id", "eos_id"):
-            if getattr(self, name) >= self.vocab_size:
-                raise Invalid(name, messages.KEY_ABOVE, value=getattr(self, name), most=self.vocab_size - 1)
+    blank_id: int = entry(0, min=0, id_of="vocab_size")
+    sos_id: int = entry(1, min=0, id_of="vocab_size")
+    eos_id: int = entry(2, min=0, id_of="vocab_size")
 
 
 @dataclass(frozen=True, kw_only=True)

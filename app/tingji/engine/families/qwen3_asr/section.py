@@ -18,10 +18,10 @@ from .prompt import ChatTemplate
 
 @dataclass(frozen=True, kw_only=True)
 class Qwen3SpecialTokens(SpecialTokens):
-    audio_start: int | None = entry(None, min=0)
-    audio_end: int | None = entry(None, min=0)
-    audio_pad: int | None = entry(None, min=0)
-    asr_text: int | None = entry(None, min=0)
+    audio_start: int | None = entry(None, min=0, id_of="vocab_size")
+    audio_end: int | None = entry(None, min=0, id_of="vocab_size")
+    audio_pad: int | None = entry(None, min=0, id_of="vocab_size")
+    asr_text: int | None = entry(None, min=0, id_of="vocab_size")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -29,7 +29,8 @@ class SenseVoiceEncoderInfo:
 @dataclass(frozen=True, kw_only=True)
 class SenseVoiceCtc:
     vocab_size: int = entry(min=1)
-    blank_id: int = entry(0, min=0)  # funasr passes model_conf to SenseVoiceSmall, whose blank_id defaults to 0
+    # funasr passes model_conf to SenseVoiceSmall, whose blank_id defaults to 0
+    blank_id: int = entry(0, min=0, id_of="vocab_size")
     frame_seconds: float = entry(0.06, above=0)
 
 
