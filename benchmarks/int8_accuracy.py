@@ -22,9 +22,9 @@ SAMPLE_RATE = 16000
 
 def _encode_all(model: str, feats: list[np.ndarray]) -> tuple[list[Any], list[np.ndarray], float]:
     """Encoder outputs and the CTC head's best token per frame for each window, and the encode seconds."""
-    from tingji.engine.families.base import LoadOptions
     from tingji.engine.families.fun_asr_nano.encoder import NanoEncoder
     from tingji.engine.manifest import load_manifest
+    from tingji.engine.options import LoadOptions
 
     enc = NanoEncoder(load_manifest(model), LoadOptions(provider="cpu", policy="dynamic"))
     outs, best, seconds = [], [], 0.0

@@ -43,10 +43,10 @@ def limits(a: dict[str, Any]) -> dict[str, Any]:
 
 def encoder(a: dict[str, Any]) -> dict[str, Any]:
     """Encoder+adaptor time per window length, real length (dynamic) and padded (fixed buckets)."""
-    from tingji.engine.families.base import LoadOptions
     from tingji.engine.families.fun_asr_nano.encoder import SHORT_BUCKET_FRAMES, NanoEncoder
     from tingji.engine.frontend import features
     from tingji.engine.manifest import load_manifest
+    from tingji.engine.options import LoadOptions
 
     m = load_manifest(a["model"])
     win = m.window_frames

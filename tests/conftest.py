@@ -8,14 +8,17 @@ Under pytest-xdist the workers share what one of them built (tests/support/once.
 from __future__ import annotations
 
 import faulthandler
+import importlib
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from tests.support import schedule
 from tests.support.once import built_once, xdist_worker
+from tingji.engine.families.kit import KITS, Family
 
 # app/, tools/ and benchmarks/ come first on sys.path through pytest's `pythonpath` setting
 # (pyproject.toml): this checkout's code, not an installed tingji; helpers are `tests.support`.
@@ -101,30 +104,46 @@ def engine(tiny_model: Path):
     eng.close()
 
 
-@pytest.fixture(scope="session")
-def tiny_checkpoint(request: pytest.FixtureRequest) -> Path:
-    from make_tiny_checkpoint import make_checkpoint
-
-    return built_once(request, "tiny_checkpoint", lambda folder: make_checkpoint(folder / "Fun-ASR-Nano-tiny", seed=0))
-
-
 # A session that starts another (tests/test_under_load.py) hands it the tiny model it already
 # exported: building it again, with every core busy, would be most of that run's time.
-PREBUILT_TINY_MODEL = "TINGJI_TEST_TINY_MODEL"
+def _prebuilt_env(fixture: str) -> str:
+    return f"TINGJI_TEST_{fixture.upper()}_MODEL"
 
 
-@pytest.fixture(scope="session")
-def tiny_model(request: pytest.FixtureRequest) -> Path:
-    """The tiny checkpoint exported with an f32 decoder: the reference-exact configuration."""
-    from tingji.export import export_model
+PREBUILT_TINY_MODEL = _prebuilt_env("tiny")
 
-    prebuilt = os.environ.get(PREBUILT_TINY_MODEL)
-    if prebuilt:
-        return Path(prebuilt)
-    checkpoint = request.getfixturevalue("tiny_checkpoint")
-    return built_once(
-        request, "tiny_model", lambda folder: export_model(checkpoint, folder / "tiny", decoder_quant="f32")
+
+def _family_fixtures(family: Family) -> tuple[Any, Any]:
+    """A family's session fixture pair, named by its declaration (engine/families/kit.py):
+    `<fixture>_checkpoint`, its tiny random checkpoint in the official layout, and `<fixture>_model`,
+    that checkpoint exported with the declared options (family detected from its config)."""
+    tiny = family.tiny
+
+    def checkpoint(request: pytest.FixtureRequest) -> Path:
+        maker = importlib.import_module(tiny.maker).make_checkpoint
+        return built_once(request, tiny.checkpoint_fixture, lambda folder: maker(folder / tiny.checkpoint, seed=0))
+
+    def model(request: pytest.FixtureRequest) -> Path:
+        from tingji.export import export_model
+
+        prebuilt = os.environ.get(_prebuilt_env(tiny.fixture))
+        if prebuilt:
+            return Path(prebuilt)
+        source = request.getfixturevalue(tiny.checkpoint_fixture)
+        return built_once(
+            request, tiny.model_fixture, lambda folder: export_model(source, folder / tiny.model, **tiny.export)
+        )
+
+    checkpoint.__doc__ = f"A tiny random {family.name} checkpoint in its official release layout."
+    model.__doc__ = f"The tiny {family.name} checkpoint exported as a model folder ({dict(tiny.export) or 'defaults'})."
+    return (
+        pytest.fixture(scope="session", name=tiny.checkpoint_fixture)(checkpoint),
+        pytest.fixture(scope="session", name=tiny.model_fixture)(model),
     )
+
+
+for _family in KITS:  # tiny_checkpoint/tiny_model (Nano), sv_..., q3_..., pf_..., punc_..., speaker_...
+    globals()[_family.tiny.checkpoint_fixture], globals()[_family.tiny.model_fixture] = _family_fixtures(_family)
 
 
 @pytest.fixture(scope="session")
@@ -175,22 +194,6 @@ def _gui_thread_gc(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.fixture(scope="session")
-def sv_checkpoint(request: pytest.FixtureRequest) -> Path:
-    """A tiny random SenseVoice-Small checkpoint in the official layout."""
-    from tiny_sense_voice import make_checkpoint
-
-    return built_once(request, "sv_checkpoint", lambda folder: make_checkpoint(folder / "SenseVoiceSmall-tiny", seed=0))
-
-
-@pytest.fixture(scope="session")
-def sv_model(sv_checkpoint: Path, request: pytest.FixtureRequest) -> Path:
-    """That checkpoint exported in fp32 (dynamic and fixed-shape graphs), family detected from its config."""
-    from tingji.export import export_model
-
-    return built_once(request, "sv_model", lambda folder: export_model(sv_checkpoint, folder / "sv-tiny"))
-
-
-@pytest.fixture(scope="session")
 def sv_reference(sv_checkpoint: Path):
     from tests.support.reference_sense_voice import SenseVoiceReference
 
@@ -198,39 +201,10 @@ def sv_reference(sv_checkpoint: Path):
 
 
 @pytest.fixture(scope="session")
-def q3_checkpoint(request: pytest.FixtureRequest) -> Path:
-    """A tiny random Qwen3-ASR checkpoint in the official release layout (0.6B's shapes, shrunk)."""
-    from tiny_qwen3_asr import make_checkpoint
+def q3_reference(q3_checkpoint: Path):
+    from tests.support.reference_qwen3 import Qwen3Reference
 
-    return built_once(request, "q3_checkpoint", lambda folder: make_checkpoint(folder / "Qwen3-ASR-tiny", seed=0))
-
-
-@pytest.fixture(scope="session")
-def q3_model(q3_checkpoint: Path, request: pytest.FixtureRequest) -> Path:
-    """fp32 encoder (+ fixed twin) and an f32 decoder: the reference-exact configuration."""
-    from tingji.export import export_model
-
-    return built_once(
-        request, "q3_model", lambda folder: export_model(q3_checkpoint, folder / "tiny", decoder_quant="f32")
-    )
-
-
-@pytest.fixture(scope="session")
-def pf_checkpoint(request: pytest.FixtureRequest) -> Path:
-    """A tiny random BiCifParaformer checkpoint (paraformer-zh with timestamps) in the official layout."""
-    from tiny_paraformer import make_checkpoint
-
-    return built_once(
-        request, "pf_checkpoint", lambda folder: make_checkpoint(folder / "paraformer-zh-tiny", seed=0, variant="bicif")
-    )
-
-
-@pytest.fixture(scope="session")
-def pf_model(pf_checkpoint: Path, request: pytest.FixtureRequest) -> Path:
-    """That checkpoint exported in fp32: dynamic graphs, fixed-shape twins, the timestamp head."""
-    from tingji.export import export_model
-
-    return built_once(request, "pf_model", lambda folder: export_model(pf_checkpoint, folder / "pf-tiny"))
+    return Qwen3Reference(q3_checkpoint)
 
 
 @pytest.fixture(scope="session")
@@ -272,44 +246,10 @@ def pf_plain_reference(pf_plain_checkpoint: Path):
 
 
 @pytest.fixture(scope="session")
-def punc_checkpoint(request: pytest.FixtureRequest) -> Path:
-    """A tiny random CT-Transformer punctuation checkpoint (its vocabulary holds the tiny Paraformer's words)."""
-    from tiny_ct_punc import make_checkpoint
-
-    return built_once(request, "punc_checkpoint", lambda folder: make_checkpoint(folder / "ct-punc-tiny", seed=0))
-
-
-@pytest.fixture(scope="session")
-def punc_model(punc_checkpoint: Path, request: pytest.FixtureRequest) -> Path:
-    """That checkpoint as a punctuation model folder (family ct-punc)."""
-    from tingji.export import export_model
-
-    return built_once(request, "punc_model", lambda folder: export_model(punc_checkpoint, folder / "ct-punc-tiny"))
-
-
-@pytest.fixture(scope="session")
 def punc_reference(punc_checkpoint: Path):
     from tests.support.reference_punctuation import PunctuationReference
 
     return PunctuationReference(punc_checkpoint)
-
-
-@pytest.fixture(scope="session")
-def speaker_checkpoint(request: pytest.FixtureRequest) -> Path:
-    """A tiny random CAM++ checkpoint in the official ModelScope layout."""
-    from tiny_campplus import make_checkpoint
-
-    return built_once(request, "speaker_checkpoint", lambda folder: make_checkpoint(folder / "campplus-tiny", seed=0))
-
-
-@pytest.fixture(scope="session")
-def speaker_model(speaker_checkpoint: Path, request: pytest.FixtureRequest) -> Path:
-    """That checkpoint exported as a speaker model folder (family campplus)."""
-    from tingji.export import export_model
-
-    return built_once(
-        request, "speaker_model", lambda folder: export_model(speaker_checkpoint, folder / "campplus-tiny")
-    )
 
 
 @pytest.fixture(scope="session")

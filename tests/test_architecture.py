@@ -228,8 +228,9 @@ def test_the_provider_precision_and_quant_lists_have_one_home():
     import argparse
 
     from tingji.cli.main import build_parser
+    from tingji.engine.families.kit import PRECISIONS
     from tingji.engine.sessions import PROVIDER_CHOICES, PROVIDER_NAMES, PROVIDERS
-    from tingji.export.choices import PRECISIONS, QUANTS
+    from tingji.export.choices import QUANTS
     from tingji.gui.settings import Settings
 
     def choices(command: str, option: str):

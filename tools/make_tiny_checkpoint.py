@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import importlib
 import json
 import sys
 from dataclasses import asdict
@@ -48,10 +49,12 @@ from pathlib import Path
 import torch
 
 try:
+    from tingji.engine.families.kit import KITS, kit
     from tingji.export.fun_asr_nano.dims import AudioDims
     from tingji.export.fun_asr_nano.modules import CtcGraph, EncoderGraph
 except ImportError:  # running from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "app"))
+    from tingji.engine.families.kit import KITS, kit
     from tingji.export.fun_asr_nano.dims import AudioDims
     from tingji.export.fun_asr_nano.modules import CtcGraph, EncoderGraph
 
@@ -487,11 +490,7 @@ def main(argv: list[str] | None = None) -> int:
         default="fp32",
         help="llm_conf.llm_dtype in config.yaml (see the module docstring)",
     )
-    ap.add_argument(
-        "--family",
-        choices=["fun-asr-nano", "sense-voice-small", "qwen3-asr", "paraformer", "ct-punc", "campplus"],
-        default="fun-asr-nano",
-    )
+    ap.add_argument("--family", choices=[f.name for f in KITS], default="fun-asr-nano")
     ap.add_argument("--size", choices=["0.6b", "1.7b"], default="0.6b", help="qwen3-asr: which release's shapes")
     ap.add_argument(
         "--variant",
@@ -500,28 +499,11 @@ def main(argv: list[str] | None = None) -> int:
         help="paraformer: Paraformer (plain) or BiCifParaformer with timestamps (bicif)",
     )
     args = ap.parse_args(argv)
-    if args.family == "sense-voice-small":  # each further family: its own tools/tiny_<family>.py
-        from tiny_sense_voice import make_checkpoint as make_sense_voice
-
-        make_sense_voice(args.out, args.seed, args.full_size)
-    elif args.family == "campplus":
-        import tiny_campplus
-
-        tiny_campplus.make_checkpoint(args.out, args.seed, args.full_size)
-    elif args.family == "qwen3-asr":
-        import tiny_qwen3_asr
-
-        tiny_qwen3_asr.make_checkpoint(args.out, args.seed, size=args.size, full_size=args.full_size)
-    elif args.family == "paraformer":
-        import tiny_paraformer
-
-        tiny_paraformer.make_checkpoint(args.out, args.seed, args.full_size, variant=args.variant)
-    elif args.family == "ct-punc":
-        import tiny_ct_punc
-
-        tiny_ct_punc.make_checkpoint(args.out, args.seed, args.full_size)
-    else:
-        make_checkpoint(args.out, args.seed, args.full_size, args.llm_dtype)
+    # Each family's writer is its own tools/ module (engine/families/kit.py names it); Nano's is this one.
+    tiny = kit(args.family).tiny
+    own = tiny.maker == Path(__file__).stem
+    maker = make_checkpoint if own else importlib.import_module(tiny.maker).make_checkpoint
+    maker(args.out, seed=args.seed, full_size=args.full_size, **{name: getattr(args, name) for name in tiny.options})
     print(args.out)
     return 0
 

@@ -45,9 +45,10 @@ being raised: `Transcript.warnings` and `Engine.warnings` hold those reports,
 the CLI prints their English text, the GUI translates them by code.
 
 A new package with errors of its own adds its `messages.py` to
-`tingji.gui.errors.CATALOGUES` (a test checks that every one is listed).
-This module is itself the catalogue of the one message shared by all
-packages, `CANCELLED`.
+`CATALOGUE_MODULES` below (a test checks that every one is listed); the GUI
+translates them all (`tingji.gui.errors.CATALOGUES`) without importing the
+packages above it. This module is itself the catalogue of the one message
+shared by all packages, `CANCELLED`.
 """
 
 from __future__ import annotations
@@ -122,6 +123,26 @@ def first_line(exc: BaseException) -> str:
     """
     lines = str(exc).strip().splitlines()
     return lines[0] if lines else type(exc).__name__
+
+
+# Every catalogue of messages by module name, the registry the GUI and tools/translations.py read: names,
+# not imports, so that this module imports no other Tingji module and no package's arrow runs back up.
+CATALOGUE_MODULES = (
+    "tingji.errors",
+    "tingji.engine.messages",
+    "tingji.export.messages",
+    "tingji.models.messages",
+    "tingji.dictation.messages",
+    "tingji.cli.messages",
+    "tingji.gui.messages",
+)
+
+
+def catalogues() -> tuple[ModuleType, ...]:
+    """Every registered catalogue module (`CATALOGUE_MODULES`), imported on first use."""
+    import importlib
+
+    return tuple(importlib.import_module(name) for name in CATALOGUE_MODULES)
 
 
 def catalogue(module: ModuleType) -> list[Message]:

@@ -13,11 +13,11 @@ from tests.support.audio import espeak, write_wav
 from tests.support.paths import ROOT
 from tingji.engine import Cancelled, Engine, Lane, TranscribeOptions, transcribe
 from tingji.engine.decoder import open_decoder
-from tingji.engine.families.base import LoadOptions
 from tingji.engine.families.fun_asr_nano.encoder import NanoEncoder
 from tingji.engine.families.fun_asr_nano.prompt import build_prompt
 from tingji.engine.generation import DecodeOptions
 from tingji.engine.manifest import load_manifest
+from tingji.engine.options import LoadOptions
 
 
 @pytest.fixture(scope="module")
@@ -240,7 +240,7 @@ def test_prefix_decoded_ahead_yields_to_a_take_and_is_reused_when_done(tiny_mode
     "At once" and "after idling" are made unmistakable rather than timed: the idle wait is an hour
     while the take comes at once, and the later use waits for the background thread to end.
     """
-    from tingji.engine import decoder
+    from tingji.engine import decoder_prefix
 
     manifest = load_manifest(tiny_model)
     p = build_prompt(manifest.section.prompt)
@@ -256,7 +256,7 @@ def test_prefix_decoded_ahead_yields_to_a_take_and_is_reused_when_done(tiny_mode
         assert not ahead._ahead.is_alive()
 
     with monkeypatch.context() as idle:
-        idle.setattr(decoder, "AHEAD_AFTER_S", 3600.0)  # however slowly this thread gets to the take
+        idle.setattr(decoder_prefix, "AHEAD_AFTER_S", 3600.0)  # however slowly this thread gets to the take
         ahead.prefill_ahead(before)
         ahead.stop_ahead()  # a take starting right away
         at_once = ahead.generate(before, rows, after, opts)

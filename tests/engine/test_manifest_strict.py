@@ -31,17 +31,12 @@ from tests.support.paths import ROOT
 from tingji.cli.main import main as cli_main
 from tingji.engine import Engine, messages
 from tingji.engine.families import family_module
+from tingji.engine.families.kit import KITS
 from tingji.engine.manifest import MANIFEST_NAME, Window, load_manifest
 from tingji.engine.schema import field_types, join, required, rules
 from tingji.errors import Message, ModelError
 
-FIXTURES = {
-    "fun-asr-nano": "tiny_model",
-    "sense-voice-small": "sv_model",
-    "qwen3-asr": "q3_model",
-    "paraformer": "pf_model",
-    "ct-punc": "punc_model",
-}
+FIXTURES = {f.name: f.tiny.model_fixture for f in KITS}  # each family's exported tiny model
 DEMO = ROOT / "tests" / "fixtures" / "models" / "demo"  # format 1: the Nano section's keys at the top level
 
 
@@ -224,11 +219,13 @@ def _disagreements(base: dict[str, Any], key: str, where: tuple[str, ...]) -> It
     """A front-end that is valid alone but not for this model, and values only wrong together."""
     frontend = base["frontend"]
     if "lfr_m" in frontend:  # the Kaldi front-end: the encoder takes n_mels x lfr_m wide rows
+        # The section names that width as its encoder's input_size, or, with no encoder part (CAM++), feat_dim.
+        width = "feat_dim" if "feat_dim" in _get(base, where) else "encoder.input_size"
         yield Case(
             "frontend.lfr_m: not the encoder's width",
             _changed(base, ("frontend",), lambda d: d.update(lfr_m=5)),
             messages.KEY_MISMATCH.code,
-            join(key, "encoder.input_size"),
+            join(key, width),
         )
         yield Case(
             "frontend.n_mels: filters do not fit",

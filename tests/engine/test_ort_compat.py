@@ -271,7 +271,8 @@ def test_the_graph_cache_keeps_rewritten_graphs_under_their_own_key(monkeypatch,
         engine.close()
     assert texts == [want, want]
     graphs = [p for p in cache.iterdir() if (p / ort_cache.GRAPH).is_file()]
-    assert len(graphs) == 2  # encoder and CTC head
+    roles = sorted(json.loads((entry / ort_cache.ENTRY).read_text())["fields"]["role"] for entry in graphs)
+    assert len(graphs) == 3 and "vad" in roles, roles  # encoder, CTC head, and the VAD on the same layer
     for entry in graphs:
         fields = json.loads((entry / ort_cache.ENTRY).read_text())["fields"]
         assert fields["rewrites"] == list(REWRITE) and entry.name == ort_cache.entry_key(fields)
@@ -290,3 +291,29 @@ def test_a_nan_output_is_a_coded_error():
     )
     with pytest.raises(ModelError):
         ort_compat.require_finite([np.array([np.inf], np.float16)], "/models/demo", "ctc", "dml")
+
+
+def test_argmax_scores_adds_the_scores_behind_a_choice_and_leaves_other_graphs_alone(tmp_path):
+    """The check's rewrite (`ort_compat.argmax_scores`): a graph answering with an ArgMax gets the scores
+    it picked from as a last output (so `require_finite` sees a NaN there); a graph without one is the
+    same bytes."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "n", 4])
+    y = helper.make_tensor_value_info("y", TensorProto.INT64, [1, "n"])
+    nodes = [
+        helper.make_node("Relu", ["x"], ["scores"]),
+        helper.make_node("ArgMax", ["scores"], ["y"], axis=-1, keepdims=0),
+    ]
+    model = helper.make_model(helper.make_graph(nodes, "choice", [x], [y]), opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 9
+    data = model.SerializeToString()
+    rewritten = ort_compat.argmax_scores(data)
+    session = ort.InferenceSession(rewritten, providers=["CPUExecutionProvider"])
+    rows = np.array([[[1, 5, 2, 0], [np.nan, 0, 0, 0]]], np.float32)
+    best, scores = session.run(None, {"x": rows})
+    print(f"outputs {[o.name for o in session.get_outputs()]}: {best.tolist()} from {scores.tolist()}")
+    assert [o.name for o in session.get_outputs()] == ["y", "scores"] and best[0, 0] == 1
+    with pytest.raises(ModelError):
+        ort_compat.require_finite([best, scores], "/models/demo", "punc", "cpu")
+    out = helper.make_tensor_value_info("scores", TensorProto.FLOAT, None)
+    plain = helper.make_model(helper.make_graph(nodes[:1], "relu", [x], [out]))
+    assert ort_compat.argmax_scores(plain.SerializeToString()) == plain.SerializeToString()

@@ -213,3 +213,40 @@ def test_int8_punctuation_keeps_the_marks(punc_checkpoint, punc_model, tmp_path)
     sizes = [(m / f"punc.{p}.data").stat().st_size for m, p in ((tmp_path / "int8", "int8"), (punc_model, "fp32"))]
     print(f"int8 marks agree with fp32 on {agree:.1%} of 500 words; weights {sizes[0]} vs {sizes[1]} bytes")
     assert len(a) == len(b) and agree >= 0.95 and sizes[0] < 0.5 * sizes[1]
+
+
+def test_a_nan_in_the_punctuation_model_is_a_coded_error(punc_model, tmp_path):
+    """Proof 2 of issue 47 on the CPU: the punctuation model runs on the shared session layer, so NaN scores
+    behind its ArgMax (a token's embedding row poisoned) are `engine.not_finite` naming the graph and the
+    provider, not marks picked from NaN; text without that token is marked as by the healthy model."""
+    from tests.support.faults import poison_punctuation
+
+    poisoned = Punctuator(poison_punctuation(punc_model, tmp_path / "poisoned", "天"), provider="cpu")
+    healthy = Punctuator(punc_model, provider="cpu")
+    clean, dirty = "我们一起去学校吧", "今天天气很好我们一起去学校吧"
+    assert poisoned.provider == "cpu" and poisoned.punctuate(clean) == healthy.punctuate(clean)
+    with pytest.raises(ModelError) as info:
+        poisoned.punctuate(dirty)
+    print(f"healthy: {healthy.punctuate(dirty).text!r}; poisoned: {info.value}")
+    assert info.value.code == "engine.not_finite" and "\n" not in str(info.value)
+    assert info.value.report().fields["role"] == "punc" and info.value.report().fields["provider"] == "CPU"
+    assert "poisoned" in str(info.value)
+
+
+def test_the_punctuation_model_loads_as_the_recogniser_does(pf_model, punc_model, tmp_path):
+    """One loader, one session layer: the engine's load options reach the punctuation model whole (its graph
+    lands in the engine's graph cache, with the ArgMax scores rewrite in its key), and a speaker model's
+    folder given as the punctuation model is refused with the punctuation model's own coded line."""
+    import json as json_
+
+    cache = tmp_path / "graphs"
+    engine = Engine(pf_model, "cpu", threads=1, warm=False, graph_cache=cache, punctuation=punc_model)
+    assert engine.punctuator is not None and engine.punctuator.provider == "cpu"
+    engine.close()
+    entries = [json_.loads((e / "entry.json").read_text())["fields"] for e in cache.iterdir() if e.is_dir()]
+    punc = [f for f in entries if f["role"] == "punc"]
+    print(f"graph cache roles: {sorted(f['role'] for f in entries)}")
+    assert len(punc) == 1 and "argmax-scores-1" in punc[0]["rewrites"]
+    with pytest.raises(ModelError) as info:
+        Punctuator(pf_model)
+    assert info.value.code == "punctuation.not_punctuation" and "\n" not in str(info.value)

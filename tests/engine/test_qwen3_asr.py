@@ -4,39 +4,25 @@
 ONNX audio tower vs the reference at the lengths where chunk, window and
 padding mistakes show, and padding invariance of the fixed 60 s graph; 3. end
 to end greedy tokens identical to the reference (speech in two languages and
-noise; detected language, a forced one, a context string); 4. bad
-checkpoints are one-line errors that install nothing. Plus the engine-side
+noise; detected language, a forced one, a context string). Plus the engine-side
 parts the reference cannot judge: answer parsing, language codes, segment
-timing on speech spans, lint, quantised exports. Each test prints its figure.
+timing on speech spans. The converter's own proofs (lint, quantised exports, bad
+checkpoints) are in tests/export/test_qwen3_asr_export.py. Each test prints its figure.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
-import onnx
-import onnxruntime as ort
 import pytest
 
-from tests.support.paths import ROOT
+from tests.support.reference_qwen3 import minute_of_speech, tower_rows, tower_session
 from tingji.engine.families.qwen3_asr.encoder import num_tower_rows
 from tingji.engine.manifest import load_manifest
 from tingji.engine.mel import log_mel, num_frames
 from tingji.engine.options import TranscribeOptions
-from tingji.errors import ModelError
-
-
-@pytest.fixture(scope="module")
-def q3_reference(q3_checkpoint: Path):
-    from tests.support.reference_qwen3 import Qwen3Reference
-
-    return Qwen3Reference(q3_checkpoint)
 
 
 @pytest.fixture(scope="module")
@@ -50,22 +36,7 @@ def q3_engine(q3_model: Path):
 
 @pytest.fixture(scope="module")
 def long_speech(speech_en: np.ndarray, speech_zh: np.ndarray) -> np.ndarray:
-    """A minute of real speech (both languages, tiled) to cut clips of any length from."""
-    both = np.concatenate([speech_en, np.zeros(4000, np.float32), speech_zh])
-    return np.tile(both, -(-60 * 16000 // len(both)) + 1)
-
-
-def _session(path: Path, exact: bool = True) -> ort.InferenceSession:
-    from tingji.engine.sessions import session_options
-
-    return ort.InferenceSession(
-        str(path), sess_options=session_options("cpu", None, exact=exact), providers=["CPUExecutionProvider"]
-    )
-
-
-def _rows(session: ort.InferenceSession, mel: np.ndarray) -> np.ndarray:
-    (rows,) = session.run(None, {"mel": mel[None], "mask": np.ones((1, len(mel)), np.float32)})
-    return rows[0, : num_tower_rows(len(mel))]
+    return minute_of_speech(speech_en, speech_zh)
 
 
 # -- 1. front-end ----------------------------------------------------------------------------
@@ -104,8 +75,8 @@ def test_encoder_matches_the_reference(q3_model, q3_reference, long_speech, seco
     ref = q3_reference.encode(wav)
     m = load_manifest(q3_model)
     mel = log_mel(wav)
-    ours = _rows(_session(m.file("encoder")), mel)
-    fast = _rows(_session(m.file("encoder"), exact=False), mel)
+    ours = tower_rows(tower_session(m.file("encoder")), mel)
+    fast = tower_rows(tower_session(m.file("encoder"), exact=False), mel)
     scale = float(np.abs(ref).max())
     err, err_fast = float(np.abs(ours - ref).max()) / scale, float(np.abs(fast - ref).max()) / scale
     print(
@@ -121,7 +92,7 @@ def test_fixed_graph_is_padding_invariant(q3_model, long_speech, seconds):
     m = load_manifest(q3_model)
     mel = log_mel(long_speech[: int(seconds * 16000)])
     t, window = len(mel), m.window_frames
-    dyn = _session(m.file("encoder"))
+    dyn = tower_session(m.file("encoder"))
     (real,) = dyn.run(None, {"mel": mel[None], "mask": np.ones((1, t), np.float32)})
     padded = np.full((1, window, mel.shape[1]), 3.0, np.float32)  # garbage in the padding on purpose
     padded[0, :t] = mel
@@ -129,7 +100,7 @@ def test_fixed_graph_is_padding_invariant(q3_model, long_speech, seconds):
     mask[0, :t] = 1
     n = num_tower_rows(t)
     worst = 0.0
-    for name, session in (("dynamic", dyn), ("fixed", _session(m.file("encoder_fixed")))):
+    for name, session in (("dynamic", dyn), ("fixed", tower_session(m.file("encoder_fixed")))):
         (rows,) = session.run(None, {"mel": padded, "mask": mask})
         err = float(np.abs(rows[0, :n] - real[0, :n]).max())
         print(f"{seconds} s padded to {window} frames ({name} graph): {n} rows, max abs error {err:.2e}")
@@ -154,16 +125,6 @@ def test_fixed_policy_gives_the_dynamic_tokens_on_warmed_shapes_only(q3_model, q
         fixed.close()
     print(f"buckets {graphs.buckets}; shapes run {shapes}; tokens equal to the real-length graph's")
     assert shapes == [(1, 1000), (1, 6000)] and graphs.buckets == (1000, 6000)
-
-
-def test_graphs_pass_directml_lint(q3_model):
-    from tingji.export.lint import lint_directml
-
-    m = load_manifest(q3_model)
-    for role, static in (("encoder", False), ("encoder_fixed", True)):
-        problems = lint_directml(m.file(role), require_static=static)
-        print(f"{role}: {len(problems)} DirectML problems")
-        assert problems == [], [str(p) for p in problems]
 
 
 # -- 3. end to end ---------------------------------------------------------------------------------
@@ -275,98 +236,3 @@ def test_segments_sit_on_speech_spans_and_last_at_most_15_s(q3_model, long_speec
     assert segs and longest <= MAX_SEGMENT_S + 1e-6
     assert not in_gap
     assert all(a.start <= b.start for a, b in zip(segs, segs[1:]))
-
-
-# -- precisions ------------------------------------------------------------------------------------
-
-
-def test_int8_and_fp16_encoders_with_quantised_decoders(q3_checkpoint, q3_reference, long_speech, tmp_path):
-    """fp16 and int8 encoders against the reference's rows; the int8 one on this CPU's own kernels
-    and on AVX2 without VNNI (qemu, issue 18), to one bound."""
-    from tests.support.cpu_paths import PATHS, run_graphs
-    from tests.support.int8_checks import MAX_REL_ERROR, rel_error
-    from tingji.engine.decoder import open_decoder
-    from tingji.export import export_model
-    from tingji.export.onnx_tools import check_int8_weights
-
-    wav = long_speech[: 9 * 16000]
-    ref = q3_reference.encode(wav)
-    mel = log_mel(wav)
-    for precision, quant, bound in (("int8", "q5_k", MAX_REL_ERROR), ("fp16", "q8_0", 0.01)):
-        model = export_model(q3_checkpoint, tmp_path / precision, precision=precision, decoder_quant=quant, fixed=False)
-        m = load_manifest(model)
-        errors = {"this process": rel_error(_rows(_session(m.file("encoder"), exact=False), mel), ref)}
-        if precision == "int8":
-            graph = onnx.load(str(m.file("encoder")))
-            check_int8_weights(graph)
-            # the two big convolutions run as u8 x s8 products (export/qwen3_asr/int8_conv.py)
-            assert {n.input[1] for n in graph.graph.node if n.op_type == "Conv"} == {"conv2d1.weight"}
-            assert {"conv2d2.int8.weight", "conv2d3.int8.weight"} <= {t.name for t in graph.graph.initializer}
-            feeds = {"mel": mel[None], "mask": np.ones((1, len(mel)), np.float32)}
-            for path in PATHS:
-                run = run_graphs(path, [m.file("encoder")], [feeds])
-                rows = run.outputs[0][0]["audio_rows"][0, : num_tower_rows(len(mel))]
-                errors[f"{path.name} ({run.kernel})"] = rel_error(rows, ref)
-        dec = open_decoder(m.file("decoder"), eos_ids=[], n_ctx=256)
-        print(
-            f"{precision} encoder rows vs the reference, relative error: "
-            + ", ".join(f"{k} {v:.3f}" for k, v in errors.items())
-            + f"; {quant} decoder loads ({dec.n_vocab} tokens), files {sorted(m.files)}"
-        )
-        assert m.section.encoder.precision == precision and m.section.decoder.quant == quant
-        assert max(errors.values()) <= bound
-        assert "encoder_fixed" not in m.files
-
-
-# -- 4. bad inputs -----------------------------------------------------------------------------------
-
-
-def _broken(checkpoint: Path, tmp_path: Path, how: str) -> Path:
-    bad = tmp_path / f"ckpt-{how}"
-    shutil.copytree(checkpoint, bad)
-    if how == "missing-weights":
-        (bad / "model.safetensors").unlink()
-    elif how == "missing-vocab":
-        (bad / "vocab.json").unlink()
-    elif how == "other-model":
-        config = json.loads((bad / "config.json").read_text())
-        config["model_type"] = "whisper"
-        (bad / "config.json").write_text(json.dumps(config))
-    elif how == "truncated":
-        data = (bad / "model.safetensors").read_bytes()
-        (bad / "model.safetensors").write_bytes(data[: len(data) * 2 // 3])
-    return bad
-
-
-@pytest.mark.parametrize(
-    "how,expected",
-    [
-        ("missing-weights", "model.safetensors missing"),
-        ("missing-vocab", "vocab.json"),
-        ("other-model", "model_type 'whisper', expected qwen3_asr"),
-        ("truncated", "model.safetensors: truncated"),
-    ],
-)
-def test_bad_checkpoints_are_one_line_errors_and_install_nothing(q3_checkpoint, tmp_path, how, expected):
-    from tingji.export import export_model
-
-    bad = _broken(q3_checkpoint, tmp_path, how)
-    out = tmp_path / "models" / "out"
-    with pytest.raises(ModelError) as info:
-        export_model(bad, out, family="qwen3-asr")
-    message = str(info.value)
-    left = sorted(p.name for p in out.parent.iterdir()) if out.parent.exists() else []
-    print(f"{how}: {message!r}; left in the models folder: {left}")
-    assert expected in message and "\n" not in message
-    assert left == []
-
-
-def test_export_model_cli_detects_the_family_and_reports_bad_input_in_one_line(q3_checkpoint, tmp_path):
-    bad = _broken(q3_checkpoint, tmp_path, "other-model")
-    cmd = [sys.executable, "-m", "tingji", "export-model", "--source", str(bad), "--out", str(tmp_path / "m")]
-    run = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT / "app")))
-    errors = [line for line in run.stderr.splitlines() if line.startswith("tingji:")]
-    print(f"exit {run.returncode}: {errors}")
-    assert run.returncode == 1 and "Traceback" not in run.stderr
-    assert len(errors) == 1 and "not a checkpoint Tingji can convert" in errors[0]
-    assert not (tmp_path / "m").exists()

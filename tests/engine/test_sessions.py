@@ -14,9 +14,9 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from tests.support.paths import APP, ROOT
-from tingji.engine.families.base import LoadOptions
 from tingji.engine.heap import map_large_blocks
 from tingji.engine.manifest import FileEntry, Manifest
+from tingji.engine.options import LoadOptions
 from tingji.engine.sessions import KEEP_BLOCKS_SHARE, GraphSpec, OnnxGraphs
 
 WINDOW_FRAMES = 4000

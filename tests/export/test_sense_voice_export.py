@@ -25,11 +25,11 @@ from tests.support.cpu_paths import NATIVE, PATHS, run_graphs
 from tests.support.int8_checks import MAX_CTC_PATH_EDIT_RATE, ctc_agreement
 from tests.support.paths import ROOT
 from tingji.engine import Engine, TranscribeOptions
-from tingji.engine.families.base import LoadOptions
 from tingji.engine.families.sense_voice_small.recognizer import load as load_sense_voice
 from tingji.engine.families.sense_voice_small.rich import query_ids
 from tingji.engine.frontend import features, load_cmvn
 from tingji.engine.manifest import load_manifest, verify
+from tingji.engine.options import LoadOptions
 from tingji.export import detect_family, export_model
 from tingji.export.lint import lint_directml
 from tingji.export.onnx_tools import check_int8_weights

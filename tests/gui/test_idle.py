@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QApplication
 from tests.support.audio import write_wav
 from tests.support.gui import ScriptedMicrophone, long_speech
 from tests.support.paths import ROOT
+from tingji.dictation.states import DictationState
 from tingji.engine import Engine
 from tingji.errors import Cancelled
 from tingji.gui import settings as settings_mod
@@ -86,10 +87,11 @@ def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(
     assert first_engine() is None  # closed and gone: nothing holds it any more
     assert "unloaded to free memory" in window.engine_label.text()
     assert host.controller is dictation and host.engine_handle.current is None  # the hotkey keeps working
-    assert host.state == "idle"
+    assert host.state is DictationState.IDLE
 
     # A dictation take brings it back: the load starts with the take, the take waits for it.
-    engine.minute_ms = 600_000  # no idle unload while it is checked, however slowly the checks come round
+    # No idle unload while it is checked, however slowly the checks come round.
+    window.apply_settings(replace(window.settings, unload_after_min=0))
     states.clear()
     mic = mics[-1]
     window.dictation.record_button.click()
@@ -110,8 +112,7 @@ def test_idle_unload_releases_the_model_and_the_next_job_reloads_it(
         reference.close()
 
     # Idle again, unloaded again; then a file brings it back, and the user is told.
-    engine.minute_ms = 100
-    window.apply_settings(window.settings)  # the idle timer starts again, on the short minute
+    window.apply_settings(replace(window.settings, unload_after_min=0.1 / 60))  # the idle timer starts again, 0.1 s
     qtbot.waitUntil(lambda: len(unloads) == 2, timeout=30_000)
     (second,) = c.add_paths([str(b)])
     assert engine.state_of("files") is EngineState.LOADING

@@ -22,6 +22,7 @@ import soundfile as sf
 from PySide6.QtWidgets import QApplication
 
 from tests.support.gui import open_window
+from tingji.dictation.states import DictationState
 from tingji.engine import Engine
 from tingji.gui import i18n
 from tingji.gui import settings as settings_mod
@@ -46,7 +47,9 @@ def _take(qtbot, window, samples: np.ndarray) -> tuple[str, list[str]]:
     """A take spoken as the user would; its text and the previews the overlay showed."""
     panel, overlay, mic = window.dictation, window.dictation_host.overlay, window.mics[-1]
     shown: list[str] = []
-    overlay.stateShown.connect(lambda state, text: shown.append(text) if state == "listening" and text else None)
+    overlay.stateShown.connect(
+        lambda phase, state, text: shown.append(text) if overlay.showing(DictationState.LISTENING) and text else None
+    )
     rows = panel.table.rowCount()
     panel.record_button.click()
     qtbot.waitUntil(lambda: mic.recording, timeout=10_000)

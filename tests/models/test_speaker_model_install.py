@@ -12,8 +12,8 @@ import pytest
 
 from tingji.errors import ModelError
 from tingji.models import store
+from tingji.models.companions import speaker_model as speaker_model_installed
 from tingji.models.installed import list_models
-from tingji.models.installed import speaker_model as speaker_model_installed
 
 
 def test_official_checkpoint_imports_as_the_installed_speaker_model(home, speaker_checkpoint):

@@ -10,6 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from tingji.engine.families.campplus import SpeakerSection
 from tingji.engine.families.ct_punc import NoFrontend, PunctuationSection
 from tingji.engine.families.fun_asr_nano.section import NanoCtc, NanoDecoderInfo, NanoEncoderInfo, NanoSection
 from tingji.engine.families.llm import DecoderInfo, SpecialTokens
@@ -52,7 +53,8 @@ def nano_section_json() -> dict[str, Any]:
 
 
 def manifests(folder: Path) -> dict[str, Manifest]:
-    """One manifest per family, as its writer makes them (files listed, not there)."""
+    """One manifest per family, as its writer makes them (files listed, not there); tests/test_family_kit.py
+    checks that every declared family has one."""
 
     def made(family: str, roles: tuple[str, ...], seconds: float, frames: int, frontend: Any, section: Any) -> Manifest:
         files = {role: FileEntry(f"{role}.bin", "0" * 64, 1) for role in roles}
@@ -107,6 +109,9 @@ def manifests(folder: Path) -> dict[str, Manifest]:
     punctuation = PunctuationSection(
         precision="fp32", vocab_size=30, marks=("<unk>", "_", "，", "。", "？", "、"), sentence_end_id=3, unk_id=0
     )
+    # The default front-end (80 mels x LFR 7), not CAM++'s plain fbank: the strict corpus reads a missing
+    # front-end key as its default, which must still agree with the section.
+    speakers = SpeakerSection(precision="fp32", feat_dim=560, embedding_size=16)
     return {
         "fun-asr-nano": made(
             "fun-asr-nano",
@@ -134,4 +139,7 @@ def manifests(folder: Path) -> dict[str, Manifest]:
             paraformer,
         ),  # fmt: skip
         "ct-punc": made("ct-punc", ("punc", "punc_data", "tokens"), 0.0, 0, NoFrontend(), punctuation),
+        "campplus": made(
+            "campplus", ("embedder", "embedder_fixed", "embedder_data"), 1.5, 148, FrontendConfig(), speakers
+        ),
     }

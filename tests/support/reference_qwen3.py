@@ -156,3 +156,28 @@ class Qwen3Reference:
         stop = next((i for i, t in enumerate(ids) if t in self.eos), len(ids))
         text = self.processor.decode(ids[:stop], skip_special_tokens=True)
         return {"ids": ids[:stop], "prompt": prompt, "text": text}
+
+
+def minute_of_speech(speech_en: np.ndarray, speech_zh: np.ndarray) -> np.ndarray:
+    """A minute of real speech (both languages, tiled) to cut clips of any length from."""
+    both = np.concatenate([speech_en, np.zeros(4000, np.float32), speech_zh])
+    return np.tile(both, -(-60 * 16000 // len(both)) + 1)
+
+
+def tower_session(path: Path, exact: bool = True):
+    """An exported audio tower on the CPU, with the engine's session options (`exact`: the reference's)."""
+    import onnxruntime as ort
+
+    from tingji.engine.sessions import session_options
+
+    return ort.InferenceSession(
+        str(path), sess_options=session_options("cpu", None, exact=exact), providers=["CPUExecutionProvider"]
+    )
+
+
+def tower_rows(session, mel: np.ndarray) -> np.ndarray:
+    """The tower's audio rows for one clip's log-mel (no padding: the mask is all ones)."""
+    from tingji.engine.families.qwen3_asr.encoder import num_tower_rows
+
+    (rows,) = session.run(None, {"mel": mel[None], "mask": np.ones((1, len(mel)), np.float32)})
+    return rows[0, : num_tower_rows(len(mel))]

@@ -23,7 +23,10 @@ import pytest
 SECONDS = {
     "tests/test_benchmarks.py": 640,
     "tests/models/test_official.py": 370,
-    "tests/engine/test_qwen3_asr.py": 300,
+    # The 300 s the file took, split when its export proofs moved out (issue 47): the int8/fp16 export's 160 s
+    # (a busy-machine run, 2026-11-28) went with them.
+    "tests/engine/test_qwen3_asr.py": 140,
+    "tests/export/test_qwen3_asr_export.py": 160,
     "tests/engine/test_manifest_strict.py": 260,
     "tests/export/test_export.py": 220,
     "tests/cli/test_cli.py": 210,

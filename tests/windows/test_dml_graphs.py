@@ -23,24 +23,20 @@ import pytest
 
 from tests.support.paths import APP
 from tingji.engine.families import FAMILIES
+from tingji.engine.families.kit import KITS, SPEECH
 
 from .conftest import PROBES
 
-# family -> the conftest fixture that builds its tiny model. A new family fails here until it has one.
-TINY_MODELS = {
-    "fun-asr-nano": "tiny_model",
-    "sense-voice-small": "sv_model",
-    "qwen3-asr": "q3_model",
-    "paraformer": "pf_model",
-    "campplus": "speaker_model",
-}
-# Not walked: ct-punc is a punctuation model, not a speech model (its `load()` refuses to be a recogniser) and
-# its one graph runs only on the CPU; it runs here inside the transcript test, punctuating Paraformer's text.
+# family -> the conftest fixture that builds its tiny model, from the family's declaration.
+TINY_MODELS = {f.name: f.tiny.model_fixture for f in KITS}
+# Not walked: ct-punc is a punctuation model, not a speech model (its `load()` refuses to be a recogniser); its
+# one graph runs on DirectML in test_dml_punctuation.py, and here inside the transcript test, punctuating
+# Paraformer's text.
 NOT_SPEECH = {"ct-punc"}
 # campplus, a speaker model, has its graphs walked (the probe loads it as engine.speakers does) but writes no
 # transcript of its own.
 GRAPH_FAMILIES = sorted(set(FAMILIES) - NOT_SPEECH)
-SPEECH_FAMILIES = sorted(set(GRAPH_FAMILIES) - {"campplus"})
+SPEECH_FAMILIES = sorted(set(GRAPH_FAMILIES) & {f.name for f in KITS if f.kind == SPEECH})
 
 
 def tiny_model_of(family: str, request: pytest.FixtureRequest) -> Path:
@@ -144,7 +140,7 @@ def test_directml_transcript_is_the_linux_cpu_transcript(family, request, window
     """The CLI on DirectML (fixed, padded shapes) writes the Linux CPU (real length) transcript's text.
 
     Both runs name the tiny punctuation model, as a user has ct-punc installed: a model that writes no
-    punctuation (Paraformer) has its text punctuated on the CPU (under Windows too), the others ignore it;
+    punctuation (Paraformer) has its text punctuated on the engine's provider (DirectML here), the others ignore it;
     without one the CLI warns that none is installed."""
     model = tiny_model_of(family, request)
     punctuation = request.getfixturevalue("punc_model")

@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import Any
 
-from ..export.choices import PRECISIONS, QUANTS
+from ..engine.families.kit import PRECISIONS
+from ..export.choices import QUANTS
 
 
 def add_parser(subparsers: Any) -> None:

@@ -11,7 +11,7 @@ The pipeline (`transcribe.py`) is the same for every model family; a family
 
 from ..errors import AudioError, Cancelled, ModelError, TingjiError
 from .families.base import Capabilities
-from .options import TranscribeOptions
+from .options import LoadOptions, TranscribeOptions
 from .transcribe import Engine, Lane, transcribe
 from .transcript import Progress, Segment, Transcript, WindowInfo
 
@@ -19,6 +19,7 @@ __all__ = [
     "Engine",
     "Lane",
     "TranscribeOptions",
+    "LoadOptions",
     "Capabilities",
     "Transcript",
     "Segment",

@@ -9,7 +9,11 @@ before the audio are the same for every window of a file (system prompt,
 task, hotwords); their KV cache is kept and only what follows is recomputed.
 
 `LlamaModel` holds the weights and vocabulary, `LlamaContext` one KV cache:
-a lane of the engine (files, or live dictation) owns one context.
+a lane of the engine (files, or live dictation) owns one context. Two of
+the context's concerns have modules of their own: sizing its KV cells -
+grown as prompts need, parked between windows - (`decoder_cells.KvCells`)
+and reusing the prompt's prefix - the common prefix kept, its cells saved
+and restored, decoded ahead after a load - (`decoder_prefix.PromptPrefix`).
 
 How tokens are generated - greedy steps, verified drafts, the loop guard -
 is `generation.py`; a context gives it `decode_block` (logits at every
@@ -30,8 +34,9 @@ import numpy as np
 
 from ..errors import ModelError
 from . import messages
+from .decoder_cells import KvCells
+from .decoder_prefix import PromptPrefix
 from .generation import CancelCheck, DecodeOptions, DecodeResult, forward_logits, generate
-from .heap import release_free_heap
 from .pages import LargePages, map_in_large_pages
 from .threads import ThreadTuner, decoder_threads
 from .token_rows import TokenRows
@@ -167,13 +172,7 @@ class LlamaModel:
         return b"".join(self.token_bytes(t) for t in tokens).decode("utf-8", "replace")
 
 
-# Decoding a prefix ahead (LlamaContext.prefill_ahead) waits this long for the lane to stay idle,
-# then goes AHEAD_CHUNK prompt tokens per batch, so a take that comes meanwhile waits at most one.
-AHEAD_AFTER_S = 0.3
-AHEAD_CHUNK = 8
-
-
-class LlamaContext:
+class LlamaContext(KvCells, PromptPrefix):
     """One llama.cpp context (KV cache) over a `LlamaModel`, used from one thread at a time.
 
     The model closes its contexts before it frees the weights they point into.
@@ -228,203 +227,10 @@ class LlamaContext:
     def detokenize(self, tokens: Sequence[int]) -> str:
         return self.model.detokenize(tokens)
 
-    # -- context management -------------------------------------------------
-
-    def _free_context(self) -> None:
-        if self._ctx:
-            self._ll.llama_free(self._ctx)
-            self._ctx = None
-            # A KV cache under 32 MB (256 positions) lands in glibc's heap once a bigger block has
-            # been freed, and would stay resident there (benchmarks/README.md#the-decoders-context-and-prompt).
-            release_free_heap()
-
-    def _new_context(self, n_ctx: int) -> None:
-        ll = self._ll
-        self._free_context()
-        cparams = ll.llama_context_default_params()
-        cparams.n_ctx = n_ctx
-        cparams.n_batch = min(self.n_batch, n_ctx)
-        cparams.n_ubatch = min(self.n_batch, n_ctx)
-        cparams.n_seq_max = 1
-        cparams.n_threads = self.n_threads
-        cparams.n_threads_batch = self.n_threads
-        cparams.no_perf = True
-        cparams.type_k = self.kv_type
-        cparams.type_v = self.kv_type
-        cparams.flash_attn_type = self.flash_attn
-        self._ctx = ll.llama_init_from_model(self.model._model, cparams)
-        if not self._ctx:
-            raise ModelError(messages.CONTEXT_FAILED, path=self.model.path, tokens=n_ctx)
-        self.n_ctx = int(ll.llama_n_ctx(self._ctx))
-        self._batch_rows = int(ll.llama_n_batch(self._ctx))
-        self._cached = []
-
-    def ensure_context(self, n_needed: int) -> None:
-        """Grow the context (in 256-token steps) to hold `n_needed` positions, keeping what it holds.
-
-        The KV cache is the context's memory: 112 KB per position for
-        Qwen3-0.6B in f16, all of it touched when the context is made. So a
-        context starts at what its first prompt needs (`generate` adds room
-        for 128 tokens) and grows while generating, rather than reserving
-        the prompt plus `max_tokens` up
-        front (a 3 s dictation take needs ~60 positions, not 1024). Growing
-        copies this sequence's cells into the new context, so a generation
-        continues where it was and the cached prompt prefix stays reusable;
-        it happens a few times in a lane's life. It only shrinks by `park`.
-        """
-        self._join_ahead()
-        self._grow(n_needed)
-
-    def _grow(self, n_needed: int) -> None:
-        if self._parked:  # come back at the size it had, or what is needed now
-            state, cached = self._parked_cells, self._cached
-            self._parked, self._parked_cells = False, None
-            self._new_context(max(self.n_ctx, (n_needed + 255) // 256 * 256))
-            self._restore(state, cached)
-            return
-        if n_needed <= self.n_ctx:
-            return
-        state, cached = self._save(), self._cached
-        self._new_context((n_needed + 255) // 256 * 256)
-        self._restore(state, cached)
-
-    def _save(self) -> ctypes.Array | None:
-        """A copy of the sequence's cells (None when it holds none)."""
-        ll = self._ll
-        size = int(ll.llama_state_seq_get_size(self._ctx, 0))
-        if not size:
-            return None
-        state = (ctypes.c_uint8 * size)()
-        if int(ll.llama_state_seq_get_data(self._ctx, state, size, 0)) != size:
-            raise ModelError(messages.STATE_COPY_FAILED)
-        return state
-
-    def _restore(self, state: ctypes.Array | None, cached: list[int]) -> None:
-        if state is None:
-            return
-        if int(self._ll.llama_state_seq_set_data(self._ctx, state, len(state), 0)) == 0:
-            raise ModelError(messages.STATE_RESTORE_FAILED)
-        self._cached = cached
-
-    def park(self) -> None:
-        """Free the KV cache and compute buffers until the next use, keeping the cached prompt prefix.
-
-        For a lane that sits idle between bursts of work: the files lane
-        while the next window's audio is encoded. Its context (512 positions
-        for a 60 s Nano window and 200 tokens: 56 MB of f16 cache, plus the
-        compute buffer's touched pages) is then not resident under the
-        encoder's own peak. The next use makes a context of the same size
-        again and restores the prefix's few cells, so prefix reuse still
-        holds. Both cost little beside a window
-        (benchmarks/README.md#the-decoders-context-and-prompt).
-        """
-        self._join_ahead()
-        if self._ctx is None:
-            return
-        self._truncate(len(self._cached))
-        state, cached = self._save(), self._cached
-        self._free_context()
-        self._parked, self._parked_cells = True, state
-        self._cached = cached if state is not None else []
-
-    def prefix_cells(self) -> tuple[list[int], bytes] | None:
-        """The cached prompt prefix's tokens and a copy of their cells (None when nothing is cached).
-
-        Cells past the prefix (the last window's audio and text) are dropped
-        first: the next prompt would drop them anyway.
-        """
-        self._join_ahead()
-        if not self._cached:
-            return None
-        self._grow(len(self._cached) + 1)
-        self._truncate(len(self._cached))
-        state = self._save()
-        return (list(self._cached), bytes(state)) if state is not None else None
-
-    def restore_prefix(self, tokens: Sequence[int], cells: bytes) -> bool:
-        """Put cells `prefix_cells` gave (same model and settings) back as the cached prefix.
-
-        Returns False if they do not fit.
-        """
-        self._join_ahead()
-        tokens = list(tokens)
-        self._grow(len(tokens) + 1)
-        self._truncate(0)
-        self._cached = []
-        data = (ctypes.c_uint8 * len(cells)).from_buffer_copy(cells)
-        if not tokens or int(self._ll.llama_state_seq_set_data(self._ctx, data, len(cells), 0)) == 0:
-            return False
-        if int(self._ll.llama_memory_seq_pos_max(self._ll.llama_get_memory(self._ctx), 0)) != len(tokens) - 1:
-            self._truncate(0)
-            return False
-        self._cached = tokens
-        return True
-
-    @property
-    def parked(self) -> bool:
-        """True while the context's memory is freed (`park`) and not yet rebuilt by a use."""
-        return self._parked
-
     def close(self) -> None:
         self._join_ahead()
         self._parked, self._parked_cells = False, None
         self._free_context()
-
-    def prefill_ahead(self, before: Sequence[int]) -> None:
-        """Decode a prompt prefix into the cache on a background thread, a few tokens per batch.
-
-        Background work that yields to a take: it starts after the lane has
-        been idle for AHEAD_AFTER_S, and a take that starts (`stop_ahead`, or
-        any use of the context) stops it at the next chunk and decodes the
-        rest in its own prompt batch. So a take some time after loading finds
-        the warm-up's prefix cached, and one that comes at once does not
-        compete with it: decoded as soon as loading ended, the prefix's
-        llama.cpp threads and the take's ONNX Runtime threads shared the
-        cores, and the take waited for it
-        (benchmarks/README.md#the-decoders-context-and-prompt). A failure is
-        only logged: the take then decodes the prefix itself and reports an
-        error that persists.
-        """
-        self._join_ahead()
-        before = list(before)
-        self._stop_ahead.clear()
-
-        def run() -> None:
-            if self._stop_ahead.wait(AHEAD_AFTER_S):
-                return  # a take came first: it decodes the prefix in its own batch
-            try:
-                self._grow(len(before) + 1)
-                done = 0
-                for a, b in zip(self._cached, before):
-                    if a != b:
-                        break
-                    done += 1
-                self._truncate(done)
-                self._cached = before[:done]
-                while done < len(before) and not self._stop_ahead.is_set():
-                    chunk = before[done : done + AHEAD_CHUNK]
-                    self._decode(done, tokens=chunk)
-                    done += len(chunk)
-                    self._cached = before[:done]
-            except Exception as exc:  # noqa: BLE001 - see the docstring
-                self._cached = []
-                log.debug("prefix decoded ahead failed: %s", exc)
-
-        # Not a daemon: an interpreter that exits while the prefix decodes must wait for it, or
-        # its finalisation frees the weights under llama_decode (SIGSEGV at exit, seen with a
-        # script that loaded the full-size Engine and returned at once).
-        self._ahead = threading.Thread(target=run, name="tingji-prefix-ahead", daemon=False)
-        self._ahead.start()
-
-    def stop_ahead(self) -> None:
-        """A take is starting: a prefix still decoding ahead stops at its next chunk (what it did stays cached)."""
-        self._stop_ahead.set()
-
-    def _join_ahead(self) -> None:
-        if self._ahead is not None:
-            self._stop_ahead.set()
-            self._ahead.join()
-            self._ahead = None
 
     # -- batches --------------------------------------------------------------
 
@@ -530,50 +336,6 @@ class LlamaContext:
         if n_threads != self.n_threads:
             self._ll.llama_set_n_threads(self._ctx, n_threads, n_threads)
             self.n_threads = n_threads
-
-    def prefill(self, before: Sequence[int], audio: np.ndarray, after: Sequence[int]) -> tuple[int, int]:
-        """Put prompt + audio into the KV cache, reusing the cached common token prefix.
-
-        Returns (prompt length, tokens reused). Logits of the last prompt row are ready.
-        """
-        self._join_ahead()
-        self._grow(len(before) + len(audio) + len(after) + 1)
-        return self._prefill(before, audio, after)
-
-    def _prefill(self, before: Sequence[int], audio: np.ndarray, after: Sequence[int]) -> tuple[int, int]:
-        if audio.ndim != 2 or audio.shape[1] != self.n_embd:
-            raise ModelError(messages.EMBEDDINGS_SHAPE, shape=audio.shape, width=self.n_embd)
-        before, after = list(before), list(after)
-        reuse = 0
-        for a, b in zip(self._cached, before):
-            if a != b:
-                break
-            reuse += 1
-        rows = self.model.token_rows
-        one_batch = rows is not None and (len(audio) > 0 or len(after) > 0)
-        if not one_batch:
-            # The logits must come from a decode: recompute at least the last prefix token.
-            reuse = min(reuse, len(before) - 1) if before else 0
-        self._truncate(reuse)
-        self._cached = before[:reuse]
-        pos = reuse
-        if one_batch:
-            assert rows is not None
-            prompt = np.concatenate([rows.rows(before[reuse:]), np.asarray(audio, np.float32), rows.rows(after)])
-            self._decode(pos, embd=prompt)
-            pos += len(prompt)
-        else:
-            if before[reuse:]:
-                self._decode(pos, tokens=before[reuse:])
-            pos = len(before)
-            if len(audio):
-                self._decode(pos, embd=audio)
-                pos += len(audio)
-            if after:
-                self._decode(pos, tokens=after)
-                pos += len(after)
-        self._cached = before
-        return pos, reuse
 
     # -- generation (generation.py) --------------------------------------------
 

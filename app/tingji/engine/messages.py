@@ -84,6 +84,11 @@ KEY_EMPTY = Message("manifest.key_empty", "{path}: {key} must not be empty")
 KEY_BELOW = Message("manifest.key_below", "{path}: {key} is {value}; it must be at least {least}")
 KEY_NOT_ABOVE = Message("manifest.key_not_above", "{path}: {key} is {value}; it must be more than {bound}")
 KEY_ABOVE = Message("manifest.key_above", "{path}: {key} is {value}; it must be at most {most}")
+# A token id (`schema.entry(id_of=...)`) outside the vocabulary the manifest declares beside it.
+ID_OUT_OF_RANGE = Message(
+    "manifest.id_out_of_range",
+    "{path}: {key} is {value}; a token id must be in {least}..{most} (sized by {size_key}: {size})",
+)
 KEY_NOT_A_CHOICE = Message("manifest.key_not_a_choice", "{path}: {key} is {value}; it must be one of {choices}")
 KEY_PLACEHOLDERS = Message(
     "manifest.key_placeholders", "{path}: {key} is {value}; its only placeholders may be {allowed}"
@@ -158,6 +163,11 @@ GPU_LOADED_BEFORE = Message("decoder.reason_loaded_before", "llama.cpp was loade
 GPU_NOT_FINITE = Message("decoder.reason_not_finite", "its self-check gave numbers that are not finite")
 GPU_ARGMAX_DIFFERS = Message("decoder.reason_argmax", "its self-check chose token {gpu} where the CPU chose {cpu}")
 GPU_CHECK_FAILED = Message("decoder.reason_check_failed", "its self-check failed ({detail})")
+# The first load on a driver: the self-check waits while the driver compiles llama.cpp's shaders
+# (decoder_device.preparing_shown); said with the seconds so far, so that it is never taken for a hang.
+# The seconds come first: a terminal cuts a long line at its end, and an adapter's name can be long.
+GPU_PREPARING = Message("decoder.preparing", "preparing the GPU, first time only ({seconds} s): {adapter}")
+GPU_PREPARED = Message("decoder.prepared", "the GPU is prepared ({seconds} s): {adapter}")
 
 # -- writing transcripts (writers.py) -------------------------------------------------------------
 UNKNOWN_FORMAT = Message("writer.unknown_format", "unknown output format {format!r} (choose {choices})")
@@ -180,6 +190,7 @@ PARAFORMER_CMVN = Message("paraformer.cmvn_unreadable", "{path}: unreadable CMVN
 
 # -- punctuation models (punctuation.py, families/ct_punc.py) ---------------------------------------
 PUNC_MARKS = Message("punctuation.marks", "{path}: {key} must hold the marks {needed}")
+PUNC_TOKENS = Message("punctuation.tokens_unreadable", "{path}: unreadable token list ({reason})")
 NOT_PUNCTUATION = Message("punctuation.not_punctuation", "{folder}: not a punctuation model (its family is {family})")
 NOT_A_RECOGNIZER = Message(
     "punctuation.not_a_recognizer",

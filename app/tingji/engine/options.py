@@ -9,8 +9,9 @@ for every window (`families.base.Recognizer.recognize`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..errors import TingjiError
 from . import messages
@@ -51,6 +52,9 @@ class TranscribeOptions:
             1 to 8 (an int, or its digits as text). Needs an engine loaded with a
             speaker model (`Engine(speaker_model=...)`); without one the
             transcript says so in a warning and has no labels.
+        draft: Let a model that drafts its answer (Fun-ASR-Nano's CTC head) have the
+            LLM verify the draft in blocks: the same text, faster. False decodes one
+            token at a time, only to compare.
 
     Raises:
         TingjiError: `speakers` is none of those.
@@ -63,6 +67,7 @@ class TranscribeOptions:
     max_tokens: int = 512
     ignore_eos: bool = False
     speakers: str | int = "off"
+    draft: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "speakers", speakers_choice(self.speakers))
@@ -81,3 +86,34 @@ def speakers_choice(value: object) -> str | int:
     if isinstance(count, int) and not isinstance(count, bool) and 1 <= count <= MAX_SPEAKERS:
         return count
     raise TingjiError(messages.SPEAKERS_CHOICE, value=value, most=MAX_SPEAKERS)
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """How to load a model and its companions (`Engine`'s arguments of the same names), passed whole from the
+    `Engine` to its family's `load`, the shared session layer (`sessions.OnnxGraphs`) and the companion models
+    (`engine.companions`); each ignores what does not apply to it.
+
+    Args:
+        provider: ONNX Runtime's provider: "auto", "dml", "cuda" or "cpu".
+        device: DirectML's adapter (`engine.adapters.find`); None: the high-performance one.
+        exact: Reference mode: the reference's settings wherever speed changed them.
+        threads: CPU threads; None: the `engine.threads` defaults.
+        policy: Shape policy, "fixed" (DirectML) or "dynamic"; None: by provider.
+        buckets: Fixed-policy input lengths (frames); None: the window and a short one.
+        warm: Run every session once at load, so the first file pays no compile cost.
+        n_ctx: First LLM context in positions; grown as prompts and generation need (`engine.decoder`).
+        decoder_gpu_layers: LLM layers on a GPU; None: all when a GPU provider runs.
+        graph_cache: Where ONNX Runtime's optimised graphs are kept (`engine.ort_cache`); None: none.
+    """
+
+    provider: str = "auto"
+    device: str | None = None
+    exact: bool = False
+    threads: int | None = None
+    policy: str | None = None
+    buckets: Sequence[int] | None = None
+    warm: bool = True
+    n_ctx: int = 256
+    decoder_gpu_layers: int | None = None
+    graph_cache: Path | None = None

@@ -20,17 +20,22 @@ LayerNorm an exporter wrote as plain operators away from the kernel. Other
 providers and fixed runtimes are left alone; a session's optimised graph
 is cached under a key that names the rewrite (ort_cache.entry_fields).
 
-The rewrite edits the model's protobuf at the wire level and copies every
-other byte as it is: the `onnx` package is not a runtime dependency (the
-Windows build has none), and the weights, inside the file or external to
-it, are never decoded.
+The rewrite edits the model's protobuf at the wire level (`onnx_wire`) and
+copies every other byte as it is: the `onnx` package is not a runtime
+dependency (the Windows build has none), and the weights, inside the file
+or external to it, are never decoded.
+
+The check: every float output of every run is finite (`require_finite`), or
+the run is the coded `engine.not_finite`. A graph that answers with an
+ArgMax (the punctuation model) would hide a NaN behind a valid index, so on
+every provider its scores become outputs too (`argmax_scores`, asked for by
+`sessions.GraphSpec.scores`; cached under its own key like the rewrite).
 """
 
 from __future__ import annotations
 
 import re
-import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +44,7 @@ import numpy as np
 
 from ..errors import ModelError
 from . import messages
+from . import onnx_wire as wire
 
 # The first ONNX Runtime release whose CPU LayerNormalization is stable for rows of large mean.
 LAYERNORM_FIXED_IN = (1, 28)
@@ -54,6 +60,8 @@ LAYERNORM_FUSIONS = (
     "SkipLayerNormFusion",
     "EmbedLayerNormFusion",
 )
+# Names the check's rewrite goes by (a graph's ArgMax scores as an output too, `argmax_scores`).
+ARGMAX_SCORES = "argmax-scores-1"
 # Lets a session made from bytes find the model's external weights (next to the file).
 EXTERNAL_FOLDER = "session.model_external_initializers_file_folder_path"
 
@@ -109,24 +117,27 @@ class ModelSource:
         """
         import onnxruntime as ort
 
-        if STABLE_LAYERNORM not in self.rewrites:
+        if not self.rewrites:
             return ort.InferenceSession(str(self.path), sess_options=options, providers=list(providers), **kwargs)
-        data = stable_layernorm(self.path.read_bytes())
+        data = self.path.read_bytes()
+        for name in self.rewrites:
+            data = REWRITES[name](data)
         if _config(options, EXTERNAL_FOLDER) is None:
             options.add_session_config_entry(EXTERNAL_FOLDER, str(self.path.parent))
-        return ort.InferenceSession(
-            data, sess_options=options, providers=list(providers), disabled_optimizers=list(LAYERNORM_FUSIONS), **kwargs
-        )
+        if STABLE_LAYERNORM in self.rewrites:
+            kwargs["disabled_optimizers"] = list(LAYERNORM_FUSIONS)
+        return ort.InferenceSession(data, sess_options=options, providers=list(providers), **kwargs)
 
 
-def model_source(path: Path, provider: str) -> ModelSource:
+def model_source(path: Path, provider: str, *, scores: bool = False) -> ModelSource:
     """The graph file at `path` as a session on `provider` must see it under the ONNX Runtime in use.
 
     Args:
         path: The .onnx file (its external weights, if any, beside it).
         provider: Tingji's short provider name ("cpu", "dml", "cuda").
+        scores: The graph ends in an ArgMax whose scores `require_finite` must see (`argmax_scores`).
     """
-    return ModelSource(Path(path), rewrites_for(provider))
+    return ModelSource(Path(path), rewrites_for(provider) + ((ARGMAX_SCORES,) if scores else ()))
 
 
 def _config(options: Any, key: str) -> str | None:
@@ -152,214 +163,51 @@ def require_finite(outputs: Sequence[Any], folder: Path | str, role: str, provid
             )
 
 
-# -- the rewrite ------------------------------------------------------------------------------------------------
+def argmax_scores(model: bytes) -> bytes:
+    """`model` (an encoded ModelProto) with the scores behind each ArgMax output added as the last outputs.
 
-# ONNX's TensorProto.DataType values used here.
-FLOAT, INT64, DOUBLE = 1, 7, 11
-# Field numbers of onnx.proto's messages (stable parts of the format).
-_MODEL_GRAPH, _MODEL_OPSET = 7, 8
-_OPSET_DOMAIN, _OPSET_VERSION = 1, 2
-_GRAPH_NODE, _GRAPH_INITIALIZER, _GRAPH_INPUT, _GRAPH_OUTPUT, _GRAPH_VALUE_INFO = 1, 5, 11, 12, 13
-_NODE_INPUT, _NODE_OUTPUT, _NODE_NAME, _NODE_OP, _NODE_ATTRIBUTE, _NODE_DOMAIN = 1, 2, 3, 4, 5, 7
-_ATTR_NAME, _ATTR_F, _ATTR_I, _ATTR_INTS, _ATTR_TYPE = 1, 2, 3, 8, 20
-_ATTR_FLOAT, _ATTR_INT, _ATTR_INTS_TYPE = 1, 2, 7
-_TENSOR_DIMS, _TENSOR_TYPE, _TENSOR_NAME, _TENSOR_RAW = 1, 2, 8, 9
-_VALUE_NAME, _VALUE_TYPE, _TYPE_TENSOR, _TENSOR_ELEM, _TENSOR_SHAPE, _SHAPE_DIM = 1, 2, 1, 1, 2, 1
-
-
-def _varint(buf: memoryview, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = buf[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, pos
-        shift += 7
-
-
-def _fields(buf: memoryview) -> Iterator[tuple[int, int, Any, int, int]]:
-    """(field number, wire type, value, start, end) of each field of one encoded message."""
-    pos = 0
-    while pos < len(buf):
-        start = pos
-        key, pos = _varint(buf, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = _varint(buf, pos)
-        elif wire == 1:
-            value, pos = buf[pos : pos + 8], pos + 8
-        elif wire == 2:
-            size, pos = _varint(buf, pos)
-            value, pos = buf[pos : pos + size], pos + size
-        elif wire == 5:
-            value, pos = buf[pos : pos + 4], pos + 4
-        else:
-            raise ValueError(f"unsupported protobuf wire type {wire}")
-        yield number, wire, value, start, pos
-
-
-def _encode_varint(value: int) -> bytes:
-    value &= (1 << 64) - 1  # negative int64s as protobuf writes them
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _tag(number: int, wire: int) -> bytes:
-    return _encode_varint(number << 3 | wire)
-
-
-def _bytes_field(number: int, payload: bytes | str) -> bytes:
-    data = payload.encode() if isinstance(payload, str) else payload
-    return _tag(number, 2) + _encode_varint(len(data)) + data
-
-
-def _int_field(number: int, value: int) -> bytes:
-    return _tag(number, 0) + _encode_varint(value)
-
-
-def _signed(value: int) -> int:
-    return value - (1 << 64) if value >= 1 << 63 else value
-
-
-def _tensor(name: str, values: np.ndarray, data_type: int) -> bytes:
-    dims = b"".join(_int_field(_TENSOR_DIMS, d) for d in values.shape)
-    return (
-        dims
-        + _int_field(_TENSOR_TYPE, data_type)
-        + _bytes_field(_TENSOR_NAME, name)
-        + _bytes_field(_TENSOR_RAW, values.tobytes())
+    A graph that answers with an ArgMax (the punctuation model's mark per
+    token) hides a NaN: the choice is still a valid index. With the scores
+    it picked from as an output too, `require_finite` sees them; callers read
+    the outputs they asked for first, so the extra ones change nothing else.
+    Returns the bytes unchanged when no graph output comes from an ArgMax.
+    """
+    buf = memoryview(model)
+    top = list(wire.fields(buf))
+    graph_fields = [f for f in top if f[0] == wire.MODEL_GRAPH]
+    if not graph_fields:
+        return model
+    graph_buf = graph_fields[0][2]
+    info = wire.GraphInfo(graph_buf)
+    outputs = {wire.value_info(v)[0] for n, _, v, _, _ in wire.fields(graph_buf) if n == wire.GRAPH_OUTPUT}
+    added = b""
+    for number, _, value, _, _ in wire.fields(graph_buf):
+        if number != wire.GRAPH_NODE:
+            continue
+        node = wire.read_node(value)
+        if node.op == "ArgMax" and node.domain in ("", "ai.onnx") and set(node.outputs) & outputs:
+            scores = node.inputs[0]
+            if scores not in outputs:
+                outputs.add(scores)
+                added += wire.bytes_field(wire.GRAPH_OUTPUT, wire.value_info_bytes(scores, info.types.get(scores)))
+    if not added:
+        return model
+    new_graph = bytes(graph_buf) + added
+    return b"".join(
+        wire.bytes_field(wire.MODEL_GRAPH, new_graph) if number == wire.MODEL_GRAPH else buf[start:end]
+        for number, _, _, start, end in top
     )
 
 
-def _attribute(name: str, value: int | float | list[int]) -> bytes:
-    head = _bytes_field(_ATTR_NAME, name)
-    if isinstance(value, list):
-        body = b"".join(_int_field(_ATTR_INTS, v) for v in value)
-        return head + body + _int_field(_ATTR_TYPE, _ATTR_INTS_TYPE)
-    if isinstance(value, float):
-        return head + _tag(_ATTR_F, 5) + struct.pack("<f", value) + _int_field(_ATTR_TYPE, _ATTR_FLOAT)
-    return head + _int_field(_ATTR_I, value) + _int_field(_ATTR_TYPE, _ATTR_INT)
+# -- the rewrite ------------------------------------------------------------------------------------------------
 
 
-def _node(op: str, inputs: Sequence[str], outputs: Sequence[str], name: str, **attributes: Any) -> bytes:
-    body = b"".join(_bytes_field(_NODE_INPUT, i) for i in inputs)
-    body += b"".join(_bytes_field(_NODE_OUTPUT, o) for o in outputs)
-    body += _bytes_field(_NODE_NAME, name) + _bytes_field(_NODE_OP, op)
-    body += b"".join(_bytes_field(_NODE_ATTRIBUTE, _attribute(k, v)) for k, v in attributes.items())
-    return _bytes_field(_GRAPH_NODE, body)
-
-
-@dataclass
-class _Node:
-    """The parts of a NodeProto the rewrite reads."""
-
-    op: str
-    domain: str
-    inputs: list[str]
-    outputs: list[str]
-    name: str
-    attributes: dict[str, Any]
-
-
-def _read_node(buf: memoryview) -> _Node:
-    node = _Node("", "", [], [], "", {})
-    for number, _, value, _, _ in _fields(buf):
-        if number == _NODE_INPUT:
-            node.inputs.append(bytes(value).decode())
-        elif number == _NODE_OUTPUT:
-            node.outputs.append(bytes(value).decode())
-        elif number == _NODE_NAME:
-            node.name = bytes(value).decode()
-        elif number == _NODE_OP:
-            node.op = bytes(value).decode()
-        elif number == _NODE_DOMAIN:
-            node.domain = bytes(value).decode()
-        elif number == _NODE_ATTRIBUTE:
-            name, found = "", None
-            for a_number, _, a_value, _, _ in _fields(value):
-                if a_number == _ATTR_NAME:
-                    name = bytes(a_value).decode()
-                elif a_number == _ATTR_F:
-                    found = struct.unpack("<f", a_value)[0]
-                elif a_number == _ATTR_I:
-                    found = _signed(a_value)
-            node.attributes[name] = found
-    return node
-
-
-def _value_info(buf: memoryview) -> tuple[str, int | None, int | None]:
-    """(name, element type, rank) of a ValueInfoProto; None where it does not say."""
-    name, elem, rank = "", None, None
-    for number, _, value, _, _ in _fields(buf):
-        if number == _VALUE_NAME:
-            name = bytes(value).decode()
-        elif number == _VALUE_TYPE:
-            for t_number, _, t_value, _, _ in _fields(value):
-                if t_number != _TYPE_TENSOR:
-                    continue
-                for s_number, _, s_value, _, _ in _fields(t_value):
-                    if s_number == _TENSOR_ELEM:
-                        elem = s_value
-                    elif s_number == _TENSOR_SHAPE:
-                        rank = sum(1 for d in _fields(s_value) if d[0] == _SHAPE_DIM)
-    return name, elem, rank
-
-
-def _tensor_name_type(buf: memoryview) -> tuple[str, int | None]:
-    name, elem = "", None
-    for number, _, value, _, _ in _fields(buf):
-        if number == _TENSOR_NAME:
-            name = bytes(value).decode()
-        elif number == _TENSOR_TYPE:
-            elem = value
-    return name, elem
-
-
-class _Graph:
-    """What the rewrite needs to know about a graph: element types, ranks and names in use."""
-
-    def __init__(self, buf: memoryview) -> None:
-        self.types: dict[str, int] = {}
-        self.ranks: dict[str, int] = {}
-        self.names: set[str] = set()
-        for number, _, value, _, _ in _fields(buf):
-            if number in (_GRAPH_INPUT, _GRAPH_OUTPUT, _GRAPH_VALUE_INFO):
-                name, elem, rank = _value_info(value)
-                self.names.add(name)
-                if elem:
-                    self.types[name] = elem
-                if rank is not None:
-                    self.ranks[name] = rank
-            elif number == _GRAPH_INITIALIZER:
-                name, elem = _tensor_name_type(value)
-                self.names.add(name)
-                if elem:
-                    self.types[name] = elem
-            elif number == _GRAPH_NODE:
-                node = _read_node(value)
-                self.names.update(node.inputs + node.outputs + [node.name])
-                if node.op == "Cast" and node.domain in ("", "ai.onnx") and node.attributes.get("to"):
-                    self.types[node.outputs[0]] = int(node.attributes["to"])
-
-    def fresh(self, base: str) -> str:
-        name = base
-        while name in self.names:
-            name += "_"
-        self.names.add(name)
-        return name
-
-
-def _rewrite_layernorm(node: _Node, graph: _Graph, opset: int) -> tuple[bytes, bytes] | None:
+def _rewrite_layernorm(node: wire.Node, graph: wire.GraphInfo, opset: int) -> tuple[bytes, bytes] | None:
     """(nodes, initializers) computing `node` in the two-pass form; None when it cannot be rewritten."""
     axis = int(node.attributes.get("axis") or -1)
     epsilon = float(node.attributes.get("epsilon") if node.attributes.get("epsilon") is not None else 1e-5)
-    stash = int(node.attributes.get("stash_type") or FLOAT)
-    if stash not in (FLOAT, DOUBLE):
+    stash = int(node.attributes.get("stash_type") or wire.FLOAT)
+    if stash not in (wire.FLOAT, wire.DOUBLE):
         return None  # a half-precision stash type: no exporter writes one
     x, scale = node.inputs[0], node.inputs[1]
     bias = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
@@ -376,12 +224,12 @@ def _rewrite_layernorm(node: _Node, graph: _Graph, opset: int) -> tuple[bytes, b
 
     def add(op: str, inputs: Sequence[str], out: str = "", **attributes: Any) -> str:
         out = out or graph.fresh(base + op.lower())
-        nodes.append(_node(op, inputs, [out], graph.fresh(base + op.lower() + "_node"), **attributes))
+        nodes.append(wire.node_field(op, inputs, [out], graph.fresh(base + op.lower() + "_node"), **attributes))
         return out
 
     def const(tag: str, values: np.ndarray, data_type: int) -> str:
         name = graph.fresh(base + tag)
-        inits.append(_bytes_field(_GRAPH_INITIALIZER, _tensor(name, values, data_type)))
+        inits.append(wire.bytes_field(wire.GRAPH_INITIALIZER, wire.tensor_bytes(name, values, data_type)))
         return name
 
     x_type = graph.types.get(x)
@@ -390,7 +238,7 @@ def _rewrite_layernorm(node: _Node, graph: _Graph, opset: int) -> tuple[bytes, b
     if x_type != stash:
         source = add("Cast", [source], to=stash)
     if opset >= 18:
-        axes_name = const("axes", np.array(axes, np.int64), INT64)
+        axes_name = const("axes", np.array(axes, np.int64), wire.INT64)
 
         def reduce_mean(value: str, out: str = "") -> str:
             return add("ReduceMean", [value, axes_name], out, keepdims=1)
@@ -400,7 +248,7 @@ def _rewrite_layernorm(node: _Node, graph: _Graph, opset: int) -> tuple[bytes, b
         def reduce_mean(value: str, out: str = "") -> str:
             return add("ReduceMean", [value], out, axes=axes, keepdims=1)
 
-    eps_dtype = np.float64 if stash == DOUBLE else np.float32
+    eps_dtype = np.float64 if stash == wire.DOUBLE else np.float32
     mean = reduce_mean(source, mean_out)
     centred = add("Sub", [source, mean])
     variance = reduce_mean(add("Mul", [centred, centred]))
@@ -417,7 +265,7 @@ def _rewrite_layernorm(node: _Node, graph: _Graph, opset: int) -> tuple[bytes, b
     return b"".join(nodes), b"".join(inits)
 
 
-def _rewrite_skip_layernorm(node: _Node, graph: _Graph, opset: int) -> tuple[bytes, bytes] | None:
+def _rewrite_skip_layernorm(node: wire.Node, graph: wire.GraphInfo, opset: int) -> tuple[bytes, bytes] | None:
     """ONNX Runtime's SkipLayerNormalization (a graph it optimised and saved holds them): the sum, then a LayerNorm."""
     inputs = node.inputs + [""] * (5 - len(node.inputs))
     outputs = node.outputs + [""] * (4 - len(node.outputs))
@@ -425,16 +273,16 @@ def _rewrite_skip_layernorm(node: _Node, graph: _Graph, opset: int) -> tuple[byt
         return None  # its own Mean/InvStdDev shapes; no inference graph reads them
     base = (node.name or outputs[0] or "skip_layernorm") + "/stable_"
     total = outputs[3] if outputs[3] and not inputs[4] else graph.fresh(base + "sum")
-    nodes = _node("Add", inputs[:2], [total], graph.fresh(base + "add_node"))
+    nodes = wire.node_field("Add", inputs[:2], [total], graph.fresh(base + "add_node"))
     if inputs[4]:
         total_bias = outputs[3] or graph.fresh(base + "sum_bias")
-        nodes += _node("Add", [total, inputs[4]], [total_bias], graph.fresh(base + "add_bias_node"))
+        nodes += wire.node_field("Add", [total, inputs[4]], [total_bias], graph.fresh(base + "add_bias_node"))
         total = total_bias
     if node.inputs[0] in graph.types:
         graph.types[total] = graph.types[node.inputs[0]]
     epsilon = node.attributes.get("epsilon")
-    attributes = {"axis": -1, "epsilon": 1e-12 if epsilon is None else epsilon, "stash_type": FLOAT}
-    layernorm = _Node("LayerNormalization", "", [total, inputs[2], inputs[3]], [outputs[0]], node.name, attributes)
+    attributes = {"axis": -1, "epsilon": 1e-12 if epsilon is None else epsilon, "stash_type": wire.FLOAT}
+    layernorm = wire.Node("LayerNormalization", "", [total, inputs[2], inputs[3]], [outputs[0]], node.name, attributes)
     rewritten = _rewrite_layernorm(layernorm, graph, opset)
     return None if rewritten is None else (nodes + rewritten[0], rewritten[1])
 
@@ -449,29 +297,29 @@ def stable_layernorm(model: bytes) -> bytes:
     are not looked into: Tingji's exports have no LayerNorm there.
     """
     buf = memoryview(model)
-    top = list(_fields(buf))
+    top = list(wire.fields(buf))
     opset = 0
     for number, _, value, _, _ in top:
-        if number == _MODEL_OPSET:
+        if number == wire.MODEL_OPSET:
             domain, version = "", 0
-            for o_number, _, o_value, _, _ in _fields(value):
-                if o_number == _OPSET_DOMAIN:
+            for o_number, _, o_value, _, _ in wire.fields(value):
+                if o_number == wire.OPSET_DOMAIN:
                     domain = bytes(o_value).decode()
-                elif o_number == _OPSET_VERSION:
+                elif o_number == wire.OPSET_VERSION:
                     version = o_value
             if domain in ("", "ai.onnx"):
                 opset = version
-    graph_fields = [f for f in top if f[0] == _MODEL_GRAPH]
+    graph_fields = [f for f in top if f[0] == wire.MODEL_GRAPH]
     if not graph_fields:
         return model
     graph_buf = graph_fields[0][2]
-    graph = _Graph(graph_buf)
+    graph = wire.GraphInfo(graph_buf)
     parts: list[bytes | memoryview] = []
     added: list[bytes] = []
     changed = False
-    for number, _, value, start, end in _fields(graph_buf):
-        if number == _GRAPH_NODE:
-            node = _read_node(value)
+    for number, _, value, start, end in wire.fields(graph_buf):
+        if number == wire.GRAPH_NODE:
+            node = wire.read_node(value)
             rewritten = None
             if node.op == "LayerNormalization" and node.domain in ("", "ai.onnx"):
                 rewritten = _rewrite_layernorm(node, graph, opset)
@@ -488,5 +336,9 @@ def stable_layernorm(model: bytes) -> bytes:
     new_graph = b"".join([*parts, *added])
     out: list[bytes | memoryview] = []
     for number, _, _, start, end in top:
-        out.append(_bytes_field(_MODEL_GRAPH, new_graph) if number == _MODEL_GRAPH else buf[start:end])
+        out.append(wire.bytes_field(wire.MODEL_GRAPH, new_graph) if number == wire.MODEL_GRAPH else buf[start:end])
     return b"".join(out)
+
+
+# Each rewrite by the name `ModelSource.rewrites` and the cache key give it.
+REWRITES = {STABLE_LAYERNORM: stable_layernorm, ARGMAX_SCORES: argmax_scores}

@@ -25,16 +25,14 @@ A mark class the model should never predict (`<unk>`) puts nothing in.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelError
 from . import messages
+from .companions import Companion, read_tokens
 from .families.ct_punc import FAMILY, PunctuationSection
-from .manifest import load_manifest, verify
+from .sessions import GraphSpec, OnnxGraphs
 
 SENTENCE_ENDS = ("。", "？")
 ASCII_MARKS = {"，": ",", "。": ".", "？": "?", "、": ","}
@@ -80,46 +78,39 @@ class Punctuated:
     funasr_text: str
 
 
-class Punctuator:
-    """A loaded punctuation model (CPU, real length).
+class Punctuator(Companion):
+    """A loaded punctuation model (`companions.Companion`: the folder checked and verified, its graph on the
+    shared session layer with the recogniser's provider, checks and graph cache).
+
+    The graph runs at the real length (a chunk is 20 words plus what was
+    carried over, no fixed shape); its ArgMax's scores are an output too
+    (`GraphSpec.scores`), so a NaN inside it is the coded `engine.not_finite`
+    rather than marks picked from NaN.
 
     Args:
-        folder: a Tingji model folder of the `ct-punc` family.
-        threads: ONNX Runtime intra-op threads (None: the engine's default).
+        folder: A Tingji model folder of the `ct-punc` family.
+        options: How to load it (the engine passes its own); None: the defaults.
+        check_hashes: Verify every file's SHA-256 before loading (sizes are always checked).
+        choices: `LoadOptions` fields set on top of `options` (a script's `provider="cpu"`, `threads=2`).
     """
 
-    def __init__(self, folder: str | Path, threads: int | None = None) -> None:
-        import onnxruntime as ort
+    FAMILY = FAMILY
+    REFUSED = messages.NOT_PUNCTUATION
+    SPECS = (GraphSpec("punc", padded=False, scores=True),)
+    section: PunctuationSection
 
-        from .sessions import session_options
+    def prepare(self) -> None:
+        tokens = read_tokens(self.manifest.file("tokens"), self.section.vocab_size, messages.PUNC_TOKENS)
+        self.ids = {t: i for i, t in enumerate(tokens)}
 
-        manifest = load_manifest(folder)
-        if manifest.family != FAMILY:
-            raise ModelError(messages.NOT_PUNCTUATION, folder=manifest.folder, family=manifest.family)
-        verify(manifest, check_hashes=False)
-        self.folder = manifest.folder
-        self.section: PunctuationSection = manifest.section
-        path = manifest.file("tokens")
-        try:
-            tokens = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(tokens, list) or len(tokens) != self.section.vocab_size:
-                raise ValueError(f"expected a list of {self.section.vocab_size} tokens")
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise ModelError(messages.PARAFORMER_TOKENS, path=path, reason=exc) from None
-        self.ids = {str(t): i for i, t in enumerate(tokens)}
-        try:
-            self.session = ort.InferenceSession(
-                str(manifest.file("punc")),
-                sess_options=session_options("cpu", threads),
-                providers=["CPUExecutionProvider"],
-            )
-        except Exception as exc:  # ONNX Runtime raises its own types for a damaged graph
-            raise ModelError(messages.GRAPH_UNLOADABLE, folder=manifest.folder, role="punc", reason=str(exc)) from None
+    def warm_up(self, graphs: OnnxGraphs) -> None:
+        self.classes([self.section.unk_id], graphs)
 
-    def classes(self, ids: list[int]) -> list[int]:
+    def classes(self, ids: list[int], graphs: OnnxGraphs | None = None) -> list[int]:
         """The best mark class per token id."""
         x = np.array([ids], np.int64)
-        (best,) = self.session.run(None, {"ids": x, "mask": np.ones(x.shape, np.float32)})
+        feeds = {"ids": x, "mask": np.ones(x.shape, np.float32)}
+        best = (graphs or self.graphs).run("punc", {}, 0, other=feeds, bucket=None, record=False)[0]
         return [int(c) for c in best[0]]
 
     def punctuate(self, text: str) -> Punctuated:

@@ -1,7 +1,8 @@
 """ONNX Runtime sessions for a model's graphs: provider, fallback, and the shape policy.
 
-Every family runs its encoder (and CTC head) through this module, so the
-lessons learnt once apply to all of them:
+Every family runs its encoder (and CTC head) through this module, and so do
+the companion models - punctuation, speakers, the VAD (`engine.companions`) -,
+so the lessons learnt once apply to all of them:
 
 Provider choice: DirectML on Windows when present, then CUDA, then CPU. A
 provider that fails to create its sessions, to warm up, or later to run, is
@@ -39,9 +40,9 @@ import numpy as np
 
 from ..errors import ErrorReport, ModelError, TingjiError, first_line, warning
 from . import adapters, messages, ort_cache, ort_compat
-from .families.base import LoadOptions
 from .heap import release_free_heap
 from .manifest import Manifest
+from .options import LoadOptions
 from .threads import default_threads
 
 log = logging.getLogger(__name__)
@@ -207,6 +208,11 @@ class GraphSpec:
     slot lengths warmed under the fixed policy, shortest first; the last
     must hold every input of that many frames, and at the window length it
     is the fixed twin's.
+
+    `scores`: the graph answers with an ArgMax (the punctuation model), so a
+    NaN inside it would still give a valid index; the scores it picked from
+    become extra outputs (after the graph's own, `ort_compat.argmax_scores`)
+    and every run checks them like any float output.
     """
 
     role: str
@@ -214,6 +220,7 @@ class GraphSpec:
     fixed_role: str | None = None
     dim_names: tuple[str | None, ...] = ("batch", "frames")
     slots: Callable[[int], tuple[int, ...]] | None = None
+    scores: bool = False  # its outputs come from an ArgMax: the scores are added as outputs, checked for NaN
 
 
 Key = int | tuple[int, int] | None  # a session's frame bucket, (frames, slots) for a slotted graph, None: real length
@@ -312,6 +319,11 @@ class OnnxGraphs:
             return [(PROVIDERS["dml"], {"device_id": str(self.adapter.device_id)}), PROVIDERS["cpu"]]
         return [PROVIDERS[self.provider], PROVIDERS["cpu"]]
 
+    def session(self, role: str):
+        """`role`'s one real-length session (a spec with `padded=False`), for a caller that runs it per
+        32 ms frame with its own state (the VAD): it checks the outputs itself (`ort_compat.require_finite`)."""
+        return self._graphs[role].sessions[None]
+
     def keys(self, role: str) -> list[Key]:
         """The sessions `role` has: one per bucket (and slot length) under the fixed policy, else [None]."""
         return list(self._graphs[role].sessions)
@@ -338,7 +350,8 @@ class OnnxGraphs:
         if PROVIDERS[self.provider] not in ort.get_available_providers():
             raise RuntimeError("not available in this ONNX Runtime installation")
         providers = self._providers()
-        source = ort_compat.model_source(path, self.provider)  # rewritten where this ONNX Runtime needs it
+        # Rewritten where this ONNX Runtime needs it, and where the check needs the scores behind a choice.
+        source = ort_compat.model_source(path, self.provider, scores=spec.scores)
         if self.provider == "cpu" and self.graph_cache is not None:
             fields = ort_cache.entry_fields(
                 self.manifest, role, opts.graph_optimization_level, override, source.rewrites

@@ -37,12 +37,12 @@ import numpy as np
 from ..errors import Cancelled, ErrorReport, warning
 from . import audio, messages
 from .align import MAX_SEGMENT_S, speech_char_times, timed_pieces
+from .companions import open_folder
 from .families import family_module
-from .families.base import LaneState, LoadOptions, Recognizer, stage
+from .families.base import LaneState, Recognizer, stage
 from .heap import limit_heaps, map_large_blocks
 from .languages import normalise
-from .manifest import load_manifest, verify
-from .options import TranscribeOptions
+from .options import LoadOptions, TranscribeOptions
 from .sessions import import_onnxruntime
 from .threads import single_thread_blas
 from .transcript import Progress, Segment, Transcript, WindowInfo, Word
@@ -124,7 +124,8 @@ class Engine:
         model_name: The model folder's name, for display.
         family: The model family (`manifest.json`'s "family").
         capabilities: What the model can do (`Capabilities`).
-        decoder_device: Where an LLM decoder runs, `"cpu"` or `"gpu"`; `""` without one.
+        decoder_device: Where an LLM decoder runs now: `"cpu"`, or its GPU (`"vulkan:0 (...)"`,
+            `"gpu"`); `"cpu"` once a window on the GPU failed and moved it; `""` without one.
         warnings: Load-time problems worth showing (a GPU provider that fell
             back to the CPU, ...); a later fallback adds to it.
         files: The lane `transcribe` runs on (the file queue, the CLI).
@@ -209,8 +210,8 @@ class Engine:
         """
         t0 = time.perf_counter()
         self.model_path = Path(model)
-        self.manifest = load_manifest(self.model_path)
-        verify(self.manifest, check_hashes=False)  # sizes only: hashing GBs at every start is too slow
+        # Read and verified as every model folder is (companions.open_folder); its family decides the load below.
+        self.manifest = open_folder(self.model_path, None, None, check_hashes=False)  # sizes only: GBs at every start
         if tune_process:
             single_thread_blas()  # before the first window: its BLAS workers would spin through the encoder runs
             limit_heaps()  # before the load starts its threads (engine.heap)
@@ -232,13 +233,12 @@ class Engine:
         # loading thread leaves while ONNX Runtime builds the encoder (families/llm.load_together).
         import_onnxruntime()  # before the VAD's thread imports it: its loading chatter stays off the console
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tingji-vad-load") as pool:
-            vad = pool.submit(SileroVad)
+            vad = pool.submit(SileroVad, None, options)  # the engine's graph cache too
             self.recognizer: Recognizer = family_module(self.manifest.family, self.model_path).load(
                 self.manifest, options
             )
         self.family = self.manifest.family
         self.capabilities = self.recognizer.capabilities
-        self.decoder_device = self.recognizer.decoder_device
         self.warnings = self.recognizer.warnings  # load-time problems; a later GPU fallback adds to it
         self._load_helpers(punctuation, speaker_model, options)
         self.files = Lane("files", self, parks=True)
@@ -269,20 +269,13 @@ class Engine:
         when asked for, on the model's provider and threads; a failure closes the recognizer."""
         self.punctuator: Punctuator | None = None
         self.speaker_model: SpeakerModel | None = None
-        # How a speaker model is loaded, now or later (`load_speaker_model`): as the model itself.
-        self._speaker_options = {
-            "provider": options.provider,
-            "device": options.device,
-            "policy": options.policy,
-            "threads": options.threads,
-            "exact": options.exact,
-            "graph_cache": options.graph_cache,
-        }
+        self._load_options = options  # a speaker model loaded later (`load_speaker_model`) loads as the model did
         try:
             if punctuation is not None and not self.capabilities.punctuation:
                 from .punctuation import Punctuator
 
-                self.punctuator = Punctuator(punctuation, options.threads)
+                self.punctuator = Punctuator(punctuation, options, check_hashes=False)  # sizes only, as the model
+                self.warnings.extend(w for w in self.punctuator.warnings if w not in self.warnings)
             if speaker_model is not None:
                 self.load_speaker_model(speaker_model)
         except BaseException:
@@ -306,6 +299,11 @@ class Engine:
         """The graphics adapter the model runs on, as people know it (DirectML); "" on the CPU."""
         return self.recognizer.device
 
+    @property
+    def decoder_device(self) -> str:
+        """Where the LLM decoder runs now (a GPU whose logits turn non-finite moves it to the CPU mid-file)."""
+        return self.recognizer.decoder_device
+
     def load_speaker_model(self, folder: str | os.PathLike[str]) -> None:
         """Load a speaker model (family `campplus`) for the transcriptions that ask for speaker labels, on the
         model's provider; one loaded before is closed. The app loads it when the first file asks; the caller
@@ -316,7 +314,7 @@ class Engine:
         """
         from .speakers.model import SpeakerModel
 
-        loaded = SpeakerModel(folder, check_hashes=False, **self._speaker_options)  # sizes only, as for the model
+        loaded = SpeakerModel(folder, self._load_options, check_hashes=False)  # sizes only, as for the model
         if self.speaker_model is not None:
             self.speaker_model.close()
         self.speaker_model = loaded
@@ -490,9 +488,10 @@ class Engine:
         return result
 
     def _finish(self, result: Transcript, samples: int, t_start: float, options: TranscribeOptions) -> None:
-        # A GPU that failed mid-file fell back to the CPU: the transcript says so, and what finished it.
+        # A GPU that failed mid-file fell back to the CPU: the transcript says so (the warning names the
+        # device the file started on), and what finished it.
         result.warnings.extend(w for w in self.warnings if w not in result.warnings)
-        result.provider, result.device = self.provider, self.device
+        result.provider, result.device, result.decoder_device = self.provider, self.device, self.decoder_device
         result.duration = samples / SAMPLE_RATE
         result.timings["total"] = time.perf_counter() - t_start
         if options.language is None:  # what the model heard most, where it says

@@ -24,10 +24,15 @@ import numpy as np
 
 from ..errors import ModelError
 from . import messages
+from .companions import for_companion, graph_file_manifest
+from .options import LoadOptions
+from .ort_compat import require_finite
+from .sessions import GraphSpec, OnnxGraphs
 
 SAMPLE_RATE = 16000
 FRAME = 512  # samples per VAD decision (32 ms)
 CONTEXT = 64
+FAMILY, ROLE = "silero-vad", "vad"  # its graph file's place in the shared layer (and the graph cache's key)
 FRAME_SECONDS = FRAME / SAMPLE_RATE
 
 
@@ -52,18 +57,25 @@ def model_path() -> Path:
 
 
 class SileroVad:
-    """The ONNX session; one thread keeps up with live audio many times over (benchmarks/README.md#smaller-choices)."""
+    """The VAD's graph on the shared session layer (`companions.graph_file_manifest`): ONNX Runtime's CPU, one
+    thread - it keeps up with live audio many times over (benchmarks/README.md#smaller-choices) and a GPU
+    round trip per 32 ms frame would cost more than the frame -, `ort_compat`'s rewrites, the graph cache,
+    and every probability checked for NaN (`engine.not_finite`).
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        import onnxruntime as ort
+    Args:
+        path: The Silero VAD ONNX file; None: `model_path()`.
+        options: The engine's load options (its graph cache); the provider, threads, shape policy and
+            optimisation level are the VAD's own.
+    """
 
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        self.session = ort.InferenceSession(
-            str(path or model_path()), sess_options=opts, providers=["CPUExecutionProvider"]
-        )
+    def __init__(self, path: str | os.PathLike[str] | None = None, options: LoadOptions | None = None) -> None:
+        manifest = graph_file_manifest(Path(path or model_path()), FAMILY, ROLE)
+        self.folder = manifest.folder
+        # The VAD's own settings over the engine's: its graph (no reference to match) is always optimised fully.
+        own = {"provider": "cpu", "device": None, "threads": 1, "policy": "dynamic", "warm": False, "exact": False}
+        choices = for_companion(options, **own)
+        self.graphs = OnnxGraphs(manifest, [GraphSpec(ROLE, padded=False)], choices)
+        self.session = self.graphs.session(ROLE)
 
     def stream(self) -> VadStream:
         return VadStream(self)
@@ -107,6 +119,7 @@ class VadStream:
             self.context = frame[-CONTEXT:]
         self.pending = data[n * FRAME :].copy()
         self.frames += n
+        require_finite([probs], self.vad.folder, ROLE, "cpu")  # once per call: the loop stays lean
         return probs
 
 

@@ -29,22 +29,16 @@ from types import ModuleType
 from typing import Any
 
 from ..atomic import fsync_dir, fsync_file
+from ..engine.families.kit import KITS, PRECISIONS
 from ..engine.manifest import Manifest, file_entry, save_manifest
 from ..errors import ModelError
 from . import messages
-from .choices import PRECISIONS, QUANTS
+from .choices import QUANTS
 
 log = logging.getLogger(__name__)
 
-# manifest "family" -> the converter package for its official checkpoints.
-CONVERTERS: dict[str, str] = {
-    "fun-asr-nano": "tingji.export.fun_asr_nano",
-    "sense-voice-small": "tingji.export.sense_voice_small",
-    "qwen3-asr": "tingji.export.qwen3_asr",
-    "paraformer": "tingji.export.paraformer",
-    "ct-punc": "tingji.export.ct_punc",
-    "campplus": "tingji.export.campplus",
-}
+# manifest "family" -> the converter package for its official checkpoints (engine/families/kit.py declares them).
+CONVERTERS: dict[str, str] = {f.name: f.converter for f in KITS}
 
 __all__ = ["export_model", "detect_family", "CONVERTERS"]
 

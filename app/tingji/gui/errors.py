@@ -26,21 +26,25 @@ from dataclasses import replace
 
 from PySide6.QtCore import QCoreApplication
 
-from .. import errors as shared
-from ..cli import messages as cli_messages
-from ..dictation import messages as dictation_messages
 from ..engine import messages as engine_messages
-from ..errors import ErrorReport, Message, TingjiError, catalogue, placeholders, render, reports_from_json
-from ..export import messages as export_messages
-from ..models import messages as models_messages
+from ..errors import (
+    ErrorReport,
+    Message,
+    TingjiError,
+    catalogue,
+    catalogues,
+    placeholders,
+    render,
+    reports_from_json,
+)
 from . import messages as gui_messages
 
 CONTEXT = "Errors"
 
-# Every catalogue of messages. tests/gui/test_error_codes.py checks that no package's
-# messages.py is missing here and that each message has a Chinese translation;
-# tools/translations.py writes them all into the .ts.
-CATALOGUES = (shared, engine_messages, export_messages, models_messages, dictation_messages, cli_messages, gui_messages)
+# Every catalogue of messages, as tingji/errors.py registers them. tests/gui/test_error_codes.py checks that no
+# package's messages.py is missing and that each message has a Chinese translation; tools/translations.py
+# writes them all into the .ts.
+CATALOGUES = catalogues()
 BY_CODE: dict[str, Message] = {m.code: m for module in CATALOGUES for m in catalogue(module)}
 
 # Rows stored before codes named their message: the short codes of that time.

@@ -63,6 +63,6 @@ def no_model_reason() -> str:
 
 def speakers_available() -> bool:
     """True when a speaker model is installed (the choice can be used)."""
-    from ..models.installed import speaker_model
+    from ..models.companions import speaker_model
 
     return speaker_model() is not None

@@ -161,27 +161,9 @@ def resolve_model(name_or_dir: str | os.PathLike[str]) -> Path:
     raise _no_such_model(text)
 
 
-def punctuation_model() -> Path | None:
-    """The installed punctuation model (family `ct-punc`) for models that write no punctuation; None: none.
-
-    With several, the first by name. A folder whose manifest cannot be read is passed over.
-    """
-    from ..engine.families.ct_punc import FAMILY
-
-    return _first_of_family(FAMILY)
-
-
-def speaker_model() -> Path | None:
-    """The installed speaker model (family `campplus`) for speaker labels; None: none.
-
-    With several, the first by name. A folder whose manifest cannot be read is passed over.
-    """
-    from ..engine.families.campplus import FAMILY
-
-    return _first_of_family(FAMILY)
-
-
-def _first_of_family(family: str) -> Path | None:
+def first_of_family(family: str) -> Path | None:
+    """The first installed model of `family` by name; None: none. A folder whose manifest cannot be read is
+    passed over. Which companion a use loads is `models.companions`' policy."""
     for name in _installed_names():
         path = models_dir() / name
         try:

@@ -24,8 +24,8 @@ import numpy as np
 
 from tingji.engine import sessions
 from tingji.engine.families import family_module
-from tingji.engine.families.base import LoadOptions
 from tingji.engine.manifest import load_manifest
+from tingji.engine.options import LoadOptions
 
 SPEAKERS = "campplus"
 made: list = []

@@ -1,7 +1,8 @@
 """Model families: each turns one window of audio into text (see `base.py` for the contract).
 
 A family is found by the manifest's "family" value in `FAMILIES`, which maps
-it to the module that implements it. Modules are imported only when a model
+it to the module that implements it; both come from the family's one declaration
+in `kit.KITS`. Modules are imported only when a model
 of that family is loaded, so an engine for one family never pays for the
 others' imports.
 """
@@ -13,16 +14,12 @@ from types import ModuleType
 
 from ...errors import ModelError
 from .. import messages
+from .kit import KITS
 
-# manifest "family" -> module implementing it (FAMILY, FILE_ROLES, REQUIRED_FILES, load).
-FAMILIES: dict[str, str] = {
-    "fun-asr-nano": "tingji.engine.families.fun_asr_nano",
-    "sense-voice-small": "tingji.engine.families.sense_voice_small",
-    "qwen3-asr": "tingji.engine.families.qwen3_asr",
-    "paraformer": "tingji.engine.families.paraformer",
-    "ct-punc": "tingji.engine.families.ct_punc",  # a punctuation model (engine/punctuation.py), no recogniser
-    "campplus": "tingji.engine.families.campplus",  # a speaker model (engine/speakers), no recogniser
-}
+# manifest "family" -> module implementing it (FAMILY, FILE_ROLES, REQUIRED_FILES, load), from the one declaration.
+# ct-punc is a punctuation model (engine/punctuation.py) and campplus a speaker model (engine/speakers): listed and
+# verified like the others, refused as an Engine's model.
+FAMILIES: dict[str, str] = {f.name: f.module for f in KITS}
 
 
 def family_module(family: str, where: object = "model") -> ModuleType:

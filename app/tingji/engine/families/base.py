@@ -11,7 +11,7 @@ small package) under `engine/families/` that provides, at module level:
     FRONTEND: type                    the dataclass its manifest's `frontend` is read as
     SECTION: type                     the dataclass its own section is read as, with
                                       `check_frontend(frontend)` for what must agree
-    load(manifest, options) -> Recognizer
+    load(manifest, options) -> Recognizer   options: `engine.options.LoadOptions`, passed whole
 
 and a Recognizer as below. Everything a family needs to know about its
 model comes from the manifest's common core (files, window, front-end) and
@@ -28,10 +28,9 @@ recognizer only promises that calls with different lane states may overlap.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -42,7 +41,7 @@ from ..frontend import Cmvn, load_cmvn
 from ..manifest import Manifest
 from ..options import TranscribeOptions
 
-if TYPE_CHECKING:  # sessions imports this module (LoadOptions)
+if TYPE_CHECKING:  # only a type here: sessions sits above the families' contract
     from ..sessions import OnnxGraphs
 
 CancelCheck = Callable[[], bool]
@@ -92,22 +91,6 @@ class Capabilities:
         """Whether speaker labels go down to words (a segment split where the speaker changes): only with
         the model's own token times; other models label whole sentences."""
         return self.timestamps == "tokens"
-
-
-@dataclass(frozen=True)
-class LoadOptions:
-    """How to load a model (`Engine`'s arguments of the same names); families ignore what does not apply."""
-
-    provider: str = "auto"  # ONNX Runtime: auto, dml, cuda, cpu
-    device: str | None = None  # DirectML's adapter (engine.adapters.find); None: the high-performance one
-    exact: bool = False  # reference mode: the reference's settings wherever speed changed them
-    threads: int | None = None  # None: the engine.threads defaults
-    policy: str | None = None  # shape policy: "fixed" (DirectML) or "dynamic"; None: by provider
-    buckets: Sequence[int] | None = None  # fixed-policy input lengths (frames)
-    warm: bool = True  # run every session once at load, so the first file pays no compile cost
-    n_ctx: int = 256  # initial LLM context in positions; grown as prompts and generation need (decoder.py)
-    decoder_gpu_layers: int | None = None  # None: all on GPU when a GPU provider runs
-    graph_cache: Path | None = None  # where ONNX Runtime's optimised graphs are kept (ort_cache); None: none
 
 
 @dataclass

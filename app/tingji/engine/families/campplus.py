@@ -1,4 +1,4 @@
-"""The `campplus` family: a speaker model (engine/speakers), not a speech recogniser.
+"""The `campplus` family: a speaker model (engine/speakers), not a speech recogniser; its manifest section lives here.
 
 It is a model folder like the others - listed, verified and removed by the
 model manager - so it has a place here; loading it as an Engine's model is
@@ -7,14 +7,56 @@ refused with one line saying what it is for.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ...errors import ModelError
 from .. import messages
 from ..frontend import FrontendConfig
 from ..manifest import Manifest
-from ..speakers.model import SpeakerSection
-from .base import LoadOptions
+from ..options import LoadOptions
+from ..schema import Invalid, entry
 
 FAMILY = "campplus"
+INPUTS = ("feats", "mask")
+OUTPUTS = ("embedding",)
+WINDOW_SECONDS = 1.5  # FunASR's sv_chunk: 1.5 s windows every 0.75 s
+SHIFT_SECONDS = 0.75
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpeakerSection:
+    """The `campplus` section of a speaker model's manifest (written as `asdict`, read strictly by `schema`).
+
+    Args:
+        precision: of the graph (always fp32, see export/campplus/convert.py).
+        feat_dim: fbank bins the graph takes.
+        embedding_size: the embedding's width.
+        inputs: the graph's input names (features, mask).
+        outputs: its output name.
+        shift_seconds: step between windows (the window itself is the manifest's window_seconds).
+        subtract_mean: each clip's features minus their mean per bin, as funasr's extract_feature.
+    """
+
+    precision: str = entry(choices=("fp32",))
+    feat_dim: int = entry(min=1)
+    embedding_size: int = entry(min=1)
+    inputs: tuple[str, ...] = entry(INPUTS, choices=INPUTS)
+    outputs: tuple[str, ...] = entry(OUTPUTS, choices=OUTPUTS)
+    shift_seconds: float = entry(SHIFT_SECONDS, above=0)
+    subtract_mean: bool = True
+
+    def check_frontend(self, frontend: FrontendConfig) -> None:
+        """The graph must take the rows the front-end makes: plain fbank, feat_dim bins (`schema.Invalid`)."""
+        if self.feat_dim != frontend.feature_dim:
+            raise Invalid(
+                "feat_dim",
+                messages.KEY_MISMATCH,
+                value=self.feat_dim,
+                other="frontend.n_mels × frontend.lfr_m",
+                expected=frontend.feature_dim,
+            )
+
+
 FILE_ROLES = ("embedder", "embedder_fixed", "embedder_data")
 REQUIRED_FILES = ("embedder",)
 FRONTEND = FrontendConfig

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from ...errors import ModelError
 from .. import messages
 from ..manifest import Manifest
+from ..options import LoadOptions
 from ..schema import Invalid, entry
-from .base import LoadOptions
 
 FAMILY = "ct-punc"
 FILE_ROLES = ("punc", "punc_data", "tokens")
@@ -43,18 +43,14 @@ class PunctuationSection:
     precision: str = entry(choices=("fp32", "int8"))
     vocab_size: int = entry(min=1)
     marks: tuple[str, ...] = entry(nonempty=True)
-    sentence_end_id: int = entry(min=0)
-    unk_id: int = entry(min=0)
+    sentence_end_id: int = entry(min=0, id_of="marks")  # a class: an index into marks
+    unk_id: int = entry(min=0, id_of="vocab_size")
     split_size: int = entry(20, min=2)
     carry_limit: int = entry(200, min=1)
 
     def __post_init__(self) -> None:
         if not set(MARKS_NEEDED) <= set(self.marks):
             raise Invalid("marks", messages.PUNC_MARKS, needed=" ".join(MARKS_NEEDED))
-        if self.sentence_end_id >= len(self.marks):
-            raise Invalid("sentence_end_id", messages.KEY_ABOVE, value=self.sentence_end_id, most=len(self.marks) - 1)
-        if self.unk_id >= self.vocab_size:
-            raise Invalid("unk_id", messages.KEY_ABOVE, value=self.unk_id, most=self.vocab_size - 1)
 
     def check_frontend(self, frontend: object) -> None:
         """A punctuation model reads text: there is no front-end to agree with."""

@@ -27,22 +27,23 @@ from ..decoder import LlamaContext, LlamaModel, load_for_provider
 from ..draft import Drafter, DraftPolicy
 from ..generation import DecodeOptions, DecodeResult
 from ..manifest import Manifest
-from ..options import TranscribeOptions
+from ..options import LoadOptions, TranscribeOptions
 from ..schema import entry
 from ..sessions import OnnxGraphs, pick_provider
 from ..threads import BusyMeter
-from .base import CancelCheck, LoadOptions, OnnxFamily
+from .base import CancelCheck, OnnxFamily
 
 
 @dataclass(frozen=True, kw_only=True)
 class SpecialTokens:
     """Token ids of the decoder's vocabulary that end an answer (and ChatML's own, for readers)."""
 
-    eos_ids: tuple[int, ...] = entry(nonempty=True, min=0)  # what the reference's generate() stops on
-    stop_ids: tuple[int, ...] = entry((), min=0)  # what Tingji stops on outside exact mode; empty: eos_ids
-    im_start: int | None = entry(None, min=0)
-    im_end: int | None = entry(None, min=0)
-    endoftext: int | None = entry(None, min=0)
+    # What the reference's generate() stops on; what Tingji stops on outside exact mode (empty: eos_ids).
+    eos_ids: tuple[int, ...] = entry(nonempty=True, min=0, id_of="vocab_size")
+    stop_ids: tuple[int, ...] = entry((), min=0, id_of="vocab_size")
+    im_start: int | None = entry(None, min=0, id_of="vocab_size")
+    im_end: int | None = entry(None, min=0, id_of="vocab_size")
+    endoftext: int | None = entry(None, min=0, id_of="vocab_size")
     vocab_size: int | None = entry(None, min=1)
 
     @staticmethod
@@ -82,7 +83,6 @@ class LlmFamily(OnnxFamily):
         # Where the decoder runs (decoder_device): a window whose GPU logits are not finite is redone on the CPU.
         self.graphs.warnings.extend(w for w in self.llm.warnings if w not in self.graphs.warnings)
         self.fallback = decoder_device.Fallback(self.llm, self._context, self.graphs.warnings)
-        self.decoder_device = self.llm.device_name
         self._prompts: dict[Hashable, tuple[list[int], list[int]]] = {}
         self.cores_free = busy.cores_free()
         # Verify the family's draft of each answer in blocks (same tokens; False: one token per step).
@@ -93,6 +93,11 @@ class LlmFamily(OnnxFamily):
         self._manifest = manifest
         self._cells_cache = options.graph_cache if not self.llm.on_gpu else None
         self._cells_to_store = self._cells_cache is not None
+
+    @property
+    def decoder_device(self) -> str:
+        """Where the decoder runs now: its device, or "cpu" once a non-finite window moved it (`Fallback`)."""
+        return self.fallback.device_name
 
     def open_lane(self) -> LlamaContext:
         return self._context(self.llm)
@@ -170,13 +175,13 @@ class LlmFamily(OnnxFamily):
         opts = DecodeOptions(
             max_tokens=options.max_tokens, guard=not (self.exact or options.ignore_eos), ignore_eos=options.ignore_eos
         )
-        drafter = Drafter(draft, self.llm.token_bytes, self.draft_policy) if draft else None
+        drafter = Drafter(draft, self.llm.token_bytes, self.draft_policy) if draft and options.draft else None
         decoded = self.fallback.run(
             lane, lambda ctx: ctx.generate(before, rows, after, opts, cancel=cancel, drafter=drafter)
         )
         timings["prefill"] = decoded.prefill_s
         timings["generate"] = decoded.generate_s
-        if drafter is not None:
+        if drafter is not None or not options.draft:  # what was drafted; 0 with drafting off (--no-draft)
             timings["draft_tokens"] = float(decoded.drafted)
             timings["draft_accepted"] = float(decoded.accepted)
         if self._cells_to_store and self._cells_cache is not None and before == self._prompt(TranscribeOptions())[0]:

@@ -6,7 +6,7 @@ torch), `modules` is our PyTorch definition with a frame mask, `convert` exports
 and writes the folder.
 """
 
-from ...engine.speakers.model import FAMILY
+from ...engine.families.campplus import FAMILY
 from .checkpoint import is_checkpoint
 from .convert import convert
 

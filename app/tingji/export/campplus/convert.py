@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import onnx
 
+from ...engine.families.campplus import FAMILY, INPUTS, OUTPUTS, SHIFT_SECONDS, WINDOW_SECONDS, SpeakerSection
 from ...engine.frontend import FrontendConfig, num_fbank_frames
 from ...engine.manifest import Manifest
-from ...engine.speakers.model import FAMILY, INPUTS, OUTPUTS, SHIFT_SECONDS, WINDOW_SECONDS, SpeakerSection
 from ...errors import ModelError
 from .. import folder_manifest, messages
 from ..onnx_tools import BATCH_FRAMES, OPSET, save_graph_files

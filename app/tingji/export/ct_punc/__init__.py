@@ -6,8 +6,9 @@ dims.py         its sizes and the tensors they give (no torch)
 modules.py      token embedding + SAN-M encoder + mark classifier in PyTorch
 """
 
+from ...engine.families.kit import declared
 from .convert import convert, is_checkpoint
 
-FAMILY = "ct-punc"
+FAMILY = declared(__name__).name  # the name in engine/families/kit.py
 
 __all__ = ["FAMILY", "convert", "is_checkpoint"]

@@ -24,6 +24,7 @@ import numpy as np
 
 from ...engine.families.fun_asr_nano.prompt import build_prompt, pieces_from_config
 from ...engine.families.fun_asr_nano.section import NanoCtc, NanoDecoderInfo, NanoEncoderInfo, NanoSection
+from ...engine.families.kit import declared
 from ...engine.families.llm import SpecialTokens
 from ...engine.frontend import FrontendConfig, num_lfr_frames
 from ...engine.manifest import FileEntry, Manifest, file_entry
@@ -34,7 +35,7 @@ from ..funasr_frontend import frontend_settings
 if TYPE_CHECKING:
     from .checkpoint import Checkpoint
 
-FAMILY = "fun-asr-nano"
+FAMILY = declared(__name__).name  # the name in engine/families/kit.py
 WINDOW_SECONDS = 60
 CTC_FRAME_SECONDS = 0.06  # the CTC head's frame: 6 LFR rows of 10 ms
 

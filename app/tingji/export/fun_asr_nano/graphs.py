@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import onnx
 
+from ...engine.families.kit import PRECISIONS, declared
 from ...errors import ModelError
 from .. import messages
-from ..choices import PRECISIONS
 from ..onnx_tools import BATCH_FRAMES, int8_ops, save_graph_files
 from ..templates import GraphKey, make_graph
 from ..torch_state import split_state
@@ -29,7 +29,7 @@ from .dims import AudioDims
 if TYPE_CHECKING:
     from .modules import CtcGraph, EncoderGraph
 
-FAMILY = "fun-asr-nano"
+FAMILY = declared(__name__).name  # the name in engine/families/kit.py
 ENCODER_INPUTS = ["lfr_feat", "mask"]
 ENCODER_OUTPUTS = ["enc_output", "adaptor_output"]
 CTC_INPUTS = ["enc_output", "mask"]

@@ -26,12 +26,13 @@ from pathlib import Path
 import numpy as np
 import onnx
 
+from ...engine.families.kit import declared
 from ..onnx_tools import BATCH_FRAMES, OPSET, int8_ops, save_graph_files, to_int8
 from ..templates import GraphKey, make_graph
 from ..torch_state import split_state
 from .dims import ParaformerDims
 
-FAMILY = "paraformer"
+FAMILY = declared(__name__).name  # the name in engine/families/kit.py
 ENCODER_INPUTS, ENCODER_OUTPUTS = ["speech", "mask"], ["enc", "alphas"]
 DECODER_INPUTS, DECODER_OUTPUTS = ["enc", "mask", "acoustic", "slot_mask"], ["log_probs", "ids"]
 TIMESTAMP_INPUTS, TIMESTAMP_OUTPUTS = ["enc"], ["weights"]

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 
+from ...engine.families.kit import declared
 from ...errors import ModelError
 from .. import messages
 from ..onnx_tools import BATCH_FRAMES, int8_ops, save_graph_files
@@ -24,7 +25,7 @@ from ..templates import GraphKey, make_graph
 from .dims import CONV_PARTS, EncoderDims, tower_tensors
 from .int8_conv import convs_to_int8
 
-FAMILY = "qwen3-asr"
+FAMILY = declared(__name__).name  # the name in engine/families/kit.py
 INPUTS = ["mel", "mask"]
 OUTPUTS = ["audio_rows"]
 Weights = Mapping[str, np.ndarray]

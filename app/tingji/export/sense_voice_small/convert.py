@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import onnx
 
+from ...engine.families.kit import declared
 from ...engine.families.sense_voice_small.rich import QueryRows
 from ...engine.families.sense_voice_small.section import SenseVoiceCtc, SenseVoiceEncoderInfo, SenseVoiceSection
 from ...engine.frontend import num_lfr_frames
@@ -35,7 +36,7 @@ from ..torch_state import split_state
 from .checkpoint import Checkpoint, load_checkpoint
 from .dims import SenseVoiceDims
 
-FAMILY = "sense-voice-small"
+FAMILY = declared(__name__).name  # the name in engine/families/kit.py
 WINDOW_SECONDS = 30
 WINDOW_REASON = (
     "30 s: funasr's own SenseVoice recipe cuts audio with its VAD at 30 s (max_single_segment_time "

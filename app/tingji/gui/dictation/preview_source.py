@@ -3,8 +3,8 @@ what Settings says about it (`dictationPreviewModel`).
 
 The rule itself is tingji.dictation.preview's (`PreviewModel`): the dictation model
 previews while one preview run on a short take fits in the refresh interval;
-when it does not, an installed SenseVoice-Small (the quickest family: one
-encoder pass and a CTC head) previews on an Engine of its own. This module
+when it does not, an installed model the catalog rates fastest (`about.speed`; SenseVoice-Small
+today: one encoder pass and a CTC head) previews on an Engine of its own. This module
 only finds that model and words the choice.
 """
 
@@ -19,25 +19,24 @@ from ...dictation.preview import FasterModel, PreviewChoice, PreviewEngine
 from ...errors import TingjiError
 from ...paths import graph_cache_dir
 
-__all__ = ["FAST_FAMILY", "faster_preview_model", "preview_model_text"]
-
-FAST_FAMILY = "sense-voice-small"
+__all__ = ["faster_preview_model", "preview_model_text"]
 
 
 def faster_preview_model(family: str, path: str, provider: str, device: str) -> FasterModel | None:
-    """The installed SenseVoice-Small the preview may fall back on; None when the dictation model (`family`,
-    folder `path`) is one itself or none is installed. It would run where the app's models run (`provider`,
-    DirectML's `device`)."""
+    """The installed model of the catalog's fastest speed class the preview may fall back on (today
+    SenseVoice-Small); None when the dictation model (`family`, folder `path`) is one itself or none is
+    installed. It would run where the app's models run (`provider`, DirectML's `device`)."""
     from ...models.installed import list_models
 
-    if family == FAST_FAMILY:
+    fastest = _fastest_families()
+    if not fastest or family in fastest:
         return None
     here = Path(path).resolve()
-    found = [m for m in list_models() if m.manifest_ok and m.family == FAST_FAMILY and m.path.resolve() != here]
+    found = [m for m in list_models() if m.manifest_ok and m.family in fastest and m.path.resolve() != here]
     if not found:
         return None
-    model = next((m for m in found if m.name == FAST_FAMILY), found[0])  # the catalog's, if installed
-    return FasterModel(model.name, partial(_load, str(model.path), provider, device), _catalog_languages())
+    model = next((m for m in found if m.name in fastest[m.family][0]), found[0])  # a catalog entry's, if installed
+    return FasterModel(model.name, partial(_load, str(model.path), provider, device), fastest[model.family][1])
 
 
 def _load(path: str, provider: str, device: str) -> PreviewEngine:
@@ -46,18 +45,24 @@ def _load(path: str, provider: str, device: str) -> PreviewEngine:
     return Engine(path, provider=provider, device=device or None, graph_cache=graph_cache_dir())
 
 
-def _catalog_languages() -> tuple[str, ...]:
-    """The languages the catalog gives the family, so a take in another language does not load it for nothing."""
+def _fastest_families() -> dict[str, tuple[set[str], tuple[str, ...]]]:
+    """family -> (its catalog entries' names, the languages the catalog gives it) for the families the catalog
+    rates fastest (`about.speed`, companions aside): the languages, so a take in another language does not load
+    it for nothing. Empty when the catalog cannot be read."""
+    from ...models.about import SPEEDS
     from ...models.catalog import load_catalog
 
     try:
         catalog = load_catalog()
     except TingjiError:
-        return ()
+        return {}
+    found: dict[str, tuple[set[str], tuple[str, ...]]] = {}
     for entry in catalog:
-        if entry.about is not None and entry.about.family == FAST_FAMILY:
-            return entry.about.languages
-    return ()
+        about = entry.about
+        if about is None or about.companion or about.speed != SPEEDS[0]:
+            continue
+        found.setdefault(about.family, (set(), about.languages))[0].add(entry.name)
+    return found
 
 
 # Settings' line per preview state ({0} the dictation model, {1} the faster one, {2} the seconds a refresh

@@ -16,8 +16,8 @@ import numpy as np
 from ....errors import TingjiError
 from ... import messages
 from ...manifest import Manifest
+from ...options import LoadOptions
 from ...sessions import GraphSpec, OnnxGraphs
-from ..base import LoadOptions
 from .section import NanoSection
 
 # Short fixed bucket for dictation under the fixed policy: 10 s of audio.

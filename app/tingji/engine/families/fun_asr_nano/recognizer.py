@@ -22,14 +22,15 @@ from ...decoder import LlamaContext
 from ...draft import ctc_text
 from ...frontend import FrontendConfig, features
 from ...manifest import Manifest
-from ...options import TranscribeOptions
-from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
+from ...options import LoadOptions, TranscribeOptions
+from ..base import CancelCheck, Capabilities, WindowResult, stage
+from ..kit import declared
 from ..llm import LlmFamily
 from .encoder import NanoEncoder, num_adaptor_rows
 from .prompt import LANGUAGE_WORDS, build_prompt
 from .section import NanoSection, timestamps
 
-FAMILY = "fun-asr-nano"
+FAMILY = declared(__name__).name  # the name in engine/families/kit.py
 FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "ctc", "ctc_data", "decoder", "tokens")
 REQUIRED_FILES = ("encoder", "decoder")
 FRONTEND = FrontendConfig
@@ -87,12 +88,13 @@ class FunAsrNano(LlmFamily):
             out = self.encoder.encode(feats)
         ctc_chars, draft = None, []
         # The CTC head times characters and drafts the answer (Hugging Face's checkpoint has none).
-        if self.ctc_tokens is not None and (options.timestamps or self.drafting):
+        drafting = self.drafting and options.draft
+        if self.ctc_tokens is not None and (options.timestamps or drafting):
             with stage(timings, "ctc"):
                 _, ids = self.encoder.ctc(out.enc)
                 if options.timestamps:
                     ctc_chars = ctc_greedy(ids, self.ctc_blank, self.ctc_tokens, self.ctc_frame_s)
-                if self.drafting:
+                if drafting:
                     best = ids[:, 0] if ids.ndim == 2 else ids
                     text = ctc_text(best, self.ctc_blank, self.ctc_tokens, self.ctc_text_tokens)
                     draft = self.llm.tokenize(text) if text else []

@@ -34,14 +34,15 @@ from ...align import TimedChar
 from ...frontend import FrontendConfig, features
 from ...languages import normalise
 from ...manifest import Manifest
-from ...options import TranscribeOptions
+from ...options import LoadOptions, TranscribeOptions
 from ...sessions import GraphSpec, OnnxGraphs
-from ..base import CancelCheck, Capabilities, GraphsOnly, LoadOptions, WindowResult, manifest_cmvn, stage
+from ..base import CancelCheck, Capabilities, GraphsOnly, WindowResult, manifest_cmvn, stage
+from ..kit import declared
 from . import cif
 from .section import ParaformerSection
 from .text import Words, words_from_tokens
 
-FAMILY = "paraformer"
+FAMILY = declared(__name__).name  # the name in engine/families/kit.py
 FILE_ROLES = (
     "encoder",
     "encoder_fixed",

@@ -20,14 +20,15 @@ from ...decoder import LlamaContext
 from ...languages import normalise
 from ...manifest import Manifest
 from ...mel import MelConfig, log_mel, mel_filters
-from ...options import TranscribeOptions
-from ..base import CancelCheck, Capabilities, LoadOptions, WindowResult, stage
+from ...options import LoadOptions, TranscribeOptions
+from ..base import CancelCheck, Capabilities, WindowResult, stage
+from ..kit import declared
 from ..llm import LlmFamily
 from .encoder import Qwen3Encoder
 from .prompt import build_prompt, parse_answer
 from .section import Qwen3Section
 
-FAMILY = "qwen3-asr"
+FAMILY = declared(__name__).name  # the name in engine/families/kit.py
 FILE_ROLES = ("encoder", "encoder_data", "encoder_fixed", "decoder")
 REQUIRED_FILES = ("encoder", "decoder")
 FRONTEND = MelConfig

@@ -21,14 +21,15 @@ from ... import messages
 from ...align import TimedChar, ctc_greedy
 from ...frontend import FrontendConfig, features
 from ...manifest import Manifest
-from ...options import TranscribeOptions
+from ...options import LoadOptions, TranscribeOptions
 from ...sessions import GraphSpec, OnnxGraphs
-from ..base import CancelCheck, Capabilities, GraphsOnly, LoadOptions, WindowResult, manifest_cmvn, stage
+from ..base import CancelCheck, Capabilities, GraphsOnly, WindowResult, manifest_cmvn, stage
+from ..kit import declared
 from .rich import N_QUERIES, classify, languages, query_ids, read_tags
 from .section import SenseVoiceSection
 from .tokens import BYTE, NORMAL, SPACE, UNUSED, USER_DEFINED, PieceTable, load_pieces
 
-FAMILY = "sense-voice-small"
+FAMILY = declared(__name__).name  # the name in engine/families/kit.py
 FILE_ROLES = ("encoder", "encoder_fixed", "encoder_data", "cmvn", "tokens")
 REQUIRED_FILES = ("encoder", "cmvn", "tokens")
 FRONTEND = FrontendConfig
