@@ -22,6 +22,8 @@ timestamps are real).
 with named, coloured speakers, the rename dialog, and the voice library in
 Settings; with `--speaker-model DIR`, or the trained speaker model under
 tests/fixtures/models, else a random-weight one (draft shots: arbitrary labels).
+`--settings` takes only the Settings dialog (settings-*.png): its speech tab (where the decoder
+runs, drafting) and its speakers tab (per word or per sentence), English and Chinese.
 
 It starts its own Xvfb (1280x800, so the shots look like a laptop screen),
 runs the app on it through the normal xcb platform plugin (real fonts, real
@@ -235,10 +237,12 @@ class Session:
         self.wait(lambda: False, 0.2)
 
 
-def settings_shot(s: Session, path: Path) -> None:
+def settings_shot(s: Session, path: Path, page: str = "speech") -> None:
+    """The Settings dialog open at `page` (a key of `SettingsDialog.pages`)."""
     from tingji.gui.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog(s.window.settings, s.window)
+    dialog.tabs.setCurrentWidget(dialog.pages[page])
     dialog.show()
     s.wait(lambda: False, 0.5)
     dialog.grab().save(str(path))
@@ -247,8 +251,22 @@ def settings_shot(s: Session, path: Path) -> None:
     dialog.deleteLater()
 
 
+def settings_shots(app, model: Path, out: Path, work: Path) -> None:
+    """The Settings dialog alone, in English and Chinese, with the model loaded (as `run` takes it)."""
+    speakers, _ = speaker_model_for_shots(work, None)
+    for lang, tag in (("en", "en"), ("zh_CN", "zh")):
+        s = Session(app, model, lang, "light", work, installed={"campplus": speakers}, speakers="auto")
+        s.ready()
+        settings_shot(s, out / f"settings-{tag}.png")
+        settings_shot(s, out / f"settings-speakers-{tag}.png", "speakers")
+        s.close()
+
+
 def dictation_shot(s: Session, takes: dict, path: Path) -> None:
     """The dictation page: a few takes done, the next one listening."""
+    from tingji.dictation.states import DictationState
+
+    idle = DictationState.IDLE
     host = s.window.dictation_host
     s.window.show_page("dictation")
     s.window.dictation.table.setFocus()  # the takes are pasted into the focused window: this one
@@ -260,20 +278,22 @@ def dictation_shot(s: Session, takes: dict, path: Path) -> None:
         s.wait(lambda: s.mics[-1].recording, 5)
         s.mics[-1].speak(takes[text])
         host.controller.end_take()
-        if not s.wait(lambda: s.window.dictation.table.rowCount() >= done and host.controller.state == "idle", 60):
+        if not s.wait(lambda: s.window.dictation.table.rowCount() >= done and host.controller.state is idle, 60):
             print(f"screenshots: the take {text!r} produced no text", file=sys.stderr)
     s.wait(lambda: False, 0.8)  # the last paste's clipboard restore
     host.controller.begin_take()
-    s.wait(lambda: host.state == "listening", 5)
+    s.wait(lambda: host.state is DictationState.LISTENING, 5)
     s.shot(path)
     host.controller.end_take()
-    s.wait(lambda: host.controller.state == "idle", 30)
+    s.wait(lambda: host.controller.state is idle, 30)
 
 
 def overlay_shots(app, model: Path, out: Path, work: Path) -> None:
     """The dictation overlay listening and previewing, in both languages, over the window behind it."""
     import numpy as np
     from PySide6.QtGui import QGuiApplication
+
+    from tingji.dictation.states import DictationState
 
     phrases = ["please call home today", "save file open new file"]
     samples = speak(work, "overlay", phrases, ("en-us",))
@@ -311,7 +331,7 @@ def overlay_shots(app, model: Path, out: Path, work: Path) -> None:
         grab(f"overlay-preview-{tag}.png")
         say(at, lambda i: False)
         host.controller.end_take()
-        s.wait(lambda: host.controller.state == "idle", 60)
+        s.wait(lambda: host.controller.state is DictationState.IDLE, 60)
         s.close()
 
 
@@ -641,7 +661,7 @@ def speaker_shots(app, model: Path, out: Path, work: Path, speaker_model: Path |
         )
         print(out / f"speakers-rename-{tag}.png")
         panel.name_dialog.reject()
-        settings_shot(s, out / f"voices-{tag}.png")
+        settings_shot(s, out / f"voices-{tag}.png", "speakers")
         s.close()
 
 
@@ -663,6 +683,7 @@ def main() -> int:
     parser.add_argument(
         "--paraformer", action="store_true", help="Paraformer-zh in the picker and a punctuated transcript"
     )
+    parser.add_argument("--settings", action="store_true", help="only the Settings dialog, English and Chinese")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     xvfb, display = start_xvfb()
@@ -672,7 +693,7 @@ def main() -> int:
     os.environ.pop("WAYLAND_DISPLAY", None)
     try:
         model = args.model or default_model(work)
-        if args.extra or args.models or args.overlay or args.paraformer or args.speakers:
+        if args.extra or args.models or args.overlay or args.paraformer or args.speakers or args.settings:
             from tingji.gui.app import create_app
 
             os.environ["TINGJI_HOME"] = str(work / "home-boot")
@@ -684,6 +705,8 @@ def main() -> int:
                 shots = paraformer_shots
             elif args.speakers:
                 shots = functools.partial(speaker_shots, speaker_model=args.speaker_model)
+            elif args.settings:
+                shots = settings_shots
             else:
                 shots = model_shots
             shots(create_app([sys.argv[0]]), model, args.out, work)

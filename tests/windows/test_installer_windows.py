@@ -284,6 +284,50 @@ def test_installed_cli_transcribes_on_directml_next_to_the_file(
     assert "-->" in written[".srt"].read_text(encoding="utf-8")
 
 
+def test_installed_cli_decodes_on_vulkan_with_the_linux_text(
+    winenv, user, demo_model: subprocess.CompletedProcess, clips
+) -> None:
+    """Issue 48 proof 3: the installed app's Vulkan DLLs (`llama_cpp/lib-vulkan` in the freeze) run the demo
+    model's decoder over winevulkan on lavapipe (a CPU-type device: named, as `auto` never takes it).
+
+    The user's data folder holds no verdict yet, so the frozen app runs the self-check in its own process
+    and says so on stderr; Mesa's compiled shaders are the Windows environment's cache, shared with
+    tests/windows/test_vulkan_windows.py."""
+    assert demo_model.returncode == 0, demo_model.stderr[-3000:]
+    clip, _ = clips["采访 clip.wav"]
+    out = FOLDER + r"\vulkan"
+    started = time.monotonic()
+    done = _run(
+        winenv,
+        user,
+        PROGRAM + r"\tingji.exe",
+        "transcribe",
+        f"{FOLDER}\\{clip.name}",
+        "--model",
+        "demo",
+        "--provider",
+        "dml",
+        "--decoder-device",
+        "vulkan",
+        "--format",
+        "json",
+        "--out",
+        out,
+        timeout=1500,  # an empty shader cache: lavapipe compiles for minutes (docs/windows-testing.md)
+    )
+    _say("installed tingji.exe transcribe --provider dml --decoder-device vulkan", started)
+    print(done.stderr.strip())
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and "warning" not in done.stderr, done.stderr[-3000:]
+    result = json.loads((to_linux(user, out) / f"{clip.stem}.json").read_text(encoding="utf-8"))
+    assert result["decoder_device"].startswith("vulkan:0 (llvmpipe"), result["decoder_device"]
+    assert result["provider"] == "dml", result["provider"]
+    assert result["text"] == _linux_words(clip)  # the Linux CPU's transcript of the same file
+    assert "tingji: preparing the GPU, first time only (0 s): vulkan:0 (llvmpipe" in done.stderr
+    checks = json.loads(to_linux(user, DATA + r"\cache\gpu-checks.json").read_text(encoding="utf-8"))
+    assert [v["ok"] for v in checks.values()] == [True]
+
+
 def test_installed_gui_opens_the_file_it_is_given_and_shows_the_transcript(
     winenv, user, demo_model: subprocess.CompletedProcess, clips, tmp_path: Path
 ) -> None:

@@ -70,6 +70,8 @@ def test_vulkan_decoder_under_wine_gives_the_linux_text(wine_env, winenv, tmp_pa
     assert wine_json["decoder_device"].startswith("vulkan:0 (llvmpipe"), (wine_json["decoder_device"], stderr[-2000:])
     assert not [w for w in wine_json["warnings"] if "runs on the CPU" in w or "not finite" in w]
     assert wine_json["text"] == linux_json["text"] and linux_json["text"].strip()
-    # The self-check ran (no verdict was remembered in the fresh data folder) and its verdict is kept.
+    # The self-check ran (no verdict was remembered in the fresh data folder), said so while it ran - the
+    # first time on a driver it waits minutes for the shaders - and its verdict is kept.
+    assert "tingji: preparing the GPU, first time only (0 s): vulkan:0 (llvmpipe" in stderr, stderr[-2000:]
     checks = json.loads((tmp_path / "wine-home" / "cache" / "gpu-checks.json").read_text(encoding="utf-8"))
     assert [v["ok"] for v in checks.values()] == [True]

@@ -12,12 +12,13 @@ import argparse
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..engine.sessions import PROVIDER_CHOICES
 from ..engine.writers import parse_formats, write
-from ..errors import Cancelled, TingjiError, warning
+from ..errors import Cancelled, TingjiError, render, warning
 from . import messages
 from .progress import StatusLine
 
@@ -67,8 +68,8 @@ def add_parser(subparsers: Any) -> None:
         metavar="off|auto|N",
         help="label each segment with its speaker: off, auto (count found from the audio) or the number "
         "of speakers, 1 to 8 (default: off). Models that time their tokens (SenseVoice, Paraformer, Fun-ASR-Nano "
-        "with its CTC head) split a segment where the speaker changes and label each word; others label whole "
-        "sentences",
+        "with its CTC head) split a segment where the speaker changes and label each word; Qwen3-ASR and "
+        "Fun-ASR-Nano without a CTC head label whole sentences",
     )
     p.add_argument("--speaker-model", default=None, help="speaker model name or folder (default: the installed one)")
     p.add_argument(
@@ -77,6 +78,13 @@ def add_parser(subparsers: Any) -> None:
         default=True,
         help="name returning speakers after the voices remembered in the app's voice library, as the app does "
         "(default: on)",
+    )
+    p.add_argument(
+        "--draft",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="let the LLM verify its CTC head's draft in blocks (Fun-ASR-Nano): the same text, faster; "
+        "--no-draft decodes one token at a time, only to compare (default: on)",
     )
     p.add_argument("--max-tokens", type=int, default=512, help="token limit per 60 s window (default 512)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: usable cores, at most 8)")
@@ -127,25 +135,24 @@ def _check_out_dir(out: Path) -> None:
 def _load_engine(args: argparse.Namespace, folder: Path, err: TextIO, speakers: Path | None) -> Engine:
     """The model (and the punctuation and speaker models asked for), with its load-time warnings and where it
     runs said once."""
-    from ..engine import Engine
-    from ..models.installed import punctuation_model, resolve_model
+    from ..engine import Engine, decoder_device
+    from ..models.companions import punctuation_model
 
     if args.decoder_device is not None:
-        from ..engine import decoder_device
-
         decoder_device.configure(args.decoder_device)  # the process's choice, before llama.cpp loads
     punctuation = None
     if args.punctuation:
-        punctuation = resolve_model(args.punctuation_model) if args.punctuation_model else punctuation_model()
-    engine = Engine(
-        folder,
-        args.provider,
-        device=args.device,
-        exact=args.exact,
-        threads=args.threads,
-        punctuation=punctuation,
-        speaker_model=speakers,
-    )
+        punctuation = punctuation_model(args.punctuation_model)
+    with decoder_device.preparing_shown(_show_preparing(StatusLine(err))):
+        engine = Engine(
+            folder,
+            args.provider,
+            device=args.device,
+            exact=args.exact,
+            threads=args.threads,
+            punctuation=punctuation,
+            speaker_model=speakers,
+        )
     for report in engine.warnings:
         print(f"tingji: warning: {report.text}", file=err)
     if args.punctuation and not engine.capabilities.punctuation and engine.punctuator is None:
@@ -155,10 +162,32 @@ def _load_engine(args: argparse.Namespace, folder: Path, err: TextIO, speakers: 
     return engine
 
 
+def _show_preparing(status: StatusLine) -> Callable[[str, float | None], None]:
+    """The GPU self-check's first-time shader compile on stderr (`decoder_device.preparing_shown`): on a
+    terminal a line with the seconds so far, redrawn; elsewhere a line as it starts and one when it is over."""
+    from ..engine import messages as engine_messages
+
+    started: list[float] = []  # when the first word came
+
+    def show(adapter: str, seconds: float | None) -> None:
+        if seconds is None:
+            took = round(time.monotonic() - started[0]) if started else 0
+            status.print("tingji: " + render(engine_messages.GPU_PREPARED.text, dict(adapter=adapter, seconds=took)))
+            return
+        line = "tingji: " + render(engine_messages.GPU_PREPARING.text, dict(adapter=adapter, seconds=int(seconds)))
+        if not started:
+            started.append(time.monotonic() - seconds)
+            status.show(line, force=True) if status.tty else status.print(line)
+        else:
+            status.show(line)
+
+    return show
+
+
 def _options(args: argparse.Namespace) -> tuple[TranscribeOptions, Path | None]:
     """What to ask of the model, and the speaker model's folder when speakers are asked for."""
     from ..engine import TranscribeOptions
-    from ..models.installed import resolve_model, speaker_model
+    from ..models.companions import speaker_model
 
     options = TranscribeOptions(
         language=args.language,
@@ -166,10 +195,11 @@ def _options(args: argparse.Namespace) -> tuple[TranscribeOptions, Path | None]:
         itn=not args.no_itn,
         max_tokens=args.max_tokens,
         speakers=args.speakers,
+        draft=args.draft,
     )
     if options.speakers == "off":
         return options, None
-    speakers = resolve_model(args.speaker_model) if args.speaker_model else speaker_model()
+    speakers = speaker_model(args.speaker_model)
     if speakers is None:
         raise TingjiError(messages.NO_SPEAKER_MODEL, speakers=options.speakers)
     return options, speakers

@@ -18,8 +18,15 @@ only the child, and the retry needs a fresh Vulkan device) and its verdict is re
 driver version and llama.cpp build. At run time a window whose logits are not finite is decoded again
 on the CPU, which keeps the decoder for the rest of the model's life (`Fallback`).
 
+The first check on a driver is slow - the driver compiles llama.cpp's shaders, minutes on lavapipe,
+then keeps them in its cache (Mesa's in `<data>/cache/gpu-shaders`) - so whoever loads can show it as
+"preparing the GPU, first time only" with the seconds so far (`preparing_shown`): never a silent hang.
+
 `TINGJI_DECODER_FAULT` injects faults for tests: `nan` makes every logits read of a device model NaN,
 `nan-after:K` from its K-th read on.
+
+(One module past 400 lines: listing, choice, self-check, verdicts, the first-load note and the fallback
+are one decision - where the decoder runs - and each part reads the others' state.)
 """
 
 from __future__ import annotations
@@ -31,7 +38,8 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -392,11 +400,12 @@ def check_device(path: Path, device: VulkanDevice, library: Path) -> dict:
     """Run the self-check in a child process, then once more with f16 disabled; the verdict as data."""
     first = None
     log.info("checking the decoder on %s (the first time on a driver compiles its shaders: minutes)", device.label)
-    for disable_f16 in (False, True):
-        problem = _check_in_child(path, device, library, disable_f16)
-        if problem is None:
-            return {"ok": True, "disable_f16": disable_f16}
-        first = first or problem
+    with _ticking(device.label, getattr(_THREAD, "preparing", None)):
+        for disable_f16 in (False, True):
+            problem = _check_in_child(path, device, library, disable_f16)
+            if problem is None:
+                return {"ok": True, "disable_f16": disable_f16}
+            first = first or problem
     report = warning(messages.DECODER_ON_CPU, adapter=device.label, reason=first)
     log.warning("%s", report.line)
     return {"ok": False, "text": report.text, "report": report.to_data()}
@@ -475,6 +484,69 @@ def compare(path: str | os.PathLike[str], label: str, *, fault: str | None = Non
 
 
 _MESSAGES = {m.code: m for m in (messages.GPU_NOT_FINITE, messages.GPU_ARGMAX_DIFFERS, messages.GPU_CHECK_FAILED)}
+
+
+# ---------------------------------------------------------------- the first load, shown
+
+Preparing = Callable[[str, float | None], None]
+"""Told `(adapter label, seconds so far)` about once a second while a self-check runs, from 0 s on;
+`(adapter label, None)` when it is over."""
+
+_THREAD = threading.local()  # the GUI's engine threads may load at once: each shows its own
+TICK_S = 1.0
+
+
+def show_preparing(callback: Preparing | None) -> None:
+    """From now on, a self-check that this thread's loads run tells `callback` how it goes (None: nobody).
+
+    Only a self-check is told: a remembered verdict loads in seconds. The callback is called from
+    another thread (a Qt slot must be reached by a queued signal).
+
+    Args:
+        callback: `(adapter, seconds)` about once a second while the check runs, then `(adapter, None)`.
+    """
+    _THREAD.preparing = callback
+
+
+@contextmanager
+def preparing_shown(callback: Preparing) -> Iterator[None]:
+    """`show_preparing(callback)` for the loads in the block.
+
+    Args:
+        callback: as for `show_preparing`.
+    """
+    before = getattr(_THREAD, "preparing", None)
+    show_preparing(callback)
+    try:
+        yield
+    finally:
+        show_preparing(before)
+
+
+@contextmanager
+def _ticking(label: str, callback: Preparing | None) -> Iterator[None]:
+    if callback is None:
+        yield
+        return
+    import time
+
+    done = threading.Event()
+    start = time.monotonic()
+
+    def tick() -> None:
+        while True:
+            callback(label, time.monotonic() - start)
+            if done.wait(TICK_S):
+                return
+
+    ticker = threading.Thread(target=tick, name="tingji-gpu-preparing", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        ticker.join()
+        callback(label, None)
 
 
 # ---------------------------------------------------------------- run-time fallback

@@ -81,7 +81,7 @@ class ModelEngine(QObject):
     unloaded = Signal()  # an idle unload is complete: the engine is closed and its memory returned
     retired = Signal()  # the thread has ended and closed the engine (after `retire()`)
 
-    _requestLoad = Signal(str, str, str, bool, int)
+    _requestLoad = Signal(str, str, str, bool, int, str)
     _requestUnload = Signal(int)
     _requestTranscribe = Signal(object)
 
@@ -94,6 +94,7 @@ class ModelEngine(QObject):
         parent: QObject | None = None,
         device: str = "",
         punctuation: bool = True,
+        decoder: str = "auto",
     ) -> None:
         super().__init__(parent)
         self.path = str(path)
@@ -101,6 +102,7 @@ class ModelEngine(QObject):
         self.provider_setting = provider
         self.device_setting = device  # DirectML's adapter ("" = the high-performance one)
         self.punctuation_setting = punctuation  # use the installed punctuation model if the model writes none
+        self.decoder_setting = decoder  # where an LLM decoder runs (Settings.decoder_device)
         self.state = EngineState.LOADING  # asked for; `started` says whether the thread was asked yet
         self.detail = name  # model name when loading/ready, reason (English) when failed
         self.error: ErrorReport | None = None  # why, when failed: the window says it in the UI language
@@ -108,6 +110,7 @@ class ModelEngine(QObject):
         self.device = ""  # the adapter it runs on, once READY (DirectML)
         self.warnings: tuple[ErrorReport, ...] = ()  # tingji.errors.warning reports
         self.loaded: LoadedModel | None = None  # while READY
+        self.preparing: tuple[str, float] | None = None  # while LOADING: the GPU's first-time self-check, seconds
         self.languages: tuple[str, ...] | None = None  # what it can be told; kept while unloaded
         self.started = False
         self.unload_after_min = 0.0
@@ -124,6 +127,7 @@ class ModelEngine(QObject):
         self._requestTranscribe.connect(self.worker.transcribe)
         self.worker.ready.connect(self._on_ready)
         self.worker.load_failed.connect(self._on_load_failed)
+        self.worker.preparing.connect(self._on_preparing)
         self.worker.unloaded.connect(self._on_unloaded)
         for name_ in ("started", "progress", "finished", "failed", "cancelled"):
             getattr(self.worker, name_).connect(getattr(lane, name_))
@@ -139,7 +143,12 @@ class ModelEngine(QObject):
         self.release()
         self._set(EngineState.LOADING, self.name)
         self._requestLoad.emit(
-            self.path, self.provider_setting, self.device_setting, self.punctuation_setting, self._seq
+            self.path,
+            self.provider_setting,
+            self.device_setting,
+            self.punctuation_setting,
+            self._seq,
+            self.decoder_setting,
         )
 
     def _set(
@@ -152,6 +161,7 @@ class ModelEngine(QObject):
     ) -> None:
         self.state, self.detail, self.provider, self.warnings = state, detail, provider, warnings
         self.error = error
+        self.preparing = None
         self.stateChanged.emit()
 
     def release(self) -> None:
@@ -168,6 +178,11 @@ class ModelEngine(QObject):
         self.device = loaded.device
         self._set(EngineState.READY, loaded.name, loaded.provider, loaded.warnings)
         self.arm_idle_timer()
+
+    def _on_preparing(self, seq: int, gpu: str, seconds: float) -> None:
+        if seq == self._seq and self.state is EngineState.LOADING and not self._closing:
+            self.preparing = (gpu, seconds) if seconds >= 0 else None
+            self.stateChanged.emit()
 
     def _on_load_failed(self, seq: int, error: ErrorReport) -> None:
         if seq == self._seq and not self._closing:
@@ -310,6 +325,7 @@ class EngineHost(QObject):
                 or engine.provider_setting != self.settings.provider
                 or engine.device_setting != self.settings.device
                 or engine.punctuation_setting != self.settings.punctuation
+                or engine.decoder_setting != self.settings.decoder_device
                 or engine.state is EngineState.FAILED
             ):
                 self._retire(engine)
@@ -328,7 +344,14 @@ class EngineHost(QObject):
 
     def _new_engine(self, path: Path, name: str) -> ModelEngine:
         engine = ModelEngine(
-            path, name, self.settings.provider, self.files_lane, self, self.settings.device, self.settings.punctuation
+            path,
+            name,
+            self.settings.provider,
+            self.files_lane,
+            self,
+            self.settings.device,
+            self.settings.punctuation,
+            self.settings.decoder_device,
         )
         engine.stateChanged.connect(self.stateChanged)
         engine.releasing.connect(lambda: self.releasing.emit(engine))

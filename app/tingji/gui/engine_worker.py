@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from ..engine.decoder_device import Choice, VulkanDevice
 from ..engine.heap import release_free_heap
 from ..engine.options import TranscribeOptions
 from ..engine.speakers.library import VoiceLibrary, name_speakers
 from ..engine.transcript import Progress
-from ..errors import Cancelled, ErrorReport, TingjiError
+from ..errors import Cancelled, ErrorReport, TingjiError, warning
 from ..paths import graph_cache_dir, voices_dir
 from . import messages
 from .errors import problem_of
@@ -38,6 +39,22 @@ if TYPE_CHECKING:  # importing the engine loads onnxruntime and llama.cpp: the w
     from ..engine.transcribe import Engine
 
 log = logging.getLogger(__name__)
+
+
+def decoder_choice(setting: str, devices: list[VulkanDevice] | None) -> tuple[Choice, ErrorReport | None]:
+    """Settings' decoder device as `decoder_device`'s choice, with a warning when it cannot be had.
+
+    Args:
+        setting: "auto", "cpu" or a Vulkan device's name (a name outlives the driver's numbering,
+            which changes when a GPU comes or goes).
+        devices: What the Vulkan driver lists now (`decoder_device.list_vulkan_devices`); None: no driver.
+    """
+    if setting in ("auto", "cpu"):
+        return Choice(setting), None
+    index = next((d.index for d in devices or () if d.name == setting), None)
+    if index is None:  # the GPU is gone (or its driver): Automatic, said once at load
+        return Choice("auto"), warning(messages.UNKNOWN_DECODER_DEVICE, device=setting)
+    return Choice("vulkan", index), None
 
 
 @dataclass(frozen=True)
@@ -87,23 +104,33 @@ class EngineWorker(QObject):
     finished = Signal(int, object, float)  # job id, Transcript, seconds taken
     failed = Signal(int, object)  # job id, ErrorReport (errors.problem_of)
     cancelled = Signal(int, object)  # job id, partial Transcript or None
+    preparing = Signal(int, str, float)  # load number, GPU, seconds so far (-1: over): its first-time self-check
 
     def __init__(self) -> None:
         super().__init__()
         self._engine: Engine | None = None
 
-    @Slot(str, str, str, bool, int)
-    def load(self, model_path: str, provider: str, device: str, punctuation: bool, seq: int) -> None:
+    @Slot(str, str, str, bool, int, str)
+    def load(
+        self, model_path: str, provider: str, device: str, punctuation: bool, seq: int, decoder: str = "auto"
+    ) -> None:
         """(Re)load the model on `provider` (and DirectML's adapter `device`, "" for the default one);
         the previous engine is closed first to free its memory.
 
         `punctuation`: punctuate with the installed punctuation model when the model writes none.
-        `seq` numbers the requests so the GUI can ignore answers to superseded ones."""
+        `seq` numbers the requests so the GUI can ignore answers to superseded ones.
+        `decoder`: Settings' decoder device (`decoder_choice`), the process's from this load on."""
+        from ..engine import decoder_device
         from ..engine.transcribe import Engine  # heavy import (onnxruntime, llama_cpp): off the GUI thread
-        from ..models.installed import punctuation_model
+        from ..models.companions import punctuation_model
 
         self.close_engine()
+        # The GPU's self-check compiles its shaders the first time (minutes): the status line says so.
+        decoder_device.show_preparing(lambda gpu, s, seq=seq: self.preparing.emit(seq, gpu, -1.0 if s is None else s))
         try:
+            named = decoder not in ("auto", "cpu")
+            choice, missing = decoder_choice(decoder, decoder_device.list_vulkan_devices() if named else None)
+            decoder_device.configure(choice)  # before llama.cpp loads: which build, which device
             engine = Engine(
                 model_path,
                 provider=provider,
@@ -125,7 +152,7 @@ class EngineWorker(QObject):
                 engine.model_name,
                 model_path,
                 engine.provider,
-                tuple(engine.warnings),
+                (missing, *engine.warnings) if missing is not None else tuple(engine.warnings),
                 engine,
                 tuple(engine.capabilities.languages),
                 engine.device,
@@ -171,7 +198,7 @@ class EngineWorker(QObject):
     def _speaker_model_for(self, options: TranscribeOptions) -> None:
         """A file asks for speaker labels: load the installed speaker model on the first one (none installed,
         or one that fails to load: the transcript says so in a warning and has no labels)."""
-        from ..models.installed import speaker_model
+        from ..models.companions import speaker_model
 
         if options.speakers == "off" or self._engine is None or self._engine.speaker_model is not None:
             return

@@ -35,6 +35,7 @@ PAGES = ("files", "dictation")
 # own business (the files page offers the loaded model's list). "" lets it detect.
 MAX_LANGUAGE_CHARS = 32
 MAX_DEVICE_CHARS = 128  # DXGI's adapter descriptions are at most 128 characters
+MAX_VULKAN_NAME_CHARS = 256  # VK_MAX_PHYSICAL_DEVICE_NAME_SIZE
 MAX_UNLOAD_AFTER_MIN = 24 * 60
 # "Identify speakers" for files: off, found from the audio, or a known count (one speaker needs no labels).
 SPEAKER_CHOICES = ("off", "auto", *(str(n) for n in range(2, MAX_SPEAKERS + 1)))
@@ -48,6 +49,8 @@ class Settings:
     dictation_model: str = ""  # dictation's model, as `model`; "" = the same as files
     provider: str = "auto"
     device: str = ""  # DirectML's graphics adapter, by name; "" = the high-performance one
+    # Where an LLM decoder runs: "auto", "cpu" or a Vulkan device by name (engine_worker.decoder_choice).
+    decoder_device: str = "auto"
     # How files and dictation are recognised (`transcribe_options()`): one language, one hotword list.
     language: str = ""  # "" = detect
     hotwords: list[str] = field(default_factory=list)
@@ -68,10 +71,13 @@ class Settings:
     punctuation: bool = True  # punctuate transcripts of models that write none, with the installed punctuation model
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
     speakers: str = "off"  # files: label who spoke, one of SPEAKER_CHOICES (a file may have its own: the queue's)
+    draft: bool = True  # the LLM verifies its CTC head's draft in blocks (TranscribeOptions.draft): off only to compare
 
     def transcribe_options(self) -> TranscribeOptions:
         """What every transcription asks of the model: files as they are, dictation without timestamps."""
-        return TranscribeOptions(language=self.language or None, hotwords=tuple(self.hotwords), itn=self.itn)
+        return TranscribeOptions(
+            language=self.language or None, hotwords=tuple(self.hotwords), itn=self.itn, draft=self.draft
+        )
 
     def files_options(self, speakers: str | None = None) -> TranscribeOptions:
         """A file's options: `transcribe_options()` with speaker labels (the file's own choice, else the setting)."""
@@ -85,6 +91,8 @@ class Settings:
         s.provider = s.provider if s.provider in PROVIDER_CHOICES else "auto"
         device = str(s.device or "").strip()
         s.device = device if len(device) <= MAX_DEVICE_CHARS and device.isprintable() else ""
+        decoder = str(s.decoder_device or "").strip()
+        s.decoder_device = decoder if 0 < len(decoder) <= MAX_VULKAN_NAME_CHARS and decoder.isprintable() else "auto"
         code = normalise_language(str(s.language or "")) or ""
         s.language = code if len(code) <= MAX_LANGUAGE_CHARS and code.isprintable() else ""
         s.hotwords = [str(w).strip() for w in (s.hotwords or []) if str(w).strip()]
@@ -102,6 +110,7 @@ class Settings:
         s.page = s.page if s.page in PAGES else "files"
         s.tray_notice_shown = bool(s.tray_notice_shown)
         s.punctuation = bool(s.punctuation)
+        s.draft = bool(s.draft)
         s.speakers = s.speakers if s.speakers in SPEAKER_CHOICES else "off"
         minutes = float(s.unload_after_min)
         s.unload_after_min = max(0.0, min(float(MAX_UNLOAD_AFTER_MIN), minutes)) if math.isfinite(minutes) else 0.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
@@ -26,15 +26,20 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from ..engine import adapters as dxgi
+from ..engine import decoder_device as vulkan
+from ..engine import messages as engine_messages
 from ..engine.sessions import PROVIDER_CHOICES, PROVIDER_NAMES
 from ..engine.writers import FORMATS
+from ..errors import Message
 from ..models.installed import list_models
-from . import theme
+from . import messages, theme
+from .errors import translated
 from .languages import fill_language_menu
 from .settings import MAX_UNLOAD_AFTER_MIN, SPEAKER_CHOICES, Settings
 from .speakers import choice_label, no_model_reason, speakers_available
@@ -47,6 +52,29 @@ def graphics_adapters() -> list[str]:
         return [a.name for a in dxgi.list_adapters()]
     except dxgi.AdaptersUnavailable:
         return []
+
+
+@dataclass(frozen=True)
+class DecoderDevices:
+    """What the decoder-device choice offers besides Automatic and the CPU.
+
+    Args:
+        devices: The Vulkan devices the driver lists, in its order.
+        missing: Why there are none to choose (no Vulkan build, no driver, no adapter); None when there are.
+    """
+
+    devices: tuple[vulkan.VulkanDevice, ...] = ()
+    missing: Message | None = None
+
+
+def decoder_devices() -> DecoderDevices:
+    """The Vulkan devices the decoder could run on here, or why there are none."""
+    if vulkan.vulkan_library() is None:
+        return DecoderDevices(missing=engine_messages.GPU_NO_BUILD)
+    found = vulkan.list_vulkan_devices()
+    if found is None:
+        return DecoderDevices(missing=engine_messages.GPU_NO_LOADER)
+    return DecoderDevices(tuple(found), None if found else messages.NO_VULKAN_DEVICES)
 
 
 def _size(n: int) -> str:
@@ -72,15 +100,18 @@ class SettingsDialog(QDialog):
         *,
         languages: Sequence[str] | None = None,
         adapters: Sequence[str] | None = None,
+        decoders: DecoderDevices | None = None,
     ) -> None:
         """`languages`: the codes the files model can be told (None: not known, it has not loaded).
-        `adapters`: the graphics adapters' names, high-performance first (None: asked of DXGI here)."""
+        `adapters`: the graphics adapters' names, high-performance first (None: asked of DXGI here).
+        `decoders`: the Vulkan devices an LLM decoder can run on (None: asked of the Vulkan driver here)."""
         super().__init__(parent)
         self.setWindowTitle(self.tr("Settings"))
         self.setMinimumWidth(520)
         self._original = settings
         self._languages = tuple(languages) if languages is not None else None
         self._build_speech_fields(adapters)
+        self._build_decoder_fields(decoder_devices() if decoders is None else decoders)
         speech, form = self._build_speech(show_device=bool(settings.device))
         output, out_form = self._build_output()
         speakers, speakers_form = self._build_speakers()
@@ -89,10 +120,20 @@ class SettingsDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         _align_labels((form, out_form, speakers_form, ui_form))
+        # One tab per group: all four stacked were taller than a laptop's screen (Qt then squeezed the rows
+        # into each other).
+        self.tabs = QTabWidget(self)
+        self.pages: dict[str, QWidget] = {}  # the tabs by name: "speech", "output", "speakers", "interface"
+        for name, box in (("speech", speech), ("output", output), ("speakers", speakers), ("interface", interface)):
+            self.pages[name] = page = QWidget(self.tabs)
+            self.tabs.addTab(page, box.title())
+            column = QVBoxLayout(page)
+            column.addWidget(box)
+            column.addStretch(1)  # a short tab's rows stay at the top, at their own heights
+            box.setTitle("")  # the tab names it and frames it
+            box.setStyleSheet("QGroupBox { border: none; margin: 0; padding: 0; }")
         layout = QVBoxLayout(self)
-        for box in (speech, output, speakers, interface):
-            layout.addWidget(box)
-        layout.addStretch(1)
+        layout.addWidget(self.tabs)
         layout.addWidget(buttons)
         self._load(settings)
 
@@ -155,6 +196,34 @@ class SettingsDialog(QDialog):
             self.tr("Paraformer writes no punctuation; the punctuation model installed with it adds it")
         )
 
+    def _build_decoder_fields(self, offer: DecoderDevices) -> None:
+        """Where an LLM decoder runs (Fun-ASR-Nano, Qwen3-ASR) and whether it verifies drafts."""
+        # Widgets placed in a row layout before the row is in the form get their parent now (gui/__init__.py).
+        self.decoder_device = QComboBox(self)
+        self.decoder_device.addItem(self.tr("Automatic (a Vulkan GPU when there is one)"), "auto")
+        self.decoder_device.addItem(self.tr("CPU"), "cpu")
+        for device in offer.devices:  # by name: the driver's numbers change when a GPU comes or goes
+            label = self.tr("{0} (software)").format(device.name) if device.kind == "cpu" else device.name
+            self.decoder_device.addItem(label, device.name)
+        self.decoder_device.setToolTip(
+            self.tr(
+                "Where the language model of Fun-ASR-Nano and Qwen3-ASR runs; "
+                "a GPU is checked against the CPU when the model loads"
+            )
+        )
+        self.decoder_hint = QLabel(
+            self.tr("Only the CPU here: {0}.").format(translated(offer.missing)) if offer.missing else "", self
+        )
+        self.decoder_hint.setWordWrap(True)
+        self.decoder_hint.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
+        self.draft = QCheckBox(self.tr("Verify drafts in blocks: the same text, faster (off only to compare)"))
+        self.draft.setToolTip(
+            self.tr(
+                "Fun-ASR-Nano's language model checks its CTC head's guess of the text many tokens at a time "
+                "instead of writing one token at a time"
+            )
+        )
+
     def _build_speech(self, *, show_device: bool) -> tuple[QGroupBox, QFormLayout]:
         """The speech recognition group; the adapter row only where there is one to choose (or a saved one)."""
         model_row = QHBoxLayout()
@@ -169,9 +238,16 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Graphics adapter:"), self.device)
         # Only Windows has adapters to choose from; a saved choice still shows (_load adds it).
         form.setRowVisible(self.device, self.device.count() > 1 or show_device)
+        decoder = QVBoxLayout()  # the hint right under its choice
+        decoder.setSpacing(2)
+        decoder.addWidget(self.decoder_device)
+        decoder.addWidget(self.decoder_hint)
+        self.decoder_hint.setHidden(not self.decoder_hint.text())
+        form.addRow(self.tr("Decoder runs on:"), decoder)
         form.addRow(self.tr("Language spoken:"), self.language)
         form.addRow(self.tr("Hotwords:"), self.hotwords)
         form.addRow(self.punctuation)
+        form.addRow(self.draft)
         unload_row = QHBoxLayout()
         unload_row.addWidget(self.unload_after)
         unload_row.addStretch(1)
@@ -204,10 +280,17 @@ class SettingsDialog(QDialog):
         self.speakers_reason = QLabel(no_model_reason())
         self.speakers_reason.setWordWrap(True)
         self.speakers_reason.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
+        # Capabilities.word_speakers: only models that time their tokens can change speaker inside a sentence.
+        self.speakers_granularity = QLabel(
+            self.tr("Qwen3-ASR and Fun-ASR-Nano without a CTC head label whole sentences, not single words.")
+        )
+        self.speakers_granularity.setWordWrap(True)
+        self.speakers_granularity.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
         self.voices = VoiceLibraryBox()
         box = QGroupBox(self.tr("Speakers"))
         form = QFormLayout(box)
         form.addRow(self.tr("Identify speakers:"), self.speakers)
+        form.addRow("", self.speakers_granularity)
         form.addRow(self.speakers_reason)
         form.setRowVisible(self.speakers_reason, not available)
         form.addRow(self.tr("Voice library:"), self.voices)
@@ -269,13 +352,15 @@ class SettingsDialog(QDialog):
             (self.speakers, s.speakers),
         ):
             combo.setCurrentIndex(max(0, combo.findData(value)))
-        if s.device and self.device.findData(s.device) < 0:
-            self.device.addItem(self.tr("{0} (not found)").format(s.device), s.device)
-        self.device.setCurrentIndex(max(0, self.device.findData(s.device)))
+        for combo, value in ((self.device, s.device), (self.decoder_device, s.decoder_device)):
+            if value and combo.findData(value) < 0:  # a saved adapter that is gone stays chosen, and says so
+                combo.addItem(self.tr("{0} (not found)").format(value), value)
+            combo.setCurrentIndex(max(0, combo.findData(value)))
         self._provider_changed()
         self.hotwords.setPlainText("\n".join(s.hotwords))
         self.auto_export.setChecked(s.auto_export)
         self.punctuation.setChecked(s.punctuation)
+        self.draft.setChecked(s.draft)
         self.unload_after.setValue(math.ceil(s.unload_after_min))  # whole minutes; the file may hold less
         for fmt, box in self.formats.items():
             box.setChecked(fmt in s.formats)
@@ -289,6 +374,7 @@ class SettingsDialog(QDialog):
             dictation_model=str(self.dictation_model.currentData() or ""),
             provider=str(self.provider.currentData()),
             device=str(self.device.currentData() or ""),
+            decoder_device=str(self.decoder_device.currentData() or "auto"),
             language=str(self.language.currentData() or ""),
             hotwords=list(dict.fromkeys(words)),
             formats=[f for f, box in self.formats.items() if box.isChecked()] or ["txt"],
@@ -297,6 +383,7 @@ class SettingsDialog(QDialog):
             appearance=str(self.appearance.currentData()),
             unload_after_min=self.unload_after.value(),
             punctuation=self.punctuation.isChecked(),
+            draft=self.draft.isChecked(),
             speakers=str(self.speakers.currentData()),
         ).normalised()
 

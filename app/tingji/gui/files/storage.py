@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ...engine import messages
-from ...engine.transcript import Segment, Transcript, VoicePrint
+from ...engine.transcript import Segment, Transcript, VoicePrint, Word
 from ...errors import ErrorReport, reports_to_json, warning
 from ..databases import check_readable
 
@@ -396,7 +396,13 @@ def transcript_from_dict(data: dict[str, Any]) -> Transcript:
     speakers = [str(n) for n in data.get("speakers") or []]
     number = {name: i for i, name in reversed(list(enumerate(speakers)))}  # a name given twice: its first number
     segments = [
-        Segment(float(s["start"]), float(s["end"]), str(s["text"]), speaker=number.get(s.get("speaker")))
+        Segment(
+            float(s["start"]),
+            float(s["end"]),
+            str(s["text"]),
+            speaker=number.get(s.get("speaker")),
+            words=_words(s.get("words"), number),
+        )
         for s in data.get("segments", [])
     ]
     return Transcript(
@@ -417,7 +423,15 @@ def transcript_from_dict(data: dict[str, Any]) -> Transcript:
         complete=data.get("complete") is not False,
         speakers=speakers,
         voice_prints=_voice_prints(data, len(speakers)),
+        speaker_granularity=str(data.get("speaker_granularity") or ""),
     )
+
+
+def _words(items: Any, number: dict[str, int]) -> list[Word] | None:
+    """A stored segment's timed words (`Word.to_dict`), their speakers numbered as the segments'; None: untimed."""
+    if not isinstance(items, list):
+        return None
+    return [Word(float(w["start"]), float(w["end"]), str(w["text"]), number.get(w.get("speaker"))) for w in items]
 
 
 def _warnings(data: dict[str, Any]) -> list[ErrorReport]:

@@ -21,22 +21,22 @@ The details are in {1}.</source>
 <context>
     <name>DictationOverlay</name>
     <message>
-        <location filename="../dictation/overlay.py" line="106"/>
+        <location filename="../dictation/overlay.py" line="126"/>
         <source>Not inserted; the text is in the dictation history.</source>
         <translation>未插入；文字已保存在听写记录中。</translation>
     </message>
     <message>
-        <location filename="../dictation/overlay.py" line="110"/>
+        <location filename="../dictation/overlay.py" line="130"/>
         <source>Nothing was said.</source>
         <translation>没有听到说话。</translation>
     </message>
     <message>
-        <location filename="../dictation/overlay.py" line="180"/>
+        <location filename="../dictation/overlay.py" line="204"/>
         <source>Listening…</source>
         <translation>正在听…</translation>
     </message>
     <message>
-        <location filename="../dictation/overlay.py" line="181"/>
+        <location filename="../dictation/overlay.py" line="204"/>
         <source>Transcribing…</source>
         <translation>正在转写…</translation>
     </message>
@@ -300,17 +300,17 @@ The details are in {1}.</source>
 <context>
     <name>DictationStatus</name>
     <message>
-        <location filename="../dictation/status.py" line="31"/>
+        <location filename="../dictation/status.py" line="32"/>
         <source>Dictation: waiting for the model</source>
         <translation>听写：等待模型</translation>
     </message>
     <message>
-        <location filename="../dictation/status.py" line="32"/>
+        <location filename="../dictation/status.py" line="33"/>
         <source>Dictation: press {0}</source>
         <translation>听写：按 {0}</translation>
     </message>
     <message>
-        <location filename="../dictation/status.py" line="33"/>
+        <location filename="../dictation/status.py" line="38"/>
         <source>Dictation: hotkey unavailable</source>
         <translation>听写：快捷键不可用</translation>
     </message>
@@ -325,7 +325,7 @@ The details are in {1}.</source>
         <translation>听写：正在转写…</translation>
     </message>
     <message>
-        <location filename="../dictation/status.py" line="42"/>
+        <location filename="../dictation/status.py" line="44"/>
         <source>Open the dictation page</source>
         <translation>打开听写页面</translation>
     </message>
@@ -634,6 +634,11 @@ The details are in {1}.</source>
         <translation>{path}：{key} 为 {value}，不能大于 {most}</translation>
     </message>
     <message>
+        <source>{path}: {key} is {value}; a token id must be in {least}..{most} (sized by {size_key}: {size})</source>
+        <comment>manifest.id_out_of_range</comment>
+        <translation>{path}：{key} 为 {value}；词元 ID 必须在 {least}..{most} 之间（由 {size_key} 决定：{size}）</translation>
+    </message>
+    <message>
         <source>{path}: {key} is {value}; it must be one of {choices}</source>
         <comment>manifest.key_not_a_choice</comment>
         <translation>{path}：{key} 为 {value}，必须是 {choices} 之一</translation>
@@ -829,6 +834,16 @@ The details are in {1}.</source>
         <translation>它的自检失败了（{detail}）</translation>
     </message>
     <message>
+        <source>preparing the GPU, first time only ({seconds} s): {adapter}</source>
+        <comment>decoder.preparing</comment>
+        <translation>正在准备 GPU，仅首次（{seconds} 秒）：{adapter}</translation>
+    </message>
+    <message>
+        <source>the GPU is prepared ({seconds} s): {adapter}</source>
+        <comment>decoder.prepared</comment>
+        <translation>GPU 已准备好（用时 {seconds} 秒）：{adapter}</translation>
+    </message>
+    <message>
         <source>unknown output format {format!r} (choose {choices})</source>
         <comment>writer.unknown_format</comment>
         <translation>未知的输出格式 {format!r}（可选 {choices}）</translation>
@@ -877,6 +892,11 @@ The details are in {1}.</source>
         <source>{path}: {key} must hold the marks {needed}</source>
         <comment>punctuation.marks</comment>
         <translation>{path}：{key} 必须包含标点 {needed}</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable token list ({reason})</source>
+        <comment>punctuation.tokens_unreadable</comment>
+        <translation>{path}：无法读取词表（{reason}）</translation>
     </message>
     <message>
         <source>{folder}: not a punctuation model (its family is {family})</source>
@@ -2059,6 +2079,11 @@ The details are in {1}.</source>
         <translation>无法使用音频输入：{reason}</translation>
     </message>
     <message>
+        <source>audio needs {library}, which is missing or broken (package {package})</source>
+        <comment>microphone.library_missing</comment>
+        <translation>音频需要 {library}，但它缺失或已损坏（软件包 {package}）</translation>
+    </message>
+    <message>
         <source>no microphone found (no default input device)</source>
         <comment>microphone.none</comment>
         <translation>找不到麦克风（没有默认输入设备）</translation>
@@ -2264,6 +2289,11 @@ The details are in {1}.</source>
         <translation>--speakers {speakers} 需要说话人模型：尚未安装（用 --speaker-model 指定一个）</translation>
     </message>
     <message>
+        <source>the desktop app cannot start: Qt needs {library}, which is missing or broken (package {package})</source>
+        <comment>cli.gui_library_missing</comment>
+        <translation>桌面应用无法启动：Qt 需要 {library}，但它缺失或已损坏（软件包 {package}）</translation>
+    </message>
+    <message>
         <source>no model loaded</source>
         <comment>gui.no_model</comment>
         <translation>没有加载模型</translation>
@@ -2287,6 +2317,41 @@ The details are in {1}.</source>
         <source>{reason}</source>
         <comment>gui.system_refused_no_file</comment>
         <translation>{reason}</translation>
+    </message>
+    <message>
+        <source>the Vulkan driver lists no graphics adapter</source>
+        <comment>gui.no_vulkan_devices</comment>
+        <translation>Vulkan 驱动没有列出任何显卡</translation>
+    </message>
+    <message>
+        <source>the decoder's graphics adapter {device!r} is not listed by the Vulkan driver; it runs where Automatic puts it</source>
+        <comment>gui.unknown_decoder_device</comment>
+        <translation>显卡驱动没有列出解码器所选的显卡 {device!r}；改由“自动”决定解码器在哪里运行</translation>
+    </message>
+    <message>
+        <source>playback needs {library}, which is missing or broken (package {package})</source>
+        <comment>gui.playback_library_missing</comment>
+        <translation>播放需要 {library}，但它缺失或已损坏（软件包 {package}）</translation>
+    </message>
+    <message>
+        <source>Qt Multimedia cannot play here: {reason}</source>
+        <comment>gui.playback_unavailable</comment>
+        <translation>Qt Multimedia 无法在此播放：{reason}</translation>
+    </message>
+    <message>
+        <source>the window cannot open: Qt's {platform} platform plugin needs {library}, which is missing or broken (package {package})</source>
+        <comment>gui.platform_library_missing</comment>
+        <translation>窗口无法打开：Qt 的 {platform} 平台插件需要 {library}，但它缺失或已损坏（软件包 {package}）</translation>
+    </message>
+    <message>
+        <source>the window cannot open: Qt's {platform} platform plugin has no display ({variable} is not set)</source>
+        <comment>gui.platform_no_display</comment>
+        <translation>窗口无法打开：Qt 的 {platform} 平台插件没有可用的显示（未设置 {variable}）</translation>
+    </message>
+    <message>
+        <source>the window cannot open: Qt's {platform} platform plugin does not load ({reason})</source>
+        <comment>gui.platform_plugin_failed</comment>
+        <translation>窗口无法打开：Qt 的 {platform} 平台插件无法加载（{reason}）</translation>
     </message>
 </context>
 <context>
@@ -2599,62 +2664,62 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelCard</name>
     <message>
-        <location filename="../models/facts.py" line="51"/>
+        <location filename="../models/facts.py" line="52"/>
         <source>about {0}</source>
         <translation>约 {0}</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="52"/>
+        <location filename="../models/facts.py" line="53"/>
         <source>size shown once the download starts</source>
         <translation>开始下载后显示大小</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="57"/>
+        <location filename="../models/facts.py" line="58"/>
         <source>Fastest</source>
         <translation>最快</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="58"/>
+        <location filename="../models/facts.py" line="59"/>
         <source>Fast</source>
         <translation>快</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="59"/>
+        <location filename="../models/facts.py" line="60"/>
         <source>Moderate</source>
         <translation>中等</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="60"/>
+        <location filename="../models/facts.py" line="61"/>
         <source>Slower</source>
         <translation>较慢</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="65"/>
+        <location filename="../models/facts.py" line="66"/>
         <source>, </source>
         <translation>、</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="70"/>
+        <location filename="../models/facts.py" line="71"/>
         <source>dictation</source>
         <translation>听写</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="71"/>
+        <location filename="../models/facts.py" line="72"/>
         <source>quick drafts</source>
         <translation>快速草稿</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="77"/>
+        <location filename="../models/facts.py" line="78"/>
         <source>Chinese files with exact timestamps</source>
         <translation>带精确时间戳的中文文件</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="78"/>
+        <location filename="../models/facts.py" line="79"/>
         <source>punctuation for models that write none</source>
         <translation>为不输出标点的模型加标点</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="109"/>
+        <location filename="../models/facts.py" line="110"/>
         <source>Downloaded from: {0}</source>
         <translation>下载自：{0}</translation>
     </message>
@@ -2669,47 +2734,47 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>时间戳：无——此副本没有 CTC 头（Hugging Face 的 model.pt）；ModelScope 的副本有</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="72"/>
+        <location filename="../models/facts.py" line="73"/>
         <source>transcribing files</source>
         <translation>文件转写</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="73"/>
+        <location filename="../models/facts.py" line="74"/>
         <source>names and terms (hotwords)</source>
         <translation>人名和术语（热词）</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="74"/>
+        <location filename="../models/facts.py" line="75"/>
         <source>many languages</source>
         <translation>多种语言</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="75"/>
+        <location filename="../models/facts.py" line="76"/>
         <source>the best accuracy</source>
         <translation>最高的准确率</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="76"/>
+        <location filename="../models/facts.py" line="77"/>
         <source>no conversion needed</source>
         <translation>无需转换</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="88"/>
+        <location filename="../models/facts.py" line="89"/>
         <source>{0} languages: {1}, …</source>
         <translation>{0} 种语言：{1} 等</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="96"/>
+        <location filename="../models/facts.py" line="97"/>
         <source>Downloaded ready to use.</source>
         <translation>下载后即可使用。</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="98"/>
+        <location filename="../models/facts.py" line="99"/>
         <source>This build of Tingji cannot convert {0}, so it cannot be downloaded here.</source>
         <translation>此版本的听记无法转换 {0}，因此不能在这里下载。</translation>
     </message>
     <message>
-        <location filename="../models/facts.py" line="101"/>
+        <location filename="../models/facts.py" line="102"/>
         <source>Downloaded from the publisher and converted on this computer.</source>
         <translation>从发布方下载，在本机转换。</translation>
     </message>
@@ -3196,22 +3261,22 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>&lt;b&gt;无法加载听写模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="116"/>
+        <location filename="../settings_dialog.py" line="146"/>
         <source>A fast model (SenseVoice-Small) answers dictation sooner; a second model takes memory of its own</source>
         <translation>快速模型（SenseVoice-Small）听写响应更快；另用一个模型会额外占用内存</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="166"/>
+        <location filename="../settings_dialog.py" line="223"/>
         <source>Model for files:</source>
         <translation>文件转写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="167"/>
+        <location filename="../settings_dialog.py" line="224"/>
         <source>Model for dictation:</source>
         <translation>听写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="250"/>
+        <location filename="../settings_dialog.py" line="318"/>
         <source>Same as for files</source>
         <translation>与文件转写相同</translation>
     </message>
@@ -3286,7 +3351,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>{0}（加载失败）</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="335"/>
+        <location filename="../dictation/host.py" line="344"/>
         <location filename="../models/uses.py" line="38"/>
         <source>no model</source>
         <translation>无模型</translation>
@@ -3332,22 +3397,22 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>预览使用听写模型（{0}）；模型较慢时刷新会少一些。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="328"/>
+        <location filename="../dictation/host.py" line="337"/>
         <source>Dictation model: none installed yet.</source>
         <translation>听写模型：尚未安装。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="330"/>
+        <location filename="../dictation/host.py" line="339"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt;, the same as for files.</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;，与文件转写相同。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="334"/>
+        <location filename="../dictation/host.py" line="343"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt; (files use {1}).</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;（文件转写使用 {1}）。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="337"/>
+        <location filename="../dictation/host.py" line="346"/>
         <source>Change…</source>
         <translation>更改…</translation>
     </message>
@@ -3570,42 +3635,42 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../settings_dialog.py" line="79"/>
+        <location filename="../settings_dialog.py" line="108"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="107"/>
+        <location filename="../settings_dialog.py" line="137"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="108"/>
+        <location filename="../settings_dialog.py" line="138"/>
         <source>Use a Tingji model folder anywhere on this computer</source>
         <translation>使用本机任意位置的听记模型文件夹</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="110"/>
+        <location filename="../settings_dialog.py" line="140"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="123"/>
+        <location filename="../settings_dialog.py" line="153"/>
         <source>Automatic (GPU when available)</source>
         <translation>自动（有 GPU 时使用 GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="124"/>
+        <location filename="../settings_dialog.py" line="154"/>
         <source>DirectML (Windows GPU)</source>
         <translation>DirectML（Windows GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="125"/>
+        <location filename="../settings_dialog.py" line="155"/>
         <source>CUDA (NVIDIA GPU)</source>
         <translation>CUDA（NVIDIA GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="126"/>
+        <location filename="../settings_dialog.py" line="156"/>
         <source>CPU only</source>
         <translation>仅 CPU</translation>
     </message>
@@ -3634,27 +3699,27 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">韩文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="138"/>
+        <location filename="../settings_dialog.py" line="168"/>
         <source>Names and terms to favour, one per line</source>
         <translation>需要优先识别的人名和术语，每行一个</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="144"/>
+        <location filename="../settings_dialog.py" line="174"/>
         <source>Never</source>
         <translation>从不</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="145"/>
+        <location filename="../settings_dialog.py" line="175"/>
         <source> min idle</source>
         <translation> 分钟后</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="148"/>
+        <location filename="../settings_dialog.py" line="178"/>
         <source>Free the model&apos;s memory when Tingji has had nothing to transcribe for this long; the next file or dictation loads it again</source>
         <translation>听记在这么长时间内没有转写任务时释放模型占用的内存；下一个文件或听写会重新加载它</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="164"/>
+        <location filename="../settings_dialog.py" line="221"/>
         <source>Speech recognition</source>
         <translation>语音识别</translation>
     </message>
@@ -3663,142 +3728,187 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="168"/>
+        <location filename="../settings_dialog.py" line="225"/>
         <source>Run on:</source>
         <translation>运行设备：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="131"/>
+        <location filename="../settings_dialog.py" line="161"/>
         <source>The graphics adapter DirectML runs the model on</source>
         <translation>DirectML 运行模型所用的显卡</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="132"/>
+        <location filename="../settings_dialog.py" line="162"/>
         <source>Automatic (high-performance GPU)</source>
         <translation>自动（高性能显卡）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="169"/>
+        <location filename="../settings_dialog.py" line="226"/>
         <source>Graphics adapter:</source>
         <translation>显卡：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="273"/>
+        <location filename="../settings_dialog.py" line="342"/>
         <source>{0} (not found)</source>
         <translation>{0}（未找到）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="172"/>
+        <location filename="../settings_dialog.py" line="232"/>
         <source>Language spoken:</source>
         <translation>说话语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="173"/>
+        <location filename="../settings_dialog.py" line="233"/>
         <source>Hotwords:</source>
         <translation>热词：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="178"/>
+        <location filename="../settings_dialog.py" line="239"/>
         <source>Unload the model after:</source>
         <translation>空闲时卸载模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="183"/>
+        <location filename="../settings_dialog.py" line="244"/>
         <source>Save transcripts next to each source file when done</source>
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="153"/>
+        <location filename="../settings_dialog.py" line="183"/>
         <source>Add punctuation where the model writes none</source>
         <translation>模型不输出标点时自动加标点</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="155"/>
+        <location filename="../settings_dialog.py" line="185"/>
         <source>Paraformer writes no punctuation; the punctuation model installed with it adds it</source>
         <translation>Paraformer 不输出标点；随它安装的标点模型会加上标点</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="189"/>
+        <location filename="../settings_dialog.py" line="191"/>
+        <source>Automatic (a Vulkan GPU when there is one)</source>
+        <translation>自动（有 Vulkan GPU 时使用 GPU）</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="192"/>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="194"/>
+        <source>{0} (software)</source>
+        <translation>{0}（软件渲染）</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="198"/>
+        <source>Where the language model of Fun-ASR-Nano and Qwen3-ASR runs; a GPU is checked against the CPU when the model loads</source>
+        <translation>Fun-ASR-Nano 和 Qwen3-ASR 的语言模型在哪里运行；加载模型时先用 CPU 校验 GPU 的结果</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="203"/>
+        <source>Only the CPU here: {0}.</source>
+        <translation>此处只能用 CPU：{0}。</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="207"/>
+        <source>Verify drafts in blocks: the same text, faster (off only to compare)</source>
+        <translation>分块校验草稿：文字相同，速度更快（仅在对比时关闭）</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="210"/>
+        <source>Fun-ASR-Nano&apos;s language model checks its CTC head&apos;s guess of the text many tokens at a time instead of writing one token at a time</source>
+        <translation>Fun-ASR-Nano 的语言模型一次校验 CTC 头猜出的多个词元，而不是逐个词元地生成</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="229"/>
+        <source>Decoder runs on:</source>
+        <translation>解码器运行设备：</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="250"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="192"/>
+        <location filename="../settings_dialog.py" line="253"/>
         <source>Formats:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="201"/>
+        <location filename="../settings_dialog.py" line="262"/>
         <source>Label each segment of a file with who spoke it; a file can have its own</source>
         <translation>为文件的每一段标注说话人；单个文件可另行设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="208"/>
+        <location filename="../settings_dialog.py" line="270"/>
+        <source>Qwen3-ASR and Fun-ASR-Nano without a CTC head label whole sentences, not single words.</source>
+        <translation>Qwen3-ASR 和没有 CTC 头的 Fun-ASR-Nano 按整句标注说话人，而不是逐词标注。</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="275"/>
         <source>Speakers</source>
         <translation>说话人</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="210"/>
+        <location filename="../settings_dialog.py" line="277"/>
         <source>Identify speakers:</source>
         <translation>识别说话人：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="213"/>
+        <location filename="../settings_dialog.py" line="281"/>
         <source>Voice library:</source>
         <translation>声纹库：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="219"/>
+        <location filename="../settings_dialog.py" line="287"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="223"/>
+        <location filename="../settings_dialog.py" line="291"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="224"/>
+        <location filename="../settings_dialog.py" line="292"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="225"/>
+        <location filename="../settings_dialog.py" line="293"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="228"/>
+        <location filename="../settings_dialog.py" line="296"/>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="230"/>
+        <location filename="../settings_dialog.py" line="298"/>
         <source>Language:</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="231"/>
+        <location filename="../settings_dialog.py" line="299"/>
         <source>Appearance:</source>
         <translation>外观：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="232"/>
+        <location filename="../settings_dialog.py" line="300"/>
         <source>Language and appearance change at once.</source>
         <translation>语言和外观会立即生效。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="249"/>
+        <location filename="../settings_dialog.py" line="317"/>
         <source>Automatic (first installed model)</source>
         <translation>自动（第一个已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="255"/>
+        <location filename="../settings_dialog.py" line="323"/>
         <source>{0} (incomplete)</source>
         <translation>{0}（不完整）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="312"/>
+        <location filename="../settings_dialog.py" line="384"/>
         <source>Choose a Tingji model folder</source>
         <translation>选择听记模型文件夹</translation>
     </message>
@@ -4107,49 +4217,49 @@ Text appears here as it is recognised.</source>
 <context>
     <name>Tray</name>
     <message>
-        <location filename="../tray.py" line="48"/>
+        <location filename="../tray.py" line="53"/>
         <source>Show Tingji</source>
         <translation>显示听记</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="49"/>
+        <location filename="../tray.py" line="54"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="50"/>
-        <location filename="../tray.py" line="53"/>
-        <location filename="../tray.py" line="72"/>
+        <location filename="../tray.py" line="55"/>
+        <location filename="../tray.py" line="58"/>
+        <location filename="../tray.py" line="77"/>
         <source>Tingji</source>
         <translation>听记 Tingji</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="58"/>
+        <location filename="../tray.py" line="63"/>
         <source>transcribing {0}</source>
         <translation>正在转写 {0}</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="60"/>
+        <location filename="../tray.py" line="65"/>
         <source>dictation: listening</source>
         <translation>听写：正在聆听</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="62"/>
+        <location filename="../tray.py" line="67"/>
         <source>dictation: transcribing</source>
         <translation>听写：正在转写</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="71"/>
+        <location filename="../tray.py" line="76"/>
         <source>Queue finished. Done: {0} · Failed: {1}</source>
         <translation>队列已完成。完成：{0} · 失败：{1}</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="77"/>
+        <location filename="../tray.py" line="82"/>
         <source>Tingji is still running</source>
         <translation>听记仍在运行</translation>
     </message>
     <message>
-        <location filename="../tray.py" line="79"/>
+        <location filename="../tray.py" line="84"/>
         <source>Dictation and the queue keep working in the background. Click the tray icon to open the window; choose Quit in its menu to exit.</source>
         <translation>听写和转写队列会在后台继续工作。点击托盘图标可打开窗口；在托盘菜单中选择“退出”即可退出。</translation>
     </message>
@@ -4207,7 +4317,7 @@ Text appears here as it is recognised.</source>
 <context>
     <name>Warnings</name>
     <message>
-        <location filename="../errors.py" line="145"/>
+        <location filename="../errors.py" line="149"/>
         <source>; </source>
         <comment>between two warnings of one file</comment>
         <translation>；</translation>

@@ -17,11 +17,13 @@ import html
 from PySide6.QtCore import QCoreApplication, QEvent, Signal
 from PySide6.QtWidgets import QWidget
 
+from ...engine import messages as engine_messages
 from ...engine.sessions import PROVIDER_NAMES
+from ...errors import render
 from .. import theme
 from ..banner import NoticeBanner
 from ..engine_host import EngineHost, EngineState
-from ..errors import localized
+from ..errors import localized, translated
 from ..status_line import StatusLine
 from . import uses
 
@@ -46,6 +48,10 @@ class EngineStatus(StatusLine):
             text, state = uses.status_text(e)
         elif state is EngineState.LOADING:
             text = self.tr("Loading model {0}…").format(detail)
+            if files is not None and files.preparing is not None:  # minutes the first time: never taken for a hang
+                gpu, seconds = files.preparing
+                said = render(translated(engine_messages.GPU_PREPARING), {"adapter": gpu, "seconds": int(seconds)})
+                text += " · " + html.escape(said)
         elif state is EngineState.READY:
             provider = files.provider if files is not None else ""
             where = PROVIDER_NAMES.get(provider, provider)
