@@ -143,7 +143,8 @@ class Transcript:
         duration: Seconds of audio read.
         model: The model folder's name.
         provider: Where ONNX Runtime ran the encoder at the end (`"cpu"`, ...).
-        decoder_device: `"cpu"` or `"gpu"` for an LLM decoder; `""` without one.
+        decoder_device: Where an LLM decoder finished: `"cpu"` or its GPU (`"vulkan:0 (<adapter>)"`);
+            `""` without one.
         language: The language code it was told, or else the one the model
             heard in most windows; None when neither is known.
         source: The file's path; None for samples.

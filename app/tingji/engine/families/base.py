@@ -129,7 +129,7 @@ class Recognizer(Protocol):
     capabilities: Capabilities
     provider: str  # the ONNX Runtime provider that actually runs (after any fallback)
     device: str  # the adapter it runs on, as people know it (DirectML); "" on the CPU
-    decoder_device: str  # "cpu", "gpu", or "" for families without a decoder
+    decoder_device: str  # "cpu", "vulkan:N (<adapter>)", or "" for families without a decoder
     warnings: list[ErrorReport]  # load-time problems worth showing (e.g. a GPU fallback): tingji.errors.warning
     stages: tuple[str, ...]  # the `WindowResult.timings` keys it reports, e.g. ("features", "encode")
 
