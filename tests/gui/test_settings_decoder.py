@@ -60,7 +60,7 @@ def test_the_dialog_offers_what_the_vulkan_driver_lists_here(qtbot, home: Path) 
     assert _offered(dialog.decoder_device) == ["auto", "cpu", *(d.name for d in here.devices)]
     assert [d.name for d in here.devices] == [d.name for d in listed or []]
     assert (here.missing is None) == bool(listed)
-    assert dialog.decoder_hint.isHidden() == (here.missing is None)
+    assert not dialog.decoder_hint.isHidden() and dialog.decoder_hint.text()  # why only the CPU, or Automatic's pick
     if here.missing is not None:
         assert here.missing.text in dialog.decoder_hint.text() and "\n" not in dialog.decoder_hint.text()
     print(f"\nthis machine: {_offered(dialog.decoder_device)}; hint {dialog.decoder_hint.text()!r}")
@@ -74,7 +74,7 @@ def test_devices_by_name_and_a_saved_one_that_is_gone(qtbot, home: Path) -> None
     qtbot.addWidget(dialog)
     assert _offered(dialog.decoder_device) == ["auto", "cpu", "llvmpipe (LLVM 15.0.6, 256 bits)", "AMD Radeon 780M"]
     assert "software" in dialog.decoder_device.itemText(2)  # a CPU-type device is never Automatic's pick
-    assert dialog.decoder_hint.isHidden()
+    assert dialog.decoder_hint.text() == "Automatic uses AMD Radeon 780M."
     dialog.decoder_device.setCurrentIndex(3)
     dialog.draft.setChecked(False)
     chosen = dialog.settings()
@@ -139,3 +139,12 @@ def test_the_saved_choices_reach_the_engine_thread(qtbot, home: Path, tmp_path: 
     print(f"\nno draft: {plain.timings}\ndrafted: {drafted.timings}")
     assert plain.timings["draft_tokens"] == 0 and drafted.timings["draft_tokens"] > 0
     assert plain.text == drafted.text and plain.text.strip()
+
+
+def test_only_a_software_renderer_leaves_automatic_on_the_cpu_and_says_so(qtbot, home: Path) -> None:
+    from tingji.gui.settings_dialog import DecoderDevices, SettingsDialog
+
+    dialog = SettingsDialog(Settings(), decoders=DecoderDevices((_gpu(0, "llvmpipe (LLVM 15.0.6, 256 bits)", "cpu"),)))
+    qtbot.addWidget(dialog)
+    hint = dialog.decoder_hint.text()
+    assert hint.startswith("Automatic uses the CPU") and "llvmpipe (LLVM 15.0.6, 256 bits)" in hint

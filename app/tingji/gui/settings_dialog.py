@@ -196,6 +196,16 @@ class SettingsDialog(QDialog):
             self.tr("Paraformer writes no punctuation; the punctuation model installed with it adds it")
         )
 
+    def _decoder_hint(self, offer: DecoderDevices) -> str:
+        """The line under the decoder choice: why only the CPU, or what Automatic takes here."""
+        if offer.missing:
+            return self.tr("Only the CPU here: {0}.").format(translated(offer.missing))
+        gpu = vulkan.pick(vulkan.parse_choice("auto"), list(offer.devices))
+        if gpu is not None:
+            return self.tr("Automatic uses {0}.").format(gpu.name)
+        names = ", ".join(d.name for d in offer.devices)
+        return self.tr("Automatic uses the CPU: {0} renders in software only; choose it to try it.").format(names)
+
     def _build_decoder_fields(self, offer: DecoderDevices) -> None:
         """Where an LLM decoder runs (Fun-ASR-Nano, Qwen3-ASR) and whether it verifies drafts."""
         # Widgets placed in a row layout before the row is in the form get their parent now (gui/__init__.py).
@@ -211,9 +221,7 @@ class SettingsDialog(QDialog):
                 "a GPU is checked against the CPU when the model loads"
             )
         )
-        self.decoder_hint = QLabel(
-            self.tr("Only the CPU here: {0}.").format(translated(offer.missing)) if offer.missing else "", self
-        )
+        self.decoder_hint = QLabel(self._decoder_hint(offer), self)
         self.decoder_hint.setWordWrap(True)
         self.decoder_hint.setStyleSheet(f"color: {theme.secondary_text(self.palette()).name()};")
         self.draft = QCheckBox(self.tr("Verify drafts in blocks: the same text, faster (off only to compare)"))

@@ -4,12 +4,12 @@
 <context>
     <name>App</name>
     <message>
-        <location filename="../app.py" line="172"/>
+        <location filename="../app.py" line="179"/>
         <source>Tingji is already running.</source>
         <translation>听记已在运行。</translation>
     </message>
     <message>
-        <location filename="../app.py" line="188"/>
+        <location filename="../app.py" line="195"/>
         <source>Tingji could not start: {0}
 
 The details are in {1}.</source>
@@ -31,12 +31,12 @@ The details are in {1}.</source>
         <translation>没有听到说话。</translation>
     </message>
     <message>
-        <location filename="../dictation/overlay.py" line="204"/>
+        <location filename="../dictation/overlay.py" line="206"/>
         <source>Listening…</source>
         <translation>正在听…</translation>
     </message>
     <message>
-        <location filename="../dictation/overlay.py" line="204"/>
+        <location filename="../dictation/overlay.py" line="206"/>
         <source>Transcribing…</source>
         <translation>正在转写…</translation>
     </message>
@@ -44,107 +44,107 @@ The details are in {1}.</source>
 <context>
     <name>DictationPanel</name>
     <message>
-        <location filename="../dictation/panel.py" line="215"/>
+        <location filename="../dictation/panel.py" line="216"/>
         <source>History</source>
         <translation>历史记录</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="216"/>
+        <location filename="../dictation/panel.py" line="217"/>
         <source>Nothing dictated yet. What you dictate is kept here, with its recording.</source>
         <translation>还没有听写记录。听写的内容会连同录音保存在这里。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="217"/>
+        <location filename="../dictation/panel.py" line="218"/>
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="217"/>
+        <location filename="../dictation/panel.py" line="218"/>
         <source>Text</source>
         <translation>文本</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="359"/>
+        <location filename="../dictation/panel.py" line="365"/>
         <source>{0}. Use the Dictate button instead.</source>
         <translation>{0}。可以改用“开始听写”按钮。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="317"/>
+        <location filename="../dictation/panel.py" line="329"/>
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="235"/>
+        <location filename="../dictation/panel.py" line="238"/>
         <source>Play</source>
         <translation>播放</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="236"/>
+        <location filename="../dictation/panel.py" line="239"/>
         <source>Copy</source>
         <translation>复制</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="237"/>
+        <location filename="../dictation/panel.py" line="240"/>
         <source>Delete</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="316"/>
+        <location filename="../dictation/panel.py" line="328"/>
         <source>Dictation starts once the speech model is ready.</source>
         <translation>语音模型就绪后即可听写。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="318"/>
+        <location filename="../dictation/panel.py" line="330"/>
         <source>Listening… speak now</source>
         <translation>正在聆听…请说话</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="322"/>
+        <location filename="../dictation/panel.py" line="249"/>
         <source>The recording of this take was deleted.</source>
         <translation>这段录音已被删除。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="321"/>
+        <location filename="../dictation/panel.py" line="263"/>
         <source>Copied.</source>
         <translation>已复制。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="319"/>
+        <location filename="../dictation/panel.py" line="331"/>
         <source>Transcribing…</source>
         <translation>正在转写…</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="320"/>
+        <location filename="../dictation/panel.py" line="302"/>
         <source>Nothing was said.</source>
         <translation>没有听到说话。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="329"/>
+        <location filename="../dictation/panel.py" line="338"/>
         <source>Hold {0} in any application and speak; let go and the text is inserted where your cursor is.</source>
         <translation>在任意应用中按住 {0} 说话，松开后文字会输入到光标所在位置。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="332"/>
+        <location filename="../dictation/panel.py" line="341"/>
         <source>Press {0} in any application and speak; a pause ends the take and the text is inserted where your cursor is.</source>
         <translation>在任意应用中按一下 {0} 开始说话，停顿即结束，文字会输入到光标所在位置。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="336"/>
+        <location filename="../dictation/panel.py" line="345"/>
         <source>Press {0} to start listening; after each pause what you said is inserted where your cursor is. Press it again to stop.</source>
         <translation>按一下 {0} 开始聆听，每次停顿后说的话会输入到光标所在位置；再按一下停止。</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="346"/>
+        <location filename="../dictation/panel.py" line="300"/>
         <source>Inserted: {0}</source>
         <translation>已输入：{0}</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="354"/>
+        <location filename="../dictation/panel.py" line="360"/>
         <source>Stop</source>
         <translation>停止</translation>
     </message>
     <message>
-        <location filename="../dictation/panel.py" line="354"/>
+        <location filename="../dictation/panel.py" line="360"/>
         <source>Dictate</source>
         <translation>开始听写</translation>
     </message>
@@ -333,22 +333,22 @@ The details are in {1}.</source>
 <context>
     <name>EngineBanner</name>
     <message>
-        <location filename="../models/status.py" line="93"/>
+        <location filename="../models/status.py" line="99"/>
         <source>Settings…</source>
         <translation>设置…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="105"/>
+        <location filename="../models/status.py" line="111"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="111"/>
+        <location filename="../models/status.py" line="117"/>
         <source>&lt;b&gt;The speech model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载语音模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="128"/>
+        <location filename="../models/status.py" line="134"/>
         <source>Dismiss</source>
         <translation>关闭</translation>
     </message>
@@ -356,27 +356,27 @@ The details are in {1}.</source>
 <context>
     <name>EngineStatus</name>
     <message>
-        <location filename="../models/status.py" line="48"/>
+        <location filename="../models/status.py" line="50"/>
         <source>Loading model {0}…</source>
         <translation>正在加载模型 {0}…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="54"/>
+        <location filename="../models/status.py" line="60"/>
         <source>Ready · {0} on {1}</source>
         <translation>就绪 · {0}（{1}）</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="56"/>
+        <location filename="../models/status.py" line="62"/>
         <source>Model failed to load: {0}</source>
         <translation>模型加载失败：{0}</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="59"/>
+        <location filename="../models/status.py" line="65"/>
         <source>Model {0} unloaded to free memory (idle) · it loads again for the next file or dictation</source>
         <translation>模型 {0} 因空闲已卸载以释放内存 · 下一个文件或听写时会重新加载</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="62"/>
+        <location filename="../models/status.py" line="68"/>
         <source>No speech model installed</source>
         <translation>尚未安装语音模型</translation>
     </message>
@@ -3246,37 +3246,37 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>ModelUse</name>
     <message>
-        <location filename="../models/status.py" line="98"/>
+        <location filename="../models/status.py" line="104"/>
         <source>&lt;b&gt;No speech model installed.&lt;/b&gt; Choose one to download, or import a model folder you have. Files you add now wait until a model is ready.</source>
         <translation>&lt;b&gt;尚未安装语音模型。&lt;/b&gt;请选择一个下载，或导入已有的模型文件夹。现在添加的文件会等到模型就绪后再转写。</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="104"/>
+        <location filename="../models/status.py" line="110"/>
         <source>Choose a model…</source>
         <translation>选择模型…</translation>
     </message>
     <message>
-        <location filename="../models/status.py" line="119"/>
+        <location filename="../models/status.py" line="125"/>
         <source>&lt;b&gt;The dictation model could not be loaded.&lt;/b&gt; {0}</source>
         <translation>&lt;b&gt;无法加载听写模型。&lt;/b&gt;{0}</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="146"/>
+        <location filename="../settings_dialog.py" line="157"/>
         <source>A fast model (SenseVoice-Small) answers dictation sooner; a second model takes memory of its own</source>
         <translation>快速模型（SenseVoice-Small）听写响应更快；另用一个模型会额外占用内存</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="223"/>
+        <location filename="../settings_dialog.py" line="243"/>
         <source>Model for files:</source>
         <translation>文件转写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="224"/>
+        <location filename="../settings_dialog.py" line="244"/>
         <source>Model for dictation:</source>
         <translation>听写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="318"/>
+        <location filename="../settings_dialog.py" line="341"/>
         <source>Same as for files</source>
         <translation>与文件转写相同</translation>
     </message>
@@ -3351,7 +3351,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>{0}（加载失败）</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="344"/>
+        <location filename="../dictation/host.py" line="345"/>
         <location filename="../models/uses.py" line="38"/>
         <source>no model</source>
         <translation>无模型</translation>
@@ -3362,57 +3362,57 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>文件转写：{0} · 听写：{1}</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="66"/>
+        <location filename="../dictation/preview_source.py" line="71"/>
         <source>The preview runs on {1}: the dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s. The inserted text still comes from {0}.</source>
         <translation>预览改用 {1}：听写模型（{0}）每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒。插入的文字仍来自 {0}。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="71"/>
+        <location filename="../dictation/preview_source.py" line="76"/>
         <source>The dictation model ({0}) took {2:.2f} s per refresh, more than {3:.1f} s: the preview moves to {1} after this take.</source>
         <translation>听写模型（{0}）每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒：这次听写之后，预览改用 {1}。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="76"/>
+        <location filename="../dictation/preview_source.py" line="81"/>
         <source>The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than {3:.1f} s, and {1} could not be loaded (the log says why).</source>
         <translation>预览使用听写模型（{0}），刷新会少一些：每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒，而 {1} 无法加载（原因见日志）。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="81"/>
+        <location filename="../dictation/preview_source.py" line="86"/>
         <source>The preview runs on the dictation model ({0}), less often: it took {2:.2f} s per refresh, more than {3:.1f} s. With SenseVoice-Small installed, that would preview instead.</source>
         <translation>预览使用听写模型（{0}），刷新会少一些：每次刷新用时 {2:.2f} 秒，超过 {3:.1f} 秒。安装 SenseVoice-Small 后，将改由它预览。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="86"/>
+        <location filename="../dictation/preview_source.py" line="91"/>
         <source>The preview runs on the dictation model ({0}): {2:.2f} s per refresh, within {3:.1f} s.</source>
         <translation>预览使用听写模型（{0}）：每次刷新用时 {2:.2f} 秒，不超过 {3:.1f} 秒。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="89"/>
+        <location filename="../dictation/preview_source.py" line="94"/>
         <source>The preview runs on the dictation model ({0}) while it keeps up with a refresh every {3:.1f} s, else on {1}.</source>
         <translation>预览使用听写模型（{0}），只要它能每 {3:.1f} 秒刷新一次；跟不上时改用 {1}。</translation>
     </message>
     <message>
-        <location filename="../dictation/preview_source.py" line="93"/>
+        <location filename="../dictation/preview_source.py" line="98"/>
         <source>The preview runs on the dictation model ({0}), less often when the model is slow.</source>
         <translation>预览使用听写模型（{0}）；模型较慢时刷新会少一些。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="337"/>
+        <location filename="../dictation/host.py" line="338"/>
         <source>Dictation model: none installed yet.</source>
         <translation>听写模型：尚未安装。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="339"/>
+        <location filename="../dictation/host.py" line="340"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt;, the same as for files.</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;，与文件转写相同。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="343"/>
+        <location filename="../dictation/host.py" line="344"/>
         <source>Dictation model: &lt;b&gt;{0}&lt;/b&gt; (files use {1}).</source>
         <translation>听写模型：&lt;b&gt;{0}&lt;/b&gt;（文件转写使用 {1}）。</translation>
     </message>
     <message>
-        <location filename="../dictation/host.py" line="346"/>
+        <location filename="../dictation/host.py" line="347"/>
         <source>Change…</source>
         <translation>更改…</translation>
     </message>
@@ -3635,42 +3635,42 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../settings_dialog.py" line="108"/>
+        <location filename="../settings_dialog.py" line="109"/>
         <source>Settings</source>
         <translation>设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="137"/>
+        <location filename="../settings_dialog.py" line="148"/>
         <source>Browse…</source>
         <translation>浏览…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="138"/>
+        <location filename="../settings_dialog.py" line="149"/>
         <source>Use a Tingji model folder anywhere on this computer</source>
         <translation>使用本机任意位置的听记模型文件夹</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="140"/>
+        <location filename="../settings_dialog.py" line="151"/>
         <source>Manage models…</source>
         <translation>管理模型…</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="153"/>
+        <location filename="../settings_dialog.py" line="164"/>
         <source>Automatic (GPU when available)</source>
         <translation>自动（有 GPU 时使用 GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="154"/>
+        <location filename="../settings_dialog.py" line="165"/>
         <source>DirectML (Windows GPU)</source>
         <translation>DirectML（Windows GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="155"/>
+        <location filename="../settings_dialog.py" line="166"/>
         <source>CUDA (NVIDIA GPU)</source>
         <translation>CUDA（NVIDIA GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="156"/>
+        <location filename="../settings_dialog.py" line="167"/>
         <source>CPU only</source>
         <translation>仅 CPU</translation>
     </message>
@@ -3699,27 +3699,27 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">韩文</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="168"/>
+        <location filename="../settings_dialog.py" line="179"/>
         <source>Names and terms to favour, one per line</source>
         <translation>需要优先识别的人名和术语，每行一个</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="174"/>
+        <location filename="../settings_dialog.py" line="185"/>
         <source>Never</source>
         <translation>从不</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="175"/>
+        <location filename="../settings_dialog.py" line="186"/>
         <source> min idle</source>
         <translation> 分钟后</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="178"/>
+        <location filename="../settings_dialog.py" line="189"/>
         <source>Free the model&apos;s memory when Tingji has had nothing to transcribe for this long; the next file or dictation loads it again</source>
         <translation>听记在这么长时间内没有转写任务时释放模型占用的内存；下一个文件或听写会重新加载它</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="221"/>
+        <location filename="../settings_dialog.py" line="241"/>
         <source>Speech recognition</source>
         <translation>语音识别</translation>
     </message>
@@ -3728,187 +3728,197 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="225"/>
+        <location filename="../settings_dialog.py" line="245"/>
         <source>Run on:</source>
         <translation>运行设备：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="161"/>
+        <location filename="../settings_dialog.py" line="172"/>
         <source>The graphics adapter DirectML runs the model on</source>
         <translation>DirectML 运行模型所用的显卡</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="162"/>
+        <location filename="../settings_dialog.py" line="173"/>
         <source>Automatic (high-performance GPU)</source>
         <translation>自动（高性能显卡）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="226"/>
+        <location filename="../settings_dialog.py" line="246"/>
         <source>Graphics adapter:</source>
         <translation>显卡：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="342"/>
+        <location filename="../settings_dialog.py" line="365"/>
         <source>{0} (not found)</source>
         <translation>{0}（未找到）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="232"/>
+        <location filename="../settings_dialog.py" line="255"/>
         <source>Language spoken:</source>
         <translation>说话语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="233"/>
+        <location filename="../settings_dialog.py" line="256"/>
         <source>Hotwords:</source>
         <translation>热词：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="239"/>
+        <location filename="../settings_dialog.py" line="262"/>
         <source>Unload the model after:</source>
         <translation>空闲时卸载模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="244"/>
+        <location filename="../settings_dialog.py" line="267"/>
         <source>Save transcripts next to each source file when done</source>
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="183"/>
+        <location filename="../settings_dialog.py" line="194"/>
         <source>Add punctuation where the model writes none</source>
         <translation>模型不输出标点时自动加标点</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="185"/>
+        <location filename="../settings_dialog.py" line="196"/>
         <source>Paraformer writes no punctuation; the punctuation model installed with it adds it</source>
         <translation>Paraformer 不输出标点；随它安装的标点模型会加上标点</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="191"/>
+        <location filename="../settings_dialog.py" line="213"/>
         <source>Automatic (a Vulkan GPU when there is one)</source>
         <translation>自动（有 Vulkan GPU 时使用 GPU）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="192"/>
+        <location filename="../settings_dialog.py" line="214"/>
         <source>CPU</source>
         <translation>CPU</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="194"/>
+        <location filename="../settings_dialog.py" line="216"/>
         <source>{0} (software)</source>
         <translation>{0}（软件渲染）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="198"/>
+        <location filename="../settings_dialog.py" line="220"/>
         <source>Where the language model of Fun-ASR-Nano and Qwen3-ASR runs; a GPU is checked against the CPU when the model loads</source>
         <translation>Fun-ASR-Nano 和 Qwen3-ASR 的语言模型在哪里运行；加载模型时先用 CPU 校验 GPU 的结果</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="203"/>
+        <location filename="../settings_dialog.py" line="202"/>
         <source>Only the CPU here: {0}.</source>
         <translation>此处只能用 CPU：{0}。</translation>
     </message>
     <message>
+        <location filename="../settings_dialog.py" line="205"/>
+        <source>Automatic uses {0}.</source>
+        <translation>自动：使用 {0}。</translation>
+    </message>
+    <message>
         <location filename="../settings_dialog.py" line="207"/>
+        <source>Automatic uses the CPU: {0} renders in software only; choose it to try it.</source>
+        <translation>自动：使用 CPU（{0} 只是软件渲染，想试可手动选择它）。</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="227"/>
         <source>Verify drafts in blocks: the same text, faster (off only to compare)</source>
         <translation>分块校验草稿：文字相同，速度更快（仅在对比时关闭）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="210"/>
+        <location filename="../settings_dialog.py" line="230"/>
         <source>Fun-ASR-Nano&apos;s language model checks its CTC head&apos;s guess of the text many tokens at a time instead of writing one token at a time</source>
         <translation>Fun-ASR-Nano 的语言模型一次校验 CTC 头猜出的多个词元，而不是逐个词元地生成</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="229"/>
+        <location filename="../settings_dialog.py" line="254"/>
         <source>Decoder runs on:</source>
         <translation>解码器运行设备：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="250"/>
+        <location filename="../settings_dialog.py" line="273"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="253"/>
+        <location filename="../settings_dialog.py" line="276"/>
         <source>Formats:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="262"/>
+        <location filename="../settings_dialog.py" line="285"/>
         <source>Label each segment of a file with who spoke it; a file can have its own</source>
         <translation>为文件的每一段标注说话人；单个文件可另行设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="270"/>
+        <location filename="../settings_dialog.py" line="293"/>
         <source>Qwen3-ASR and Fun-ASR-Nano without a CTC head label whole sentences, not single words.</source>
         <translation>Qwen3-ASR 和没有 CTC 头的 Fun-ASR-Nano 按整句标注说话人，而不是逐词标注。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="275"/>
+        <location filename="../settings_dialog.py" line="298"/>
         <source>Speakers</source>
         <translation>说话人</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="277"/>
+        <location filename="../settings_dialog.py" line="300"/>
         <source>Identify speakers:</source>
         <translation>识别说话人：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="281"/>
+        <location filename="../settings_dialog.py" line="304"/>
         <source>Voice library:</source>
         <translation>声纹库：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="287"/>
+        <location filename="../settings_dialog.py" line="310"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="291"/>
+        <location filename="../settings_dialog.py" line="314"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="292"/>
+        <location filename="../settings_dialog.py" line="315"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="293"/>
+        <location filename="../settings_dialog.py" line="316"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="296"/>
+        <location filename="../settings_dialog.py" line="319"/>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="298"/>
+        <location filename="../settings_dialog.py" line="321"/>
         <source>Language:</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="299"/>
+        <location filename="../settings_dialog.py" line="322"/>
         <source>Appearance:</source>
         <translation>外观：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="300"/>
+        <location filename="../settings_dialog.py" line="323"/>
         <source>Language and appearance change at once.</source>
         <translation>语言和外观会立即生效。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="317"/>
+        <location filename="../settings_dialog.py" line="340"/>
         <source>Automatic (first installed model)</source>
         <translation>自动（第一个已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="323"/>
+        <location filename="../settings_dialog.py" line="346"/>
         <source>{0} (incomplete)</source>
         <translation>{0}（不完整）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="384"/>
+        <location filename="../settings_dialog.py" line="407"/>
         <source>Choose a Tingji model folder</source>
         <translation>选择听记模型文件夹</translation>
     </message>
