@@ -33,7 +33,7 @@ from tingji.gui.settings import Settings
 from tingji.gui.startup import platform_names, platform_problem
 from tingji.system_libraries import PORTAUDIO, PULSE, library
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.xdist_group("desktop")]  # an Xvfb display of its own
 DEMO = ROOT / "tests" / "fixtures" / "models" / "demo"  # the committed demo model: nothing to build
 
 # The child: the real app; a timer drives it once the window is up, then quits it.
