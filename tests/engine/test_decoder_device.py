@@ -344,6 +344,42 @@ def test_a_run_time_nan_on_vulkan_finishes_on_the_cpu_and_the_json_says_so(lavap
     assert not (tmp_path / "home" / "cache" / "gpu-checks.json").exists()  # a faulted check is not remembered
 
 
+UNLOAD_AND_RELOAD = """
+import json, sys
+from tingji.engine import Engine, decoder_device
+decoder_device.configure("vulkan")
+seen = []
+for _ in range(2):  # the app's idle unload: the engine closed, a new one loaded for the next file
+    engine = Engine(sys.argv[1], "cpu", threads=2)
+    t = engine.transcribe(sys.argv[2])
+    seen.append([engine.decoder_device, t.text, t.timings.get("draft_tokens", 0), t.timings.get("draft_accepted", 0)])
+    engine.close()
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.timeout(1800)
+def test_drafting_and_an_unload_and_reload_work_the_same_on_vulkan(lavapipe, tmp_path):
+    """Verified drafts run in blocks on the GPU too, and an engine closed and loaded again (idle unload)
+    decodes on the same device with the same text as the CPU."""
+    src = _demo_clips(tmp_path)
+    cpu, _ = _transcribe(dict(lavapipe, TINGJI_HOME=str(tmp_path / "cpu-home")), src, tmp_path / "cpu", "cpu")
+    env = dict(lavapipe, TINGJI_HOME=str(tmp_path / "home"))
+    run = subprocess.run(
+        [sys.executable, "-c", UNLOAD_AND_RELOAD, str(DEMO), str(src)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1500,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    seen = json.loads(run.stdout.strip().splitlines()[-1])
+    for device, text, drafted, accepted in seen:
+        assert device.startswith("vulkan:0 (llvmpipe") and text == cpu["text"], seen
+        assert drafted > 0 and 0 < accepted <= drafted, seen  # blocks were verified on the GPU
+    print(f"\nVulkan, loaded twice: {seen[0][2]:.0f} draft tokens, {seen[0][3]:.0f} accepted; same text as the CPU")
+
+
 # Max abs difference of the first step's logits, Vulkan (lavapipe) against the CPU, same process; see the test.
 LOGITS_TOLERANCE = 0.25
 
