@@ -2,12 +2,17 @@
 """Draft-verified decoding (issue 46): block costs, parallel sequences, and generation speed by acceptance.
 
     nice python3 benchmarks/draft.py [--quick] [--tokens 240] [--rounds 2] [--threads 2] [--no-write]
-        [--parts blocks,exactness,sequences,generation,realign,demo] [--quiet-below CORES]
+        [--parts blocks,exactness,sequences,generation,realign,policy,demo] [--quiet-below CORES]
 
-Full size: a random-weight Qwen3-0.6B-shaped decoder (hidden 1024, 28 layers,
-vocabulary 151,936) written from NumPy by Tingji's GGUF writer and quantised by
-llama.cpp to q5_k (and q8_0 for the parallel-sequences figure), cached under
-benchmarks/.cache/full/draft/. `--quick` uses a small one (plumbing only).
+Full size: a Qwen3-0.6B-shaped decoder (hidden 1024, 28 layers, vocabulary
+151,936) with draft_model's synthetic weights - every tensor of the shape and
+type a real one has, so llama.cpp spends the same time, but greedy choices as
+decisive as the trained demo model's (plain random weights are near ties at
+most positions, and no draft can be followed through them) - written from
+NumPy by Tingji's GGUF writer and quantised by llama.cpp to q5_k (and q8_0 for
+the parallel-sequences figure), cached under
+benchmarks/.cache/full/draft-decisive-<version>/. `--quick` uses a small one
+(plumbing only).
 
 - **blocks**: one sequence, `--threads` threads: ms per token for one
   `LlamaContext.decode_block` of k = 1, 2, 4, 8, 16, 32, 64 tokens (logits at every
@@ -23,10 +28,16 @@ benchmarks/.cache/full/draft/. `--quick` uses a small one (plumbing only).
   forced acceptance 100, 90, 75, 50 and 0 %. Speedup = plain generation
   seconds / drafted, per round, rounds interleaved; the tokens must be plain
   decoding's (a differing position is reported with its top-2 margin).
+  The model's top-2 margins are printed (`median_top2_margin`, `near_tie_share`:
+  the share under the tie guard's margin).
 - **realign**: acceptance and speed at 90 % for each re-alignment rule, with
   corruptions that are substitutions, insertions and deletions in equal parts.
+- **policy**: the same curve on paper (benchmarks/draft_policy.py: the real
+  `Drafter`, block costs from `draft.BLOCK_COST`, no model) at near-tie shares
+  0, 2 %, 3.3 % and the model's: what the policy reaches where costs hold.
 - **demo**: the demo model's CTC drafts on test_demo_model's 40 held-out clips:
-  acceptance for each rule (the real draft a trained CTC head gives).
+  acceptance for each rule (the real draft a trained CTC head gives), and the
+  top-2 margins of its greedy choices (draft_model's target).
 
 Results: benchmarks/results/draft-<date>.json, and latest.json's
 `draft_gen_speedup_{100,90,75,50,0}`, `demo_draft_acceptance` and section `draft`.
@@ -46,6 +57,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import BENCH, ROOT, add_quiet_options, machine, use_quiet_options, wait_for_quiet, write_latest  # noqa: E402
+from draft_model import VERSION as DECISIVE_VERSION  # noqa: E402
+from draft_policy import policy_curve  # noqa: E402
 
 ACCEPTANCE = (100, 90, 75, 50, 0)
 BLOCKS = (1, 2, 4, 8, 16, 32, 63, 64)  # 63: the longest block drafting uses (draft.BLOCK_COST)
@@ -55,39 +68,9 @@ GOALS = {"draft_gen_speedup_100": (">=", 3.0), "draft_gen_speedup_90": (">=", 1.
 # -- the model ---------------------------------------------------------------------------------------------
 
 
-def _weights(cfg: dict[str, Any], seed: int) -> dict[str, np.ndarray]:
-    """Random Qwen3 weights by transformers name, fp16, scaled as `tools/make_tiny_checkpoint.llm_state`."""
-    rng = np.random.default_rng(seed)
-    h, i, hd = cfg["hidden_size"], cfg["intermediate_size"], cfg["head_dim"]
-    nq, nkv, v = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["vocab_size"]
-
-    def lin(rows: int, cols: int) -> np.ndarray:
-        return (rng.standard_normal((rows, cols), dtype=np.float32) / cols**0.5).astype(np.float16)
-
-    def norm(n: int) -> np.ndarray:
-        return (1.0 + 0.1 * rng.standard_normal(n, dtype=np.float32)).astype(np.float32)
-
-    out = {"model.embed_tokens.weight": lin(v, h), "model.norm.weight": norm(h)}
-    for n in range(cfg["num_hidden_layers"]):
-        p = f"model.layers.{n}."
-        out |= {
-            p + "self_attn.q_proj.weight": lin(nq * hd, h),
-            p + "self_attn.k_proj.weight": lin(nkv * hd, h),
-            p + "self_attn.v_proj.weight": lin(nkv * hd, h),
-            p + "self_attn.o_proj.weight": lin(h, nq * hd),
-            p + "self_attn.q_norm.weight": norm(hd),
-            p + "self_attn.k_norm.weight": norm(hd),
-            p + "mlp.gate_proj.weight": lin(i, h),
-            p + "mlp.up_proj.weight": lin(i, h),
-            p + "mlp.down_proj.weight": lin(h, i),
-            p + "input_layernorm.weight": norm(h),
-            p + "post_attention_layernorm.weight": norm(h),
-        }
-    return out
-
-
 def build_decoders(cache: Path, quick: bool, quants: tuple[str, ...]) -> dict[str, Path]:
-    """decoder.<quant>.gguf for each quant, built once into `cache` (random weights, seed 0)."""
+    """decoder.<quant>.gguf for each quant, built once into `cache` (draft_model's decisive weights, seed 0)."""
+    from draft_model import decisive_weights
     from make_tiny_checkpoint import build_tokenizer, llm_config, write_llm_folder
 
     from tingji.export.gguf_tools import quantize_gguf, write_gguf
@@ -102,7 +85,8 @@ def build_decoders(cache: Path, quick: bool, quants: tuple[str, ...]) -> dict[st
     f16 = cache / "decoder.f16.gguf"
     if not f16.is_file():
         t = time.perf_counter()
-        write_gguf(_weights(cfg, 0), cfg, cache / "llm" / "tokenizer.json", f16, dtype="f16", name="draft-bench")
+        weights = decisive_weights(cfg, 0, tok.get_vocab_size(with_added_tokens=True))
+        write_gguf(weights, cfg, cache / "llm" / "tokenizer.json", f16, dtype="f16", name="draft-bench")
         print(f"  wrote {f16.name} in {time.perf_counter() - t:.0f} s", file=sys.stderr)
     for q, p in paths.items():
         if not p.is_file():
@@ -260,7 +244,8 @@ def generation(gguf: Path, threads: int, n_tokens: int, rounds: int, rules: tupl
         wait_for_quiet(lambda m: print(m, file=sys.stderr))
         plain_s.append(ctx.generate(before, audio, after, opts).generate_s)
         for name, (draft, policy) in cases.items():
-            out = ctx.generate(before, audio, after, opts, drafter=Drafter(draft, ctx.model.token_bytes, policy))
+            drafter = Drafter(draft, ctx.model.token_bytes, policy)
+            out = ctx.generate(before, audio, after, opts, drafter=drafter)
             seconds[name].append(out.generate_s)
             differ = [i for i, (a, b) in enumerate(zip(plain.tokens, out.tokens)) if a != b]
             info[name] = {
@@ -269,6 +254,7 @@ def generation(gguf: Path, threads: int, n_tokens: int, rounds: int, rules: tupl
                 "acceptance": round(out.accepted / max(out.drafted, 1), 3),
                 "blocks": {str(k): out.blocks.count(k) for k in sorted(set(out.blocks))},
                 "ties": out.ties,
+                "tie_margin_at_end": round(drafter.tie_margin(max(out.blocks, default=1)), 4),
                 "same_tokens": not differ,
                 "first_difference": None
                 if not differ
@@ -284,6 +270,8 @@ def generation(gguf: Path, threads: int, n_tokens: int, rounds: int, rules: tupl
         "threads": threads,
         "plain_generate_s": round(p, 3),
         "near_ties": int((margins <= DraftPolicy().tie_margin).sum()),  # plain's choices within the tie margin
+        "near_tie_share": round(float((margins <= DraftPolicy().tie_margin).mean()), 4),
+        "median_top2_margin": round(float(np.median(margins)), 2),
         "cases": info,
         "rounds": rounds,
     }
@@ -299,7 +287,7 @@ def demo_acceptance(rules: tuple[str, ...]) -> dict[str, Any]:
 
     clips = [u.samples for u in speech.held_out_set(40, seed=424242)]
     engine = Engine(ROOT / "tests" / "fixtures" / "models" / "demo", threads=2)
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {"margins": _demo_margins(engine, clips)}
     try:
         for rule in rules:
             engine.recognizer.draft_policy = DraftPolicy(realign=rule)
@@ -315,6 +303,36 @@ def demo_acceptance(rules: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+def _demo_margins(engine, clips: list[np.ndarray]) -> dict[str, Any]:
+    """Top-2 margins of the demo model's greedy choices on `clips` (draft_model's target for a trained model)."""
+    from tingji.engine.draft import DraftPolicy
+    from tingji.engine.options import TranscribeOptions
+
+    margins: list[float] = []
+    with engine.files.lock:
+        lane = engine.files.state
+        generate = lane.generate
+
+        def generate_and_score(before, rows, after, *args, **kwargs):  # the real call; its choices scored
+            result = generate(before, rows, after, *args, **kwargs)
+            top = np.sort(lane.forward_logits(before, rows, after, result.tokens), axis=1)[:, -2:]
+            margins.extend((top[:, 1] - top[:, 0]).tolist())
+            return result
+
+        lane.generate = generate_and_score
+        try:
+            for clip in clips:
+                engine.recognizer.recognize(clip, TranscribeOptions(), lane)
+        finally:
+            del lane.generate
+    m = np.array(margins)
+    return {
+        "positions": len(m),
+        "median_top2_margin": round(float(np.median(m)), 2),
+        "near_tie_share": round(float((m <= DraftPolicy().tie_margin).mean()), 4),
+    }
+
+
 # -- main --------------------------------------------------------------------------------------------------
 
 
@@ -327,14 +345,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5, help="repetitions per block size")
-    ap.add_argument("--parts", default="blocks,exactness,sequences,generation,realign,demo")
+    ap.add_argument("--parts", default="blocks,exactness,sequences,generation,realign,policy,demo")
     ap.add_argument("--no-write", action="store_true", help="print only; write no results")
     add_quiet_options(ap)
     args = ap.parse_args(argv)
     use_quiet_options(args)
     parts = set(args.parts.split(","))
     quants = ("q5_k", "q8_0") if "sequences" in parts else ("q5_k",)
-    paths = build_decoders(BENCH / ".cache" / ("quick" if args.quick else "full") / "draft", args.quick, quants)
+    cache = BENCH / ".cache" / ("quick" if args.quick else "full") / f"draft-decisive-{DECISIVE_VERSION}"
+    needs_model = bool(parts & {"blocks", "exactness", "sequences", "generation"})
+    paths = build_decoders(cache, args.quick, quants) if needs_model else {}
     doc: dict[str, Any] = {"model": "random Qwen3-0.6B-shaped" if not args.quick else "random small Qwen3"}
     doc["machine"] = machine()
     doc["date"] = time.strftime("%Y-%m-%d %H:%M")
@@ -353,6 +373,10 @@ def main(argv: list[str] | None = None) -> int:
         rules = REALIGN_RULES if "realign" in parts else ()
         doc["generation_q5_k"] = gen = generation(paths["q5_k"], args.threads, args.tokens, args.rounds, rules)
         print(json.dumps(gen, indent=1), file=sys.stderr)
+    if "policy" in parts:
+        shares = (0.0, 0.02, 0.033, doc.get("generation_q5_k", {}).get("near_tie_share", 0.03))
+        doc["policy"] = policy_curve(ACCEPTANCE, tuple(sorted(set(shares))), args.tokens, corrupt)
+        print(json.dumps(doc["policy"]), file=sys.stderr)
     if "demo" in parts:
         doc["demo"] = demo_acceptance(REALIGN_RULES)
         print(json.dumps(doc["demo"]), file=sys.stderr)

@@ -57,6 +57,19 @@ def test_block_size_follows_acceptance_and_plain_steps_win_below_break_even() ->
     assert block_cost(1) == 1.0 and block_cost(3) > block_cost(2)
 
 
+def test_tie_margin_follows_the_differences_seen_in_blocks_at_least_as_long() -> None:
+    """The guard starts at the policy's margin and then follows what re-decoded positions showed, per block length."""
+    policy = DraftPolicy()
+    d = Drafter([1, 2, 3], lambda _: b"x", policy)
+    assert d.tie_margin(63) == policy.tie_margin  # nothing seen yet
+    d.observe(63, 0.001)  # a trained decoder: rows barely differ
+    assert d.tie_margin(63) == d.tie_margin(8) == policy.tie_floor  # never under the floor
+    d.observe(16, 0.1)  # a random one's blocks of 16 rows
+    assert d.tie_margin(8) == pytest.approx(policy.tie_safety * 0.1)  # the worst of blocks >= 8 rows
+    assert d.tie_margin(63) == policy.tie_floor  # a block of 16 says nothing of 63 rows
+    assert d.tie_margin(64) == policy.tie_margin  # nor one of 63 of 64 (another attention kernel)
+
+
 def test_draft_place_after_a_difference() -> None:
     """Insertions (punctuation) keep the draft's place; substitutions move it on; `search` finds skips."""
     pieces = {1: b"a", 2: b" b", 3: b" c", 4: b" d", 9: b",", 7: b" x"}
@@ -167,8 +180,8 @@ def test_useless_draft_gives_plain_tokens_and_switches_itself_off(tiny_model: Pa
     drafted = ctx.generate(before, audio, after, opts, drafter=drafter)
     print(f"\nuseless draft: blocks {drafted.blocks}, accepted {drafted.accepted}/{drafted.drafted}")
     assert drafted.tokens == plain.tokens
-    # From the prior (0.9, weight 4, decay 0.9) each difference lowers the estimate; five put it
-    # under the break-even of the cheapest block (BLOCK_COST[2]).
+    # From the prior (0.9, weight 4) each difference lowers the estimate; five put it under the
+    # break-even of the cheapest block (BLOCK_COST[2]).
     assert len(drafted.blocks) <= 5, drafted.blocks
     assert best_draft_length(drafter.acceptance, 1000) == 0
     ctx.close()

@@ -53,23 +53,35 @@ class DraftPolicy:
     Args:
         prior: Acceptance assumed before the first token (drafting starts in blocks).
         prior_weight: How many tokens' worth of evidence the prior is.
-        decay: Per-token decay of the evidence: ~1 / (1 - decay) recent tokens decide.
+        decay: Per-token decay of the evidence: ~1 / (1 - decay) recent tokens decide. 0.97 (~33
+            tokens): with a quicker one (0.9) one difference drops the estimate under the long blocks'
+            break-even, and a 90 % draft went in blocks of 2 (benchmarks/draft.py, "policy": 1.38x
+            against 1.57x at 90 %).
         realign: What a difference does to the draft's place: one of `REALIGN_RULES`.
         search: How far ahead the `"search"` rule looks for the LLM's last tokens.
         costs: Relative block costs by block size (see `BLOCK_COST`).
         tie_margin: A block's choice whose top two logits are closer than this is made again from
-            one token's logits (`generation`): above the largest batch-vs-single logit difference
-            measured: 0.14-0.19 on a full-size q5_k decoder from 8 rows on (benchmarks/draft.py,
+            one token's logits (`generation`) until the window has measured its own difference
+            (`Drafter.tie_margin`): above the largest batch-vs-single logit difference measured on
+            any decoder: 0.14-0.19 on a full-size random q5_k one from 8 rows on (benchmarks/draft.py,
             "exactness"; tests/engine/test_draft.py prints the tiny models').
+        tie_safety: Once a choice was made again, the margin is this many times the largest
+            difference between a block's row and the same position decoded alone seen so far (a
+            top-2 margin moves by at most twice a row's largest difference; twice that again for
+            rows not seen).
+        tie_floor: The least margin: a row decoded bit for bit alike (blocks of up to 4 rows on the
+            CPU) says little of another; 0.02 is 10x the trained demo decoder's difference (1.5e-3).
     """
 
     prior: float = 0.9
     prior_weight: float = 4.0
-    decay: float = 0.9
+    decay: float = 0.97
     realign: str = "search"
     search: int = 4
     costs: tuple[tuple[int, float], ...] = tuple(BLOCK_COST.items())
     tie_margin: float = 0.25
+    tie_safety: float = 4.0
+    tie_floor: float = 0.02
 
     def __post_init__(self) -> None:
         if self.realign not in REALIGN_RULES:
@@ -132,6 +144,7 @@ class Drafter:
         self.blocks: list[int] = []
         self.differences = 0
         self.ties = 0  # block choices made again from one token's logits (counted by `generation`)
+        self._seen: dict[int, float] = {}  # block rows -> largest |block row - the row decoded alone|
 
     @property
     def acceptance(self) -> float:
@@ -168,6 +181,30 @@ class Drafter:
         self.drafted += n
         self.blocks.append(n + 1)
         return self.draft[self.place : self.place + n]
+
+    def tie_margin(self, rows: int) -> float:
+        """The top-2 margin under which a choice in a block is made again from one token's logits.
+
+        The policy's `tie_margin` until a block at least as long has been checked against one token's
+        logits (`observe`), then `tie_safety` x the largest difference seen there: a trained
+        decoder's rows differ far less than the random one's the default was measured on.
+
+        Args:
+            rows: The block's row count.
+        """
+        seen = [d for n, d in self._seen.items() if n >= rows]
+        if not seen:
+            return self.policy.tie_margin
+        return max(self.policy.tie_floor, self.policy.tie_safety * max(seen))
+
+    def observe(self, rows: int, difference: float) -> None:
+        """A position of a block, decoded alone, gave logits that differ from the block's row.
+
+        Args:
+            rows: The block's row count.
+            difference: The largest |logit| difference between its row and the row decoded alone.
+        """
+        self._seen[rows] = max(self._seen.get(rows, 0.0), difference)
 
     def record(self, agreed: int) -> None:
         """The LLM agreed with the first `agreed` tokens of the last proposal."""

@@ -14,8 +14,10 @@ the rejected positions leave the KV cache (`LlamaContext.rollback`). Every
 emitted token is the LLM's greedy choice, so the text is plain decoding's;
 the eos, loop and limit checks run token by token as in plain decoding. A
 block's logits differ from one token's in the last bits (other kernels), so
-a choice whose top two logits are closer than `DraftPolicy.tie_margin` is
-taken from that position decoded alone, as plain decoding takes it. The
+a choice whose top two logits are closer than `Drafter.tie_margin` is
+taken from that position decoded alone, as plain decoding takes it (the
+margin starts wide and then follows the differences those re-decodes
+show). The
 block size follows the draft's recent acceptance, down to plain one-token
 steps where drafts do not pay (`draft.DraftPolicy`).
 
@@ -196,7 +198,7 @@ def _run(
         agreed = 0
         while agreed < len(proposal) and int(chosen[agreed]) == proposal[agreed]:
             agreed += 1
-        tie = _first_near_tie(rows[: agreed + 1], chosen[: agreed + 1], drafter.policy.tie_margin)
+        tie = _first_near_tie(rows[: agreed + 1], chosen[: agreed + 1], drafter.tie_margin(len(block)))
         if tie is not None:
             # A block's logits differ from one token's in the last bits: where two choices are that
             # close, the choice is made from block[tie] decoded alone, as plain decoding makes it.
@@ -212,6 +214,8 @@ def _run(
         else:
             ctx.rollback(pos + agreed)
             logits = ctx.decode_block(pos + agreed, [block[agreed]])[0]
+            # The same position in the same cells, alone and in the block: this model's own difference.
+            drafter.observe(len(block), float(np.abs(logits - rows[agreed]).max()))
         pos += 1 + agreed
 
 
