@@ -15,7 +15,14 @@ its export. Each stage runs in its own child process with 2 threads:
   transcription's wall time, and the difference of the two processes' peak RSS;
 * 60 minutes: the same file twelve times over (two with --quick), cut into windows by the engine's VAD as
   `Engine.transcribe` does, through the speakers step alone (`SpeakerLabels`: embeddings, then auto-count
-  clustering of every window): its time, and how much of it the clustering took.
+  clustering of every window): its time, how much of it the clustering took, windows and ms per window;
+* FunASR side by side (issue 45): the file twice over (10 minutes; 80 s with --quick), the same VAD spans,
+  through Tingji's speakers step and through FunASR's own pipeline - funasr's torch `CAMPPlus` on its
+  `sv_chunk` windows of each VAD segment, one batch per segment, as `AutoModel.inference_with_vad` runs
+  it (torch on 2 threads, OMP_WAIT_POLICY=PASSIVE), then its spectral `ClusterBackend`;
+* the floor: a window's FLOPs (the fixed one-window graph's convolutions and matrix products, counted from
+  its static shapes) at the fastest GEMM measured in the same run (`limits.stage_gemm`: ONNX Runtime
+  fp32 and int8, torch fp32, on 2 threads), divided by the measured time per window.
 
 Random weights time the work the real model does (same graph, same window
 count); their labels mean nothing. `--voices` uses the trained demo speaker
@@ -48,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (  # noqa: E402
     BENCH,
+    REFERENCE_ENV,
     build_checkpoint,
     goals_met,
     machine,
@@ -57,13 +65,16 @@ from common import (  # noqa: E402
     vm_hwm_mb,
     write_latest,
 )
+from limits import stage_gemm  # noqa: E402
 
 THREADS = 2
 SAMPLE_RATE = 16000
-GOALS = {  # issue 33
+GOALS = {  # issue 33's share and memory; issue 45's hour (on AVX-512 VNNI or AMX), floor and FunASR ratio
     "diarization_share_of_file": ("<=", 0.05),
     "diarization_peak_rss_delta_mb": ("<=", 60.0),
-    "diarization_60min_s": ("<=", 15.0),
+    "diarization_60min_s": ("<=", 60.0),
+    "diarization_floor_fraction": (">=", 0.7),
+    "diarization_speedup_vs_funasr": (">=", 2.5),
 }
 ROOT = Path(__file__).resolve().parents[1]
 SPEAKER_DEMO = ROOT / "tests" / "fixtures" / "models" / "speaker-demo"
@@ -90,19 +101,34 @@ def build(cache: Path, quick: bool, file: Path, log: Callable[[str], None] = pri
         shutil.rmtree(ckpt, ignore_errors=True)
         make_checkpoint(ckpt, seed=0, full_size=not quick)
     model = cache / "model"
-    if not (model / "manifest.json").is_file():
+    made_by = model / "exporter-sources.txt"  # a cached export from older exporter sources is made again
+    digest = campplus_sources()
+    if not (model / "manifest.json").is_file() or not made_by.is_file() or made_by.read_text() != digest:
         shutil.rmtree(model, ignore_errors=True)
         log("exporting CAM++")
         import subprocess
 
         cmd = [sys.executable, "-m", "tingji", "export-model", "--source", str(ckpt), "--out", str(model)]
         subprocess.run(cmd, check=True, capture_output=True)
-    copies = 2 if quick else 12
-    long = cache / f"long-x{copies}.wav"
-    if not long.is_file():
-        x, sr = sf.read(str(file), dtype="float32")
-        sf.write(str(long), np.tile(x, copies), sr)
-    return {"model": str(model), "file": str(file), "long": str(long), "quick": quick}
+        made_by.write_text(digest)
+    paths = {}
+    for name, copies in (("long", 2 if quick else 12), ("pair", 2)):
+        paths[name] = cache / f"long-x{copies}.wav"
+        if not paths[name].is_file():
+            x, sr = sf.read(str(file), dtype="float32")
+            sf.write(str(paths[name]), np.tile(x, copies), sr)
+    built = {"model": str(model), "checkpoint": str(ckpt), "file": str(file), "quick": quick}
+    return {**built, "long": str(paths["long"]), "pair": str(paths["pair"])}
+
+
+def campplus_sources() -> str:
+    """SHA-256 of the CAM++ exporter's sources (its graph's definition)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "app" / "tingji" / "export" / "campplus").glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 # -- stages (child processes) -----------------------------------------------------------------
@@ -137,12 +163,9 @@ def stage_hour(a: dict[str, Any]) -> dict[str, Any]:
     from tingji.engine.speakers.labels import SpeakerLabels
     from tingji.engine.speakers.model import SpeakerModel
     from tingji.engine.transcript import Segment
-    from tingji.engine.vad import SileroVad
-    from tingji.engine.windows import WindowPlanner
 
     samples, _ = sf.read(a["long"], dtype="float32")
-    planner = WindowPlanner(SileroVad(), max_s=60.0)
-    windows = [*planner.feed(samples), *planner.finish()]
+    windows = vad_windows(samples)
     model = SpeakerModel(a["model"], provider="cpu", threads=THREADS)
     labels = SpeakerLabels(model)
     t = time.perf_counter()
@@ -161,10 +184,92 @@ def stage_hour(a: dict[str, Any]) -> dict[str, Any]:
         "cluster_and_label_s": round(label_s, 3),
         "total_s": round(embed_s + label_s, 3),
         "speakers": len(names),
+        "window_flops": window_flops(Path(a["model"])),
+        "peak_rss_mb": round(vm_hwm_mb(), 1),
     }
 
 
-STAGES = {"dz_file": stage_file, "dz_hour": stage_hour}
+def vad_windows(samples: np.ndarray) -> list:
+    """The engine's VAD windows (at most 60 s, with their speech spans) of a whole file, as `Engine.transcribe`
+    cuts them."""
+    from tingji.engine.vad import SileroVad
+    from tingji.engine.windows import WindowPlanner
+
+    planner = WindowPlanner(SileroVad(), max_s=60.0)
+    return [*planner.feed(samples), *planner.finish()]
+
+
+def stage_funasr(a: dict[str, Any]) -> dict[str, Any]:
+    """FunASR's own speaker pipeline on the same VAD spans: funasr's torch CAMPPlus over each segment's
+    `sv_chunk` windows, one batch per segment (`AutoModel.inference_with_vad`), then `ClusterBackend`."""
+    import soundfile as sf
+    import torch
+    from funasr.auto.auto_model import AutoModel
+    from funasr.models.campplus.cluster_backend import ClusterBackend
+    from funasr.models.campplus.utils import sv_chunk
+
+    torch.set_num_threads(THREADS)
+    samples, _ = sf.read(a["long"], dtype="float32")
+    spans = [
+        (w.start + round(s * SAMPLE_RATE), w.start + round(e * SAMPLE_RATE))
+        for w in vad_windows(samples)
+        for s, e in w.speech
+    ]
+    # AutoModel sets torch's threads to its `ncpu` (4 unless told)
+    auto = AutoModel(model=a["checkpoint"], device="cpu", ncpu=THREADS, disable_update=True, log_level="ERROR")
+    torch.set_num_threads(THREADS)
+    model = auto.model.eval()
+    embeddings, windows = [], 0
+    t = time.perf_counter()
+    with torch.no_grad():
+        for first, end in spans:
+            chunks = sv_chunk([[first / SAMPLE_RATE, end / SAMPLE_RATE, samples[first:end]]], SAMPLE_RATE)
+            windows += len(chunks)
+            results, _ = model.inference([torch.from_numpy(np.ascontiguousarray(c[2])) for c in chunks], device="cpu")
+            embeddings.append(results[0]["spk_embedding"])
+        embed_s = time.perf_counter() - t
+        np.random.seed(0)  # funasr's k-means draws from numpy's global generator
+        labels = ClusterBackend()(torch.cat(embeddings).numpy().astype(np.float64))
+    total = time.perf_counter() - t
+    return {
+        "audio_s": round(len(samples) / SAMPLE_RATE, 1),
+        "windows": windows,
+        "embed_s": round(embed_s, 3),
+        "cluster_s": round(total - embed_s, 3),
+        "total_s": round(total, 3),
+        "speakers": int(len(set(np.asarray(labels).tolist()))),
+        "torch_threads": torch.get_num_threads(),
+        "peak_rss_mb": round(vm_hwm_mb(), 1),
+    }
+
+
+def window_flops(model: Path) -> float:
+    """Multiply-adds x 2 of one window through the speaker graph: its fixed one-window twin's Conv, MatMul and
+    Gemm nodes, with the shapes ONNX shape inference gives (all static in that graph)."""
+    import json as _json
+
+    import onnx
+
+    files = _json.loads((model / "manifest.json").read_text())["files"]
+    proto = onnx.shape_inference.infer_shapes(onnx.load(str(model / files["embedder_fixed"]["path"])))
+    shapes = {
+        v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+        for v in [*proto.graph.value_info, *proto.graph.input, *proto.graph.output]
+    }
+    shapes.update({t.name: list(t.dims) for t in proto.graph.initializer})
+    macs = 0
+    for node in proto.graph.node:
+        if node.op_type == "Conv":
+            out, w = shapes[node.output[0]], shapes[node.input[1]]
+            macs += int(np.prod(out)) * int(np.prod(w[1:]))  # each output: in-channels/group x kernel
+        elif node.op_type in ("MatMul", "Gemm"):
+            x, w = shapes[node.input[0]], shapes[node.input[1]]
+            k = x[-1]
+            macs += int(np.prod(shapes[node.output[0]])) * k
+    return float(2 * macs)
+
+
+STAGES = {"dz_file": stage_file, "dz_hour": stage_hour, "dz_funasr": stage_funasr, "dz_gemm": stage_gemm}
 
 
 # -- measuring and reporting ------------------------------------------------------------------
@@ -207,6 +312,12 @@ def measure(
         res["labelled"] = run_child("dz_file", {**base, "speaker_model": built["model"]}, log=log)
     log("speakers: the long file, speakers step alone")
     res["hour"] = run_child("dz_hour", {"model": built["model"], "long": built["long"]}, log=log)
+    log("speakers: GEMM limits")
+    res["gemm"] = run_child("dz_gemm", {"threads": THREADS, "reps": 3 if built["quick"] else 5}, log=log)
+    log("speakers: FunASR's pipeline and Tingji's on the same file")
+    res["pair_tingji"] = run_child("dz_hour", {"model": built["model"], "long": built["pair"]}, log=log)
+    pair = {"checkpoint": built["checkpoint"], "long": built["pair"]}
+    res["pair_funasr"] = run_child("dz_funasr", pair, env=REFERENCE_ENV, log=log)
     return res
 
 
@@ -214,10 +325,16 @@ def summary(res: dict[str, Any]) -> dict[str, Any]:
     """The figures latest.json carries at the top level; the 60-minute figure scaled from 2 copies with quick."""
     hour = res["hour"]
     per_hour = 3600.0 / hour["audio_s"]
+    ms_per_window = 1000 * hour["embed_s"] / hour["windows"]
+    floor_ms = 1000 * hour["window_flops"] / (res["gemm"]["limit_gops"] * 1e9)
     out = {
         "diarization_60min_s": hour["total_s"] * per_hour,
         "diarization_60min_cluster_s": hour["cluster_and_label_s"] * per_hour,
-        "diarization_60min_windows": round(hour["windows"] * per_hour),
+        "diarization_windows_per_hour": round(hour["windows"] * per_hour),
+        "diarization_ms_per_window": ms_per_window,
+        "diarization_floor_ms_per_window": floor_ms,
+        "diarization_floor_fraction": floor_ms / ms_per_window,
+        "diarization_speedup_vs_funasr": res["pair_funasr"]["total_s"] / res["pair_tingji"]["total_s"],
     }
     if "plain" in res:
         plain, labelled = res["plain"], res["labelled"]
@@ -246,6 +363,18 @@ def markdown(res: dict[str, Any], summ: dict[str, Any]) -> list[str]:
         f"{hour['audio_s']:.0f} s of audio ({hour['windows']} windows): embeddings {hour['embed_s']:.2f} s, "
         f"clustering and labels {hour['cluster_and_label_s']:.2f} s; 60 minutes: "
         f"{summ['diarization_60min_s']:.1f} s (clustering {summ['diarization_60min_cluster_s']:.1f} s)."
+    )
+    ours, peer = res["pair_tingji"], res["pair_funasr"]
+    lines.append(
+        f"{summ['diarization_ms_per_window']:.1f} ms per window; "
+        f"floor {summ['diarization_floor_ms_per_window']:.1f} ms "
+        f"({hour['window_flops'] / 1e9:.2f} GFLOP at {res['gemm']['limit_gops']:.0f} GFLOP/s): "
+        f"{summ['diarization_floor_fraction']:.2f} of the floor."
+    )
+    lines.append(
+        f"FunASR's pipeline on the same {peer['audio_s']:.0f} s ({peer['windows']} windows): {peer['total_s']:.2f} s "
+        f"(embeddings {peer['embed_s']:.2f} s); Tingji {ours['total_s']:.2f} s ({ours['windows']} windows): "
+        f"{summ['diarization_speedup_vs_funasr']:.2f}x."
     )
     return lines
 

@@ -111,23 +111,24 @@ class CAMLayer(nn.Module):
         """Each frame gets the mean of the real frames of its 100-frame segment (counted from frame 0).
 
         The reference average-pools the real-length input with ceil_mode, which
-        divides the last, partial segment by its real length. Here a segment's
-        sum and real-frame count are differences of running sums (`x` is zero
-        on padding), so the graph has no shape that depends on the length
-        beyond the frame axis itself.
+        divides the last, partial segment by its real length. Here `x` (zero on
+        padding) and the mask are padded to whole segments and summed per
+        segment: their ratio is the mean of the segment's real frames. An expand
+        repeats each mean over its segment's frames. Plain Pad, ReduceSum and
+        Expand, because DirectML refuses a ceil_mode AveragePool and a nearest
+        Resize; in the fixed twin every shape folds, so it is fully static. Sums
+        run at memory speed where gathers from running sums took a fifth of the
+        graph's time (issue 45).
         """
-        idx = torch.arange(x.shape[-1], device=x.device)
-        start = idx // SEG_LEN * SEG_LEN
-        end = start + SEG_LEN  # past the last frame for the last segment: the running sums' tail repeats
-
-        def running(v: torch.Tensor) -> torch.Tensor:
-            run = torch.cat([torch.zeros_like(v[..., :1]), torch.cumsum(v, -1)], -1)
-            return torch.cat([run, run[..., -1:].repeat(1, 1, SEG_LEN)], -1)  # Tile: static in the fixed twin
-
-        run_x, run_m = running(x), running(m)
-        sums = run_x.index_select(-1, end) - run_x.index_select(-1, start)
-        counts = run_m.index_select(-1, end) - run_m.index_select(-1, start)
-        return sums / counts.clamp(min=_EPS)
+        frames = x.shape[-1]
+        tail = (SEG_LEN - frames % SEG_LEN) % SEG_LEN
+        xs, ms = F.pad(x, (0, tail)), F.pad(m, (0, tail))
+        b, c, n = xs.shape[0], xs.shape[1], xs.shape[-1] // SEG_LEN
+        sums = xs.reshape(b, c, n, SEG_LEN).sum(-1)
+        counts = ms.reshape(ms.shape[0], ms.shape[1], n, SEG_LEN).sum(-1)
+        means = sums / counts.clamp(min=_EPS)
+        spread = means.unsqueeze(-1).expand(b, c, n, SEG_LEN).reshape(b, c, n * SEG_LEN)
+        return spread[..., :frames]
 
 
 class DenseTDNNLayer(nn.Module):
