@@ -23,7 +23,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ..errors import ErrorReport, Message, ModelError
+from ..errors import Message, ModelError
+from .families.base import OnnxFamily
 from .manifest import FileEntry, Manifest, load_manifest, sha256_file, verify
 from .options import LoadOptions
 from .sessions import GraphSpec, OnnxGraphs
@@ -79,7 +80,7 @@ def graph_file_manifest(path: Path, family: str, role: str) -> Manifest:
     return Manifest(path.parent, family, {role: entry}, 0.0, 0, None)
 
 
-class Companion:
+class Companion(OnnxFamily):  # provider, device and warnings come from its graphs
     """A companion model loaded on the shared session layer; a subclass names its family and graphs.
 
     Args:
@@ -118,19 +119,6 @@ class Companion:
 
     def warm_up(self, graphs: OnnxGraphs) -> None:
         """Run each graph once (at load, and again on the CPU after a fallback)."""
-
-    @property
-    def provider(self) -> str:
-        return self.graphs.provider
-
-    @property
-    def device(self) -> str:
-        return self.graphs.device
-
-    @property
-    def warnings(self) -> list[ErrorReport]:
-        """Load-time problems (a GPU that fell back); the graphs' live list."""
-        return self.graphs.warnings
 
     def close(self) -> None:
         self.graphs = None  # type: ignore[assignment]

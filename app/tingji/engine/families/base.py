@@ -161,7 +161,8 @@ class NoLane:
 
 
 class OnnxFamily:
-    """What every family's Recognizer shares: it runs its ONNX graphs (`self.graphs`), which
+    """What every family's Recognizer and every companion model (`engine.companions.Companion`)
+    shares: it runs its ONNX graphs (`self.graphs`), which
     decide the provider, the device and the load-time warnings (a GPU provider that fails
     falls back to the CPU, then and there)."""
 
