@@ -116,6 +116,17 @@ def _run(winenv, env, *args: str, timeout: float = 900, **environ: str) -> subpr
     return done
 
 
+def _transcribe_demo(winenv, user, clip: Path, out: str, *options: str, timeout: float = 900):
+    """The installed `tingji.exe transcribe` of `clip` (in FOLDER) on the demo model and DirectML, into `out`."""
+    started = time.monotonic()
+    args = ["transcribe", f"{FOLDER}\\{clip.name}", "--model", "demo", "--provider", "dml", *options, "--out", out]
+    done = _run(winenv, user, PROGRAM + r"\tingji.exe", *args, timeout=timeout)
+    _say(f"installed tingji.exe {' '.join(args[4:-2])}", started)
+    print(done.stderr.strip())
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
 REGISTRY = r"""
 import json, sys, winreg
 hive, _, path = sys.argv[1].partition("\\")
@@ -254,25 +265,7 @@ def test_installed_cli_transcribes_on_directml_next_to_the_file(
     assert (to_linux(user, DATA + r"\models\demo") / "manifest.json").is_file()
 
     clip, spoken = clips["采访 clip.wav"]
-    started = time.monotonic()
-    done = _run(
-        winenv,
-        user,
-        PROGRAM + r"\tingji.exe",
-        "transcribe",
-        f"{FOLDER}\\{clip.name}",
-        "--model",
-        "demo",
-        "--provider",
-        "dml",
-        "--format",
-        "srt,txt,json",
-        "--out",
-        FOLDER,
-    )
-    _say("installed tingji.exe transcribe --provider dml", started)
-    print(done.stderr.strip())
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = _transcribe_demo(winenv, user, clip, FOLDER, "--format", "srt,txt,json")
     assert "Traceback" not in done.stderr
     written = {p.suffix: p for p in clip.parent.glob(clip.stem + ".*")}
     assert set(written) == {".wav", ".srt", ".txt", ".json"}
@@ -296,28 +289,8 @@ def test_installed_cli_decodes_on_vulkan_with_the_linux_text(
     assert demo_model.returncode == 0, demo_model.stderr[-3000:]
     clip, _ = clips["采访 clip.wav"]
     out = FOLDER + r"\vulkan"
-    started = time.monotonic()
-    done = _run(
-        winenv,
-        user,
-        PROGRAM + r"\tingji.exe",
-        "transcribe",
-        f"{FOLDER}\\{clip.name}",
-        "--model",
-        "demo",
-        "--provider",
-        "dml",
-        "--decoder-device",
-        "vulkan",
-        "--format",
-        "json",
-        "--out",
-        out,
-        timeout=1500,  # an empty shader cache: lavapipe compiles for minutes (docs/windows-testing.md)
-    )
-    _say("installed tingji.exe transcribe --provider dml --decoder-device vulkan", started)
-    print(done.stderr.strip())
-    assert done.returncode == 0, done.stderr[-3000:]
+    # An empty shader cache: lavapipe compiles for minutes (docs/windows-testing.md).
+    done = _transcribe_demo(winenv, user, clip, out, "--decoder-device", "vulkan", "--format", "json", timeout=1500)
     assert "Traceback" not in done.stderr and "warning" not in done.stderr, done.stderr[-3000:]
     result = json.loads((to_linux(user, out) / f"{clip.stem}.json").read_text(encoding="utf-8"))
     assert result["decoder_device"].startswith("vulkan:0 (llvmpipe"), result["decoder_device"]
