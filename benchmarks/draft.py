@@ -25,8 +25,13 @@ benchmarks/.cache/full/draft-decisive-<version>/. `--quick` uses a small one
 - **generation**: `--tokens` greedy tokens (EOS off, no guard) after a prompt
   with random audio rows; then the same with the plain output as the draft,
   corrupted (a random other token) at 0, 10, 25, 50 and 100 % of positions:
-  forced acceptance 100, 90, 75, 50 and 0 %. Speedup = plain generation
-  seconds / drafted, per round, rounds interleaved; the tokens must be plain
+  forced acceptance 100, 90, 75, 50 and 0 %. A substitute is a random id of
+  the 151,936, nearly always one of the synthetic vocabulary's padding
+  tokens, which have no text; the engine's re-alignment takes a token in
+  place of one of its own kind for a substitution and moves the draft's
+  place on by one, as a corrected word in a real draft. Speedup = plain generation
+  seconds / drafted, per round, rounds interleaved (`modelled_speedup`: what
+  the run's blocks would give at `draft.BLOCK_COST`); the tokens must be plain
   decoding's (a differing position is reported with its top-2 margin).
   The model's top-2 margins are printed (`median_top2_margin`, `near_tie_share`:
   the share under the tie guard's margin).
@@ -254,6 +259,7 @@ def generation(gguf: Path, threads: int, n_tokens: int, rounds: int, rules: tupl
                 "acceptance": round(out.accepted / max(out.drafted, 1), 3),
                 "blocks": {str(k): out.blocks.count(k) for k in sorted(set(out.blocks))},
                 "ties": out.ties,
+                "modelled_speedup": modelled_speedup(n_tokens, out.accepted, out.blocks, out.ties),
                 "tie_margin_at_end": round(drafter.tie_margin(max(out.blocks, default=1)), 4),
                 "same_tokens": not differ,
                 "first_difference": None
@@ -275,6 +281,15 @@ def generation(gguf: Path, threads: int, n_tokens: int, rounds: int, rules: tupl
         "cases": info,
         "rounds": rounds,
     }
+
+
+def modelled_speedup(n_tokens: int, accepted: int, blocks: list[int], ties: int) -> float:
+    """A drafted run's speedup if its blocks cost `draft.BLOCK_COST` and Python nothing: beside the measured
+    one, it tells a shortfall of the machine (costs, overhead) from one of the policy."""
+    from tingji.engine.draft import block_cost
+
+    steps = n_tokens - 1 - accepted - len(blocks)  # tokens fed alone (the first comes from the prompt)
+    return round((n_tokens - 1) / (sum(block_cost(b) for b in blocks) + ties + steps), 2)
 
 
 def demo_acceptance(rules: tuple[str, ...]) -> dict[str, Any]:

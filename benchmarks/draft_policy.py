@@ -2,8 +2,9 @@
 
 `simulate` replays `generation._run`'s block loop with a verifier that knows
 the plain tokens: the real `Drafter` proposes, a block of n rows costs
-`draft.block_cost(n)` single steps, a near tie at a position ends the block
-there and costs one single step more (the tie guard). What it gives is what
+`draft.block_cost(n)` single steps, a near tie at a position costs one
+single step more (the tie guard re-decodes it alone, aside, and the block
+goes on: a block's choice and one token's agree). What it gives is what
 the policy would reach if the block costs held exactly and Python cost
 nothing; benchmarks/draft.py's "policy" part prints it beside the measured
 curve, so that a shortfall can be told apart as policy or machine.
@@ -38,9 +39,8 @@ def simulate(plain: list[int], draft: list[int], ties: frozenset[int], policy: D
         agreed = 0
         while agreed < len(proposal) and proposal[agreed] == plain[base + agreed]:
             agreed += 1
-        tie = next((r for r in range(agreed + 1) if base + r in ties), None)
-        if tie is not None:
-            agreed, drafter.ties, cost = tie, drafter.ties + 1, cost + 1.0
+        checked = sum(base + r in ties for r in range(agreed + 1))  # each re-decoded alone, aside
+        drafter.ties, cost = drafter.ties + checked, cost + checked
         drafter.record(agreed)
         out += plain[base : base + agreed]
         if len(out) < n:

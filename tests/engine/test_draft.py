@@ -88,10 +88,19 @@ def test_draft_place_after_a_difference() -> None:
     d.propose(1, 10)
     d.propose(4, 10)  # the LLM skipped " b c": found ahead
     assert d.place == 4
-    kept = Drafter(draft, pieces.__getitem__, DraftPolicy(realign="keep")).propose(7, 10)
+    sure = {"prior_weight": 40.0}  # still drafting after one difference
+    kept = Drafter(draft, pieces.__getitem__, DraftPolicy(realign="keep", **sure)).propose(7, 10)
     assert kept and kept == draft[: len(kept)]
-    moved = Drafter(draft, pieces.__getitem__, DraftPolicy(realign="advance")).propose(9, 10)
+    moved = Drafter(draft, pieces.__getitem__, DraftPolicy(realign="advance", **sure)).propose(9, 10)
     assert moved and moved == draft[1 : 1 + len(moved)]
+    # Punctuation for punctuation, or a token with no text for another (benchmarks/draft.py's random
+    # substitutes of the synthetic vocabulary's padding), is a substitution: the place moves on.
+    pieces |= {5: b".", 6: b"", 8: b""}
+    for expected, said in ((5, 9), (6, 8)):
+        d = Drafter([1, expected, 3, 4], pieces.__getitem__, rule)
+        d.propose(1, 10)
+        d.propose(said, 10)
+        assert d.place == 2, (expected, said)
     with pytest.raises(ValueError):
         DraftPolicy(realign="sideways")
 
@@ -242,6 +251,45 @@ def test_rollback_leaves_exactly_the_accepted_positions(tiny_model: Path) -> Non
     assert int(np.argmax(rolled)) == int(np.argmax(fresh))
     ctx.close()
     fresh_ctx.close()
+
+
+def test_a_tie_checked_aside_keeps_the_block_or_takes_its_place(tiny_model: Path) -> None:
+    """A position re-decoded aside (the tie guard) gives one token's logits over the block's cells; dropped,
+    the block's cells are as they were; adopted, the cache holds the block up to it and its own cell."""
+    ctx = open_decoder(_gguf(tiny_model), eos_ids=[], n_threads=2, n_ctx=512, exact=True)
+    before, audio, after = _prompt(ctx, seed=8)
+    plain = ctx.generate(before, audio, after, DecodeOptions(max_tokens=12, guard=False, ignore_eos=True))
+    block, mem_pos = plain.tokens[:8], ctx._ll.llama_memory_seq_pos_max
+
+    def cache_ends(seq: int) -> int:
+        return int(mem_pos(ctx._ll.llama_get_memory(ctx._ctx), seq))
+
+    pos, _ = ctx.prefill(before, audio, after)
+    ctx.decode_block(pos, block[:3])
+    alone = ctx.decode_block(pos + 3, [block[3]])[0]  # what the tie guard wants: position 3 by itself
+    after_alone = ctx.decode_block(pos + 4, [block[4]])[0]
+    ctx.rollback(pos)
+    ctx.decode_block(pos, block)
+    after_block = ctx.decode_block(pos + 8, [plain.tokens[8]])[0]
+    ctx.rollback(pos + 8)
+    aside = ctx.decode_aside(pos + 3, block[3])
+    ctx.end_aside(adopt=False)
+    assert cache_ends(0) == pos + 7 and cache_ends(1) == -1  # the block's cells stay, the aside's went
+    kept = ctx.decode_block(pos + 8, [plain.tokens[8]])[0]
+    ctx.rollback(pos + 8)
+    ctx.decode_aside(pos + 3, block[3])
+    ctx.end_aside(adopt=True)
+    assert cache_ends(0) == pos + 3 and cache_ends(1) == -1  # the block up to it, then its own cell
+    adopted = ctx.decode_block(pos + 4, [block[4]])[0]
+    scale = float(np.abs(alone).max())
+    print(
+        f"\naside vs alone {np.abs(aside - alone).max():.2e}; the block kept {np.abs(kept - after_block).max():.2e}; "
+        f"adopted vs alone {np.abs(adopted - after_alone).max():.2e} (logit scale {scale:.1f})"
+    )
+    assert np.abs(aside - alone).max() < 1e-3 * scale
+    assert np.abs(kept - after_block).max() < 1e-3 * scale
+    assert np.abs(adopted - after_alone).max() < 1e-3 * scale
+    ctx.close()
 
 
 # -- proof 1: the demo model -----------------------------------------------------------------------------

@@ -241,8 +241,9 @@ class LlamaContext(KvCells, PromptPrefix):
         tokens: Sequence[int] | None = None,
         embd: np.ndarray | None = None,
         every: bool = False,
+        seq: int = 0,
     ) -> list[np.ndarray]:
-        """Feed tokens or embedding rows at positions pos0.., logits for the last row only.
+        """Feed tokens or embedding rows at positions pos0.. of sequence `seq`, logits for the last row only.
 
         With `every`, logits for every row: returned as copies, one array per batch.
         """
@@ -263,7 +264,7 @@ class LlamaContext(KvCells, PromptPrefix):
                 for i in range(m):
                     batch.pos[i] = pos0 + start + i
                     batch.n_seq_id[i] = 1
-                    batch.seq_id[i][0] = 0
+                    batch.seq_id[i][0] = seq
                     batch.logits[i] = 1 if (every or (stop == n and i == m - 1)) else 0
                 batch.n_tokens = m
                 rc = ll.llama_decode(self._ctx, batch)

@@ -5,7 +5,9 @@ f16, all touched when the context is made), so `decoder.LlamaContext` sizes
 it here: it starts at what its first prompt needs and grows in 256-position
 steps while generating, copying its cells across (`ensure_context`), and a
 lane idle between windows frees it and comes back at the same size with the
-cached prefix's cells (`park`).
+cached prefix's cells (`park`). A second sequence over the same cells
+re-decodes one position alone while a drafted block's cells stay
+(`decode_aside`).
 
 `KvCells` is a part of `decoder.LlamaContext`, kept here by concern.
 """
@@ -13,7 +15,10 @@ cached prefix's cells (`park`).
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ..errors import ModelError
 from . import messages
@@ -44,6 +49,17 @@ class KvCells:
 
         def _join_ahead(self) -> None: ...
         def _truncate(self, n_keep: int) -> None: ...
+        def rollback(self, n_keep: int) -> None: ...
+        def check_finite(self, logits: np.ndarray) -> np.ndarray: ...
+        def _decode(
+            self,
+            pos0: int,
+            *,
+            tokens: Sequence[int] | None = None,
+            embd: np.ndarray | None = None,
+            every: bool = False,
+            seq: int = 0,
+        ) -> list[np.ndarray]: ...
 
     # -- context management -------------------------------------------------
 
@@ -62,7 +78,10 @@ class KvCells:
         cparams.n_ctx = n_ctx
         cparams.n_batch = min(self.n_batch, n_ctx)
         cparams.n_ubatch = min(self.n_batch, n_ctx)
-        cparams.n_seq_max = 1
+        # A second sequence over the same cells (one unified cache: copying a sequence's cells to it
+        # only tags them) re-decodes a drafted block's near tie alone (`LlamaContext.decode_aside`).
+        cparams.n_seq_max = 2
+        cparams.kv_unified = True
         cparams.n_threads = self.n_threads
         cparams.n_threads_batch = self.n_threads
         cparams.no_perf = True
@@ -143,6 +162,46 @@ class KvCells:
         self._free_context()
         self._parked, self._parked_cells = True, state
         self._cached = cached if state is not None else []
+
+    # -- a second sequence (the tie guard of drafted blocks) --------------------
+
+    def decode_aside(self, pos: int, token: int) -> np.ndarray:
+        """The logits of `token` at `pos` decoded alone over the cache's positions 0..pos-1, keeping the rest.
+
+        A drafted block's near tie is re-checked without losing the block: positions 0..pos-1 are
+        shared with a second sequence (a tag on the same cells, no copy) and `token` is decoded
+        there, so the block's positions from `pos` on stay. `end_aside` then drops it or adopts it.
+
+        Args:
+            pos: The position to decode at; the cache holds at least 0..pos-1.
+            token: The token id.
+        """
+        ll = self._ll
+        self._join_ahead()
+        mem = ll.llama_get_memory(self._ctx)
+        self.ensure_context(int(ll.llama_memory_seq_pos_max(mem, 0)) + 2)  # the cells in use and one more
+        mem = ll.llama_get_memory(self._ctx)  # (a grown context has another memory)
+        ll.llama_memory_seq_rm(mem, 1, -1, -1)
+        ll.llama_memory_seq_cp(mem, 0, 1, 0, pos)
+        try:
+            return self.check_finite(self._decode(pos, tokens=[token], every=True, seq=1)[0][0])
+        except BaseException:
+            ll.llama_memory_seq_rm(mem, 1, -1, -1)  # no cells of it left behind
+            raise
+
+    def end_aside(self, adopt: bool) -> None:
+        """Drop the token `decode_aside` decoded; with `adopt`, it replaces the main sequence's from its position on.
+
+        Args:
+            adopt: True: the main sequence ends with the token decoded aside (its later positions go).
+        """
+        ll = self._ll
+        mem = ll.llama_get_memory(self._ctx)
+        if adopt:
+            pos = int(ll.llama_memory_seq_pos_max(mem, 1))
+            self.rollback(pos)
+            ll.llama_memory_seq_cp(mem, 1, 0, pos, pos + 1)
+        ll.llama_memory_seq_rm(mem, 1, -1, -1)
 
     @property
     def parked(self) -> bool:

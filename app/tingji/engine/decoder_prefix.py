@@ -54,7 +54,13 @@ class PromptPrefix:
         def _truncate(self, n_keep: int) -> None: ...
         def _save(self) -> ctypes.Array | None: ...
         def _decode(
-            self, pos0: int, *, tokens: Sequence[int] | None = None, embd: np.ndarray | None = None, every: bool = False
+            self,
+            pos0: int,
+            *,
+            tokens: Sequence[int] | None = None,
+            embd: np.ndarray | None = None,
+            every: bool = False,
+            seq: int = 0,
         ) -> list[np.ndarray]: ...
 
     def prefix_cells(self) -> tuple[list[int], bytes] | None:

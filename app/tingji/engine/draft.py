@@ -13,7 +13,10 @@ a draft only changes the speed.
   the draft's place. Equal: the place moves on. Different: the rule
   (`DraftPolicy.realign`) decides. The LLM writes punctuation the CTC text
   lacks (an insertion: the draft keeps its place) and corrects words (a
-  substitution: it moves on): `"classify"`. `"search"` first looks near the
+  substitution: it moves on): `"classify"`; a token in place of one of its
+  own kind (punctuation for punctuation; a token with no text for another,
+  as benchmarks/draft.py's random substitutes are) is a substitution too.
+  `"search"` first looks near the
   place (a few tokens back, `search` ahead) for where the draft's tokens
   end the way the LLM's last tokens do, longest match first, nearest next:
   that finds tokens the CTC text had extra or lacked, and a substitution
@@ -35,11 +38,15 @@ from dataclasses import dataclass
 import numpy as np
 
 # Cost of one llama_decode of a block of n tokens (logits at every position), relative to a
-# single token, on the CPU: Qwen3-0.6B q5_k, 2 threads (benchmarks/draft.py, "block cost").
-# A token alone streams all the weights for one row of work; a block streams them once.
+# single token, on the CPU: Qwen3-0.6B-shaped q5_k, 2 threads. A token alone streams all the
+# weights for one row of work; a block streams them once. Measured 2026-11-28 22:54 UTC on a
+# 2-core AVX-512 VNNI EPYC at load < 0.3 by `python3 benchmarks/draft.py --quiet-below 0.3
+# --rounds 3` (its "blocks" part; benchmarks/results/draft-2026-11-28.json, "relative_block_cost").
 # The longest block is 63: from 64 rows on, llama.cpp's CPU flash attention takes another
-# kernel, and block logits differ from one token's further (benchmarks/draft.py, "exactness").
-BLOCK_COST: dict[int, float] = {1: 1.0, 2: 1.45, 4: 2.77, 8: 3.86, 16: 4.51, 32: 7.66, 63: 11.1}
+# kernel, and block logits differ from one token's further (benchmarks/draft.py, "exactness")
+# on a plain random decoder. (On the decisive one, 64 rows differ as 8-63 do, 0.10, and cost
+# 11.83 steps: 64 and longer blocks are a lever for perfect drafts, not taken yet.)
+BLOCK_COST: dict[int, float] = {1: 1.0, 2: 2.04, 4: 2.97, 8: 4.57, 16: 5.15, 32: 8.23, 63: 13.69}
 
 REALIGN_RULES = ("advance", "keep", "classify", "search")
 _SUFFIX = 8  # the most of the LLM's last tokens "search" matches
@@ -225,9 +232,9 @@ class Drafter:
             found = self._search(here)
             if found is not None:
                 return found
-        if self.is_insertion(token):
-            return here
-        return here + 1
+        if self.is_insertion(token) and not (here < len(self.draft) and self.is_insertion(self.draft[here])):
+            return here  # punctuation where the draft has a word: inserted
+        return here + 1  # a token in place of one of its own kind: substituted
 
     def _search(self, here: int) -> int | None:
         """The place near `here` after which the draft ends as the LLM's last tokens do (None: nowhere)."""

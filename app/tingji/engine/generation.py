@@ -17,7 +17,8 @@ block's logits differ from one token's in the last bits (other kernels), so
 a choice whose top two logits are closer than `Drafter.tie_margin` is
 taken from that position decoded alone, as plain decoding takes it (the
 margin starts wide and then follows the differences those re-decodes
-show). The
+show); that decode runs on a second sequence over the same cells, so the
+block's later rows still stand when it chooses as the block did. The
 block size follows the draft's recent acceptance, down to plain one-token
 steps where drafts do not pay (`draft.DraftPolicy`).
 
@@ -198,25 +199,50 @@ def _run(
         agreed = 0
         while agreed < len(proposal) and int(chosen[agreed]) == proposal[agreed]:
             agreed += 1
-        tie = _first_near_tie(rows[: agreed + 1], chosen[: agreed + 1], drafter.tie_margin(len(block)))
-        if tie is not None:
-            # A block's logits differ from one token's in the last bits: where two choices are that
-            # close, the choice is made from block[tie] decoded alone, as plain decoding makes it.
-            agreed = tie
-            drafter.ties += 1
+        agreed, alone = _check_ties(ctx, drafter, pos, block, rows, chosen, agreed)
+        if alone is None:
+            ctx.rollback(pos + 1 + agreed)
+            logits = rows[agreed]
+        else:  # the choice after block[agreed] is the one decoded alone, in its cells
+            ctx.end_aside(adopt=True)
+            logits = alone
         drafter.record(agreed)
         for t in proposal[:agreed]:
             if not out.add(t):
                 return out.ids, out.stop or "limit"
-        if tie is None:
-            ctx.rollback(pos + 1 + agreed)
-            logits = rows[agreed]
-        else:
-            ctx.rollback(pos + agreed)
-            logits = ctx.decode_block(pos + agreed, [block[agreed]])[0]
-            # The same position in the same cells, alone and in the block: this model's own difference.
-            drafter.observe(len(block), float(np.abs(logits - rows[agreed]).max()))
         pos += 1 + agreed
+
+
+def _check_ties(
+    ctx: LlamaContext,
+    drafter: Drafter,
+    pos: int,
+    block: list[int],
+    rows: np.ndarray,
+    chosen: np.ndarray,
+    agreed: int,
+) -> tuple[int, np.ndarray | None]:
+    """Re-decode a block's near ties alone: (draft tokens accepted, the logits decoded alone where they
+    chose otherwise, None when every tie chose as the block did).
+
+    A block's logits differ from one token's in the last bits: where two choices are that close, the
+    choice is made from that position decoded alone, as plain decoding makes it. That decode runs
+    aside (`LlamaContext.decode_aside`), so when it agrees the block's later rows still stand.
+    """
+    start = 0
+    while (
+        tie := _first_near_tie(rows[start : agreed + 1], chosen[start : agreed + 1], drafter.tie_margin(len(block)))
+    ) is not None:
+        tie += start
+        drafter.ties += 1
+        alone = ctx.decode_aside(pos + tie, block[tie])
+        # The same position over the same cells, alone and in the block: this model's own difference.
+        drafter.observe(len(block), float(np.abs(alone - rows[tie]).max()))
+        if int(np.argmax(alone)) != int(chosen[tie]):
+            return tie, alone  # an aside still held: the caller adopts it
+        ctx.end_aside(adopt=False)
+        start = tie + 1
+    return agreed, None
 
 
 def _first_near_tie(rows: np.ndarray, chosen: np.ndarray, margin: float) -> int | None:
