@@ -136,15 +136,17 @@ def build(cache: Path, quick: bool, sensevoice_too: bool = True, qwen3_too: bool
     return built
 
 
-def build_nano(cache: Path, quick: bool, concurrent: int) -> dict[str, Any]:
-    """Fun-ASR-Nano's checkpoint, its three exports and the long audio."""
+def build_nano(cache: Path, quick: bool, concurrent: int, names: tuple[str, ...] = tuple(CONFIGS)) -> dict[str, Any]:
+    """Fun-ASR-Nano's checkpoint, its exports (`names` of CONFIGS: all three unless a caller needs fewer) and
+    the long audio."""
     from export_probe import probe_export
     from make_tiny_checkpoint import make_checkpoint
     from speech import make_long
 
     ckpt = build_checkpoint(cache, make_checkpoint, quick, "Fun-ASR-Nano", log)
     exports: dict[str, Any] = {}
-    for name, (precision, quant) in CONFIGS.items():
+    for name in names:
+        precision, quant = CONFIGS[name]
         folder = cache / name
         stats_path = cache / f"export-{name}.json"
         if export_is_current(folder, precision) and stats_path.is_file():
@@ -167,7 +169,7 @@ def build_nano(cache: Path, quick: bool, concurrent: int) -> dict[str, Any]:
     audio = make_long(cache / "audio" / f"long{seconds}.wav", seconds)
     return {
         "checkpoint": ckpt,
-        "models": {n: cache / n for n in CONFIGS},
+        "models": {n: cache / n for n in names},
         "exports": exports,
         "audio": audio,
         "graph_cache": cache / "graphs",
@@ -751,11 +753,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     if args.child:
+        from draft_e2e import STAGES as DRAFT_E2E_STAGES
         from qwen3_asr import STAGES as QWEN3_STAGES
         from stages import STAGES
 
         stages = {**STAGES, **sensevoice.STAGES, **paraformer.STAGES, **QWEN3_STAGES, **int8_accuracy.STAGES}
         stages.update(diarization.STAGES)
+        stages.update(DRAFT_E2E_STAGES)
         result = {**stages, **funasr_runtime.STAGES}[args.child](json.loads(args.child_args))
         Path(args.child_out).write_text(json.dumps(strip_private(result)))
         return 0
