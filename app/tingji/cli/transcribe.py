@@ -86,6 +86,13 @@ def add_parser(subparsers: Any) -> None:
         help="let the LLM verify its CTC head's draft in blocks (Fun-ASR-Nano): the same text, faster; "
         "--no-draft decodes one token at a time, only to compare (default: on)",
     )
+    p.add_argument(
+        "--draft-model",
+        default=None,
+        help="the model whose text drafts for Qwen3-ASR, which has no CTC head: an installed SenseVoice-Small "
+        "or Fun-ASR-Nano with a CTC head, by name or folder, in a language both know (default: the installed "
+        "one, if any; --no-draft loads none)",
+    )
     p.add_argument("--max-tokens", type=int, default=512, help="token limit per 60 s window (default 512)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads (default: usable cores, at most 8)")
     p.add_argument(
@@ -153,13 +160,40 @@ def _load_engine(args: argparse.Namespace, folder: Path, err: TextIO, speakers: 
             punctuation=punctuation,
             speaker_model=speakers,
         )
+    drafts = _draft_model(args, engine)
     for report in engine.warnings:
         print(f"tingji: warning: {report.text}", file=err)
     if args.punctuation and not engine.capabilities.punctuation and engine.punctuator is None:
         print(f"tingji: warning: {warning(messages.NO_PUNCTUATION_MODEL, model=engine.model_name).text}", file=err)
     where = engine.provider.upper() + (f" ({engine.device})" if engine.device else "")
-    print(f"tingji: model {engine.model_name} on {where} (loaded in {engine.load_s:.1f} s)", file=err)
+    drafted = f", drafted by {drafts.name}" if drafts is not None else ""
+    print(f"tingji: model {engine.model_name} on {where} (loaded in {engine.load_s:.1f} s){drafted}", file=err)
     return engine
+
+
+def _draft_model(args: argparse.Namespace, engine: Engine) -> Path | None:
+    """Load the model that drafts for the engine's (`--draft-model`, else an installed one that can); its folder.
+
+    A named model that cannot draft for this one is an error (the engine is closed); an installed one that
+    fails to load is one of the engine's warnings, and the model decodes undrafted."""
+    from ..engine import messages as engine_messages
+    from ..engine.draft_sources import drafters_for, use_draft_model
+    from ..models.companions import draft_model
+
+    if not args.draft or not (args.draft_model or drafters_for(engine.family)):
+        return None
+    folder = None
+    try:
+        folder = draft_model(engine.family, args.draft_model)
+        if folder is not None:
+            use_draft_model(engine, folder)
+        return folder
+    except TingjiError as exc:
+        if args.draft_model:
+            engine.close()
+            raise
+        engine.warnings.append(warning(engine_messages.DRAFT_UNUSED, folder=folder, reason=exc))
+        return None
 
 
 def _show_preparing(status: StatusLine) -> Callable[[str, float | None], None]:

@@ -220,3 +220,10 @@ FEWER_SPEAKERS = WarningMessage(
     "speakers.fewer",
     "{found} speaker(s) told apart, not the {asked} asked for: too little speech ({seconds:.0f} s) or voices too alike",
 )
+
+# -- a draft model for another model's LLM (draft_sources.py) ----------------------------------------
+DRAFT_REFUSED = Message(
+    "draft.refused", "{folder}: a {family} model cannot draft for {target}; models that can: {known}"
+)
+DRAFT_UNUSED = WarningMessage("draft.unused", "{folder} does not draft (the same text, decoded slower): {reason}")
+DRAFT_NO_CTC = Message("draft.no_ctc_head", "{folder}: this {family} model has no CTC head, so it cannot draft")

@@ -81,7 +81,7 @@ class ModelEngine(QObject):
     unloaded = Signal()  # an idle unload is complete: the engine is closed and its memory returned
     retired = Signal()  # the thread has ended and closed the engine (after `retire()`)
 
-    _requestLoad = Signal(str, str, str, bool, int, str)
+    _requestLoad = Signal(str, str, str, bool, int, str, bool)
     _requestUnload = Signal(int)
     _requestTranscribe = Signal(object)
 
@@ -95,6 +95,7 @@ class ModelEngine(QObject):
         device: str = "",
         punctuation: bool = True,
         decoder: str = "auto",
+        draft_model: bool = True,
     ) -> None:
         super().__init__(parent)
         self.path = str(path)
@@ -103,6 +104,7 @@ class ModelEngine(QObject):
         self.device_setting = device  # DirectML's adapter ("" = the high-performance one)
         self.punctuation_setting = punctuation  # use the installed punctuation model if the model writes none
         self.decoder_setting = decoder  # where an LLM decoder runs (Settings.decoder_device)
+        self.draft_model_setting = draft_model  # an installed model drafts for it (Settings.draft_model)
         self.state = EngineState.LOADING  # asked for; `started` says whether the thread was asked yet
         self.detail = name  # model name when loading/ready, reason (English) when failed
         self.error: ErrorReport | None = None  # why, when failed: the window says it in the UI language
@@ -149,6 +151,7 @@ class ModelEngine(QObject):
             self.punctuation_setting,
             self._seq,
             self.decoder_setting,
+            self.draft_model_setting,
         )
 
     def _set(
@@ -326,6 +329,7 @@ class EngineHost(QObject):
                 or engine.device_setting != self.settings.device
                 or engine.punctuation_setting != self.settings.punctuation
                 or engine.decoder_setting != self.settings.decoder_device
+                or engine.draft_model_setting != self.settings.draft_model
                 or engine.state is EngineState.FAILED
             ):
                 self._retire(engine)
@@ -352,6 +356,7 @@ class EngineHost(QObject):
             self.settings.device,
             self.settings.punctuation,
             self.settings.decoder_device,
+            self.settings.draft_model,
         )
         engine.stateChanged.connect(self.stateChanged)
         engine.releasing.connect(lambda: self.releasing.emit(engine))

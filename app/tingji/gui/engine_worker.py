@@ -110,16 +110,24 @@ class EngineWorker(QObject):
         super().__init__()
         self._engine: Engine | None = None
 
-    @Slot(str, str, str, bool, int, str)
+    @Slot(str, str, str, bool, int, str, bool)
     def load(
-        self, model_path: str, provider: str, device: str, punctuation: bool, seq: int, decoder: str = "auto"
+        self,
+        model_path: str,
+        provider: str,
+        device: str,
+        punctuation: bool,
+        seq: int,
+        decoder: str = "auto",
+        draft_model: bool = True,
     ) -> None:
         """(Re)load the model on `provider` (and DirectML's adapter `device`, "" for the default one);
         the previous engine is closed first to free its memory.
 
         `punctuation`: punctuate with the installed punctuation model when the model writes none.
         `seq` numbers the requests so the GUI can ignore answers to superseded ones.
-        `decoder`: Settings' decoder device (`decoder_choice`), the process's from this load on."""
+        `decoder`: Settings' decoder device (`decoder_choice`), the process's from this load on.
+        `draft_model`: an installed model drafts for a model without a CTC head (Qwen3-ASR), where one can."""
         from ..engine import decoder_device
         from ..engine.transcribe import Engine  # heavy import (onnxruntime, llama_cpp): off the GUI thread
         from ..models.companions import punctuation_model
@@ -138,6 +146,8 @@ class EngineWorker(QObject):
                 graph_cache=graph_cache_dir(),
                 punctuation=punctuation_model() if punctuation else None,
             )
+            if draft_model:
+                _use_draft_model(engine)
         except TingjiError as exc:
             self.load_failed.emit(seq, exc.report())
             return
@@ -217,3 +227,21 @@ class EngineWorker(QObject):
                 self._engine.close()
             finally:
                 self._engine = None
+
+
+def _use_draft_model(engine: Engine) -> None:
+    """The installed model that drafts for the engine's (`models.companions.draft_model`), where its family takes
+    one; one that fails to load is logged, and the model decodes undrafted (the same text, slower)."""
+    from ..engine import messages as engine_messages
+    from ..engine.draft_sources import drafters_for, use_draft_model
+    from ..models.companions import draft_model
+
+    if not drafters_for(engine.family):
+        return
+    folder = draft_model(engine.family)
+    if folder is None:
+        return
+    try:
+        use_draft_model(engine, folder)
+    except TingjiError as exc:  # the model still works: said with its load-time warnings
+        engine.warnings.append(warning(engine_messages.DRAFT_UNUSED, folder=folder, reason=exc))

@@ -72,6 +72,8 @@ class Settings:
     tray_notice_shown: bool = False  # "Tingji keeps running in the tray" was said once
     speakers: str = "off"  # files: label who spoke, one of SPEAKER_CHOICES (a file may have its own: the queue's)
     draft: bool = True  # the LLM verifies its CTC head's draft in blocks (TranscribeOptions.draft): off only to compare
+    # Another installed model drafts for an LLM model without a CTC head (Qwen3-ASR; engine.draft_sources).
+    draft_model: bool = True
 
     def transcribe_options(self) -> TranscribeOptions:
         """What every transcription asks of the model: files as they are, dictation without timestamps."""
@@ -111,6 +113,7 @@ class Settings:
         s.tray_notice_shown = bool(s.tray_notice_shown)
         s.punctuation = bool(s.punctuation)
         s.draft = bool(s.draft)
+        s.draft_model = bool(s.draft_model)
         s.speakers = s.speakers if s.speakers in SPEAKER_CHOICES else "off"
         minutes = float(s.unload_after_min)
         s.unload_after_min = max(0.0, min(float(MAX_UNLOAD_AFTER_MIN), minutes)) if math.isfinite(minutes) else 0.0

@@ -231,6 +231,17 @@ class SettingsDialog(QDialog):
                 "instead of writing one token at a time"
             )
         )
+        self.draft_model = QCheckBox(
+            self.tr("Let an installed SenseVoice-Small or Fun-ASR-Nano draft for Qwen3-ASR (faster, the same text)"),
+            self,
+        )
+        self.draft_model.setToolTip(
+            self.tr(
+                "Qwen3-ASR has no CTC head of its own: an installed model that has one hears the same audio, "
+                "and Qwen3-ASR checks its text in blocks where both know the language"
+            )
+        )
+        self.draft.toggled.connect(self.draft_model.setEnabled)  # no drafts at all: none from another model either
 
     def _build_speech(self, *, show_device: bool) -> tuple[QGroupBox, QFormLayout]:
         """The speech recognition group; the adapter row only where there is one to choose (or a saved one)."""
@@ -256,6 +267,7 @@ class SettingsDialog(QDialog):
         form.addRow(self.tr("Hotwords:"), self.hotwords)
         form.addRow(self.punctuation)
         form.addRow(self.draft)
+        form.addRow(self.draft_model)
         unload_row = QHBoxLayout()
         unload_row.addWidget(self.unload_after)
         unload_row.addStretch(1)
@@ -369,6 +381,8 @@ class SettingsDialog(QDialog):
         self.auto_export.setChecked(s.auto_export)
         self.punctuation.setChecked(s.punctuation)
         self.draft.setChecked(s.draft)
+        self.draft_model.setChecked(s.draft_model)
+        self.draft_model.setEnabled(s.draft)
         self.unload_after.setValue(math.ceil(s.unload_after_min))  # whole minutes; the file may hold less
         for fmt, box in self.formats.items():
             box.setChecked(fmt in s.formats)
@@ -392,6 +406,7 @@ class SettingsDialog(QDialog):
             unload_after_min=self.unload_after.value(),
             punctuation=self.punctuation.isChecked(),
             draft=self.draft.isChecked(),
+            draft_model=self.draft_model.isChecked(),
             speakers=str(self.speakers.currentData()),
         ).normalised()
 

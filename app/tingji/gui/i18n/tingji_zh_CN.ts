@@ -964,6 +964,21 @@ The details are in {1}.</source>
         <translation>只区分出 {found} 位说话人，而不是要求的 {asked} 位：语音太少（{seconds:.0f} 秒）或声音太相近</translation>
     </message>
     <message>
+        <source>{folder}: a {family} model cannot draft for {target}; models that can: {known}</source>
+        <comment>draft.refused</comment>
+        <translation>{folder}：{family} 模型不能为 {target} 起草；能起草的模型：{known}</translation>
+    </message>
+    <message>
+        <source>{folder} does not draft (the same text, decoded slower): {reason}</source>
+        <comment>draft.unused</comment>
+        <translation>{folder} 不起草（文字相同，解码较慢）：{reason}</translation>
+    </message>
+    <message>
+        <source>{folder}: this {family} model has no CTC head, so it cannot draft</source>
+        <comment>draft.no_ctc_head</comment>
+        <translation>{folder}：这个 {family} 模型没有 CTC 头，不能起草</translation>
+    </message>
+    <message>
         <source>unknown model family {family!r} (choose {choices})</source>
         <comment>export.unknown_family</comment>
         <translation>未知的模型系列 {family!r}（可选 {choices}）</translation>
@@ -3266,17 +3281,17 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>快速模型（SenseVoice-Small）听写响应更快；另用一个模型会额外占用内存</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="243"/>
+        <location filename="../settings_dialog.py" line="254"/>
         <source>Model for files:</source>
         <translation>文件转写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="244"/>
+        <location filename="../settings_dialog.py" line="255"/>
         <source>Model for dictation:</source>
         <translation>听写模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="341"/>
+        <location filename="../settings_dialog.py" line="353"/>
         <source>Same as for files</source>
         <translation>与文件转写相同</translation>
     </message>
@@ -3719,7 +3734,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>听记在这么长时间内没有转写任务时释放模型占用的内存；下一个文件或听写会重新加载它</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="241"/>
+        <location filename="../settings_dialog.py" line="252"/>
         <source>Speech recognition</source>
         <translation>语音识别</translation>
     </message>
@@ -3728,7 +3743,7 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation type="vanished">模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="245"/>
+        <location filename="../settings_dialog.py" line="256"/>
         <source>Run on:</source>
         <translation>运行设备：</translation>
     </message>
@@ -3743,32 +3758,32 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>自动（高性能显卡）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="246"/>
+        <location filename="../settings_dialog.py" line="257"/>
         <source>Graphics adapter:</source>
         <translation>显卡：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="365"/>
+        <location filename="../settings_dialog.py" line="377"/>
         <source>{0} (not found)</source>
         <translation>{0}（未找到）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="255"/>
+        <location filename="../settings_dialog.py" line="266"/>
         <source>Language spoken:</source>
         <translation>说话语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="256"/>
+        <location filename="../settings_dialog.py" line="267"/>
         <source>Hotwords:</source>
         <translation>热词：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="262"/>
+        <location filename="../settings_dialog.py" line="274"/>
         <source>Unload the model after:</source>
         <translation>空闲时卸载模型：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="267"/>
+        <location filename="../settings_dialog.py" line="279"/>
         <source>Save transcripts next to each source file when done</source>
         <translation>完成后自动把转写结果保存在源文件旁边</translation>
     </message>
@@ -3828,97 +3843,107 @@ The details are in {1}. Restarting Tingji usually helps; please report the probl
         <translation>Fun-ASR-Nano 的语言模型一次校验 CTC 头猜出的多个词元，而不是逐个词元地生成</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="254"/>
+        <location filename="../settings_dialog.py" line="235"/>
+        <source>Let an installed SenseVoice-Small or Fun-ASR-Nano draft for Qwen3-ASR (faster, the same text)</source>
+        <translation>让已安装的 SenseVoice-Small 或 Fun-ASR-Nano 为 Qwen3-ASR 起草（更快，文字相同）</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="240"/>
+        <source>Qwen3-ASR has no CTC head of its own: an installed model that has one hears the same audio, and Qwen3-ASR checks its text in blocks where both know the language</source>
+        <translation>Qwen3-ASR 自身没有 CTC 头：由已安装、带 CTC 头的模型听同一段音频，在两者都懂该语言时，Qwen3-ASR 分块校验它的文字</translation>
+    </message>
+    <message>
+        <location filename="../settings_dialog.py" line="265"/>
         <source>Decoder runs on:</source>
         <translation>解码器运行设备：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="273"/>
+        <location filename="../settings_dialog.py" line="285"/>
         <source>Output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="276"/>
+        <location filename="../settings_dialog.py" line="288"/>
         <source>Formats:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="285"/>
+        <location filename="../settings_dialog.py" line="297"/>
         <source>Label each segment of a file with who spoke it; a file can have its own</source>
         <translation>为文件的每一段标注说话人；单个文件可另行设置</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="293"/>
+        <location filename="../settings_dialog.py" line="305"/>
         <source>Qwen3-ASR and Fun-ASR-Nano without a CTC head label whole sentences, not single words.</source>
         <translation>Qwen3-ASR 和没有 CTC 头的 Fun-ASR-Nano 按整句标注说话人，而不是逐词标注。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="298"/>
+        <location filename="../settings_dialog.py" line="310"/>
         <source>Speakers</source>
         <translation>说话人</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="300"/>
+        <location filename="../settings_dialog.py" line="312"/>
         <source>Identify speakers:</source>
         <translation>识别说话人：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="304"/>
+        <location filename="../settings_dialog.py" line="316"/>
         <source>Voice library:</source>
         <translation>声纹库：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="310"/>
+        <location filename="../settings_dialog.py" line="322"/>
         <source>System default</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="314"/>
+        <location filename="../settings_dialog.py" line="326"/>
         <source>Follow the system</source>
         <translation>跟随系统</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="315"/>
+        <location filename="../settings_dialog.py" line="327"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="316"/>
+        <location filename="../settings_dialog.py" line="328"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="319"/>
+        <location filename="../settings_dialog.py" line="331"/>
         <source>Interface</source>
         <translation>界面</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="321"/>
+        <location filename="../settings_dialog.py" line="333"/>
         <source>Language:</source>
         <translation>语言：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="322"/>
+        <location filename="../settings_dialog.py" line="334"/>
         <source>Appearance:</source>
         <translation>外观：</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="323"/>
+        <location filename="../settings_dialog.py" line="335"/>
         <source>Language and appearance change at once.</source>
         <translation>语言和外观会立即生效。</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="340"/>
+        <location filename="../settings_dialog.py" line="352"/>
         <source>Automatic (first installed model)</source>
         <translation>自动（第一个已安装的模型）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="346"/>
+        <location filename="../settings_dialog.py" line="358"/>
         <source>{0} (incomplete)</source>
         <translation>{0}（不完整）</translation>
     </message>
     <message>
-        <location filename="../settings_dialog.py" line="407"/>
+        <location filename="../settings_dialog.py" line="422"/>
         <source>Choose a Tingji model folder</source>
         <translation>选择听记模型文件夹</translation>
     </message>

@@ -7,6 +7,11 @@ window; forcing one ends the prompt with it. Hotwords become the system
 turn's context. There is no CTC head, so characters are not timed here
 (the pipeline places sentences on the window's speech spans: "speech" timestamps).
 
+Without a CTC head of its own, another installed model may draft the answer
+(`engine.draft_sources`: SenseVoice-Small, Fun-ASR-Nano's CTC head): its text
+for the same window, behind the answer's `language X<asr_text>` head when the
+language is not forced, is verified in blocks like Nano's own draft.
+
 `exact` is the reference mode used by the equivalence tests: the
 reference's stop tokens only, plain greedy decoding (no loop guard), f32 KV
 cache, basic ONNX graph optimisation.
@@ -17,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...decoder import LlamaContext
+from ...draft_sources import DraftSource, window_draft
 from ...languages import normalise
 from ...manifest import Manifest
 from ...mel import MelConfig, log_mel, mel_filters
@@ -46,6 +52,8 @@ class Qwen3Asr(LlmFamily):
         self.mel: MelConfig = manifest.frontend
         self.filters = mel_filters(self.mel)
         self.encoder: Qwen3Encoder
+        self.load_options = options  # a draft source loads as the model did (draft_sources.load_source)
+        self.draft_source: DraftSource | None = None
         super().__init__(manifest, options, lambda: Qwen3Encoder(manifest, options))
         self.pieces = section.prompt
         self.language_names = section.language_names  # code -> the model's own name, in the release's order
@@ -66,6 +74,34 @@ class Qwen3Asr(LlmFamily):
             return prompt.before, prompt.after
 
         return self.prompt_ids((options.language, options.hotwords), texts)
+
+    def use_draft_source(self, source: DraftSource | None) -> None:
+        """Draft each window's answer with `source` (None: no drafts); a source used before is closed.
+
+        Args:
+            source: A loaded draft source (`draft_sources.load_source`); the caller makes sure no window runs.
+        """
+        if self.draft_source is not None:
+            self.draft_source.close()
+        self.draft_source = source
+        if source is not None:
+            self.graphs.warnings.extend(w for w in source.warnings if w not in self.graphs.warnings)
+
+    def _draft(self, samples: np.ndarray, forced: str | None, timings: dict[str, float]) -> list[int]:
+        """The draft source's text for the window, in the decoder's tokens ([]: no source, or none for this window)."""
+        if self.draft_source is None:
+            return []
+        with stage(timings, "draft"):
+            heard = window_draft(self.draft_source, samples, forced, self.language_names)
+            if heard is None or heard.language is None:
+                return []
+            p = self.pieces  # unforced, the answer starts by naming the language the source heard
+            head = "" if forced else p.language_prefix + self.language_names[heard.language] + p.text_marker
+            return self.llm.tokenize(head + heard.text)
+
+    def close(self) -> None:
+        self.use_draft_source(None)
+        super().close()
 
     def language_code(self, name: str | None) -> str | None:
         """The code for a language name the model wrote (its own list first, then Tingji's table)."""
@@ -88,7 +124,11 @@ class Qwen3Asr(LlmFamily):
             mel = log_mel(samples, self.mel, self.filters)
         with stage(timings, "encode"):
             rows = self.encoder.encode(mel)
-        decoded = self.decode(lane, rows, options, timings, cancel)
+        draft = self._draft(samples, forced, timings) if options.draft else []
+        decoded = self.decode(lane, rows, options, timings, cancel, draft)
+        if self.draft_source is not None:  # a window the source did not draft says so: 0 drafted
+            timings.setdefault("draft_tokens", 0.0)
+            timings.setdefault("draft_accepted", 0.0)
         name, text = parse_answer(decoded.text, self.pieces, forced=forced is not None)
         return WindowResult(text, decoded.tokens, None, language=forced or self.language_code(name), timings=timings)
 
