@@ -108,7 +108,9 @@ def build(cache: Path, quick: bool, file: Path, log: Callable[[str], None] = pri
         log("exporting CAM++")
         import subprocess
 
+        # int8: the fp32 graphs and the int8 CPU graph beside them; the engine picks by CPU (issue 45)
         cmd = [sys.executable, "-m", "tingji", "export-model", "--source", str(ckpt), "--out", str(model)]
+        cmd += ["--precision", "int8"]
         subprocess.run(cmd, check=True, capture_output=True)
         made_by.write_text(digest)
     paths = {}
@@ -166,7 +168,8 @@ def stage_hour(a: dict[str, Any]) -> dict[str, Any]:
 
     samples, _ = sf.read(a["long"], dtype="float32")
     windows = vad_windows(samples)
-    model = SpeakerModel(a["model"], provider="cpu", threads=THREADS)
+    # int8 None: the engine's own choice (the int8 graph where this CPU sums int8 in int32); False: fp32
+    model = SpeakerModel(a["model"], provider="cpu", threads=THREADS, int8=a.get("int8"))
     labels = SpeakerLabels(model)
     t = time.perf_counter()
     for w in windows:
@@ -178,6 +181,7 @@ def stage_hour(a: dict[str, Any]) -> dict[str, Any]:
     label_s = time.perf_counter() - t
     return {
         "audio_s": round(len(samples) / SAMPLE_RATE, 1),
+        "graph": model.role,  # embedder (fp32) or embedder_int8
         "windows": len(labels.windows),
         "speech_s": round(labels.speech_s, 1),
         "embed_s": round(embed_s, 3),
@@ -244,14 +248,16 @@ def stage_funasr(a: dict[str, Any]) -> dict[str, Any]:
 
 
 def window_flops(model: Path) -> float:
-    """Multiply-adds x 2 of one window through the speaker graph: its fixed one-window twin's Conv, MatMul and
-    Gemm nodes, with the shapes ONNX shape inference gives (all static in that graph)."""
+    """Multiply-adds x 2 of one window through the speaker graph: its fixed twin's Conv, MatMul and Gemm nodes,
+    with the shapes ONNX shape inference gives (all static in that graph), over the twin's rows (the batch
+    twin's `fixed_batch` windows; a folder made before it has a one-window twin)."""
     import json as _json
 
     import onnx
 
     files = _json.loads((model / "manifest.json").read_text())["files"]
-    proto = onnx.shape_inference.infer_shapes(onnx.load(str(model / files["embedder_fixed"]["path"])))
+    twin = files["embedder_batch"] if "embedder_batch" in files else files["embedder_fixed"]
+    proto = onnx.shape_inference.infer_shapes(onnx.load(str(model / twin["path"])))
     shapes = {
         v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
         for v in [*proto.graph.value_info, *proto.graph.input, *proto.graph.output]
@@ -266,7 +272,7 @@ def window_flops(model: Path) -> float:
             x, w = shapes[node.input[0]], shapes[node.input[1]]
             k = x[-1]
             macs += int(np.prod(shapes[node.output[0]])) * k
-    return float(2 * macs)
+    return float(2 * macs) / shapes[proto.graph.input[0].name][0]
 
 
 STAGES = {"dz_file": stage_file, "dz_hour": stage_hour, "dz_funasr": stage_funasr, "dz_gemm": stage_gemm}
@@ -312,6 +318,8 @@ def measure(
         res["labelled"] = run_child("dz_file", {**base, "speaker_model": built["model"]}, log=log)
     log("speakers: the long file, speakers step alone")
     res["hour"] = run_child("dz_hour", {"model": built["model"], "long": built["long"]}, log=log)
+    log("speakers: the long file, speakers step alone, fp32 graph")
+    res["hour_fp32"] = run_child("dz_hour", {"model": built["model"], "long": built["long"], "int8": False}, log=log)
     log("speakers: GEMM limits")
     res["gemm"] = run_child("dz_gemm", {"threads": THREADS, "reps": 3 if built["quick"] else 5}, log=log)
     log("speakers: FunASR's pipeline and Tingji's on the same file")
@@ -335,7 +343,12 @@ def summary(res: dict[str, Any]) -> dict[str, Any]:
         "diarization_floor_ms_per_window": floor_ms,
         "diarization_floor_fraction": floor_ms / ms_per_window,
         "diarization_speedup_vs_funasr": res["pair_funasr"]["total_s"] / res["pair_tingji"]["total_s"],
+        "diarization_graph": hour.get("graph", "embedder"),
     }
+    if "hour_fp32" in res:  # the same windows through the fp32 graph, same run
+        fp32 = res["hour_fp32"]
+        out["diarization_ms_per_window_fp32"] = 1000 * fp32["embed_s"] / fp32["windows"]
+        out["diarization_int8_speedup"] = out["diarization_ms_per_window_fp32"] / ms_per_window
     if "plain" in res:
         plain, labelled = res["plain"], res["labelled"]
         out["diarization_share_of_file"] = labelled["speakers_s"] / plain["wall_s"]
@@ -371,6 +384,11 @@ def markdown(res: dict[str, Any], summ: dict[str, Any]) -> list[str]:
         f"({hour['window_flops'] / 1e9:.2f} GFLOP at {res['gemm']['limit_gops']:.0f} GFLOP/s): "
         f"{summ['diarization_floor_fraction']:.2f} of the floor."
     )
+    if "diarization_ms_per_window_fp32" in summ:
+        lines.append(
+            f"Graph {summ['diarization_graph']}; the same windows through the fp32 graph in the same run: "
+            f"{summ['diarization_ms_per_window_fp32']:.1f} ms per window ({summ['diarization_int8_speedup']:.2f}x)."
+        )
     lines.append(
         f"FunASR's pipeline on the same {peer['audio_s']:.0f} s ({peer['windows']} windows): {peer['total_s']:.2f} s "
         f"(embeddings {peer['embed_s']:.2f} s); Tingji {ours['total_s']:.2f} s ({ours['windows']} windows): "

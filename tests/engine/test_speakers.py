@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 from tests.support.audio import espeak
+from tests.support.paths import ROOT
 from tests.support.reference_campplus import CamPlusReference
 from tingji.engine.speakers.model import SpeakerModel, clip_features
-from tingji.errors import ModelError
+from tingji.errors import ModelError, TingjiError
 from tingji.export.lint import lint_directml
 
 RATE = 16000
@@ -75,10 +76,10 @@ def test_embeddings_equal_funasr(speaker_model, cp_reference, clips):
 
 
 def test_padding_invariance(speaker_model, clips):
-    """A clip zero-padded to the window (fixed twin, and the dynamic graph) embeds as at its real length."""
+    """A clip zero-padded to the window (the fixed batch twin, and the dynamic graph) embeds as at its real length."""
     dynamic = SpeakerModel(speaker_model, provider="cpu", policy="dynamic", exact=True)
     fixed = SpeakerModel(speaker_model, provider="cpu", policy="fixed", exact=True)
-    assert fixed.graphs.policy == "fixed" and fixed.manifest.file("embedder_fixed") is not None
+    assert fixed.graphs.policy == "fixed" and fixed.manifest.file("embedder_batch") is not None
     worst = 0.0
     for name in ("speech 1.0 s", "noise 0.3 s", "speech 1.5 s"):
         feats = clip_features(clips[name], dynamic.frontend)
@@ -89,7 +90,7 @@ def test_padding_invariance(speaker_model, clips):
         m = np.zeros((1, limit), np.float32)
         x[0, : len(feats)], m[0, : len(feats)] = feats, 1
         padded_dynamic = dynamic._run_batch(x, m)[0]
-        for how, got in (("fixed twin", padded_fixed), ("dynamic graph", padded_dynamic)):
+        for how, got in (("batch twin", padded_fixed), ("dynamic graph", padded_dynamic)):
             err = float(np.abs(got - real).max())
             rel = err / float(np.abs(real).max())
             print(f"{name:14s} {len(feats):3d} -> {limit} frames ({how}): max abs error {err:.2e}, relative {rel:.1e}")
@@ -113,17 +114,71 @@ def test_short_clip_and_batches(speaker_model, clips):
     assert rel <= 1e-5
 
 
+def _mixed_clips(model: SpeakerModel, clips: dict[str, np.ndarray], count: int) -> list[np.ndarray]:
+    """`count` feature clips of several lengths, from the test's clips cut at different starts."""
+    feats = [clip_features(c, model.frontend) for c in clips.values()]
+    return [feats[i % len(feats)][(7 * i) % 40 :] for i in range(count)]
+
+
+def test_fixed_batch_twin(speaker_model, clips):
+    """Issue 45's proof 5 under the fixed policy (DirectML's, run here on the CPU): the batch twin - full batches
+    and a short last one padded with masked zero windows, each clip zero-padded to the window - gives each clip
+    the dynamic graph's embedding at its real length, one at a time, within 1e-5; a clip's embedding does not
+    depend on its neighbours or on the padding rows (the same bits in another batch); the one warmed session
+    is the batch twin, and a clip longer than the window is a coded error."""
+    dynamic = SpeakerModel(speaker_model, provider="cpu", policy="dynamic", exact=True)
+    fixed = SpeakerModel(speaker_model, provider="cpu", policy="fixed", exact=True)
+    batch, window = fixed.fixed_batch, fixed.manifest.window_frames
+    assert batch == fixed.section.fixed_batch > 1 and fixed.graphs.keys("embedder") == [window]
+    many = _mixed_clips(fixed, clips, batch + batch // 2 + 1)
+    one_by_one = np.stack([dynamic.embed_features([c])[0] for c in many])
+    together = fixed.embed_features(many)
+    diff = float(np.abs(together - one_by_one).max())
+    rel = diff / float(np.abs(one_by_one).max())
+    reordered = fixed.embed_features(many[::-1])[::-1]  # other neighbours, other rows of padding
+    moved = float(np.abs(reordered - together).max())
+    print(
+        f"batch twin ({len(many)} clips, {batch} x {window} frames a run) vs the dynamic graph one at a time:"
+        f" max abs difference {diff:.2e}, relative {rel:.1e}; the clips reordered: {moved:.1e}"
+    )
+    assert np.isfinite(together).all()
+    assert rel <= 1e-5
+    assert np.array_equal(reordered, together)
+    with pytest.raises(TingjiError) as err:
+        fixed.embed_features([np.zeros((window + 1, fixed.section.feat_dim), np.float32)])
+    assert err.value.code == "engine.window_too_long"
+
+
+def test_a_folder_without_the_batch_twin_runs_one_window_at_a_time(clips):
+    """A folder made before the batch twin (the committed demo speaker model: `embedder_fixed`, no
+    `embedder_batch`, no `fixed_batch`) loads under the fixed policy with its one-window twin and embeds as
+    before: one window a run, the dynamic graph's embeddings within 1e-5."""
+    old = ROOT / "tests" / "fixtures" / "models" / "speaker-demo"
+    fixed = SpeakerModel(old, provider="cpu", policy="fixed", exact=True)
+    dynamic = SpeakerModel(old, provider="cpu", policy="dynamic", exact=True)
+    assert fixed.manifest.file("embedder_batch") is None and fixed.manifest.file("embedder_fixed") is not None
+    assert fixed.fixed_batch == 1 and fixed.graphs.keys("embedder") == [fixed.manifest.window_frames]
+    many = _mixed_clips(fixed, clips, 5)
+    got = fixed.embed_features(many)
+    want = np.stack([dynamic.embed_features([c])[0] for c in many])
+    rel = float(np.abs(got - want).max()) / float(np.abs(want).max())
+    print(f"one-window twin, {len(many)} clips: relative difference {rel:.1e}")
+    assert rel <= 1e-5
+
+
 def test_directml_lint(speaker_model):
-    """No operator DirectML lacks, no value-dependent shape. The fixed twin is not yet fully static
-    (traced shape queries that folding leaves: the segment means' padding to whole segments); the count
-    is printed, and making it 0 is open work. tests/windows/test_dml_graphs.py runs it on DirectML."""
+    """No operator DirectML lacks, no value-dependent shape. The batch twin's dynamic dimensions left (traced
+    shape queries that folding may leave) are counted and printed. tests/windows/test_dml_graphs.py and
+    test_dml_speakers.py run it on DirectML."""
     manifest = json.loads((speaker_model / "manifest.json").read_text())
-    for role in ("embedder", "embedder_fixed"):
+    assert "embedder_fixed" not in manifest["files"]  # the batch twin replaces the one-window twin
+    for role in ("embedder", "embedder_batch"):
         path = speaker_model / manifest["files"][role]["path"]
         problems = lint_directml(path)
         print(f"{role}: {len(problems)} DirectML problems")
         assert problems == []
-    print(f"embedder_fixed: {len(lint_directml(path, require_static=True))} dynamic dimensions left")
+        if role != "embedder":
+            print(f"{role}: {len(lint_directml(path, require_static=True))} dynamic dimensions left")
 
 
 def test_manifest_section_is_read_strictly(speaker_model, tmp_path):
@@ -133,7 +188,7 @@ def test_manifest_section_is_read_strictly(speaker_model, tmp_path):
     for key, value, code in (
         ("embeding_size", 192, "manifest.unknown_key"),
         ("embedding_size", "192", "manifest.key_not_integer"),
-        ("precision", "int8", "manifest.key_not_a_choice"),
+        ("precision", "fp16", "manifest.key_not_a_choice"),  # fp32, or int8 (the int8 CPU graph beside it)
         ("inputs", ["speech", "mask"], "manifest.key_not_a_choice"),
         ("feat_dim", 40, "manifest.key_mismatch"),
     ):

@@ -45,7 +45,7 @@ CASES = {
     "paraformer-bicif": ("pf_checkpoint", [("fp32", "f16"), ("fp16", "f16"), ("int8", "f16")]),
     "paraformer-plain": ("pf_plain_checkpoint", [("fp32", "f16"), ("int8", "f16")]),
     "ct-punc": ("punc_checkpoint", [("fp32", "f16"), ("int8", "f16")]),
-    "campplus": ("speaker_checkpoint", [("fp32", "f16")]),
+    "campplus": ("speaker_checkpoint", [("fp32", "f16"), ("int8", "f16")]),
 }
 
 

@@ -94,7 +94,7 @@ def test_every_graph_runs_on_directml_as_on_the_linux_cpu(family, request, windo
         f" (vs Linux CPU/padding invariance: {'; '.join(figures)}),"
         f" max abs error vs Linux CPU {worst_cpu:.2e}, padding invariance {worst_pad:.2e}; process {seconds:.1f} s"
     )
-    assert any(c["invariance"] is not None for c in report["cases"])
+    assert any(c["invariance"] is not None or c["padded_by_family"] for c in report["cases"])
 
 
 class BothRuns(NamedTuple):

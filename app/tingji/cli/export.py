@@ -25,7 +25,11 @@ def add_parser(subparsers: Any) -> None:
         metavar="NAME",
         help="model family of the checkpoint (default: recognised from the checkpoint)",
     )
-    p.add_argument("--precision", default="fp32", choices=PRECISIONS, help="encoder precision")
+    p.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        help="graph precision (default fp32; CAM++: int8 beside fp32)",
+    )
     p.add_argument("--decoder-quant", default="f16", choices=QUANTS, help="decoder GGUF type")
     p.add_argument("--no-fixed", action="store_true", help="skip the fixed-shape encoder used by DirectML")
     p.set_defaults(run=run)

@@ -29,7 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from ..atomic import fsync_dir, fsync_file
-from ..engine.families.kit import KITS, PRECISIONS
+from ..engine.families.kit import KITS, PRECISIONS, kit
 from ..engine.manifest import Manifest, file_entry, save_manifest
 from ..errors import ModelError
 from . import messages
@@ -97,7 +97,7 @@ def export_model(
     out: str | os.PathLike[str],
     *,
     family: str | None = None,
-    precision: str = "fp32",
+    precision: str | None = None,
     decoder_quant: str = "f16",
     fixed: bool = True,
     progress: Callable[[str], None] | None = None,
@@ -113,7 +113,9 @@ def export_model(
         family: The checkpoint's family (a key of `CONVERTERS`); None reads it
             from the checkpoint's config.
         precision: The ONNX graphs' weights: `"fp32"`, `"fp16"` or `"int8"`
-            (7-bit int8 MatMul weights, exact on every CPU's int8 kernels).
+            (7-bit int8 MatMul weights, exact on every CPU's int8 kernels); None: the
+            family's own default (`kit.Family.precision`: int8 for CAM++, whose int8
+            graph sits beside the fp32 ones, else fp32).
         decoder_quant: The LLM decoder's GGUF type (`gguf_tools.QUANTS`, e.g.
             `"f16"`, `"q8_0"`, `"q5_k"`); ignored by families without one.
         fixed: Also write the fixed-shape twin of each encoder graph that
@@ -130,8 +132,10 @@ def export_model(
     """
     say = progress or (lambda msg: log.info("%s", msg))
     out = Path(out)
+    family = family or detect_family(source)
+    module = converter(family)
+    precision = precision or getattr(kit(family), "precision", "fp32")
     _check_choices(precision, decoder_quant)
-    module = converter(family) if family else converter(detect_family(source))
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ModelError(messages.OUT_NOT_EMPTY, folder=out)
     started = time.perf_counter()

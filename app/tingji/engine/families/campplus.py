@@ -21,6 +21,10 @@ INPUTS = ("feats", "mask")
 OUTPUTS = ("embedding",)
 WINDOW_SECONDS = 1.5  # FunASR's sv_chunk: 1.5 s windows every 0.75 s
 SHIFT_SECONDS = 0.75
+PRECISIONS = ("fp32", "int8")  # int8: the fp32 graphs and the int8 CPU graph beside them
+# Windows per run of the fixed batch twin (DirectML): a 60 s transcription window's speech is up to 79
+# windows (5 runs), a dictation take's a few (one run); a short last run is padded with masked zero windows.
+FIXED_BATCH = 16
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -28,22 +32,26 @@ class SpeakerSection:
     """The `campplus` section of a speaker model's manifest (written as `asdict`, read strictly by `schema`).
 
     Args:
-        precision: of the graph (always fp32, see export/campplus/convert.py).
+        precision: "int8" when the folder also has the int8 CPU graph (`embedder_int8`, run where int8 is
+            faster: `speakers/model.py`), else "fp32" (export/campplus/convert.py).
         feat_dim: fbank bins the graph takes.
         embedding_size: the embedding's width.
         inputs: the graph's input names (features, mask).
         outputs: its output name.
         shift_seconds: step between windows (the window itself is the manifest's window_seconds).
         subtract_mean: each clip's features minus their mean per bin, as funasr's extract_feature.
+        fixed_batch: windows per run of the fixed batch twin (file role `embedder_batch`, inputs
+            [fixed_batch, window_frames, feat_dim] and its mask), where the folder has one.
     """
 
-    precision: str = entry(choices=("fp32",))
+    precision: str = entry(choices=PRECISIONS)
     feat_dim: int = entry(min=1)
     embedding_size: int = entry(min=1)
     inputs: tuple[str, ...] = entry(INPUTS, choices=INPUTS)
     outputs: tuple[str, ...] = entry(OUTPUTS, choices=OUTPUTS)
     shift_seconds: float = entry(SHIFT_SECONDS, above=0)
     subtract_mean: bool = True
+    fixed_batch: int = entry(1, min=1)
 
     def check_frontend(self, frontend: FrontendConfig) -> None:
         """The graph must take the rows the front-end makes: plain fbank, feat_dim bins (`schema.Invalid`)."""
@@ -57,7 +65,7 @@ class SpeakerSection:
             )
 
 
-FILE_ROLES = ("embedder", "embedder_fixed", "embedder_data")
+FILE_ROLES = ("embedder", "embedder_fixed", "embedder_batch", "embedder_int8", "embedder_data")
 REQUIRED_FILES = ("embedder",)
 FRONTEND = FrontendConfig
 SECTION = SpeakerSection

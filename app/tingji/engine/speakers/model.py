@@ -4,13 +4,18 @@ The features are funasr's for CAM++: Kaldi fbank (80 bins, povey window) of
 the [-1, 1] samples, minus the clip's own mean per bin. The graph takes them
 zero-padded with a 0/1 frame mask; on the CPU windows are batched longest
 first, each batch padded to its longest clip (the mask keeps every clip's
-embedding its own), under the fixed policy (DirectML) every window is padded
-to the one warmed window shape.
+embedding its own). Under the fixed policy (DirectML) every window is padded
+to the window length and runs in the one warmed shape: the folder's batch
+twin ([fixed_batch, window_frames, feat_dim], a short last batch filled with
+fully masked zero windows), or in a folder made before it, the one-window
+twin, a window at a time.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,10 +23,21 @@ from .. import messages
 from ..companions import Companion
 from ..families.campplus import FAMILY, SpeakerSection
 from ..frontend import FrontendConfig, fbank
-from ..sessions import GraphSpec, OnnxGraphs
+from ..int8_cpu import fast_int8
+from ..manifest import Manifest
+from ..options import LoadOptions
+from ..sessions import GraphSpec, OnnxGraphs, pick_provider
 
 MIN_FRAMES = 3  # the graph's least input length; a shorter clip is padded (its mask says so)
 BATCH = 32  # windows per CPU run: enough to amortise a run's overhead, small enough for the arena
+BATCH_TWIN = "embedder_batch"  # the fixed policy's graph where the folder has it (else "embedder_fixed")
+INT8 = "embedder_int8"  # the dynamic graph's int8 rewrite (export/campplus/int8.py), where the folder has it
+
+
+def embedder_spec(manifest: Manifest) -> GraphSpec:
+    """The embedder's sessions: the real-length graph, and at the window length under the fixed policy its static
+    twin - the batch twin where the folder has one (`OnnxGraphs` opens only that one there)."""
+    return GraphSpec("embedder", fixed_role=BATCH_TWIN if manifest.file(BATCH_TWIN) else "embedder_fixed")
 
 
 def clip_features(samples: np.ndarray, cfg: FrontendConfig, subtract_mean: bool = True) -> np.ndarray:
@@ -41,23 +57,50 @@ class SpeakerModel(Companion):
         options: How to load it (the engine passes its own); None: the defaults. A GPU that fails falls back
             to the CPU; `policy` "fixed" pads every window to the warmed shape, "dynamic" runs real lengths.
         check_hashes: Verify every file's SHA-256 before loading (sizes are always checked).
+        int8: Run the folder's int8 CPU graph: None (the default) where it is faster - the folder has one,
+            the CPU provider runs real lengths, and this CPU sums int8 products in int32 (`int8_cpu`: VNNI,
+            AMX) -, True wherever the folder has one and the CPU runs real lengths, False never.
         choices: `LoadOptions` fields set on top of `options` (a script's `provider="cpu"`, `threads=2`).
     """
 
     FAMILY = FAMILY
     REFUSED = messages.NOT_A_SPEAKER_MODEL
-    SPECS = (GraphSpec("embedder", fixed_role="embedder_fixed"),)
     section: SpeakerSection
 
     def prepare(self) -> None:
         self.frontend: FrontendConfig = self.manifest.frontend
         self.window_seconds = self.manifest.window_seconds
         self.shift_seconds = self.section.shift_seconds
+        # The folder says which static twin the fixed policy runs, so the specs are this folder's.
+        self.SPECS = (embedder_spec(self.manifest),)  # type: ignore[misc]
+        # Windows per fixed-policy run: the batch twin's, else one (a folder made before it).
+        self.fixed_batch = self.section.fixed_batch if self.manifest.file(BATCH_TWIN) else 1
+
+    def __init__(
+        self,
+        folder: str | os.PathLike[str],
+        options: LoadOptions | None = None,
+        *,
+        int8: bool | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.int8_choice = int8
+        super().__init__(folder, options, **kwargs)
+
+    def open_graphs(self, options: LoadOptions) -> None:
+        """The int8 graph in place of the fp32 one where `int8` (the constructor's) chooses it."""
+        cpu = pick_provider(options.provider) == "cpu" and options.policy in (None, "dynamic")
+        wanted = fast_int8() if self.int8_choice is None else self.int8_choice
+        self.role = INT8 if cpu and wanted and self.manifest.file(INT8) is not None else "embedder"
+        if self.role == INT8:
+            self.SPECS = (GraphSpec(INT8),)  # type: ignore[misc]
+        super().open_graphs(options)
 
     @property
     def identity(self) -> str:
         """Which weights embed: the embedder graph's SHA-256 (from the manifest). Voice prints of
-        different identities are not comparable."""
+        different identities are not comparable; the int8 graph's are the fp32 graph's (the same weights,
+        embeddings at cosine 0.999 on speech: tests/engine/test_speakers_int8.py), so one library serves both."""
         return self.manifest.files["embedder"].sha256
 
     @property
@@ -67,26 +110,36 @@ class SpeakerModel(Companion):
     def warm_up(self, graphs: OnnxGraphs) -> None:
         feats = np.zeros((self.manifest.window_frames, self.section.feat_dim), np.float32)
         if graphs.policy == "fixed":
-            self._run_one(feats, graphs)
+            self._run_fixed([feats], graphs)
         else:
             self._run_batch(feats[None], np.ones((1, len(feats)), np.float32), graphs)
 
-    def _run_one(self, clip: np.ndarray, graphs: OnnxGraphs | None = None) -> np.ndarray:
-        """The fixed policy: one clip [T, feat_dim], zero-padded to the warmed window by `OnnxGraphs` (its mask)."""
+    def _run_fixed(self, clips: Sequence[np.ndarray], graphs: OnnxGraphs | None = None) -> np.ndarray:
+        """The fixed policy: up to `fixed_batch` clips [T, feat_dim] in the warmed shape, each zero-padded to the
+        window with its mask, the rows past the last clip zero and fully masked; their embeddings [N, E]."""
         graphs = graphs or self.graphs
-        return graphs.run("embedder", {"feats": clip}, len(clip), bucket=graphs.window_frames, record=False)[0][0]
+        window = graphs.bucket_for(max(len(c) for c in clips))  # the window length; a longer clip: a coded error
+        if self.fixed_batch == 1:  # the one-window twin: `OnnxGraphs` pads the clip and adds its mask
+            (clip,) = clips
+            return graphs.run("embedder", {"feats": clip}, len(clip), bucket=window, record=False)[0][:1]
+        feats = np.zeros((self.fixed_batch, window, self.section.feat_dim), np.float32)
+        mask = np.zeros((self.fixed_batch, window), np.float32)
+        for j, clip in enumerate(clips):
+            feats[j, : len(clip)], mask[j, : len(clip)] = clip, 1.0
+        other = {"feats": feats, "mask": mask}
+        return graphs.run("embedder", {}, window, other=other, bucket=window, record=False)[0][: len(clips)]
 
     def _run_batch(self, feats: np.ndarray, mask: np.ndarray, graphs: OnnxGraphs | None = None) -> np.ndarray:
         """The dynamic policy: a batch [N, T, feat_dim] with its own mask [N, T], at that length."""
         graphs = graphs or self.graphs
-        return graphs.run("embedder", {}, 0, other={"feats": feats, "mask": mask}, bucket=None, record=False)[0]
+        return graphs.run(self.role, {}, 0, other={"feats": feats, "mask": mask}, bucket=None, record=False)[0]
 
     def embed_features(self, clips: Sequence[np.ndarray]) -> np.ndarray:
         """Embeddings [N, E] of feature clips ([T, feat_dim] each, 1 to window_frames rows)."""
         out = np.zeros((len(clips), self.section.embedding_size), np.float32)
         if self.graphs.policy == "fixed":
-            for i, clip in enumerate(clips):
-                out[i] = self._run_one(clip)
+            for start in range(0, len(clips), self.fixed_batch):
+                out[start : start + self.fixed_batch] = self._run_fixed(clips[start : start + self.fixed_batch])
             return out
         # Longest first, BATCH at a time, each batch padded to its longest clip: the mask keeps a padded clip's
         # embedding its own (tests/engine/test_speakers.py), and windows are mostly full length, so little is padded.

@@ -3,7 +3,7 @@
 The speaker model is a companion model: it labels who spoke, after any family
 transcribed. `checkpoint` reads and checks the release (against `dims`, without
 torch), `modules` is our PyTorch definition with a frame mask, `convert` exports
-and writes the folder.
+and writes the folder, `int8` rewrites its convolutions for the int8 CPU graph.
 """
 
 from ...engine.families.campplus import FAMILY

@@ -1,11 +1,16 @@
 """Official CAM++ checkpoint -> the files and manifest of a speaker model folder.
 
 Output: the embedding graph at real length (CPU, CUDA; any batch of equal
-lengths) and its fixed twin at one window for DirectML (batch 1), sharing one
-weight file, and a manifest whose `campplus` section the engine reads
-strictly (`engine/speakers/model.py`). The graph is always float32: CAM++ is
-7 M parameters of convolutions, and the int8 scheme of the other families
-quantises MatMul weights, of which it has none.
+lengths) and its fixed batch twin for DirectML, `FIXED_BATCH` windows of the
+window length a run (a folder made before it has a one-window twin,
+`embedder_fixed`, which the engine still runs), sharing one weight file, and
+a manifest whose `campplus` section the engine reads strictly
+(`engine/speakers/model.py`). With precision int8 the folder also holds
+`embedder_int8`, the dynamic graph with its D-TDNN convolutions as
+u8 x s8 products (`int8.py`; CAM++ has no MatMul weights for the other
+families' int8 scheme), which the engine runs on CPUs where int8 is faster;
+the fp32 graphs stay for every other CPU and for DirectML. Any other
+precision gives the fp32 graphs alone.
 
 A batch norm that reads only a convolution's output is merged into it here,
 with NumPy (`fold_norms`), before the torch export: torch's exporter would
@@ -19,6 +24,7 @@ as torch's own merge, the merged weights rounded as IEEE fp32 does.
 
 from __future__ import annotations
 
+import copy
 import tempfile
 import warnings
 from collections.abc import Callable, Mapping
@@ -29,7 +35,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import onnx
 
-from ...engine.families.campplus import FAMILY, INPUTS, OUTPUTS, SHIFT_SECONDS, WINDOW_SECONDS, SpeakerSection
+from ...engine.families.campplus import (
+    FAMILY,
+    FIXED_BATCH,
+    INPUTS,
+    OUTPUTS,
+    SHIFT_SECONDS,
+    WINDOW_SECONDS,
+    SpeakerSection,
+)
 from ...engine.frontend import FrontendConfig, num_fbank_frames
 from ...engine.manifest import Manifest
 from ...errors import ModelError
@@ -38,6 +52,7 @@ from ..onnx_tools import BATCH_FRAMES, OPSET, save_graph_files
 from ..templates import GraphKey, make_graph
 from .checkpoint import Checkpoint, load_checkpoint
 from .dims import NORM_EPS, CamPlusDims, folded_norms
+from .int8 import convs_to_int8
 
 if TYPE_CHECKING:
     import torch
@@ -58,21 +73,23 @@ def convert(
 ) -> Manifest:
     """Write every file into `work` (an empty folder) and return the manifest describing them.
 
-    `precision` and `decoder_quant` do not apply (see the module docstring).
+    `precision` int8 adds the int8 CPU graph; `decoder_quant` does not apply (see the module docstring).
     """
     say(f"reading checkpoint {source}")
     ckpt = load_checkpoint(source)
     cfg = frontend_config(ckpt.dims.feat_dim)
     window_frames = num_fbank_frames(round(WINDOW_SECONDS * cfg.sample_rate), cfg)
-    files = export_graphs(ckpt, work, window_frames=window_frames, fixed=fixed, say=say)
+    int8 = precision == "int8"
+    files = export_graphs(ckpt, work, window_frames=window_frames, fixed=fixed, int8=int8, say=say)
     say("hashing files")
     section = SpeakerSection(
-        precision="fp32",
+        precision="int8" if int8 else "fp32",
         feat_dim=ckpt.dims.feat_dim,
         embedding_size=ckpt.dims.embedding_size,
         inputs=tuple(INPUTS),
         outputs=tuple(OUTPUTS),
         shift_seconds=SHIFT_SECONDS,
+        fixed_batch=FIXED_BATCH if fixed else 1,
     )
     origin = {"weights_sha256": ckpt.sha256, "folder": source.name}
     return folder_manifest(work, FAMILY, files, (WINDOW_SECONDS, window_frames), cfg, section, origin)
@@ -95,9 +112,11 @@ def fold_norms(state: Weights, dims: CamPlusDims) -> dict[str, np.ndarray]:
     return out
 
 
-def embedder_graph(dims: CamPlusDims, frames: int | None, path: Path) -> Callable[[Weights], onnx.ModelProto]:
+def embedder_graph(
+    dims: CamPlusDims, frames: int | None, path: Path, batch: int = 1
+) -> Callable[[Weights], onnx.ModelProto]:
     """The torch export of the embedder from `fold_norms`' weights: symbolic batch and frames, or fixed
-    at `frames` (one row); `path` is the weight file named when the weights do not fit the module."""
+    at `frames` and `batch` rows; `path` is the weight file named when the weights do not fit the module."""
 
     def build(weights: Weights) -> onnx.ModelProto:
         import torch
@@ -126,7 +145,7 @@ def embedder_graph(dims: CamPlusDims, frames: int | None, path: Path) -> Callabl
             )
         model.eval()
         if frames is not None:
-            args = (torch.randn(1, frames, dims.feat_dim), torch.ones(1, frames))
+            args = (torch.randn(batch, frames, dims.feat_dim), torch.ones(batch, frames))
             return traced_graph(model, args, dynamic=False)
         # Example inputs with T > 1 and B > 1 so nothing specialises on 1; T over one 100-frame segment.
         mask = torch.ones(2, 237)
@@ -137,22 +156,34 @@ def embedder_graph(dims: CamPlusDims, frames: int | None, path: Path) -> Callabl
 
 
 def export_graphs(
-    ckpt: Checkpoint, out_dir: Path, *, window_frames: int, fixed: bool, say: Callable[[str], None]
+    ckpt: Checkpoint,
+    out_dir: Path,
+    *,
+    window_frames: int,
+    fixed: bool,
+    say: Callable[[str], None],
+    int8: bool = False,
 ) -> dict[str, Path]:
-    """The dynamic graph and (with `fixed`) its static one-window twin; returns {role: path}."""
+    """The dynamic graph, (with `fixed`) its static batch twin, `FIXED_BATCH` windows, and (with `int8`) the
+    dynamic graph's int8 rewrite (`int8.convs_to_int8`); returns {role: path}. Each row of the batch twin is
+    its own clip: nothing in the graph mixes rows."""
     config = {"dims": asdict(ckpt.dims)}
     weights = fold_norms(ckpt.state, ckpt.dims)
     say("exporting the speaker embedding graph (dynamic shapes)")
     key = GraphKey(FAMILY, "embedder", "fp32", config)
     graphs = {"embedder": make_graph(key, weights, embedder_graph(ckpt.dims, None, ckpt.weights_path))}
     if fixed:
-        say(f"exporting the speaker embedding graph (fixed {window_frames} frames)")
-        key = GraphKey(FAMILY, "embedder_fixed", "fp32", {**config, "frames": window_frames})
-        build = embedder_graph(ckpt.dims, window_frames, ckpt.weights_path)
-        graphs["embedder_fixed"] = make_graph(key, weights, build)
+        say(f"exporting the speaker embedding graph (fixed {FIXED_BATCH} x {window_frames} frames)")
+        key = GraphKey(FAMILY, "embedder_batch", "fp32", {**config, "frames": window_frames, "batch": FIXED_BATCH})
+        build = embedder_graph(ckpt.dims, window_frames, ckpt.weights_path, FIXED_BATCH)
+        graphs["embedder_batch"] = make_graph(key, weights, build)
+    if int8:
+        say("rewriting the embedder's convolutions as int8 matrix products")
+        graphs["embedder_int8"] = convs_to_int8(copy.deepcopy(graphs["embedder"]))[0]
     paths = {
         "embedder": out_dir / "embedder.fp32.onnx",
-        "embedder_fixed": out_dir / f"embedder.fp32.fixed{window_frames}.onnx",
+        "embedder_int8": out_dir / "embedder.int8.onnx",
+        "embedder_batch": out_dir / f"embedder.fp32.fixed{window_frames}x{FIXED_BATCH}.onnx",
     }
     say("writing ONNX files")
     return save_graph_files(graphs, paths, "embedder_data", out_dir / "embedder.fp32.data")
