@@ -108,8 +108,11 @@ def test_the_saved_choices_reach_the_engine_thread(qtbot, home: Path, tmp_path: 
     from tingji.gui.engine_host import EngineHost, EngineState
     from tingji.gui.engine_worker import Request
 
-    clips = [u.samples for u in speech.held_out_set(2, seed=4848)]
-    src = write_wav(tmp_path / "two.wav", np.concatenate([clips[0], np.zeros(8000, np.float32), clips[1]]))
+    # Utterances of several words (tests/cli/test_cli_draft.py's): a one-word window's draft is one token, too
+    # short for a block to pay (draft.BLOCK_COST), so it is decoded plainly with drafting on as well.
+    clips = [u.samples for u in speech.held_out_set(3, seed=4646)]
+    gap = np.zeros(8000, np.float32)
+    src = write_wav(tmp_path / "talk.wav", np.concatenate([part for c in clips for part in (c, gap)]))
     host = EngineHost(Settings(model=str(DEMO), decoder_device="cpu", draft=False))
     done: dict[int, object] = {}
     host.files_lane.finished.connect(lambda job, transcript, _s: done.__setitem__(job, transcript))
