@@ -15,7 +15,9 @@
   labelled with their reference turn's voice, against issue 45's goals
   (frame error rate <= 0.10 known, <= 0.15 auto; words >= 90 %). Asserted:
   every word has its segment's speaker, and the split segments' frame error
-  rate is no worse than one label per sentence of the same text.
+  rate is no worse than one label per sentence of the same text; the goals
+  through `turn_taking.check_goals` (an expected failure while the demo
+  model's decoder loses its place after about ten words).
 """
 
 from __future__ import annotations
@@ -24,14 +26,11 @@ import json
 
 import pytest
 
+from tests.support import turn_taking
 from tests.support.paths import ROOT
 
 DEMO = ROOT / "tests" / "fixtures" / "models" / "demo"
 SPEAKER_DEMO = ROOT / "tests" / "fixtures" / "models" / "speaker-demo"
-GOAL_KNOWN, GOAL_AUTO, GOAL_WORDS = 0.10, 0.15, 0.90  # issue 45's goals
-# (speakers, seconds, seed): one conversation each; short enough for the demo model's LLM, whose
-# text on a longer unpunctuated window falls into loops that time no word (see the module docstring).
-CASES = [(2, 22, 2), (3, 26, 3), (4, 30, 4)]
 
 
 def _words(*spec: tuple[float, float, str]):
@@ -110,19 +109,15 @@ def engine():
     eng.close()
 
 
-@pytest.fixture(scope="module", params=CASES, ids=[f"{n}-speakers" for n, _, _ in CASES])
+@pytest.fixture(scope="module", params=turn_taking.CASES, ids=turn_taking.CASE_IDS)
 def talk(request):
-    from tests.support import turn_taking
-
-    count, seconds, seed = request.param
-    return turn_taking.conversation(count, seconds, seed)
+    return turn_taking.conversation(*request.param)
 
 
 @pytest.mark.parametrize("mode", ["known", "auto"])
 def test_quick_turns_split_inside_segments(engine, talk, mode):
     from types import SimpleNamespace
 
-    from tests.support import turn_taking
     from tingji.engine import TranscribeOptions
     from tingji.engine.speakers import diarize
 
@@ -150,17 +145,18 @@ def test_quick_turns_split_inside_segments(engine, talk, mode):
     for s in sentences:
         s.speaker = diarize.speaker_of(s.start, s.end, turns)
     sentence_fer = turn_taking.frame_error_rate(talk, sentences)
-    goal = GOAL_KNOWN if mode == "known" else GOAL_AUTO
+    goal = turn_taking.GOAL_KNOWN if mode == "known" else turn_taking.GOAL_AUTO
     print(
         f"{count} speakers, {talk.seconds:.0f} s, {len(talk.turns)} turns, {mode} count: {len(sentences)} sentences "
         f"-> {len(segments)} segments, {len(transcript.speakers)} speakers; frame error rate of the segment labels "
         f"{fer:.3f} (goal {goal}: {'met' if fer <= goal else 'NOT met'}; one label a sentence: {sentence_fer:.3f}; "
         f"the speaker turns themselves: {turn_fer:.3f}); words labelled right {100 * agree:.1f}% of {len(words)} "
-        f"(goal {100 * GOAL_WORDS:.0f}%: {'met' if agree >= GOAL_WORDS else 'NOT met'})"
+        f"(goal {100 * turn_taking.GOAL_WORDS:.0f}%: {'met' if agree >= turn_taking.GOAL_WORDS else 'NOT met'})"
     )
-    # Splitting at words never does worse than one label per sentence (issue 45's goals: printed above;
-    # the demo model's LLM text misses or loops over words, which no labelling can place).
+    # Splitting at words never does worse than one label per sentence.
     assert fer <= sentence_fer + 1e-9
+    # Issue 45's goals: met, or an expected failure while the demo model's text misses or loops over words.
+    turn_taking.check_goals(fer, agree, goal)
 
 
 def _speech(engine, samples) -> list[tuple[float, float]]:

@@ -40,7 +40,11 @@ The encoder and adaptor start from a hand-made position code and packing
 attention (`positional_init`, `packing_init`) that training then refines.
 The exported weights are an average over the second half of joint training
 (`WeightAverage`), after which the adaptor and LLM get more steps alone on
-the frozen encoder (`polish_llm`).
+the frozen encoder (`polish_llm`). An optional last stage, off by default
+(`--conversation-steps`), teaches them to read windows of many words: quick
+turn-taking conversations of training voices (`conversation`). It starts from the weights as the export keeps them
+(`from_export.round_as_exported`), so `--from-export` can run it alone from an
+export of the first three stages and train the same model.
 
 Determinism: `--minutes` is a *budget* converted into a fixed amount of data
 and a fixed number of optimizer steps (calibrated on a 2-core machine), not a
@@ -56,5 +60,6 @@ The package, in the order a run goes through it (`cli.main`): `recipe` (vocabula
 speeds, sizes, what a budget buys), `speech` (espeak-ng, augmentation, speakers, the held-out
 set), `data` (training examples, long examples, batches), `text` (tokenizer, CTC ids, WER),
 `model` (the modules and their starting point), `losses`, `training` (the three phases),
-`export` (the release layout, `tingji export-model`), `evaluate` (held-out WER through `Engine`).
+`conversation` (the last stage), `from_export` (weights read back from an export), `export` (the
+release layout, `tingji export-model`), `evaluate` (held-out WER through `Engine`).
 """

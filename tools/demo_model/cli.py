@@ -20,9 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .conversation import converse_llm, synthesise_conversations
 from .data import Example, synthesise
 from .evaluate import evaluate
 from .export import export, write_checkpoint
+from .from_export import load_exported, round_as_exported
 from .model import (
     SCAFFOLDING,
     build_model,
@@ -84,6 +86,28 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.ArgumentParser, argpars
         default=None,
         help="adaptor+LLM steps on the frozen encoder after joint training (`polish_llm`; experiments)",
     )
+    ap.add_argument(
+        "--from-export",
+        type=Path,
+        default=None,
+        help="skip the first three stages: start the conversation stage from this export of them, made with the "
+        "same --seed and --minutes (e.g. the committed fixture; minutes instead of half an hour)",
+    )
+    ap.add_argument(
+        "--conversation-steps",
+        type=int,
+        default=None,
+        help="run the conversation stage for this many steps (`conversation`; off by default; experiments)",
+    )
+    ap.add_argument(
+        "--conversation-lr", type=float, default=None, help="peak learning rate of the conversation stage (experiments)"
+    )
+    ap.add_argument(
+        "--conversation-short-speakers",
+        type=int,
+        default=None,
+        help="mix this many training speakers' short utterances into the conversation stage (experiments)",
+    )
     return ap, ap.parse_args(argv)
 
 
@@ -96,6 +120,12 @@ def recipe_for(args: argparse.Namespace) -> Recipe:
         recipe = replace(recipe, polish_steps=args.polish_steps)
     if args.llm_pretrain_steps is not None:
         recipe = replace(recipe, llm_pretrain_steps=args.llm_pretrain_steps)
+    if args.conversation_steps is not None:
+        recipe = replace(recipe, conversation_steps=args.conversation_steps)
+    if args.conversation_lr is not None:
+        recipe = replace(recipe, conversation_lr=args.conversation_lr)
+    if args.conversation_short_speakers is not None:
+        recipe = replace(recipe, conversation_short_speakers=args.conversation_short_speakers)
     return recipe
 
 
@@ -146,6 +176,14 @@ def make_data(recipe: Recipe, seed: int, workers: int, log: Log) -> tuple[list[E
     hours = sum(e.frames for e in short) * 0.06 / 3600
     log(f"synthesised {len(short)} utterances ({hours:.2f} h) in {synth_s:.0f}s")
     return short, dev, synth_s, hours
+
+
+def conversation_short(recipe: Recipe, seed: int, workers: int) -> list[Example]:
+    """The short utterances the conversation stage mixes in: the first `conversation_short_speakers` training
+    speakers' (the same utterances stage 1 made for them, so no new voice or text)."""
+    if recipe.conversation_short_speakers <= 0:
+        return []
+    return synthesise(replace(recipe, speakers=recipe.conversation_short_speakers), seed, workers)
 
 
 def make_model(dims: Dims, text: TextParts, log: Log) -> tuple[torch.nn.Module, int]:
@@ -210,7 +248,7 @@ def report(argv: list[str] | None, args: argparse.Namespace, run: dict[str, Any]
         "data": {"utterances": run["utterances"], "hours": round(run["hours"], 2)},
         "parameters_m": round(run["n_params"] / 1e6, 3),
         "history": result["history"],
-        "averaged_dev_ctc_wer": round(result["averaged_dev_ctc_wer"], 4),
+        "averaged_dev_ctc_wer": round(result["averaged_dev_ctc_wer"], 4) if result["history"] else None,
     }
 
 
@@ -242,6 +280,33 @@ def start(args: argparse.Namespace, ap: argparse.ArgumentParser) -> tuple[Path, 
     return work, log, t0
 
 
+def first_stages(args, text: TextParts, dims: Dims, recipe: Recipe, work: Path, log: Log) -> tuple:
+    """The model after the first three stages and what the report says about them: trained here, or read
+    from `--from-export`."""
+    if args.from_export is not None:
+        model, n_params = make_model(dims, text, log)
+        probe = work / "probe-export"  # kept: a second run reuses it
+        load_exported(
+            model, args.from_export, lambda m, out: write_export(m, text, dims, work / "probe", out, args), probe
+        )
+        log(f"stages 1-3 read from {args.from_export}")
+        result = {"history": [], "train_s": 0.0, "averaged_dev_ctc_wer": float("nan")}
+        return model, n_params, result, 0.0, {"utterances": 0, "hours": 0.0}
+    short, dev, synth_s, hours = make_data(recipe, args.seed, args.threads, log)
+    model, n_params = make_model(dims, text, log)
+    result = run_training(model, text, short, dev, recipe, dims, args.seed, work, log)
+    return model, n_params, result, synth_s, {"utterances": len(short), "hours": hours}
+
+
+def write_export(model, text: TextParts, dims: Dims, checkpoint: Path, out: Path, args: argparse.Namespace) -> Path:
+    """`model` in the release layout at `checkpoint`, exported to `out`; returns the checkpoint."""
+    if checkpoint.exists():
+        shutil.rmtree(checkpoint)  # our own output from an earlier run
+    write_checkpoint(checkpoint, model, text.tok, text.llm_cfg, dims, text.tiktoken_text, text.ctc_vocab)
+    export(checkpoint, out, args.decoder_quant, args.precision)
+    return checkpoint
+
+
 def main(argv: list[str] | None = None) -> int:
     ap, args = parse_args(argv)
     work, log, t0 = start(args, ap)
@@ -249,24 +314,27 @@ def main(argv: list[str] | None = None) -> int:
     log(f"recipe {asdict(recipe)}")
     log(f"dims {asdict(dims)}")
     text = text_parts(dims)
-    short, dev, synth_s, hours = make_data(recipe, args.seed, args.threads, log)
-    model, n_params = make_model(dims, text, log)
-    result = run_training(model, text, short, dev, recipe, dims, args.seed, work, log)
-
-    if (work / "checkpoint").exists():
-        shutil.rmtree(work / "checkpoint")  # our own output from an earlier run
-    checkpoint = write_checkpoint(
-        work / "checkpoint", model, text.tok, text.llm_cfg, dims, text.tiktoken_text, text.ctc_vocab
-    )
+    if args.from_export is not None and recipe.conversation_steps <= 0:
+        ap.error("--from-export runs only the conversation stage: give --conversation-steps")
+    model, n_params, result, synth_s, data = first_stages(args, text, dims, recipe, work, log)
+    if recipe.conversation_steps > 0:
+        round_as_exported(model)  # the stage starts from what the export keeps, as --from-export does
+        t_conv = time.perf_counter()
+        conversations = synthesise_conversations(recipe, args.seed, args.threads)
+        log(f"synthesised {len(conversations)} conversations in {time.perf_counter() - t_conv:.0f}s")
+        mix = conversation_short(recipe, args.seed, args.threads)
+        synth_s += time.perf_counter() - t_conv
+        log(f"{len(mix)} short utterances to mix in; synthesis {time.perf_counter() - t_conv:.0f}s")
+        result["train_s"] += converse_llm(model, text.tok, text.side, conversations, recipe, args.seed, log, mix)
+    checkpoint = write_export(model, text, dims, work / "checkpoint", args.out, args)
     log(f"checkpoint written: {checkpoint}")
-    export(checkpoint, args.out, args.decoder_quant, args.precision)
     total_s = time.perf_counter() - t0
     log(
         f"exported to {args.out}; total {total_s:.0f}s (synthesis {synth_s:.0f}s, training {result['train_s']:.0f}s), "
         f"{cpu_seconds():.0f} CPU s, load average {os.getloadavg()[1]:.1f}"
     )
     run = {"result": result, "total_s": total_s, "synth_s": synth_s, "dims": dims, "recipe": recipe}
-    summary = report(argv, args, {**run, "utterances": len(short), "hours": hours, "n_params": n_params})
+    summary = report(argv, args, {**run, **data, "n_params": n_params})
     if args.eval:
         t_eval = time.perf_counter()
         held = held_out_set(args.eval, args.seed + 2000, workers=args.threads)

@@ -94,6 +94,16 @@ class Recipe:
     label_smoothing: float = 0.1
     max_long_s: float = 58.0
     long_fraction: float = 0.4  # share of steps on long examples after the short-only phase
+    # An optional last stage (`conversation.converse_llm`): adaptor + LLM on quick turn-taking conversations.
+    conversations: int = 0
+    conversation_voices: int = 0  # training voices whose turns the conversations are mixed from
+    conversation_steps: int = 0
+    conversation_lr: float = 2e-3
+    conversation_frames_per_batch: int = 2400
+    # Training speakers (the first N of `synthesise`'s) whose short utterances are mixed into every
+    # conversation step, so the LLM does not forget short windows; 0: conversations alone.
+    conversation_short_speakers: int = 0
+    conversation_short_frames_per_batch: int = 1200
 
     @staticmethod
     def for_minutes(minutes: float) -> Recipe:
@@ -113,6 +123,11 @@ class Recipe:
             warmup=0,
             short_only_steps=0,
             polish_steps=int(m * 30),
+            conversations=min(1000, int(m * 40)),
+            conversation_voices=min(150, max(4, int(m * 6))),
+            # Off: the stage is an experiment (`--conversation-steps 2000` ran it; the fixture's README
+            # says what it gave). The committed fixture is the first three stages.
+            conversation_steps=0,
         ).with_steps(steps)
 
     def with_steps(self, steps: int) -> Recipe:
@@ -124,4 +139,5 @@ class Recipe:
             short_only_steps=int(steps * 0.3),
             llm_pretrain_steps=min(1500, steps),
             polish_steps=min(self.polish_steps, steps),
+            conversation_steps=min(self.conversation_steps, steps),
         )
