@@ -48,6 +48,10 @@ SECONDS = {
     "tests/export/test_paraformer_export.py": 35,
     "tests/engine/test_paraformer.py": 30,
     "tests/windows/test_dml_fallback.py": 15,
+    # New on 2026-11-29, from busy-machine runs (load 5-15), halved: the DirectML batch twin of CAM++ under
+    # Wine (284 s at load 15) and the int8 CAM++ proofs (~80 s of calls at load 5, plus their exports).
+    "tests/windows/test_dml_speakers.py": 150,
+    "tests/engine/test_speakers_int8.py": 90,
 }
 
 
