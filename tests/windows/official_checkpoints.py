@@ -27,14 +27,15 @@ from .user_prefix import clean_environ, screenshot
 
 # installed name -> (the conftest fixture of its tiny official-layout checkpoint, the conftest fixture of that
 # checkpoint's torch export with `export_model`'s defaults - what `models import` converts with - or None where
-# the suite exports it otherwise (Nano's and Qwen3-ASR's with an f32 decoder), the manifest family)
+# the suite exports it otherwise (Nano's and Qwen3-ASR's with an f32 decoder; CAM++'s fp32 only, where the
+# default adds the int8 graph), the manifest family)
 OFFICIAL = {
     "nano": ("tiny_checkpoint", None, "fun-asr-nano"),
     "sense-voice": ("sv_checkpoint", "sv_model", "sense-voice-small"),
     "qwen3-asr": ("q3_checkpoint", None, "qwen3-asr"),
     "paraformer": ("pf_checkpoint", "pf_model", "paraformer"),  # paraformer-zh's BiCIF variant, with timestamps
     "ct-punc": ("punc_checkpoint", "punc_model", "ct-punc"),
-    "campplus": ("speaker_checkpoint", "speaker_model", "campplus"),
+    "campplus": ("speaker_checkpoint", None, "campplus"),
 }
 PUNCTUATION = "，。？！、"  # what CT-punc writes (its tiny vocabulary's marks)
 INDEX = "references.json"  # record_references's list of the torch exports, by installed name

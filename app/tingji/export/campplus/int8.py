@@ -171,12 +171,16 @@ def _rewrite(
     q, w_scale = quantised_weights(w)
 
     def const(suffix: str, value: np.ndarray) -> str:
+        # NumPy's default integer is int32 on some Windows builds: ONNX wants int64 axes, pads and bounds.
+        assert value.dtype != np.int32, f"{p}.{suffix}: int32 constant"
         added.append(numpy_helper.from_array(value, f"{p}.{suffix}"))
         return f"{p}.{suffix}"
 
     spatial = list(range(1, rank + 1))  # the spatial axes once channels are last
     nodes = [
-        helper.make_node("ReduceMax", [x, const("axes", np.arange(1, rank + 2))], [f"{p}/max"], keepdims=1),
+        helper.make_node(
+            "ReduceMax", [x, const("axes", np.arange(1, rank + 2, dtype=np.int64))], [f"{p}/max"], keepdims=1
+        ),
         helper.make_node("Max", [f"{p}/max", "int8.tiny"], [f"{p}/max1"]),
         helper.make_node("Div", [f"{p}/max1", "int8.levels"], [f"{p}/xs"]),
         helper.make_node("Reshape", [f"{p}/xs", "int8.flat"], [f"{p}/xs1"]),
