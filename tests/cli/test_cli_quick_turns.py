@@ -5,7 +5,7 @@ four held-out espeak-ng voices taking turns of 0.5-4 s, some of one word, 0.2-1 
 files and transcribed by the CLI with the demo ASR model (no punctuation) and the demo speaker model.
 The JSON's segment labels and word labels are scored against the reference turns, with issue 45's
 goals: frame error rate <= 0.10 with the count known, <= 0.15 with `auto`; >= 90 % of words right
-(`turn_taking.check_goals`: an expected failure, named, while the demo model cannot meet them).
+(`turn_taking.check_goals`).
 """
 
 from __future__ import annotations

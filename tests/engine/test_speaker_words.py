@@ -15,9 +15,10 @@
   labelled with their reference turn's voice, against issue 45's goals
   (frame error rate <= 0.10 known, <= 0.15 auto; words >= 90 %). Asserted:
   every word has its segment's speaker, and the split segments' frame error
-  rate is no worse than one label per sentence of the same text; the goals
-  through `turn_taking.check_goals` (an expected failure while the demo
-  model's decoder loses its place after about ten words).
+  rate is no worse than one label per sentence of the same text, and the
+  goals (`turn_taking.check_goals`). They hold because each speaker's part
+  of a window is recognised alone: read as one window, the demo model's
+  decoder loses its place after about ten words and misses whole turns.
 """
 
 from __future__ import annotations

@@ -4,8 +4,7 @@ The conversations of tests/engine/test_speaker_words.py (tests/support/turn_taki
 given to `EngineWorker` as the app's queue gives them: the demo ASR model loaded by the worker, the
 demo speaker model installed in the user's models folder (the worker loads it on the first file that
 asks for speakers), the count known or `auto`. The finished transcript's segment and word labels are
-scored against the reference turns with issue 45's goals (`turn_taking.check_goals`: an expected
-failure, named, while the demo model cannot meet them).
+scored against the reference turns with issue 45's goals (`turn_taking.check_goals`).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ from .sessions import import_onnxruntime
 from .threads import single_thread_blas
 from .transcript import Progress, Segment, Transcript, WindowInfo, Word
 from .vad import FRAME, SAMPLE_RATE, SileroVad
-from .windows import Window, WindowPlanner, trimmed
+from .windows import Window, WindowPlanner, split_window, trimmed
 
 if TYPE_CHECKING:
     from .punctuation import Punctuator
@@ -459,10 +459,13 @@ class Engine:
             for window in _windows(blocks, planner, timings, seen):
                 if cancelled is not None and cancelled():
                     raise Cancelled()
-                new = self._window(window, options, cancelled, result, lane)
+                parts = [window]
                 if speakers is not None:  # windows without speech spans add nothing
                     with stage(timings, "speakers"):
-                        speakers.add(window.samples, window.start, window.speech)
+                        changes = speakers.add(window.samples, window.start, window.speech)
+                        if not self.exact:
+                            parts = split_window(window, _turn_cuts(planner, window, changes))
+                new = [seg for part in parts for seg in self._window(part, options, cancelled, result, lane)]
                 result.segments.extend(new)
                 if on_progress is not None:
                     on_progress(Progress(window.end / SAMPLE_RATE, total, window.index, new))
@@ -547,6 +550,17 @@ class Engine:
             )
             for s, e, piece, words in timed_pieces(text, span, chars, max_s, words=timed_words)
         ]
+
+
+def _turn_cuts(planner: WindowPlanner, window: Window, changes: list[tuple[float, float]]) -> list[int]:
+    """Where to cut a window at its speaker changes: the quietest point of each change's stretch (samples from
+    the window's start)."""
+    cuts = []
+    for lo, hi in changes:
+        at = planner.quietest(max(window.start, round(lo * SAMPLE_RATE)), min(window.end, round(hi * SAMPLE_RATE)))
+        if at is not None:
+            cuts.append(at - window.start)
+    return sorted(cuts)
 
 
 def _windows(

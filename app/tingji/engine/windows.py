@@ -104,29 +104,17 @@ class WindowPlanner:
         lo, hi = self.max - self.search, self.max
         if not self.speech_known:
             return hi
-        first_frame = -(-(self.buffer_start + lo) // FRAME)
-        last_frame = (self.buffer_start + hi) // FRAME
-        probs = self.probs[first_frame:last_frame]
-        if len(probs) == 0:
-            return hi
-        quiet = probs < self.params.neg_threshold
-        best_len, best_mid = 0, None
-        i = 0
-        while i < len(quiet):
-            if quiet[i]:
-                j = i
-                while j < len(quiet) and quiet[j]:
-                    j += 1
-                if j - i >= best_len:  # ties: the later run keeps windows long
-                    best_len, best_mid = j - i, (i + j) // 2
-                i = j
-            else:
-                i += 1
-        if best_mid is None:
-            smooth = np.convolve(probs, np.ones(3) / 3, mode="same")
-            best_mid = int(np.argmin(smooth))
-        cut = (first_frame + best_mid) * FRAME - self.buffer_start
-        return int(min(max(cut, lo), hi))
+        cut = self.quietest(self.buffer_start + lo, self.buffer_start + hi)
+        return hi if cut is None else int(min(max(cut - self.buffer_start, lo), hi))
+
+    def quietest(self, first: int, end: int) -> int | None:
+        """The file sample to cut at between samples `first` and `end`: the middle of the longest run of quiet
+        VAD frames, or failing any, the least speech-like frame; None where no frame is decided."""
+        first_frame = -(-first // FRAME)
+        probs = self.probs[first_frame : end // FRAME]
+        if not self.speech_known or len(probs) == 0:
+            return None
+        return (first_frame + quiet_frame(probs, self.params.neg_threshold)) * FRAME
 
     def _emit(self, cut: int) -> Window:
         samples = self.buffer[:cut].copy()
@@ -141,6 +129,43 @@ class WindowPlanner:
         self.buffer = self.buffer[cut:]
         self.buffer_start += cut
         return window
+
+
+def quiet_frame(probs: np.ndarray, neg_threshold: float) -> int:
+    """The index of the middle of the longest run of frames under `neg_threshold` (ties: the later run), or
+    failing any, of the least speech-like frame."""
+    quiet = probs < neg_threshold
+    best_len, best_mid = 0, None
+    i = 0
+    while i < len(quiet):
+        if quiet[i]:
+            j = i
+            while j < len(quiet) and quiet[j]:
+                j += 1
+            if j - i >= best_len:  # ties: the later run keeps windows long
+                best_len, best_mid = j - i, (i + j) // 2
+            i = j
+        else:
+            i += 1
+    if best_mid is None:
+        smooth = np.convolve(probs, np.ones(3) / 3, mode="same")
+        best_mid = int(np.argmin(smooth))
+    return best_mid
+
+
+def split_window(window: Window, cuts: list[int]) -> list[Window]:
+    """The window cut at `cuts` (samples from its start, in order): parts with their own speech spans, each
+    keeping the window's index; cuts at an end or at another cut are left out."""
+    bounds = [0, *(c for c in cuts if 0 < c < len(window.samples)), len(window.samples)]
+    bounds = [b for i, b in enumerate(bounds) if i == 0 or b > bounds[i - 1]]
+    if len(bounds) <= 2:
+        return [window]
+    parts = []
+    for a, b in zip(bounds, bounds[1:]):
+        lo, hi = a / SAMPLE_RATE, b / SAMPLE_RATE
+        speech = [(max(s, lo) - lo, min(e, hi) - lo) for s, e in window.speech if min(e, hi) > max(s, lo)]
+        parts.append(Window(window.index, window.start + a, window.samples[a:b], speech))
+    return parts
 
 
 def trimmed(window: Window, keep_s: float = 0.0) -> tuple[int, int]:

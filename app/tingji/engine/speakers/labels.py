@@ -53,8 +53,11 @@ class SpeakerLabels:
         self.speech_s = 0.0
         self.prints: list[VoicePrint] = []  # after `label`: one per named speaker
 
-    def add(self, samples: np.ndarray, start: int, speech: Sequence[tuple[float, float]]) -> None:
-        """Embed a transcription window's speech.
+    def add(self, samples: np.ndarray, start: int, speech: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+        """Embed a transcription window's speech; returns where the speaker changes inside it, as (from, to) in
+        file seconds: between two turns of its own windows clustered alone, the count found. The engine
+        recognises each speaker's part of the window alone, cut at the quietest point there, so a model's
+        text never runs across a turn (the labels themselves come from the whole file, in `label`).
 
         Args:
             samples: The window's 16 kHz mono samples.
@@ -68,12 +71,19 @@ class SpeakerLabels:
             if end > first:
                 spans.append((start + first, start + end))
                 self.speech_s += (end - first) / rate
-        wins = diarize.windows(spans, rate=rate, window_s=self.model.window_seconds, shift_s=self.model.shift_seconds)
+        shift = self.model.shift_seconds
+        wins = diarize.windows(spans, rate=rate, window_s=self.model.window_seconds, shift_s=shift)
         if not wins:
-            return
+            return []
         size = self.model.window_samples
-        self._embeddings.append(self.model.embed([diarize.window_audio(samples, w, size, start) for w in wins]))
+        embeddings = self.model.embed([diarize.window_audio(samples, w, size, start) for w in wins])
+        self._embeddings.append(embeddings)
         self.windows += wins
+        local = diarize.turns(wins, cluster(embeddings, None))
+        # A gap between two turns holds the change; turns that met were split in their windows' overlap.
+        return [
+            (a.end, b.start) if b.start > a.end else (a.end - shift, a.end + shift) for a, b in zip(local, local[1:])
+        ]
 
     def label(self, segments: list[Segment]) -> tuple[list[str], list[ErrorReport]]:
         """Give each segment its `speaker`, and each timed word its own: a segment whose words two speakers
