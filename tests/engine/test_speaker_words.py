@@ -166,3 +166,29 @@ def _speech(engine, samples) -> list[tuple[float, float]]:
     planner = WindowPlanner(engine.vad, max_s=len(samples) / 16000 + 1)
     wins = [*planner.feed(samples), *planner.finish()]
     return [(w.start / 16000 + a, w.start / 16000 + b) for w in wins for a, b in w.speech]
+
+
+def test_split_window_gives_each_part_its_own_speech_spans():
+    import numpy as np
+
+    from tingji.engine.windows import Window, quiet_frame, split_window
+
+    rate = 16000
+    window = Window(3, rate, np.arange(3 * rate, dtype=np.float32), [(0.2, 1.2), (1.5, 2.8)])
+    # a cut in the pause, one inside the second span, and cuts at the ends or repeated (left out)
+    parts = split_window(window, [0, round(1.35 * rate), round(1.35 * rate), round(2.0 * rate), 3 * rate])
+    assert [(p.index, p.start, len(p.samples)) for p in parts] == [
+        (3, rate, round(1.35 * rate)),
+        (3, rate + round(1.35 * rate), round(0.65 * rate)),
+        (3, 3 * rate, rate),
+    ]
+    assert [[(round(a, 3), round(b, 3)) for a, b in p.speech] for p in parts] == [
+        [(0.2, 1.2)],
+        [(0.15, 0.65)],
+        [(0.0, 0.8)],
+    ]
+    assert parts[1].samples[0] == round(1.35 * rate)  # the samples follow on, none lost or repeated
+    assert split_window(window, []) == [window]
+    # the quiet point: the middle of the longest run under the threshold, else the least speech-like frame
+    assert quiet_frame(np.array([0.9, 0.1, 0.9, 0.1, 0.1, 0.1, 0.9]), 0.35) == 4
+    assert quiet_frame(np.array([0.9, 0.8, 0.5, 0.8, 0.9]), 0.35) == 2

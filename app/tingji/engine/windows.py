@@ -148,7 +148,8 @@ def quiet_frame(probs: np.ndarray, neg_threshold: float) -> int:
         else:
             i += 1
     if best_mid is None:
-        smooth = np.convolve(probs, np.ones(3) / 3, mode="same")
+        # edges repeated, not zero-padded: a zero would make the first and last frames look quiet
+        smooth = np.convolve(np.pad(probs, 1, mode="edge"), np.ones(3) / 3, mode="valid")
         best_mid = int(np.argmin(smooth))
     return best_mid
 
