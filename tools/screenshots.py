@@ -22,6 +22,8 @@ timestamps are real).
 with named, coloured speakers, the rename dialog, and the voice library in
 Settings; with `--speaker-model DIR`, or the trained speaker model under
 tests/fixtures/models, else a random-weight one (draft shots: arbitrary labels).
+`--turns` takes issue 45's three-voice conversation of quick turns (one window, turns of 0.5-4 s)
+transcribed with speakers found, English and Chinese.
 `--settings` takes only the Settings dialog (settings-*.png): its speech tab (where the decoder
 runs, drafting) and its speakers tab (per word or per sentence), English and Chinese.
 
@@ -665,6 +667,33 @@ def speaker_shots(app, model: Path, out: Path, work: Path, speaker_model: Path |
         s.close()
 
 
+def turn_shots(app, model: Path, out: Path, work: Path, speaker_model: Path | None = None) -> None:
+    """Quick turns inside one window: issue 45's three-voice conversation (tests/support/turn_taking.py, turns of
+    0.5-4 s, 0.2-1 s apart, some of one word) transcribed with speakers found, English and Chinese."""
+    from tests.support import turn_taking
+    from tests.support.audio import write_wav
+    from tingji.gui.files.storage import Status
+
+    folder, trained = speaker_model_for_shots(work, speaker_model)
+    talk = turn_taking.conversation(*turn_taking.CASES[1])
+    (work / "media").mkdir(parents=True, exist_ok=True)
+    media = write_wav(work / "media" / "Quick turns.wav", talk.samples)
+    for lang, tag in (("en", "en"), ("zh_CN", "zh")):
+        s = Session(
+            app, model, lang, "light", work, installed={"campplus": folder}, speakers="auto" if trained else "3"
+        )
+        s.ready()
+        c = s.window.controller
+        s.window.files.add_paths([str(media)])
+        s.wait(lambda: bool(c.model.jobs()) and all(j.status.finished for j in c.model.jobs()), 300)
+        job = c.model.jobs()[0]
+        if job.status is not Status.DONE:
+            raise SystemExit(f"screenshots: the conversation was not transcribed ({job.error})")
+        s.window.files.queue.select_job(job.id)
+        s.shot(out / f"speakers-turns-{tag}.png")
+        s.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", type=Path, help="model folder (default: demo model, else a tiny one)")
@@ -678,6 +707,9 @@ def main() -> int:
     parser.add_argument("--overlay", action="store_true", help="the dictation overlay (see above)")
     parser.add_argument(
         "--speakers", action="store_true", help="speaker labels: a named transcript, the rename, the voice library"
+    )
+    parser.add_argument(
+        "--turns", action="store_true", help="speaker labels on quick turns inside one window (issue 45)"
     )
     parser.add_argument("--speaker-model", type=Path, help="speaker model folder for --speakers (default: see above)")
     parser.add_argument(
@@ -693,7 +725,8 @@ def main() -> int:
     os.environ.pop("WAYLAND_DISPLAY", None)
     try:
         model = args.model or default_model(work)
-        if args.extra or args.models or args.overlay or args.paraformer or args.speakers or args.settings:
+        chosen = (args.extra, args.models, args.overlay, args.paraformer, args.speakers, args.turns, args.settings)
+        if any(chosen):
             from tingji.gui.app import create_app
 
             os.environ["TINGJI_HOME"] = str(work / "home-boot")
@@ -705,6 +738,8 @@ def main() -> int:
                 shots = paraformer_shots
             elif args.speakers:
                 shots = functools.partial(speaker_shots, speaker_model=args.speaker_model)
+            elif args.turns:
+                shots = functools.partial(turn_shots, speaker_model=args.speaker_model)
             elif args.settings:
                 shots = settings_shots
             else:
