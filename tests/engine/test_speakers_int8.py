@@ -12,6 +12,8 @@ the full-size model's, whose every 1x1 and dilated D-TDNN convolution is rewritt
   `speaker_turns` with each graph: the same number of speakers, and int8's DER no worse than fp32's
   (a half-percent allowance: one window's label moving at a turn's edge).
 * Voice library: voices remembered from fp32 voice prints are named from int8 ones, and no other voice is.
+* Whole clips: the maskless int8 graph gives a clip the embedding it gets alone whatever else is embedded
+  with it, and `embed`'s shared fbank gives each window the very features it gets alone.
 """
 
 from __future__ import annotations
@@ -99,6 +101,41 @@ def test_embeddings_match_fp32_on_speech(models):
     cos = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
     print(f"{len(clips)} windows: int8 vs fp32 cosine min {cos.min():.5f}, mean {cos.mean():.5f}")
     assert cos.min() >= MIN_COSINE
+
+
+def test_int8_clip_embedding_is_its_own(models):
+    """The int8 graph has no mask (export/campplus/int8.py: whole clips): clips of several lengths in one
+    call are batched by length, and each clip's embedding is the one it gets alone (proof 5's 1e-5), down
+    to a clip of one frame, and close to fp32's masked one."""
+    fp32, int8 = models
+    rng = np.random.default_rng(7)
+    lengths = (148, 100, 148, 1, 2, 100, 57)
+    clips = [rng.standard_normal((n, int8.section.feat_dim)).astype(np.float32) for n in lengths]
+    together = int8.embed_features(clips)
+    alone = np.stack([int8.embed_features([c])[0] for c in clips])
+    want = fp32.embed_features(clips)
+    cos = (together * want).sum(1) / np.linalg.norm(together, axis=1) / np.linalg.norm(want, axis=1)
+    print(f"batched vs alone: {np.abs(together - alone).max():.1e}; vs fp32 cosine min {cos.min():.5f}")
+    assert np.abs(together - alone).max() <= 1e-5
+    assert cos.min() >= MIN_COSINE
+
+
+def test_chained_windows_share_their_fbank_bit_for_bit(models):
+    """`embed`'s features: the windows of a span, 0.75 s apart, share one fbank (`chained_features`), and
+    every clip's features are exactly what `clip_features` gives it alone (a short span's padded window too)."""
+    from tingji.engine.speakers import diarize
+    from tingji.engine.speakers.model import chained_features, clip_features
+
+    _, int8 = models
+    talk = voices.conversation(voices.pick_distinct(voices.held_out_voices(), 2, 2), 60, 2)
+    wins = diarize.windows(vad_spans(talk.samples))
+    clips = [diarize.window_audio(talk.samples, w, int8.window_samples) for w in wins]
+    step = round(int8.shift_seconds * int8.frontend.sample_rate)
+    chained = sum(np.array_equal(b[: len(b) - step], a[step:]) for a, b in zip(clips, clips[1:]))
+    got = chained_features(clips, int8.frontend, step)
+    print(f"{len(clips)} windows, {chained} of them following the one before")
+    assert chained >= len(clips) // 2  # most windows do: the sharing is exercised
+    assert all(np.array_equal(g, clip_features(c, int8.frontend)) for g, c in zip(got, clips, strict=True))
 
 
 CASES = [(2, 60, 2), (3, 90, 3), (4, 120, 4)]  # test_speaker_demo's conversations

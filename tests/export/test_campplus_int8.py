@@ -17,7 +17,16 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from tingji.export.campplus.int8 import LEVELS, MIN_MACS, convs_to_int8, quantised_weights
+from tingji.export.campplus.int8 import (
+    FEATS,
+    LEVELS,
+    MASK,
+    MIN_MACS,
+    convs_to_int8,
+    quantised_weights,
+    segment_gates,
+    whole_clips,
+)
 
 
 def _relu_conv(w: np.ndarray, bias: np.ndarray, dilation: int) -> onnx.ModelProto:
@@ -86,15 +95,24 @@ def test_a_convolution_of_signed_input_stays_fp32():
     assert done == 0 and [n.op_type for n in proto.graph.node] == ["Relu", "Conv"]
 
 
-def test_int8_export_holds_both_graphs(speaker_checkpoint: Path, tmp_path: Path):
-    """`--precision int8`: the fp32 graphs as before, the int8 graph beside them, one weight file, the
-    manifest saying int8; every D-TDNN 1x1 and dilated convolution is an integer product there."""
-    from tingji.engine.manifest import load_manifest
+@pytest.fixture(scope="module")
+def int8_export(speaker_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An `--precision int8` export of the test checkpoint (the current exporter's graphs)."""
     from tingji.export import export_model
 
-    out = tmp_path / "speaker-int8"
+    out = tmp_path_factory.mktemp("campplus-int8") / "speaker-int8"
     # No fixed twins: they are fp32 as in every export, and tracing them is most of an export's time.
     export_model(speaker_checkpoint, out, precision="int8", decoder_quant="f16", fixed=False)
+    return out
+
+
+def test_int8_export_holds_both_graphs(int8_export: Path):
+    """`--precision int8`: the fp32 graphs as before, the int8 graph beside them, one weight file, the
+    manifest saying int8; every D-TDNN 1x1 and dilated convolution is an integer product there, and the
+    int8 graph takes whole clips (no mask input)."""
+    from tingji.engine.manifest import load_manifest
+
+    out = int8_export
     manifest = load_manifest(out)
     raw = json.loads((out / "manifest.json").read_text())
     assert raw["campplus"]["precision"] == "int8"
@@ -116,3 +134,32 @@ def test_int8_export_holds_both_graphs(speaker_checkpoint: Path, tmp_path: Path)
     }
     assert big and any(n.op_type == "MatMulInteger" for n in int8.graph.node)
     assert not big & set(convs)
+    assert [i.name for i in int8.graph.input] == [FEATS]
+
+
+def test_whole_clip_graph_computes_the_masked_one(int8_export: Path):
+    """`whole_clips` and `segment_gates` (the int8 graph's fp32 rewrites) change no number: the exported fp32
+    graph rewritten so, without a mask, gives the masked graph's embeddings of unpadded clips, at one
+    100-frame segment of the D-TDNN and at several (333 frames: 167 after the stride-2 TDNN), as float
+    rounding allows. Every context gate is moved, and every mask multiply dropped."""
+    from tingji.engine.manifest import load_manifest
+
+    path = str(load_manifest(int8_export).file("embedder"))
+    proto = onnx.load(path)
+    gates = sum(n.op_type == "Sigmoid" for n in proto.graph.node)
+    _, dropped = whole_clips(proto)
+    _, moved = segment_gates(proto)
+    print(f"{dropped} mask multiplies dropped, {moved} of {gates} context gates per segment")
+    assert moved == gates > 0 and dropped > 0
+    masked = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    whole = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    assert [i.name for i in whole.get_inputs()] == [FEATS]
+    rng = np.random.default_rng(3)
+    bins = proto.graph.input[0].type.tensor_type.shape.dim[2].dim_value
+    for frames in (1, 148, 333):
+        x = rng.standard_normal((2, frames, bins)).astype(np.float32)
+        want = masked.run(None, {FEATS: x, MASK: np.ones((2, frames), np.float32)})[0]
+        got = whole.run(None, {FEATS: x})[0]
+        rel = float(np.abs(got - want).max() / np.abs(want).max())
+        print(f"{frames} frames: relative difference {rel:.1e}")
+        assert rel < 1e-5

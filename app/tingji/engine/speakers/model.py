@@ -8,7 +8,9 @@ embedding its own). Under the fixed policy (DirectML) every window is padded
 to the window length and runs in the one warmed shape: the folder's batch
 twin ([fixed_batch, window_frames, feat_dim], a short last batch filled with
 fully masked zero windows), or in a folder made before it, the one-window
-twin, a window at a time.
+twin, a window at a time. The int8 CPU graph has no mask: its batches are
+clips of one length (the engine's windows all are). The windows of a span,
+0.75 s apart, share one fbank (`chained_features`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from .. import messages
 from ..companions import Companion
 from ..families.campplus import FAMILY, SpeakerSection
-from ..frontend import FrontendConfig, fbank
+from ..frontend import FrontendConfig, fbank, num_fbank_frames
 from ..int8_cpu import fast_int8
 from ..manifest import Manifest
 from ..options import LoadOptions
@@ -43,9 +45,57 @@ def embedder_spec(manifest: Manifest) -> GraphSpec:
 def clip_features(samples: np.ndarray, cfg: FrontendConfig, subtract_mean: bool = True) -> np.ndarray:
     """fbank [T, n_mels] of one clip of [-1, 1] samples, minus its mean per bin (funasr's extract_feature)."""
     feats = fbank(samples, cfg)
-    if subtract_mean and len(feats):
-        feats = feats - feats.mean(axis=0, keepdims=True, dtype=np.float64).astype(np.float32)
-    return feats
+    return _mean_removed(feats) if subtract_mean else feats
+
+
+def _mean_removed(feats: np.ndarray) -> np.ndarray:
+    """fbank rows minus their mean per bin (funasr's extract_feature)."""
+    return feats - feats.mean(axis=0, keepdims=True, dtype=np.float64).astype(np.float32) if len(feats) else feats
+
+
+def chained_features(
+    clips: Sequence[np.ndarray], cfg: FrontendConfig, step: int, subtract_mean: bool = True
+) -> list[np.ndarray]:
+    """`clip_features` of each clip, with one fbank per chain: a clip as long as the one before whose samples are
+    that one's from `step` on (the engine's windows of a span, 0.75 s apart) takes the chain's frames from there.
+
+    A frame reads only its own 25 ms, so the shared rows are the numbers `fbank` gives the clip alone, bit for
+    bit (tests/engine/test_speakers_int8.py); half of each window's frames were computed twice, and the fbank
+    was a third of a window's time. Each clip's mean is its own. A step of no whole number of frames shares
+    nothing.
+
+    Args:
+        clips: 16 kHz mono [-1, 1] samples, in the order they were cut.
+        cfg: The model's frontend.
+        step: Samples from one window's start to the next's.
+        subtract_mean: Subtract each clip's mean per bin.
+    """
+    rows = [num_fbank_frames(len(c), cfg) for c in clips]
+    shift = round(cfg.sample_rate * cfg.frame_shift_ms / 1000)
+    hop = step // shift if step > 0 and step % shift == 0 else 0
+    chains: list[list[int]] = []
+    for i, clip in enumerate(clips):
+        prev = clips[i - 1] if i else clip
+        follows = (
+            i > 0
+            and hop > 0
+            and len(clip) == len(prev) > step
+            and num_fbank_frames(len(prev) + step, cfg) == rows[i - 1] + hop
+            and np.array_equal(clip[: len(clip) - step], prev[step:])
+        )
+        if follows:
+            chains[-1].append(i)
+        else:
+            chains.append([i])
+    out: list[np.ndarray] = []
+    for chain in chains:
+        first = clips[chain[0]]
+        joined = np.concatenate([first, *(clips[i][len(first) - step :] for i in chain[1:])]) if chain[1:] else first
+        feats = fbank(joined, cfg)
+        for j, i in enumerate(chain):
+            rows_i = feats[j * hop : j * hop + rows[i]]
+            out.append(_mean_removed(rows_i) if subtract_mean else rows_i)
+    return out
 
 
 class SpeakerModel(Companion):
@@ -143,10 +193,18 @@ class SpeakerModel(Companion):
             return out
         # Longest first, BATCH at a time, each batch padded to its longest clip: the mask keeps a padded clip's
         # embedding its own (tests/engine/test_speakers.py), and windows are mostly full length, so little is padded.
+        # The int8 graph takes whole clips only (export/campplus/int8.py: no mask), so there a batch is clips of one
+        # length - the engine's windows all are: a short span's audio is zero-padded to the window.
         order = sorted(range(len(clips)), key=lambda i: -len(clips[i]))
-        for start in range(0, len(order), BATCH):
-            batch = order[start : start + BATCH]
-            width = max(len(clips[batch[0]]), MIN_FRAMES)
+        batches = [order[start : start + BATCH] for start in range(0, len(order), BATCH)]
+        if self.role == INT8:
+            lengths = sorted({len(c) for c in clips}, reverse=True)
+            same = [[i for i in order if len(clips[i]) == n] for n in lengths]
+            batches = [group[start : start + BATCH] for group in same for start in range(0, len(group), BATCH)]
+        for batch in batches:
+            # The int8 graph runs any length from 1 frame (nothing is padded for it to mask); a clip of no frames
+            # (under 25 ms of audio) runs as one silent frame, as it has nothing to say either way.
+            width = max(len(clips[batch[0]]), 1 if self.role == INT8 else MIN_FRAMES)
             feats = np.zeros((len(batch), width, self.section.feat_dim), np.float32)
             mask = np.zeros((len(batch), width), np.float32)
             for j, i in enumerate(batch):
@@ -156,4 +214,5 @@ class SpeakerModel(Companion):
 
     def embed(self, clips: Sequence[np.ndarray]) -> np.ndarray:
         """Embeddings [N, E] of audio clips (16 kHz mono [-1, 1] samples, at most one window each)."""
-        return self.embed_features([clip_features(c, self.frontend, self.section.subtract_mean) for c in clips])
+        step = round(self.shift_seconds * self.frontend.sample_rate)
+        return self.embed_features(chained_features(clips, self.frontend, step, self.section.subtract_mean))

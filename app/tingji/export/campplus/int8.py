@@ -9,11 +9,11 @@ run on MLAS's u8 x s8 GEMM, which VNNI and AMX make faster than fp32. The
 int8 graph is only chosen where that holds (`engine/speakers/model.py`).
 
 Which convolutions: the D-TDNN's 1-D ones (`RANK`) of at least `MIN_MACS`
-multiply-adds per position whose input cannot be negative - a Relu, or a Relu
-times the frame mask - so activations are u8 with zero point 0 and need no
-zero-point correction: the dense layers' `linear1` and `linear_local` and the
-transits. The features' and the front's convolutions, the TDNN's, the context
-gate's and the final dense layer stay fp32.
+multiply-adds per position whose input cannot be negative (a Relu's output),
+so activations are u8 with zero point 0 and need no zero-point correction:
+the dense layers' `linear1` and `linear_local` and the transits. The
+features' and the front's convolutions, the TDNN's, the context gate's and
+the final dense layer stay fp32.
 
 How, per Conv node with input x [B, C, T]:
 
@@ -27,17 +27,29 @@ No patch matrix [B, T, taps * C]: its Concat on the channel axis copied a few
 dozen bytes per position and took longer than the products. One scale per
 clip, not per frame: a kernel-3 convolution mixes frames, which must share a
 scale, and a per-frame scale (ReduceMax over channels, a broadcast multiply)
-measured several times slower than the integer product itself. Masked inputs
-(every kernel > 1) are zero on padding, so their scale is the clip's own; a
-Relu input is unmasked, and a padded frame sets its clip's scale only where it
-exceeds every real frame. The two scale multiplies stay separate: ONNX
-Runtime fuses MatMulInteger -> Cast -> Mul(a product of two scales) into
-MatMulIntegerToFloat, which then read the per-clip scale as one scalar
-(measured: 0.53 relative error).
+measured several times slower than the integer product itself. The two
+scale multiplies stay separate: ONNX Runtime fuses MatMulInteger -> Cast ->
+Mul(a product of two scales) into MatMulIntegerToFloat, which then read the
+per-clip scale as one scalar (measured: 0.53 relative error).
+
+Whole clips only: the int8 graph takes no mask (`whole_clips`). The engine
+embeds whole windows (a short span's audio is zero-padded, as funasr's
+`sv_chunk`), and `SpeakerModel` batches only clips of one length for it, so
+every frame is real and a clip's embedding is the one it gets alone. Times
+an all-ones mask changes nothing, yet in the 2-D front each such multiply
+split ONNX Runtime's blocked (NCHWc) convolution chain with a reorder out
+and back in: with the 117 multiplies gone the graph took a fifth less time
+(ORT profile, 32 windows). A Relu read only by a rewritten convolution goes
+too, as QuantizeLinear's u8 saturation is one, and each context gate runs
+once per segment instead of once per frame (`segment_gates`): another
+tenth. Both change no number beyond float rounding
+(tests/export/test_campplus_int8.py).
 
 Weights are symmetric per output channel, at most `onnx_tools.INT8_WEIGHT_LIMIT`
 - 1 in magnitude, as every int8 weight here, so the u8 x s8 pair sums cannot
 saturate on AVX2 and every x86 CPU computes the same integers.
+
+One module past 400 lines: its rewrites are one pipeline (`convs_to_int8`).
 """
 
 from __future__ import annotations
@@ -50,7 +62,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from ..onnx_tools import INT8_WEIGHT_LIMIT
 
-__all__ = ["convs_to_int8", "quantised_weights"]
+__all__ = ["convs_to_int8", "quantised_weights", "segment_gates", "whole_clips"]
 
 WEIGHT_MAX = INT8_WEIGHT_LIMIT - 1  # symmetric: [-63, 63]
 LEVELS = 255.0  # u8 activations, zero point 0 (the inputs are non-negative)
@@ -62,6 +74,9 @@ END = np.iinfo(np.int64).max
 # [B, F, T, 32]) cost more than the fp32 Conv (measured, 2 threads, AVX-512 VNNI).
 MIN_MACS = 4096
 RANK = 1  # spatial axes of the convolutions rewritten (the D-TDNN's 1-D ones)
+MASK, FEATS = "mask", "feats"  # the exported graph's frame mask and features (modules.CamPlusGraph)
+# Ops whose output is all ones wherever their first input is (a reshaped, cast or sliced mask).
+KEEPS_ONES = frozenset({"Unsqueeze", "Reshape", "Squeeze", "Expand", "Cast", "Identity", "Transpose", "Slice"})
 
 
 def quantised_weights(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -105,10 +120,16 @@ def convs_to_int8(proto: onnx.ModelProto, min_macs: int = MIN_MACS) -> tuple[onn
         min_macs: The least multiply-adds per position of a rewritten convolution (a test lowers it to
             rewrite every eligible one).
 
+    A graph with a frame mask input becomes one of whole clips first (`whole_clips`), and context gates
+    are computed per segment (`segment_gates`).
+
     Returns the proto and how many convolutions were rewritten. A chosen one that is strided is an error
     of the exporter (the frame axis is symbolic; CAM++'s strided 1-D convolution reads no Relu).
     """
     graph = proto.graph
+    if any(i.name == MASK for i in graph.input):
+        whole_clips(proto)
+    segment_gates(proto)
     producers = {o: n for n in graph.node for o in n.output}
     inits = {t.name: t for t in graph.initializer}
     added: list[onnx.TensorProto] = [
@@ -117,6 +138,7 @@ def convs_to_int8(proto: onnx.ModelProto, min_macs: int = MIN_MACS) -> tuple[onn
         numpy_helper.from_array(np.array([-1], np.int64), "int8.flat"),
     ]
     new_nodes: list[onnx.NodeProto] = []
+    quantising: set[int] = set()  # ids of the rewrites' nodes that read a convolution's input
     done = 0
     for node in graph.node:
         if (
@@ -130,16 +152,188 @@ def convs_to_int8(proto: onnx.ModelProto, min_macs: int = MIN_MACS) -> tuple[onn
             continue
         w = numpy_helper.to_array(inits[node.input[1]]).astype(np.float32)
         bias = numpy_helper.to_array(inits[node.input[2]]) if len(node.input) > 2 and node.input[2] else None
-        new_nodes += _rewrite(node, w, bias, _attrs(node, w.ndim - 2), done, added)
+        made = _rewrite(node, w, bias, _attrs(node, w.ndim - 2), done, added)
+        quantising.update(id(n) for n in made if n.op_type in ("ReduceMax", "QuantizeLinear"))
+        new_nodes += made
         done += 1
     del graph.node[:]
-    graph.node.extend(new_nodes)
+    graph.node.extend(_skip_relus(new_nodes, quantising))
     graph.initializer.extend(added)
     used = {i for n in graph.node for i in n.input}
     keep = [t for t in graph.initializer if t.name in used]
     del graph.initializer[:]
     graph.initializer.extend(keep)
     return proto, done
+
+
+def _constants(graph: onnx.GraphProto) -> dict[str, onnx.TensorProto]:
+    """The graph's initializers and Constant nodes' tensors, by name."""
+    found = {t.name: t for t in graph.initializer}
+    for n in graph.node:
+        if n.op_type == "Constant" and n.attribute and n.attribute[0].name == "value":
+            found[n.output[0]] = n.attribute[0].t
+    return found
+
+
+def _picks_frames(node: onnx.NodeProto, consts: dict[str, onnx.TensorProto]) -> bool:
+    """Whether `node` is a 1-D convolution that only picks input frames: a one-channel one-hot kernel whose tap
+    reads frame `stride * t` exactly (the TDNN's stride-2 mask, `modules.XVector`), so ones stay ones."""
+    if node.op_type != "Conv" or len(node.input) > 2 or node.input[1] not in consts:
+        return False
+    w = numpy_helper.to_array(consts[node.input[1]])
+    if w.ndim != 3 or w.shape[:2] != (1, 1) or np.count_nonzero(w) != 1 or w.max() != 1:
+        return False
+    a = _attrs(node, 1)
+    tap, (k,), (d,), pads = int(np.flatnonzero(w)[0]), a["kernel"], a["dilations"], a["pads"]
+    return tap * d == pads[0] and pads[0] + pads[1] <= d * (k - 1)
+
+
+def whole_clips(proto: onnx.ModelProto) -> tuple[onnx.ModelProto, int]:
+    """The graph for batches of whole clips, in place: the `MASK` input replaced by ones of the features'
+    [batch, frames], and every multiply by the mask (or a reshape, slice or frame pick of it) dropped - exact,
+    as x * 1 is x. Frame counts still sum the ones, so every mean is the same.
+
+    Args:
+        proto: A graph with inputs `FEATS` [batch, frames, ...] and `MASK` [batch, frames].
+
+    Returns the proto and how many multiplies were dropped.
+    """
+    graph = proto.graph
+    consts = _constants(graph)
+    ones, rename, kept = {MASK}, {}, []
+    for node in graph.node:
+        node.input[:] = [rename.get(i, i) for i in node.input]
+        if node.input and node.input[0] in ones and (node.op_type in KEEPS_ONES or _picks_frames(node, consts)):
+            ones.update(node.output)
+        other = [i for i in node.input if i not in ones]
+        if node.op_type == "Mul" and len(other) == 1 and other[0] not in consts:  # activations times the mask
+            rename[node.output[0]] = other[0]
+            continue
+        kept.append(node)
+    if {o.name for o in graph.output} & set(rename):
+        raise ValueError("the graph outputs a multiple of its mask")
+    first = [
+        helper.make_node("Shape", [FEATS], ["whole.shape"], start=0, end=2),
+        helper.make_node(
+            "ConstantOfShape", ["whole.shape"], [MASK], value=numpy_helper.from_array(np.ones(1, np.float32))
+        ),
+    ]
+    del graph.node[:]
+    graph.node.extend(first + kept)
+    inputs = [i for i in graph.input if i.name != MASK]
+    del graph.input[:]
+    graph.input.extend(inputs)
+    return proto, len(rename)
+
+
+def _producer_chain(name: str, producers: dict[str, onnx.NodeProto], ops: tuple[str, ...]) -> list[onnx.NodeProto]:
+    """The nodes that made `name` through first inputs, if their op types are `ops` (nearest first); else []."""
+    chain = []
+    for op in ops:
+        node = producers.get(name)
+        if node is None or node.op_type != op:
+            return []
+        chain.append(node)
+        name = node.input[0]
+    return chain
+
+
+def segment_gates(proto: onnx.ModelProto) -> tuple[onnx.ModelProto, int]:
+    """Each context gate computed once per 100-frame segment, then spread over its frames, in place.
+
+    The context-aware masking's gate is sigmoid(linear2(relu(linear1(mean + segment means)))), and the
+    segment means are spread over their frames first (`modules.CAMLayer.segment_means`), so the two 1x1
+    convolutions ran on every frame of identical columns: a tenth of the int8 graph's time (ORT profile).
+    Here they run on the [batch, channels, segments] means and the gate's 32 channels are spread instead
+    of the context's 128, with the graph's own spread shape, reshape and slice. Every frame gets the same
+    numbers as before. A gate not built that way is left as it is.
+
+    Returns the proto and how many gates were moved.
+    """
+    graph = proto.graph
+    producers = {o: n for n in graph.node for o in n.output}
+    after: dict[str, list[onnx.NodeProto]] = {}  # nodes to insert after the named node's output
+    moved = 0
+    for node in graph.node:
+        if node.op_type != "Sigmoid":
+            continue
+        gate = _producer_chain(node.input[0], producers, ("Conv", "Relu", "Conv", "Add"))
+        add = gate[-1] if gate else None
+        spread = next(
+            (
+                c
+                for i in (add.input if add else [])
+                if (c := _producer_chain(i, producers, ("Slice", "Reshape", "Expand", "Unsqueeze")))
+            ),
+            [],
+        )
+        if not spread:
+            continue
+        cut, _, expand, unsqueeze = spread
+        mean = add.input[0] if add.input[1] == cut.output[0] else add.input[1]
+        if getattr(producers.get(mean), "op_type", None) != "Div":  # the clip's mean [B, C, 1]: a sum / a count
+            continue
+        p = f"{node.name or node.output[0]}.segments"
+        add.input[:] = [mean, unsqueeze.input[0]]  # [B, C, 1] + [B, C, segments]
+        axes, tail, flat = f"{p}.axes", f"{p}.tail", f"{p}.flat"
+        graph.initializer.extend(
+            [
+                numpy_helper.from_array(np.array([3], np.int64), axes),
+                numpy_helper.from_array(np.array([1, 1, 1], np.int64), f"{p}.ones"),
+                numpy_helper.from_array(np.array([0, 0, -1], np.int64), flat),
+                numpy_helper.from_array(np.array([3], np.int64), f"{p}.last"),
+                numpy_helper.from_array(np.array([4], np.int64), tail),
+            ]
+        )
+        after[node.output[0]] = [
+            helper.make_node("Slice", [expand.input[1], f"{p}.last", tail], [f"{p}/frames"]),  # the segment length
+            helper.make_node("Concat", [f"{p}.ones", f"{p}/frames"], [f"{p}/shape"], axis=0),
+            helper.make_node("Unsqueeze", [node.output[0], axes], [f"{p}/g4"]),
+            helper.make_node("Expand", [f"{p}/g4", f"{p}/shape"], [f"{p}/spread"]),
+            helper.make_node("Reshape", [f"{p}/spread", flat], [f"{p}/flat"]),
+            helper.make_node("Slice", [f"{p}/flat", *cut.input[1:]], [f"{p}/gate"]),
+        ]
+        moved += 1
+    if not moved:
+        return proto, 0
+    gates = {sig: spread[-1].output[0] for sig, spread in after.items()}
+    nodes = []
+    for node in graph.node:
+        node.input[:] = [gates.get(i, i) for i in node.input]  # the Mul by the gate reads the spread one
+        nodes.append(node)
+        nodes += after.get(node.output[0], [])
+    del graph.node[:]
+    graph.node.extend(_live(nodes, {o.name for o in graph.output}))
+    return proto, moved
+
+
+def _live(nodes: list[onnx.NodeProto], outputs: set[str]) -> list[onnx.NodeProto]:
+    """`nodes` (in order) less those none of whose outputs anything reads, transitively."""
+    needed, keep = set(outputs), []
+    for node in reversed(nodes):
+        if any(o in needed for o in node.output):
+            keep.append(node)
+            needed.update(node.input)
+    return keep[::-1]
+
+
+def _skip_relus(nodes: list[onnx.NodeProto], quantising: set[int]) -> list[onnx.NodeProto]:
+    """`nodes` less each Relu read only by rewritten convolutions' ReduceMax and QuantizeLinear (`quantising`,
+    by id), which then read its input: u8 quantisation saturates negatives to 0 and the scale's floor is
+    positive, so both give what they gave."""
+    readers: dict[str, list[onnx.NodeProto]] = {}
+    for n in nodes:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    out = []
+    for n in nodes:
+        users = readers.get(n.output[0], []) if n.op_type == "Relu" else []
+        if users and all(id(u) in quantising for u in users):
+            for u in users:
+                u.input[0] = n.input[0]
+            continue
+        out.append(n)
+    return out
 
 
 def _tap_bounds(tap: tuple[int, ...], a: dict[str, list[int]]) -> tuple[list[int], list[int]]:
