@@ -453,23 +453,28 @@ class OnnxGraphs:
         bucket: int | None | str = "policy",
         slot_bucket: int | None | str = "policy",
         record: bool = True,
+        size: int | None = None,
     ) -> list[np.ndarray]:
         """Run `role` on `framed` inputs ([frames, ...] each, batch added here), `slotted` inputs
         ([slots, ...] each, for a graph with token slots) and `other` inputs (as given).
+
+        `size` is the run's frames, batch and padding included, where the inputs come batched in `other`
+        (the speaker model's windows): it decides, as a long window's length does, whether the arena's
+        blocks are given back after the run (`run_options`). None: the run's length.
 
         A GPU provider failing mid-file (a driver reset) falls back to the CPU
         and the call is repeated there, so the file still finishes.
         """
         slotted = slotted or {}
         try:
-            return self._run(role, framed, frames, other or {}, slotted, bucket, slot_bucket, record)
+            return self._run(role, framed, frames, other or {}, slotted, bucket, slot_bucket, record, size)
         except TingjiError:
             raise
         except Exception as exc:
             if self.provider == "cpu":
                 raise
             self._fall_back(exc)
-            return self._run(role, framed, frames, other or {}, slotted, "policy", "policy", record)
+            return self._run(role, framed, frames, other or {}, slotted, "policy", "policy", record, size)
 
     def _run(
         self,
@@ -481,6 +486,7 @@ class OnnxGraphs:
         bucket: int | None | str,
         slot_bucket: int | None | str,
         record: bool,
+        size: int | None = None,
     ) -> list[np.ndarray]:
         graph = self._graphs[role]
         key = self.bucket_for(frames) if bucket == "policy" else bucket
@@ -509,7 +515,7 @@ class OnnxGraphs:
             else:
                 shape = next(iter(arrays[n] for n in framed)).shape if framed else (1, length)
             self.shapes_seen.append((role, tuple(shape)))
-        shrink = length * KEEP_BLOCKS_SHARE > self.window_frames  # the run's size, padding included
+        shrink = (length if size is None else size) * KEEP_BLOCKS_SHARE > self.window_frames  # padding included
         outputs = session.run(None, _feed(session, arrays), run_options(self.provider, shrink))
         ort_compat.require_finite(outputs, self.manifest.folder, role, self.provider)
         if self.provider == "cpu" and shrink:
