@@ -247,11 +247,13 @@ def generation(gguf: Path, threads: int, n_tokens: int, rounds: int, rules: tupl
     info: dict[str, dict[str, Any]] = {}
     for _ in range(rounds):
         wait_for_quiet(lambda m: print(m, file=sys.stderr))
-        plain_s.append(ctx.generate(before, audio, after, opts).generate_s)
+        ref = ctx.generate(before, audio, after, opts)
+        plain_s.append(ref.generate_s)
         for name, (draft, policy) in cases.items():
             drafter = Drafter(draft, ctx.model.token_bytes, policy)
             out = ctx.generate(before, audio, after, opts, drafter=drafter)
-            seconds[name].append(out.generate_s)
+            # The first draft rows ride in the prompt's batch: what they add to it is generation's.
+            seconds[name].append(out.generate_s + max(out.prefill_s - ref.prefill_s, 0.0) * bool(out.prefill_drafted))
             differ = [i for i, (a, b) in enumerate(zip(plain.tokens, out.tokens)) if a != b]
             info[name] = {
                 "accepted": out.accepted,
@@ -259,7 +261,15 @@ def generation(gguf: Path, threads: int, n_tokens: int, rounds: int, rules: tupl
                 "acceptance": round(out.accepted / max(out.drafted, 1), 3),
                 "blocks": {str(k): out.blocks.count(k) for k in sorted(set(out.blocks))},
                 "ties": out.ties,
-                "modelled_speedup": modelled_speedup(n_tokens, out.accepted, out.blocks, out.ties),
+                "in_prefill": out.prefill_drafted,
+                "modelled_speedup": modelled_speedup(
+                    n_tokens,
+                    out.accepted,
+                    out.blocks,
+                    out.ties,
+                    out.prefill_drafted,
+                    ref.prompt_tokens - ref.reused_tokens,
+                ),
                 "tie_margin_at_end": round(drafter.tie_margin(max(out.blocks, default=1)), 4),
                 "same_tokens": not differ,
                 "first_difference": None
@@ -283,13 +293,17 @@ def generation(gguf: Path, threads: int, n_tokens: int, rounds: int, rules: tupl
     }
 
 
-def modelled_speedup(n_tokens: int, accepted: int, blocks: list[int], ties: int) -> float:
+def modelled_speedup(
+    n_tokens: int, accepted: int, blocks: list[int], ties: int, in_prefill: int = 0, prompt_rows: int = 0
+) -> float:
     """A drafted run's speedup if its blocks cost `draft.BLOCK_COST` and Python nothing: beside the measured
-    one, it tells a shortfall of the machine (costs, overhead) from one of the policy."""
+    one, it tells a shortfall of the machine (costs, overhead) from one of the policy. Draft rows in the
+    prompt's batch (`in_prefill`) cost what they add to its `prompt_rows`."""
     from tingji.engine.draft import block_cost
 
     steps = n_tokens - 1 - accepted - len(blocks)  # tokens fed alone (the first comes from the prompt)
-    return round((n_tokens - 1) / (sum(block_cost(b) for b in blocks) + ties + steps), 2)
+    rows = block_cost(prompt_rows + in_prefill) - block_cost(prompt_rows) if in_prefill else 0.0
+    return round((n_tokens - 1) / (sum(block_cost(b) for b in blocks) + ties + steps + rows), 2)
 
 
 def demo_acceptance(rules: tuple[str, ...]) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 """Draft-verified decoding end to end (issue 46): the 5-minute file against FunASR's C++ runtime, and a 3 s take.
 
     nice python3 benchmarks/draft_e2e.py --funasr-runtime DIR --funasr-llama-src LLAMA_DIR
-        [--acceptance 100,90] [--rounds 2] [--takes 7] [--parts e2e,dictation] [--quiet-below CORES] [--no-write]
+        [--acceptance 100,90] [--rounds 2] [--takes 7] [--parts e2e,dictation] [--first-block]
+        [--quiet-below CORES] [--no-write]
 
 Fun-ASR-Nano at full size, int8 encoder (run.py's `int8-q5_k` export, built
 once) with draft_model's decisive q5_k decoder in place of the export's plain
@@ -33,7 +34,10 @@ shapes and quant types). 2 threads (every usable core) on both sides.
   tokens, as run.py's `dictation_latency_3s_s` (today's plain figure), after a
   first take; plain and drafted takes alternate, each drafted take with its
   own seed (a 12-token answer has 1.2 corrupted positions on average at 90 %);
-  medians.
+  medians. Each acceptance is also taken with the first draft in a block of
+  its own after the prompt's batch (`DraftPolicy(in_prefill=False)`, the
+  `_first_block` figures), so the draft in the prompt's batch is measured
+  against it in the same run (`--parts dictation` runs only this part).
 
 Results: results/draft-e2e-<date>.json, and latest.json's
 `draft_e2e_speedup_vs_funasr_runtime_{A}`, `draft_dictation_3s_s_{A}` and
@@ -181,6 +185,14 @@ def stage(a: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _policies(first_block: bool) -> dict[str, Any]:
+    """The drafted cases' policies by name suffix: the default, and with `first_block` the first draft in a
+    block of its own after the prompt's batch (`DraftPolicy(in_prefill=False)`, the way before it rode there)."""
+    from tingji.engine.draft import DraftPolicy
+
+    return {"": DraftPolicy()} | ({"-first-block": DraftPolicy(in_prefill=False)} if first_block else {})
+
+
 def _e2e(engine, forced: ForcedDrafts, n_vocab: int, a: dict[str, Any]) -> dict[str, Any]:
     from tingji.engine import TranscribeOptions
 
@@ -199,7 +211,9 @@ def _e2e(engine, forced: ForcedDrafts, n_vocab: int, a: dict[str, Any]) -> dict[
     n_samples = int(round(a["audio_s"] * SAMPLE_RATE))
     chunk_s = (math.ceil(n_samples / len(windows)) + 0.5) / SAMPLE_RATE  # as funasr_runtime.stage cuts the file
     peer = a.get("peer")
-    cases = {str(acc): {"wall_s": [], "speedup": []} for acc in a["acceptance"]}
+    policies = _policies(a.get("first_block", False))
+    runs = [(f"{acc}{suffix}", acc, policy) for acc in a["acceptance"] for suffix, policy in policies.items()]
+    cases = {name: {"wall_s": [], "speedup": []} for name, _, _ in runs}
     plain: dict[str, list[float]] = {"wall_s": [], "speedup": []}
     peer_runs: list[dict[str, Any]] = []
     for r in range(a["rounds"]):
@@ -213,9 +227,10 @@ def _e2e(engine, forced: ForcedDrafts, n_vocab: int, a: dict[str, Any]) -> dict[
             peer_runs.append(_peer_run(peer, a, chunk_s))
             peer_s = peer_runs[-1]["wall_s"]
             plain["speedup"].append(round(peer_s / wall, 3))
-        for acc in a["acceptance"]:
-            case = cases[str(acc)]
+        for name, acc, policy in runs:
+            case = cases[name]
             forced.force(acc, windows, n_vocab, seed=acc)
+            engine.recognizer.draft_policy = policy
             wall, tr = transcribe(drafted_opts)
             case["wall_s"].append(round(wall, 3))
             if peer_s:
@@ -230,8 +245,9 @@ def _e2e(engine, forced: ForcedDrafts, n_vocab: int, a: dict[str, Any]) -> dict[
                 }
         log(
             f"round {r + 1}: plain {plain['wall_s'][-1]} s, peer {peer_s} s, "
-            + ", ".join(f"{acc} %: {cases[str(acc)]['wall_s'][-1]} s" for acc in a["acceptance"])
+            + ", ".join(f"{name} %: {cases[name]['wall_s'][-1]} s" for name, _, _ in runs)
         )
+    engine.recognizer.draft_policy = policies[""]
     for case in (plain, *cases.values()):
         case["median_wall_s"] = round(statistics.median(case["wall_s"]), 3)
         if case["speedup"]:
@@ -268,10 +284,14 @@ def _peer_run(peer: dict[str, str], a: dict[str, Any], chunk_s: float) -> dict[s
 def _dictation(
     engine, forced: ForcedDrafts, n_vocab: int, utt: np.ndarray, acceptance: Sequence[int], takes: int
 ) -> dict[str, Any]:
+    """Plain and drafted takes in turns; each acceptance also with its first block after the prompt's
+    batch (`DraftPolicy(in_prefill=False)`, case "A-first-block"): what the draft in the prompt's batch saves."""
     from tingji.engine import TranscribeOptions
 
     plain_opts = TranscribeOptions(max_tokens=DICT_TOKENS, ignore_eos=True, timestamps=False, draft=False)
     drafted_opts = TranscribeOptions(max_tokens=DICT_TOKENS, ignore_eos=True, timestamps=False)
+    recognizer = engine.recognizer
+    policies = _policies(True)
 
     def take(opts) -> float:
         forced.seen.clear()
@@ -284,20 +304,25 @@ def _dictation(
     windows = list(forced.seen)
     out: dict[str, Any] = {"tokens": DICT_TOKENS, "takes": takes, "plain_s": []}
     for acc in acceptance:
-        out[str(acc)] = {"s": [], "draft_agreement": [], "same_tokens": True}
+        for suffix in policies:
+            out[f"{acc}{suffix}"] = {"s": [], "draft_agreement": [], "same_tokens": True}
     wait_for_quiet(log)
     for i in range(takes):  # plain and each acceptance in turns, so load hits all alike
         forced.table = {}
         out["plain_s"].append(round(take(plain_opts), 4))
         for acc in acceptance:
-            forced.force(acc, windows, n_vocab, seed=acc + 7919 * i)
-            case = out[str(acc)]
-            case["s"].append(round(take(drafted_opts), 4))
-            case["draft_agreement"].append(_agreement(forced.table, windows))
-            case["same_tokens"] &= [t for _, t in forced.seen] == [t for _, t in windows]
+            for suffix, policy in policies.items():
+                forced.force(acc, windows, n_vocab, seed=acc + 7919 * i)
+                recognizer.draft_policy = policy
+                case = out[f"{acc}{suffix}"]
+                case["s"].append(round(take(drafted_opts), 4))
+                case["draft_agreement"].append(_agreement(forced.table, windows))
+                case["same_tokens"] &= [t for _, t in forced.seen] == [t for _, t in windows]
+    recognizer.draft_policy = policies[""]
     out["plain_median_s"] = statistics.median(out["plain_s"])
     for acc in acceptance:
-        out[str(acc)]["median_s"] = statistics.median(out[str(acc)]["s"])
+        for suffix in policies:
+            out[f"{acc}{suffix}"]["median_s"] = statistics.median(out[f"{acc}{suffix}"]["s"])
     return out
 
 
@@ -336,19 +361,19 @@ def summarise(res: dict[str, Any], acceptance: Sequence[int]) -> dict[str, Any]:
     e2e, dic = res.get("e2e"), res.get("dictation")
     if e2e and e2e["plain"]["speedup"]:
         out["draft_e2e_plain_speedup_vs_funasr_runtime"] = e2e["plain"]["median_speedup_vs_funasr_runtime"]
-        for acc in acceptance:
-            out[f"draft_e2e_speedup_vs_funasr_runtime_{acc}"] = e2e["drafted"][str(acc)][
-                "median_speedup_vs_funasr_runtime"
-            ]
+        for name, case in e2e["drafted"].items():
+            key = name.replace("-first-block", "_first_block")
+            out[f"draft_e2e_speedup_vs_funasr_runtime_{key}"] = case["median_speedup_vs_funasr_runtime"]
     if e2e:
-        for acc in acceptance:
-            out[f"draft_e2e_vs_plain_{acc}"] = round(
-                e2e["plain"]["median_wall_s"] / e2e["drafted"][str(acc)]["median_wall_s"], 3
-            )
+        for name, case in e2e["drafted"].items():
+            key = name.replace("-first-block", "_first_block")
+            out[f"draft_e2e_vs_plain_{key}"] = round(e2e["plain"]["median_wall_s"] / case["median_wall_s"], 3)
     if dic:
         out["draft_dictation_3s_s_plain"] = round(dic["plain_median_s"], 4)
         for acc in acceptance:
             out[f"draft_dictation_3s_s_{acc}"] = round(dic[str(acc)]["median_s"], 4)
+            if f"{acc}-first-block" in dic:  # the first draft in a block of its own, after the prompt's
+                out[f"draft_dictation_3s_s_{acc}_first_block"] = round(dic[f"{acc}-first-block"]["median_s"], 4)
     return out
 
 
@@ -388,6 +413,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, help="only the file's first S seconds (a plumbing check, not the figure)")
     ap.add_argument("--takes", type=int, default=7, help="timed dictation takes per case")
     ap.add_argument("--parts", default="e2e,dictation")
+    ap.add_argument(
+        "--first-block",
+        action="store_true",
+        help="the file also with the first draft in a block of its own (the dictation take always is)",
+    )
     ap.add_argument("--no-write", action="store_true", help="print only; write no results")
     add_quiet_options(ap)
     args = ap.parse_args(argv)
@@ -421,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
         "rounds": args.rounds,
         "takes": args.takes,
         "parts": parts,
+        "first_block": args.first_block,
         "cpus": sorted(os.sched_getaffinity(0)),
         "peer": None if peer.get("skipped") else {"cli": peer["cli"], "encoder": peer["encoder"]},
     }

@@ -242,13 +242,16 @@ class LlamaContext(KvCells, PromptPrefix):
         embd: np.ndarray | None = None,
         every: bool = False,
         seq: int = 0,
+        logits_from: int | None = None,
     ) -> list[np.ndarray]:
         """Feed tokens or embedding rows at positions pos0.. of sequence `seq`, logits for the last row only.
 
-        With `every`, logits for every row: returned as copies, one array per batch.
+        With `every`, logits for every row; with `logits_from`, for the rows from that index on (a
+        prompt with draft rows after it): returned as copies, one array per batch that has any.
         """
         ll = self._ll
         n = len(tokens) if tokens is not None else int(embd.shape[0])
+        first = 0 if every else (n - 1 if logits_from is None else logits_from)
         out: list[np.ndarray] = []
         for start in range(0, n, self._batch_rows):
             stop = min(n, start + self._batch_rows)
@@ -265,15 +268,16 @@ class LlamaContext(KvCells, PromptPrefix):
                     batch.pos[i] = pos0 + start + i
                     batch.n_seq_id[i] = 1
                     batch.seq_id[i][0] = seq
-                    batch.logits[i] = 1 if (every or (stop == n and i == m - 1)) else 0
+                    batch.logits[i] = 1 if start + i >= first else 0
                 batch.n_tokens = m
                 rc = ll.llama_decode(self._ctx, batch)
             finally:
                 ll.llama_batch_free(batch)
             if rc != 0:
                 raise ModelError(messages.DECODE_STEP_FAILED, status=rc)
-            if every:
-                rows = np.ctypeslib.as_array(ll.llama_get_logits(self._ctx), shape=(m, self.n_vocab))
+            with_logits = stop - max(start, first)
+            if (every or logits_from is not None) and with_logits > 0:
+                rows = np.ctypeslib.as_array(ll.llama_get_logits(self._ctx), shape=(with_logits, self.n_vocab))
                 out.append(rows.copy())
         return out
 

@@ -6,7 +6,8 @@ decoded again (`prefill`); they are copied out and back for the graph cache
 (`prefix_cells`, `restore_prefix`: `prefix_cache`), and after a load they
 are decoded on a background thread that yields to a take (`prefill_ahead`).
 With the text tokens' embedding rows from the GGUF (`token_rows`) the prompt
-- text, audio rows, text - is one batch.
+- text, audio rows, text - is one batch, and a first draft's token rows can
+ride at its end (`prefill_drafted`; never part of the cached prefix).
 
 `PromptPrefix` is a part of `decoder.LlamaContext`, kept here by concern: it
 uses the context's cache (`_cached`, `_grow`, `_truncate`, `_decode`).
@@ -17,7 +18,7 @@ from __future__ import annotations
 import ctypes
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -61,6 +62,7 @@ class PromptPrefix:
             embd: np.ndarray | None = None,
             every: bool = False,
             seq: int = 0,
+            logits_from: int | None = None,
         ) -> list[np.ndarray]: ...
 
     def prefix_cells(self) -> tuple[list[int], bytes] | None:
@@ -159,9 +161,46 @@ class PromptPrefix:
         """
         self._join_ahead()
         self._grow(len(before) + len(audio) + len(after) + 1)
-        return self._prefill(before, audio, after)
+        n_prompt, reused, _, _ = self._prefill(before, audio, after)
+        return n_prompt, reused
 
-    def _prefill(self, before: Sequence[int], audio: np.ndarray, after: Sequence[int]) -> tuple[int, int]:
+    def prefill_drafted(
+        self,
+        before: Sequence[int],
+        audio: np.ndarray,
+        after: Sequence[int],
+        propose: Callable[[int], Sequence[int]],
+    ) -> tuple[int, int, list[int], np.ndarray | None]:
+        """`prefill`, with draft token rows after the prompt in the same batch: a first draft verified
+        for what its rows add to the prompt's batch, the weights streamed once for both.
+
+        The draft's cells follow the prompt's (positions prompt length..); they are never part of
+        the cached prefix, and the caller rolls back those it rejects.
+
+        Args:
+            before: Prompt token ids before the audio rows.
+            audio: Audio embedding rows [n, n_embd].
+            after: Prompt token ids after the audio rows.
+            propose: Given the rows the prompt's batch decodes (what the cache does not hold), the
+                draft tokens to feed after them (`draft.Drafter.propose_first`); not called where the
+                prompt cannot be one batch of rows (no token rows in the GGUF).
+
+        Returns:
+            (prompt length, tokens reused, the draft fed, logits [1 + len(draft), n_vocab]: the
+            prompt's last row, then each draft row). With no draft fed the logits are None and
+            `last_logits` holds the prompt's, as after `prefill`.
+        """
+        self._join_ahead()
+        self._grow(len(before) + len(audio) + len(after) + 1)
+        return self._prefill(before, audio, after, propose)
+
+    def _prefill(
+        self,
+        before: Sequence[int],
+        audio: np.ndarray,
+        after: Sequence[int],
+        propose: Callable[[int], Sequence[int]] | None = None,
+    ) -> tuple[int, int, list[int], np.ndarray | None]:
         if audio.ndim != 2 or audio.shape[1] != self.n_embd:
             raise ModelError(messages.EMBEDDINGS_SHAPE, shape=audio.shape, width=self.n_embd)
         before, after = list(before), list(after)
@@ -175,14 +214,25 @@ class PromptPrefix:
         if not one_batch:
             # The logits must come from a decode: recompute at least the last prefix token.
             reuse = min(reuse, len(before) - 1) if before else 0
+        n = len(before) - reuse + len(audio) + len(after)
+        draft = [int(t) for t in propose(n)] if one_batch and propose is not None else []
+        self._grow(len(before) + len(audio) + len(after) + len(draft) + 1)
         self._truncate(reuse)
         self._cached = before[:reuse]
         pos = reuse
+        logits = None
         if one_batch:
             assert rows is not None
-            prompt = np.concatenate([rows.rows(before[reuse:]), np.asarray(audio, np.float32), rows.rows(after)])
-            self._decode(pos, embd=prompt)
-            pos += len(prompt)
+            parts = [rows.rows(before[reuse:]), np.asarray(audio, np.float32), rows.rows(after)]
+            if draft:
+                parts.append(rows.rows(draft))
+            prompt = np.concatenate(parts)
+            if draft:  # logits from the prompt's last row on
+                out = self._decode(pos, embd=prompt, logits_from=n - 1)
+                logits = out[0] if len(out) == 1 else np.concatenate(out)
+            else:
+                self._decode(pos, embd=prompt)
+            pos += n
         else:
             if before[reuse:]:
                 self._decode(pos, tokens=before[reuse:])
@@ -194,4 +244,4 @@ class PromptPrefix:
                 self._decode(pos, tokens=after)
                 pos += len(after)
         self._cached = before
-        return pos, reuse
+        return pos, reuse, draft, logits

@@ -28,6 +28,9 @@ a draft only changes the speed.
   expected tokens per block over the block's cost relative to one plain step
   (`BLOCK_COST`, measured by benchmarks/draft.py); plain steps win where no
   block pays (the break-even), and drafting comes back when the draft agrees again.
+- **First rows.** Before any token, the draft's first tokens ride in the
+  prompt's batch (`propose_first`), priced at what they add to it
+  (`best_first_length`): a short answer the draft holds needs no block.
 """
 
 from __future__ import annotations
@@ -78,6 +81,9 @@ class DraftPolicy:
             rows not seen).
         tie_floor: The least margin: a row decoded bit for bit alike (blocks of up to 4 rows on the
             CPU) says little of another; 0.02 is 10x the trained demo decoder's difference (1.5e-3).
+        in_prefill: The first draft tokens ride in the prompt's batch (`best_first_length`), so an
+            answer the draft holds whole needs no block of its own; False: the first block follows
+            the prompt's (the comparison benchmarks/draft_e2e.py measures).
     """
 
     prior: float = 0.9
@@ -89,6 +95,7 @@ class DraftPolicy:
     tie_margin: float = 0.25
     tie_safety: float = 4.0
     tie_floor: float = 0.02
+    in_prefill: bool = True
 
     def __post_init__(self) -> None:
         if self.realign not in REALIGN_RULES:
@@ -126,6 +133,34 @@ def best_draft_length(accept: float, limit: int, policy: DraftPolicy = DraftPoli
     return best_n
 
 
+def best_first_length(accept: float, limit: int, prompt_rows: int, policy: DraftPolicy = DraftPolicy()) -> int:
+    """How many draft tokens to feed after the prompt in its own batch (`generation`), at most `limit`.
+
+    Rows after a prompt cost what they add to its batch, `block_cost(prompt + n) - block_cost(prompt)`:
+    the weights are streamed once for both. A row pays where the tokens it is expected to settle
+    would cost more in the blocks that follow (`best_draft_length`'s, at their cost per token).
+
+    Args:
+        accept: Estimated probability that a draft token equals the LLM's choice.
+        limit: The most draft tokens available (what is left of the draft, of the token budget).
+        prompt_rows: The rows the prompt's batch decodes (what is not reused from the cache).
+    """
+    # No longer than the longest measured block: the costs past it are extrapolated.
+    limit = min(limit, max(size for size, _ in policy.costs) - 1)
+    if limit <= 0:
+        return 0
+    after = best_draft_length(accept, limit, policy)
+    per_token = block_cost(after + 1, policy.costs) / expected_tokens(accept, after)
+    base = block_cost(prompt_rows, policy.costs)
+    best_n, best_saving = 0, 0.0
+    for n in range(1, limit + 1):
+        gain = (expected_tokens(accept, n) - 1.0) * per_token
+        saving = gain - (block_cost(prompt_rows + n, policy.costs) - base)
+        if saving > best_saving:
+            best_n, best_saving = n, saving
+    return best_n
+
+
 class Drafter:
     """One window's draft: its place, the acceptance seen so far, and what was fed and accepted.
 
@@ -149,6 +184,7 @@ class Drafter:
         self.drafted = 0
         self.accepted = 0
         self.blocks: list[int] = []
+        self.in_prefill = 0  # draft tokens fed in the prompt's batch (`propose_first`)
         self.differences = 0
         self.ties = 0  # block choices made again from one token's logits (counted by `generation`)
         self._seen: dict[int, float] = {}  # block rows -> largest |block row - the row decoded alone|
@@ -187,6 +223,21 @@ class Drafter:
             return []
         self.drafted += n
         self.blocks.append(n + 1)
+        return self.draft[self.place : self.place + n]
+
+    def propose_first(self, room: int, prompt_rows: int) -> list[int]:
+        """Before any token: the draft's first tokens to feed after the prompt, in its batch (may be none).
+
+        The first is the draft's guess at the LLM's first choice, so the rows verify from it on;
+        `record` then takes the agreed ones, as after a block.
+
+        Args:
+            room: The most draft tokens the answer may hold before its last token.
+            prompt_rows: The rows the prompt's batch decodes (`best_first_length`).
+        """
+        n = best_first_length(self.acceptance, min(room, len(self.draft) - self.place), prompt_rows, self.policy)
+        self.drafted += n
+        self.in_prefill = n
         return self.draft[self.place : self.place + n]
 
     def tie_margin(self, rows: int) -> float:

@@ -12,7 +12,10 @@ gives logits at every position. The longest prefix of the draft that equals
 the LLM's own argmax is accepted, the argmax after it is the next token, and
 the rejected positions leave the KV cache (`LlamaContext.rollback`). Every
 emitted token is the LLM's greedy choice, so the text is plain decoding's;
-the eos, loop and limit checks run token by token as in plain decoding. A
+the eos, loop and limit checks run token by token as in plain decoding. The
+first draft tokens ride in the prompt's batch (`_prefill`): the prompt's last
+row chooses the first token and the draft rows verify as a block's would, so
+an answer the draft holds whole takes no block of its own. A
 block's logits differ from one token's in the last bits (other kernels), so
 a choice whose top two logits are closer than `Drafter.tie_margin` is
 taken from that position decoded alone, as plain decoding takes it (the
@@ -71,6 +74,7 @@ class DecodeResult:
     accepted: int = 0  # of those, the ones the LLM agreed with
     blocks: list[int] = field(default_factory=list)  # the size of each verified block, in order
     ties: int = 0  # choices in a block too close to call, made from one token's logits instead
+    prefill_drafted: int = 0  # of `drafted`, those fed in the prompt's batch (no block of their own)
 
 
 def generate(
@@ -97,9 +101,9 @@ def generate(
     # contexts at its peak; generation grows it further as it goes.
     ctx.ensure_context(len(before) + len(audio) + len(after) + 1 + min(opts.max_tokens, 128))
     t0 = time.perf_counter()
-    n_prompt, reused = ctx.prefill(before, audio, after)
+    start = _prefill(ctx, before, audio, after, opts, drafter)
+    n_prompt = start.n_prompt
     t1 = time.perf_counter()
-    first_logits = ctx.last_logits().copy()
     attempts: list[list[int]] = []
     rng = np.random.default_rng(opts.seed)
     result_tokens, stop = [], "limit"
@@ -108,9 +112,12 @@ def generate(
         if attempt:
             ctx.rollback(n_prompt)
         # Drafts verify greedy choices only: a sampled retry goes one token at a time.
-        tokens, stop = _run(
-            ctx, first_logits, n_prompt, opts, temperature, rng, cancel, drafter if not attempt else None
-        )
+        if attempt:
+            tokens, stop = _run(ctx, start.prompt_logits, n_prompt, opts, temperature, rng, cancel)
+        else:
+            tokens, stop = _run(
+                ctx, start.logits, n_prompt + len(start.accepted), opts, 0.0, rng, cancel, drafter, start.accepted
+            )
         attempts.append(tokens)
         result_tokens = tokens
         if stop != "loop":
@@ -124,7 +131,7 @@ def generate(
         text=ctx.detokenize([t for t in result_tokens if t not in ctx.eos_ids]),
         stop=stop,
         prompt_tokens=n_prompt,
-        reused_tokens=reused,
+        reused_tokens=start.reused,
         prefill_s=t1 - t0,
         generate_s=t2 - t1,
         retries=len(attempts) - 1,
@@ -133,7 +140,70 @@ def generate(
         accepted=drafter.accepted if drafter else 0,
         blocks=list(drafter.blocks) if drafter else [],
         ties=drafter.ties if drafter else 0,
+        prefill_drafted=drafter.in_prefill if drafter else 0,
     )
+
+
+@dataclass
+class _Start:
+    """Where an answer starts after the prompt's batch."""
+
+    n_prompt: int  # the prompt's length: positions 0..n_prompt-1 hold it
+    reused: int  # of those, the cached prefix's
+    prompt_logits: np.ndarray  # the prompt's last row: the first choice (a sampled retry starts from it)
+    logits: np.ndarray  # the row after `accepted`: the next choice
+    accepted: list[int] = field(default_factory=list)  # draft tokens the LLM chose, in the cache after the prompt
+
+
+def _prefill(
+    ctx: LlamaContext,
+    before: Sequence[int],
+    audio: np.ndarray,
+    after: Sequence[int],
+    opts: DecodeOptions,
+    drafter: Drafter | None,
+) -> _Start:
+    """The prompt's batch; with a drafter, its first draft tokens ride in it and are verified as a block's.
+
+    The rows [prompt's last, d0, d1, ...] verify as a block [token, d0, ...] does, the prompt's last row
+    in the token's place. A near tie there is made again from the prompt alone, as plain decoding's
+    prefill gives it (the draft's cells then go); a near tie at a draft row, from that row decoded
+    alone (`_check_ties`).
+    """
+    if drafter is None or not drafter.policy.in_prefill:
+        n_prompt, reused = ctx.prefill(before, audio, after)
+        logits = ctx.last_logits().copy()
+        return _Start(n_prompt, reused, logits, logits)
+    # The last token comes from the row after the draft, so at most max_tokens - 1 draft tokens.
+    n_prompt, reused, draft, rows = ctx.prefill_drafted(
+        before, audio, after, lambda prompt_rows: drafter.propose_first(opts.max_tokens - 1, prompt_rows)
+    )
+    if rows is None:
+        logits = ctx.last_logits().copy()
+        return _Start(n_prompt, reused, logits, logits)
+    rows = ctx.check_finite(rows)
+    chosen = rows.argmax(axis=1)
+    batch = n_prompt - reused + len(draft)
+    if _first_near_tie(rows[:1], chosen[:1], drafter.tie_margin(batch)) is not None:
+        drafter.ties += 1
+        ctx.rollback(reused)  # the prompt's own batch, from the same cached prefix
+        n_prompt, _ = ctx.prefill(before, audio, after)
+        logits = ctx.last_logits().copy()
+        return _Start(n_prompt, reused, logits, logits)
+    agreed = 0
+    while agreed < len(draft) and int(chosen[agreed]) == draft[agreed]:
+        agreed += 1
+    # block[i] sits at n_prompt - 1 + i; the prompt's row (0) was checked above, so its entry goes unread.
+    block = [-1, *draft]
+    agreed, alone = _check_ties(ctx, drafter, n_prompt - 1, block, rows, chosen, agreed, start=1, batch=batch)
+    if alone is None:
+        ctx.rollback(n_prompt + agreed)
+        logits = rows[agreed]
+    else:
+        ctx.end_aside(adopt=True)
+        logits = alone
+    drafter.record(agreed)
+    return _Start(n_prompt, reused, rows[0], logits, draft[:agreed])
 
 
 class _Tokens:
@@ -170,11 +240,16 @@ def _run(
     rng: np.random.Generator,
     cancel: CancelCheck | None,
     drafter: Drafter | None = None,
+    accepted: Sequence[int] = (),
 ) -> tuple[list[int], str]:
-    """One attempt from the prompt's last logits at KV position `pos`; returns (tokens, stop)."""
+    """One attempt from `logits` at KV position `pos`, after the draft tokens `accepted` in the prompt's
+    batch (`_prefill`); returns (tokens, stop)."""
     out = _Tokens(ctx, opts)
     if opts.max_tokens <= 0:
         return [], "limit"
+    for t in accepted:
+        if not out.add(t):
+            return out.ids, out.stop or "limit"
     while True:
         if cancel is not None and cancel():
             raise Cancelled()
@@ -221,6 +296,9 @@ def _check_ties(
     rows: np.ndarray,
     chosen: np.ndarray,
     agreed: int,
+    *,
+    start: int = 0,
+    batch: int | None = None,
 ) -> tuple[int, np.ndarray | None]:
     """Re-decode a block's near ties alone: (draft tokens accepted, the logits decoded alone where they
     chose otherwise, None when every tie chose as the block did).
@@ -228,16 +306,18 @@ def _check_ties(
     A block's logits differ from one token's in the last bits: where two choices are that close, the
     choice is made from that position decoded alone, as plain decoding makes it. That decode runs
     aside (`LlamaContext.decode_aside`), so when it agrees the block's later rows still stand.
+    `block[i]` sits at `pos + i`; rows before `start` are the caller's to check; `batch` is the
+    rows the batch decoded (the block's, unless it rode in the prompt's batch).
     """
-    start = 0
+    batch = batch or len(block)
     while (
-        tie := _first_near_tie(rows[start : agreed + 1], chosen[start : agreed + 1], drafter.tie_margin(len(block)))
+        tie := _first_near_tie(rows[start : agreed + 1], chosen[start : agreed + 1], drafter.tie_margin(batch))
     ) is not None:
         tie += start
         drafter.ties += 1
         alone = ctx.decode_aside(pos + tie, block[tie])
         # The same position over the same cells, alone and in the block: this model's own difference.
-        drafter.observe(len(block), float(np.abs(alone - rows[tie]).max()))
+        drafter.observe(batch, float(np.abs(alone - rows[tie]).max()))
         if int(np.argmax(alone)) != int(chosen[tie]):
             return tie, alone  # an aside still held: the caller adopts it
         ctx.end_aside(adopt=False)
