@@ -337,6 +337,8 @@ def prepare_peer(args: argparse.Namespace, cache: Path, ckpt: Path) -> dict[str,
     import funasr_runtime
 
     why = funasr_runtime.unavailable(args.funasr_runtime)
+    if why and args.funasr_runtime is not None:  # asked for and unusable: say so, not a run without its peer
+        raise SystemExit(f"--funasr-runtime {args.funasr_runtime}: {why}")
     if why:
         return {"skipped": why}
     work = args.funasr_runtime_work or cache / "funasr-runtime"
