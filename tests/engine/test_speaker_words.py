@@ -168,6 +168,26 @@ def _speech(engine, samples) -> list[tuple[float, float]]:
     return [(w.start / 16000 + a, w.start / 16000 + b) for w in wins for a, b in w.speech]
 
 
+def test_one_voice_with_pauses_is_one_part(engine):
+    """Pauses between one voice's sentences are no speaker change: the window is recognised whole, as with
+    speakers off (the window's own turns on either side of a pause are one speaker's)."""
+    import numpy as np
+    from demo_model import recipe
+    from demo_model.speech import Speaker, espeak_many
+
+    from tingji.engine import TranscribeOptions
+
+    rng = np.random.default_rng(7)
+    voice = Speaker("en-us", "m4", 165, 30, 1)
+    pause = np.zeros(8000, np.float32)
+    clips = espeak_many([(" ".join(rng.choice(recipe.WORDS, 5)), voice) for _ in range(14)])
+    audio = np.concatenate([pause, *(x for clip in clips for x in (clip, pause))])
+    labelled = engine.transcribe(audio, TranscribeOptions(speakers="auto"))
+    print(f"one voice, {len(audio) / 16000:.0f} s: {len(labelled.window_info)} part(s), speakers {labelled.speakers}")
+    assert labelled.speakers == ["Speaker 1"]
+    assert len(labelled.window_info) == len({w.index for w in labelled.window_info}) == 1
+
+
 def test_split_window_gives_each_part_its_own_speech_spans():
     import numpy as np
 

@@ -80,9 +80,12 @@ class SpeakerLabels:
         self._embeddings.append(embeddings)
         self.windows += wins
         local = diarize.turns(wins, cluster(embeddings, None))
-        # A gap between two turns holds the change; turns that met were split in their windows' overlap.
+        # A gap between two turns holds the change; turns that met were split in their windows' overlap. Turns
+        # of one speaker on either side of a pause (separate speech spans) are no change.
         return [
-            (a.end, b.start) if b.start > a.end else (a.end - shift, a.end + shift) for a, b in zip(local, local[1:])
+            (a.end, b.start) if b.start > a.end else (a.end - shift, a.end + shift)
+            for a, b in zip(local, local[1:])
+            if a.speaker != b.speaker
         ]
 
     def label(self, segments: list[Segment]) -> tuple[list[str], list[ErrorReport]]:
