@@ -609,6 +609,23 @@ def speaker_model_for_shots(work: Path, given: Path | None) -> tuple[Path, bool]
     return Path(export_model(make_checkpoint(work / "ckpt" / "campplus", seed=0), work / "models" / "campplus")), False
 
 
+def conversation_session(app, model: Path, lang: str, work: Path, folder: Path, trained: bool, media: Path):
+    """The app in `lang` with the speaker model `folder` installed, speakers found (a count of 3 with a random-weight
+    model), `media` transcribed and selected; returns the session and the finished job."""
+    from tingji.gui.files.storage import Status
+
+    s = Session(app, model, lang, "light", work, installed={"campplus": folder}, speakers="auto" if trained else "3")
+    s.ready()
+    c = s.window.controller
+    s.window.files.add_paths([str(media)])
+    s.wait(lambda: bool(c.model.jobs()) and all(j.status.finished for j in c.model.jobs()), 300)
+    job = c.model.jobs()[0]
+    if job.status is not Status.DONE:
+        raise SystemExit(f"screenshots: the conversation was not transcribed ({job.error})")
+    s.window.files.queue.select_job(job.id)
+    return s, job
+
+
 def speaker_shots(app, model: Path, out: Path, work: Path, speaker_model: Path | None = None) -> None:
     """A conversation of three voices: its transcript with named, coloured speakers, the rename dialog, and
     the voice library in Settings (English and Chinese)."""
@@ -616,7 +633,6 @@ def speaker_shots(app, model: Path, out: Path, work: Path, speaker_model: Path |
     from demo_model.speech import Speaker, espeak_many
 
     from tests.support.audio import write_wav
-    from tingji.gui.files.storage import Status
 
     folder, trained = speaker_model_for_shots(work, speaker_model)
     voices = [
@@ -634,17 +650,8 @@ def speaker_shots(app, model: Path, out: Path, work: Path, speaker_model: Path |
         np.concatenate([np.pad(c, (8000, max(0, minute - 8000 - len(c)))) for c in clips]),
     )
     for lang, tag in (("en", "en"), ("zh_CN", "zh")):
-        s = Session(
-            app, model, lang, "light", work, installed={"campplus": folder}, speakers="auto" if trained else "3"
-        )
-        s.ready()
+        s, job = conversation_session(app, model, lang, work, folder, trained, media)
         c = s.window.controller
-        s.window.files.add_paths([str(media)])
-        s.wait(lambda: bool(c.model.jobs()) and all(j.status.finished for j in c.model.jobs()), 300)
-        job = c.model.jobs()[0]
-        if job.status is not Status.DONE:
-            raise SystemExit(f"screenshots: the conversation was not transcribed ({job.error})")
-        s.window.files.queue.select_job(job.id)
         first, second = SPEAKER_NAMES[tag]
         c.rename_speaker(job.id, 0, first)
         c.remember_voice(job.id, 0, first)
@@ -672,24 +679,13 @@ def turn_shots(app, model: Path, out: Path, work: Path, speaker_model: Path | No
     0.5-4 s, 0.2-1 s apart, some of one word) transcribed with speakers found, English and Chinese."""
     from tests.support import turn_taking
     from tests.support.audio import write_wav
-    from tingji.gui.files.storage import Status
 
     folder, trained = speaker_model_for_shots(work, speaker_model)
     talk = turn_taking.conversation(*turn_taking.CASES[1])
     (work / "media").mkdir(parents=True, exist_ok=True)
     media = write_wav(work / "media" / "Quick turns.wav", talk.samples)
     for lang, tag in (("en", "en"), ("zh_CN", "zh")):
-        s = Session(
-            app, model, lang, "light", work, installed={"campplus": folder}, speakers="auto" if trained else "3"
-        )
-        s.ready()
-        c = s.window.controller
-        s.window.files.add_paths([str(media)])
-        s.wait(lambda: bool(c.model.jobs()) and all(j.status.finished for j in c.model.jobs()), 300)
-        job = c.model.jobs()[0]
-        if job.status is not Status.DONE:
-            raise SystemExit(f"screenshots: the conversation was not transcribed ({job.error})")
-        s.window.files.queue.select_job(job.id)
+        s, job = conversation_session(app, model, lang, work, folder, trained, media)
         s.shot(out / f"speakers-turns-{tag}.png")
         s.close()
 

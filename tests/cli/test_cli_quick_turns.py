@@ -56,14 +56,5 @@ def test_cli_json_labels_quick_turns(talk, tmp_path, mode):
     data = json.loads((tmp_path / "out" / "talk.json").read_text(encoding="utf-8"))
     assert data["speaker_granularity"] == "words"
     segments, words = turn_taking.from_json(data)
-    fer = turn_taking.frame_error_rate(talk, segments)
-    agree = turn_taking.word_agreement(talk, words)
-    goal = turn_taking.GOAL_KNOWN if mode == "known" else turn_taking.GOAL_AUTO
-    print(
-        f"CLI --speakers {speakers}: {count} voices, {talk.seconds:.0f} s, {len(talk.turns)} turns -> "
-        f"{len(segments)} segments, {len(data['speakers'])} speakers; frame error rate {fer:.3f} (goal {goal}), "
-        f"words right {100 * agree:.1f}% of {len(words)} (goal {100 * turn_taking.GOAL_WORDS:.0f}%)"
-    )
-    assert segments and words and data["speakers"]
     assert all(w["speaker"] == s["speaker"] for s in data["segments"] for w in s.get("words", []))
-    turn_taking.check_goals(fer, agree, goal)
+    turn_taking.judge(talk, segments, words, len(data["speakers"]), mode, f"CLI --speakers {speakers}")

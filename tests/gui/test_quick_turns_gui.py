@@ -50,14 +50,5 @@ def test_engine_worker_labels_quick_turns(qapp, home, talk, tmp_path, mode):
     assert transcript.speaker_granularity == "words"
     segments = [s for s in transcript.segments if s.text.strip()]
     words = [w for s in segments for w in s.words or []]
-    fer = turn_taking.frame_error_rate(talk, segments)
-    agree = turn_taking.word_agreement(talk, words)
-    goal = turn_taking.GOAL_KNOWN if mode == "known" else turn_taking.GOAL_AUTO
-    print(
-        f"GUI worker, {mode} count: {count} voices, {talk.seconds:.0f} s, {len(talk.turns)} turns -> "
-        f"{len(segments)} segments, {len(transcript.speakers)} speakers; frame error rate {fer:.3f} (goal {goal}), "
-        f"words right {100 * agree:.1f}% of {len(words)} (goal {100 * turn_taking.GOAL_WORDS:.0f}%)"
-    )
-    assert segments and words and transcript.speakers
     assert all(w.speaker == s.speaker for s in segments for w in s.words or [])
-    turn_taking.check_goals(fer, agree, goal)
+    turn_taking.judge(talk, segments, words, len(transcript.speakers), mode, "GUI worker")

@@ -179,3 +179,19 @@ def check_goals(fer: float, agree: float, goal: float) -> None:
     same conversation read as one window misses whole turns that no labelling can place."""
     assert fer <= goal, f"frame error rate of the segment labels {fer:.3f}, goal {goal}"
     assert agree >= GOAL_WORDS, f"words labelled right {100 * agree:.1f}%, goal {100 * GOAL_WORDS:.0f}%"
+
+
+def judge(talk: Talk, segments, words, speakers: int, mode: str, path: str) -> None:
+    """Score a transcript's segment and word labels against `talk`, print the figures, and assert issue 45's
+    goals for `mode` ("known" or "auto"); `path` names what made the transcript (the CLI, the GUI worker)."""
+    count = len({who for _, _, who in talk.turns})
+    fer = frame_error_rate(talk, segments)
+    agree = word_agreement(talk, words)
+    goal = GOAL_KNOWN if mode == "known" else GOAL_AUTO
+    print(
+        f"{path}, {mode} count: {count} voices, {talk.seconds:.0f} s, {len(talk.turns)} turns -> {len(segments)} "
+        f"segments, {speakers} speakers; frame error rate {fer:.3f} (goal {goal}), words right {100 * agree:.1f}% "
+        f"of {len(words)} (goal {100 * GOAL_WORDS:.0f}%)"
+    )
+    assert segments and words and speakers
+    check_goals(fer, agree, goal)
