@@ -74,7 +74,9 @@ END = np.iinfo(np.int64).max
 # [B, F, T, 32]) cost more than the fp32 Conv (measured, 2 threads, AVX-512 VNNI).
 MIN_MACS = 4096
 RANK = 1  # spatial axes of the convolutions rewritten (the D-TDNN's 1-D ones)
-MASK, FEATS = "mask", "feats"  # the exported graph's frame mask and features (modules.CamPlusGraph)
+# the exported graph's frame mask and features (modules.CamPlusGraph)
+MASK = "mask"
+FEATS = "feats"
 # Ops whose output is all ones wherever their first input is (a reshaped, cast or sliced mask).
 KEEPS_ONES = frozenset({"Unsqueeze", "Reshape", "Squeeze", "Expand", "Cast", "Identity", "Transpose", "Slice"})
 
