@@ -155,6 +155,12 @@ class _Start:
     accepted: list[int] = field(default_factory=list)  # draft tokens the LLM chose, in the cache after the prompt
 
 
+def _plain_start(ctx: LlamaContext, n_prompt: int, reused: int) -> _Start:
+    """An answer's start after the prompt alone: its last row is the first choice."""
+    logits = ctx.last_logits().copy()
+    return _Start(n_prompt, reused, logits, logits)
+
+
 def _prefill(
     ctx: LlamaContext,
     before: Sequence[int],
@@ -171,25 +177,20 @@ def _prefill(
     alone (`_check_ties`).
     """
     if drafter is None or not drafter.policy.in_prefill:
-        n_prompt, reused = ctx.prefill(before, audio, after)
-        logits = ctx.last_logits().copy()
-        return _Start(n_prompt, reused, logits, logits)
+        return _plain_start(ctx, *ctx.prefill(before, audio, after))
     # The last token comes from the row after the draft, so at most max_tokens - 1 draft tokens.
     n_prompt, reused, draft, rows = ctx.prefill_drafted(
         before, audio, after, lambda prompt_rows: drafter.propose_first(opts.max_tokens - 1, prompt_rows)
     )
     if rows is None:
-        logits = ctx.last_logits().copy()
-        return _Start(n_prompt, reused, logits, logits)
+        return _plain_start(ctx, n_prompt, reused)
     rows = ctx.check_finite(rows)
     chosen = rows.argmax(axis=1)
     batch = n_prompt - reused + len(draft)
     if _first_near_tie(rows[:1], chosen[:1], drafter.tie_margin(batch)) is not None:
         drafter.ties += 1
         ctx.rollback(reused)  # the prompt's own batch, from the same cached prefix
-        n_prompt, _ = ctx.prefill(before, audio, after)
-        logits = ctx.last_logits().copy()
-        return _Start(n_prompt, reused, logits, logits)
+        return _plain_start(ctx, ctx.prefill(before, audio, after)[0], reused)
     agreed = 0
     while agreed < len(draft) and int(chosen[agreed]) == draft[agreed]:
         agreed += 1
