@@ -78,7 +78,6 @@ def conversation(count: int, seconds: float, seed: int, workers: int = 2) -> Tal
         jobs.append((text, speakers[who]))
         texts.append(text)
         total += words * 60 / speakers[who].speed + 0.6
-    voices._preload()
     clips = []
     for clip in fresh_process_map(voices._clean, jobs, workers):
         a, b = speech_span(clip)

@@ -53,7 +53,7 @@ Threads are fixed, data order comes from the seed. espeak-ng keeps state
 between utterances inside a process (its samples for an utterance depend
 slightly on what the process synthesised before), so every speaker of the
 training set and every held-out utterance is synthesised in a freshly forked
-process (`fresh_process_map`) from a parent that never synthesises: the audio
+process (`fresh_process_map`) from a fork server that never synthesises: the audio
 is a function of the seed alone, whatever the number of workers or the timing.
 
 The package, in the order a run goes through it (`cli.main`): `recipe` (vocabulary, voices,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 
@@ -216,19 +217,26 @@ class HeldOutUtterance:
     samples: np.ndarray = field(repr=False, compare=False)
 
 
+# What every job imports, imported once in the fork server (a busy machine took seconds per fresh import).
+_SERVER_PRELOAD = ["numpy", "scipy.signal", "soxr"]
+
+
 def fresh_process_map(fn, jobs: Sequence, workers: int) -> list:
     """fn(job) for every job, each in a newly forked process, results in job order.
 
     espeak-ng keeps state between utterances inside a process (measured: the
     same text and voice synthesised again after another voice differs by up
     to 0.85 full scale), so synthesis that must be repeatable starts every job
-    from the same state: a fresh fork of a parent that never synthesises.
-    A fork costs ~10 ms here, against ~0.2 s of synthesis and features per job.
+    from the same state: a fresh fork of multiprocessing's fork server, a
+    single-threaded process that never synthesises. Forking the caller instead
+    copied whatever it held: a test process that had run llama.cpp or ONNX
+    Runtime threads hung in the pool twice. A worker that dies raises
+    `BrokenProcessPool` instead of waiting forever.
     """
-    if os.getpid() in _ESPEAK:
-        raise RuntimeError("espeak-ng was used in this process; forks would inherit its state")
-    with get_context("fork").Pool(max(1, workers), maxtasksperchild=1) as pool:
-        return list(pool.imap(fn, jobs, chunksize=1))
+    context = get_context("forkserver")
+    context.set_forkserver_preload(_SERVER_PRELOAD)
+    with ProcessPoolExecutor(max(1, workers), mp_context=context, max_tasks_per_child=1) as pool:
+        return list(pool.map(fn, jobs))
 
 
 def _held_out_utterance(job: tuple[str, Speaker, int]) -> HeldOutUtterance:

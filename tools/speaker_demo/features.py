@@ -102,7 +102,6 @@ def collect(
     """The training voices' and the held-out voices' features (the arrays `build` writes)."""
     rng = np.random.default_rng([seed, 12])
     t = time.perf_counter()
-    voices._preload()
     train = voices.fresh_process_map(
         _voice_features, _jobs(training_speakers(speakers, seed), utterances, rng), workers
     )

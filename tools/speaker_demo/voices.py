@@ -55,12 +55,6 @@ def held_out_voices() -> list[Speaker]:
     return voices
 
 
-def _preload() -> None:
-    """What every forked job imports, imported once in the parent (a busy machine took seconds per fork)."""
-    import scipy.signal  # noqa: F401
-    import soxr  # noqa: F401
-
-
 def _speaker_utterances(job: tuple[Speaker, list[tuple[str, int]]]) -> list[np.ndarray]:
     """One voice's utterances, each with random level, silence, noise and sometimes reverb (`augment`)."""
     speaker, texts = job
@@ -69,7 +63,6 @@ def _speaker_utterances(job: tuple[Speaker, list[tuple[str, int]]]) -> list[np.n
 
 def utterances(jobs: Sequence[tuple[Speaker, list[tuple[str, int]]]], workers: int = 2) -> list[list[np.ndarray]]:
     """16 kHz float32 audio of each voice's (text, augmentation seed) list, each voice in a fresh process."""
-    _preload()
     return fresh_process_map(_speaker_utterances, list(jobs), workers)
 
 
@@ -122,7 +115,6 @@ def conversation(
     for who, length in zip(order, lengths):
         words = max(2, round(length * voices[who].speed / 60 * 0.8))  # a turn's words at the voice's rate
         jobs.append((random_text(rng, voices[who].base, words), voices[who]))
-    _preload()
     clips = [_trim(c) for c in fresh_process_map(_clean, jobs, workers)]
     return _mix(voices, order, clips, rng, overlap_every)
 
