@@ -36,7 +36,8 @@ class SpeakerSection:
             faster: `speakers/model.py`), else "fp32" (export/campplus/convert.py).
         feat_dim: fbank bins the graph takes.
         embedding_size: the embedding's width.
-        inputs: the graph's input names (features, mask).
+        inputs: the fp32 graphs' input names (features, mask); the int8 CPU graph takes the features
+            alone, as it embeds whole clips (export/campplus/int8.py).
         outputs: its output name.
         shift_seconds: step between windows (the window itself is the manifest's window_seconds).
         subtract_mean: each clip's features minus their mean per bin, as funasr's extract_feature.
