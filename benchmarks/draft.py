@@ -114,25 +114,35 @@ def _prompt(ctx, rows: int, seed: int = 0) -> tuple[list[int], np.ndarray, list[
 
 
 def block_costs(gguf: Path, threads: int, reps: int) -> dict[str, Any]:
+    """Each block size's cost, as verifying needs it (logits at every row) and with the last row's only.
+
+    The difference is the output layer's share (and the finite check of its rows): with logits at every
+    row it runs once per row, over the whole vocabulary (151,936 x 1,024 here).
+    """
     from tingji.engine.decoder import open_decoder
 
     ctx = open_decoder(gguf, eos_ids=[], n_threads=threads, n_ctx=512)
     before, audio, after = _prompt(ctx, 125)
     pos, _ = ctx.prefill(before, audio, after)
     rng = np.random.default_rng(1)
-    times: dict[int, list[float]] = {k: [] for k in BLOCKS}
+    times: dict[tuple[int, bool], list[float]] = {(k, every): [] for k in BLOCKS for every in (True, False)}
     for _ in range(reps):  # sizes interleaved, so load on the machine hits all alike
-        for k in BLOCKS:
+        for k, every in times:
             tokens = rng.integers(0, ctx.n_vocab, k).tolist()
             t = time.perf_counter()
-            ctx.decode_block(pos, tokens)
-            times[k].append(time.perf_counter() - t)
+            if every:
+                ctx.decode_block(pos, tokens)
+            else:
+                ctx._decode(pos, tokens=tokens)  # decode_block's call, logits for the last row only
+            times[k, every].append(time.perf_counter() - t)
             ctx.rollback(pos)
     ctx.close()
-    ms = {k: 1000 * statistics.median(v) / k for k, v in times.items()}
+    ms = {key: 1000 * statistics.median(v) / key[0] for key, v in times.items()}
+    one = ms[1, True]
     return {
-        "ms_per_token": {str(k): round(v, 2) for k, v in ms.items()},
-        "relative_block_cost": {str(k): round(ms[k] * k / ms[1], 2) for k in BLOCKS},
+        "ms_per_token": {str(k): round(ms[k, True], 2) for k in BLOCKS},
+        "relative_block_cost": {str(k): round(ms[k, True] * k / one, 2) for k in BLOCKS},
+        "relative_block_cost_last_row_logits": {str(k): round(ms[k, False] * k / one, 2) for k in BLOCKS},
         "reps": reps,
         "threads": threads,
     }
