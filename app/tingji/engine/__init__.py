@@ -11,8 +11,9 @@ The pipeline (`transcribe.py`) is the same for every model family; a family
 
 from ..errors import AudioError, Cancelled, ModelError, TingjiError
 from .families.base import Capabilities
+from .lanes import Lane
 from .options import LoadOptions, TranscribeOptions
-from .transcribe import Engine, Lane, transcribe
+from .transcribe import Engine, transcribe
 from .transcript import Progress, Segment, Transcript, WindowInfo
 
 __all__ = [

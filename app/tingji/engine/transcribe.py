@@ -11,7 +11,7 @@ Everything is streaming: a 3-hour file costs one window of memory.
 Cancellation is honoured between windows and inside the family's decoding,
 and what finished before it is kept (`Cancelled.partial`).
 
-Threads: see `Lane`. The engine is used by at most two threads at once, one
+Threads: see `lanes.Lane`. The engine is used by at most two threads at once, one
 per lane; the lanes share the loaded weights and each has its own state.
 
 `exact=True` is the reference mode used by the equivalence tests: no VAD
@@ -27,7 +27,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,86 +39,78 @@ from . import audio, messages
 from .align import MAX_SEGMENT_S, speech_char_times, timed_pieces
 from .companions import open_folder
 from .families import family_module
-from .families.base import LaneState, Recognizer, stage
+from .families.base import Recognizer, stage
 from .heap import limit_heaps, map_large_blocks
+from .lanes import CancelLike, Lane, cancel_check
 from .languages import normalise
 from .options import LoadOptions, TranscribeOptions
 from .sessions import import_onnxruntime
 from .threads import single_thread_blas
 from .transcript import Progress, Segment, Transcript, WindowInfo, Word
 from .vad import FRAME, SAMPLE_RATE, SileroVad
-from .windows import Window, WindowPlanner, split_window, trimmed
+from .windows import Window, WindowPlanner, split_window, trimmed, turn_cuts
 
 if TYPE_CHECKING:
     from .punctuation import Punctuator
     from .speakers.model import SpeakerModel
 
-CancelLike = Callable[[], bool] | threading.Event | None
 MIN_SPEECH_S = 0.1  # shorter input cannot hold a word; say so rather than return silence unexplained
-
-
-class Lane:
-    """One thread's way into a loaded engine: `engine.files` or `engine.live`.
-
-    The file queue and the CLI use `files` (what `Engine.transcribe` runs
-    on); dictation takes use `live`. A lane holds a lock - a second caller on
-    the same lane waits its turn - and the family's private state for it (for
-    the LLM families a llama.cpp context: a KV cache over the shared weights),
-    made on first use because it costs memory. Calls on different lanes may
-    run at the same time; while a live take runs, the files lane pauses
-    between decoding steps, so dictation never waits for a long file.
-    """
-
-    def __init__(self, name: str, engine: Engine, *, parks: bool = False) -> None:
-        """Made by `Engine`, which has two: `files` and `live`.
-
-        Args:
-            name: `"files"` or `"live"`.
-            engine: The engine whose model the lane runs.
-            parks: Free the lane's state after each window (`LaneState.park`).
-        """
-        self.name = name
-        self.engine = engine
-        # Park the state after each window (LaneState.park): right for the files lane, whose
-        # windows take seconds and whose KV cache would otherwise sit under the next window's
-        # encoder peak; not for the live lane, where the rebuild would be felt as latency.
-        self.parks = parks
-        self.lock = threading.Lock()
-        self._state: LaneState | None = None
-
-    @property
-    def state(self) -> LaneState:
-        """The lane's family state, opened on first use (call with `lock` held, or before others use it)."""
-        if self._state is None:
-            self._state = self.engine.recognizer.open_lane()
-            if self.parks:  # nothing resident under the first window's encoder either
-                self._state.park()
-        return self._state
-
-    @property
-    def opened(self) -> bool:
-        return self._state is not None
-
-    def transcribe(
-        self,
-        source: str | os.PathLike[str] | np.ndarray,
-        options: TranscribeOptions | None = None,
-        *,
-        on_progress: Callable[[Progress], None] | None = None,
-        cancel: CancelLike = None,
-        vad_probs: np.ndarray | None = None,
-    ) -> Transcript:
-        """`Engine.transcribe` on this lane: the same arguments, the same result."""
-        return self.engine._transcribe_on(self, source, options or TranscribeOptions(), on_progress, cancel, vad_probs)
-
-    def close(self) -> None:
-        if self._state is not None:
-            self._state.close()
-            self._state = None
 
 
 class Engine:
     """A model folder loaded once and warmed, to transcribe many files and takes.
+
+    Args:
+        model: A model folder: `manifest.json` and the files it lists. An
+            installed model's name is the model manager's business
+            (`tingji.models.installed.resolve_model`).
+        provider: Where ONNX Runtime runs the encoder: `"auto"` (DirectML on
+            Windows, then CUDA, then the CPU), `"dml"`, `"cuda"` or `"cpu"`. A
+            GPU provider that fails falls back to the CPU with a warning.
+        device: DirectML's graphics adapter (`engine.adapters.find`): its
+            place in the high-performance order, `#` and its DXGI index, or part
+            of its name. None: the high-performance one. An adapter that is not
+            there gives a warning and the default one.
+        exact: Reference mode, used by the equivalence tests: no VAD
+            trimming or skipping, one window for clips that fit, and the
+            reference's own settings wherever speed changed them (its stop
+            tokens, plain greedy decoding, an f32 KV cache).
+        threads: CPU threads for ONNX Runtime and llama.cpp. None: the
+            usable cores (at most 8) for ONNX Runtime, and a llama.cpp count
+            tuned per token while it generates (`engine.threads`).
+        policy: Input shapes: `"fixed"` (warmed, zero-padded shapes, what
+            DirectML needs) or `"dynamic"` (the real length). None: by provider.
+        buckets: The fixed policy's input lengths in feature frames. None:
+            the full window and one short bucket for dictation.
+        warm: Run everything once at load, so that the first file or take
+            pays no first-run costs.
+        n_ctx: The decoder context's first size, in positions; it grows when
+            a prompt and its generation need more (LLM families only).
+        decoder_gpu_layers: Decoder layers offloaded to a GPU. None: all of
+            them when a GPU provider runs the encoder, none on the CPU.
+        graph_cache: A folder where ONNX Runtime's optimised graphs (and an
+            LLM decoder's default prompt prefix) are kept between runs
+            (`ort_cache`; the app passes `tingji.paths.graph_cache_dir()`):
+            a later load then skips optimising them. None: optimise at every load.
+        tune_process: Make three process-wide changes that keep the engine fast
+            and its memory returnable: NumPy's BLAS on one thread
+            (`threads.single_thread_blas`), glibc's threads sharing two
+            heaps (`heap.limit_heaps`, Linux), and, once the model has
+            loaded, glibc's mmap threshold fixed at 4 MB
+            (`heap.map_large_blocks`, Linux). All last for the life of the
+            process and apply to all of its code; pass False when the
+            program needs NumPy's threads or its own malloc settings.
+        punctuation: A punctuation model folder (`engine.punctuation`), used
+            only when the model writes no punctuation of its own
+            (`Capabilities.punctuation`). None: no punctuation is added.
+        speaker_model: A speaker model folder (family `campplus`,
+            `engine.speakers`), loaded here once on the same provider, for
+            transcriptions that ask for speaker labels
+            (`TranscribeOptions.speakers`). None: none can be labelled.
+
+    Raises:
+        ModelError: The folder is not a usable model (manifest, files,
+            family) or its runtime cannot load it.
 
     Attributes:
         model_name: The model folder's name, for display.
@@ -154,60 +146,7 @@ class Engine:
         punctuation: str | os.PathLike[str] | None = None,
         speaker_model: str | os.PathLike[str] | None = None,
     ) -> None:
-        """Load and warm the model in a folder.
-
-        Args:
-            model: A model folder: `manifest.json` and the files it lists. An
-                installed model's name is the model manager's business
-                (`tingji.models.installed.resolve_model`).
-            provider: Where ONNX Runtime runs the encoder: `"auto"` (DirectML on
-                Windows, then CUDA, then the CPU), `"dml"`, `"cuda"` or `"cpu"`. A
-                GPU provider that fails falls back to the CPU with a warning.
-            device: DirectML's graphics adapter (`engine.adapters.find`): its
-                place in the high-performance order, `#` and its DXGI index, or part
-                of its name. None: the high-performance one. An adapter that is not
-                there gives a warning and the default one.
-            exact: Reference mode, used by the equivalence tests: no VAD
-                trimming or skipping, one window for clips that fit, and the
-                reference's own settings wherever speed changed them (its stop
-                tokens, plain greedy decoding, an f32 KV cache).
-            threads: CPU threads for ONNX Runtime and llama.cpp. None: the
-                usable cores (at most 8) for ONNX Runtime, and a llama.cpp count
-                tuned per token while it generates (`engine.threads`).
-            policy: Input shapes: `"fixed"` (warmed, zero-padded shapes, what
-                DirectML needs) or `"dynamic"` (the real length). None: by provider.
-            buckets: The fixed policy's input lengths in feature frames. None:
-                the full window and one short bucket for dictation.
-            warm: Run everything once at load, so that the first file or take
-                pays no first-run costs.
-            n_ctx: The decoder context's first size, in positions; it grows when
-                a prompt and its generation need more (LLM families only).
-            decoder_gpu_layers: Decoder layers offloaded to a GPU. None: all of
-                them when a GPU provider runs the encoder, none on the CPU.
-            graph_cache: A folder where ONNX Runtime's optimised graphs (and an
-                LLM decoder's default prompt prefix) are kept between runs
-                (`ort_cache`; the app passes `tingji.paths.graph_cache_dir()`):
-                a later load then skips optimising them. None: optimise at every load.
-            tune_process: Make three process-wide changes that keep the engine fast
-                and its memory returnable: NumPy's BLAS on one thread
-                (`threads.single_thread_blas`), glibc's threads sharing two
-                heaps (`heap.limit_heaps`, Linux), and, once the model has
-                loaded, glibc's mmap threshold fixed at 4 MB
-                (`heap.map_large_blocks`, Linux). All last for the life of the
-                process and apply to all of its code; pass False when the
-                program needs NumPy's threads or its own malloc settings.
-            punctuation: A punctuation model folder (`engine.punctuation`), used
-                only when the model writes no punctuation of its own
-                (`Capabilities.punctuation`). None: no punctuation is added.
-            speaker_model: A speaker model folder (family `campplus`,
-                `engine.speakers`), loaded here once on the same provider, for
-                transcriptions that ask for speaker labels
-                (`TranscribeOptions.speakers`). None: none can be labelled.
-
-        Raises:
-            ModelError: The folder is not a usable model (manifest, files,
-                family) or its runtime cannot load it.
-        """
+        """Load and warm the model in a folder; the arguments are the class's `Args`."""
         t0 = time.perf_counter()
         self.model_path = Path(model)
         # Read and verified as every model folder is (companions.open_folder); its family decides the load below.
@@ -229,6 +168,17 @@ class Engine:
             decoder_gpu_layers=decoder_gpu_layers,
             graph_cache=Path(graph_cache) if graph_cache is not None else None,
         )
+        vad = self._load_model(options)
+        self._load_helpers(punctuation, speaker_model, options)
+        self._make_lanes()
+        self._take_vad_and_warm(vad, warm)
+        if tune_process:
+            map_large_blocks()  # only after loading, whose many large blocks the heaps serve faster (engine.heap)
+        self.load_s = time.perf_counter() - t0
+
+    def _load_model(self, options: LoadOptions) -> Future[SileroVad]:
+        """Load the family's recognizer, with the VAD's session built beside it; the VAD comes back as a future,
+        so that a failure to build it is raised where the engine closes what did load (`_take_vad_and_warm`)."""
         # The VAD's session is built beside the model's: on 2 cores it fits in the gap the decoder's
         # loading thread leaves while ONNX Runtime builds the encoder (families/llm.load_together).
         import_onnxruntime()  # before the VAD's thread imports it: its loading chatter stays off the console
@@ -240,24 +190,31 @@ class Engine:
         self.family = self.manifest.family
         self.capabilities = self.recognizer.capabilities
         self.warnings = self.recognizer.warnings  # load-time problems; a later GPU fallback adds to it
-        self._load_helpers(punctuation, speaker_model, options)
+        return vad
+
+    def _make_lanes(self) -> None:
+        """The two lanes (`Lane`) and the event by which the files lane yields to a live take."""
         self.files = Lane("files", self, parks=True)
         self.live = Lane("live", self)
         self._live_idle = threading.Event()  # cleared while a live take runs: the files lane pauses
         self._live_idle.set()
+
+    @property
+    def _first_lane(self) -> Lane:
+        """The lane warmed at load: where waiting is felt. A dictation take is seconds of audio and its latency
+        is the product, while a file's first window takes long enough that opening the files lane on first
+        use does not show."""
+        return self.live if self.capabilities.live_lane else self.files
+
+    def _take_vad_and_warm(self, vad: Future[SileroVad], warm: bool) -> None:
+        """The VAD from its loading thread, then, if asked, one warm-up run; a failure closes what loaded."""
         try:
             self.vad = vad.result()
             if warm:
-                # The lane where waiting is felt: a dictation take is seconds of audio and its
-                # latency is the product, while a file's first window takes long enough that
-                # opening the files lane on first use does not show.
-                self.recognizer.warm((self.live if self.capabilities.live_lane else self.files).state)
+                self.recognizer.warm(self._first_lane.state)
         except BaseException:
             self.close()
             raise
-        if tune_process:
-            map_large_blocks()  # only after loading, whose many large blocks the heaps serve faster (engine.heap)
-        self.load_s = time.perf_counter() - t0
 
     def _load_helpers(
         self,
@@ -285,7 +242,7 @@ class Engine:
     def build_caches(self) -> None:
         """Build what later loads of this model reuse (the model manager calls it at install, beside
         the optimised graphs that loading saved): nothing without a `graph_cache`."""
-        lane = self.live if self.capabilities.live_lane else self.files
+        lane = self._first_lane
         with lane.lock:
             self.recognizer.build_caches(lane.state)
 
@@ -373,7 +330,7 @@ class Engine:
         cancel: CancelLike,
         vad_probs: np.ndarray | None = None,
     ) -> Transcript:
-        user_cancel = _cancel_check(cancel)
+        user_cancel = cancel_check(cancel)
         options, warnings = self._options(choices)
         if vad_probs is not None:
             if not isinstance(source, np.ndarray):
@@ -464,7 +421,7 @@ class Engine:
                     with stage(timings, "speakers"):
                         changes = speakers.add(window.samples, window.start, window.speech)
                         if not self.exact:
-                            parts = split_window(window, _turn_cuts(planner, window, changes))
+                            parts = split_window(window, turn_cuts(planner, window, changes))
                 new = [seg for part in parts for seg in self._window(part, options, cancelled, result, lane)]
                 result.segments.extend(new)
                 if on_progress is not None:
@@ -552,17 +509,6 @@ class Engine:
         ]
 
 
-def _turn_cuts(planner: WindowPlanner, window: Window, changes: list[tuple[float, float]]) -> list[int]:
-    """Where to cut a window at its speaker changes: the quietest point of each change's stretch (samples from
-    the window's start)."""
-    cuts = []
-    for lo, hi in changes:
-        at = planner.quietest(max(window.start, round(lo * SAMPLE_RATE)), min(window.end, round(hi * SAMPLE_RATE)))
-        if at is not None:
-            cuts.append(at - window.start)
-    return sorted(cuts)
-
-
 def _windows(
     blocks: Iterator[np.ndarray], planner: WindowPlanner, timings: dict[str, float], seen: list[int]
 ) -> Iterator[Window]:
@@ -579,14 +525,6 @@ def _windows(
     with stage(timings, "vad"):
         ready = list(planner.finish())
     yield from ready
-
-
-def _cancel_check(cancel: CancelLike) -> Callable[[], bool] | None:
-    if cancel is None:
-        return None
-    if isinstance(cancel, threading.Event):
-        return cancel.is_set
-    return cancel
 
 
 def transcribe(

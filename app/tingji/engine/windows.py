@@ -176,3 +176,14 @@ def trimmed(window: Window, keep_s: float = 0.0) -> tuple[int, int]:
     a = max(0, int((window.speech[0][0] - keep_s) * SAMPLE_RATE))
     b = min(len(window.samples), int(round((window.speech[-1][1] + keep_s) * SAMPLE_RATE)))
     return a, b
+
+
+def turn_cuts(planner: WindowPlanner, window: Window, changes: list[tuple[float, float]]) -> list[int]:
+    """Where to cut a window at its speaker changes: the quietest point of each change's stretch (samples from
+    the window's start)."""
+    cuts = []
+    for lo, hi in changes:
+        at = planner.quietest(max(window.start, round(lo * SAMPLE_RATE)), min(window.end, round(hi * SAMPLE_RATE)))
+        if at is not None:
+            cuts.append(at - window.start)
+    return sorted(cuts)
