@@ -4,7 +4,9 @@ Every graph, whether the torch exporter made it (`torch_export`) or it was
 filled from a template (`templates`), goes through here the same way: dynamic
 int8 quantisation of the MatMul weights (with the same result on every x86
 kernel path), and big tensors written once to an aligned external-data file
-that several graphs share.
+that several graphs share. The exporters that rewrite convolutions as int8
+products by hand (campplus/int8.py, qwen3_asr/int8_conv.py) take their weight
+quantisation and graph splicing from here too.
 """
 
 from __future__ import annotations
@@ -44,6 +46,33 @@ def strip_debug_metadata(proto: onnx.ModelProto) -> onnx.ModelProto:
     return proto
 
 
+def constants(graph: onnx.GraphProto) -> dict[str, onnx.TensorProto]:
+    """The graph's initializers and its Constant nodes' tensors, by name."""
+    found = {t.name: t for t in graph.initializer}
+    for n in graph.node:
+        if n.op_type == "Constant" and n.attribute and n.attribute[0].name == "value":
+            found[n.output[0]] = n.attribute[0].t
+    return found
+
+
+def replace_nodes(graph: onnx.GraphProto, nodes: list[onnx.NodeProto], added: list[onnx.TensorProto]) -> None:
+    """Make `nodes` the graph's nodes and add the initializers `added`, then drop every initializer no node
+    reads any more (the replaced nodes' float weights).
+
+    Args:
+        graph: The graph, changed in place.
+        nodes: All its nodes, in order: the kept ones and their replacements.
+        added: The replacements' initializers.
+    """
+    del graph.node[:]
+    graph.node.extend(nodes)
+    graph.initializer.extend(added)
+    used = {i for n in graph.node for i in n.input}
+    keep = [t for t in graph.initializer if t.name in used]
+    del graph.initializer[:]
+    graph.initializer.extend(keep)
+
+
 def plain_reshapes(proto: onnx.ModelProto) -> int:
     """Drop `allowzero` from Reshapes whose target shape is a constant without a 0; returns how many.
 
@@ -54,22 +83,13 @@ def plain_reshapes(proto: onnx.ModelProto) -> int:
     only changes what a 0 in the shape means, so without one the graph computes
     exactly the same.
     """
-    constants = {t.name: t for t in proto.graph.initializer}
-    constants.update(
-        {
-            n.output[0]: a.t
-            for n in proto.graph.node
-            if n.op_type == "Constant"
-            for a in n.attribute
-            if a.name == "value"
-        }
-    )
+    consts = constants(proto.graph)
     changed = 0
     for node in proto.graph.node:
-        if node.op_type != "Reshape" or len(node.input) < 2 or node.input[1] not in constants:
+        if node.op_type != "Reshape" or len(node.input) < 2 or node.input[1] not in consts:
             continue
         keep = [a for a in node.attribute if not (a.name == "allowzero" and a.i == 1)]
-        if len(keep) != len(node.attribute) and (numpy_helper.to_array(constants[node.input[1]]) != 0).all():
+        if len(keep) != len(node.attribute) and (numpy_helper.to_array(consts[node.input[1]]) != 0).all():
             del node.attribute[:]
             node.attribute.extend(keep)
             changed += 1
@@ -92,6 +112,25 @@ def plain_reshapes(proto: onnx.ModelProto) -> int:
 # S8S8 QDQ would need calibration audio; leaving "the layers that overflow" in fp32 cannot
 # work, because whether a pair overflows depends on the audio, not on the layer.
 INT8_WEIGHT_LIMIT = 64
+
+
+# Weights quantised here rather than by ONNX Runtime (the convolutions rewritten as u8 x s8
+# MatMulInteger, campplus/int8.py and qwen3_asr/int8_conv.py) are symmetric: zero point 0, [-63, 63].
+INT8_SYMMETRIC_MAX = INT8_WEIGHT_LIMIT - 1
+
+
+def int8_per_channel(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric int8 weights with one scale per output channel, within INT8_SYMMETRIC_MAX.
+
+    Args:
+        w: Float32 weights, output channels first ([C_out, ...]).
+
+    Returns (s8 weights shaped as `w`, float32 scales [C_out]); an all-zero channel gets scale 1.
+    """
+    scale = np.abs(w).reshape(w.shape[0], -1).max(axis=1) / INT8_SYMMETRIC_MAX
+    scale = np.where(scale > 0, scale, 1.0).astype(np.float32)
+    q = np.round(w / scale.reshape((-1,) + (1,) * (w.ndim - 1)))
+    return np.clip(q, -INT8_SYMMETRIC_MAX, INT8_SYMMETRIC_MAX).astype(np.int8), scale
 
 
 def to_int8(proto: onnx.ModelProto, ops: tuple[str, ...] = ("MatMul",)) -> onnx.ModelProto:

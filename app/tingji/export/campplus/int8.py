@@ -45,9 +45,9 @@ once per segment instead of once per frame (`segment_gates`): another
 tenth. Both change no number beyond float rounding
 (tests/export/test_campplus_int8.py).
 
-Weights are symmetric per output channel, at most `onnx_tools.INT8_WEIGHT_LIMIT`
-- 1 in magnitude, as every int8 weight here, so the u8 x s8 pair sums cannot
-saturate on AVX2 and every x86 CPU computes the same integers.
+Weights are symmetric per output channel (`onnx_tools.int8_per_channel`), within
+`onnx_tools.INT8_WEIGHT_LIMIT` as every int8 weight here, so the u8 x s8 pair sums
+cannot saturate on AVX2 and every x86 CPU computes the same integers.
 
 One module past 400 lines: its rewrites are one pipeline (`convs_to_int8`).
 """
@@ -60,11 +60,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from ..onnx_tools import INT8_WEIGHT_LIMIT
+from ..onnx_tools import constants, int8_per_channel, replace_nodes
 
 __all__ = ["convs_to_int8", "quantised_weights", "segment_gates", "whole_clips"]
 
-WEIGHT_MAX = INT8_WEIGHT_LIMIT - 1  # symmetric: [-63, 63]
 LEVELS = 255.0  # u8 activations, zero point 0 (the inputs are non-negative)
 TINY = 1e-20  # a scale floor: an all-zero clip (silence, padding) quantises to zeros, not NaN
 END = np.iinfo(np.int64).max
@@ -84,9 +83,7 @@ KEEPS_ONES = frozenset({"Unsqueeze", "Reshape", "Squeeze", "Expand", "Cast", "Id
 def quantised_weights(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """[C_out, C_in, *kernel] -> (s8 [C_in, taps * C_out]: each tap's columns side by side, taps in row-major
     kernel order; scales [C_out])."""
-    scale = np.abs(w).reshape(w.shape[0], -1).max(axis=1) / WEIGHT_MAX
-    scale = np.where(scale > 0, scale, 1.0).astype(np.float32)
-    q = np.clip(np.round(w / scale.reshape((-1,) + (1,) * (w.ndim - 1))), -WEIGHT_MAX, WEIGHT_MAX).astype(np.int8)
+    q, scale = int8_per_channel(w)
     order = (1, *range(2, w.ndim), 0)  # in-channels, kernel axes, out-channels
     return np.ascontiguousarray(q.transpose(order).reshape(w.shape[1], -1)), scale
 
@@ -158,23 +155,8 @@ def convs_to_int8(proto: onnx.ModelProto, min_macs: int = MIN_MACS) -> tuple[onn
         quantising.update(id(n) for n in made if n.op_type in ("ReduceMax", "QuantizeLinear"))
         new_nodes += made
         done += 1
-    del graph.node[:]
-    graph.node.extend(_skip_relus(new_nodes, quantising))
-    graph.initializer.extend(added)
-    used = {i for n in graph.node for i in n.input}
-    keep = [t for t in graph.initializer if t.name in used]
-    del graph.initializer[:]
-    graph.initializer.extend(keep)
+    replace_nodes(graph, _skip_relus(new_nodes, quantising), added)
     return proto, done
-
-
-def _constants(graph: onnx.GraphProto) -> dict[str, onnx.TensorProto]:
-    """The graph's initializers and Constant nodes' tensors, by name."""
-    found = {t.name: t for t in graph.initializer}
-    for n in graph.node:
-        if n.op_type == "Constant" and n.attribute and n.attribute[0].name == "value":
-            found[n.output[0]] = n.attribute[0].t
-    return found
 
 
 def _picks_frames(node: onnx.NodeProto, consts: dict[str, onnx.TensorProto]) -> bool:
@@ -201,7 +183,7 @@ def whole_clips(proto: onnx.ModelProto) -> tuple[onnx.ModelProto, int]:
     Returns the proto and how many multiplies were dropped.
     """
     graph = proto.graph
-    consts = _constants(graph)
+    consts = constants(graph)
     ones, rename, kept = {MASK}, {}, []
     for node in graph.node:
         node.input[:] = [rename.get(i, i) for i in node.input]

@@ -17,9 +17,10 @@ convolution appears once per slice and each is replaced where it stands):
       --Transpose--> y [n, C_out, H/2, W/2]
 
 The activations are quantised before the patches are cut, so the copies move
-bytes, not floats. Weights are symmetric per output channel with at most
-`onnx_tools.INT8_WEIGHT_LIMIT` in magnitude, as every int8 MatMul here, so the
-u8 x s8 products cannot saturate on AVX2 and give one result on every x86 CPU.
+bytes, not floats. Weights are symmetric per output channel
+(`onnx_tools.int8_per_channel`), within `onnx_tools.INT8_WEIGHT_LIMIT` as every
+int8 MatMul here, so the u8 x s8 products cannot saturate on AVX2 and give one
+result on every x86 CPU.
 Only the dynamic (CPU) graph is rewritten: the fixed DirectML graph keeps its
 Conv nodes, which DirectML runs in float on the GPU.
 """
@@ -30,17 +31,14 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from ..onnx_tools import INT8_WEIGHT_LIMIT
+from ..onnx_tools import int8_per_channel, replace_nodes
 
-WEIGHT_MAX = INT8_WEIGHT_LIMIT - 1  # symmetric: [-63, 63]
 TAPS = [(i, j) for i in range(3) for j in range(3)]
 
 
 def _quantised_weights(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """[C_out, C_in, 3, 3] -> (s8 [9 * C_in, C_out] in tap-major patch order, per-column scales [C_out])."""
-    scale = np.abs(w).reshape(w.shape[0], -1).max(axis=1) / WEIGHT_MAX
-    scale = np.where(scale > 0, scale, 1.0).astype(np.float32)
-    q = np.clip(np.round(w / scale[:, None, None, None]), -WEIGHT_MAX, WEIGHT_MAX).astype(np.int8)
+    q, scale = int8_per_channel(w)
     return q.transpose(2, 3, 1, 0).reshape(-1, w.shape[0]), scale
 
 
@@ -74,21 +72,15 @@ def convs_to_int8(proto: onnx.ModelProto, inputs: dict[str, tuple[int, int]]) ->
             raise ValueError(f"{node.name}: not a 3x3 stride-2 convolution with padding 1")
         name = node.input[1]
         if name not in prepared:
-            prepared[name] = _constants(name, inits, node, inputs[name], added)
+            prepared[name] = _conv_initialisers(name, inits, node, inputs[name], added)
         new_nodes.extend(_patch_matmul(node, prepared[name], len(new_nodes)))
     if set(prepared) != set(inputs):
         raise ValueError(f"no Conv uses {sorted(set(inputs) - set(prepared))}")
-    del graph.node[:]
-    graph.node.extend(new_nodes)
-    graph.initializer.extend(added)
-    used = {i for n in graph.node for i in n.input}
-    keep = [t for t in graph.initializer if t.name in used]
-    del graph.initializer[:]
-    graph.initializer.extend(keep)
+    replace_nodes(graph, new_nodes, added)
     return proto
 
 
-def _constants(
+def _conv_initialisers(
     name: str,
     inits: dict[str, onnx.TensorProto],
     node: onnx.NodeProto,
