@@ -22,6 +22,10 @@ with that acceptance gives the same `Drafter` and verifier that
 `engine.draft_sources` feeds). Speedup = plain generation seconds / drafted,
 per round, rounds interleaved; the tokens must be plain decoding's.
 
+Before it, this decoder's block costs (`draft.block_costs`: a block of k rows relative to one
+step, with logits at every row and at the last only), to compare with `engine.draft.BLOCK_COST`,
+the 0.6B's, by which the policy sizes blocks.
+
 Results: benchmarks/results/draft-qwen3-<date>.json (with the CPU flags), and
 latest.json's `qwen3_draft_gen_speedup_{100,90,75,50,0}` and section `draft_qwen3`.
 """
@@ -40,7 +44,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import BENCH, add_quiet_options, machine, use_quiet_options, wait_for_quiet, write_latest  # noqa: E402
-from draft import ACCEPTANCE, corrupt  # noqa: E402
+from draft import ACCEPTANCE, block_costs, corrupt  # noqa: E402
 from draft_model import VERSION as DECISIVE_VERSION  # noqa: E402
 
 # Qwen3-ASR-1.7B's text model (tools/tiny_qwen3_asr.SIZES["1.7b"] and FULL_TEXT): what differs from Qwen3-0.6B.
@@ -158,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     doc["machine"] = machine()
     doc["date"] = time.strftime("%Y-%m-%d %H:%M")
     doc["load_before"] = wait_for_quiet(lambda m: print(m, file=sys.stderr))
+    # This decoder's own block costs, beside draft.BLOCK_COST (the 0.6B's), by which the policy sizes blocks.
+    doc["blocks_q5_k"] = block_costs(gguf, args.threads, reps=3)
+    print(json.dumps(doc["blocks_q5_k"]), file=sys.stderr)
     doc["generation_q5_k"] = gen = generation(gguf, args.threads, args.tokens, args.rounds, args.rows)
     doc["load_after"] = wait_for_quiet(lambda m: print(m, file=sys.stderr))
     summary = {f"qwen3_draft_gen_speedup_{a}": gen["cases"][str(a)]["speedup"] for a in ACCEPTANCE}
