@@ -81,10 +81,7 @@ def process_take(
     # 1. The WAV first: from here on the take survives a crash.
     wav, samples = _keep_wav(history, samples)
     # 2. Silence-only takes (an accidental press) produce nothing.
-    t0 = time.monotonic()
-    probs = vad.probabilities(samples, tail=True)  # the engine takes them too: the VAD runs once a take
-    spans = _speech_spans(probs[: len(samples) // FRAME], s)
-    timings["vad_s"] = time.monotonic() - t0
+    probs, spans = _find_speech(vad, samples, s, timings)
     if not spans:
         _nothing(f, emit, "no speech heard" if f.audio.error is None else str(f.audio.error), wav)
         return
@@ -98,15 +95,7 @@ def process_take(
         _nothing(f, emit, "no words recognised", wav)
         return
     # 4. Commit the text with its recording.
-    take = DictationTake(
-        text=text,
-        duration_s=len(samples) / RATE,
-        recording=wav.name,
-        created=f.ended_wall,
-        language=transcript.language or options.language,
-        model=model_name,
-    )
-    take.note(f.audio.error)
+    take = _new_take(f, text, len(samples) / RATE, wav, transcript.language or options.language, model_name)
     history.add(take)
     # 5. Insert into the focused application.
     _insert(take, output, hotkey(), emit)
@@ -115,6 +104,33 @@ def process_take(
     # 6. Only now may old recordings go.
     history.apply_retention(s.keep_recordings)
     emit(TakeStored(take, timings))
+
+
+def _find_speech(
+    vad: SileroVad, samples: np.ndarray, s: DictationSettings, timings: dict[str, float]
+) -> tuple[np.ndarray, list[tuple[float, float]]]:
+    """The take's VAD probabilities per frame and its speech spans; the time taken goes in `timings`."""
+    t0 = time.monotonic()
+    probs = vad.probabilities(samples, tail=True)  # the engine takes them too: the VAD runs once a take
+    spans = _speech_spans(probs[: len(samples) // FRAME], s)
+    timings["vad_s"] = time.monotonic() - t0
+    return probs, spans
+
+
+def _new_take(
+    f: FinishedTake, text: str, duration_s: float, wav: Path, language: str | None, model_name: str | None
+) -> DictationTake:
+    """The history row of a take's text and recording (not yet stored), noting its capture's error if any."""
+    take = DictationTake(
+        text=text,
+        duration_s=duration_s,
+        recording=wav.name,
+        created=f.ended_wall,
+        language=language,
+        model=model_name,
+    )
+    take.note(f.audio.error)
+    return take
 
 
 def _nothing(f: FinishedTake, emit: Callable[[DictationEvent], None], why: str, wav: Path | None = None) -> None:

@@ -102,8 +102,33 @@ def generate(
     ctx.ensure_context(len(before) + len(audio) + len(after) + 1 + min(opts.max_tokens, 128))
     t0 = time.perf_counter()
     start = _prefill(ctx, before, audio, after, opts, drafter)
-    n_prompt = start.n_prompt
     t1 = time.perf_counter()
+    attempts, result_tokens, stop = _attempts(ctx, start, opts, cancel, drafter)
+    t2 = time.perf_counter()
+    return DecodeResult(
+        tokens=result_tokens,
+        text=ctx.detokenize([t for t in result_tokens if t not in ctx.eos_ids]),
+        stop=stop,
+        prompt_tokens=start.n_prompt,
+        reused_tokens=start.reused,
+        prefill_s=t1 - t0,
+        generate_s=t2 - t1,
+        retries=len(attempts) - 1,
+        attempts=attempts,
+        drafted=drafter.drafted if drafter else 0,
+        accepted=drafter.accepted if drafter else 0,
+        blocks=list(drafter.blocks) if drafter else [],
+        ties=drafter.ties if drafter else 0,
+        prefill_drafted=drafter.in_prefill if drafter else 0,
+    )
+
+
+def _attempts(
+    ctx: LlamaContext, start: _Start, opts: DecodeOptions, cancel: CancelCheck | None, drafter: Drafter | None
+) -> tuple[list[list[int]], list[int], str]:
+    """The greedy attempt after the prompt, then (loop guard on) sampled retries while each loops; returns every
+    attempt's tokens, the answer's tokens and why it stopped (when all looped: the longest text before a loop)."""
+    n_prompt = start.n_prompt
     attempts: list[list[int]] = []
     rng = np.random.default_rng(opts.seed)
     result_tokens, stop = [], "limit"
@@ -125,23 +150,7 @@ def generate(
     if stop == "loop":
         # Every attempt looped: keep the one with the most text before its loop took over.
         result_tokens = max((_cut_loop(a, opts.loop_window) for a in attempts), key=len)
-    t2 = time.perf_counter()
-    return DecodeResult(
-        tokens=result_tokens,
-        text=ctx.detokenize([t for t in result_tokens if t not in ctx.eos_ids]),
-        stop=stop,
-        prompt_tokens=n_prompt,
-        reused_tokens=start.reused,
-        prefill_s=t1 - t0,
-        generate_s=t2 - t1,
-        retries=len(attempts) - 1,
-        attempts=attempts,
-        drafted=drafter.drafted if drafter else 0,
-        accepted=drafter.accepted if drafter else 0,
-        blocks=list(drafter.blocks) if drafter else [],
-        ties=drafter.ties if drafter else 0,
-        prefill_drafted=drafter.in_prefill if drafter else 0,
-    )
+    return attempts, result_tokens, stop
 
 
 @dataclass

@@ -202,19 +202,30 @@ def argmax_scores(model: bytes) -> bytes:
 # -- the rewrite ------------------------------------------------------------------------------------------------
 
 
-def _rewrite_layernorm(node: wire.Node, graph: wire.GraphInfo, opset: int) -> tuple[bytes, bytes] | None:
-    """(nodes, initializers) computing `node` in the two-pass form; None when it cannot be rewritten."""
+def _layernorm_attributes(node: wire.Node, graph: wire.GraphInfo) -> tuple[int, float, int] | None:
+    """A LayerNorm's axis (counted from the end where its input's rank is known, else as written), epsilon and
+    stash type; None for a stash type the rewrite does not take."""
     axis = int(node.attributes.get("axis") or -1)
     epsilon = float(node.attributes.get("epsilon") if node.attributes.get("epsilon") is not None else 1e-5)
     stash = int(node.attributes.get("stash_type") or wire.FLOAT)
     if stash not in (wire.FLOAT, wire.DOUBLE):
         return None  # a half-precision stash type: no exporter writes one
+    x = node.inputs[0]
+    if axis >= 0 and x in graph.ranks:
+        axis -= graph.ranks[x]
+    return axis, epsilon, stash
+
+
+def _rewrite_layernorm(node: wire.Node, graph: wire.GraphInfo, opset: int) -> tuple[bytes, bytes] | None:
+    """(nodes, initializers) computing `node` in the two-pass form; None when it cannot be rewritten."""
+    attributes = _layernorm_attributes(node, graph)
+    if attributes is None:
+        return None
+    axis, epsilon, stash = attributes
     x, scale = node.inputs[0], node.inputs[1]
     bias = node.inputs[2] if len(node.inputs) > 2 and node.inputs[2] else None
     outputs = node.outputs + [""] * (3 - len(node.outputs))
     y, mean_out, inv_out = outputs[:3]
-    if axis >= 0 and x in graph.ranks:
-        axis -= graph.ranks[x]
     flatten = axis >= 0  # rank unknown: normalise [outer, inner] and reshape back
     if flatten and (mean_out or inv_out):
         return None  # their shape needs the rank

@@ -18,6 +18,10 @@ per lane; the lanes share the loaded weights and each has its own state.
 trimming or skipping, one window for clips that fit, and the family's own
 reference settings (for Fun-ASR-Nano: plain greedy decoding with the
 reference's stop token, f32 KV cache).
+
+One module past 400 lines: `Engine` is one object (its load, the two lanes'
+entry and the per-window pipeline share its state), and about a quarter of
+the module is its public API's documentation.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from .windows import Window, WindowPlanner, split_window, trimmed, turn_cuts
 
 if TYPE_CHECKING:
     from .punctuation import Punctuator
+    from .speakers.labels import SpeakerLabels
     from .speakers.model import SpeakerModel
 
 MIN_SPEECH_S = 0.1  # shorter input cannot hold a word; say so rather than return silence unexplained
@@ -384,34 +389,11 @@ class Engine:
     ) -> Transcript:
         t_start = time.perf_counter()
         timings = dict.fromkeys(("read", "vad", *self.recognizer.stages), 0.0)
-        stream: audio.AudioStream | None = None
-        if isinstance(source, np.ndarray):
-            blocks: Iterator[np.ndarray] = iter([audio.decode_array(source, SAMPLE_RATE)])
-            total, name, file_warnings = len(source) / SAMPLE_RATE, None, []
-        else:
-            info = audio.probe(source)
-            total, name, file_warnings = info.duration_s, os.fspath(source), list(info.warnings)
-            blocks = stream = audio.stream(source)
-        result = Transcript(
-            segments=[],
-            duration=0.0,
-            model=self.model_name,
-            provider=self.provider,
-            device=self.device,
-            decoder_device=self.decoder_device,
-            language=options.language,
-            source=name,
-            timings=timings,
-            warnings=file_warnings + list(self.warnings) + warnings,
-            family=self.family,
-        )
+        blocks, stream, total, name, file_warnings = _open_source(source)
+        result = self._new_transcript(options, name, timings, file_warnings, warnings)
         planner = WindowPlanner(self.vad, max_s=self.manifest.window_seconds, probs=vad_probs)
         seen = [0]  # samples read so far
-        speakers = None
-        if options.speakers != "off" and self.speaker_model is not None:
-            from .speakers.labels import SpeakerLabels
-
-            speakers = SpeakerLabels(self.speaker_model, None if options.speakers == "auto" else int(options.speakers))
+        speakers = self._speaker_labels(options)
         try:
             for window in _windows(blocks, planner, timings, seen):
                 if cancelled is not None and cancelled():
@@ -433,12 +415,7 @@ class Engine:
             if stream is not None:
                 stream.close()
         if speakers is not None:
-            with stage(timings, "speakers"):
-                result.speakers, notes = speakers.label(result.segments)
-                result.voice_prints = speakers.prints
-                timed = self.capabilities.word_speakers and options.timestamps  # segments have words
-                result.speaker_granularity = "words" if timed else "segments"
-            result.warnings.extend(notes)
+            self._label_speakers(result, speakers, options)
         self._finish(result, seen[0], t_start, options)
         if stream is not None and not stream.complete:  # a damaged file: keep the text, say what is missing
             result.complete = False
@@ -446,6 +423,47 @@ class Engine:
         if result.duration < MIN_SPEECH_S:
             result.warnings.append(warning(messages.TOO_SHORT, ms=result.duration * 1000))
         return result
+
+    def _new_transcript(
+        self,
+        options: TranscribeOptions,
+        name: str | None,
+        timings: dict[str, float],
+        file_warnings: list[ErrorReport],
+        warnings: list[ErrorReport],
+    ) -> Transcript:
+        """The transcript a run fills in: no segments yet, the model and where it runs, the source's name, the
+        source's warnings, then the engine's, then the run's own."""
+        return Transcript(
+            segments=[],
+            duration=0.0,
+            model=self.model_name,
+            provider=self.provider,
+            device=self.device,
+            decoder_device=self.decoder_device,
+            language=options.language,
+            source=name,
+            timings=timings,
+            warnings=file_warnings + list(self.warnings) + warnings,
+            family=self.family,
+        )
+
+    def _speaker_labels(self, options: TranscribeOptions) -> SpeakerLabels | None:
+        """A run's speaker labeller when the options ask for speakers and a speaker model is loaded."""
+        if options.speakers == "off" or self.speaker_model is None:
+            return None
+        from .speakers.labels import SpeakerLabels
+
+        return SpeakerLabels(self.speaker_model, None if options.speakers == "auto" else int(options.speakers))
+
+    def _label_speakers(self, result: Transcript, speakers: SpeakerLabels, options: TranscribeOptions) -> None:
+        """Label the finished transcript's segments (or words, where they have times) by speaker."""
+        with stage(result.timings, "speakers"):
+            result.speakers, notes = speakers.label(result.segments)
+            result.voice_prints = speakers.prints
+            timed = self.capabilities.word_speakers and options.timestamps  # segments have words
+            result.speaker_granularity = "words" if timed else "segments"
+        result.warnings.extend(notes)
 
     def _finish(self, result: Transcript, samples: int, t_start: float, options: TranscribeOptions) -> None:
         # A GPU that failed mid-file fell back to the CPU: the transcript says so (the warning names the
@@ -507,6 +525,19 @@ class Engine:
             )
             for s, e, piece, words in timed_pieces(text, span, chars, max_s, words=timed_words)
         ]
+
+
+def _open_source(
+    source: str | os.PathLike[str] | np.ndarray,
+) -> tuple[Iterator[np.ndarray], audio.AudioStream | None, float, str | None, list[ErrorReport]]:
+    """A source's blocks of samples, its stream (a file's, to close), its duration in seconds, its name (a
+    file's path) and its reader's warnings."""
+    if isinstance(source, np.ndarray):
+        return iter([audio.decode_array(source, SAMPLE_RATE)]), None, len(source) / SAMPLE_RATE, None, []
+    info = audio.probe(source)
+    total, name, file_warnings = info.duration_s, os.fspath(source), list(info.warnings)
+    stream = audio.stream(source)
+    return stream, stream, total, name, file_warnings
 
 
 def _windows(

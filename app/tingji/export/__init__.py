@@ -132,38 +132,63 @@ def export_model(
     """
     say = progress or (lambda msg: log.info("%s", msg))
     out = Path(out)
-    family = family or detect_family(source)
-    module = converter(family)
-    precision = precision or getattr(kit(family), "precision", "fp32")
-    _check_choices(precision, decoder_quant)
+    module, precision = _choices(source, family, precision, decoder_quant)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ModelError(messages.OUT_NOT_EMPTY, folder=out)
     started = time.perf_counter()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(work, 0o777 & ~umask)  # mkdtemp's 0700 would make a shared model folder private
+    work = _work_folder(out)
     try:
         say(f"reading checkpoint {source}")
         manifest = module.convert(
             Path(source), work, precision=precision, decoder_quant=decoder_quant, fixed=fixed, say=say
         )
-        manifest.extra["exporter"] = {"tingji": _version(), "seconds": round(time.perf_counter() - started, 1)}
-        if precision == "int8":  # which int8 scheme made the graphs: older exports overflow on AVX2 CPUs
-            from .onnx_tools import INT8_WEIGHT_LIMIT
-
-            manifest.extra["exporter"]["int8_weight_limit"] = INT8_WEIGHT_LIMIT
+        _note_exporter(manifest, precision, started)
         save_manifest(manifest)
-        _sync_tree(work)
-        if out.exists():
-            out.rmdir()
-        os.replace(work, out)
+        _publish(work, out)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
     say(f"done in {time.perf_counter() - started:.1f} s: {out}")
     return out
+
+
+def _choices(
+    source: str | os.PathLike[str], family: str | None, precision: str | None, decoder_quant: str
+) -> tuple[ModuleType, str]:
+    """The converter of `family` (None: the checkpoint's) and the precision (None: the family's default), both
+    checked with `decoder_quant` before any work starts."""
+    family = family or detect_family(source)
+    module = converter(family)
+    precision = precision or getattr(kit(family), "precision", "fp32")
+    _check_choices(precision, decoder_quant)
+    return module, precision
+
+
+def _work_folder(out: Path) -> Path:
+    """An empty hidden sibling of `out` to convert into, with the permissions a plain new folder would get."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(work, 0o777 & ~umask)  # mkdtemp's 0700 would make a shared model folder private
+    return work
+
+
+def _note_exporter(manifest: Manifest, precision: str, started: float) -> None:
+    """The manifest's note of what made it: Tingji's version, the seconds taken and, for int8, the weights' limit."""
+    manifest.extra["exporter"] = {"tingji": _version(), "seconds": round(time.perf_counter() - started, 1)}
+    if precision == "int8":  # which int8 scheme made the graphs: older exports overflow on AVX2 CPUs
+        from .onnx_tools import INT8_WEIGHT_LIMIT
+
+        manifest.extra["exporter"]["int8_weight_limit"] = INT8_WEIGHT_LIMIT
+
+
+def _publish(work: Path, out: Path) -> None:
+    """Flush the finished `work` to disk, then rename it to `out` (an empty `out` is replaced)."""
+    _sync_tree(work)
+    if out.exists():
+        out.rmdir()
+    os.replace(work, out)
 
 
 def folder_manifest(

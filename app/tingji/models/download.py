@@ -91,11 +91,34 @@ def download(
     if cancel is not None and cancel.is_set():
         raise Cancelled()
     dest.parent.mkdir(parents=True, exist_ok=True)
-    if expected is not None and dest.is_file() and (size is None or dest.stat().st_size == size):
-        if sha256_file(dest) == expected:
-            return DownloadResult(dest, expected, dest.stat().st_size, None)
+    if expected is not None and _already_there(dest, expected, size):
+        return DownloadResult(dest, expected, dest.stat().st_size, None)
     part = _open_part(dest, size, disk_free)
     how = Transfer(size, stall_timeout, chunk, cancel, Meter(progress, size), disk_free, checked=expected is not None)
+    return _from_mirrors(
+        urls, dest, part, how, expected, size, retries=retries, backoff=backoff, max_backoff=max_backoff
+    )
+
+
+def _already_there(dest: Path, expected: str, size: int | None) -> bool:
+    """Whether `dest` is already the file: its size (when known) and then its SHA-256 match."""
+    return dest.is_file() and (size is None or dest.stat().st_size == size) and sha256_file(dest) == expected
+
+
+def _from_mirrors(
+    urls: list[str],
+    dest: Path,
+    part: PartFile,
+    how: Transfer,
+    expected: str | None,
+    size: int | None,
+    *,
+    retries: int,
+    backoff: float,
+    max_backoff: float,
+) -> DownloadResult:
+    """Each mirror in turn continues `part` until one gives the whole file (the right size and hash), which then
+    becomes `dest`; else one error for them all (`_failure`)."""
     failures: list[str] = []
     not_found = 0
     mismatch: str | None = None

@@ -55,6 +55,7 @@ One module past 400 lines: its rewrites are one pipeline (`convs_to_int8`).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import numpy as np
 import onnx
@@ -241,45 +242,77 @@ def segment_gates(proto: onnx.ModelProto) -> tuple[onnx.ModelProto, int]:
     for node in graph.node:
         if node.op_type != "Sigmoid":
             continue
-        gate = _producer_chain(node.input[0], producers, ("Conv", "Relu", "Conv", "Add"))
-        add = gate[-1] if gate else None
-        spread = next(
-            (
-                c
-                for i in (add.input if add else [])
-                if (c := _producer_chain(i, producers, ("Slice", "Reshape", "Expand", "Unsqueeze")))
-            ),
-            [],
-        )
-        if not spread:
+        found = _segment_gate(node, producers)
+        if found is None:
             continue
-        cut, _, expand, unsqueeze = spread
-        mean = add.input[0] if add.input[1] == cut.output[0] else add.input[1]
-        if getattr(producers.get(mean), "op_type", None) != "Div":  # the clip's mean [B, C, 1]: a sum / a count
-            continue
-        p = f"{node.name or node.output[0]}.segments"
-        add.input[:] = [mean, unsqueeze.input[0]]  # [B, C, 1] + [B, C, segments]
-        axes, tail, flat = f"{p}.axes", f"{p}.tail", f"{p}.flat"
-        graph.initializer.extend(
-            [
-                numpy_helper.from_array(np.array([3], np.int64), axes),
-                numpy_helper.from_array(np.array([1, 1, 1], np.int64), f"{p}.ones"),
-                numpy_helper.from_array(np.array([0, 0, -1], np.int64), flat),
-                numpy_helper.from_array(np.array([3], np.int64), f"{p}.last"),
-                numpy_helper.from_array(np.array([4], np.int64), tail),
-            ]
-        )
-        after[node.output[0]] = [
-            helper.make_node("Slice", [expand.input[1], f"{p}.last", tail], [f"{p}/frames"]),  # the segment length
-            helper.make_node("Concat", [f"{p}.ones", f"{p}/frames"], [f"{p}/shape"], axis=0),
-            helper.make_node("Unsqueeze", [node.output[0], axes], [f"{p}/g4"]),
-            helper.make_node("Expand", [f"{p}/g4", f"{p}/shape"], [f"{p}/spread"]),
-            helper.make_node("Reshape", [f"{p}/spread", flat], [f"{p}/flat"]),
-            helper.make_node("Slice", [f"{p}/flat", *cut.input[1:]], [f"{p}/gate"]),
-        ]
+        after[node.output[0]] = _gate_per_segment(graph, node, *found)
         moved += 1
     if not moved:
         return proto, 0
+    _spread_gates(graph, after)
+    return proto, moved
+
+
+def _segment_gate(
+    sigmoid: onnx.NodeProto, producers: dict[str, onnx.NodeProto]
+) -> tuple[onnx.NodeProto, str, onnx.NodeProto, onnx.NodeProto, onnx.NodeProto] | None:
+    """The parts of a context gate built as `segment_gates` says, from its Sigmoid: the Add of the clip's mean
+    and the spread segment means, that mean's name, and the spread's Slice, Expand and Unsqueeze; else None."""
+    gate = _producer_chain(sigmoid.input[0], producers, ("Conv", "Relu", "Conv", "Add"))
+    add = gate[-1] if gate else None
+    spread = next(
+        (
+            c
+            for i in (add.input if add else [])
+            if (c := _producer_chain(i, producers, ("Slice", "Reshape", "Expand", "Unsqueeze")))
+        ),
+        [],
+    )
+    if not spread:
+        return None
+    cut, _, expand, unsqueeze = spread
+    mean = add.input[0] if add.input[1] == cut.output[0] else add.input[1]
+    if getattr(producers.get(mean), "op_type", None) != "Div":  # the clip's mean [B, C, 1]: a sum / a count
+        return None
+    return add, mean, cut, expand, unsqueeze
+
+
+def _gate_per_segment(
+    graph: onnx.GraphProto,
+    sigmoid: onnx.NodeProto,
+    add: onnx.NodeProto,
+    mean: str,
+    cut: onnx.NodeProto,
+    expand: onnx.NodeProto,
+    unsqueeze: onnx.NodeProto,
+) -> list[onnx.NodeProto]:
+    """Feed the gate the segment means unspread (its constants go into `graph`); returns the nodes that spread
+    its output over the frames as the graph spread the means, to go after the Sigmoid."""
+    p = f"{sigmoid.name or sigmoid.output[0]}.segments"
+    add.input[:] = [mean, unsqueeze.input[0]]  # [B, C, 1] + [B, C, segments]
+    axes, tail, flat = f"{p}.axes", f"{p}.tail", f"{p}.flat"
+    graph.initializer.extend(
+        [
+            numpy_helper.from_array(np.array([3], np.int64), axes),
+            numpy_helper.from_array(np.array([1, 1, 1], np.int64), f"{p}.ones"),
+            numpy_helper.from_array(np.array([0, 0, -1], np.int64), flat),
+            numpy_helper.from_array(np.array([3], np.int64), f"{p}.last"),
+            numpy_helper.from_array(np.array([4], np.int64), tail),
+        ]
+    )
+    return [
+        helper.make_node("Slice", [expand.input[1], f"{p}.last", tail], [f"{p}/frames"]),  # the segment length
+        helper.make_node("Concat", [f"{p}.ones", f"{p}/frames"], [f"{p}/shape"], axis=0),
+        helper.make_node("Unsqueeze", [sigmoid.output[0], axes], [f"{p}/g4"]),
+        helper.make_node("Expand", [f"{p}/g4", f"{p}/shape"], [f"{p}/spread"]),
+        helper.make_node("Reshape", [f"{p}/spread", flat], [f"{p}/flat"]),
+        helper.make_node("Slice", [f"{p}/flat", *cut.input[1:]], [f"{p}/gate"]),
+    ]
+
+
+def _spread_gates(graph: onnx.GraphProto, after: dict[str, list[onnx.NodeProto]]) -> None:
+    """Insert each gate's spreading nodes after its Sigmoid, point the gate's readers at the spread gate, and
+    drop what nothing reads any more."""
     gates = {sig: spread[-1].output[0] for sig, spread in after.items()}
     nodes = []
     for node in graph.node:
@@ -288,7 +321,6 @@ def segment_gates(proto: onnx.ModelProto) -> tuple[onnx.ModelProto, int]:
         nodes += after.get(node.output[0], [])
     del graph.node[:]
     graph.node.extend(_live(nodes, {o.name for o in graph.output}))
-    return proto, moved
 
 
 def _live(nodes: list[onnx.NodeProto], outputs: set[str]) -> list[onnx.NodeProto]:
@@ -332,6 +364,65 @@ def _tap_bounds(tap: tuple[int, ...], a: dict[str, list[int]]) -> tuple[list[int
     return starts, ends
 
 
+def _quantised_input(
+    x: str, p: str, rank: int, pad: list[int], const: Callable[[str, np.ndarray], str]
+) -> tuple[list[onnx.NodeProto], str]:
+    """The nodes that quantise `x` to u8 with one scale per clip, put its channels last and pad its spatial axes
+    (names under `p`, constants made by `const`); and the name of their result."""
+    nodes = [
+        helper.make_node(
+            "ReduceMax", [x, const("axes", np.arange(1, rank + 2, dtype=np.int64))], [f"{p}/max"], keepdims=1
+        ),
+        helper.make_node("Max", [f"{p}/max", "int8.tiny"], [f"{p}/max1"]),
+        helper.make_node("Div", [f"{p}/max1", "int8.levels"], [f"{p}/xs"]),
+        helper.make_node("Reshape", [f"{p}/xs", "int8.flat"], [f"{p}/xs1"]),
+        helper.make_node("QuantizeLinear", [x, f"{p}/xs1"], [f"{p}/q"], axis=0),
+        helper.make_node("Transpose", [f"{p}/q"], [f"{p}/last"], perm=[0, *range(2, rank + 2), 1]),
+    ]
+    source = f"{p}/last"
+    if any(pad):
+        begins, ends = pad[:rank], pad[rank:]
+        pads = np.array([0, *begins, 0, 0, *ends, 0], np.int64)
+        nodes.append(helper.make_node("Pad", [source, const("pads", pads)], [f"{p}/padded"]))
+        source = f"{p}/padded"
+    return nodes, source
+
+
+def _tap_products(
+    nodes: list[onnx.NodeProto],
+    source: str,
+    q: np.ndarray,
+    c_out: int,
+    a: dict[str, list[int]],
+    spatial: list[int],
+    p: str,
+    const: Callable[[str, np.ndarray], str],
+) -> str:
+    """Append to `nodes` the int32 product of the padded u8 channels-last `source` (`spatial`: its spatial axes)
+    and the s8 weights `q` (each tap's `c_out` columns side by side), the taps summed; returns the sum's name."""
+    taps = list(itertools.product(*(range(k) for k in a["kernel"])))
+    if len(taps) <= 1:
+        nodes.append(helper.make_node("MatMulInteger", [source, const("weight", q)], [f"{p}/acc"]))
+        return f"{p}/acc"
+    # Each tap: the input at its offset (a copy of whole rows: channels stay last and whole)
+    # times that tap's weights; the int32 products summed. No patches: a Concat on the channel axis
+    # copied a few dozen bytes per position and took longer than the products themselves.
+    axes = const("sl_axes", np.array(spatial, np.int64))
+    sums = []
+    for t, tap in enumerate(taps):
+        starts, ends = _tap_bounds(tap, a)
+        s_name, e_name = const(f"start{t}", np.array(starts, np.int64)), const(f"end{t}", np.array(ends, np.int64))
+        w_name = const(f"weight{t}", np.ascontiguousarray(q[:, t * c_out : (t + 1) * c_out]))
+        nodes.append(helper.make_node("Slice", [source, s_name, e_name, axes], [f"{p}/tap{t}"]))
+        nodes.append(helper.make_node("MatMulInteger", [f"{p}/tap{t}", w_name], [f"{p}/acc{t}"]))
+        if sums:
+            nodes.append(helper.make_node("Add", [sums[-1], f"{p}/acc{t}"], [f"{p}/sum{t}"]))
+            sums.append(f"{p}/sum{t}")
+        else:
+            sums.append(f"{p}/acc{t}")
+    return sums[-1]
+
+
 def _rewrite(
     node: onnx.NodeProto,
     w: np.ndarray,
@@ -355,45 +446,8 @@ def _rewrite(
         return f"{p}.{suffix}"
 
     spatial = list(range(1, rank + 1))  # the spatial axes once channels are last
-    nodes = [
-        helper.make_node(
-            "ReduceMax", [x, const("axes", np.arange(1, rank + 2, dtype=np.int64))], [f"{p}/max"], keepdims=1
-        ),
-        helper.make_node("Max", [f"{p}/max", "int8.tiny"], [f"{p}/max1"]),
-        helper.make_node("Div", [f"{p}/max1", "int8.levels"], [f"{p}/xs"]),
-        helper.make_node("Reshape", [f"{p}/xs", "int8.flat"], [f"{p}/xs1"]),
-        helper.make_node("QuantizeLinear", [x, f"{p}/xs1"], [f"{p}/q"], axis=0),
-        helper.make_node("Transpose", [f"{p}/q"], [f"{p}/last"], perm=[0, *range(2, rank + 2), 1]),
-    ]
-    source = f"{p}/last"
-    if any(a["pads"]):
-        begins, ends = a["pads"][:rank], a["pads"][rank:]
-        pads = np.array([0, *begins, 0, 0, *ends, 0], np.int64)
-        nodes.append(helper.make_node("Pad", [source, const("pads", pads)], [f"{p}/padded"]))
-        source = f"{p}/padded"
-    taps = list(itertools.product(*(range(k) for k in a["kernel"])))
-    c_out = w.shape[0]
-    if len(taps) > 1:
-        # Each tap: the input at its offset (a copy of whole rows: channels stay last and whole)
-        # times that tap's weights; the int32 products summed. No patches: a Concat on the channel axis
-        # copied a few dozen bytes per position and took longer than the products themselves.
-        axes = const("sl_axes", np.array(spatial, np.int64))
-        sums = []
-        for t, tap in enumerate(taps):
-            starts, ends = _tap_bounds(tap, a)
-            s_name, e_name = const(f"start{t}", np.array(starts, np.int64)), const(f"end{t}", np.array(ends, np.int64))
-            w_name = const(f"weight{t}", np.ascontiguousarray(q[:, t * c_out : (t + 1) * c_out]))
-            nodes.append(helper.make_node("Slice", [source, s_name, e_name, axes], [f"{p}/tap{t}"]))
-            nodes.append(helper.make_node("MatMulInteger", [f"{p}/tap{t}", w_name], [f"{p}/acc{t}"]))
-            if sums:
-                nodes.append(helper.make_node("Add", [sums[-1], f"{p}/acc{t}"], [f"{p}/sum{t}"]))
-                sums.append(f"{p}/sum{t}")
-            else:
-                sums.append(f"{p}/acc{t}")
-        acc = sums[-1]
-    else:
-        nodes.append(helper.make_node("MatMulInteger", [source, const("weight", q)], [f"{p}/acc"]))
-        acc = f"{p}/acc"
+    nodes, source = _quantised_input(x, p, rank, a["pads"], const)
+    acc = _tap_products(nodes, source, q, w.shape[0], a, spatial, p, const)
     nodes += [
         helper.make_node("Cast", [acc], [f"{p}/accf"], to=TensorProto.FLOAT),
         helper.make_node("Mul", [f"{p}/accf", f"{p}/xs"], [f"{p}/clip_scaled"]),

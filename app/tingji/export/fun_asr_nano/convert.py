@@ -34,6 +34,7 @@ from ..funasr_frontend import frontend_settings
 
 if TYPE_CHECKING:
     from .checkpoint import Checkpoint
+    from .dims import AudioDims
 
 FAMILY = declared(__name__).name  # the name in engine/families/kit.py
 WINDOW_SECONDS = 60
@@ -71,17 +72,35 @@ def convert(
         decoder_quant,
         name="Fun-ASR-Nano decoder",
     )
-    ctc = NanoCtc()
-    if "ctc" in files and ckpt.ctc_vocab is not None:
-        tokens = work / "tokens.txt"
-        n_text = _write_ctc_tokens(ckpt.ctc_vocab, dims.ctc_vocab, tokens)
-        files["tokens"] = tokens
-        blank = int((ckpt.config.get("ctc_conf") or {}).get("blank_id", dims.ctc_vocab - 1))
-        ctc = NanoCtc(
-            vocab_size=dims.ctc_vocab, blank_id=blank, text_tokens=n_text, frame_seconds=CTC_FRAME_SECONDS, top_k=8
-        )
+    ctc = _ctc_tokens(ckpt, dims, work, files)
     say("hashing files")
-    section = NanoSection(
+    section = _section(ckpt, dims, precision, decoder_quant, ctc)
+    return nano_manifest(
+        work,
+        {role: file_entry(work, path) for role, path in files.items()},
+        section,
+        frontend=frontend,
+        source={"model_pt_sha256": ckpt.sha256, "folder": source.name},
+    )
+
+
+def _ctc_tokens(ckpt: Checkpoint, dims: AudioDims, work: Path, files: dict[str, Path]) -> NanoCtc:
+    """The CTC head's vocabulary as `tokens.txt` (added to `files`) and its settings; none without a CTC graph
+    or a vocabulary."""
+    if "ctc" not in files or ckpt.ctc_vocab is None:
+        return NanoCtc()
+    tokens = work / "tokens.txt"
+    n_text = _write_ctc_tokens(ckpt.ctc_vocab, dims.ctc_vocab, tokens)
+    files["tokens"] = tokens
+    blank = int((ckpt.config.get("ctc_conf") or {}).get("blank_id", dims.ctc_vocab - 1))
+    return NanoCtc(
+        vocab_size=dims.ctc_vocab, blank_id=blank, text_tokens=n_text, frame_seconds=CTC_FRAME_SECONDS, top_k=8
+    )
+
+
+def _section(ckpt: Checkpoint, dims: AudioDims, precision: str, decoder_quant: str, ctc: NanoCtc) -> NanoSection:
+    """The manifest's family section: the prompt pieces, special tokens, the graphs' and the decoder's shapes."""
+    return NanoSection(
         prompt=pieces_from_config(ckpt.config),
         special_tokens=_special_tokens(ckpt.llm_dir, ckpt.llm_config),
         encoder=NanoEncoderInfo(
@@ -99,13 +118,6 @@ def convert(
             input_dtype=_llm_input_dtype(ckpt.config),
         ),
         ctc=ctc,
-    )
-    return nano_manifest(
-        work,
-        {role: file_entry(work, path) for role, path in files.items()},
-        section,
-        frontend=frontend,
-        source={"model_pt_sha256": ckpt.sha256, "folder": source.name},
     )
 
 
