@@ -113,13 +113,13 @@ def test_bundle_is_complete_and_lean(frozen: Path, tmp_path: Path):
     assert any("llama" in p.name for p in (internal / "llama_cpp" / "lib").iterdir())
     assert (internal / "tingji" / "assets" / "models.json").is_file()
     assert (internal / "tingji" / "gui" / "i18n" / "tingji_zh_CN.qm").is_file()
-    assert (internal / "scipy" / "cluster").is_dir()  # speaker labels' clustering (engine/speakers/cluster.py)
     # converting official checkpoints without torch (issue 44): the templates and what fills them
     # (gguf and yaml are pure Python, in the archive: test_frozen_cli_converts_... uses them)
     assert (internal / "tingji" / "export" / "graph_templates" / "index.json").is_file()
     assert (internal / "onnx").is_dir(), "onnx is not bundled"
     names = {p.name.lower() for p in internal.rglob("*")}
     for banned in (
+        "scipy",  # speaker clustering is NumPy only
         "sklearn",
         "torch",
         "onnxscript",
@@ -235,7 +235,7 @@ def test_frozen_cli_converts_an_official_checkpoint_without_torch(
 
 @pytest.mark.slow
 def test_frozen_cli_labels_speakers_like_the_engine(frozen: Path, speaker_model: Path, two_voices: Path, tmp_path):
-    """The clustering's scipy made it into the bundle: the frozen CLI labels the segments as the engine does."""
+    """The NumPy clustering runs in the bundle (no scipy there): the frozen CLI labels segments as the engine does."""
     from tingji.engine import Engine, TranscribeOptions
 
     demo = ROOT / "tests" / "fixtures" / "models" / "demo"

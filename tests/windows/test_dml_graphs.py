@@ -159,7 +159,7 @@ def test_directml_transcript_is_the_linux_cpu_transcript(family, request, window
 @pytest.mark.timeout(2400)
 def test_directml_cli_labels_speakers(windows_python, two_voices, tmp_path):
     """Speaker labels under Windows: the trained demo speaker model's CAM++ graph on DirectML beside the demo
-    model, scipy's clustering in the Windows Python (numpy 1.26), each speaker's part of a window recognised
+    model, the NumPy clustering in the Windows Python (numpy 1.26), each speaker's part of a window recognised
     alone. The clip is eight turns of two voices, one after the other: both runs must find the two voices
     and give the turns, in order, alternating speakers. The text is printed, not asserted: DirectML's text
     equal to the CPU's is proof 1's (test_directml_transcript_is_the_linux_cpu_transcript)."""

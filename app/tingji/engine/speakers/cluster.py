@@ -6,18 +6,20 @@
 * fewer than 2048 windows: spectral clustering - cosine similarities; each
   row keeps only its largest share (p-pruning: the top 2.2 %, at least 6
   entries), is symmetrised, and becomes an unnormalised graph Laplacian
-  L = D - A; its eigenvectors (scipy's `eigh`) for the `k` smallest
-  eigenvalues are k-means'd (scipy's `kmeans2`), `k` being the count asked
+  L = D - A; its eigenvectors (NumPy's `eigh`) for the `k` smallest
+  eigenvalues are k-means'd, `k` being the count asked
   for or, with none, where the eigenvalues jump most among the first 16;
 * more windows with a count: k-means of the L2-normalised embeddings;
 * with no count asked, clusters whose mean embeddings' cosine is 0.78 or more
   are merged, most similar first.
 
 funasr's k-means is scikit-learn's (k-means++ starts, the best of 10 runs);
-here it is scipy's `kmeans2` with k-means++ starts, seeded 0 to 9, the run of
-least inertia kept - the same step, so one file always gives the same labels,
-without scikit-learn's ~70 MB (with the parts of scipy it pulls in) in the
-frozen app; scipy alone is what funasr's eigensolver already was. All of it runs with BLAS on one
+here it is the same step in NumPy - scikit-learn's greedy k-means++ starts,
+seeded 0 to 9, Lloyd steps until no label moves, the run of least inertia
+kept - so one file always gives the same labels. The clustering needs nothing
+beyond NumPy: scikit-learn would add ~70 MB to the frozen app, and scipy
+(which `eigh` and `kmeans2` came from until 2026-11-29) added 72 MB to it and
+~35 MB of resident memory, loaded at the first window's clustering. All of it runs with BLAS on one
 thread: a multi-threaded OpenBLAS splits the eigensolver's sums by thread count, so the eigenvectors
 (and, on a close call, the k-means labels) would depend on the machine's cores and on whatever set
 the thread count earlier in the process. Beyond 2048 windows with no count,
@@ -32,8 +34,6 @@ of an hour of speech still gives each speaker dozens.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 MIN_WINDOWS = 20  # funasr: fewer windows are one speaker
@@ -44,7 +44,6 @@ P_VALUE = 0.022  # share of each row's similarities kept
 MERGE_COSINE = 0.78  # clusters at least this similar are one speaker (auto count only)
 N_INIT = 10  # k-means runs from different starts (scikit-learn's default, which funasr uses)
 KMEANS_ITER = 300  # Lloyd steps per run at most (scikit-learn's limit); a run stops once no label changes
-STEP = 5  # Lloyd steps between those checks
 
 
 def cosine_matrix(x: np.ndarray) -> np.ndarray:
@@ -82,26 +81,53 @@ def kmeans(x: np.ndarray, k: int) -> np.ndarray:
 
 
 def _lloyd(x: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """One k-means run from k-means++ starts, until no window changes cluster (at most KMEANS_ITER steps)."""
-    from scipy.cluster.vq import kmeans2
+    """One k-means run from k-means++ starts, until no window changes cluster (at most KMEANS_ITER steps).
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "one of the clusters is empty": that run just loses to the others
-        centres, labels = kmeans2(x, k, iter=1, minit="++", seed=seed)
-        for _ in range(KMEANS_ITER // STEP):
-            centres, moved = kmeans2(x, centres, iter=STEP, minit="matrix")
-            settled = np.array_equal(moved, labels)
-            labels = moved
-            if settled:
-                break
+    A cluster left empty keeps its centre (that run just loses to the others on inertia).
+    """
+    centres = _plus_plus(x, k, np.random.default_rng(seed))
+    labels = np.full(x.shape[0], -1)
+    for _ in range(KMEANS_ITER):
+        moved = np.argmin(_squared_distances(x, centres), axis=1)
+        if np.array_equal(moved, labels):
+            break
+        labels = moved
+        for c in range(k):
+            members = x[labels == c]
+            if len(members):
+                centres[c] = members.mean(axis=0)
     return centres, labels
+
+
+def _plus_plus(x: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """k-means++ starts as scikit-learn draws them: each new centre is the best of 2 + ln(k) candidates
+    drawn in proportion to the squared distance from the centres so far."""
+    n = x.shape[0]
+    trials = 2 + int(np.log(k))
+    centres = np.empty((k, x.shape[1]))
+    centres[0] = x[rng.integers(n)]
+    closest = _squared_distances(x, centres[:1])[:, 0]
+    for c in range(1, k):
+        total = closest.sum()
+        if total <= 0:  # every window sits on a centre already: any window will do
+            picks = rng.integers(n, size=trials)
+        else:
+            picks = np.minimum(np.searchsorted(np.cumsum(closest), rng.random(trials) * total), n - 1)
+        candidates = np.minimum(closest, _squared_distances(x, x[picks]).T)
+        best = int(np.argmin(candidates.sum(axis=1)))
+        centres[c], closest = x[picks[best]], candidates[best]
+    return centres
+
+
+def _squared_distances(x: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """[N, K] squared Euclidean distances, as one product (no N x K x E temporary on an hour's windows)."""
+    d = (x * x).sum(axis=1)[:, None] - 2.0 * (x @ centres.T) + (centres * centres).sum(axis=1)[None, :]
+    return np.maximum(d, 0.0)
 
 
 def spectral(embeddings: np.ndarray, count: int | None) -> np.ndarray:
     """Labels by spectral clustering; `count` None: the eigengap's count."""
-    import scipy.linalg
-
-    values, vectors = scipy.linalg.eigh(laplacian(pruned_affinity(cosine_matrix(embeddings))))
+    values, vectors = np.linalg.eigh(laplacian(pruned_affinity(cosine_matrix(embeddings))))
     k = count if count is not None else eigengap_count(values)
     return kmeans(vectors[:, :k], k)
 
@@ -138,8 +164,6 @@ def cluster(embeddings: np.ndarray, count: int | None = None) -> np.ndarray:
         embeddings: [N, E] window embeddings in time order.
         count: the number of speakers when known (1 or more); None: found from the data.
     """
-    import scipy.cluster.vq  # noqa: F401 - loaded before the limit below, which applies to loaded libraries
-    import scipy.linalg  # noqa: F401
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
