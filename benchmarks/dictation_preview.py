@@ -137,11 +137,11 @@ def load_faster(preview) -> None:
 
 
 def measure_model(model: Path, audio: np.ndarray, takes: int, home: Path, faster: Path | None = None) -> dict[str, Any]:
+    from tests.support.clipboard import MemoryClipboard
     from tests.support.dictation import Keys
     from tingji.dictation.controller import DictationController
     from tingji.dictation.events import NothingSaid, PreviewText, TakeStored
     from tingji.dictation.history import DictationHistory
-    from tingji.dictation.output import MemoryClipboard
     from tingji.dictation.settings import DictationSettings
     from tingji.engine import Engine
 

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from tests.support.clipboard import MemoryClipboard
 from tests.support.dictation import Keys
 from tingji.dictation import messages
 from tingji.dictation.capture import TakeAudio
@@ -26,7 +27,7 @@ from tingji.dictation.controller import DictationController
 from tingji.dictation.devices import MicrophoneError
 from tingji.dictation.events import DictationEvent, NothingSaid, Problem, StateChanged, TakeStored
 from tingji.dictation.history import DictationHistory
-from tingji.dictation.output import MemoryClipboard, TextOutput
+from tingji.dictation.output import TextOutput
 from tingji.dictation.settings import DictationSettings
 from tingji.dictation.states import DictationState
 from tingji.engine import Engine, TranscribeOptions

@@ -13,12 +13,12 @@ import time
 
 import pytest
 
+from tests.support.clipboard import MemoryClipboard
 from tests.support.dictation import Keys
 from tests.support.paths import DEMO_MODEL
 from tingji.dictation.controller import DictationController
 from tingji.dictation.events import DictationEvent, NothingSaid, TakeStored
 from tingji.dictation.history import DictationHistory
-from tingji.dictation.output import MemoryClipboard
 from tingji.dictation.settings import DictationSettings
 
 # xdist: one worker runs the users of the virtual microphone and displays (tests/support/schedule.py)

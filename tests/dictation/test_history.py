@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from tests.support.clipboard import MemoryClipboard
 from tingji.dictation import messages
 from tingji.dictation.history import DictationHistory, DictationTake
-from tingji.dictation.output import MemoryClipboard, OutputError, TextOutput
+from tingji.dictation.output import OutputError, TextOutput
 
 pytestmark = pytest.mark.dictation
 

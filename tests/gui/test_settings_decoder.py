@@ -51,7 +51,8 @@ def test_both_settings_round_trip_through_the_file(home: Path) -> None:
 def test_the_dialog_offers_what_the_vulkan_driver_lists_here(qtbot, home: Path) -> None:
     """No injected list: the dialog asks decoder_device, and lists exactly its devices, or says why there are
     none in one line and keeps Automatic and the CPU."""
-    from tingji.gui.settings_dialog import SettingsDialog, decoder_devices
+    from tingji.gui.devices import decoder_devices
+    from tingji.gui.settings_dialog import SettingsDialog
 
     here = decoder_devices()
     listed = decoder_device.list_vulkan_devices() if decoder_device.vulkan_library() is not None else None
@@ -67,7 +68,8 @@ def test_the_dialog_offers_what_the_vulkan_driver_lists_here(qtbot, home: Path) 
 
 
 def test_devices_by_name_and_a_saved_one_that_is_gone(qtbot, home: Path) -> None:
-    from tingji.gui.settings_dialog import DecoderDevices, SettingsDialog
+    from tingji.gui.devices import DecoderDevices
+    from tingji.gui.settings_dialog import SettingsDialog
 
     devices = DecoderDevices((_gpu(0, "llvmpipe (LLVM 15.0.6, 256 bits)", "cpu"), _gpu(1, "AMD Radeon 780M")))
     dialog = SettingsDialog(Settings(), decoders=devices)
@@ -145,7 +147,8 @@ def test_the_saved_choices_reach_the_engine_thread(qtbot, home: Path, tmp_path: 
 
 
 def test_only_a_software_renderer_leaves_automatic_on_the_cpu_and_says_so(qtbot, home: Path) -> None:
-    from tingji.gui.settings_dialog import DecoderDevices, SettingsDialog
+    from tingji.gui.devices import DecoderDevices
+    from tingji.gui.settings_dialog import SettingsDialog
 
     dialog = SettingsDialog(Settings(), decoders=DecoderDevices((_gpu(0, "llvmpipe (LLVM 15.0.6, 256 bits)", "cpu"),)))
     qtbot.addWidget(dialog)

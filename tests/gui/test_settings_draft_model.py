@@ -20,7 +20,8 @@ LOAD_TIMEOUT_MS = 120_000
 
 
 def test_the_switch_round_trips_and_follows_the_drafting_switch(qtbot, home: Path) -> None:
-    from tingji.gui.settings_dialog import DecoderDevices, SettingsDialog
+    from tingji.gui.devices import DecoderDevices
+    from tingji.gui.settings_dialog import SettingsDialog
 
     assert Settings().draft_model is True  # on by default: it takes effect only where a model that drafts is installed
     path = settings_mod.save(Settings(draft_model=False))

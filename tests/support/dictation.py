@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from tests.support.clipboard import MemoryClipboard
 from tingji.dictation import messages
-from tingji.dictation.output import MemoryClipboard, OutputError
+from tingji.dictation.output import OutputError
 
 
 class Keys:

@@ -63,30 +63,6 @@ class KeySender(Protocol):
     def type_text(self, text: str) -> None: ...
 
 
-class MemoryClipboard:
-    """A process-local clipboard: for tests, and for headless use with type mode."""
-
-    def __init__(self, text: str = "") -> None:
-        self._text = text
-        self._lock = threading.Lock()
-
-    def save(self) -> object:
-        with self._lock:
-            return self._text
-
-    def restore(self, snapshot: object) -> None:
-        with self._lock:
-            self._text = str(snapshot)
-
-    def set_text(self, text: str) -> None:
-        with self._lock:
-            self._text = text
-
-    def text(self) -> str:
-        with self._lock:
-            return self._text
-
-
 class PynputKeys:
     """Key events through pynput's Controller (created on first use)."""
 

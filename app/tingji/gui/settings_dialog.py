@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
@@ -31,50 +31,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..engine import adapters as dxgi
 from ..engine import decoder_device as vulkan
-from ..engine import messages as engine_messages
 from ..engine.sessions import PROVIDER_CHOICES, PROVIDER_NAMES
 from ..engine.writers import FORMATS
-from ..errors import Message
 from ..models.installed import list_models
-from . import messages, theme
+from . import theme
+from .devices import DecoderDevices, decoder_devices, graphics_adapters
 from .errors import translated
 from .languages import fill_language_menu
 from .settings import MAX_UNLOAD_AFTER_MIN, SPEAKER_CHOICES, Settings
 from .speakers import choice_label, no_model_reason, speakers_available
 from .voice_library import VoiceLibraryBox
-
-
-def graphics_adapters() -> list[str]:
-    """The names of this PC's graphics adapters, high-performance first ([] where DirectX is not)."""
-    try:
-        return [a.name for a in dxgi.list_adapters()]
-    except dxgi.AdaptersUnavailable:
-        return []
-
-
-@dataclass(frozen=True)
-class DecoderDevices:
-    """What the decoder-device choice offers besides Automatic and the CPU.
-
-    Args:
-        devices: The Vulkan devices the driver lists, in its order.
-        missing: Why there are none to choose (no Vulkan build, no driver, no adapter); None when there are.
-    """
-
-    devices: tuple[vulkan.VulkanDevice, ...] = ()
-    missing: Message | None = None
-
-
-def decoder_devices() -> DecoderDevices:
-    """The Vulkan devices the decoder could run on here, or why there are none."""
-    if vulkan.vulkan_library() is None:
-        return DecoderDevices(missing=engine_messages.GPU_NO_BUILD)
-    found = vulkan.list_vulkan_devices()
-    if found is None:
-        return DecoderDevices(missing=engine_messages.GPU_NO_LOADER)
-    return DecoderDevices(tuple(found), None if found else messages.NO_VULKAN_DEVICES)
 
 
 def _size(n: int) -> str:

@@ -21,11 +21,6 @@ def cache_subdir(*parts: str) -> Path:
     return path
 
 
-def clear_cache() -> None:
-    """Drop downloaded checkpoints and partial downloads kept for resuming."""
-    shutil.rmtree(cache_dir(), ignore_errors=True)
-
-
 def cached_bytes(name: str) -> int:
     """Bytes kept for catalog model `name` (finished files and `.part`s): what a retry resumes from."""
     if not NAME_RE.match(name):

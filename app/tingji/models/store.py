@@ -238,7 +238,7 @@ def _download_one(
 
     if entry.kind == "official-checkpoint":
         # The checkpoint stays in the cache: a failed or repeated conversion
-        # does not download it again (`clear_cache` drops it).
+        # does not download it again.
         got = _fetch_files(entry, cache_subdir(entry.name, "files"), fetch)
         src = got.folder
         with Staging(target) as staging:
