@@ -2,7 +2,7 @@
 """Draft-verified decoding (issue 46): block costs, parallel sequences, and generation speed by acceptance.
 
     nice python3 benchmarks/draft.py [--quick] [--tokens 240] [--rounds 2] [--threads 2] [--no-write]
-        [--parts blocks,exactness,sequences,generation,realign,policy,demo] [--quiet-below CORES]
+        [--parts blocks,tiled,exactness,sequences,generation,realign,policy,demo] [--quiet-below CORES]
 
 Full size: a Qwen3-0.6B-shaped decoder (hidden 1024, 28 layers, vocabulary
 151,936) with draft_model's synthetic weights - every tensor of the shape and
@@ -18,6 +18,10 @@ benchmarks/.cache/full/draft-decisive-<version>/. `--quick` uses a small one
   `LlamaContext.decode_block` of k = 1, 2, 4, 8, 16, 32, 64 tokens (logits at every
   position) after a 60 s window's prompt, each followed by a rollback. The
   relative costs are what `engine.draft.BLOCK_COST` holds.
+- **tiled**: 1-, 8- and 16-row blocks with llama.cpp's tiled K-quant kernel as
+  it chooses, switched off (`GGML_CPU_TILED_MM=0`) and forced on at every size
+  (`GGML_CPU_TILED_MM_FORCE=1`), each in a process of its own: what a block's
+  layers cost in unpacking the quantised weights into tiles on every product.
 - **exactness**: the largest |block logits - one-token logits| by block size
   over 126 greedy tokens (bit for bit up to 63 on q5_k; see draft.BLOCK_COST).
 - **sequences**: one thread, S = 1, 4, 8 sequences in one context, one token
@@ -113,7 +117,7 @@ def _prompt(ctx, rows: int, seed: int = 0) -> tuple[list[int], np.ndarray, list[
 # -- parts -----------------------------------------------------------------------------------------------------
 
 
-def block_costs(gguf: Path, threads: int, reps: int) -> dict[str, Any]:
+def block_costs(gguf: Path, threads: int, reps: int, sizes: tuple[int, ...] = BLOCKS) -> dict[str, Any]:
     """Each block size's cost, as verifying needs it (logits at every row) and with the last row's only.
 
     The difference is the output layer's share (and the finite check of its rows): with logits at every
@@ -125,7 +129,7 @@ def block_costs(gguf: Path, threads: int, reps: int) -> dict[str, Any]:
     before, audio, after = _prompt(ctx, 125)
     pos, _ = ctx.prefill(before, audio, after)
     rng = np.random.default_rng(1)
-    times: dict[tuple[int, bool], list[float]] = {(k, every): [] for k in BLOCKS for every in (True, False)}
+    times: dict[tuple[int, bool], list[float]] = {(k, every): [] for k in sizes for every in (True, False)}
     for _ in range(reps):  # sizes interleaved, so load on the machine hits all alike
         for k, every in times:
             tokens = rng.integers(0, ctx.n_vocab, k).tolist()
@@ -140,12 +144,44 @@ def block_costs(gguf: Path, threads: int, reps: int) -> dict[str, Any]:
     ms = {key: 1000 * statistics.median(v) / key[0] for key, v in times.items()}
     one = ms[1, True]
     return {
-        "ms_per_token": {str(k): round(ms[k, True], 2) for k in BLOCKS},
-        "relative_block_cost": {str(k): round(ms[k, True] * k / one, 2) for k in BLOCKS},
-        "relative_block_cost_last_row_logits": {str(k): round(ms[k, False] * k / one, 2) for k in BLOCKS},
+        "ms_per_token": {str(k): round(ms[k, True], 2) for k in sizes},
+        "relative_block_cost": {str(k): round(ms[k, True] * k / one, 2) for k in sizes},
+        "relative_block_cost_last_row_logits": {str(k): round(ms[k, False] * k / one, 2) for k in sizes},
         "reps": reps,
         "threads": threads,
     }
+
+
+TILED_SIZES = (1, 8, 16)
+TILED_MODES = {"stock": {}, "tiled_off": {"GGML_CPU_TILED_MM": "0"}, "tiled_forced": {"GGML_CPU_TILED_MM_FORCE": "1"}}
+
+
+def tiled_kernel(gguf: Path, threads: int, reps: int) -> dict[str, Any]:
+    """Block costs with llama.cpp's tiled K-quant kernel as it chooses (8 rows and more), off, and forced on.
+
+    The tiled kernel (ggml-cpu/tiled) unpacks each 256-row window of Q5_K/Q6_K weights into int8 tiles on
+    every product, then multiplies them with AVX-512 VNNI (or AVX2). Forced on at one row, its cost is that
+    unpacking; off, a 16-row block is 16 dot products per weight row. Each mode runs in its own process,
+    since llama.cpp reads the switches once.
+    """
+    import os
+    import subprocess
+
+    out: dict[str, Any] = {}
+    for mode, env in TILED_MODES.items():
+        code = (
+            "import json, sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); import draft; "
+            "print(json.dumps(draft.block_costs(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), "
+            "draft.TILED_SIZES)))"
+        )
+        args = [sys.executable, "-c", code, str(Path(__file__).parent), str(gguf), str(threads), str(reps)]
+        run = subprocess.run(args, capture_output=True, text=True, env={**os.environ, **env}, check=True)
+        costs = json.loads(run.stdout.strip().splitlines()[-1])
+        out[mode] = {"ms_per_block": {k: round(v * int(k), 1) for k, v in costs["ms_per_token"].items()}}
+    step = out["stock"]["ms_per_block"]["1"]  # every mode's blocks in plain decoding's steps
+    for mode in TILED_MODES:
+        out[mode]["steps"] = {k: round(v / step, 2) for k, v in out[mode]["ms_per_block"].items()}
+    return out
 
 
 def exactness(gguf: Path, threads: int, n: int = 126) -> dict[str, Any]:
@@ -384,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5, help="repetitions per block size")
-    ap.add_argument("--parts", default="blocks,exactness,sequences,generation,realign,policy,demo")
+    ap.add_argument("--parts", default="blocks,tiled,exactness,sequences,generation,realign,policy,demo")
     ap.add_argument("--no-write", action="store_true", help="print only; write no results")
     add_quiet_options(ap)
     args = ap.parse_args(argv)
@@ -392,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = set(args.parts.split(","))
     quants = ("q5_k", "q8_0") if "sequences" in parts else ("q5_k",)
     cache = BENCH / ".cache" / ("quick" if args.quick else "full") / f"draft-decisive-{DECISIVE_VERSION}"
-    needs_model = bool(parts & {"blocks", "exactness", "sequences", "generation"})
+    needs_model = bool(parts & {"blocks", "tiled", "exactness", "sequences", "generation"})
     paths = build_decoders(cache, args.quick, quants) if needs_model else {}
     doc: dict[str, Any] = {"model": "random Qwen3-0.6B-shaped" if not args.quick else "random small Qwen3"}
     doc["machine"] = machine()
@@ -402,6 +438,9 @@ def main(argv: list[str] | None = None) -> int:
     if "blocks" in parts:
         doc["blocks_q5_k"] = block_costs(paths["q5_k"], args.threads, args.reps)
         print(json.dumps(doc["blocks_q5_k"]), file=sys.stderr)
+    if "tiled" in parts:
+        doc["tiled_q5_k"] = tiled_kernel(paths["q5_k"], args.threads, args.reps)
+        print(json.dumps(doc["tiled_q5_k"]), file=sys.stderr)
     if "exactness" in parts:
         doc["exactness_q5_k"] = exactness(paths["q5_k"], args.threads)
         print(json.dumps(doc["exactness_q5_k"]), file=sys.stderr)
