@@ -36,6 +36,15 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--model", required=True, help="installed model name or model folder")
     p.add_argument("--out", default=".", help="folder for the transcript files (default: current folder)")
     p.add_argument("--format", default="txt", help="comma-separated: txt,srt,vtt,json (default txt)")
+    _add_device_args(p)
+    _add_text_args(p)
+    _add_speaker_args(p)
+    _add_decoding_args(p)
+    p.set_defaults(run=run)
+
+
+def _add_device_args(p: argparse.ArgumentParser) -> None:
+    """Where the models run: ONNX Runtime's provider and adapter, the LLM decoder's device."""
     p.add_argument("--provider", default="auto", choices=PROVIDER_CHOICES)
     p.add_argument(
         "--device",
@@ -50,6 +59,10 @@ def add_parser(subparsers: Any) -> None:
         help="where an LLM decoder runs: auto (a Vulkan GPU the driver lists, checked at load, else the CPU), "
         "cpu, vulkan (the first Vulkan device) or vulkan:N (default: auto)",
     )
+
+
+def _add_text_args(p: argparse.ArgumentParser) -> None:
+    """What the transcript says: language, hotwords, number normalisation, punctuation."""
     p.add_argument("--language", default=None, help="language spoken, e.g. zh, en, ja (default: detect)")
     p.add_argument("--hotwords", default="", help="comma-separated words to favour, e.g. names and terms")
     p.add_argument("--no-itn", action="store_true", help="keep numbers as spoken words (no text normalisation)")
@@ -62,6 +75,10 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--punctuation-model", default=None, help="punctuation model name or folder (default: the installed one)"
     )
+
+
+def _add_speaker_args(p: argparse.ArgumentParser) -> None:
+    """Speaker labels: the count, the speaker model, the voice library."""
     p.add_argument(
         "--speakers",
         default="off",
@@ -79,6 +96,10 @@ def add_parser(subparsers: Any) -> None:
         help="name returning speakers after the voices remembered in the app's voice library, as the app does "
         "(default: on)",
     )
+
+
+def _add_decoding_args(p: argparse.ArgumentParser) -> None:
+    """How the recogniser decodes: drafting, token limit, threads, reference mode."""
     p.add_argument(
         "--draft",
         action=argparse.BooleanOptionalAction,
@@ -100,7 +121,6 @@ def add_parser(subparsers: Any) -> None:
         action="store_true",
         help="reference mode: no VAD trimming, one window for clips that fit, plain greedy decoding",
     )
-    p.set_defaults(run=run)
 
 
 def _bar(label: str, fraction: float | None, done_s: float) -> str:
