@@ -85,10 +85,11 @@ def _lloyd(x: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
     A cluster left empty keeps its centre (that run just loses to the others on inertia).
     """
-    centres = _plus_plus(x, k, np.random.default_rng(seed))
+    norms = (x * x).sum(axis=1)
+    centres = _plus_plus(x, norms, k, np.random.default_rng(seed))
     labels = np.full(x.shape[0], -1)
     for _ in range(KMEANS_ITER):
-        moved = np.argmin(_squared_distances(x, centres), axis=1)
+        moved = np.argmin(_squared_distances(x, norms, centres), axis=1)
         if np.array_equal(moved, labels):
             break
         labels = moved
@@ -99,29 +100,30 @@ def _lloyd(x: np.ndarray, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return centres, labels
 
 
-def _plus_plus(x: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+def _plus_plus(x: np.ndarray, norms: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
     """k-means++ starts as scikit-learn draws them: each new centre is the best of 2 + ln(k) candidates
     drawn in proportion to the squared distance from the centres so far."""
     n = x.shape[0]
     trials = 2 + int(np.log(k))
     centres = np.empty((k, x.shape[1]))
     centres[0] = x[rng.integers(n)]
-    closest = _squared_distances(x, centres[:1])[:, 0]
+    closest = _squared_distances(x, norms, centres[:1])[:, 0]
     for c in range(1, k):
         total = closest.sum()
         if total <= 0:  # every window sits on a centre already: any window will do
             picks = rng.integers(n, size=trials)
         else:
             picks = np.minimum(np.searchsorted(np.cumsum(closest), rng.random(trials) * total), n - 1)
-        candidates = np.minimum(closest, _squared_distances(x, x[picks]).T)
+        candidates = np.minimum(closest, _squared_distances(x, norms, x[picks]).T)
         best = int(np.argmin(candidates.sum(axis=1)))
         centres[c], closest = x[picks[best]], candidates[best]
     return centres
 
 
-def _squared_distances(x: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """[N, K] squared Euclidean distances, as one product (no N x K x E temporary on an hour's windows)."""
-    d = (x * x).sum(axis=1)[:, None] - 2.0 * (x @ centres.T) + (centres * centres).sum(axis=1)[None, :]
+def _squared_distances(x: np.ndarray, norms: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """[N, K] squared Euclidean distances, as one product (no N x K x E temporary on an hour's windows);
+    `norms` are the rows' squared norms, computed once per run."""
+    d = norms[:, None] - 2.0 * (x @ centres.T) + (centres * centres).sum(axis=1)[None, :]
     return np.maximum(d, 0.0)
 
 
