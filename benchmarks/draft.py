@@ -65,7 +65,16 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import BENCH, ROOT, add_quiet_options, machine, use_quiet_options, wait_for_quiet, write_latest  # noqa: E402
+from common import (  # noqa: E402
+    BENCH,
+    ROOT,
+    add_quiet_options,
+    machine,
+    run_child,
+    use_quiet_options,
+    wait_for_quiet,
+    write_latest,
+)
 from draft_model import VERSION as DECISIVE_VERSION  # noqa: E402
 from draft_policy import policy_curve  # noqa: E402
 
@@ -164,24 +173,23 @@ def tiled_kernel(gguf: Path, threads: int, reps: int) -> dict[str, Any]:
     unpacking; off, a 16-row block is 16 dot products per weight row. Each mode runs in its own process,
     since llama.cpp reads the switches once.
     """
-    import os
-    import subprocess
-
     out: dict[str, Any] = {}
     for mode, env in TILED_MODES.items():
-        code = (
-            "import json, sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); import draft; "
-            "print(json.dumps(draft.block_costs(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), "
-            "draft.TILED_SIZES)))"
-        )
-        args = [sys.executable, "-c", code, str(Path(__file__).parent), str(gguf), str(threads), str(reps)]
-        run = subprocess.run(args, capture_output=True, text=True, env={**os.environ, **env}, check=True)
-        costs = json.loads(run.stdout.strip().splitlines()[-1])
+        args = {"gguf": str(gguf), "threads": threads, "reps": reps, "sizes": list(TILED_SIZES)}
+        costs = run_child("draft_blocks", args, env=env, log=lambda m: print(m, file=sys.stderr))
         out[mode] = {"ms_per_block": {k: round(v * int(k), 1) for k, v in costs["ms_per_token"].items()}}
     step = out["stock"]["ms_per_block"]["1"]  # every mode's blocks in plain decoding's steps
     for mode in TILED_MODES:
         out[mode]["steps"] = {k: round(v / step, 2) for k, v in out[mode]["ms_per_block"].items()}
     return out
+
+
+def stage_blocks(a: dict[str, Any]) -> dict[str, Any]:
+    """run.py's child stage `draft_blocks`: `block_costs` in a process of its own (its environment's switches)."""
+    return block_costs(Path(a["gguf"]), a["threads"], a["reps"], tuple(a["sizes"]))
+
+
+STAGES = {"draft_blocks": stage_blocks}
 
 
 def exactness(gguf: Path, threads: int, n: int = 126) -> dict[str, Any]:

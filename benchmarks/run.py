@@ -753,6 +753,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     if args.child:
+        from draft import STAGES as DRAFT_STAGES
         from draft_e2e import STAGES as DRAFT_E2E_STAGES
         from qwen3_asr import STAGES as QWEN3_STAGES
         from stages import STAGES
@@ -760,6 +761,7 @@ def main(argv: list[str] | None = None) -> int:
         stages = {**STAGES, **sensevoice.STAGES, **paraformer.STAGES, **QWEN3_STAGES, **int8_accuracy.STAGES}
         stages.update(diarization.STAGES)
         stages.update(DRAFT_E2E_STAGES)
+        stages.update(DRAFT_STAGES)
         result = {**stages, **funasr_runtime.STAGES}[args.child](json.loads(args.child_args))
         Path(args.child_out).write_text(json.dumps(strip_private(result)))
         return 0
