@@ -96,6 +96,57 @@ LLAMA_CMAKE_ARGS = (
     "-DLLAMA_BUILD_TOOLS=OFF",
     "-DLLAMA_BUILD_SERVER=OFF",
 )
+# Tingji's changes to llama.cpp's CPU backend, in every CPU build Tingji makes: the Windows DLLs (built
+# here) and Linux's llama_cpp/lib-cpu (tools/llama_cpu.py). Each is (file under vendor/llama.cpp, old text,
+# new text, why) and must match once. None changes a result: they only stop the tiled K-quant kernel
+# (ggml-cpu/tiled), which multiplies 8-16 rows - a drafted block being verified - from waiting on memory
+# and doing work nobody reads (benchmarks/README.md, "the tiled kernel").
+_TILED = "ggml/src/ggml-cpu/tiled/tiled.cpp"
+_TILED_KERNEL = "ggml/src/ggml-cpu/tiled/tiled-kernel.cpp"
+LLAMA_CPU_PATCHES = (
+    (
+        _TILED,
+        "            // result buffer zeroed once per macrotile\n"
+        "            memset(ws->acc, 0, (size_t)TILED_TILE_ROWS * TILED_TILE_ROWS * sizeof(float));\n",
+        "            // result buffer zeroed once per macrotile: the rows and 16-wide column bands the\n"
+        "            // microtiles accumulate into, not all 256 KB (Tingji)\n"
+        "            for (int i = 0; i < ((n_src0 + TILED_MICRO - 1) & ~(TILED_MICRO - 1)); i++) {\n"
+        "                memset(ws->acc + (size_t) i * TILED_TILE_ROWS, 0,\n"
+        "                       (size_t) ((n_src1 + TILED_MICRO - 1) & ~(TILED_MICRO - 1)) * sizeof(float));\n"
+        "            }\n",
+        "a 16-row block zeroed 256 KB per window and used 16 KB of it",
+    ),
+    (
+        _TILED,
+        "                        const B * wbase = (const B *) (src0_row + ir0 * nb01 + kstart * src0_bs);\n",
+        "                        const B * wbase = (const B *) (src0_row + ir0 * nb01 + kstart * src0_bs);\n"
+        "                        // the next group's weights into L2 now, so that they arrive while this\n"
+        "                        // group's microtiles run (Tingji)\n"
+        "                        if (ir0 + MICRO < iir0_end) {\n"
+        "                            const char * next = src0_row + (ir0 + MICRO) * nb01 + kstart * src0_bs;\n"
+        "                            for (int64_t r = 0; r < MIN(MICRO, iir0_end - ir0 - MICRO); r++) {\n"
+        "                                for (size_t off = 0; off < (size_t) num_k * src0_bs; off += 64) {\n"
+        "                                    __builtin_prefetch(next + r * nb01 + off, 0, 2);\n"
+        "                                }\n"
+        "                            }\n"
+        "                        }\n",
+        "the narrow path's unpacking waited on each group's weights: a 16-row block cost 5.2 single steps",
+    ),
+    (
+        _TILED_KERNEL,
+        "void tiled_repack_src0(tiled_tile_src0 * tile, int n_rows, int num_k, int BIAS, bool corr) {\n"
+        "#if defined(__AVX2__)\n",
+        "void tiled_repack_src0(tiled_tile_src0 * tile, int n_rows, int num_k, int BIAS, bool corr) {\n"
+        "#if defined(__AVX512VNNI__) && defined(__AVX512VL__) && defined(__AVX512DQ__)\n"
+        "    // the VNNI microkernel never reads the act-bias correction: only the AVX2 one does (Tingji)\n"
+        "    GGML_UNUSED(tile); GGML_UNUSED(n_rows); GGML_UNUSED(num_k); GGML_UNUSED(BIAS); GGML_UNUSED(corr);\n"
+        "#elif defined(__AVX2__)\n",
+        "on AVX-512 VNNI it summed every Q6_K weight on every product for nothing: 5 % of a block",
+    ),
+)
+LLAMA_CPU_FOLDER = "lib-cpu"  # Linux: beside llama_cpp/lib; engine/decoder_device.py loads it on the CPU
+LLAMA_CPU_TARGETS = ("ggml-cpu",)  # the libraries the patches change; the others stay pip's
+
 # mingw's runtime (libgcc, libstdc++, winpthread) linked into each DLL, so the folder holds llama.cpp's
 # DLLs alone; --exclude-libs keeps the runtime's symbols out of each DLL's exports (ggml-base.dll
 # exporting _Unwind_Resume clashed with the copy linked into ggml-cpu.dll).

@@ -349,6 +349,19 @@ def linux_llama_version() -> str | None:
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
+def patch_llama(src: Path, patches: tuple[tuple[str, str, str, str], ...]) -> None:
+    """Apply recipe patches (file under vendor/llama.cpp, old, new, why) to an unpacked llama-cpp-python.
+
+    Each old text must be there exactly once: a pin that moved on fails here, not in a silent build.
+    """
+    for rel, old, new, why in patches:
+        path = src / "vendor" / "llama.cpp" / rel
+        text = path.read_text()
+        if text.count(old) != 1:
+            raise SetupError(f"{rel}: the text to patch ({why}) is not there once; the pin moved on")
+        path.write_text(text.replace(old, new))
+
+
 def build_llama(root: Path, sdist: Path) -> Path:
     def build(tmp: Path) -> None:
         # Kept until the build succeeds: an interrupted compile resumes where it stopped (ninja).
@@ -357,6 +370,7 @@ def build_llama(root: Path, sdist: Path) -> Path:
             shutil.rmtree(work, ignore_errors=True)
             work.mkdir()
             _run(["tar", "xzf", sdist, "-C", work], "unpacking llama-cpp-python")
+            patch_llama(next(work.glob("llama_cpp_python-*")), recipe.LLAMA_CPU_PATCHES)
         src = next(work.glob("llama_cpp_python-*"))
         flags = [
             f"-DCMAKE_TOOLCHAIN_FILE={HERE / 'mingw-w64.cmake'}",
@@ -394,7 +408,9 @@ def build_llama(root: Path, sdist: Path) -> Path:
         shutil.copytree(src / "llama_cpp", tmp / "llama_cpp", ignore=shutil.ignore_patterns("*.a", "*.dll.a"))
         shutil.rmtree(work)
 
-    key = _digest(recipe.LLAMA_CPP_PYTHON_SHA256, recipe.LLAMA_CMAKE_ARGS, recipe.LLAMA_LINK_FLAGS)
+    key = _digest(
+        recipe.LLAMA_CPP_PYTHON_SHA256, recipe.LLAMA_CMAKE_ARGS, recipe.LLAMA_LINK_FLAGS, recipe.LLAMA_CPU_PATCHES
+    )
     key = _digest(key, (HERE / "mingw-w64.cmake").read_bytes(), (HERE / "mingw_compat.h").read_bytes())
     return _component(root, "llama", key, build)
 
