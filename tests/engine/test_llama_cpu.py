@@ -1,0 +1,113 @@
+"""Linux's patched llama.cpp CPU set (`tools/llama_cpu.py`): loaded on the CPU, and bit for bit pip's.
+
+Tingji's patches to llama.cpp's tiled K-quant kernel (tools/windows/recipe.py's LLAMA_CPU_PATCHES) only
+stop it waiting on memory and doing work nobody reads, so every logit must be the very float pip's build
+gives. Each side runs in a child process, since a process loads one library set; blocks of 8-32 rows go
+through the tiled kernel's narrow (8-16 rows) and standard paths, and one more child with the kernel
+switched off shows that the comparison would see a different kernel.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from make_tiny_checkpoint import llm_state
+
+from tingji.engine import decoder_device
+from tingji.export.gguf_tools import quantize_gguf, write_gguf
+
+BLOCKS = (1, 8, 9, 16, 17, 32)  # one row (vec_dot), the narrow path (8-16 rows), the standard one
+
+CHILD = """
+import hashlib, json, sys
+import numpy as np
+from tingji.engine.decoder import open_decoder
+
+ctx = open_decoder(sys.argv[1], eos_ids=[], n_threads=2, n_ctx=256)  # the first to load llama.cpp
+import llama_cpp.llama_cpp as ll
+rng = np.random.default_rng(3)
+prompt = rng.integers(0, ctx.n_vocab, 40).tolist()
+digest = hashlib.sha256(np.ascontiguousarray(ctx.decode_block(0, prompt)).tobytes())
+for k in json.loads(sys.argv[2]):
+    digest.update(np.ascontiguousarray(ctx.decode_block(40, rng.integers(0, ctx.n_vocab, k).tolist())).tobytes())
+    ctx.rollback(40)
+print(json.dumps({"library": str(ll._base_path), "sha256": digest.hexdigest()}))
+"""
+
+
+@pytest.fixture(scope="module")
+def q5_k_gguf(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A two-layer Qwen3 decoder 256 wide (K-quant blocks are 256 values), Q5_K with a Q6_K output layer."""
+    llm_dir = tiny_checkpoint / "Qwen3-0.6B"
+    cfg = json.loads((llm_dir / "config.json").read_text(encoding="utf-8"))
+    cfg.update(
+        hidden_size=256,
+        intermediate_size=768,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=64,
+    )
+    state = llm_state(cfg, torch.Generator().manual_seed(11))
+    tensors = {k[len("llm.") :]: v for k, v in state.items() if k.startswith("llm.") and "lm_head" not in k}
+    folder = tmp_path_factory.mktemp("llama-cpu")
+    f32 = write_gguf(tensors, cfg, llm_dir / "tokenizer.json", folder / "w256.f32.gguf", dtype="f32", name="w256")
+    return quantize_gguf(f32, folder / "w256.q5_k.gguf", "q5_k", threads=1)
+
+
+def _child(gguf: Path, **env: str) -> dict:
+    environ = {k: v for k, v in os.environ.items() if k not in ("LLAMA_CPP_LIB_PATH", "GGML_CPU_TILED_MM")}
+    environ.update(env)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(gguf), json.dumps(BLOCKS)],
+        capture_output=True,
+        text=True,
+        env=environ,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _patched() -> Path:
+    folder = decoder_device.cpu_library()
+    assert folder is not None, "llama_cpp/lib-cpu is missing or stale: run `python3 tools/llama_cpu.py --install`"
+    return folder
+
+
+def test_the_decoder_loads_the_patched_set_and_its_logits_are_pips_bit_for_bit(q5_k_gguf):
+    patched = _patched()
+    pip_lib = patched.parent / "lib"
+    ours = _child(q5_k_gguf)
+    theirs = _child(q5_k_gguf, LLAMA_CPP_LIB_PATH=str(pip_lib))
+    untiled = _child(q5_k_gguf, GGML_CPU_TILED_MM="0")
+    print(
+        f"\nlogits of a 40-token prompt and blocks of {BLOCKS} rows: patched {ours['sha256'][:16]}, "
+        f"pip's {theirs['sha256'][:16]}, tiled kernel off {untiled['sha256'][:16]}"
+    )
+    assert Path(ours["library"]).resolve() == patched.resolve()
+    assert Path(theirs["library"]).resolve() == pip_lib.resolve()
+    assert ours["sha256"] == theirs["sha256"]
+    assert untiled["sha256"] != ours["sha256"], "the blocks did not reach the tiled kernel: nothing was compared"
+
+
+def test_a_set_left_from_another_llama_cpp_python_release_is_not_loaded(monkeypatch):
+    import importlib.metadata
+
+    assert _patched() is not None
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "0.0.1")
+    assert decoder_device.cpu_library() is None
+
+
+def test_a_library_folder_the_user_named_is_kept(monkeypatch):
+    monkeypatch.setitem(sys.modules, "llama_cpp.llama_cpp", None)  # not imported: the choice is still open
+    monkeypatch.delitem(sys.modules, "llama_cpp.llama_cpp")
+    monkeypatch.setenv("LLAMA_CPP_LIB_PATH", "/somewhere/else")
+    decoder_device.use_cpu_library()
+    assert os.environ["LLAMA_CPP_LIB_PATH"] == "/somewhere/else"
