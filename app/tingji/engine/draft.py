@@ -29,8 +29,9 @@ a draft only changes the speed.
   (`BLOCK_COST`, measured by benchmarks/draft.py); plain steps win where no
   block pays (the break-even), and drafting comes back when the draft agrees again.
 - **First rows.** Before any token, the draft's first tokens ride in the
-  prompt's batch (`propose_first`), priced at what they add to it
-  (`best_first_length`): a short answer the draft holds needs no block.
+  prompt's batch (`propose_first`), as many as make the answer's expected
+  cost least: what they add to the batch, then the steps and blocks left
+  (`prefill_costs`): a short answer the draft holds needs no block.
 """
 
 from __future__ import annotations
@@ -135,12 +136,54 @@ def best_draft_length(accept: float, limit: int, policy: DraftPolicy = DraftPoli
     return best_n
 
 
+def _outcomes(accept: float, n: int) -> np.ndarray:
+    """P(the first j of n draft tokens are accepted), j = 0..n, at per-token acceptance `accept`."""
+    j = np.arange(n + 1)
+    p = accept**j * (1.0 - accept)
+    p[n] = accept**n
+    return p
+
+
+def tail_costs(accept: float, limit: int, policy: DraftPolicy = DraftPolicy()) -> np.ndarray:
+    """E[m], m = 0..limit: the expected cost, in plain steps, of the last m tokens of an answer whose draft
+    holds them, decoded the way `generation` does: a plain step, or a block of the known token and k draft
+    tokens (k one of the measured sizes' less one, at most m) that yields its accepted tokens and one more.
+
+    Each step is priced at the cheapest choice in expectation (generation's `best_draft_length` takes the
+    best tokens per step, which is the same choice but near an answer's end), so a short tail costs the
+    block it really needs, not the long blocks' rate per token.
+    """
+    steps = sorted({size - 1 for size, _ in policy.costs if size > 1})
+    tail = np.zeros(limit + 1)
+    for m in range(1, limit + 1):
+        best = 1.0 + tail[m - 1]
+        for k in {min(k, m) for k in steps}:
+            left = np.maximum(m - np.arange(k + 1) - 1, 0)
+            best = min(best, block_cost(k + 1, policy.costs) + float(_outcomes(accept, k) @ tail[left]))
+        tail[m] = best
+    return tail
+
+
+def prefill_costs(accept: float, limit: int, prompt_rows: int, policy: DraftPolicy = DraftPolicy()) -> np.ndarray:
+    """The expected cost, in plain steps, of an answer of `limit` + 1 tokens whose draft holds them, with
+    n = 0..limit draft tokens in the prompt's batch: what the n rows add to it, then `tail_costs` of what
+    is left (j draft tokens accepted settle j + 1 tokens and leave `limit` - j)."""
+    tail = tail_costs(accept, limit, policy)
+    base = block_cost(prompt_rows, policy.costs)
+    costs = np.empty(limit + 1)
+    for n in range(limit + 1):
+        added = block_cost(prompt_rows + n, policy.costs) - base if n else 0.0
+        costs[n] = added + float(_outcomes(accept, n) @ tail[np.maximum(limit - np.arange(n + 1), 0)])
+    return costs
+
+
 def best_first_length(accept: float, limit: int, prompt_rows: int, policy: DraftPolicy = DraftPolicy()) -> int:
     """How many draft tokens to feed after the prompt in its own batch (`generation`), at most `limit`.
 
     Rows after a prompt cost what they add to its batch, `block_cost(prompt + n) - block_cost(prompt)`:
-    the weights are streamed once for both. A row pays where the tokens it is expected to settle
-    would cost more in the blocks that follow (`best_draft_length`'s, at their cost per token).
+    the weights are streamed once for both. The length chosen has the least expected cost for the
+    answer (`prefill_costs`): a short answer the draft holds whole goes in the batch whole, where a
+    block after it would stream every weight again for a few tokens.
 
     Args:
         accept: Estimated probability that a draft token equals the LLM's choice.
@@ -151,16 +194,8 @@ def best_first_length(accept: float, limit: int, prompt_rows: int, policy: Draft
     limit = min(limit, max(size for size, _ in policy.costs) - 1)
     if limit <= 0:
         return 0
-    after = best_draft_length(accept, limit, policy)
-    per_token = block_cost(after + 1, policy.costs) / expected_tokens(accept, after)
-    base = block_cost(prompt_rows, policy.costs)
-    best_n, best_saving = 0, 0.0
-    for n in range(1, limit + 1):
-        gain = (expected_tokens(accept, n) - 1.0) * per_token
-        saving = gain - (block_cost(prompt_rows + n, policy.costs) - base)
-        if saving > best_saving:
-            best_n, best_saving = n, saving
-    return best_n
+    costs = prefill_costs(accept, limit, prompt_rows, policy)
+    return int(np.argmin(costs + 1e-9 * np.arange(limit + 1)))  # the fewest rows among equals
 
 
 class Drafter:
