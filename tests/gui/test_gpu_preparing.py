@@ -32,7 +32,10 @@ def test_the_status_line_says_the_gpu_is_being_prepared_while_its_check_runs(
     from tingji.gui.models.status import EngineStatus
 
     igpu = decoder_device.VulkanDevice(0, "Test iGPU", "integrated", 0x8086, 0x46A6, 0x1)
-    monkeypatch.setenv(decoder_device.ENV_LIBRARY, str(Path(llama_cpp.__file__).parent / "lib"))
+    # the "Vulkan build": the CPU set this process has loaded (pip's, or the patched lib-cpu an earlier
+    # test's decoder chose), so that the choice is still open
+    loaded = decoder_device._loaded_library() or Path(llama_cpp.__file__).parent / "lib"
+    monkeypatch.setenv(decoder_device.ENV_LIBRARY, str(loaded))
     monkeypatch.setattr(decoder_device, "list_vulkan_devices", lambda: [igpu])
     host = EngineHost(Settings(model=str(DEMO), decoder_device="auto"))
     status = EngineStatus(host)

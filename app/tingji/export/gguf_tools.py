@@ -131,6 +131,9 @@ def _converted(tensor: np.ndarray, kind: np.dtype, rows: int = 8192) -> np.ndarr
 
 def quantize_gguf(src: Path, dst: Path, quant: str, threads: int = 0) -> Path:
     """Quantize with llama.cpp's quantizer (`llama_model_quantize`)."""
+    from ..engine.decoder_device import use_cpu_library
+
+    use_cpu_library()  # the set the decoder loads later in this process (Linux's patched one)
     import llama_cpp
 
     ftypes = {"q8_0": llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0, "q5_k": llama_cpp.LLAMA_FTYPE_MOSTLY_Q5_K_M}

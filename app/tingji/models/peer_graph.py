@@ -127,11 +127,11 @@ def read_graph_io(path: Path, onnx: Any = _AUTO) -> GraphIO:
 
 def read_decoder_info(path: Path) -> DecoderInfo:
     """Architecture, widths and special-token ids from a GGUF header (llama.cpp, vocabulary only)."""
-    import llama_cpp
-
     from ..engine.decoder import _init_llama
 
-    _init_llama()
+    _init_llama()  # first: it picks the library set llama_cpp loads
+    import llama_cpp
+
     params = llama_cpp.llama_model_default_params()
     params.vocab_only = True
     model = llama_cpp.llama_model_load_from_file(str(path).encode("utf-8"), params)
