@@ -142,6 +142,20 @@ def test_a_set_left_from_another_llama_cpp_python_release_is_not_loaded(monkeypa
     assert decoder_device.cpu_library() is None
 
 
+def test_the_choice_leaves_no_library_folder_in_the_environment(monkeypatch):
+    """A child process (the Windows Python under Wine, a GPU check) must not inherit lib-cpu's folder."""
+    _patched()
+    script = (
+        "import os; from tingji.engine import decoder_device as d; d.use_cpu_library(); "
+        "import llama_cpp.llama_cpp as ll; print(ll._base_path, os.environ.get('LLAMA_CPP_LIB_PATH'))"
+    )
+    environ = {k: v for k, v in os.environ.items() if k != "LLAMA_CPP_LIB_PATH"}
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environ, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    loaded, left = proc.stdout.split()
+    assert Path(loaded).resolve() == _patched().resolve() and left == "None"
+
+
 def test_a_library_folder_the_user_named_is_kept(monkeypatch):
     monkeypatch.setitem(sys.modules, "llama_cpp.llama_cpp", None)  # not imported: the choice is still open
     monkeypatch.delitem(sys.modules, "llama_cpp.llama_cpp")

@@ -239,11 +239,21 @@ def cpu_library() -> Path | None:
 
 
 def use_cpu_library() -> None:
-    """Point llama_cpp at `cpu_library()` before it is first imported (a folder named already stays)."""
-    if _loaded_library() is None and "LLAMA_CPP_LIB_PATH" not in os.environ:
-        folder = cpu_library()
-        if folder is not None:
-            os.environ["LLAMA_CPP_LIB_PATH"] = str(folder)
+    """Load llama_cpp from `cpu_library()` if it is not loaded yet (a folder named already stays).
+
+    The folder reaches llama_cpp through LLAMA_CPP_LIB_PATH only while it loads: left in the
+    environment, it would reach every child process too (a Windows Python under Wine, a GPU check).
+    """
+    if _loaded_library() is not None or "LLAMA_CPP_LIB_PATH" in os.environ:
+        return
+    folder = cpu_library()
+    if folder is None:
+        return
+    os.environ["LLAMA_CPP_LIB_PATH"] = str(folder)
+    try:
+        import llama_cpp  # noqa: F401 - loads the libraries, from the folder
+    finally:
+        del os.environ["LLAMA_CPP_LIB_PATH"]
 
 
 # ---------------------------------------------------------------- the process's placement
