@@ -104,19 +104,7 @@ def install(built: Path) -> Path:
 
 
 def main(argv: list[str]) -> int:
-    if "-h" in argv or "--help" in argv:
-        print(__doc__.strip())
-        return 0
-    try:
-        built = ensure_built()
-        if "--install" in argv:
-            print(f"tools/llama_cpu.py: installed {install(built)}", file=sys.stderr)
-    except winenv.SetupError as e:
-        print(f"tools/llama_cpu.py: {e}", file=sys.stderr)
-        return 1
-    if "--print-path" in argv:
-        print(built)
-    return 0
+    return winenv.build_tool_main(argv, "tools/llama_cpu.py", __doc__ or "", ensure_built, install)
 
 
 if __name__ == "__main__":

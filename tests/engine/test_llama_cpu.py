@@ -16,11 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
-from make_tiny_checkpoint import llm_state
 
+from tests.support.w256 import w256_gguf
 from tingji.engine import decoder_device
-from tingji.export.gguf_tools import quantize_gguf, write_gguf
+from tingji.export.gguf_tools import quantize_gguf
 
 BLOCKS = (1, 8, 9, 16, 17, 32)  # one row (vec_dot), the narrow path (8-16 rows), the standard one
 
@@ -44,20 +43,8 @@ print(json.dumps({"library": str(ll._base_path), "sha256": digest.hexdigest()}))
 @pytest.fixture(scope="module")
 def q5_k_gguf(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A two-layer Qwen3 decoder 256 wide (K-quant blocks are 256 values), Q5_K with a Q6_K output layer."""
-    llm_dir = tiny_checkpoint / "Qwen3-0.6B"
-    cfg = json.loads((llm_dir / "config.json").read_text(encoding="utf-8"))
-    cfg.update(
-        hidden_size=256,
-        intermediate_size=768,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=64,
-    )
-    state = llm_state(cfg, torch.Generator().manual_seed(11))
-    tensors = {k[len("llm.") :]: v for k, v in state.items() if k.startswith("llm.") and "lm_head" not in k}
     folder = tmp_path_factory.mktemp("llama-cpu")
-    f32 = write_gguf(tensors, cfg, llm_dir / "tokenizer.json", folder / "w256.f32.gguf", dtype="f32", name="w256")
+    f32 = w256_gguf(tiny_checkpoint, folder / "w256.f32.gguf", layers=2, intermediate=768, seed=11)
     return quantize_gguf(f32, folder / "w256.q5_k.gguf", "q5_k", threads=1)
 
 

@@ -10,17 +10,14 @@ table type the reader accepts, through llama.cpp itself.
 from __future__ import annotations
 
 import ctypes
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
-from make_tiny_checkpoint import llm_state
 
+from tests.support.w256 import w256_gguf
 from tingji.engine import token_rows
 from tingji.engine.decoder import LlamaContext, LlamaModel
-from tingji.export.gguf_tools import write_gguf
 
 # ggml type ids (ggml.h) of the tables the reader accepts, and what each is called.
 TABLE_TYPES = {0: "F32", 1: "F16", 8: "Q8_0", 12: "Q4_K", 13: "Q5_K", 14: "Q6_K", 30: "BF16"}
@@ -29,20 +26,8 @@ TABLE_TYPES = {0: "F32", 1: "F16", 8: "Q8_0", 12: "Q4_K", 13: "Q5_K", 14: "Q6_K"
 @pytest.fixture(scope="module")
 def f32_gguf(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A one-layer Qwen3 GGUF 256 wide (K-quant blocks are 256 values) with the tiny model's vocabulary."""
-    llm_dir = tiny_checkpoint / "Qwen3-0.6B"
-    cfg = json.loads((llm_dir / "config.json").read_text(encoding="utf-8"))
-    cfg.update(
-        hidden_size=256,
-        intermediate_size=256,
-        num_hidden_layers=1,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        head_dim=64,
-    )
-    state = llm_state(cfg, torch.Generator().manual_seed(7))
-    tensors = {k[len("llm.") :]: v for k, v in state.items() if k.startswith("llm.") and "lm_head" not in k}
     out = tmp_path_factory.mktemp("rows") / "w256.f32.gguf"
-    return write_gguf(tensors, cfg, llm_dir / "tokenizer.json", out, dtype="f32", name="w256")
+    return w256_gguf(tiny_checkpoint, out, layers=1, intermediate=256, seed=7)
 
 
 def _with_table(src: Path, ggml_type: int) -> Path:

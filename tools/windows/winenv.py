@@ -349,6 +349,26 @@ def linux_llama_version() -> str | None:
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
+def build_tool_main(
+    argv: list[str], name: str, usage: str, ensure_built: Callable[[], Path], install: Callable[[Path], Path]
+) -> int:
+    """The command line of tools/llama_vulkan.py and tools/llama_cpu.py: build (cached), then
+    `--install` and `--print-path`; a SetupError is one line and exit 1."""
+    if "-h" in argv or "--help" in argv:
+        print(usage.strip())
+        return 0
+    try:
+        built = ensure_built()
+        if "--install" in argv:
+            print(f"{name}: installed {install(built)}", file=sys.stderr)
+    except SetupError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 1
+    if "--print-path" in argv:
+        print(built)
+    return 0
+
+
 def patch_llama(src: Path, patches: tuple[tuple[str, str, str, str], ...]) -> None:
     """Apply recipe patches (file under vendor/llama.cpp, old, new, why) to an unpacked llama-cpp-python.
 
