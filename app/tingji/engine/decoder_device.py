@@ -244,16 +244,17 @@ def use_cpu_library() -> None:
     The folder reaches llama_cpp through LLAMA_CPP_LIB_PATH only while it loads: left in the
     environment, it would reach every child process too (a Windows Python under Wine, a GPU check).
     """
-    if _loaded_library() is not None or "LLAMA_CPP_LIB_PATH" in os.environ:
-        return
-    folder = cpu_library()
-    if folder is None:
-        return
-    os.environ["LLAMA_CPP_LIB_PATH"] = str(folder)
-    try:
-        import llama_cpp  # noqa: F401 - loads the libraries, from the folder
-    finally:
-        del os.environ["LLAMA_CPP_LIB_PATH"]
+    with _LOCK:  # the encoder's and the decoder's loads run on two threads
+        if _loaded_library() is not None or "LLAMA_CPP_LIB_PATH" in os.environ:
+            return
+        folder = cpu_library()
+        if folder is None:
+            return
+        os.environ["LLAMA_CPP_LIB_PATH"] = str(folder)
+        try:
+            import llama_cpp  # noqa: F401 - loads the libraries, from the folder
+        finally:
+            os.environ.pop("LLAMA_CPP_LIB_PATH", None)
 
 
 # ---------------------------------------------------------------- the process's placement
