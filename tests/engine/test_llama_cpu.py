@@ -1,10 +1,13 @@
-"""Linux's patched llama.cpp CPU set (`tools/llama_cpu.py`): loaded on the CPU, and bit for bit pip's.
+"""Linux's patched llama.cpp CPU set (`tools/llama_cpu.py`): loaded on the CPU, and what each patch promises.
 
-Tingji's patches to llama.cpp's tiled K-quant kernel (tools/windows/recipe.py's LLAMA_CPU_PATCHES) only
+Tingji's patches (tools/windows/llama_patches.py) are of two kinds. Those to the tiled K-quant kernel only
 stop it waiting on memory and doing work nobody reads, so every logit must be the very float pip's build
-gives. Each side runs in a child process, since a process loads one library set; blocks of 8-32 rows go
-through the tiled kernel's narrow (8-16 rows) and standard paths, and one more child with the kernel
-switched off shows that the comparison would see a different kernel.
+gives; flash attention is off there (exact mode), so that the comparison sees the weights' kernel alone,
+through its narrow (8-16 rows) and standard paths, and a child with that kernel switched off shows the
+comparison would see a different one. Flash attention's tiled kernel now also takes blocks of 8-63 rows
+(a drafted block): a prompt, one token's step and blocks under 8 rows must still be pip's bit for bit, and
+a block's rows must be what a longer batch computes for the same rows, which pip's build does not give.
+Each side runs in a child process, since a process loads one library set.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ import hashlib, json, sys
 import numpy as np
 from tingji.engine.decoder import open_decoder
 
-ctx = open_decoder(sys.argv[1], eos_ids=[], n_threads=2, n_ctx=256)  # the first to load llama.cpp
+# exact: an f32 KV cache and no flash attention, whose kernel for blocks Tingji changed (ATTENTION below)
+ctx = open_decoder(sys.argv[1], eos_ids=[], n_threads=2, n_ctx=256, exact=True)  # the first to load llama.cpp
 import llama_cpp.llama_cpp as ll
 rng = np.random.default_rng(3)
 prompt = rng.integers(0, ctx.n_vocab, 40).tolist()
@@ -37,6 +41,32 @@ for k in json.loads(sys.argv[2]):
     digest.update(np.ascontiguousarray(ctx.decode_block(40, rng.integers(0, ctx.n_vocab, k).tolist())).tobytes())
     ctx.rollback(40)
 print(json.dumps({"library": str(ll._base_path), "sha256": digest.hexdigest()}))
+"""
+
+# Flash attention on (the decoder's fast settings), the K-quant kernel off: the weights' products then give
+# each row the same floats whatever the batch, so a row's logits depend on the attention kernel alone.
+ATTENTION = """
+import hashlib, json, sys
+import numpy as np
+from tingji.engine.decoder import open_decoder
+
+ctx = open_decoder(sys.argv[1], eos_ids=[], n_threads=2, n_ctx=256)
+import llama_cpp.llama_cpp as ll
+rng = np.random.default_rng(4)
+prompt = rng.integers(0, ctx.n_vocab, 70).tolist()  # a full 64-row tile and a short one
+digest = hashlib.sha256(np.ascontiguousarray(ctx.decode_block(0, prompt)).tobytes())
+batch = rng.integers(0, ctx.n_vocab, 70).tolist()
+whole = ctx.decode_block(70, batch)
+ctx.rollback(70)
+digest.update(np.ascontiguousarray(whole).tobytes())
+for k in (1, 2, 4):
+    digest.update(np.ascontiguousarray(ctx.decode_block(70, batch[:k])).tobytes())
+    ctx.rollback(70)
+apart = {}
+for k in (8, 16, 33, 63):
+    apart[k] = float(np.abs(ctx.decode_block(70, batch[:k]) - whole[:k]).max())
+    ctx.rollback(70)
+print(json.dumps({"library": str(ll._base_path), "sha256": digest.hexdigest(), "apart": apart}))
 """
 
 
@@ -48,11 +78,11 @@ def q5_k_gguf(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -
     return quantize_gguf(f32, folder / "w256.q5_k.gguf", "q5_k", threads=1)
 
 
-def _child(gguf: Path, **env: str) -> dict:
+def _child(gguf: Path, script: str = CHILD, **env: str) -> dict:
     environ = {k: v for k, v in os.environ.items() if k not in ("LLAMA_CPP_LIB_PATH", "GGML_CPU_TILED_MM")}
     environ.update(env)
     proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(gguf), json.dumps(BLOCKS)],
+        [sys.executable, "-c", script, str(gguf), json.dumps(BLOCKS)],
         capture_output=True,
         text=True,
         env=environ,
@@ -82,6 +112,21 @@ def test_the_decoder_loads_the_patched_set_and_its_logits_are_pips_bit_for_bit(q
     assert Path(theirs["library"]).resolve() == pip_lib.resolve()
     assert ours["sha256"] == theirs["sha256"]
     assert untiled["sha256"] != ours["sha256"], "the blocks did not reach the tiled kernel: nothing was compared"
+
+
+def test_a_drafted_blocks_attention_is_what_a_longer_batch_computes_and_the_rest_is_pips(q5_k_gguf):
+    patched = _patched()
+    ours = _child(q5_k_gguf, ATTENTION, GGML_CPU_TILED_MM="0")
+    theirs = _child(q5_k_gguf, ATTENTION, GGML_CPU_TILED_MM="0", LLAMA_CPP_LIB_PATH=str(patched.parent / "lib"))
+    print(
+        f"\nlogits of a 70-row prompt, a 70-row batch and blocks of 1, 2, 4 rows: patched {ours['sha256'][:16]}, "
+        f"pip's {theirs['sha256'][:16]}; largest |block row - the same row in the 70-row batch| by block "
+        f"size: patched {ours['apart']}, pip's {theirs['apart']}"
+    )
+    assert Path(ours["library"]).resolve() == patched.resolve()
+    assert ours["sha256"] == theirs["sha256"]
+    assert all(d == 0.0 for d in ours["apart"].values())
+    assert all(d > 0.0 for d in theirs["apart"].values()), "pip's blocks took the tiled kernel: nothing was compared"
 
 
 QUANTIZE = """
