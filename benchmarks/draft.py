@@ -23,7 +23,7 @@ benchmarks/.cache/full/draft-decisive-<version>/. `--quick` uses a small one
   (`GGML_CPU_TILED_MM_FORCE=1`), each in a process of its own: what a block's
   layers cost in unpacking the quantised weights into tiles on every product.
 - **exactness**: the largest |block logits - one-token logits| by block size
-  over 126 greedy tokens (bit for bit up to 63 on q5_k; see draft.BLOCK_COST).
+  over 126 greedy tokens (bit for bit below 8 rows on q5_k; see draft.BLOCK_COST).
 - **sequences**: one thread, S = 1, 4, 8 sequences in one context, one token
   each per `llama_decode`: tokens per second relative to S = 1 (batching windows).
 - **generation**: `--tokens` greedy tokens (EOS off, no guard) after a prompt

@@ -43,16 +43,16 @@ import numpy as np
 
 # Cost of one llama_decode of a block of n tokens (logits at every position), relative to a
 # single token, on the CPU: Qwen3-0.6B-shaped q5_k, 2 threads. A token alone streams all the
-# weights for one row of work; a block streams them once. Measured 2026-11-29 13:25 UTC on a
-# 2-core AVX-512 VNNI EPYC at load < 0.3 by `python3 benchmarks/draft.py --parts blocks --reps 9
-# --quiet-below 0.3 --no-write`, with llama.cpp's CPU backend carrying Tingji's kernel patches
-# (tools/llama_cpu.py; the Windows DLLs are built with them): 8-16 rows cost 17 % less than pip's
-# build (4.57 / 5.15 steps for 8 / 16 rows on 2026-11-28), below 8 rows nothing changed.
-# The longest block is 63: from 64 rows on, llama.cpp's CPU flash attention takes another
-# kernel, and block logits differ from one token's further (benchmarks/draft.py, "exactness")
-# on a plain random decoder. (On the decisive one, 64 rows differ as 8-63 do, 0.10, and cost
-# 11.83 steps: 64 and longer blocks are a lever for perfect drafts, not taken yet.)
-BLOCK_COST: dict[int, float] = {1: 1.0, 2: 2.11, 4: 3.22, 8: 3.81, 16: 4.39, 32: 7.94, 63: 14.17}
+# weights for one row of work; a block streams them once. Measured 2026-11-29 17:16 UTC on a
+# 2-core AVX-512 VNNI EPYC at load < 0.3 by `python3 benchmarks/draft.py --parts blocks,exactness
+# --reps 9 --quiet-below 0.3 --no-write`, with llama.cpp's CPU backend carrying Tingji's patches
+# (tools/windows/llama_patches.py; tools/llama_cpu.py builds them for Linux, the Windows DLLs carry
+# them): the tiled K-quant kernel's (8-16 rows 17 % cheaper than pip's build) and flash attention's
+# tiled kernel from 8 rows (8-63 rows 9-23 % cheaper again at this 173-position context, more at
+# longer ones: benchmarks/README.md, "flash attention for blocks"). Below 8 rows nothing changed.
+# The longest block is 63: 64 costs more a token (11.55 steps) and long blocks are a lever for
+# perfect drafts only.
+BLOCK_COST: dict[int, float] = {1: 1.0, 2: 1.99, 4: 3.2, 8: 3.45, 16: 3.57, 32: 6.46, 63: 10.98}
 
 REALIGN_RULES = ("advance", "keep", "classify", "search")
 _SUFFIX = 8  # the most of the LLM's last tokens "search" matches
