@@ -73,3 +73,20 @@ def _n_embd(gguf) -> int:
         return decoder.n_embd
     finally:
         decoder.model.close()
+
+
+def test_a_drafted_blocks_attention_in_the_windows_dlls_is_what_a_longer_batch_computes(
+    windows_python, tiny_checkpoint, tmp_path
+):
+    """The attention patch's promise on the DLLs' AVX2 code (tests/engine/test_llama_cpu.py proves it, and
+    that pip's build does not give it, on Linux's): blocks of 8-63 rows take the tiled kernel as prefill does."""
+    from tests.support.w256 import w256_gguf
+    from tingji.export.gguf_tools import quantize_gguf
+
+    f32 = w256_gguf(tiny_checkpoint, tmp_path / "w256.f32.gguf", layers=2, intermediate=768, seed=11)
+    gguf = quantize_gguf(f32, tmp_path / "w256.q5_k.gguf", "q5_k", threads=1)
+    win = windows_python(PROBES / "attention_rows.py", gguf)
+    assert win.returncode == 0, win.stderr[-3000:]
+    apart = json.loads(win.stdout.strip().splitlines()[-1])["apart"]
+    print(f"largest |block row - the same row in a 70-row batch| by block size, Windows DLLs: {apart}")
+    assert len(apart) == 4 and all(d == 0.0 for d in apart.values())
