@@ -43,31 +43,9 @@ for k in json.loads(sys.argv[2]):
 print(json.dumps({"library": str(ll._base_path), "sha256": digest.hexdigest()}))
 """
 
-# Flash attention on (the decoder's fast settings), the K-quant kernel off: the weights' products then give
-# each row the same floats whatever the batch, so a row's logits depend on the attention kernel alone.
-ATTENTION = """
-import hashlib, json, sys
-import numpy as np
-from tingji.engine.decoder import open_decoder
-
-ctx = open_decoder(sys.argv[1], eos_ids=[], n_threads=2, n_ctx=256)
-import llama_cpp.llama_cpp as ll
-rng = np.random.default_rng(4)
-prompt = rng.integers(0, ctx.n_vocab, 70).tolist()  # a full 64-row tile and a short one
-digest = hashlib.sha256(np.ascontiguousarray(ctx.decode_block(0, prompt)).tobytes())
-batch = rng.integers(0, ctx.n_vocab, 70).tolist()
-whole = ctx.decode_block(70, batch)
-ctx.rollback(70)
-digest.update(np.ascontiguousarray(whole).tobytes())
-for k in (1, 2, 4):
-    digest.update(np.ascontiguousarray(ctx.decode_block(70, batch[:k])).tobytes())
-    ctx.rollback(70)
-apart = {}
-for k in (8, 16, 33, 63):
-    apart[k] = float(np.abs(ctx.decode_block(70, batch[:k]) - whole[:k]).max())
-    ctx.rollback(70)
-print(json.dumps({"library": str(ll._base_path), "sha256": digest.hexdigest(), "apart": apart}))
-"""
+# Flash attention on, the K-quant kernel off: a row's logits depend on the attention kernel alone (the probe
+# the Windows DLLs' test runs too).
+ATTENTION = Path(__file__).resolve().parents[1] / "windows" / "probes" / "attention_rows.py"
 
 
 @pytest.fixture(scope="module")
@@ -78,11 +56,13 @@ def q5_k_gguf(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -
     return quantize_gguf(f32, folder / "w256.q5_k.gguf", "q5_k", threads=1)
 
 
-def _child(gguf: Path, script: str = CHILD, **env: str) -> dict:
+def _child(gguf: Path, script: Path | None = None, **env: str) -> dict:
+    """CHILD's (or the `script` file's) JSON line, in a child process with `env`."""
     environ = {k: v for k, v in os.environ.items() if k not in ("LLAMA_CPP_LIB_PATH", "GGML_CPU_TILED_MM")}
     environ.update(env)
+    command = [str(script), str(gguf)] if script else ["-c", CHILD, str(gguf), json.dumps(BLOCKS)]
     proc = subprocess.run(
-        [sys.executable, "-c", script, str(gguf), json.dumps(BLOCKS)],
+        [sys.executable, *command],
         capture_output=True,
         text=True,
         env=environ,
@@ -116,8 +96,8 @@ def test_the_decoder_loads_the_patched_set_and_its_logits_are_pips_bit_for_bit(q
 
 def test_a_drafted_blocks_attention_is_what_a_longer_batch_computes_and_the_rest_is_pips(q5_k_gguf):
     patched = _patched()
-    ours = _child(q5_k_gguf, ATTENTION, GGML_CPU_TILED_MM="0")
-    theirs = _child(q5_k_gguf, ATTENTION, GGML_CPU_TILED_MM="0", LLAMA_CPP_LIB_PATH=str(patched.parent / "lib"))
+    ours = _child(q5_k_gguf, ATTENTION)
+    theirs = _child(q5_k_gguf, ATTENTION, LLAMA_CPP_LIB_PATH=str(patched.parent / "lib"))
     print(
         f"\nlogits of a 70-row prompt, a 70-row batch and blocks of 1, 2, 4 rows: patched {ours['sha256'][:16]}, "
         f"pip's {theirs['sha256'][:16]}; largest |block row - the same row in the 70-row batch| by block "
