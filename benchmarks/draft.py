@@ -79,7 +79,7 @@ from draft_model import VERSION as DECISIVE_VERSION  # noqa: E402
 from draft_policy import policy_curve  # noqa: E402
 
 ACCEPTANCE = (100, 90, 75, 50, 0)
-BLOCKS = (1, 2, 4, 8, 16, 32, 63, 64)  # 63: the longest block drafting uses (draft.BLOCK_COST)
+BLOCKS = (1, 2, 4, 8, 16, 17, 24, 32, 48, 63, 64)  # 63: the longest block drafting uses (draft.BLOCK_COST)
 GOALS = {"draft_gen_speedup_100": (">=", 3.0), "draft_gen_speedup_90": (">=", 1.7), "draft_gen_speedup_0": (">=", 0.95)}
 
 

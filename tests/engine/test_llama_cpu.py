@@ -1,12 +1,15 @@
 """Linux's patched llama.cpp CPU set (`tools/llama_cpu.py`): loaded on the CPU, and what each patch promises.
 
-Tingji's patches (tools/windows/llama_patches.py) are of two kinds. Those to the tiled K-quant kernel only
-stop it waiting on memory and doing work nobody reads, so every logit must be the very float pip's build
-gives; flash attention is off there (exact mode), so that the comparison sees the weights' kernel alone,
-through its narrow (8-16 rows) and standard paths, and a child with that kernel switched off shows the
-comparison would see a different one. Flash attention's tiled kernel now also takes blocks of 8-63 rows
-(a drafted block): a prompt, one token's step and blocks under 8 rows must still be pip's bit for bit, and
-a block's rows must be what a longer batch computes for the same rows, which pip's build does not give.
+Tingji's patches (tools/windows/llama_patches.py) are of three kinds. Those to the tiled K-quant kernel's
+memory traffic, and its half microtile and narrow bands for 8-64 rows, change no float: every logit of a
+prompt, one token's step and blocks of 1-3 and 8-63 rows must be the very float pip's build gives; flash
+attention is off there (exact mode), so that the comparison sees the weights' kernel alone, through its
+narrow path (8-64 rows, one to four bands, one to three slabs at a time) and its standard one (a 70-row
+prompt), and a child with that kernel switched off shows the comparison would see a different one. Blocks of
+4-7 rows now take that kernel too, so their rows are what a longer batch computes (tests/windows/probes/
+kquant_rows.py), as pip's build does not give. Flash attention's tiled kernel now also takes blocks of 8-63
+rows (a drafted block): a prompt, one token's step and blocks under 8 rows must still be pip's bit for bit,
+and a block's rows must be what a longer batch computes for the same rows, which pip's build does not give.
 Each side runs in a child process, since a process loads one library set.
 """
 
@@ -24,7 +27,8 @@ from tests.support.w256 import w256_gguf
 from tingji.engine import decoder_device
 from tingji.export.gguf_tools import quantize_gguf
 
-BLOCKS = (1, 8, 9, 16, 17, 32)  # one row (vec_dot), the narrow path (8-16 rows), the standard one
+# one row and 2-3 (vec_dot); the narrow path: a half band (8), one band (9, 16), two (17, 23, 32) and four (63)
+BLOCKS = (1, 2, 3, 8, 9, 16, 17, 23, 32, 63)
 
 CHILD = """
 import hashlib, json, sys
@@ -35,24 +39,30 @@ from tingji.engine.decoder import open_decoder
 ctx = open_decoder(sys.argv[1], eos_ids=[], n_threads=2, n_ctx=256, exact=True)  # the first to load llama.cpp
 import llama_cpp.llama_cpp as ll
 rng = np.random.default_rng(3)
-prompt = rng.integers(0, ctx.n_vocab, 40).tolist()
+prompt = rng.integers(0, ctx.n_vocab, 70).tolist()  # past 64 rows: the standard path
 digest = hashlib.sha256(np.ascontiguousarray(ctx.decode_block(0, prompt)).tobytes())
 for k in json.loads(sys.argv[2]):
-    digest.update(np.ascontiguousarray(ctx.decode_block(40, rng.integers(0, ctx.n_vocab, k).tolist())).tobytes())
-    ctx.rollback(40)
+    digest.update(np.ascontiguousarray(ctx.decode_block(70, rng.integers(0, ctx.n_vocab, k).tolist())).tobytes())
+    ctx.rollback(70)
 print(json.dumps({"library": str(ll._base_path), "sha256": digest.hexdigest()}))
 """
 
 # Flash attention on, the K-quant kernel off: a row's logits depend on the attention kernel alone (the probe
 # the Windows DLLs' test runs too).
-ATTENTION = Path(__file__).resolve().parents[1] / "windows" / "probes" / "attention_rows.py"
+PROBES = Path(__file__).resolve().parents[1] / "windows" / "probes"
+ATTENTION = PROBES / "attention_rows.py"
+KQUANT = PROBES / "kquant_rows.py"  # exact mode: a block's rows against a 64-row batch's
 
 
 @pytest.fixture(scope="module")
 def q5_k_gguf(tiny_checkpoint: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A two-layer Qwen3 decoder 256 wide (K-quant blocks are 256 values), Q5_K with a Q6_K output layer."""
+    """A two-layer Qwen3 decoder 256 wide (K-quant blocks are 256 values), Q5_K with a Q6_K output layer.
+
+    Its MLP is 1,024 wide, so that the down projection's narrow path holds two slabs of K at a time for
+    1-32 rows (ggml_tiled_narrow_k_extent): the bands' layout for sums and scales is then the one in use.
+    """
     folder = tmp_path_factory.mktemp("llama-cpu")
-    f32 = w256_gguf(tiny_checkpoint, folder / "w256.f32.gguf", layers=2, intermediate=768, seed=11)
+    f32 = w256_gguf(tiny_checkpoint, folder / "w256.f32.gguf", layers=2, intermediate=1024, seed=11)
     return quantize_gguf(f32, folder / "w256.q5_k.gguf", "q5_k", threads=1)
 
 
@@ -85,7 +95,7 @@ def test_the_decoder_loads_the_patched_set_and_its_logits_are_pips_bit_for_bit(q
     theirs = _child(q5_k_gguf, LLAMA_CPP_LIB_PATH=str(pip_lib))
     untiled = _child(q5_k_gguf, GGML_CPU_TILED_MM="0")
     print(
-        f"\nlogits of a 40-token prompt and blocks of {BLOCKS} rows: patched {ours['sha256'][:16]}, "
+        f"\nlogits of a 70-token prompt and blocks of {BLOCKS} rows: patched {ours['sha256'][:16]}, "
         f"pip's {theirs['sha256'][:16]}, tiled kernel off {untiled['sha256'][:16]}"
     )
     assert Path(ours["library"]).resolve() == patched.resolve()
@@ -107,6 +117,20 @@ def test_a_drafted_blocks_attention_is_what_a_longer_batch_computes_and_the_rest
     assert ours["sha256"] == theirs["sha256"]
     assert all(d == 0.0 for d in ours["apart"].values())
     assert all(d > 0.0 for d in theirs["apart"].values()), "pip's blocks took the tiled kernel: nothing was compared"
+
+
+def test_a_drafted_blocks_products_are_what_a_longer_batch_computes_from_four_rows(q5_k_gguf):
+    patched = _patched()
+    ours = _child(q5_k_gguf, KQUANT)
+    theirs = _child(q5_k_gguf, KQUANT, LLAMA_CPP_LIB_PATH=str(patched.parent / "lib"))
+    print(
+        "\nlargest |block row - the same row in a 64-row batch| by block size (exact mode): "
+        f"patched {ours['apart']}, pip's {theirs['apart']}"
+    )
+    assert Path(ours["library"]).resolve() == patched.resolve()
+    assert all(d == 0.0 for d in ours["apart"].values())
+    small = {k: d for k, d in theirs["apart"].items() if int(k) < 8}
+    assert small and all(d > 0.0 for d in small.values()), "pip's 4-7 rows took the tiled kernel: nothing was compared"
 
 
 QUANTIZE = """

@@ -2,16 +2,21 @@
 (winenv.build_llama) and Linux's llama_cpp/lib-cpu (tools/llama_cpu.py).
 
 Each patch is (file under vendor/llama.cpp, old text, new text, why) and must match once; they apply in
-order (`winenv.patch_llama`). Two kinds, both about verifying a drafted block (8-63 rows):
+order (`winenv.patch_llama`). Three kinds, all about verifying a drafted block (4-63 rows):
 - the tiled K-quant kernel (ggml-cpu/tiled), which multiplies the block by the weights, stops waiting on
   memory and doing work nobody reads; no result changes;
 - flash attention takes its tiled kernel from 8 query rows on, not 64, and that kernel stops packing K
   transposed, scalar by scalar (`_FA_*` below). Prefill (64 rows and more) and one token's step compute
-  exactly what they did; a block of 8-63 rows now sums its attention in f32 as prefill does.
-Measured in benchmarks/README.md ("the tiled kernel", "flash attention for blocks").
+  exactly what they did; a block of 8-63 rows now sums its attention in f32 as prefill does;
+- the tiled K-quant kernel multiplies only a band's valid columns, keeps 17-64 rows on its narrow path and
+  takes blocks of 4-7 rows too (llama_tiled_patches.py): rows of 8 and more are the floats they were, and a
+  block of 4-7 rows gives what a longer batch gives for the same rows.
+Measured in benchmarks/README.md ("the tiled kernel", "flash attention for blocks", "blocks of 4-64 rows").
 """
 
 from __future__ import annotations
+
+from llama_tiled_patches import TILED_BLOCK_PATCHES
 
 # The tiled K-quant kernel: no result changes.
 _TILED = "ggml/src/ggml-cpu/tiled/tiled.cpp"
@@ -346,3 +351,6 @@ LLAMA_CPU_PATCHES = (
     ),
     (_OPS, _FA_TILED_OLD, _FA_TILED_NEW, "attention: the tiled kernel for a drafted block"),
 )
+
+# Blocks of 4-64 rows in the tiled K-quant kernel: llama_tiled_patches.py.
+LLAMA_CPU_PATCHES = (*LLAMA_CPU_PATCHES, *TILED_BLOCK_PATCHES)

@@ -43,16 +43,27 @@ import numpy as np
 
 # Cost of one llama_decode of a block of n tokens (logits at every position), relative to a
 # single token, on the CPU: Qwen3-0.6B-shaped q5_k, 2 threads. A token alone streams all the
-# weights for one row of work; a block streams them once. Measured 2026-11-29 17:16 UTC on a
-# 2-core AVX-512 VNNI EPYC at load < 0.3 by `python3 benchmarks/draft.py --parts blocks,exactness
-# --reps 9 --quiet-below 0.3 --no-write`, with llama.cpp's CPU backend carrying Tingji's patches
-# (tools/windows/llama_patches.py; tools/llama_cpu.py builds them for Linux, the Windows DLLs carry
-# them): the tiled K-quant kernel's (8-16 rows 17 % cheaper than pip's build) and flash attention's
-# tiled kernel from 8 rows (8-63 rows 9-23 % cheaper again at this 173-position context, more at
-# longer ones: benchmarks/README.md, "flash attention for blocks"). Below 8 rows nothing changed.
-# The longest block is 63: 64 costs more a token (11.55 steps) and long blocks are a lever for
-# perfect drafts only.
-BLOCK_COST: dict[int, float] = {1: 1.0, 2: 1.99, 4: 3.2, 8: 3.45, 16: 3.57, 32: 6.46, 63: 10.98}
+# weights for one row of work; a block streams them once. llama.cpp's CPU backend carries Tingji's
+# patches (tools/windows/llama_patches.py; tools/llama_cpu.py builds them for Linux, the Windows DLLs
+# carry them): the tiled K-quant kernel from 4 rows, on its narrow path up to 64 rows, multiplying a
+# band's valid columns only, and flash attention's tiled kernel from 8 rows (benchmarks/README.md,
+# "blocks of 4-64 rows"). A block's cost steps up with each 16-row band of products (16 -> 17 rows),
+# so the table holds both sides of the first step. The median of five runs of `python3
+# benchmarks/draft.py --parts blocks --reps 9 --quiet-below 0.3 --no-write` (2026-11-29 20:08-20:11
+# UTC, 2-core AVX-512 VNNI EPYC; the large sizes spread 10.6-14.2 steps at 63 rows between runs).
+# The longest block is 63: a lever for perfect drafts only.
+BLOCK_COST: dict[int, float] = {
+    1: 1.0,
+    2: 2.09,
+    4: 2.86,
+    8: 2.96,
+    16: 3.89,
+    17: 5.2,
+    24: 5.61,
+    32: 6.15,
+    48: 9.14,
+    63: 13.42,
+}
 
 REALIGN_RULES = ("advance", "keep", "classify", "search")
 _SUFFIX = 8  # the most of the LLM's last tokens "search" matches
