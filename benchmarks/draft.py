@@ -23,7 +23,7 @@ benchmarks/.cache/full/draft-decisive-<version>/. `--quick` uses a small one
   (`GGML_CPU_TILED_MM_FORCE=1`), each in a process of its own: what a block's
   layers cost in unpacking the quantised weights into tiles on every product.
 - **exactness**: the largest |block logits - one-token logits| by block size
-  over 126 greedy tokens (bit for bit below 8 rows on q5_k; see draft.BLOCK_COST).
+  over 126 greedy tokens (bit for bit below 4 rows on q5_k; see draft.BLOCK_COST).
 - **sequences**: one thread, S = 1, 4, 8 sequences in one context, one token
   each per `llama_decode`: tokens per second relative to S = 1 (batching windows).
 - **generation**: `--tokens` greedy tokens (EOS off, no guard) after a prompt
@@ -166,7 +166,7 @@ TILED_MODES = {"stock": {}, "tiled_off": {"GGML_CPU_TILED_MM": "0"}, "tiled_forc
 
 
 def tiled_kernel(gguf: Path, threads: int, reps: int) -> dict[str, Any]:
-    """Block costs with llama.cpp's tiled K-quant kernel as it chooses (8 rows and more), off, and forced on.
+    """Block costs with llama.cpp's tiled K-quant kernel as it chooses (4 rows and more), off, and forced on.
 
     The tiled kernel (ggml-cpu/tiled) unpacks each 256-row window of Q5_K/Q6_K weights into int8 tiles on
     every product, then multiplies them with AVX-512 VNNI (or AVX2). Forced on at one row, its cost is that

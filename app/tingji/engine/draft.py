@@ -87,8 +87,9 @@ class DraftPolicy:
         tie_margin: A block's choice whose top two logits are closer than this is made again from
             one token's logits (`generation`) until the window has measured its own difference
             (`Drafter.tie_margin`): above the largest batch-vs-single logit difference measured on
-            any decoder: 0.14-0.19 on a full-size random q5_k one from 8 rows on (benchmarks/draft.py,
-            "exactness"; tests/engine/test_draft.py prints the tiny models').
+            any decoder: 0.14-0.19 on a full-size random q5_k one from 4 rows on, where the tiled
+            kernel takes a block (benchmarks/draft.py, "exactness"; tests/engine/test_draft.py prints
+            the tiny models').
         tie_safety: Once a choice was made again, the margin is this many times the largest
             difference between a block's row and the same position decoded alone seen so far (a
             top-2 margin moves by at most twice a row's largest difference; twice that again for
