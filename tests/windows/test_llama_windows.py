@@ -75,19 +75,25 @@ def _n_embd(gguf) -> int:
         decoder.model.close()
 
 
+def _apart_in_the_dlls(windows_python, tiny_checkpoint, folder, probe: str, intermediate: int) -> dict:
+    """A probe's largest |block row - the same row in a longer batch| by block size, run under Wine on a
+    two-layer 256-wide Q5_K decoder with an MLP `intermediate` wide."""
+    from tests.support.w256 import w256_gguf
+    from tingji.export.gguf_tools import quantize_gguf
+
+    f32 = w256_gguf(tiny_checkpoint, folder / "w256.f32.gguf", layers=2, intermediate=intermediate, seed=11)
+    gguf = quantize_gguf(f32, folder / "w256.q5_k.gguf", "q5_k", threads=1)
+    win = windows_python(PROBES / probe, gguf)
+    assert win.returncode == 0, win.stderr[-3000:]
+    return json.loads(win.stdout.strip().splitlines()[-1])["apart"]
+
+
 def test_a_drafted_blocks_attention_in_the_windows_dlls_is_what_a_longer_batch_computes(
     windows_python, tiny_checkpoint, tmp_path
 ):
     """The attention patch's promise on the DLLs' AVX2 code (tests/engine/test_llama_cpu.py proves it, and
     that pip's build does not give it, on Linux's): blocks of 8-63 rows take the tiled kernel as prefill does."""
-    from tests.support.w256 import w256_gguf
-    from tingji.export.gguf_tools import quantize_gguf
-
-    f32 = w256_gguf(tiny_checkpoint, tmp_path / "w256.f32.gguf", layers=2, intermediate=768, seed=11)
-    gguf = quantize_gguf(f32, tmp_path / "w256.q5_k.gguf", "q5_k", threads=1)
-    win = windows_python(PROBES / "attention_rows.py", gguf)
-    assert win.returncode == 0, win.stderr[-3000:]
-    apart = json.loads(win.stdout.strip().splitlines()[-1])["apart"]
+    apart = _apart_in_the_dlls(windows_python, tiny_checkpoint, tmp_path, "attention_rows.py", 768)
     print(f"largest |block row - the same row in a 70-row batch| by block size, Windows DLLs: {apart}")
     assert len(apart) == 4 and all(d == 0.0 for d in apart.values())
 
@@ -98,14 +104,7 @@ def test_a_drafted_blocks_products_in_the_windows_dlls_are_what_a_longer_batch_c
     """The K-quant blocks patch's promise on the DLLs' AVX2 code (tests/engine/test_llama_cpu.py proves it, and
     that pip's build does not give it, on Linux's): blocks of 4-63 rows, a half band, one band or several,
     give each row what a 64-row batch gives it."""
-    from tests.support.w256 import w256_gguf
-    from tingji.export.gguf_tools import quantize_gguf
-
     # a 1,024-wide MLP: the down projection's narrow path holds two slabs of K for 1-32 rows
-    f32 = w256_gguf(tiny_checkpoint, tmp_path / "w256.f32.gguf", layers=2, intermediate=1024, seed=11)
-    gguf = quantize_gguf(f32, tmp_path / "w256.q5_k.gguf", "q5_k", threads=1)
-    win = windows_python(PROBES / "kquant_rows.py", gguf)
-    assert win.returncode == 0, win.stderr[-3000:]
-    apart = json.loads(win.stdout.strip().splitlines()[-1])["apart"]
+    apart = _apart_in_the_dlls(windows_python, tiny_checkpoint, tmp_path, "kquant_rows.py", 1024)
     print(f"largest |block row - the same row in a 64-row batch| by block size, Windows DLLs (exact mode): {apart}")
     assert len(apart) == 11 and all(d == 0.0 for d in apart.values())

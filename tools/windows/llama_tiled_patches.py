@@ -193,16 +193,6 @@ _NARROW_OLD = """\
                             tiled_run_microtile<SUBBLK, HAS_MIN, BIAS, ACTBIAS>(ws->src0, ws->src1, 0, 0, num_k, slab, buf, TILED_TILE_ROWS);
                         }
 """
-_NARROW_NEW = """\
-                        float * buf = ws->acc + (ir0 - iir0) * TILED_TILE_ROWS;
-                        for (int slab = 0; slab < num_k; slab++) {
-                            if (n_src1 <= MICRO / 2) {  // the band's valid columns only (Tingji)
-                                tiled_run_microtile_half<SUBBLK, HAS_MIN, BIAS, ACTBIAS>(ws->src0, ws->src1, 0, 0, num_k, slab, buf, TILED_TILE_ROWS);
-                            } else {
-                                tiled_run_microtile<SUBBLK, HAS_MIN, BIAS, ACTBIAS>(ws->src0, ws->src1, 0, 0, num_k, slab, buf, TILED_TILE_ROWS);
-                            }
-                        }
-"""
 _STANDARD_OLD = """\
                         for (int64_t ir0 = iir0; ir0 < iir0_end; ir0 += MICRO) {
                             tiled_run_microtile<SUBBLK, HAS_MIN, BIAS, ACTBIAS>(ws->src0, ws->src1,
@@ -294,16 +284,8 @@ _BANDS_REPACK_NEW = """\
                         tiled_repack_src1(&ws->src1, band * MICRO, num_k, ACTBIAS);
                     }
 """
-_BANDS_MT_OLD = """\
-                        for (int slab = 0; slab < num_k; slab++) {
-                            if (n_src1 <= MICRO / 2) {  // the band's valid columns only (Tingji)
-                                tiled_run_microtile_half<SUBBLK, HAS_MIN, BIAS, ACTBIAS>(ws->src0, ws->src1, 0, 0, num_k, slab, buf, TILED_TILE_ROWS);
-                            } else {
-                                tiled_run_microtile<SUBBLK, HAS_MIN, BIAS, ACTBIAS>(ws->src0, ws->src1, 0, 0, num_k, slab, buf, TILED_TILE_ROWS);
-                            }
-                        }
-"""
 _BANDS_MT_NEW = """\
+                        float * buf = ws->acc + (ir0 - iir0) * TILED_TILE_ROWS;
                         for (int slab = 0; slab < num_k; slab++) {
                             for (int band = 0; band < n_bands; band++) {
                                 const int j0 = band * MICRO;
@@ -332,7 +314,6 @@ TILED_BLOCK_PATCHES = (
     (_TILED_KERNEL, _AVX2_SIG_OLD, _AVX2_SIG_NEW, "blocks: the half microtile on AVX2"),
     (_TILED_KERNEL, _AVX2_LOOP_OLD, _AVX2_LOOP_NEW, "blocks: the half microtile on AVX2"),
     (_TILED_KERNEL, _HALF_DEF_OLD, _HALF_DEF_NEW, "blocks: the half microtile's dispatch"),
-    (_TILED, _NARROW_OLD, _NARROW_NEW, "blocks: 4-8 rows multiplied 8 columns, not 16"),
     (_TILED, _STANDARD_OLD, _STANDARD_NEW, "blocks: a ragged last band of more than 64 rows"),
     (_TILED, _UNPACK_STRIDE_OLD, _UNPACK_STRIDE_NEW, "blocks: the narrow path's bands of src1 sums"),
     (_TILED, _UNPACK_D_OLD, _UNPACK_D_NEW, "blocks: the narrow path's bands of src1 scales"),
@@ -341,6 +322,11 @@ TILED_BLOCK_PATCHES = (
     (_TILED_KERNEL, _AVX2_D_OLD, _AVX2_D_NEW, "blocks: the narrow path's bands on AVX2"),
     (_TILED, _BANDS_COND_OLD, _BANDS_COND_NEW, "blocks: 17-64 rows took the standard path"),
     (_TILED, _BANDS_REPACK_OLD, _BANDS_REPACK_NEW, "blocks: each band's codes repacked"),
-    (_TILED, _BANDS_MT_OLD, _BANDS_MT_NEW, "blocks: each weight group's products for every band"),
+    (
+        _TILED,
+        _NARROW_OLD,
+        _BANDS_MT_NEW,
+        "blocks: each weight group's products for every band, a half band 8 columns wide",
+    ),
     (_TILED, _MIN_OLD, _MIN_NEW, "blocks: 4-7 rows cost a one-row pass a row on vec_dot"),
 )
