@@ -215,52 +215,62 @@ _STANDARD_NEW = """\
                         }
 """
 
-_UNPACK_STRIDE_OLD = """\
+# Where src1's narrow layout is written (the unpack) and read (the VNNI and AVX2 kernels): its row stride for
+# sums and scales becomes TILED_NARROW_STRIDE (the header patch), in the same expressions
+_NARROW_STRIDE_SITES = (
+    (
+        _TILED,
+        """\
     const int bs_stride = (num_k == 1) ? TILED_TILE_ROWS : TILED_MICRO;
     const int n16 = TILED_TILE_K / TILED_MICRO;
-"""
-_UNPACK_STRIDE_NEW = """\
-    const int bs_stride = (num_k == 1) ? TILED_TILE_ROWS : TILED_NARROW_STRIDE;  // Tingji: bands
-    const int n16 = TILED_TILE_K / TILED_MICRO;
-"""
-_UNPACK_D_OLD = """\
+""",
+        "the unpack's src1 sums",
+    ),
+    (
+        _TILED,
+        """\
                 tile->d[slab * TILED_MICRO + r] = x.d;
             } else {
                 for (int s = 0; s < n16; s++) { tile->bsums[(slab * n16 + s) * bs_stride + r] = 0; }
                 tile->d[slab * TILED_MICRO + r] = 0.0f;
-"""
-_UNPACK_D_NEW = """\
-                tile->d[slab * TILED_NARROW_STRIDE + r] = x.d;
-            } else {
-                for (int s = 0; s < n16; s++) { tile->bsums[(slab * n16 + s) * bs_stride + r] = 0; }
-                tile->d[slab * TILED_NARROW_STRIDE + r] = 0.0f;
-"""
-_VNNI_STRIDE_OLD = """\
+""",
+        "the unpack's src1 scales",
+    ),
+    (
+        _TILED_KERNEL,
+        """\
     const int bs_stride = (nkr == 1) ? TILED_TILE_ROWS : TILED_MICRO;
     const int bs_off = seff * TILED_MICRO;
 
     const __m512 d1_vec = _mm512_load_ps(&src1.d[seff * TILED_MICRO + j0]);
-"""
-_VNNI_STRIDE_NEW = """\
-    const int bs_stride = (nkr == 1) ? TILED_TILE_ROWS : TILED_NARROW_STRIDE;
-    const int bs_off = seff * TILED_MICRO;
-
-    const __m512 d1_vec = _mm512_load_ps(&src1.d[seff * TILED_NARROW_STRIDE + j0]);
-"""
-_AVX2_STRIDE_OLD = """\
+""",
+        "AVX-512 VNNI",
+    ),
+    (
+        _TILED_KERNEL,
+        """\
     const int bs_stride = (nkr == 1) ? TILED_TILE_ROWS : TILED_MICRO;
     const int bs_off = seff * TILED_MICRO;
 
     // Horizontal sum helper: converts 8x32-bit int lane inside a YMM register to scalar int32
-"""
-_AVX2_STRIDE_NEW = """\
-    const int bs_stride = (nkr == 1) ? TILED_TILE_ROWS : TILED_NARROW_STRIDE;
-    const int bs_off = seff * TILED_MICRO;
+""",
+        "AVX2's sums",
+    ),
+    (
+        _TILED_KERNEL,
+        "            const __m256 src1_d_vec = _mm256_load_ps(&src1.d[seff * TILED_MICRO + j0 + g]);\n",
+        "AVX2's scales",
+    ),
+)
 
-    // Horizontal sum helper: converts 8x32-bit int lane inside a YMM register to scalar int32
-"""
-_AVX2_D_OLD = "            const __m256 src1_d_vec = _mm256_load_ps(&src1.d[seff * TILED_MICRO + j0 + g]);\n"
-_AVX2_D_NEW = "            const __m256 src1_d_vec = _mm256_load_ps(&src1.d[seff * TILED_NARROW_STRIDE + j0 + g]);\n"
+
+def _narrow_stride(old: str) -> str:
+    return (
+        old.replace("? TILED_TILE_ROWS : TILED_MICRO;", "? TILED_TILE_ROWS : TILED_NARROW_STRIDE;")
+        .replace("seff * TILED_MICRO + j0", "seff * TILED_NARROW_STRIDE + j0")
+        .replace("slab * TILED_MICRO + r", "slab * TILED_NARROW_STRIDE + r")
+    )
+
 
 _BANDS_COND_OLD = """\
             if (n_src1 <= TILED_MICRO) {
@@ -315,11 +325,10 @@ TILED_BLOCK_PATCHES = (
     (_TILED_KERNEL, _AVX2_LOOP_OLD, _AVX2_LOOP_NEW, "blocks: the half microtile on AVX2"),
     (_TILED_KERNEL, _HALF_DEF_OLD, _HALF_DEF_NEW, "blocks: the half microtile's dispatch"),
     (_TILED, _STANDARD_OLD, _STANDARD_NEW, "blocks: a ragged last band of more than 64 rows"),
-    (_TILED, _UNPACK_STRIDE_OLD, _UNPACK_STRIDE_NEW, "blocks: the narrow path's bands of src1 sums"),
-    (_TILED, _UNPACK_D_OLD, _UNPACK_D_NEW, "blocks: the narrow path's bands of src1 scales"),
-    (_TILED_KERNEL, _VNNI_STRIDE_OLD, _VNNI_STRIDE_NEW, "blocks: the narrow path's bands on AVX-512 VNNI"),
-    (_TILED_KERNEL, _AVX2_STRIDE_OLD, _AVX2_STRIDE_NEW, "blocks: the narrow path's bands on AVX2"),
-    (_TILED_KERNEL, _AVX2_D_OLD, _AVX2_D_NEW, "blocks: the narrow path's bands on AVX2"),
+    *(
+        (path, old, _narrow_stride(old), f"blocks: the narrow path's bands in {why}")
+        for path, old, why in _NARROW_STRIDE_SITES
+    ),
     (_TILED, _BANDS_COND_OLD, _BANDS_COND_NEW, "blocks: 17-64 rows took the standard path"),
     (_TILED, _BANDS_REPACK_OLD, _BANDS_REPACK_NEW, "blocks: each band's codes repacked"),
     (
