@@ -118,6 +118,11 @@ def test_quick_run_writes_all_keys(tmp_path):
     # (the tiny Nano transcribes faster than the tiny CAM++ labels: a quick run's share is above 1)
     assert doc["diarization_share_of_file"] > 0 and doc["diarization_60min_s"] > 0
     assert r["diarization"]["hour"]["windows"] > 20 and "## Speaker labels" in md
+    # The products-alone stage times the same convolutions the floor counts (issue 45).
+    products = r["diarization"]["products"]
+    assert math.isclose(products["window_flops"], r["diarization"]["hour"]["window_flops"], rel_tol=1e-9)
+    # Each product is one of the run's GEMMs, so none is faster than the floor's speed: alone they stay above it.
+    assert 0 < doc["diarization_products_floor_fraction"] <= 1, doc["diarization_products_floor_fraction"]
     # Each sherpa-onnx peer runs where its module finds what it needs (SenseVoice's also needs local copies of
     # two repositories), and otherwise says why in one line.
     import sherpa_paraformer
