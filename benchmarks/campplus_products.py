@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 
-def conv_gemms(model: Path) -> tuple[Counter, int, int]:
-    """Counter of (rows, k, n) GEMMs, one per Conv node of the folder's batch twin; the twin's windows; the front's
-    patch bytes for those windows (u8 patches of every 2-D convolution wider than 1 x 1)."""
+def twin_shapes(model: Path) -> tuple[Any, dict[str, list[int]]]:
+    """The speaker folder's fixed twin (the batch twin, or the one-window twin of a folder made before it) and
+    the static shape of each of its tensors, as ONNX shape inference gives them."""
     import json
 
     import onnx
@@ -36,8 +36,16 @@ def conv_gemms(model: Path) -> tuple[Counter, int, int]:
     files = json.loads((model / "manifest.json").read_text())["files"]
     twin = files["embedder_batch"] if "embedder_batch" in files else files["embedder_fixed"]
     graph = onnx.shape_inference.infer_shapes(onnx.load(str(model / twin["path"]))).graph
-    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in [*graph.value_info, *graph.input]}
+    values = [*graph.value_info, *graph.input, *graph.output]
+    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim] for v in values}
     shapes.update({t.name: list(t.dims) for t in graph.initializer})
+    return graph, shapes
+
+
+def conv_gemms(model: Path) -> tuple[Counter, int, int]:
+    """Counter of (rows, k, n) GEMMs, one per Conv node of the folder's fixed twin; the twin's windows; the front's
+    patch bytes for those windows (u8 patches of every 2-D convolution wider than 1 x 1)."""
+    graph, shapes = twin_shapes(model)
     gemms: Counter = Counter()
     patch_bytes = 0
     for node in graph.node:
@@ -55,10 +63,10 @@ def _session(graph: Any) -> Any:
     import onnxruntime as ort
     from onnx import helper
 
-    options = ort.SessionOptions()
-    options.intra_op_num_threads, options.inter_op_num_threads = 2, 1
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    from tingji.engine.sessions import session_options
+
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    options = session_options("cpu", 2)  # as Tingji's own sessions run, as limits' GEMMs do
     return ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
 

@@ -53,7 +53,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from campplus_products import stage_products  # noqa: E402
+from campplus_products import stage_products, twin_shapes  # noqa: E402
 from common import (  # noqa: E402
     BENCH,
     REFERENCE_ENV,
@@ -252,20 +252,9 @@ def window_flops(model: Path) -> float:
     """Multiply-adds x 2 of one window through the speaker graph: its fixed twin's Conv, MatMul and Gemm nodes,
     with the shapes ONNX shape inference gives (all static in that graph), over the twin's rows (the batch
     twin's `fixed_batch` windows; a folder made before it has a one-window twin)."""
-    import json as _json
-
-    import onnx
-
-    files = _json.loads((model / "manifest.json").read_text())["files"]
-    twin = files["embedder_batch"] if "embedder_batch" in files else files["embedder_fixed"]
-    proto = onnx.shape_inference.infer_shapes(onnx.load(str(model / twin["path"])))
-    shapes = {
-        v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
-        for v in [*proto.graph.value_info, *proto.graph.input, *proto.graph.output]
-    }
-    shapes.update({t.name: list(t.dims) for t in proto.graph.initializer})
+    graph, shapes = twin_shapes(model)
     macs = 0
-    for node in proto.graph.node:
+    for node in graph.node:
         if node.op_type == "Conv":
             out, w = shapes[node.output[0]], shapes[node.input[1]]
             macs += int(np.prod(out)) * int(np.prod(w[1:]))  # each output: in-channels/group x kernel
@@ -273,7 +262,7 @@ def window_flops(model: Path) -> float:
             x, w = shapes[node.input[0]], shapes[node.input[1]]
             k = x[-1]
             macs += int(np.prod(shapes[node.output[0]])) * k
-    return float(2 * macs) / shapes[proto.graph.input[0].name][0]
+    return float(2 * macs) / shapes[graph.input[0].name][0]
 
 
 STAGES = {
